@@ -1,0 +1,64 @@
+"""One exception family for everything modtok refuses to do.
+
+Every error a user can trigger with bad input is a :class:`ModtokError`, so a
+notebook or script can catch the family once. Subclasses say *what* went wrong;
+messages say *where* (path, byte offset, language, merge index).
+
+>>> try:
+...     raise UnknownLanguageError("xxx_Latn", available=["eng_Latn"])
+... except ModtokError as e:
+...     print(e)
+unknown language 'xxx_Latn' (available: eng_Latn)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class ModtokError(Exception):
+    """Base class of every error raised on bad input by modtok."""
+
+
+class DataError(ModtokError):
+    """A corpus cannot be read or is unusable (missing file, empty corpus, ...)."""
+
+
+class UnknownLanguageError(DataError, KeyError):
+    """A language code that the source (or tokenizer) does not have."""
+
+    def __init__(self, lang: str, available: Iterable[str] = ()):
+        self.lang = lang
+        self.available = sorted(available)
+        shown = ", ".join(self.available[:12])
+        if len(self.available) > 12:
+            shown += f", ... ({len(self.available)} in all)"
+        msg = f"unknown language {lang!r}"
+        if self.available:
+            msg += f" (available: {shown})"
+        super().__init__(msg)
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return self.args[0]
+
+
+class EncodingError(DataError):
+    """A file is not valid UTF-8; carries the path and the byte offset."""
+
+    def __init__(self, path, offset: int, reason: str = "invalid UTF-8"):
+        self.path = str(path)
+        self.offset = offset
+        super().__init__(f"{self.path}: {reason} at byte offset {offset}")
+
+
+class BudgetError(ModtokError, ValueError):
+    """A vocabulary budget that cannot be met (e.g. below the base alphabet)."""
+
+
+class TokenizerFileError(ModtokError):
+    """A malformed or inconsistent tokenizer file or directory."""
+
+
+class MergeListError(TokenizerFileError):
+    """An improper merge list: a merge uses a part that is neither a base symbol
+    nor the output of an earlier merge (this also catches cycles)."""

@@ -1,0 +1,244 @@
+"""Pre-tokenization: named split regexes, the byte-level alphabet, pre-token counts.
+
+A pre-tokenizer cuts text into *pre-tokens*; BPE merges never cross their
+borders. The same named scheme is used for training, for metrics and for the
+exported ``tokenizer.json`` (an HF ``Split`` with the same regex), so a
+tokenizer always sees the text cut the same way.
+
+>>> pretokenize("Hello world, 2024!", "llama3")
+['Hello', ' world', ',', ' ', '202', '4', '!']
+>>> pretokenize("नमस्ते", "llama3")       # letters-only: split at the marks
+['नमस', '्त', 'े']
+>>> pretokenize("नमस्ते", "llama3-marks")  # the repair keeps the word whole
+['नमस्ते']
+
+Schemes (``SCHEMES``):
+
+``gpt2``          GPT-2's pattern.
+``cl100k``        OpenAI cl100k_base.
+``o200k``         OpenAI o200k_base (case-aware, marks in the word class).
+``llama3``        Llama-3 = Qwen2/3 letters-only pattern, digits in groups of <= 3.
+``qwen2``         Qwen2/Qwen3: like ``llama3`` but single digits.
+``qwen3.5``       Qwen3.5: ``qwen2`` with ``\\p{M}`` added to the word class.
+``llama3-marks``  mark-aware repair of ``llama3``: ``\\p{M}`` joins the word class
+                  and leaves the leading and the punctuation classes.
+``llama3-deva``   Devanagari-only repair: the same, with an explicit class of the
+                  34 Devanagari combining marks (``DEVANAGARI_MARKS``) instead of
+                  ``\\p{M}``, so no other script changes at all.
+``whitespace``    words with their leading space, runs of whitespace; the
+                  whitespace-style pre-tokenization used for the BPE baselines.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
+
+import regex
+
+from modtok.errors import ModtokError
+
+# The 34 combining marks (Mn, Mc) of the Devanagari block U+0900–U+097F:
+# U+0900–0903, U+093A–093C, U+093E–094F, U+0951–0957, U+0962–0963.
+DEVANAGARI_MARKS = "\u0900-\u0903\u093a-\u093c\u093e-\u094f\u0951-\u0957\u0962\u0963"
+
+_CONTRACTIONS = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)"
+
+
+def _letters_only(digits: str) -> str:
+    return (
+        _CONTRACTIONS
+        + r"|[^\r\n\p{L}\p{N}]?\p{L}+|"
+        + digits
+        + r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+    )
+
+
+def _mark_repair(marks: str, digits: str = r"\p{N}{1,3}") -> str:
+    """The letters-only pattern with ``marks`` moved into the word class."""
+    return (
+        _CONTRACTIONS
+        + rf"|[^\r\n\p{{L}}{marks}\p{{N}}]?[\p{{L}}{marks}]+|"
+        + digits
+        + rf"| ?[^\s\p{{L}}{marks}\p{{N}}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+    )
+
+
+SCHEMES: dict[str, str] = {
+    "gpt2": r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+    "cl100k": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+    "o200k": "|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    ),
+    "llama3": _letters_only(r"\p{N}{1,3}"),
+    "qwen2": _letters_only(r"\p{N}"),
+    "qwen3.5": _CONTRACTIONS
+    + r"|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    "llama3-marks": _mark_repair(r"\p{M}"),
+    "llama3-deva": _mark_repair(DEVANAGARI_MARKS),
+    "whitespace": r""" ?\S+|\s+(?!\S)|\s+""",
+}
+
+DEFAULT_SCHEME = "llama3"
+
+
+class UnknownSchemeError(ModtokError, KeyError):
+    """A pre-tokenizer name that is not in :data:`SCHEMES`."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def pattern(scheme: str) -> str:
+    """The regex source of a named scheme (what goes into ``tokenizer.json``)."""
+    try:
+        return SCHEMES[scheme]
+    except KeyError:
+        raise UnknownSchemeError(
+            f"unknown pre-tokenizer {scheme!r} (known: {', '.join(SCHEMES)})"
+        ) from None
+
+
+@lru_cache(maxsize=None)
+def compiled(scheme: str) -> regex.Pattern:
+    """The compiled ``regex`` pattern of a scheme (cached)."""
+    return regex.compile(pattern(scheme))
+
+
+def pretokenize(text: str, scheme: str = DEFAULT_SCHEME) -> list[str]:
+    """Cut ``text`` into pre-tokens; their concatenation is always ``text``.
+
+    >>> pretokenize("it's 12345 km", "gpt2")
+    ['it', "'s", ' 12345', ' km']
+    """
+    return compiled(scheme).findall(text)
+
+
+# --------------------------------------------------------------------------
+# byte-level alphabet
+
+
+@lru_cache(maxsize=1)
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's reversible map from the 256 byte values to printable characters.
+
+    Printable Latin-1 bytes map to themselves; the others (control bytes,
+    space, ...) are shifted to U+0100 and up, so every byte-level token is a
+    visible string. ``bytes_to_unicode()[ord(" ")] == "Ġ"``.
+    """
+    keep = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
+    table, shift = {}, 0
+    for b in range(256):
+        if b in keep:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + shift)
+            shift += 1
+    return table
+
+
+@lru_cache(maxsize=1)
+def unicode_to_bytes() -> dict[str, int]:
+    """Inverse of :func:`bytes_to_unicode`."""
+    return {c: b for b, c in bytes_to_unicode().items()}
+
+
+def byte_alphabet() -> list[str]:
+    """The 256 base symbols of a byte-level tokenizer, in byte order."""
+    table = bytes_to_unicode()
+    return [table[b] for b in range(256)]
+
+
+def to_byte_level(text: str) -> str:
+    """UTF-8 bytes of ``text`` written in the byte-level alphabet.
+
+    >>> to_byte_level(" é")
+    'ĠÃ©'
+    """
+    table = bytes_to_unicode()
+    return "".join(table[b] for b in text.encode("utf-8"))
+
+
+def from_byte_level(symbols: str) -> bytes:
+    """Inverse of :func:`to_byte_level` (returns raw bytes)."""
+    inv = unicode_to_bytes()
+    return bytes(inv[c] for c in symbols)
+
+
+# --------------------------------------------------------------------------
+# counting
+
+
+def _count_chunk(args: tuple[str, list[str]]) -> Counter:
+    scheme, lines = args
+    findall = compiled(scheme).findall
+    counts: Counter = Counter()
+    for line in lines:
+        counts.update(findall(line))
+    return counts
+
+
+def count_pretokens(
+    lines: Iterable[str],
+    scheme: str = DEFAULT_SCHEME,
+    workers: int | None = None,
+    chunk_lines: int = 20_000,
+) -> Counter:
+    """Count the pre-tokens of every line (lines are units: nothing crosses them).
+
+    ``workers`` processes share the lines (default: all cores when there is
+    enough text to pay for the processes, else 1). The result does not depend
+    on ``workers``.
+
+    >>> sorted(count_pretokens(["a b", "a"], "whitespace").items())
+    [(' b', 1), ('a', 2)]
+    """
+    pattern(scheme)  # fail early on an unknown scheme
+    lines = lines if isinstance(lines, list) else list(lines)
+    if workers is None:
+        workers = os.cpu_count() or 1 if len(lines) > 4 * chunk_lines else 1
+    if workers <= 1 or len(lines) <= chunk_lines:
+        return _count_chunk((scheme, lines))
+    chunks = [(scheme, lines[i : i + chunk_lines]) for i in range(0, len(lines), chunk_lines)]
+    total: Counter = Counter()
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for part in pool.map(_count_chunk, chunks):
+            total.update(part)
+    return total
+
+
+def count_by_language(
+    corpus: Mapping[str, Iterable[str]],
+    scheme: str = DEFAULT_SCHEME,
+    workers: int | None = None,
+) -> dict[str, Counter]:
+    """``{lang: Counter(pre-token -> count)}`` for a ``{lang: lines}`` corpus."""
+    return {lang: count_pretokens(lines, scheme, workers) for lang, lines in corpus.items()}
+
+
+def hf_pre_tokenizer(scheme: str = DEFAULT_SCHEME):
+    """The HF ``tokenizers`` pre-tokenizer of a scheme for a byte-level model:
+    ``Split(regex, "isolated")`` then ``ByteLevel(use_regex=False)``."""
+    from tokenizers import Regex, pre_tokenizers
+
+    return pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(pattern(scheme)), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
