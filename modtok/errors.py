@@ -62,3 +62,7 @@ class TokenizerFileError(ModtokError):
 class MergeListError(TokenizerFileError):
     """An improper merge list: a merge uses a part that is neither a base symbol
     nor the output of an earlier merge (this also catches cycles)."""
+
+
+class OutOfVocabularyError(ModtokError, ValueError):
+    """A token id (or token) outside the (sub-)vocabulary it was used with."""
