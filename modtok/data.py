@@ -1,0 +1,396 @@
+"""Corpora: per-language text from FLORES-200, plain-text pools, wordfreq, or lists.
+
+Every loader returns the same shape, ``{lang: [line, ...]}``, with FLORES-200
+style language codes (``npi_Deva``) and NFC-normalised lines. Lines are units:
+nothing (pre-tokens, merges) ever crosses a line border.
+
+Where data lives:
+
+- FLORES-200 (evaluation only): ``<root>/{dev,devtest}/<lang>_<Script>.<split>``;
+  root from the argument, else ``$MODTOK_FLORES``.
+- Training pool: ``<root>/<lang>_<Script>.txt``, one unit per line; root from the
+  argument, else ``$MODTOK_POOL``.
+- The embedded default, for a fresh machine with neither: ``wordfreq`` word
+  frequency lists, turned into deterministic pseudo-sentences (words drawn by
+  frequency), one seed for training and another for the held-out evaluation.
+
+>>> corpus = from_lines({"eng_Latn": ["Cafe\u0301 au lait", "  "]})
+>>> corpus["eng_Latn"]          # NFC applied, blank lines dropped
+['Café au lait']
+>>> sample_chars(["aaaa", "bb", "cccccc"], budget=6, seed=0)  # visits line 2 first; then nothing fits
+['cccccc']
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from modtok.errors import DataError, EncodingError, UnknownLanguageError
+
+# FLORES-200 code -> wordfreq code (the 42 wordfreq languages with a FLORES code).
+WORDFREQ_CODES: dict[str, str] = {
+    "arb_Arab": "ar", "bul_Cyrl": "bg", "ben_Beng": "bn", "cat_Latn": "ca",
+    "ces_Latn": "cs", "dan_Latn": "da", "deu_Latn": "de", "ell_Grek": "el",
+    "eng_Latn": "en", "spa_Latn": "es", "pes_Arab": "fa", "fin_Latn": "fi",
+    "tgl_Latn": "fil", "fra_Latn": "fr", "heb_Hebr": "he", "hin_Deva": "hi",
+    "hun_Latn": "hu", "ind_Latn": "id", "isl_Latn": "is", "ita_Latn": "it",
+    "jpn_Jpan": "ja", "kor_Hang": "ko", "lit_Latn": "lt", "lvs_Latn": "lv",
+    "mkd_Cyrl": "mk", "zsm_Latn": "ms", "nob_Latn": "nb", "nld_Latn": "nl",
+    "pol_Latn": "pl", "por_Latn": "pt", "ron_Latn": "ro", "rus_Cyrl": "ru",
+    "hrv_Latn": "sh", "slk_Latn": "sk", "slv_Latn": "sl", "swe_Latn": "sv",
+    "tam_Taml": "ta", "tur_Latn": "tr", "ukr_Cyrl": "uk", "urd_Arab": "ur",
+    "vie_Latn": "vi", "zho_Hans": "zh",
+}
+
+# Default wordfreq languages: 24 languages, 9 scripts, Devanagari via Hindi
+# (wordfreq has no Nepali list).
+WORDFREQ_DEFAULT = [
+    "eng_Latn", "deu_Latn", "fra_Latn", "spa_Latn", "ita_Latn", "por_Latn",
+    "nld_Latn", "pol_Latn", "ces_Latn", "fin_Latn", "hun_Latn", "tur_Latn",
+    "vie_Latn", "ind_Latn", "rus_Cyrl", "ukr_Cyrl", "bul_Cyrl", "ell_Grek",
+    "hin_Deva", "ben_Beng", "tam_Taml", "arb_Arab", "heb_Hebr", "kor_Hang",
+]
+
+# Scripts written without spaces between words (fertility is undefined there).
+SPACELESS_SCRIPTS = frozenset({"Jpan", "Hans", "Hant", "Thai", "Khmr", "Laoo", "Mymr", "Tibt"})
+
+LANG_NAMES: dict[str, str] = {
+    "amh_Ethi": "Amharic", "arb_Arab": "Arabic", "asm_Beng": "Assamese",
+    "ben_Beng": "Bengali", "bul_Cyrl": "Bulgarian", "cat_Latn": "Catalan",
+    "ces_Latn": "Czech", "dan_Latn": "Danish", "deu_Latn": "German",
+    "ell_Grek": "Greek", "eng_Latn": "English", "est_Latn": "Estonian",
+    "fin_Latn": "Finnish", "fra_Latn": "French", "guj_Gujr": "Gujarati",
+    "heb_Hebr": "Hebrew", "hin_Deva": "Hindi", "hrv_Latn": "Croatian",
+    "hun_Latn": "Hungarian", "ind_Latn": "Indonesian", "isl_Latn": "Icelandic",
+    "ita_Latn": "Italian", "jpn_Jpan": "Japanese", "kan_Knda": "Kannada",
+    "kor_Hang": "Korean", "lit_Latn": "Lithuanian", "lvs_Latn": "Latvian",
+    "mai_Deva": "Maithili", "mal_Mlym": "Malayalam", "mar_Deva": "Marathi",
+    "mkd_Cyrl": "Macedonian", "nld_Latn": "Dutch", "nob_Latn": "Norwegian",
+    "npi_Deva": "Nepali", "ory_Orya": "Odia", "pan_Guru": "Punjabi",
+    "pes_Arab": "Persian", "pol_Latn": "Polish", "por_Latn": "Portuguese",
+    "ron_Latn": "Romanian", "rus_Cyrl": "Russian", "san_Deva": "Sanskrit",
+    "sin_Sinh": "Sinhala", "slk_Latn": "Slovak", "slv_Latn": "Slovenian",
+    "snd_Arab": "Sindhi", "som_Latn": "Somali", "spa_Latn": "Spanish",
+    "swe_Latn": "Swedish", "swh_Latn": "Swahili", "tam_Taml": "Tamil",
+    "tel_Telu": "Telugu", "tgl_Latn": "Tagalog", "tha_Thai": "Thai",
+    "tur_Latn": "Turkish", "ukr_Cyrl": "Ukrainian", "urd_Arab": "Urdu",
+    "vie_Latn": "Vietnamese", "zho_Hans": "Chinese", "zsm_Latn": "Malay",
+}
+
+FLORES_SPLITS = ("dev", "devtest")
+
+
+def script_of(lang: str) -> str:
+    """The ISO 15924 script of a FLORES code: ``script_of("npi_Deva") == "Deva"``."""
+    _, _, script = lang.partition("_")
+    if not script:
+        raise DataError(f"language code {lang!r} is not of the form <lang>_<Script>")
+    return script
+
+
+def lang_name(lang: str) -> str:
+    """A readable name (``"Nepali"``), or the code itself when unknown."""
+    return LANG_NAMES.get(lang, lang)
+
+
+def is_smoke() -> bool:
+    """True when ``MODTOK_SMOKE=1``: notebooks, demos and benches shrink their sizes."""
+    return os.environ.get("MODTOK_SMOKE", "0").strip().lower() not in ("", "0", "false", "no")
+
+
+# --------------------------------------------------------------------------
+# reading files
+
+
+def nfc(line: str) -> str:
+    """NFC-normalise (cheap when the line already is NFC)."""
+    return line if unicodedata.is_normalized("NFC", line) else unicodedata.normalize("NFC", line)
+
+
+def read_lines(path: str | os.PathLike) -> list[str]:
+    """Non-blank NFC lines of a UTF-8 text file (trailing newline/CR stripped).
+
+    Raises :class:`DataError` if the file is missing and :class:`EncodingError`
+    (with the path and the byte offset of the first bad byte) if it is not UTF-8.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except OSError as e:
+        raise DataError(f"{path}: cannot read ({e.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise EncodingError(path, e.start) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return [nfc(line.rstrip("\r")) for line in text.split("\n") if line.strip()]
+
+
+def _root(root, env: str) -> Path | None:
+    value = root if root is not None else os.environ.get(env)
+    return Path(value) if value else None
+
+
+def pool_dir(root=None) -> Path | None:
+    """The pool directory (argument, else ``$MODTOK_POOL``), or None if unset."""
+    return _root(root, "MODTOK_POOL")
+
+
+def flores_dir(root=None) -> Path | None:
+    """The FLORES-200 directory (argument, else ``$MODTOK_FLORES``), or None if unset."""
+    return _root(root, "MODTOK_FLORES")
+
+
+def _require_dir(path: Path | None, what: str, env: str) -> Path:
+    if path is None:
+        raise DataError(f"no {what} directory: pass root=... or set ${env}")
+    if not path.is_dir():
+        raise DataError(f"{what} directory {path} does not exist")
+    return path
+
+
+def _select(available: list[str], langs: Iterable[str] | None) -> list[str]:
+    if langs is None:
+        return available
+    langs = [langs] if isinstance(langs, str) else list(langs)
+    for lang in langs:
+        if lang not in available:
+            raise UnknownLanguageError(lang, available)
+    return langs
+
+
+def pool_languages(root=None) -> list[str]:
+    """Languages of the pool directory (sorted codes of ``*.txt`` files)."""
+    d = _require_dir(pool_dir(root), "pool", "MODTOK_POOL")
+    return sorted(p.stem for p in d.glob("*_*.txt"))
+
+
+def flores_languages(split: str = "devtest", root=None) -> list[str]:
+    """Languages of a FLORES-200 split (sorted codes)."""
+    if split not in FLORES_SPLITS:
+        raise DataError(f"unknown FLORES split {split!r} (known: {', '.join(FLORES_SPLITS)})")
+    d = _require_dir(flores_dir(root), "FLORES-200", "MODTOK_FLORES") / split
+    if not d.is_dir():
+        raise DataError(f"FLORES-200 split directory {d} does not exist")
+    return sorted(p.name[: -len(split) - 1] for p in d.glob(f"*_*.{split}"))
+
+
+def load_pool(langs=None, root=None, max_chars: int | None = None, seed: int = 0) -> dict[str, list[str]]:
+    """``{lang: lines}`` from the pool; ``max_chars`` samples each language
+    deterministically (:func:`sample_chars`) to at most that many characters."""
+    d = _require_dir(pool_dir(root), "pool", "MODTOK_POOL")
+    corpus = {}
+    for lang in _select(pool_languages(d), langs):
+        lines = read_lines(d / f"{lang}.txt")
+        if max_chars is not None:
+            lines = sample_chars(lines, max_chars, seed)
+        corpus[lang] = _nonempty(lines, d / f"{lang}.txt")
+    return corpus
+
+
+def load_flores(langs=None, split: str = "devtest", root=None, max_lines: int | None = None) -> dict[str, list[str]]:
+    """``{lang: lines}`` from FLORES-200 (parallel: line i is the same sentence in
+    every language). Evaluation only: never train on it."""
+    d = _require_dir(flores_dir(root), "FLORES-200", "MODTOK_FLORES")
+    corpus = {}
+    for lang in _select(flores_languages(split, d), langs):
+        path = d / split / f"{lang}.{split}"
+        lines = read_lines(path)
+        corpus[lang] = _nonempty(lines[:max_lines] if max_lines else lines, path)
+    return corpus
+
+
+def _nonempty(lines: list[str], where) -> list[str]:
+    if not lines:
+        raise DataError(f"{where}: empty corpus (no non-blank line)")
+    return lines
+
+
+def from_lines(corpus: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
+    """Normalise any ``{lang: iterable of strings}``: NFC, blank lines dropped,
+    each language must keep at least one line."""
+    out = {}
+    for lang, lines in corpus.items():
+        if isinstance(lines, str):
+            raise DataError(f"{lang}: expected an iterable of lines, got one string")
+        kept = [nfc(s) for s in lines if s.strip()]
+        out[lang] = _nonempty(kept, f"language {lang!r}")
+    if not out:
+        raise DataError("empty corpus (no language)")
+    return out
+
+
+# --------------------------------------------------------------------------
+# wordfreq default
+
+
+def load_wordfreq(
+    langs=None,
+    n_lines: int = 2000,
+    words_per_line: int = 12,
+    seed: int = 0,
+    top_n: int = 30_000,
+) -> dict[str, list[str]]:
+    """Pseudo-sentences drawn from wordfreq frequency lists (the embedded default).
+
+    Each line holds ``words_per_line`` words drawn i.i.d. with probability
+    proportional to their wordfreq frequency among the ``top_n`` most frequent
+    words, joined by a space (no space for scripts written without spaces).
+    Different seeds give disjoint-in-expectation samples: train with one, evaluate
+    with another. The text has the word statistics of the language, not its syntax.
+    """
+    import wordfreq  # imported lazily: loading its lists costs a little
+
+    available = sorted(WORDFREQ_CODES)
+    corpus = {}
+    for i, lang in enumerate(_select(available, langs if langs is not None else WORDFREQ_DEFAULT)):
+        words, p = _top_words(WORDFREQ_CODES[lang], top_n, wordfreq)
+        rng = np.random.default_rng([seed, i, n_lines])
+        draws = rng.choice(len(words), size=(n_lines, words_per_line), p=p)
+        sep = "" if script_of(lang) in SPACELESS_SCRIPTS else " "
+        corpus[lang] = [nfc(sep.join(row)) for row in words[draws].tolist()]
+    return corpus
+
+
+def _top_words(code: str, top_n: int, wordfreq) -> tuple[np.ndarray, np.ndarray]:
+    """The ``top_n`` most frequent words and their normalised probabilities.
+
+    wordfreq stores words in buckets of equal frequency (1 centibel apart),
+    most frequent first; ties inside a bucket are broken alphabetically.
+    """
+    words, probs = [], []
+    for index, bucket in enumerate(wordfreq.get_frequency_list(code)):
+        for word in sorted(bucket)[: top_n - len(words)]:
+            words.append(word)
+            probs.append(10.0 ** (-index / 100))
+        if len(words) >= top_n:
+            break
+    p = np.array(probs)
+    return np.array(words, dtype=object), p / p.sum()
+
+
+# --------------------------------------------------------------------------
+# sampling and mixing
+
+
+def sample_chars(lines: list[str], budget: int, seed: int = 0) -> list[str]:
+    """A deterministic random subset of ``lines`` with at most ``budget`` characters
+    (at least one line), kept in the original order.
+
+    Lines are visited in a seeded random order and taken while they fit; a line
+    too long for the rest of the budget is skipped, not cut.
+    """
+    if budget <= 0:
+        raise DataError(f"character budget must be positive, got {budget}")
+    total = sum(map(len, lines))
+    if total <= budget:
+        return list(lines)
+    order = np.random.default_rng(seed).permutation(len(lines))
+    keep, used = [], 0
+    for i in order:
+        n = len(lines[i])
+        if used + n <= budget:
+            keep.append(i)
+            used += n
+    if not keep:
+        keep = [int(order[0])]
+    return [lines[i] for i in sorted(keep)]
+
+
+def mix(corpus: Mapping[str, list[str]], proportions: Mapping[str, float], total_chars: int, seed: int = 0) -> dict[str, list[str]]:
+    """Sample each language to ``proportions[lang] * total_chars`` characters.
+
+    Proportions are normalised to sum to 1; languages with proportion 0 are
+    dropped. A language that has less text than its share gives all it has.
+    """
+    for lang in proportions:
+        if lang not in corpus:
+            raise UnknownLanguageError(lang, corpus)
+    weights = {lang: float(w) for lang, w in proportions.items() if w > 0}
+    if not weights or any(w < 0 for w in proportions.values()):
+        raise DataError("mixture proportions must be non-negative with a positive sum")
+    z = sum(weights.values())
+    return {
+        lang: sample_chars(corpus[lang], max(1, int(round(total_chars * w / z))), seed)
+        for lang, w in weights.items()
+    }
+
+
+def char_count(corpus: Mapping[str, list[str]]) -> dict[str, int]:
+    """Characters per language."""
+    return {lang: sum(map(len, lines)) for lang, lines in corpus.items()}
+
+
+# --------------------------------------------------------------------------
+# the one call notebooks make
+
+
+@dataclass
+class Corpora:
+    """Training and evaluation text, and a sentence saying where it came from."""
+
+    train: dict[str, list[str]]
+    eval: dict[str, list[str]]
+    source: str
+    parallel_eval: bool = field(default=False)  # True when eval lines are aligned across languages
+
+    @property
+    def languages(self) -> list[str]:
+        return list(self.train)
+
+
+def have_shared_data() -> bool:
+    """True when both the pool and FLORES-200 directories are configured and exist."""
+    p, f = pool_dir(), flores_dir()
+    return bool(p and f and p.is_dir() and (f / "devtest").is_dir())
+
+
+def default_corpora(
+    langs=None,
+    train_chars: int | None = None,
+    eval_lines: int | None = None,
+    seed: int = 0,
+) -> Corpora:
+    """Pool (training) + FLORES-200 devtest (evaluation) when both are configured,
+    else the wordfreq default (training and held-out evaluation samples).
+
+    ``train_chars`` caps the training text per language (default: 2M characters,
+    200k under ``MODTOK_SMOKE=1``); ``eval_lines`` caps the evaluation lines
+    (default: all 1012 FLORES devtest lines, 300 under smoke).
+    """
+    smoke = is_smoke()
+    if train_chars is None:
+        train_chars = 200_000 if smoke else 2_000_000
+    if eval_lines is None:
+        eval_lines = 300 if smoke else None
+    if have_shared_data():
+        pool_langs = pool_languages()
+        flores_langs = set(flores_languages())
+        usable = [lang for lang in pool_langs if lang in flores_langs]
+        chosen = _select(usable, langs)
+        train = load_pool(chosen, max_chars=train_chars, seed=seed)
+        evaluation = load_flores(chosen, "devtest", max_lines=eval_lines)
+        source = (
+            f"training: pool {pool_dir()} (≤{train_chars:,} chars/language); "
+            f"evaluation: FLORES-200 devtest {flores_dir()} ({len(next(iter(evaluation.values())))} parallel lines)"
+        )
+        return Corpora(train, evaluation, source, parallel_eval=True)
+    n_train = max(50, train_chars // 80)  # ~80 characters per 12-word line
+    n_eval = eval_lines or 1000
+    train = load_wordfreq(langs, n_lines=n_train, seed=seed)
+    evaluation = load_wordfreq(langs, n_lines=n_eval, seed=seed + 1_000_003)
+    source = (
+        "wordfreq default (no MODTOK_POOL/MODTOK_FLORES): training on "
+        f"{n_train} sampled 12-word lines per language, evaluating on {n_eval} held-out lines "
+        "(word statistics only, not parallel text)"
+    )
+    return Corpora(train, evaluation, source, parallel_eval=False)
