@@ -1,0 +1,91 @@
+"""Plotly figures and HTML tables shared by the notebooks.
+
+Figures are plain ``plotly.graph_objects.Figure`` objects: notebooks call
+``fig.show()``. Call :func:`setup` once at the top of a notebook so figures
+render both in JupyterLab and in the HTML reports written by ``make demo``
+(plotly.js is embedded in the page, no network needed).
+
+>>> fig = grouped_bars([{"lang": "a", "tok": "x", "nsl": 1.2}], x="lang", y="nsl", color="tok")
+>>> [t.name for t in fig.data]
+['x']
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+
+def setup() -> None:
+    """Render figures in JupyterLab (mimetype) and in exported HTML (inline plotly.js)."""
+    pio.renderers.default = "plotly_mimetype+notebook"
+    pio.templates.default = "plotly_white"
+
+
+def grouped_bars(
+    rows: Sequence[dict],
+    x: str,
+    y: str,
+    color: str,
+    title: str = "",
+    hline: float | None = None,
+    x_label: dict | None = None,
+) -> go.Figure:
+    """One bar per (x, color) pair, grouped by ``x``; ``hline`` draws a dashed reference.
+
+    ``x_label`` maps raw x values to display labels (e.g. language names).
+    """
+    fig = go.Figure()
+    series = list(dict.fromkeys(r[color] for r in rows))
+    for name in series:
+        part = [r for r in rows if r[color] == name]
+        fig.add_bar(
+            name=str(name),
+            x=[(x_label or {}).get(r[x], r[x]) for r in part],
+            y=[r[y] for r in part],
+        )
+    fig.update_layout(barmode="group", title=title, xaxis_title=x, yaxis_title=y, legend_title=color)
+    if hline is not None:
+        fig.add_hline(y=hline, line_dash="dash", line_color="gray")
+    return fig
+
+
+def lines(curves: dict[str, tuple[Sequence[float], Sequence[float]]], title: str = "", x_title: str = "", y_title: str = "") -> go.Figure:
+    """One line per named ``(xs, ys)`` curve."""
+    fig = go.Figure()
+    for name, (xs, ys) in curves.items():
+        fig.add_scatter(x=list(xs), y=list(ys), mode="lines+markers", name=name)
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title)
+    return fig
+
+
+def _fmt(value, floatfmt: str) -> str:
+    if isinstance(value, float):
+        return "—" if math.isnan(value) else floatfmt.format(value)
+    return html.escape(str(value))
+
+
+def table_html(rows: Sequence[dict], columns: Sequence[str] | None = None, floatfmt: str = "{:.3f}") -> str:
+    """An HTML table of ``rows`` (dicts); NaN prints as an em dash (undefined).
+
+    >>> table_html([{"a": 1, "b": float("nan")}])
+    '<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td>—</td></tr></tbody></table>'
+    """
+    columns = list(columns or (rows[0].keys() if rows else []))
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_fmt(r.get(c, ''), floatfmt)}</td>" for c in columns) + "</tr>"
+        for r in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def table(rows: Sequence[dict], columns: Sequence[str] | None = None, floatfmt: str = "{:.3f}"):
+    """:func:`table_html` wrapped for display in a notebook."""
+    from IPython.display import HTML
+
+    return HTML(table_html(rows, columns, floatfmt))

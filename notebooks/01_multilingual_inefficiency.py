@@ -1,0 +1,195 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 01 — Why one vocabulary fails many languages
+#
+# A tokenizer's vocabulary is a budget shared by every language it serves. When
+# one vocabulary is trained (or deployed) for many languages, each language gets
+# only part of it, and the languages that were rare in its training data pay in
+# **sequence length**: more tokens for the same sentence, hence more compute,
+# a shorter effective context and a higher price per sentence.
+#
+# We measure that cost the way *"To Each Language Its Tokenizer"* does (Table 1 /
+# Table 9): the **normalised sequence length**
+#
+# $$\mathrm{NSL}(T, \ell) = \frac{\sum_{s \in D_\ell} |T(s)|}{\sum_{s \in D_\ell} |T_\ell(s)|}$$
+#
+# of a tokenizer $T$ on language $\ell$'s evaluation text $D_\ell$, relative to a
+# *monolingual* reference $T_\ell$ trained on that language alone with a budget of
+# $k$ tokens. NSL = 1 means "as good as a dedicated tokenizer"; 2 means twice the tokens.
+#
+# The tokenizers compared:
+#
+# * **monolingual BPE** per language (the reference, $k$ tokens each),
+# * **joint multilingual BPE** trained on all selected languages at once with a
+#   total budget $V$ (the widget below),
+# * the **deployed** tokenizers of Llama-3, Qwen3, Qwen3.5 and OpenAI
+#   (cl100k, o200k) when the optional `modtok[deployed]` extra is installed.
+
+# %%
+import functools
+import math
+
+from IPython.display import display
+
+from modtok import baselines, data, deployed, metrics, plots, widgets
+
+plots.setup()
+SMOKE = data.is_smoke()
+corpora = data.default_corpora(train_chars=150_000 if SMOKE else 1_000_000)
+print("data:", corpora.source)
+LANGS = corpora.languages
+K = 2_000 if SMOKE else 8_000  # monolingual reference budget per language
+V = 16_000 if SMOKE else 64_000  # joint multilingual budget (the widget's default)
+print(f"{len(LANGS)} languages, scripts: {sorted({data.script_of(l) for l in LANGS})}")
+
+# %% [markdown]
+# ## Reference and joint tokenizers
+#
+# Byte-level BPE trained with HF `tokenizers` on the training text, cut by the
+# whitespace-style pre-tokenizer (`modtok.pretokenize`, scheme `whitespace`).
+# Trained tokenizers are cached, so moving a widget back and forth is cheap.
+
+
+# %%
+@functools.lru_cache(maxsize=None)
+def mono(lang: str, k: int = K):
+    return baselines.train_hf_bpe(corpora.train[lang], k)
+
+
+@functools.lru_cache(maxsize=None)
+def joint(langs: tuple, budget: int):
+    return baselines.train_hf_bpe({l: corpora.train[l] for l in langs}, budget)
+
+
+DEPLOYED = {name: deployed.load(name) for name in deployed.available()}
+print("deployed tokenizers:", ", ".join(DEPLOYED) or "none (pip install 'modtok[deployed]')")
+
+# %% [markdown]
+# ## NSL per language
+#
+# `compute(langs, budget)` is the whole analysis: the widgets below call it again
+# whenever the language subset or the joint budget changes.
+
+
+# %%
+def compute(langs, budget):
+    langs = tuple(langs)
+    if not langs:
+        return {"langs": (), "budget": budget, "rows": [], "long": []}
+    tokenizers = {f"joint BPE {budget // 1000}k": joint(langs, budget), **DEPLOYED}
+    rows, long = [], []
+    for lang in langs:
+        lines = corpora.eval[lang]
+        ref = metrics.token_counts(mono(lang), lines).sum()
+        n_chars = sum(map(len, lines))
+        row = {
+            "lang": lang,
+            "language": data.lang_name(lang),
+            "script": data.script_of(lang),
+            f"mono {K // 1000}k tok/char": ref / n_chars,
+        }
+        for name, tok in tokenizers.items():
+            nsl = metrics.token_counts(tok, lines).sum() / ref
+            row[f"NSL {name}"] = nsl
+            long.append({"lang": lang, "tokenizer": name, "NSL": nsl})
+        rows.append(row)
+    return {"langs": langs, "budget": budget, "rows": rows, "long": long}
+
+
+def render(result):
+    if not result["rows"]:
+        print("select at least one language")
+        return
+    display(plots.table(result["rows"]))
+    fig = plots.grouped_bars(
+        result["long"], x="lang", y="NSL", color="tokenizer", hline=1.0,
+        title=f"NSL vs monolingual BPE ({K} tokens) — {len(result['langs'])} languages",
+        x_label={l: data.lang_name(l) for l in result["langs"]},
+    )
+    fig.show()
+
+
+w_langs = widgets.language_picker(LANGS, LANGS)
+w_budget = widgets.budget_slider(V, min=2_000, max=128_000, step=2_000, description="joint budget V")
+panel = widgets.Panel(compute, {"langs": w_langs, "budget": w_budget}, render)
+panel.widget()
+
+# %% [markdown]
+# The table and figure above show every language. A few things to look for:
+#
+# * Latin-script languages close to English sit near NSL 1 for the deployed
+#   tokenizers; languages in other scripts (Devanagari, Sinhala, Telugu, ...) pay
+#   several times more tokens.
+# * The joint tokenizer trained on exactly these languages does much better than
+#   the deployed ones on the rare scripts, but still above 1: its budget is shared.
+
+# %%
+full = panel.result
+assert len(full["rows"]) == len(LANGS)
+assert len({data.script_of(r["lang"]) for r in full["rows"]}) >= 3
+if corpora.parallel_eval:
+    assert len(LANGS) >= 20 and "npi_Deva" in LANGS, "the pool has 26 languages incl. Nepali"
+for row in full["rows"]:
+    for key, value in row.items():
+        if key.startswith("NSL"):
+            assert math.isfinite(value) and value > 0, (row["lang"], key, value)
+# A joint vocabulary shared by many languages cannot beat every dedicated one.
+joint_col = next(k for k in full["rows"][0] if k.startswith("NSL joint"))
+assert sum(r[joint_col] for r in full["rows"]) / len(full["rows"]) > 0.9
+
+# %% [markdown]
+# ## The widgets recompute
+#
+# Setting a widget's value (what a click does) re-runs `compute`; here we narrow
+# the subset to three languages and shrink the joint budget, then check that the
+# table followed.
+
+# %%
+subset = tuple(LANGS[:3])
+runs = panel.runs
+w_langs.value = subset
+w_budget.value = 4_000
+assert panel.runs == runs + 2
+assert panel.result["langs"] == subset and panel.result["budget"] == 4_000
+assert [r["lang"] for r in panel.result["rows"]] == list(subset)
+assert any(k == "NSL joint BPE 4k" for k in panel.result["rows"][0])
+w_langs.value = tuple(LANGS)  # restore the full view
+w_budget.value = V
+
+# %% [markdown]
+# ## The Nepali premium
+#
+# The *premium* of a language is how many more tokens a tokenizer spends on it
+# than on English **for the same content** (parallel sentences):
+# $\sum_s |T(s_\ell)| / \sum_s |T(s_\mathrm{eng})|$ over aligned FLORES lines.
+# It needs parallel text, so it is computed only on FLORES.
+
+# %%
+if corpora.parallel_eval and {"npi_Deva", "eng_Latn"} <= set(LANGS):
+    prem_rows = []
+    candidates = {f"joint BPE {V // 1000}k": joint(tuple(LANGS), V), **DEPLOYED}
+    for name, tok in candidates.items():
+        prem_rows.append({
+            "tokenizer": name,
+            "premium npi/eng": metrics.premium(tok, corpora.eval["npi_Deva"], corpora.eval["eng_Latn"]),
+        })
+    display(plots.table(prem_rows, floatfmt="{:.2f}"))
+    plots.grouped_bars(
+        [dict(r, lang="Nepali") for r in prem_rows], x="lang", y="premium npi/eng",
+        color="tokenizer", hline=1.0, title="Tokens for Nepali per token for the same English text",
+    ).show()
+    for r in prem_rows:
+        if r["tokenizer"] in ("cl100k", "llama3", "qwen3"):
+            # letters-only deployed vocabularies split Devanagari into bytes and fragments
+            assert r["premium npi/eng"] > 1.5, r
+else:
+    print("premium needs parallel text (FLORES-200 with eng_Latn and npi_Deva); skipped on", corpora.source)

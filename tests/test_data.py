@@ -1,0 +1,142 @@
+"""Corpus loaders: formats, NFC, errors with path and offset, deterministic sampling."""
+
+from __future__ import annotations
+
+import pytest
+
+from modtok import data
+from modtok.errors import DataError, EncodingError, ModtokError, UnknownLanguageError
+
+
+@pytest.fixture
+def pool(tmp_path):
+    d = tmp_path / "pool"
+    d.mkdir()
+    (d / "eng_Latn.txt").write_text("The cafe\u0301.\n\nSecond line\r\nthird\n", encoding="utf-8")
+    (d / "npi_Deva.txt").write_text("नमस्ते संसार\n", encoding="utf-8")
+    return d
+
+
+@pytest.fixture
+def flores(tmp_path):
+    d = tmp_path / "flores"
+    for split in ("dev", "devtest"):
+        (d / split).mkdir(parents=True)
+        (d / split / f"eng_Latn.{split}").write_text("One.\nTwo.\n", encoding="utf-8")
+        (d / split / f"npi_Deva.{split}").write_text("एक।\nदुई।\n", encoding="utf-8")
+    return d
+
+
+def test_pool_lines_are_nfc_without_blanks_or_cr(pool):
+    corpus = data.load_pool(root=pool)
+    assert list(corpus) == ["eng_Latn", "npi_Deva"]
+    assert corpus["eng_Latn"] == ["The café.", "Second line", "third"]  # é composed (NFC)
+
+
+def test_pool_from_environment(pool, monkeypatch):
+    monkeypatch.setenv("MODTOK_POOL", str(pool))
+    assert data.pool_languages() == ["eng_Latn", "npi_Deva"]
+    assert data.load_pool(["npi_Deva"]) == {"npi_Deva": ["नमस्ते संसार"]}
+
+
+def test_flores_parallel_splits(flores):
+    dev = data.load_flores(split="dev", root=flores)
+    assert dev == {"eng_Latn": ["One.", "Two."], "npi_Deva": ["एक।", "दुई।"]}
+    assert data.load_flores(["npi_Deva"], root=flores, max_lines=1) == {"npi_Deva": ["एक।"]}
+    with pytest.raises(DataError, match="unknown FLORES split 'test'"):
+        data.load_flores(root=flores, split="test")
+
+
+def test_unknown_language_names_the_available_ones(pool):
+    with pytest.raises(UnknownLanguageError, match=r"unknown language 'deu_Latn' \(available: eng_Latn, npi_Deva\)"):
+        data.load_pool(["deu_Latn"], root=pool)
+
+
+def test_non_utf8_reports_path_and_byte_offset(pool):
+    bad = pool / "fra_Latn.txt"
+    bad.write_bytes("ok\nélan\n".encode() + b"caf\xe9\n")
+    with pytest.raises(EncodingError) as err:
+        data.load_pool(["fra_Latn"], root=pool)
+    assert err.value.offset == 12 and err.value.path == str(bad)
+    assert f"{bad}: invalid UTF-8 at byte offset 12" == str(err.value)
+
+
+def test_missing_and_empty_inputs(tmp_path, pool, monkeypatch):
+    monkeypatch.delenv("MODTOK_POOL", raising=False)
+    with pytest.raises(DataError, match="no pool directory"):
+        data.load_pool()
+    with pytest.raises(DataError, match="does not exist"):
+        data.load_pool(root=tmp_path / "nowhere")
+    with pytest.raises(DataError, match="no such file"):
+        data.read_lines(tmp_path / "missing.txt")
+    (pool / "swe_Latn.txt").write_text("\n  \n", encoding="utf-8")
+    with pytest.raises(DataError, match="empty corpus"):
+        data.load_pool(["swe_Latn"], root=pool)
+    with pytest.raises(DataError, match="empty corpus"):
+        data.from_lines({"eng_Latn": [" "]})
+    with pytest.raises(DataError, match="one string"):
+        data.from_lines({"eng_Latn": "not a list"})
+
+
+def test_every_error_is_in_the_family():
+    for cls in (DataError, EncodingError, UnknownLanguageError):
+        assert issubclass(cls, ModtokError)
+
+
+def test_sample_chars_is_deterministic_bounded_and_ordered():
+    lines = [f"line {i} " + "x" * (i % 13) for i in range(500)]
+    a = data.sample_chars(lines, 2000, seed=3)
+    assert a == data.sample_chars(lines, 2000, seed=3)
+    assert a != data.sample_chars(lines, 2000, seed=4)
+    assert sum(map(len, a)) <= 2000 and sum(map(len, a)) > 1900
+    assert a == [line for line in lines if line in set(a)]  # original order kept
+    assert data.sample_chars(lines, 10**9) == lines
+    assert data.sample_chars(["long line"], 3) == ["long line"]  # at least one line
+    with pytest.raises(DataError):
+        data.sample_chars(lines, 0)
+
+
+def test_mix_follows_proportions():
+    corpus = {"a_Latn": ["a" * 10] * 1000, "b_Latn": ["b" * 10] * 1000}
+    mixed = data.mix(corpus, {"a_Latn": 3, "b_Latn": 1}, total_chars=4000)
+    assert data.char_count(mixed) == {"a_Latn": 3000, "b_Latn": 1000}
+    assert list(data.mix(corpus, {"a_Latn": 1, "b_Latn": 0}, 100)) == ["a_Latn"]
+    with pytest.raises(UnknownLanguageError):
+        data.mix(corpus, {"c_Latn": 1}, 100)
+    with pytest.raises(DataError):
+        data.mix(corpus, {"a_Latn": -1, "b_Latn": 2}, 100)
+
+
+def test_wordfreq_default_is_seeded_and_script_aware():
+    a = data.load_wordfreq(["eng_Latn", "zho_Hans", "hin_Deva"], n_lines=20, words_per_line=5, seed=1)
+    assert a == data.load_wordfreq(["eng_Latn", "zho_Hans", "hin_Deva"], n_lines=20, words_per_line=5, seed=1)
+    b = data.load_wordfreq(["eng_Latn"], n_lines=20, words_per_line=5, seed=2)
+    assert a["eng_Latn"] != b["eng_Latn"]
+    assert all(len(line.split(" ")) == 5 for line in a["eng_Latn"])
+    assert all(" " not in line for line in a["zho_Hans"])  # written without spaces
+    assert any("\u0900" <= c <= "\u097f" for c in a["hin_Deva"][0])
+    with pytest.raises(UnknownLanguageError):
+        data.load_wordfreq(["npi_Deva"])  # wordfreq has no Nepali list
+
+
+def test_default_corpora_falls_back_to_wordfreq(monkeypatch):
+    monkeypatch.delenv("MODTOK_POOL", raising=False)
+    monkeypatch.delenv("MODTOK_FLORES", raising=False)
+    c = data.default_corpora(["eng_Latn", "rus_Cyrl"], train_chars=4000, eval_lines=30)
+    assert c.source.startswith("wordfreq default") and not c.parallel_eval
+    assert list(c.train) == ["eng_Latn", "rus_Cyrl"] and len(c.eval["rus_Cyrl"]) == 30
+    assert not set(c.train["eng_Latn"]) & set(c.eval["eng_Latn"])  # held out: another seed
+
+
+def test_default_corpora_uses_pool_and_flores(pool, flores, monkeypatch):
+    monkeypatch.setenv("MODTOK_POOL", str(pool))
+    monkeypatch.setenv("MODTOK_FLORES", str(flores))
+    c = data.default_corpora(train_chars=1000)
+    assert c.parallel_eval and "FLORES-200 devtest" in c.source
+    assert c.train["npi_Deva"] == ["नमस्ते संसार"] and c.eval["npi_Deva"] == ["एक।", "दुई।"]
+
+
+def test_language_code_helpers():
+    assert data.script_of("npi_Deva") == "Deva" and data.lang_name("npi_Deva") == "Nepali"
+    with pytest.raises(DataError):
+        data.script_of("nepali")

@@ -1,0 +1,136 @@
+"""Pre-tokenizers: hand-checked splits, losslessness, the mark-aware repair's
+"changes nothing else" guarantee, agreement with HF tokenizers' Split, counting."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tokenizers import Regex, pre_tokenizers
+
+from modtok.errors import ModtokError
+from modtok.pretokenize import (
+    DEVANAGARI_MARKS,
+    SCHEMES,
+    byte_alphabet,
+    bytes_to_unicode,
+    count_by_language,
+    count_pretokens,
+    from_byte_level,
+    pretokenize,
+    to_byte_level,
+)
+
+# Characters from many scripts, marks, digits, punctuation and whitespace kinds.
+MIXED = st.text(
+    alphabet=st.sampled_from(
+        list("aZé'sStl ") + list("\t\n\r  ") + list("0123456789")
+        + list(".,!?-/«»\"'()") + list("नमस्तेहिंदीक्षॉ।॥") + list("привет")
+        + list("γειά") + list("中文字") + list("ශ්‍රී") + list("తెలుగు") + ["\u0301", "\u200d"]
+    ),
+    max_size=40,
+)
+
+
+@pytest.mark.parametrize(
+    "scheme,text,expected",
+    [
+        ("gpt2", "Hello world's 2024!", ["Hello", " world", "'s", " 2024", "!"]),
+        ("cl100k", "Hello  world 12345", ["Hello", " ", " world", " ", "123", "45"]),
+        ("llama3", "I'LL go 12345", ["I", "'LL", " go", " ", "123", "45"]),
+        ("qwen2", "a 123", ["a", " ", "1", "2", "3"]),
+        ("o200k", "HelloWorld", ["Hello", "World"]),
+        ("whitespace", "ab  cd\n", ["ab", " ", " cd", "\n"]),
+        # letters-only: Devanagari vowel signs/virama (\p{M}) break the word
+        ("llama3", "नमस्ते", ["नमस", "्त", "े"]),
+        ("llama3-marks", "नमस्ते दुनिया", ["नमस्ते", " दुनिया"]),
+        ("llama3-deva", "नमस्ते दुनिया", ["नमस्ते", " दुनिया"]),
+        # the Devanagari-only repair leaves other scripts' marks alone
+        ("llama3-deva", "ශ්‍රී", pretokenize("ශ්‍රී", "llama3")),
+        ("llama3-marks", "e\u0301t\u0301", ["e\u0301t\u0301"]),
+    ],
+)
+def test_hand_checked_splits(scheme, text, expected):
+    assert pretokenize(text, scheme) == expected
+
+
+def test_devanagari_marks_are_exactly_the_34_block_marks():
+    block = [chr(c) for c in range(0x0900, 0x0980) if unicodedata.category(chr(c)).startswith("M")]
+    import regex
+
+    listed = [c for c in map(chr, range(0x0900, 0x0980)) if regex.fullmatch(f"[{DEVANAGARI_MARKS}]", c)]
+    assert listed == block and len(block) == 34
+
+
+@pytest.mark.parametrize("scheme", sorted(SCHEMES))
+@given(text=MIXED)
+def test_pretokens_concatenate_to_the_text(scheme, text):
+    assert "".join(pretokenize(text, scheme)) == text
+
+
+def _no_marks_no_devanagari(s: str) -> bool:
+    return not any(unicodedata.category(c).startswith("M") or "\u0900" <= c <= "\u097f" for c in s)
+
+
+@pytest.mark.parametrize("repair", ["llama3-marks", "llama3-deva"])
+@given(text=st.text(max_size=60).filter(_no_marks_no_devanagari))
+def test_repair_changes_nothing_without_marks(repair, text):
+    assert pretokenize(text, repair) == pretokenize(text, "llama3")
+
+
+@pytest.mark.parametrize("repair", ["llama3-marks", "llama3-deva"])
+@given(text=MIXED.filter(_no_marks_no_devanagari))
+def test_repair_changes_nothing_on_mixed_scripts_without_marks(repair, text):
+    assert pretokenize(text, repair) == pretokenize(text, "llama3")
+
+
+@pytest.mark.parametrize("scheme", sorted(SCHEMES))
+@given(text=MIXED)
+def test_hf_split_agrees_with_regex(scheme, text):
+    """The exported tokenizer.json uses HF's Split with the same regex (Oniguruma
+    engine); it must cut text exactly like the ``regex`` module used in training."""
+    split = pre_tokenizers.Split(Regex(SCHEMES[scheme]), behavior="isolated")
+    assert [p for p, _ in split.pre_tokenize_str(text)] == pretokenize(text, scheme)
+
+
+@pytest.mark.parametrize("scheme", ["llama3", "llama3-marks", "o200k", "whitespace"])
+def test_hf_split_agrees_on_flores(scheme, flores_root):
+    split = pre_tokenizers.Split(Regex(SCHEMES[scheme]), behavior="isolated")
+    for path in sorted((flores_root / "devtest").glob("*.devtest")):
+        for line in path.read_text(encoding="utf-8").splitlines()[:40]:
+            assert [p for p, _ in split.pre_tokenize_str(line)] == pretokenize(line, scheme), path.name
+
+
+def test_unknown_scheme_is_a_modtok_error():
+    with pytest.raises(ModtokError, match="unknown pre-tokenizer 'llama4'"):
+        pretokenize("x", "llama4")
+    with pytest.raises(ModtokError):
+        count_pretokens(["x"], "nope")
+
+
+def test_byte_alphabet_is_a_printable_bijection():
+    table = bytes_to_unicode()
+    assert len(set(table.values())) == 256 and byte_alphabet()[32] == "Ġ"
+    assert all(c.isprintable() and not c.isspace() for c in table.values())
+
+
+@given(st.text())
+def test_byte_level_round_trip(text):
+    assert from_byte_level(to_byte_level(text)) == text.encode("utf-8")
+
+
+def test_count_pretokens_matches_naive_count_and_is_worker_independent():
+    lines = [f"word{i % 7} and नमस्ते {i % 3}" for i in range(5000)]
+    naive = Counter(p for line in lines for p in pretokenize(line, "llama3"))
+    assert count_pretokens(lines, "llama3", workers=1) == naive
+    assert count_pretokens(lines, "llama3", workers=2, chunk_lines=700) == naive
+    # lines are units: nothing crosses a line border
+    assert count_pretokens(["a", "b"], "whitespace") == Counter({"a": 1, "b": 1})
+
+
+def test_count_by_language():
+    counts = count_by_language({"eng_Latn": ["a b", "a"], "npi_Deva": ["क"]}, "whitespace")
+    assert counts == {"eng_Latn": Counter({"a": 2, " b": 1}), "npi_Deva": Counter({"क": 1})}
