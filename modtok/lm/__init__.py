@@ -1,0 +1,9 @@
+"""Modular LM pretraining (§6 of "To Each Language Its Tokenizer").
+
+- :mod:`modtok.lm.model`     decoder-only Transformer with restricted logits
+- :mod:`modtok.lm.loss`      restricted-vocabulary cross-entropy, bits per byte
+- :mod:`modtok.lm.sampling`  Mono-only / Samp_Full(p) / Samp_Sub_n(n, p)
+- :mod:`modtok.lm.batches`   monolingual batches tokenized with the sampled subtokenizer
+- :mod:`modtok.lm.train`     AdamW loop, checkpoints, metrics, DDP
+- :mod:`modtok.lm.infer`     evaluation, generation, compact model export
+"""
