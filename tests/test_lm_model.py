@@ -7,6 +7,7 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from lm_helpers import one_torch_thread  # noqa: F401 (autouse fixture)
 
 from modtok.errors import ModtokError, OutOfVocabularyError
 from modtok.lm.loss import (
