@@ -44,11 +44,11 @@ from modtok import baselines, data, deployed, metrics, plots, widgets
 
 plots.setup()
 SMOKE = data.is_smoke()
-corpora = data.default_corpora(train_chars=150_000 if SMOKE else 1_000_000)
+corpora = data.default_corpora(train_chars=100_000 if SMOKE else 1_000_000)
 print("data:", corpora.source)
 LANGS = corpora.languages
 K = 2_000 if SMOKE else 8_000  # monolingual reference budget per language
-V = 16_000 if SMOKE else 64_000  # joint multilingual budget (the widget's default)
+V = 8_000 if SMOKE else 64_000  # joint multilingual budget (the widget's default)
 print(f"{len(LANGS)} languages, scripts: {sorted({data.script_of(l) for l in LANGS})}")
 
 # %% [markdown]

@@ -1,0 +1,38 @@
+"""The project's promises about itself: pins in step, CI runs the README's command."""
+
+from __future__ import annotations
+
+import tomllib
+
+import yaml
+
+from conftest import REPO
+
+
+def _pyproject_pins() -> set[str]:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    pins = set(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        pins |= set(extra)
+    return pins
+
+
+def test_environment_yml_has_the_same_pins_as_pyproject():
+    env = yaml.safe_load((REPO / "environment.yml").read_text())
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d)
+    assert {p for p in pip if p != "-e ."} == _pyproject_pins()
+    assert "python=3.11" in env["dependencies"]
+
+
+def test_every_dependency_is_pinned_and_torch_is_the_cpu_build_on_disk():
+    pins = _pyproject_pins()
+    assert all("==" in p for p in pins), [p for p in pins if "==" not in p]
+    assert "torch==2.13.0" in pins
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (REPO / ".ci" / "run").read_text()
+    readme = (REPO / "README.md").read_text()
+    assert ci.strip().splitlines()[-1] == "make test"
+    for command in ("make test", "make demo", "make lab", "MODTOK_FLORES", "MODTOK_POOL"):
+        assert command in readme, command
