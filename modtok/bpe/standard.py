@@ -1,0 +1,80 @@
+"""Standard byte-level BPE: merge the most frequent pair until the vocabulary
+has ``vocab_size`` tokens (the 256 bytes included).
+
+    V <- 256 bytes
+    while |V| < vocab_size:
+        (a, b) <- most frequent adjacent pair    # ties: see modtok.bpe.engine
+        add merge (a, b) -> ab; replace every (a, b) by ab
+
+A merge whose output already exists (``a+bc`` after ``ab+c``) is recorded but
+does not grow V, exactly as in HF ``BpeTrainer``.
+
+>>> from collections import Counter
+>>> m = train(Counter({"hug": 10, "pug": 5, "hugs": 5}), 259)
+>>> [m.vocab[i] for i in range(256, len(m))]
+[b'ug', b'hug', b'pug']
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from modtok.bpe.engine import Engine
+from modtok.bpe.model import BPEModel
+from modtok.errors import BudgetError
+from modtok.pretokenize import DEFAULT_SCHEME, count_pretokens
+
+
+def check_budget(vocab_size: int, floor: int = 256, what: str = "vocab_size") -> None:
+    if vocab_size < floor:
+        raise BudgetError(f"{what}={vocab_size} is below the {floor} base symbols (the byte alphabet)")
+
+
+def as_language_counts(counts: Counter | Mapping[str, Counter]) -> dict[str, Counter]:
+    """``{lang: Counter}`` from a Counter (one language "all") or a mapping of Counters."""
+    if isinstance(counts, Counter):
+        return {"all": counts}
+    return dict(counts)
+
+
+def learn(engine: Engine, model: BPEModel, vocab_size: int, progress: bool = False) -> BPEModel:
+    """Add the engine's most frequent pairs to ``model`` until it has ``vocab_size`` tokens."""
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=vocab_size - len(model), desc="BPE merges")
+    while len(model) < vocab_size:
+        best = engine.best_pair()
+        if best is None:
+            break
+        a, b, _ = best
+        size = len(model)
+        c = model.add_merge(a, b)
+        engine.merge(a, b, c)
+        if bar is not None:
+            bar.update(len(model) - size)
+    if bar is not None:
+        bar.close()
+    return model
+
+
+def train(
+    counts: Counter | Mapping[str, Counter],
+    vocab_size: int,
+    scheme: str = DEFAULT_SCHEME,
+    progress: bool = False,
+) -> BPEModel:
+    """Byte-level BPE from pre-token counts (``count_pretokens`` / ``count_by_language``)."""
+    check_budget(vocab_size)
+    engine = Engine.from_counts(as_language_counts(counts), capacity=vocab_size + 1)
+    return learn(engine, BPEModel([], scheme), vocab_size, progress)
+
+
+def train_from_lines(
+    lines: Iterable[str], vocab_size: int, scheme: str = DEFAULT_SCHEME, progress: bool = False
+) -> BPEModel:
+    """Count the pre-tokens of ``lines`` with ``scheme``, then :func:`train`."""
+    check_budget(vocab_size)
+    return train(count_pretokens(lines, scheme), vocab_size, scheme, progress)

@@ -1,0 +1,137 @@
+"""BPE models <-> HF ``tokenizer.json``.
+
+The exported tokenizer is byte-level: ``Split(<scheme regex>, isolated)`` then
+``ByteLevel(use_regex=False)`` as pre-tokenizer (so HF cuts the text exactly as
+training did), a BPE model with merges written as pairs and ids equal to the
+modtok ids (bytes 0..255, then merge outputs), and a ``ByteLevel`` decoder.
+Loading checks that the merge list is proper (:class:`MergeListError`).
+
+>>> from modtok.bpe.model import BPEModel
+>>> m = BPEModel([(104, 105)], scheme="whitespace")     # h+i
+>>> tj = to_tokenizer_json(m)
+>>> tj["model"]["merges"], tj["model"]["vocab"]["hi"]
+([['h', 'i']], 256)
+>>> from_tokenizer_json(tj).merges
+[(104, 105)]
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from modtok.bpe.model import BPEModel
+from modtok.errors import MergeListError, TokenizerFileError
+from modtok.modular import _merge_pair, read_json, write_json_atomic
+from modtok.pretokenize import SCHEMES, bytes_to_unicode, pattern, unicode_to_bytes
+
+
+def token_string(data: bytes) -> str:
+    """A token's bytes in the byte-level alphabet (``b" a"`` -> ``"Ġa"``)."""
+    table = bytes_to_unicode()
+    return "".join(table[x] for x in data)
+
+
+def to_tokenizer_json(model: BPEModel) -> dict:
+    """The HF ``tokenizer.json`` dict of a byte-level BPE model."""
+    strings = [token_string(v) for v in model.vocab]
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": {
+            "type": "Sequence",
+            "pretokenizers": [
+                {
+                    "type": "Split",
+                    "pattern": {"Regex": pattern(model.scheme)},
+                    "behavior": "Isolated",
+                    "invert": False,
+                },
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
+                 "use_regex": False},
+            ],
+        },
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
+                    "use_regex": False},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": {s: i for i, s in enumerate(strings)},
+            "merges": [[strings[a], strings[b]] for a, b in model.merges],
+        },
+    }
+
+
+def _scheme_of(tj: dict) -> str:
+    pre = tj.get("pre_tokenizer") or {}
+    for step in pre.get("pretokenizers", [pre]):
+        if step.get("type") == "Split":
+            regex = step.get("pattern", {}).get("Regex")
+            for name, src in SCHEMES.items():
+                if src == regex:
+                    return name
+            raise TokenizerFileError(f"the Split regex {regex!r} is not a named modtok scheme")
+    raise TokenizerFileError("no Split pre-tokenizer: not a modtok byte-level BPE tokenizer.json")
+
+
+def from_tokenizer_json(tj: dict) -> BPEModel:
+    """A :class:`BPEModel` from a byte-level BPE ``tokenizer.json`` dict.
+
+    Ids must be 0..255 for the bytes and then merge outputs in order (what
+    :func:`to_tokenizer_json` writes); the merge list must be proper."""
+    model = tj.get("model") or {}
+    if model.get("type") != "BPE":
+        raise TokenizerFileError(f"model type {model.get('type')!r} is not BPE")
+    inv = unicode_to_bytes()
+    vocab = model["vocab"]
+    try:
+        by_bytes = {bytes(inv[ch] for ch in s): i for s, i in vocab.items()}
+    except KeyError as e:
+        raise TokenizerFileError(f"token with a non-byte-level character {e}") from None
+    for b in range(256):
+        if by_bytes.get(bytes([b])) != b:
+            raise TokenizerFileError(f"byte {b} does not have id {b}")
+    out = BPEModel([], _scheme_of(tj))
+    for r, merge in enumerate(model["merges"]):
+        left, right = _merge_pair(merge)
+        if left not in vocab or right not in vocab:
+            missing = left if left not in vocab else right
+            raise MergeListError(f"merge {r} ({left!r}, {right!r}): {missing!r} is not in the vocabulary")
+        c = out.add_merge(vocab[left], vocab[right])
+        if vocab.get(left + right) != c:
+            raise TokenizerFileError(
+                f"merge {r} ({left!r}, {right!r}) makes id {vocab.get(left + right)}, "
+                f"modtok numbering expects {c}"
+            )
+    if len(out) != len(vocab):
+        raise TokenizerFileError(f"{len(vocab) - len(out)} vocabulary entries are made by no merge")
+    return out
+
+
+def save_tokenizer_json(model: BPEModel, path) -> Path:
+    """Write ``model`` as an HF ``tokenizer.json`` atomically."""
+    path = Path(path)
+    write_json_atomic(path, to_tokenizer_json(model))
+    return path
+
+
+def load_tokenizer_json(path) -> BPEModel:
+    """Read a ``tokenizer.json`` written by :func:`save_tokenizer_json` (properness checked)."""
+    return from_tokenizer_json(read_json(path))
+
+
+def hf_tokenizer(model: BPEModel):
+    """The HF ``tokenizers.Tokenizer`` of a model."""
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_str(json.dumps(to_tokenizer_json(model)))
