@@ -66,3 +66,8 @@ class MergeListError(TokenizerFileError):
 
 class OutOfVocabularyError(ModtokError, ValueError):
     """A token id (or token) outside the (sub-)vocabulary it was used with."""
+
+
+class MissingByteFallbackError(TokenizerFileError):
+    """A Unigram piece set without byte fallback (no ``<unk>`` or not all 256
+    ``<0xNN>`` byte pieces), so some strings would have no segmentation."""

@@ -1,0 +1,375 @@
+"""The Unigram lattice: a trie of pieces, Viterbi and forward-backward, compiled.
+
+A Unigram model scores a segmentation of a (normalised) string by the sum of
+its pieces' log-probabilities. All segmentations form a lattice: node = a
+position between two characters, edge = a piece ``text[s:e]``. This module
+walks that lattice for many strings at once, in numba:
+
+- :func:`viterbi` finds the best path of each string (encoding);
+- :func:`expected_counts` runs forward-backward and returns the expected count
+  of every piece, the unknown mass and the log-likelihood (the EM E-step).
+
+Byte fallback: at a position where no single-character piece is allowed, an
+*unknown* edge covers that one character with score ``unk_score``; Viterbi then
+emits the character's UTF-8 bytes as byte pieces. This is exactly what
+sentencepiece (``byte_fallback=true``) and HF ``tokenizers`` Unigram do, so every
+string has a path. Both libraries use ``unk_score = min score - 10``
+(:data:`UNK_PENALTY`), the minimum taken over the allowed normal pieces.
+
+Tie-break (the same as sentencepiece's and HF's optimised encoders): end
+positions are relaxed in order of increasing start position and a candidate
+replaces the current best only if *strictly* better, so among equally scored
+paths the one whose last piece starts earliest wins.
+
+A restricted model (a subtokenizer) is the same lattice with a boolean mask
+over piece ids: masked pieces are simply not edges (probability 0).
+
+>>> import numpy as np
+>>> pieces = ["a", "b", "ab"]
+>>> trie = Trie(pieces, [0, 1, 2])
+>>> cps, offsets = encode_units(["abab", "ba"])
+>>> scores = np.log([0.2, 0.2, 0.3])
+>>> ids, lens = viterbi(cps, offsets, trie, scores, unk_score=-20.0, byte_ids=np.arange(256) + 10)
+>>> split_ids(ids, lens, offsets)
+[[2, 2], [1, 0]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+UNK_PENALTY = 10.0  # sentencepiece kUnkPenalty and HF K_UNK_PENALTY
+N_CHUNKS = 16  # work split of the batch kernels; fixed so sums do not depend on the thread count
+
+
+# --------------------------------------------------------------------------
+# strings as code points
+
+
+def encode_units(units: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenated code points (int32) and offsets (int64, ``len(units) + 1``).
+
+    >>> cps, offsets = encode_units(["ab", "", "é"])
+    >>> cps.tolist(), offsets.tolist()
+    ([97, 98, 233], [0, 2, 2, 3])
+    """
+    joined = "".join(units)
+    cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.int32)
+    offsets = np.zeros(len(units) + 1, dtype=np.int64)
+    np.cumsum([len(u) for u in units], out=offsets[1:])
+    return cps, offsets
+
+
+def split_ids(ids: np.ndarray, lens: np.ndarray, offsets: np.ndarray) -> list[list[int]]:
+    """The per-unit id lists of :func:`viterbi`'s flat output."""
+    starts = 4 * offsets[:-1]
+    return [ids[s : s + n].tolist() for s, n in zip(starts.tolist(), lens.tolist())]
+
+
+# --------------------------------------------------------------------------
+# the trie
+
+
+class Trie:
+    """A character trie of pieces in compressed-row arrays (numba-friendly).
+
+    Node 0 is the root. The children of node ``v`` are the edges
+    ``first[v] : first[v] + count[v]``, sorted by ``label`` (a code point) so a
+    step is a binary search; ``piece[v]`` is the id of the piece spelled by the
+    path to ``v`` (-1 if none). ``depth`` is the longest piece in characters.
+
+    >>> t = Trie(["ab", "a", "b"], [0, 1, 2])
+    >>> t.label[t.first[0]:t.first[0] + t.count[0]].tolist()   # the root's children: 'a', 'b'
+    [97, 98]
+    >>> t.lookup("ab"), t.lookup("a"), t.lookup("ba")
+    (0, 1, -1)
+    """
+
+    def __init__(self, pieces: Sequence[str], ids: Sequence[int]):
+        children: list[dict[int, int]] = [{}]
+        piece_at = [-1]
+        for pid in ids:
+            node = 0
+            for ch in map(ord, pieces[pid]):
+                nxt = children[node].get(ch)
+                if nxt is None:
+                    nxt = len(children)
+                    children[node][ch] = nxt
+                    children.append({})
+                    piece_at.append(-1)
+                node = nxt
+            if node == 0:
+                raise ValueError(f"piece {pid} is the empty string")
+            if piece_at[node] != -1:
+                raise ValueError(f"pieces {piece_at[node]} and {pid} are the same string {pieces[pid]!r}")
+            piece_at[node] = pid
+        n = len(children)
+        self.first = np.zeros(n, dtype=np.int32)
+        self.count = np.zeros(n, dtype=np.int32)
+        labels, targets = [], []
+        for v, kids in enumerate(children):
+            self.first[v] = len(labels)
+            self.count[v] = len(kids)
+            for ch in sorted(kids):
+                labels.append(ch)
+                targets.append(kids[ch])
+        self.label = np.array(labels, dtype=np.int32)
+        self.target = np.array(targets, dtype=np.int32)
+        self.piece = np.array(piece_at, dtype=np.int32)
+        self.depth = max((len(pieces[i]) for i in ids), default=0)
+
+    def lookup(self, s: str) -> int:
+        """The piece id of string ``s``, or -1."""
+        node = 0
+        for ch in map(ord, s):
+            node = _child(self.first, self.count, self.label, self.target, node, ch)
+            if node < 0:
+                return -1
+        return int(self.piece[node])
+
+    def arrays(self) -> tuple:
+        return self.first, self.count, self.label, self.target, self.piece
+
+
+@njit(cache=True, inline="always")
+def _child(first, count, label, target, node, c):
+    lo = first[node]
+    hi = lo + count[node]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        x = label[mid]
+        if x < c:
+            lo = mid + 1
+        elif x > c:
+            hi = mid
+        else:
+            return target[mid]
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _logaddexp(a, b):
+    if a == -np.inf:
+        return b
+    if b == -np.inf:
+        return a
+    if a > b:
+        return a + np.log1p(np.exp(b - a))
+    return b + np.log1p(np.exp(a - b))
+
+
+def _chunks(offsets: np.ndarray) -> np.ndarray:
+    """Unit boundaries of N_CHUNKS contiguous chunks of about equal characters."""
+    n_units = len(offsets) - 1
+    targets = np.linspace(0, offsets[-1], N_CHUNKS + 1)
+    bounds = np.searchsorted(offsets[:-1], targets, side="left").astype(np.int64)
+    bounds[0], bounds[-1] = 0, n_units
+    return np.maximum.accumulate(bounds)
+
+
+def _max_len(offsets: np.ndarray) -> int:
+    return int(np.diff(offsets).max()) if len(offsets) > 1 else 0
+
+
+# --------------------------------------------------------------------------
+# Viterbi
+
+
+@njit(cache=True)
+def _viterbi_unit(cps, lo, n, first, count, label, target, tpiece, scores, allowed,
+                  unk_score, byte_ids, best, bstart, bid, out, pos):
+    best[0] = 0.0
+    for e in range(1, n + 1):
+        bstart[e] = -1
+    for s in range(n):
+        base = best[s]
+        node = 0
+        single = False
+        for e in range(s, n):
+            node = _child(first, count, label, target, node, cps[lo + e])
+            if node < 0:
+                break
+            p = tpiece[node]
+            if p >= 0 and allowed[p]:
+                cand = base + scores[p]
+                if bstart[e + 1] == -1 or cand > best[e + 1]:
+                    best[e + 1] = cand
+                    bstart[e + 1] = s
+                    bid[e + 1] = p
+                if e == s:
+                    single = True
+        if not single:
+            cand = base + unk_score
+            if bstart[s + 1] == -1 or cand > best[s + 1]:
+                best[s + 1] = cand
+                bstart[s + 1] = s
+                bid[s + 1] = -1
+    # backtrack, writing ids in reverse, then flip
+    k = pos
+    e = n
+    while e > 0:
+        s = bstart[e]
+        if bid[e] >= 0:
+            out[k] = bid[e]
+            k += 1
+        else:  # unknown character -> its UTF-8 bytes (written reversed)
+            c = cps[lo + s]
+            if c < 0x80:
+                out[k] = byte_ids[c]
+                k += 1
+            elif c < 0x800:
+                out[k] = byte_ids[0x80 | (c & 0x3F)]
+                out[k + 1] = byte_ids[0xC0 | (c >> 6)]
+                k += 2
+            elif c < 0x10000:
+                out[k] = byte_ids[0x80 | (c & 0x3F)]
+                out[k + 1] = byte_ids[0x80 | ((c >> 6) & 0x3F)]
+                out[k + 2] = byte_ids[0xE0 | (c >> 12)]
+                k += 3
+            else:
+                out[k] = byte_ids[0x80 | (c & 0x3F)]
+                out[k + 1] = byte_ids[0x80 | ((c >> 6) & 0x3F)]
+                out[k + 2] = byte_ids[0x80 | ((c >> 12) & 0x3F)]
+                out[k + 3] = byte_ids[0xF0 | (c >> 18)]
+                k += 4
+        e = s
+    out[pos:k] = out[pos:k][::-1].copy()
+    return k - pos
+
+
+@njit(cache=True, parallel=True)
+def _viterbi_batch(cps, offsets, bounds, max_len, first, count, label, target, tpiece,
+                   scores, allowed, unk_score, byte_ids):
+    n_units = len(offsets) - 1
+    out = np.empty(4 * len(cps), dtype=np.int32)
+    lens = np.zeros(n_units, dtype=np.int64)
+    for c in prange(len(bounds) - 1):
+        best = np.empty(max_len + 1, dtype=np.float64)
+        bstart = np.empty(max_len + 1, dtype=np.int64)
+        bid = np.empty(max_len + 1, dtype=np.int64)
+        for u in range(bounds[c], bounds[c + 1]):
+            lo = offsets[u]
+            lens[u] = _viterbi_unit(cps, lo, offsets[u + 1] - lo, first, count, label, target,
+                                    tpiece, scores, allowed, unk_score, byte_ids, best, bstart,
+                                    bid, out, 4 * lo)
+    return out, lens
+
+
+def viterbi(cps, offsets, trie: Trie, scores, unk_score: float, byte_ids, allowed=None):
+    """Best segmentation of every unit; returns ``(ids, lens)``.
+
+    ``ids`` is flat: unit ``u``'s ids are ``ids[4*offsets[u] : 4*offsets[u] + lens[u]]``
+    (a unit of n characters never needs more than 4n ids; :func:`split_ids` cuts them).
+    ``allowed`` (bool per piece id, default all) restricts the lattice.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if allowed is None:
+        allowed = np.ones(len(scores), dtype=np.bool_)
+    return _viterbi_batch(cps, offsets, _chunks(offsets), _max_len(offsets), *trie.arrays(),
+                          scores, np.asarray(allowed, dtype=np.bool_), float(unk_score),
+                          np.asarray(byte_ids, dtype=np.int32))
+
+
+# --------------------------------------------------------------------------
+# forward-backward
+
+
+@njit(cache=True)
+def _fb_unit(cps, lo, n, weight, first, count, label, target, tpiece, logp, unk_logp,
+             alpha, beta, es, ee, ep, counts):
+    """Adds the unit's expected piece counts (times ``weight``) to ``counts``;
+    returns (log Z, expected unknown count)."""
+    # edges in order of increasing start; ep = -1 marks an unknown edge
+    m = 0
+    for s in range(n):
+        node = 0
+        single = False
+        for e in range(s, n):
+            node = _child(first, count, label, target, node, cps[lo + e])
+            if node < 0:
+                break
+            p = tpiece[node]
+            if p >= 0:
+                es[m] = s
+                ee[m] = e + 1
+                ep[m] = p
+                m += 1
+                if e == s:
+                    single = True
+        if not single:
+            es[m] = s
+            ee[m] = s + 1
+            ep[m] = -1
+            m += 1
+    for i in range(n + 1):
+        alpha[i] = -np.inf
+        beta[i] = -np.inf
+    alpha[0] = 0.0
+    beta[n] = 0.0
+    for j in range(m):  # all edges into s come from earlier starts: alpha[s] is final
+        w = logp[ep[j]] if ep[j] >= 0 else unk_logp
+        alpha[ee[j]] = _logaddexp(alpha[ee[j]], alpha[es[j]] + w)
+    for j in range(m - 1, -1, -1):
+        w = logp[ep[j]] if ep[j] >= 0 else unk_logp
+        beta[es[j]] = _logaddexp(beta[es[j]], w + beta[ee[j]])
+    z = alpha[n]
+    unk = 0.0
+    for j in range(m):
+        w = logp[ep[j]] if ep[j] >= 0 else unk_logp
+        post = weight * np.exp(alpha[es[j]] + w + beta[ee[j]] - z)
+        if ep[j] >= 0:
+            counts[ep[j]] += post
+        else:
+            unk += post
+    return z, unk
+
+
+@njit(cache=True, parallel=True)
+def _fb_batch(cps, offsets, weights, bounds, max_len, depth, first, count, label, target,
+              tpiece, logp, unk_logp):
+    n_chunks = len(bounds) - 1
+    counts = np.zeros((n_chunks, len(logp)), dtype=np.float64)
+    unks = np.zeros(n_chunks, dtype=np.float64)
+    lls = np.zeros(n_chunks, dtype=np.float64)
+    for c in prange(n_chunks):
+        alpha = np.empty(max_len + 1, dtype=np.float64)
+        beta = np.empty(max_len + 1, dtype=np.float64)
+        cap = max_len * (depth + 1) + 1
+        es = np.empty(cap, dtype=np.int32)
+        ee = np.empty(cap, dtype=np.int32)
+        ep = np.empty(cap, dtype=np.int32)
+        for u in range(bounds[c], bounds[c + 1]):
+            lo = offsets[u]
+            n = offsets[u + 1] - lo
+            if n == 0:
+                continue
+            z, unk = _fb_unit(cps, lo, n, weights[u], first, count, label, target, tpiece,
+                              logp, unk_logp, alpha, beta, es, ee, ep, counts[c])
+            lls[c] += weights[u] * z
+            unks[c] += unk
+    total = np.zeros(len(logp), dtype=np.float64)
+    for c in range(n_chunks):  # fixed order: the sum does not depend on threads
+        total += counts[c]
+    return total, unks.sum(), lls.sum()
+
+
+def expected_counts(cps, offsets, weights, trie: Trie, logp, unk_logp: float):
+    """Forward-backward over every unit (weighted by ``weights``, e.g. counts).
+
+    Returns ``(counts, unk, loglik)``: the expected number of uses of each piece
+    (array like ``logp``), of unknown edges, and ``sum_u weight_u * log Z_u``
+    where ``Z_u`` sums ``exp(score)`` over all segmentations of unit ``u``.
+    Pieces not in ``trie`` get count 0; ``logp`` may hold ``-inf``.
+    """
+    return _fb_batch(cps, offsets, np.asarray(weights, dtype=np.float64), _chunks(offsets),
+                     _max_len(offsets), trie.depth, *trie.arrays(),
+                     np.asarray(logp, dtype=np.float64), float(unk_logp))
+
+
+def num_threads() -> int:
+    """Threads numba uses for the batch kernels."""
+    return numba.get_num_threads()
