@@ -37,6 +37,7 @@ import numpy as np
 import torch
 
 from modtok.errors import DataError, UnknownLanguageError
+from modtok.lm.loss import ActiveSetError
 from modtok.lm.sampling import SubtokenizerSampler
 
 
@@ -50,8 +51,19 @@ def boundary_id(tokenizer) -> int:
     return tokenizer.vocab_size
 
 
+def check_langs(langs) -> tuple[str, ...] | None:
+    """``None`` (the full tokenizer) or a sorted tuple of languages; an empty union is an error."""
+    if langs is None:
+        return None
+    langs = (langs,) if isinstance(langs, str) else tuple(sorted(set(langs)))
+    if not langs:
+        raise ActiveSetError("empty union of subtokenizers: name at least one language (or None for the full tokenizer)")
+    return langs
+
+
 def active_ids(tokenizer, langs) -> np.ndarray:
     """Sorted global ids a model may predict under ``langs`` (``None`` = full tokenizer), boundary included."""
+    langs = check_langs(langs)
     if langs is None:
         return np.arange(lm_vocab_size(tokenizer), dtype=np.int64)
     return np.append(tokenizer.ids(langs), boundary_id(tokenizer)).astype(np.int64)

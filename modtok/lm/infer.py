@@ -1,0 +1,290 @@
+"""Modular inference: evaluate and generate with any union of subtokenizers; compact models.
+
+A model trained with sampled subtokenizers can be used with any union ``U`` of
+languages: the text is encoded with ``U``'s subtokenizer and the output matrix
+is cut to ``U``'s ids (plus the boundary), exactly as during training.
+
+Evaluation settings for a language ``L`` (Tables 4/6 of the paper), as
+``(encode with, softmax over)``:
+
+==============  ====================  =========================================
+``Lang``        ``{L}``, ``{L}``      own-language subtokenizer
+``Full``        full, full            the full tokenizer
+``Full-Lang``   ``{L}``, full         own-language tokens scored by the full
+                                      output matrix (what a model that ignores
+                                      the modular vocabulary assigns to them)
+``EN+Lang``     ``{en, L}``, same     English + language union
+==============  ====================  =========================================
+
+Every line is scored as ``[DOC] tokens [DOC]``: the tokens and the closing
+boundary (which stands for the newline) are predicted, so bits per byte are
+``nats / ln 2 / (UTF-8 bytes + 1)`` summed over lines; the numbers of two
+tokenizations of the same text are therefore comparable.
+
+:func:`export_compact` slices the embedding and output rows of ``U``'s ids into a
+standalone smaller model with its own tokenizer directory (the restricted
+tokenizer renumbered to local ids); its logits equal the full model's logits
+restricted to ``U``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from modtok.lm.batches import active_ids, boundary_id, check_langs, lm_vocab_size
+from modtok.lm.loss import IGNORE, ActiveSetError, bits_per_byte, restricted_cross_entropy
+from modtok.lm.model import LM, LMConfig
+from modtok.lm.train import CheckpointError, save_atomic
+
+SETTINGS = ("Lang", "Full", "Full-Lang", "EN+Lang")
+
+
+def setting_langs(setting: str, lang: str, english: str = "eng_Latn") -> tuple:
+    """``(encode_langs, output_langs)`` of a named setting; ``None`` = full tokenizer/vocabulary."""
+    table = {
+        "Lang": ([lang], [lang]),
+        "Full": (None, None),
+        "Full-Lang": ([lang], None),
+        "EN+Lang": ([english, lang], [english, lang]),
+    }
+    if setting not in table:
+        raise ActiveSetError(f"unknown evaluation setting {setting!r} (known: {', '.join(SETTINGS)})")
+    return table[setting]
+
+
+def _covered(tokenizer, encode_langs, output_langs) -> None:
+    """Every id the encoder can emit must be in the output set."""
+    enc, out = check_langs(encode_langs), check_langs(output_langs)
+    if out is None:
+        return
+    if enc is None or not np.isin(tokenizer.ids(enc), tokenizer.ids(out)).all():
+        raise ActiveSetError(
+            f"text encoded with {'the full tokenizer' if enc is None else '+'.join(enc)} can contain ids "
+            f"outside the output vocabulary of {'+'.join(out)}"
+        )
+
+
+@dataclass
+class EvalResult:
+    nats: float
+    tokens: int  # predicted tokens (line tokens + one boundary per line)
+    bytes: int  # UTF-8 bytes + one newline per line
+
+    @property
+    def bpb(self) -> float:
+        return bits_per_byte(self.nats, self.bytes)
+
+
+@torch.no_grad()
+def evaluate(model: LM, tokenizer, lines: list[str], encode_langs=None, output_langs=None,
+             batch_size: int = 16, device: torch.device | None = None) -> EvalResult:
+    """Summed nats of ``lines`` encoded with ``encode_langs`` under the softmax over ``output_langs``.
+
+    Lines longer than the model's context are cut into windows of ``max_seq_len`` predictions; each
+    window starts from the last token of the previous one (so every token is predicted exactly once).
+    """
+    if model.cfg.vocab_size != lm_vocab_size(tokenizer):
+        raise CheckpointError(f"model vocab_size {model.cfg.vocab_size} does not fit the tokenizer "
+                              f"({tokenizer.vocab_size} ids + boundary)")
+    _covered(tokenizer, encode_langs, output_langs)
+    lines = [s for s in lines if s.strip()]
+    device = device or next(model.parameters()).device
+    doc, T = boundary_id(tokenizer), model.cfg.max_seq_len
+    windows = []
+    for ids in tokenizer.encode_batch(lines, check_langs(encode_langs)):
+        seq = [doc] + list(ids) + [doc]
+        windows += [seq[i : i + T + 1] for i in range(0, len(seq) - 1, T)]
+    active = torch.from_numpy(active_ids(tokenizer, output_langs)).to(device)
+    nats = 0.0
+    for i in range(0, len(windows), batch_size):
+        chunk = windows[i : i + batch_size]
+        width = max(map(len, chunk)) - 1
+        idx = torch.full((len(chunk), width), doc, dtype=torch.long)  # (B, T) right-padded
+        targets = torch.full((len(chunk), width), IGNORE, dtype=torch.long)
+        for r, w in enumerate(chunk):
+            idx[r, : len(w) - 1] = torch.tensor(w[:-1])
+            targets[r, : len(w) - 1] = torch.tensor(w[1:])
+        w, b = model.output_rows(None)
+        nats += float(restricted_cross_entropy(model.hidden(idx.to(device)), w, b, targets.to(device), active))
+    n_tokens = sum(len(w) - 1 for w in windows)
+    n_bytes = sum(len(s.encode("utf-8")) + 1 for s in lines)
+    return EvalResult(nats, n_tokens, n_bytes)
+
+
+def evaluate_settings(model: LM, tokenizer, corpus: dict[str, list[str]], settings=SETTINGS,
+                      english: str = "eng_Latn", device=None) -> list[dict]:
+    """Rows ``{lang, setting, bpb, nats, tokens, bytes}`` for every language and setting."""
+    rows = []
+    for lang, lines in corpus.items():
+        for setting in settings:
+            enc, out = setting_langs(setting, lang, english)
+            r = evaluate(model, tokenizer, lines, enc, out, device=device)
+            rows.append({"lang": lang, "setting": setting, "bpb": r.bpb, "nats": r.nats,
+                         "tokens": r.tokens, "bytes": r.bytes})
+    return rows
+
+
+# ---------------------------------------------------------------------------- generation
+
+
+@torch.no_grad()
+def generate(model: LM, prompt: list[int], active: torch.Tensor, max_new_tokens: int,
+             top_k: int | None = 1, temperature: float = 1.0, seed: int = 0, stop_id: int | None = None) -> list[int]:
+    """Continue ``prompt`` (ids) with ids from ``active`` (sorted); returns only the new ids.
+
+    ``top_k=1`` is greedy; otherwise sample from the ``top_k`` most likely active ids (all when
+    ``None``) at ``temperature`` with a ``torch.Generator`` seeded by ``seed``. Stops after
+    ``stop_id`` (included) or ``max_new_tokens``. The context is the last ``max_seq_len`` ids.
+    """
+    if not prompt:
+        raise ActiveSetError("generation needs a non-empty prompt (start it with the boundary id)")
+    device = next(model.parameters()).device
+    active = active.to(device)
+    gen = torch.Generator(device=device).manual_seed(seed)
+    ids, new = list(prompt), []
+    for _ in range(max_new_tokens):
+        ctx = torch.tensor([ids[-model.cfg.max_seq_len :]], device=device)  # (1, T)
+        logits = model.logits(ctx, active)[0, -1].float()  # (K,)
+        if top_k == 1:
+            j = int(logits.argmax())
+        else:
+            logits = logits / temperature
+            if top_k is not None and top_k < logits.numel():
+                kth = torch.topk(logits, top_k).values[-1]
+                logits = logits.masked_fill(logits < kth, float("-inf"))
+            j = int(torch.multinomial(F.softmax(logits, -1), 1, generator=gen))
+        token = int(active[j])
+        ids.append(token)
+        new.append(token)
+        if token == stop_id:
+            break
+    return new
+
+
+def continue_text(model: LM, tokenizer, prompt: str, prompt_langs=None, output_langs=None,
+                  max_new_tokens: int = 40, **sampling) -> tuple[str, list[int]]:
+    """Encode ``prompt`` with ``prompt_langs``, continue with ``output_langs`` ids (EN | Lang: ["eng_Latn"], [L]).
+
+    Returns the continuation text (up to the boundary) and its ids.
+    """
+    doc = boundary_id(tokenizer)
+    ids = [doc] + list(tokenizer.encode(prompt, check_langs(prompt_langs)))
+    active = torch.from_numpy(active_ids(tokenizer, output_langs))
+    new = generate(model, ids, active, max_new_tokens, stop_id=doc, **sampling)
+    text_ids = [t for t in new if t != doc]
+    return tokenizer.decode(text_ids), new
+
+
+def foreign_token_share(ids, tokenizer, lang: str) -> float:
+    """Share of ``ids`` (boundaries excluded) that belong only to other languages' vocabularies.
+
+    Language fidelity is ``1 - foreign_token_share``; a Mono-only model generating with the full
+    tokenizer tends to mix in other languages' tokens. Example: ids of "x" = {0, 1}, of "y" = {0, 2};
+    for "x", the ids [0, 1, 2, 2] hold two y-only tokens: share 0.5. Ids in no language's list
+    (possible for a joint vocabulary) are not counted as foreign.
+    """
+    ids = np.asarray([i for i in ids if i != boundary_id(tokenizer)], dtype=np.int64)
+    if ids.size == 0:
+        return 0.0
+    others = [other for other in tokenizer.languages if other != lang]
+    own = tokenizer.mask([lang])[ids]
+    theirs = tokenizer.mask(others)[ids] if others else np.zeros(ids.size, dtype=bool)
+    return float(np.mean(theirs & ~own))
+
+
+def fidelity(model: LM, tokenizer, prompts: dict[str, list[str]], max_new_tokens: int = 30,
+             **sampling) -> dict[str, float]:
+    """Per language: foreign-token share of continuations generated with the full tokenizer."""
+    out = {}
+    for lang, lines in prompts.items():
+        generated = []
+        for line in lines:
+            _, new = continue_text(model, tokenizer, line, None, None, max_new_tokens, **sampling)
+            generated += new
+        out[lang] = foreign_token_share(generated, tokenizer, lang)
+    return out
+
+
+# ---------------------------------------------------------------------------- compact models
+
+
+def slice_vocab(model: LM, rows) -> LM:
+    """A model over ``rows`` only (local id i = global row rows[i]): same blocks, sliced vocabulary matrices."""
+    rows = torch.as_tensor(np.asarray(rows), dtype=torch.long)
+    cfg = LMConfig(**{**model.cfg.to_dict(), "vocab_size": int(rows.numel())})
+    small = LM(cfg).to(next(model.parameters()).device)
+    state = {k: v for k, v in model.state_dict().items() if not k.startswith(("embed.", "out."))}
+    state["embed.weight"] = model.embed.weight.detach()[rows]
+    state["out.weight"] = model.out.weight.detach()[rows]
+    if model.out.bias is not None:
+        state["out.bias"] = model.out.bias.detach()[rows]
+    small.load_state_dict(state)
+    return small.eval()
+
+
+@dataclass
+class CompactLM:
+    """A standalone model for ``langs``: ``model`` over local ids, ``tokenizer`` emitting them.
+
+    ``global_ids[i]`` is the full model's row of local id ``i`` (the last one is the boundary).
+    """
+
+    model: LM
+    tokenizer: object  # a ModularTokenizer over the restricted, renumbered vocabulary
+    langs: tuple[str, ...]
+    global_ids: np.ndarray
+
+    def save(self, directory) -> Path:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.tokenizer.save(directory / "tokenizer")
+        save_atomic({
+            "format": "modtok-compact-lm-1", "langs": list(self.langs),
+            "global_ids": torch.from_numpy(self.global_ids),
+            "model_config": self.model.cfg.to_dict(), "model": self.model.state_dict(),
+        }, directory / "model.pt")
+        return directory
+
+    @classmethod
+    def load(cls, directory) -> "CompactLM":
+        from modtok.modular import ModularTokenizer
+
+        directory = Path(directory)
+        try:
+            blob = torch.load(directory / "model.pt", map_location="cpu", weights_only=True)
+        except FileNotFoundError:
+            raise CheckpointError(f"{directory}: no model.pt (not a compact model directory)") from None
+        if not isinstance(blob, dict) or blob.get("format") != "modtok-compact-lm-1":
+            raise CheckpointError(f"{directory / 'model.pt'}: not a compact modtok model")
+        tok = ModularTokenizer.load(directory / "tokenizer")
+        model = LM(LMConfig(**blob["model_config"]))
+        if model.cfg.vocab_size != lm_vocab_size(tok):
+            raise CheckpointError(f"{directory}: model vocabulary {model.cfg.vocab_size} does not fit its "
+                                  f"tokenizer ({tok.vocab_size} ids + boundary)")
+        model.load_state_dict(blob["model"])
+        return cls(model.eval(), tok, tuple(blob["langs"]), blob["global_ids"].numpy())
+
+
+def export_compact(model: LM, tokenizer, langs, directory=None) -> CompactLM:
+    """Cut ``model`` to the union of ``langs`` (and save it to ``directory`` when given)."""
+    from modtok.modular import ModularTokenizer
+
+    langs = check_langs(langs)
+    if langs is None:
+        raise ActiveSetError("a compact model needs a union of languages, not the full tokenizer")
+    if model.cfg.vocab_size != lm_vocab_size(tokenizer):
+        raise CheckpointError(f"model vocab_size {model.cfg.vocab_size} does not fit the tokenizer")
+    sub = tokenizer.subtokenizer(langs)
+    local_lists = {lang: sub.to_local(tokenizer.ids([lang])).tolist() for lang in langs}
+    small_tok = ModularTokenizer(sub.tokenizer_json, local_lists)
+    rows = active_ids(tokenizer, langs)  # sub.global_ids + boundary
+    compact = CompactLM(slice_vocab(model, rows), small_tok, langs, rows)
+    if directory is not None:
+        compact.save(directory)
+    return compact
+
