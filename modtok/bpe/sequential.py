@@ -1,0 +1,148 @@
+"""Sequential multilingual BPE (modular tokenizers paper, §4.2, Algorithm 2).
+
+Languages are trained one after another on top of one global merge list M;
+language i keeps its own sub-vocabulary V_i of at most k tokens, closed under
+ancestry, so that every union of sub-vocabularies is a proper BPE:
+
+    M <- []                                       # global merges
+    for language i in order:
+        V_i <- 256 bytes
+        segment language i's pre-tokens with M
+        while |V_i| < k:
+            t <- most frequent token (in this segmentation) not in V_i
+            p <- most frequent adjacent pair
+            if count(t) >= count(p):              # unigram rule (ties: unigram)
+                V_i <- V_i + t + ancestors(t)
+            else:                                 # bigram rule
+                M <- M + [p];  V_i <- V_i + merge(p);  apply p
+    return M, (V_1, ..., V_n)
+
+Budget accounting: **k counts every token of V_i, the 256 bytes included**
+(there are no special tokens), so V_i is comparable to a monolingual BPE of
+``vocab_size = k``. If adding t with its missing ancestors would exceed k, the
+language stops there (|V_i| is then at most k - 1, rare and only at the end).
+When the bigram rule fires both parts of p are already in V_i (a part occurs
+at least as often as the pair, and a part not in V_i would have won the
+unigram rule); the code still closes V_i defensively. Ties: the pair
+tie-break of :mod:`modtok.bpe.engine`; among tokens, the smallest id.
+
+>>> from collections import Counter
+>>> res = train_sequential({"x": Counter({"ab": 5}), "y": Counter({"abc": 4})}, 258)
+>>> [res.model.vocab[i] for i in res.lang_to_ids["x"][256:]], [res.model.vocab[i] for i in res.lang_to_ids["y"][256:]]
+([b'ab'], [b'ab', b'abc'])
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from modtok.bpe.engine import Engine
+from modtok.bpe.model import BPEModel
+from modtok.bpe.standard import check_budget
+from modtok.errors import UnknownLanguageError
+from modtok.pretokenize import DEFAULT_SCHEME
+
+
+@dataclass
+class MultilingualBPE:
+    """A global BPE model and each language's sub-vocabulary (sorted global ids)."""
+
+    model: BPEModel
+    lang_to_ids: dict[str, list[int]]
+
+    def modular(self):
+        """The :class:`~modtok.modular.ModularTokenizer` (HF-backed encoders)."""
+        from modtok.export import to_tokenizer_json
+        from modtok.modular import ModularTokenizer
+
+        return ModularTokenizer(to_tokenizer_json(self.model), self.lang_to_ids)
+
+
+def check_order(counts_by_lang: Mapping, order: Sequence[str] | None) -> list[str]:
+    order = list(counts_by_lang) if order is None else list(order)
+    for lang in order:
+        if lang not in counts_by_lang:
+            raise UnknownLanguageError(lang, counts_by_lang)
+    return order
+
+
+class _TokenQueue:
+    """Lazy max-heap of the tokens not in V_i by their count (ties: smallest id).
+
+    Valid because the count of a token not in V_i only goes down: a merge
+    lowers its parts and raises only its output, which joins V_i at once."""
+
+    def __init__(self, counts, in_vocab):
+        self.counts, self.in_vocab = counts, in_vocab
+        self.heap = [(-int(counts[t]), t) for t in range(len(counts)) if counts[t] > 0 and t not in in_vocab]
+        heapq.heapify(self.heap)
+
+    def top(self) -> tuple[int, int]:
+        """``(token, count)`` of the most frequent token not in V_i, ``(-1, 0)`` if none."""
+        while self.heap:
+            neg, t = self.heap[0]
+            cur = int(self.counts[t])
+            if t in self.in_vocab or cur == 0:
+                heapq.heappop(self.heap)
+            elif -neg != cur:
+                heapq.heapreplace(self.heap, (-cur, t))
+            else:
+                return t, cur
+        return -1, 0
+
+
+def train_sequential(
+    counts_by_lang: Mapping[str, Counter],
+    k: int,
+    order: Sequence[str] | None = None,
+    scheme: str = DEFAULT_SCHEME,
+    progress: bool = False,
+) -> MultilingualBPE:
+    """Algorithm 2 on ``{lang: Counter(pre-token -> count)}`` in ``order``."""
+    check_budget(k, what="k")
+    order = check_order(counts_by_lang, order)
+    model = BPEModel([], scheme)
+    lang_to_ids: dict[str, list[int]] = {}
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(order) * (k - 256), desc="sequential BPE")
+    for lang in order:
+        engine = Engine.from_counts(
+            {lang: counts_by_lang[lang]},
+            merges=model.merges,
+            results=model.results,
+            capacity=len(model) + k + 1,
+        )
+        vocab = set(range(256))
+        tokens = _TokenQueue(engine.token_counts(), vocab)
+        while len(vocab) < k:
+            t, t_count = tokens.top()
+            best = engine.best_pair()
+            p_count = best[2] if best else 0
+            if t_count == 0 and p_count == 0:
+                break
+            if t_count >= p_count:  # unigram rule
+                missing = model.ancestors(t) - vocab
+            else:  # bigram rule
+                a, b, _ = best
+                missing = (model.ancestors(a) | model.ancestors(b)) - vocab
+            if len(vocab) + len(missing) + (t_count < p_count) > k:
+                break
+            vocab |= missing
+            if t_count < p_count:
+                c = model.add_merge(a, b)
+                engine.merge(a, b, c)
+                tokens.counts = engine.token_counts()  # the engine may grow its arrays
+                vocab.add(c)
+            if bar is not None:
+                bar.n = order.index(lang) * (k - 256) + len(vocab) - 256
+                bar.refresh()
+        lang_to_ids[lang] = sorted(vocab)
+    if bar is not None:
+        bar.close()
+    return MultilingualBPE(model, lang_to_ids)
