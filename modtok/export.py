@@ -23,7 +23,7 @@ from pathlib import Path
 from modtok.bpe.model import BPEModel
 from modtok.errors import MergeListError, TokenizerFileError
 from modtok.modular import _merge_pair, read_json, write_json_atomic
-from modtok.pretokenize import SCHEMES, bytes_to_unicode, pattern, unicode_to_bytes
+from modtok.pretokenize import DEFAULT_SCHEME, SCHEMES, bytes_to_unicode, pattern, unicode_to_bytes
 
 
 def token_string(data: bytes) -> str:
@@ -77,9 +77,9 @@ def _scheme_of(tj: dict) -> str:
     for step in pre.get("pretokenizers", [pre]):
         if step.get("type") == "Split":
             regex = step.get("pattern", {}).get("Regex")
-            for name, src in SCHEMES.items():
-                if src == regex:
-                    return name
+            names = [name for name, src in SCHEMES.items() if src == regex]
+            if names:  # cl100k and llama3 share one regex: prefer the default
+                return DEFAULT_SCHEME if DEFAULT_SCHEME in names else names[0]
             raise TokenizerFileError(f"the Split regex {regex!r} is not a named modtok scheme")
     raise TokenizerFileError("no Split pre-tokenizer: not a modtok byte-level BPE tokenizer.json")
 

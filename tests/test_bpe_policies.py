@@ -1,0 +1,142 @@
+"""BPE model properness, continued / sequential / concatenated policies."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from modtok import data
+from modtok.bpe.concat import train_concat
+from modtok.bpe.continued import continue_training
+from modtok.bpe.model import BPEModel
+from modtok.bpe.sequential import train_sequential
+from modtok.bpe import standard
+from modtok.errors import BudgetError, MergeListError, UnknownLanguageError
+from modtok.export import hf_tokenizer
+from modtok.pretokenize import count_by_language, count_pretokens
+
+LANGS = ["eng_Latn", "deu_Latn", "rus_Cyrl", "npi_Deva"]
+
+
+@pytest.fixture(scope="module")
+def counts(pool_root):
+    pool = data.load_pool(LANGS, root=pool_root, max_chars=150_000)
+    return count_by_language(pool, "llama3", workers=1)
+
+
+@pytest.fixture(scope="module")
+def seq(counts):
+    return train_sequential(counts, 700)
+
+
+def test_improper_merge_lists():
+    with pytest.raises(MergeListError, match="merge 0 .*part 256"):
+        BPEModel([(256, 97)])  # uses an output that does not exist yet
+    with pytest.raises(MergeListError, match="merge 1 .*part 258"):
+        BPEModel([(97, 98), (258, 97), (256, 99)])  # cycle-like forward reference
+    with pytest.raises(MergeListError, match="repeats merge 0"):
+        BPEModel([(97, 98), (97, 98)])
+
+
+def test_duplicate_output_keeps_first_id():
+    """ab+c and a+bc both make "abc": one token (id 258), two merges."""
+    m = BPEModel([(97, 98), (256, 99), (98, 99), (97, 258)])
+    assert [m.vocab[i] for i in range(256, len(m))] == [b"ab", b"abc", b"bc"]
+    assert m.results == [256, 257, 258, 257]
+    assert m.encode_bytes(b"abc") == [257]
+
+
+def test_continued_keeps_every_original_id(counts, flores_root):
+    """English BPE + 300 tokens learned on Nepali: original merges and ids are a prefix
+    of the new model and every FLORES devtest English line encodes to the same ids."""
+    base = standard.train(counts["eng_Latn"], 600, "llama3")
+    ext = continue_training(base, counts["npi_Deva"], 300)
+    assert len(ext) == 900
+    assert ext.merges[: len(base.merges)] == base.merges
+    assert ext.vocab[: len(base)] == base.vocab
+    eng = data.load_flores(["eng_Latn"], root=flores_root)["eng_Latn"]
+    old, new = hf_tokenizer(base), hf_tokenizer(ext)
+    for a, b in zip(old.encode_batch(eng, add_special_tokens=False), new.encode_batch(eng, add_special_tokens=False)):
+        assert a.ids == b.ids
+    npi = data.load_flores(["npi_Deva"], root=flores_root)["npi_Deva"][:100]
+    assert sum(len(e.ids) for e in new.encode_batch(npi)) < 0.8 * sum(len(e.ids) for e in old.encode_batch(npi))
+
+
+def test_sequential_vocabularies_closed_and_within_budget(seq):
+    model = seq.model
+    for lang, ids in seq.lang_to_ids.items():
+        vocab = set(ids)
+        assert len(vocab) == 700, lang
+        assert set(range(256)) <= vocab
+        for t in vocab:
+            assert model.ancestors(t) <= vocab, (lang, t)
+    # later languages reuse earlier tokens: the global vocabulary is smaller than the sum
+    assert len(model) < 256 + 4 * (700 - 256)
+
+
+def test_sequential_first_language_is_monolingual_bpe(counts, seq):
+    """Language 1 starts from bytes with an empty merge list: the unigram rule never fires
+    (every token of its segmentation is in V_1), so it is standard BPE of size k."""
+    mono = standard.train(counts["eng_Latn"], 700, "llama3")
+    assert seq.model.merges[: len(mono.merges)] == mono.merges
+    assert seq.lang_to_ids["eng_Latn"] == list(range(700))
+
+
+def test_random_unions_are_proper_and_match_reference(seq, flores_root):
+    """For random language subsets, the HF subtokenizer equals the readable reference
+    encoder of the restricted model (as token bytes) on FLORES devtest lines."""
+    mt = seq.modular()
+    flores = data.load_flores(LANGS, root=flores_root, max_lines=60)
+    rng = random.Random(0)
+    for _ in range(5):
+        subset = rng.sample(LANGS, rng.randint(1, 4))
+        ref = seq.model.restricted(mt.ids(subset).tolist())
+        sub = mt.subtokenizer(subset)
+        for lang in LANGS:
+            for line in flores[lang]:
+                got = [seq.model.vocab[g] for g in sub.encode(line)]
+                assert got == [ref.vocab[t] for t in ref.encode(line)]
+
+
+def test_every_language_hf_equals_reference_on_flores(seq, flores_root):
+    """Each language's subtokenizer (HF, global ids) == reference encoder, all devtest lines."""
+    mt = seq.modular()
+    flores = data.load_flores(LANGS, root=flores_root)
+    for lang in LANGS:
+        ref = seq.model.restricted(seq.lang_to_ids[lang])
+        to_global = {i: seq.model.id_of(v) for i, v in enumerate(ref.vocab)}
+        enc = mt.encode_batch(flores[lang], [lang])
+        for line, ids in zip(flores[lang], enc):
+            assert ids == [to_global[t] for t in ref.encode(line)]
+    full = [seq.model.encode(line) for line in flores["eng_Latn"][:200]]
+    assert mt.encode_batch(flores["eng_Latn"][:200]) == full
+
+
+def test_sequential_bad_input(counts):
+    with pytest.raises(BudgetError, match="k=200"):
+        train_sequential(counts, 200)
+    with pytest.raises(UnknownLanguageError, match="xxx_Latn"):
+        train_sequential(counts, 300, order=["eng_Latn", "xxx_Latn"])
+
+
+def test_concat_hand_oracle_and_unreachable_token():
+    """x learns a+b; y learns b+c then a+bc. Concatenated: [a+b, b+c, a+bc]. y's "abc" is
+    made from a+bc; in the x+y union a+b (rank 0) fires first on "abc" and b+c can no
+    longer apply: "abc" -> [ab, c], the token "abc" cannot form (the paper's Fig. 2)."""
+    res = train_concat({"x": Counter({"ab": 9}), "y": Counter({"abc": 5, "bc": 4})}, 258, scheme="whitespace")
+    v = res.model.vocab
+    assert [(v[a], v[b]) for a, b in res.model.merges] == [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")]
+    mt = res.modular()
+    assert [v[i] for i in mt.encode("abc", ["y"])] == [b"abc"]
+    assert [v[i] for i in mt.encode("abc", ["x", "y"])] == [b"ab", b"c"]
+    seq = train_sequential({"x": Counter({"ab": 9}), "y": Counter({"abc": 5, "bc": 4})}, 258, scheme="whitespace")
+    assert [seq.model.vocab[i] for i in seq.modular().encode("abc", ["x", "y"])] == [b"abc"]
+
+
+def test_count_then_train_equals_lines_entry_point():
+    lines = ["the cat", "the hat", "a cat"]
+    a = standard.train(count_pretokens(lines, "whitespace"), 270, "whitespace")
+    b = standard.train_from_lines(lines, 270, "whitespace")
+    assert a.merges == b.merges
