@@ -144,6 +144,10 @@ class UnigramModel:
             return self.encode_normalized([normalize(texts)], ids)[0]
         return self.encode_normalized([normalize(t) for t in texts], ids)
 
+    def encode_batch(self, texts: Sequence[str], ids=None) -> list[list[int]]:
+        """Ids of each text (what :func:`modtok.metrics.token_counts` calls)."""
+        return self.encode(list(texts), ids)
+
     def decode(self, ids: Iterable[int]) -> str:
         """Text of ids: pieces joined, bytes decoded, ``▁`` -> space, dummy prefix removed."""
         out, buf = [], bytearray()
