@@ -1,0 +1,130 @@
+"""Benchmark + fidelity run for modular BPE (issue 3). Prints, in one run:
+
+1. speed: modtok standard BPE vs HF BpeTrainer on a >= 20 MB multilingual slice of
+   the pool at vocab 32k (both timed end to end from text: pre-token counting +
+   training; HF counts in Rust, modtok with ``count_pretokens``);
+2. sequential BPE over all pool languages at k vs the total time of one
+   monolingual HF training per language of the same size;
+3. fidelity on FLORES devtest: each extracted subtokenizer's NSL vs a monolingual
+   modtok BPE of the same budget k, and n = 2..4 language subsets (random subsets
+   and orders) of sequential vs the concatenation baseline (mean and spread).
+
+    python bench/bpe_train.py                    # full run (20 MB slice, k = 8000)
+    MODTOK_SMOKE=1 python bench/bpe_train.py     # tiny sizes
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+import numpy as np
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+from modtok import data
+from modtok.bpe import standard
+from modtok.bpe.concat import concatenate
+from modtok.bpe.sequential import train_sequential
+from modtok.export import hf_tokenizer
+from modtok.pretokenize import count_by_language, count_pretokens, hf_pre_tokenizer
+
+
+def hf_train(lines, vocab_size, scheme):
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = hf_pre_tokenizer(scheme)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tok.train_from_iterator(lines, trainer)
+    return tok
+
+
+def ntokens(tok, lines) -> int:
+    return sum(len(e.ids) for e in tok.encode_batch(lines, add_special_tokens=False))
+
+
+def main() -> None:
+    smoke = data.is_smoke()
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--slice-mb", type=float, default=1.0 if smoke else 20.0)
+    ap.add_argument("--vocab", type=int, default=2000 if smoke else 32000)
+    ap.add_argument("--k", type=int, default=1000 if smoke else 8000)
+    ap.add_argument("--chars", type=int, default=100_000 if smoke else 1_000_000,
+                    help="training characters per language for parts 2-3")
+    ap.add_argument("--scheme", default="llama3")
+    ap.add_argument("--subsets", type=int, default=4, help="random subsets per n")
+    ap.add_argument("--skip-speed", action="store_true")
+    args = ap.parse_args()
+    langs = data.pool_languages()
+    print(f"pool: {data.pool_dir()}  FLORES: {data.flores_dir()}  languages: {len(langs)}")
+
+    # 1. speed on a >= slice-mb multilingual slice
+    if not args.skip_speed:
+        per_lang = int(args.slice_mb * 1e6 / len(langs))
+        pool = data.load_pool(langs, max_chars=per_lang)
+        lines = [line for ls in pool.values() for line in ls]
+        mb = sum(len(line.encode("utf-8")) + 1 for line in lines) / 1e6
+        t0 = time.perf_counter()
+        counts = count_pretokens(lines, args.scheme)
+        t1 = time.perf_counter()
+        ours = standard.train(counts, args.vocab, args.scheme)
+        t2 = time.perf_counter()
+        theirs = hf_train(lines, args.vocab, args.scheme)
+        t3 = time.perf_counter()
+        print(f"\n[1] standard BPE, {mb:.1f} MB, {len(lines):,} lines, {len(counts):,} unique pre-tokens, vocab {args.vocab}")
+        print(f"    modtok: {t2 - t0:.1f} s (counting {t1 - t0:.1f} s + training {t2 - t1:.1f} s); HF BpeTrainer: {t3 - t2:.1f} s")
+        print(f"    ratio modtok / HF = {(t2 - t0) / (t3 - t2):.2f}  (training only: {(t2 - t1) / (t3 - t2):.2f})")
+        hf_merges = theirs.get_vocab_size()
+        print(f"    vocab sizes: modtok {len(ours)}, HF {hf_merges}")
+        del pool, lines, counts
+
+    # 2. sequential over all languages vs monolingual HF trainings
+    pool = data.load_pool(langs, max_chars=args.chars)
+    flores = data.load_flores(langs)
+    t0 = time.perf_counter()
+    counts = count_by_language(pool, args.scheme)
+    t1 = time.perf_counter()
+    seq = train_sequential(counts, args.k, scheme=args.scheme)
+    t2 = time.perf_counter()
+    for lang in langs:
+        hf_train(pool[lang], args.k, args.scheme)
+    t3 = time.perf_counter()
+    print(f"\n[2] sequential BPE, {len(langs)} languages x {args.chars:,} chars, k = {args.k}")
+    print(f"    modtok sequential: {t2 - t0:.1f} s (counting {t1 - t0:.1f} s + training {t2 - t1:.1f} s); "
+          f"{len(langs)} monolingual HF trainings: {t3 - t2:.1f} s")
+    print(f"    ratio = {(t2 - t0) / (t3 - t2):.2f}  (training only: {(t2 - t1) / (t3 - t2):.2f}); "
+          f"global vocabulary {len(seq.model):,} tokens, {len(seq.model.merges):,} merges")
+
+    # 3. fidelity
+    monos = {lang: standard.train(counts[lang], args.k, args.scheme) for lang in langs}
+    ref = {lang: ntokens(hf_tokenizer(monos[lang]), flores[lang]) for lang in langs}
+    mt = seq.modular()
+    print(f"\n[3a] NSL on FLORES devtest vs monolingual modtok BPE (k = {args.k}), order = pool order")
+    print(f"    {'language':10s} {'subtok':>7s} {'global':>7s}")
+    worst = []
+    for lang in langs:
+        sub = ntokens(mt.subtokenizer([lang]).hf, flores[lang]) / ref[lang]
+        glob = ntokens(mt.hf, flores[lang]) / ref[lang]
+        worst.append(sub)
+        print(f"    {lang:10s} {sub:7.3f} {glob:7.3f}")
+    print(f"    max subtokenizer NSL = {max(worst):.3f} (target <= 1.05)")
+
+    print("\n[3b] n-language subtokenizers: mean NSL over the subset's languages (vs monolingual)")
+    rng = random.Random(0)
+    for n in (2, 3, 4):
+        s_vals, c_vals = [], []
+        for _ in range(args.subsets):
+            subset = rng.sample(langs, n)  # random subset, random order
+            sq = train_sequential({lang: counts[lang] for lang in subset}, args.k, order=subset,
+                                  scheme=args.scheme).modular()
+            ct = concatenate(monos, subset).modular()
+            s_vals.append(np.mean([ntokens(sq.subtokenizer(subset).hf, flores[l]) / ref[l] for l in subset]))
+            c_vals.append(np.mean([ntokens(ct.subtokenizer(subset).hf, flores[l]) / ref[l] for l in subset]))
+        print(f"    n={n}: sequential {np.mean(s_vals):.3f} ± {np.std(s_vals):.3f} "
+              f"[{min(s_vals):.3f}, {max(s_vals):.3f}]   concatenation {np.mean(c_vals):.3f} ± "
+              f"{np.std(c_vals):.3f} [{min(c_vals):.3f}, {max(c_vals):.3f}]")
+
+
+if __name__ == "__main__":
+    main()
