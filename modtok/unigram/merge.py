@@ -25,8 +25,10 @@ constant, it keeps EM a proper minorise-maximise step, so the log-likelihood
 never decreases; its expected count is reported but is not a piece.
 
 Scores. The final log-probabilities are floored at :data:`LOGP_FLOOR` (a piece
-whose expected count underflowed to 0) and rounded to float32, so the HF
-``tokenizer.json`` and the sentencepiece ``.model`` hold the very same numbers.
+whose expected count underflowed to 0) and quantised to multiples of 2^-8
+(:func:`~modtok.unigram.model.quantize_scores`), so the HF ``tokenizer.json``
+(float64) and the sentencepiece ``.model`` (float32) hold the very same numbers
+and add them up exactly.
 
 >>> from modtok.unigram.train import train_unigram
 >>> corpus = {"x": ["aaa ab abab"] * 20, "y": ["bbb ba baba"] * 20}
@@ -48,7 +50,7 @@ import regex
 
 from modtok.errors import DataError, UnknownLanguageError
 from modtok.unigram import lattice
-from modtok.unigram.model import SPACE, UnigramModel, normalize
+from modtok.unigram.model import SPACE, UnigramModel, normalize, quantize_scores
 from modtok.unigram.spm_proto import BYTE, CONTROL, NORMAL, UNKNOWN
 
 LOGP_FLOOR = -100.0
@@ -217,6 +219,6 @@ def merge_unigram(models: Mapping[str, UnigramModel], corpus: Mapping[str, Seque
     units = sorted(counts)  # sorted: the result does not depend on corpus order
     weights = np.array([counts[u] for u in units], dtype=np.float64)
     res = em(model, units, weights, max_iter, tol, progress)
-    scores = np.maximum(res.logp, LOGP_FLOOR).astype(np.float32).astype(np.float64)
+    scores = quantize_scores(np.maximum(res.logp, LOGP_FLOOR))
     final = UnigramModel(model.pieces, np.where(model.types == NORMAL, scores, 0.0), model.types)
     return MergedUnigram(final, lang_ids, res.loglik, len(units), float(weights.sum()))
