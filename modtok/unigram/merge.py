@@ -160,15 +160,29 @@ def em(model: UnigramModel, units: Sequence[str], weights, max_iter: int = 5, to
         result.unk.append(float(unk))
         if len(result.loglik) > 1 and result.loglik[-1] - result.loglik[-2] < tol * abs(result.loglik[-2]):
             return result
-        with np.errstate(divide="ignore"):
-            logp = np.where(normal, np.log(counts) - np.log(counts[normal].sum()), -np.inf)
-        result.logp = logp
+        logp = result.logp = m_step(counts, normal)
         if progress:
             steps.set_postfix(loglik=f"{ll:.6g}")
     _, unk, ll = lattice.expected_counts(cps, offsets, weights, model.trie, logp, unk_logp)
     result.loglik.append(float(ll))
     result.unk.append(float(unk))
     return result
+
+
+def m_step(counts: np.ndarray, normal: np.ndarray) -> np.ndarray:
+    """``log p(v) = log E[c(v)] - log Σ E[c(v')]`` over the normal pieces (-inf elsewhere)."""
+    with np.errstate(divide="ignore"):
+        return np.where(normal, np.log(counts) - np.log(counts[normal].sum()), -np.inf)
+
+
+def final_model(model: UnigramModel, logp: np.ndarray) -> UnigramModel:
+    """``model`` with the EM log-probabilities, floored and quantised (it shares
+    ``model``'s trie: the pieces are the same)."""
+    normal = model.types == NORMAL
+    scores = np.where(normal, quantize_scores(np.maximum(logp, LOGP_FLOOR)), 0.0)
+    out = UnigramModel(model.pieces, scores, model.types)
+    out.__dict__["trie"] = model.trie  # cached_property slot
+    return out
 
 
 @dataclass
@@ -219,6 +233,4 @@ def merge_unigram(models: Mapping[str, UnigramModel], corpus: Mapping[str, Seque
     units = sorted(counts)  # sorted: the result does not depend on corpus order
     weights = np.array([counts[u] for u in units], dtype=np.float64)
     res = em(model, units, weights, max_iter, tol, progress)
-    scores = quantize_scores(np.maximum(res.logp, LOGP_FLOOR))
-    final = UnigramModel(model.pieces, np.where(model.types == NORMAL, scores, 0.0), model.types)
-    return MergedUnigram(final, lang_ids, res.loglik, len(units), float(weights.sum()))
+    return MergedUnigram(final_model(model, res.logp), lang_ids, res.loglik, len(units), float(weights.sum()))
