@@ -13,6 +13,7 @@ render both in JupyterLab and in the HTML reports written by ``make demo``
 from __future__ import annotations
 
 import html
+import json
 import math
 from collections.abc import Sequence
 
@@ -21,9 +22,28 @@ import plotly.io as pio
 
 
 def setup() -> None:
-    """Render figures in JupyterLab (mimetype) and in exported HTML (inline plotly.js)."""
+    """Render figures in JupyterLab (mimetype) and in exported HTML (inline plotly.js).
+
+    Embeds plotly.js once, in the output of the calling cell, so that every
+    later figure (also those updated in place by widget panels) draws offline.
+    """
     pio.renderers.default = "plotly_mimetype+notebook"
     pio.templates.default = "plotly_white"
+    # What pio.show() does before its first figure (plotly has no public name for it).
+    pio.renderers._activate_pending_renderers()
+
+
+def mimebundle(obj):
+    """``(data, raw)`` for ``IPython.display.display``: a plotly figure becomes its
+    mime bundle (so it can be shown and updated under a display id), anything
+    else is passed through."""
+    if isinstance(obj, go.Figure):
+        bundle = {
+            "application/vnd.plotly.v1+json": json.loads(obj.to_json()),  # JupyterLab
+            "text/html": obj.to_html(include_plotlyjs=False, full_html=False),  # HTML reports
+        }
+        return bundle, True
+    return obj, False
 
 
 def grouped_bars(

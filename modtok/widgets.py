@@ -1,7 +1,7 @@
 """ipywidgets controls shared by the notebooks, and a panel that binds them.
 
 A :class:`Panel` calls a plain function with the controls' values whenever one
-changes, keeps the result in ``panel.result`` and redraws its output. Because
+changes, keeps the result in ``panel.result`` and redraws its outputs. Because
 the callback is an ordinary function and traitlets observers run synchronously,
 a notebook can test the widget logic headless:
 
@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 import ipywidgets as W
 
 from modtok.data import lang_name
+from modtok.plots import mimebundle
 
 
 def language_picker(options: Sequence[str], value: Sequence[str] | None = None, description: str = "languages", rows: int = 8) -> W.SelectMultiple:
@@ -49,17 +50,21 @@ def choice(options: Sequence, value=None, description: str = "") -> W.Dropdown:
 
 
 class Panel:
-    """Controls + a compute function + an output area.
+    """Controls + a compute function + the outputs it renders.
 
     ``fn(**{name: control.value})`` runs once at construction and again on
-    every change; ``render(result)`` (if given) displays it in ``self.output``.
+    every change. ``render(result)`` returns what to show: one displayable
+    object or a list of them (an HTML table, a plotly figure, ...).
+    :meth:`show` displays the controls and those objects; after a change the
+    same outputs are updated in place (IPython display handles, which also work
+    in headless execution, unlike figures captured in an ``Output`` widget).
     """
 
     def __init__(self, fn: Callable, controls: dict[str, W.ValueWidget], render: Callable | None = None):
         self.fn, self.controls, self.render = fn, controls, render
-        self.output = W.Output()
         self.result = None
         self.runs = 0
+        self._handles: list = []
         for control in controls.values():
             control.observe(self._changed, names="value")
         self.update()
@@ -67,18 +72,38 @@ class Panel:
     def values(self) -> dict:
         return {name: control.value for name, control in self.controls.items()}
 
+    def _rendered(self) -> list:
+        if self.render is None:
+            return []
+        shown = self.render(self.result)
+        return list(shown) if isinstance(shown, (list, tuple)) else [shown]
+
     def update(self):
         self.result = self.fn(**self.values())
         self.runs += 1
-        if self.render is not None:
-            self.output.clear_output(wait=True)
-            with self.output:
-                self.render(self.result)
+        if self._handles:
+            from IPython.display import HTML
+
+            shown = self._rendered()
+            shown += [HTML("")] * (len(self._handles) - len(shown))
+            for handle, obj in zip(self._handles, shown):
+                data, raw = mimebundle(obj)
+                handle.update(data, raw=raw)
         return self.result
 
     def _changed(self, _change) -> None:
         self.update()
 
     def widget(self) -> W.Widget:
-        """The controls above the output, ready to display."""
-        return W.VBox([W.HBox(list(self.controls.values())), self.output])
+        """The controls in a row."""
+        return W.HBox(list(self.controls.values()))
+
+    def show(self) -> None:
+        """Display the controls, then the rendered result (updated on every change)."""
+        from IPython.display import display
+
+        display(self.widget())
+        self._handles = []
+        for obj in self._rendered():
+            data, raw = mimebundle(obj)
+            self._handles.append(display(data, raw=raw, display_id=True))

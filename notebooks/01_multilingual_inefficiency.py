@@ -38,7 +38,7 @@
 import functools
 import math
 
-from IPython.display import display
+from IPython.display import HTML, display
 
 from modtok import baselines, data, deployed, metrics, plots, widgets
 
@@ -107,21 +107,19 @@ def compute(langs, budget):
 
 def render(result):
     if not result["rows"]:
-        print("select at least one language")
-        return
-    display(plots.table(result["rows"]))
+        return [HTML("<i>select at least one language</i>")]
     fig = plots.grouped_bars(
         result["long"], x="lang", y="NSL", color="tokenizer", hline=1.0,
         title=f"NSL vs monolingual BPE ({K} tokens) — {len(result['langs'])} languages",
         x_label={l: data.lang_name(l) for l in result["langs"]},
     )
-    fig.show()
+    return [plots.table(result["rows"]), fig]
 
 
 w_langs = widgets.language_picker(LANGS, LANGS)
 w_budget = widgets.budget_slider(V, min=2_000, max=128_000, step=2_000, description="joint budget V")
 panel = widgets.Panel(compute, {"langs": w_langs, "budget": w_budget}, render)
-panel.widget()
+panel.show()
 
 # %% [markdown]
 # The table and figure above show every language. A few things to look for:
