@@ -20,17 +20,17 @@
 # We measure that cost the way *"To Each Language Its Tokenizer"* does (Table 1 /
 # Table 9): the **normalised sequence length**
 #
-# $$\mathrm{NSL}(T, \ell) = \frac{\sum_{s \in D_\ell} |T(s)|}{\sum_{s \in D_\ell} |T_\ell(s)|}$$
+#     NSL(T, ℓ) = Σ_{s ∈ D_ℓ} |T(s)|  /  Σ_{s ∈ D_ℓ} |T_ℓ(s)|
 #
-# of a tokenizer $T$ on language $\ell$'s evaluation text $D_\ell$, relative to a
-# *monolingual* reference $T_\ell$ trained on that language alone with a budget of
-# $k$ tokens. NSL = 1 means "as good as a dedicated tokenizer"; 2 means twice the tokens.
+# of a tokenizer T on language ℓ's evaluation text D_ℓ, relative to a
+# *monolingual* reference T_ℓ trained on that language alone with a budget of
+# k tokens. NSL = 1 means "as good as a dedicated tokenizer"; 2 means twice the tokens.
 #
 # The tokenizers compared:
 #
-# * **monolingual BPE** per language (the reference, $k$ tokens each),
+# * **monolingual BPE** per language (the reference, k tokens each),
 # * **joint multilingual BPE** trained on all selected languages at once with a
-#   total budget $V$ (the widget below),
+#   total budget V (the widget below),
 # * the **deployed** tokenizers of Llama-3, Qwen3, Qwen3.5 and OpenAI
 #   (cl100k, o200k) when the optional `modtok[deployed]` extra is installed.
 
@@ -168,7 +168,7 @@ w_budget.value = V
 #
 # The *premium* of a language is how many more tokens a tokenizer spends on it
 # than on English **for the same content** (parallel sentences):
-# $\sum_s |T(s_\ell)| / \sum_s |T(s_\mathrm{eng})|$ over aligned FLORES lines.
+# Σ_s |T(s_ℓ)| / Σ_s |T(s_eng)| over aligned FLORES lines.
 # It needs parallel text, so it is computed only on FLORES.
 
 # %%
