@@ -348,6 +348,38 @@ class Corpora:
         return list(self.train)
 
 
+# Same-script stand-ins for pool languages that wordfreq lacks.
+STAND_INS: dict[str, str] = {
+    "npi_Deva": "hin_Deva", "tel_Telu": "tam_Taml", "sin_Sinh": "ben_Beng",
+    "swh_Latn": "ind_Latn", "som_Latn": "tur_Latn", "est_Latn": "fin_Latn",
+}
+
+
+def available_languages() -> list[str]:
+    """Languages :func:`default_corpora` can serve now: the pool languages that
+    FLORES-200 also has when both are configured, else the wordfreq languages."""
+    if have_shared_data():
+        flores = set(flores_languages())
+        return [lang for lang in pool_languages() if lang in flores]
+    return sorted(WORDFREQ_CODES)
+
+
+def pick_languages(preferred: Iterable[str]) -> list[str]:
+    """``preferred`` restricted to :func:`available_languages`, replacing a missing
+    language by its same-script stand-in (``STAND_INS``, e.g. Nepali -> Hindi on
+    the wordfreq default) and dropping it when there is none. Order is kept.
+    """
+    available = set(available_languages())
+    chosen: list[str] = []
+    for lang in preferred:
+        lang = lang if lang in available else STAND_INS.get(lang, "")
+        if lang in available and lang not in chosen:
+            chosen.append(lang)
+    if not chosen:
+        raise DataError("none of the preferred languages (or their stand-ins) is available")
+    return chosen
+
+
 def have_shared_data() -> bool:
     """True when both the pool and FLORES-200 directories are configured and exist."""
     p, f = pool_dir(), flores_dir()

@@ -28,7 +28,7 @@ from modtok.export import hf_tokenizer
 from modtok.pretokenize import count_by_language
 
 SMOKE = data.is_smoke()
-LANGS = ["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "npi_Deva", "swh_Latn"]
+LANGS = data.pick_languages(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "npi_Deva", "swh_Latn"])
 corpora = data.default_corpora(LANGS, train_chars=100_000 if SMOKE else 1_000_000)
 print(corpora.source)
 LANGS = [lang for lang in LANGS if lang in corpora.train]

@@ -31,8 +31,7 @@ SMOKE = data.is_smoke()
 LANGS = ["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "ukr_Cyrl", "npi_Deva", "tel_Telu", "swh_Latn"]
 if SMOKE:
     LANGS = ["eng_Latn", "deu_Latn", "rus_Cyrl", "npi_Deva"]
-if not data.have_shared_data():  # wordfreq default: no Nepali, Telugu, Swahili lists
-    LANGS = [{"npi_Deva": "hin_Deva", "tel_Telu": "tam_Taml", "swh_Latn": "ind_Latn"}.get(l, l) for l in LANGS]
+LANGS = data.pick_languages(LANGS)  # wordfreq default: Hindi for Nepali, Tamil for Telugu, ...
 corpora = data.default_corpora(LANGS, train_chars=100_000 if SMOKE else 1_000_000)
 print(corpora.source)
 LANGS = [lang for lang in LANGS if lang in corpora.train]

@@ -140,3 +140,15 @@ def test_language_code_helpers():
     assert data.script_of("npi_Deva") == "Deva" and data.lang_name("npi_Deva") == "Nepali"
     with pytest.raises(DataError):
         data.script_of("nepali")
+
+
+def test_pick_languages_uses_same_script_stand_ins(pool, flores, monkeypatch):
+    monkeypatch.delenv("MODTOK_POOL", raising=False)
+    monkeypatch.delenv("MODTOK_FLORES", raising=False)
+    assert data.pick_languages(["npi_Deva", "eng_Latn", "hin_Deva", "xxx_Latn"]) == ["hin_Deva", "eng_Latn"]
+    monkeypatch.setenv("MODTOK_POOL", str(pool))
+    monkeypatch.setenv("MODTOK_FLORES", str(flores))
+    assert data.available_languages() == ["eng_Latn", "npi_Deva"]
+    assert data.pick_languages(["npi_Deva", "deu_Latn"]) == ["npi_Deva"]
+    with pytest.raises(DataError, match="none of the preferred"):
+        data.pick_languages(["deu_Latn"])
