@@ -1,0 +1,320 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 04 — Training a language model with sampled subtokenizers
+#
+# A modular tokenizer has one global vocabulary and a sub-vocabulary per language;
+# any union of languages is a proper tokenizer of its own. *"To Each Language Its
+# Tokenizer"* (§6) trains one LM over the global vocabulary so that it works with
+# **any** such union at inference time:
+#
+# * every batch is in one language $L$ (drawn from the training mixture, 70% English),
+# * it is tokenized with a **sampled subtokenizer**:
+#   **Mono-only** ($L$ only), **Samp_Full(p)** ($L$ with probability $p$, else the full
+#   tokenizer), **Samp_Sub_n(n, p)** ($L$ with probability $p$, else $L$ plus $n$ other
+#   languages drawn in proportion to the mixture),
+# * the softmax and the loss run over that subtokenizer's ids only — we gather
+#   those rows of the output matrix instead of computing all $|V|$ logits
+#   (`modtok.lm.loss.restricted_cross_entropy`).
+#
+# At inference the output matrix is cut to the union of the languages in use; a
+# model can even be **exported** with only those rows (a compact model).
+#
+# We train three tiny models (Mono-only, Samp_Full(0.5), Samp_Sub_2(0.5)) on the
+# pool, compare bits per byte under four inference settings (the paper's
+# Tables 4/6), measure how often generation with the full tokenizer drifts into
+# other languages' tokens, and time full vs compact vocabularies (Tables 3/23).
+
+# %%
+import tempfile
+import time
+
+import numpy as np
+import torch
+from IPython.display import display
+
+from modtok import data, plots, widgets
+from modtok.bpe.sequential import train_sequential
+from modtok.lm import infer
+from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
+from modtok.lm.model import LM, LMConfig, config
+from modtok.lm.sampling import Scheme, SchemeError, SubtokenizerSampler, default_mixture, mono, samp_full, samp_sub
+from modtok.lm.train import TrainConfig, default_device, read_metrics, train
+from modtok.pretokenize import count_by_language
+
+plots.setup()
+SMOKE = data.is_smoke()
+DEVICE = default_device()
+GPU = DEVICE.type == "cuda"
+if not GPU and SMOKE:
+    torch.set_num_threads(1)  # tiny models: one thread avoids OpenMP threads spinning against each other
+
+WANTED = ["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl"] + ([] if SMOKE else ["ell_Grek"])
+corpora = data.default_corpora(WANTED, train_chars=100_000 if SMOKE else 1_000_000, eval_lines=40 if SMOKE else None)
+print("data:", corpora.source)
+LANGS = corpora.languages
+ENGLISH = "eng_Latn"
+
+# sizes: smoke (CI) / CPU / GPU
+K = 1_000 if SMOKE else 4_000  # tokens per language in the sequential BPE
+MODEL, STEPS, BATCH, SEQ = ("tiny", 60, 8, 64) if SMOKE else (("small", 3000, 32, 256) if GPU else ("mini", 1000, 16, 128))
+print(f"device {DEVICE}; languages {LANGS}; model {MODEL!r}, {STEPS} steps of {BATCH} x {SEQ} tokens")
+
+# %% [markdown]
+# ## The modular tokenizer
+#
+# Sequential multilingual BPE (§4.2, Algorithm 2; `modtok.bpe.sequential`): languages are
+# trained one after another on top of one merge list, each keeping a budget of $k$ tokens
+# closed under ancestry. The LM adds one id of its own: the document boundary
+# (`tokenizer.vocab_size`), which is in every active set and stands for the newline.
+
+# %%
+t0 = time.perf_counter()
+tok = train_sequential(count_by_language(corpora.train, workers=1), K).modular()
+print(f"{tok}; {time.perf_counter() - t0:.1f} s")
+print({lang: len(tok.ids([lang])) for lang in LANGS}, "ids per language;", lm_vocab_size(tok), "LM rows")
+sample = corpora.eval["deu_Latn"][0]
+print(f"{sample[:60]!r}: {len(tok.encode(sample, ['deu_Latn']))} tokens with deu_Latn, "
+      f"{len(tok.encode(sample))} with the full tokenizer")
+assert tok.decode(tok.encode(sample, ["deu_Latn"])) == sample
+
+# %% [markdown]
+# ## Training three models
+#
+# Same data, seed, model and schedule; only the sampling scheme differs. Each run writes
+# `metrics.jsonl` (one line per step) and an atomic checkpoint; the language and
+# subtokenizer of step $s$ are a function of $(seed, s)$, so a resumed run sees the
+# same batches.
+
+# %%
+SCHEMES = {"Mono-only": mono(), "Samp_Full(0.5)": samp_full(0.5), "Samp_Sub_2(0.5)": samp_sub(2, 0.5)}
+MIXTURE = default_mixture(LANGS, ENGLISH, 0.7)
+model_cfg = config(MODEL, lm_vocab_size(tok), max_seq_len=SEQ)
+train_cfg = TrainConfig(steps=STEPS, lr=3e-3, warmup_steps=max(1, STEPS // 20), ckpt_every=STEPS, log_every=1)
+runs_dir = tempfile.mkdtemp(prefix="modtok-04-")
+models, curves, train_seconds = {}, {}, {}
+for name, scheme in SCHEMES.items():
+    source = BatchSource(tok, corpora.train, SubtokenizerSampler(scheme, MIXTURE, seed=0), BATCH, SEQ, seed=0)
+    t0 = time.perf_counter()
+    result = train(model_cfg, train_cfg, source, f"{runs_dir}/{name}", resume=False, progress=not SMOKE)
+    train_seconds[name] = time.perf_counter() - t0
+    models[name] = result.model.eval()
+    curves[name] = read_metrics(f"{runs_dir}/{name}")
+    print(f"{name:>16}: {train_seconds[name]:6.1f} s, final bpb {curves[name][-1]['bpb']:.3f}")
+print(f"model: {models['Mono-only'].num_params() / 1e6:.2f}M parameters ({model_cfg.d_model=}, {model_cfg.n_layers=})")
+
+for name, rows in curves.items():
+    assert len(rows) == STEPS
+    first, last = np.mean([r["bpb"] for r in rows[:5]]), np.mean([r["bpb"] for r in rows[-5:]])
+    assert last < first, (name, first, last)
+
+
+# %%
+def smooth(ys, w=max(1, STEPS // 50)):
+    return np.convolve(ys, np.ones(w) / w, mode="valid")
+
+
+plots.lines(
+    {name: (np.arange(len(smooth([r["bpb"] for r in rows]))), smooth([r["bpb"] for r in rows])) for name, rows in curves.items()},
+    title="Training loss (bits per byte, moving average)", x_title="step", y_title="bits per byte",
+).show()
+
+# %% [markdown]
+# The training loss of each scheme is measured under *its own* subtokenizers, so the
+# curves are not directly comparable: the evaluation below fixes the tokenization.
+#
+# ## Bits per byte under four inference settings (Tables 4/6 analog)
+#
+# For each evaluation language $L$ (FLORES devtest when configured; never trained on):
+#
+# | setting | text encoded with | softmax over |
+# |---|---|---|
+# | Lang | $L$'s subtokenizer | $L$'s ids |
+# | Full | the full tokenizer | all ids |
+# | Full−Lang | $L$'s subtokenizer | all ids |
+# | EN+Lang | English + $L$ | English + $L$ ids |
+#
+# Bits per byte count the raw UTF-8 bytes of each line (+1 for its newline), so settings
+# with different tokenizations are comparable. Full−Lang scores the same tokens as Lang
+# with a larger softmax, so it can only be worse; the gap is how much probability the
+# model spends on other languages' tokens.
+
+# %%
+eval_rows = []
+t0 = time.perf_counter()
+for name, model in models.items():
+    for row in infer.evaluate_settings(model, tok, corpora.eval, english=ENGLISH):
+        eval_rows.append({"scheme": name, **row})
+eval_seconds = time.perf_counter() - t0
+table = [{"scheme": s, "setting": st, **{lang: next(r["bpb"] for r in eval_rows if r["scheme"] == s and r["setting"] == st and r["lang"] == lang) for lang in LANGS}}
+         for s in SCHEMES for st in infer.SETTINGS]
+display(plots.table(table))
+print(f"evaluation: {eval_seconds:.1f} s")
+for s in SCHEMES:
+    for lang in LANGS:
+        by = {r["setting"]: r for r in eval_rows if r["scheme"] == s and r["lang"] == lang}
+        assert by["Full-Lang"]["bpb"] >= by["Lang"]["bpb"] - 1e-9
+
+# %%
+mean_rows = [{"scheme": s, "setting": st, "bpb": float(np.mean([r["bpb"] for r in eval_rows if r["scheme"] == s and r["setting"] == st]))}
+             for s in SCHEMES for st in infer.SETTINGS]
+plots.grouped_bars(mean_rows, x="setting", y="bpb", color="scheme", title="Mean bits per byte over languages").show()
+
+# %% [markdown]
+# ## Language fidelity of generation
+#
+# Prompts are the first words of each evaluation line; the model continues with the
+# **full** tokenizer (all ids allowed, top-k 10 sampling, seed 0). We count the share of
+# generated tokens that belong only to *other* languages' vocabularies. The paper observes
+# that Mono-only models — which never saw the full vocabulary in training — mix languages.
+
+# %%
+n_prompts = 5 if SMOKE else 40
+prompts = {lang: [" ".join(line.split()[:6]) for line in lines[:n_prompts]] for lang, lines in corpora.eval.items()}
+fid_rows = []
+for name, model in models.items():
+    shares = infer.fidelity(model, tok, prompts, max_new_tokens=20 if SMOKE else 40, top_k=10, seed=0)
+    fid_rows.append({"scheme": name, **shares, "mean": float(np.mean(list(shares.values())))})
+display(plots.table(fid_rows, floatfmt="{:.1%}"))
+assert all(0.0 <= r["mean"] <= 1.0 for r in fid_rows)
+
+# %%
+# EN | Lang: an English prompt, continued with the German subtokenizer only
+text, ids = infer.continue_text(models["Samp_Sub_2(0.5)"], tok, "The city council said that", [ENGLISH], ["deu_Latn"],
+                                max_new_tokens=25, top_k=10, seed=0)
+print("EN | deu_Latn:", repr(text))
+assert np.isin([i for i in ids if i < tok.vocab_size], tok.ids(["deu_Latn"])).all()
+
+# %% [markdown]
+# ## Compact models: full vs extracted vocabulary (Tables 3/23 analog)
+#
+# `infer.export_compact` keeps only the embedding and output rows of a union of
+# languages (plus the boundary) and writes a standalone model + tokenizer directory. Its
+# logits equal the full model's logits restricted to that union:
+
+# %%
+compact = infer.export_compact(models["Samp_Sub_2(0.5)"], tok, ["deu_Latn"], f"{runs_dir}/compact-deu")
+loaded = infer.CompactLM.load(f"{runs_dir}/compact-deu")
+line = corpora.eval["deu_Latn"][1]
+local = torch.tensor([[lm_vocab_size(loaded.tokenizer) - 1] + loaded.tokenizer.encode(line)][:1])[:, :SEQ]
+glob = torch.as_tensor(loaded.global_ids)[local]
+full_logits = models["Samp_Sub_2(0.5)"].logits(glob, torch.as_tensor(loaded.global_ids))
+assert torch.allclose(loaded.model.logits(local), full_logits, atol=1e-5)
+print(f"compact deu_Latn model: {loaded.model.num_params() / 1e6:.2f}M parameters vs "
+      f"{models['Samp_Sub_2(0.5)'].num_params() / 1e6:.2f}M; identical restricted logits")
+
+
+# %% [markdown]
+# Inference time and parameter memory at several widths: the trained tokenizer's sizes,
+# and (outside smoke runs) the paper's scale of 26 languages x 8000 tokens with synthetic
+# weights. The forward pass computes logits over the model's whole vocabulary for
+# 4 x 64 tokens (median of 3). `bench/lm_infer.py` is the same measurement as a script.
+
+# %%
+def forward_ms(model, idx, repeats=3):
+    times = []
+    with torch.no_grad():
+        for r in range(repeats + 1):
+            t0 = time.perf_counter()
+            model.logits(idx)
+            if GPU:
+                torch.cuda.synchronize()
+            times.append(time.perf_counter() - t0)
+    return 1e3 * float(np.median(times[1:]))
+
+
+def full_vs_compact(full_vocab, compact_rows, widths, label):
+    rows, g = [], torch.Generator().manual_seed(0)
+    idx = torch.randint(len(compact_rows), (4, 64), generator=g).to(DEVICE)
+    for d in widths:
+        torch.manual_seed(0)
+        full = LM(LMConfig(vocab_size=full_vocab, d_model=d, n_layers=4, n_heads=max(1, d // 64), max_seq_len=64)).to(DEVICE).eval()
+        small = infer.slice_vocab(full, compact_rows)
+        t_full, t_small = forward_ms(full, torch.as_tensor(compact_rows, device=DEVICE)[idx]), forward_ms(small, idx)
+        for name, m, t in (("full", full, t_full), ("compact", small, t_small)):
+            rows.append({"vocabulary": label, "d_model": d, "model": name, "vocab rows": m.cfg.vocab_size,
+                         "params (M)": m.num_params() / 1e6, "param MB": m.num_params() * 4 / 2**20, "forward ms": t})
+    return rows
+
+
+widths = [64, 128, 256] if SMOKE else [128, 256, 512]
+speed_rows = full_vs_compact(lm_vocab_size(tok), active_ids(tok, ["deu_Latn"]), widths, "trained")
+if not SMOKE:
+    speed_rows += full_vs_compact(26 * 8000 + 1, np.append(np.arange(8000), 26 * 8000), widths, "26 x 8000 (synthetic)")
+display(plots.table(speed_rows, floatfmt="{:.2f}"))
+plots.grouped_bars([r for r in speed_rows if r["vocabulary"] == speed_rows[-1]["vocabulary"]],
+                   x="d_model", y="forward ms", color="model", title="Forward time, full vs compact vocabulary").show()
+assert all(a["params (M)"] > b["params (M)"] for a, b in zip(speed_rows[::2], speed_rows[1::2]))
+
+
+# %% [markdown]
+# ## Explore the sampling schemes
+#
+# What does a scheme do to the batches? `sampling_summary` draws 500 batches and reports
+# how often each kind of subtokenizer is used, the average size of the active set and the
+# output-layer cost relative to the full vocabulary (the restricted loss's saving).
+
+# %%
+def sampling_summary(scheme: str, n: int, p: float, langs) -> dict:
+    """Shares of subtokenizer kinds, mean active ids and output-layer cost for 500 draws."""
+    try:
+        s = Scheme(scheme, 1.0 if scheme == "mono" else p, n if scheme == "samp_sub" else 0)
+        sampler = SubtokenizerSampler(s, default_mixture(list(langs), ENGLISH, 0.7), seed=0)
+    except SchemeError as e:
+        return {"error": str(e), "rows": []}
+    kinds = {}
+    for step in range(500):
+        d = sampler.draw(step)
+        kind = "full" if d.langs is None else ("own language" if d.langs == (d.lang,) else f"own + {len(d.langs) - 1}")
+        kinds.setdefault(kind, []).append(len(active_ids(tok, d.langs)))
+    rows = [{"subtokenizer": k, "share": len(v) / 500, "mean active ids": float(np.mean(v)),
+             "output cost vs full": float(np.mean(v)) / lm_vocab_size(tok)} for k, v in sorted(kinds.items())]
+    return {"error": None, "rows": rows, "name": s.name}
+
+
+def render(result):
+    if result["error"]:
+        print(result["error"])
+    else:
+        print(result["name"])
+        display(plots.table(result["rows"], floatfmt="{:.3f}"))
+
+
+w_scheme = widgets.choice(["mono", "samp_full", "samp_sub"], "samp_sub", description="scheme")
+w_n = widgets.budget_slider(2, min=1, max=max(1, len(LANGS) - 1), step=1, description="n")
+w_p = widgets.W.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.05, description="p")
+w_langs = widgets.language_picker(LANGS, LANGS)
+panel = widgets.Panel(sampling_summary, {"scheme": w_scheme, "n": w_n, "p": w_p, "langs": w_langs}, render)
+panel.widget()
+
+# %%
+# The widgets recompute: switching to Samp_Full(0) uses the full tokenizer for every batch
+runs = panel.runs
+w_scheme.value = "samp_full"
+w_p.value = 0.0
+assert panel.runs == runs + 2
+assert [r["subtokenizer"] for r in panel.result["rows"]] == ["full"]
+assert panel.result["rows"][0]["output cost vs full"] == 1.0
+w_scheme.value = "samp_sub"  # p = 0: always own + n others
+assert {r["subtokenizer"] for r in panel.result["rows"]} == {f"own + {w_n.value}"}
+w_langs.value = (ENGLISH, "deu_Latn")  # too few languages for n = 2
+assert panel.result["error"] and "needs 2 other languages" in panel.result["error"]
+w_langs.value = tuple(LANGS)
+w_p.value = 0.5
+
+# %% [markdown]
+# ## How long this takes
+#
+# Wall-clock times of this run (they depend on the machine):
+
+# %%
+print(f"tokenizer + training + evaluation on {DEVICE}: "
+      + ", ".join(f"{k} {v:.0f} s" for k, v in train_seconds.items()) + f"; evaluation {eval_seconds:.0f} s")
