@@ -82,6 +82,33 @@ SP_SETTINGS = dict(
 )
 
 
+def sp_model_proto(lines: list[str], vocab_size: int, num_threads: int = 2, **overrides) -> bytes:
+    """Train sentencepiece in memory with :data:`SP_SETTINGS` (+ ``overrides``) and
+    return the serialised ModelProto. ``vocab_size`` is a soft limit
+    (``hard_vocab_limit=False``); a refusal by sentencepiece is a :class:`BudgetError`."""
+    import sentencepiece as spm
+
+    model = io.BytesIO()
+    try:
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(lines),
+            model_writer=model,
+            vocab_size=vocab_size,
+            hard_vocab_limit=False,
+            num_threads=num_threads,
+            max_sentence_length=1 << 20,
+            input_sentence_size=0,
+            minloglevel=2,
+            **{**SP_SETTINGS, **overrides},
+        )
+    except RuntimeError as e:  # "Vocabulary size is too high (...)" and other refusals
+        raise BudgetError(
+            f"sentencepiece cannot train {vocab_size} pieces on {len(lines)} lines "
+            f"({sum(map(len, lines))} characters): {str(e).strip()}"
+        ) from None
+    return model.getvalue()
+
+
 def train_sp_unigram(
     corpus: Iterable[str] | Mapping[str, Iterable[str]],
     vocab_size: int,
@@ -106,23 +133,7 @@ def train_sp_unigram(
             "and the 3 control pieces"
         )
     lines = [line for line in _lines(corpus) if line.strip()]
-    model = io.BytesIO()
-    settings = {**SP_SETTINGS, **overrides}
-    try:
-        spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(lines),
-            model_writer=model,
-            vocab_size=vocab_size,
-            hard_vocab_limit=False,
-            num_threads=num_threads,
-            max_sentence_length=1 << 16,
-            input_sentence_size=0,
-            minloglevel=2,
-            **settings,
-        )
-    except RuntimeError as e:  # sentencepiece reports bad settings/budgets this way
-        raise BudgetError(f"sentencepiece refused to train: {e}") from None
-    return spm.SentencePieceProcessor(model_proto=model.getvalue())
+    return spm.SentencePieceProcessor(model_proto=sp_model_proto(lines, vocab_size, num_threads, **overrides))
 
 
 def train_monolingual(

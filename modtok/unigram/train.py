@@ -22,10 +22,9 @@ modtok.errors.BudgetError: vocab_size 300 asks for 41 normal pieces but the corp
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 
-from modtok.baselines import SP_SETTINGS
+from modtok.baselines import SP_SETTINGS, sp_model_proto
 from modtok.errors import BudgetError, DataError
 from modtok.unigram.merge import _WORD
 from modtok.unigram.model import UnigramModel, normalize
@@ -41,8 +40,6 @@ def train_unigram(lines: Sequence[str], vocab_size: int, num_threads: int = 1, *
     (sentencepiece's own limit: its seed substrings and characters).
     ``overrides`` change sentencepiece trainer settings.
     """
-    import sentencepiece as spm
-
     if isinstance(lines, str):
         raise DataError("expected a list of lines, got one string")
     lines = [line for line in lines if line.strip()]
@@ -53,27 +50,8 @@ def train_unigram(lines: Sequence[str], vocab_size: int, num_threads: int = 1, *
             f"vocab_size {vocab_size} leaves no normal piece beyond the {N_BASE} base pieces "
             "(<unk>, <s>, </s> and 256 bytes)"
         )
-    buf = io.BytesIO()
     settings = {**SP_SETTINGS, **overrides}
-    try:
-        spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(lines),
-            model_writer=buf,
-            vocab_size=vocab_size,
-            hard_vocab_limit=False,
-            num_threads=num_threads,
-            max_sentence_length=1 << 20,
-            input_sentence_size=0,
-            minloglevel=2,
-            **settings,
-        )
-    except RuntimeError as e:  # "Vocabulary size is too high (...)" and other refusals
-        chars = sum(map(len, lines))
-        raise BudgetError(
-            f"sentencepiece cannot train {vocab_size} pieces on {len(lines)} lines "
-            f"({chars} characters): {str(e).strip()}"
-        ) from None
-    model = UnigramModel.from_sentencepiece(buf.getvalue())
+    model = UnigramModel.from_sentencepiece(sp_model_proto(lines, vocab_size, num_threads, **overrides))
     if len(model) < vocab_size:
         need = vocab_size - N_BASE
         have = distinct_substrings(lines, settings.get("max_sentencepiece_length", 16), stop=need)
