@@ -47,7 +47,7 @@ demo: notebooks
 	@echo; echo "Reports written to $(abspath reports)/:"; ls -1 reports/*.html
 
 test: notebooks
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q --doctest-modules modtok tests
 	MODTOK_SMOKE=1 $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env \
 	  --nbval-cell-timeout=900 -p no:cacheprovider $(BUILT)
 
