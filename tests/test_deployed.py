@@ -265,11 +265,13 @@ def test_conversion_matches_tiktoken_on_flores(name, load_converted, flores_line
 @pytest.mark.parametrize("name", CONVERTED)
 @given(text=st.text(max_size=30))
 def test_conversion_matches_tiktoken_on_any_text(name, load_converted, text):
-    """Arbitrary Unicode, special tokens allowed on both sides."""
+    """Arbitrary Unicode, special tokens allowed on both sides; decoding is lossless."""
     hf, _, full = load_converted(name)
     if deployed.DEPLOYED[name].nfc:
         text = unicodedata.normalize("NFC", text)
-    assert hf.encode(text, add_special_tokens=False).ids == full.encode(text, allowed_special="all")
+    ids = hf.encode(text, add_special_tokens=False).ids
+    assert ids == full.encode(text, allowed_special="all")
+    assert hf.decode(ids, skip_special_tokens=False) == text
 
 
 @pytest.mark.parametrize(
