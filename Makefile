@@ -52,7 +52,7 @@ test: notebooks
 	  --nbval-cell-timeout=900 -p no:cacheprovider $(BUILT)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean:
 	rm -rf build reports
