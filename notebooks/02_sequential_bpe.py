@@ -2,160 +2,490 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
 # ---
 
 # %% [markdown]
-# # 02 — Sequential multilingual BPE (modular tokenizers §4.2, Algorithm 2)
+# # 02 — Sequential multilingual BPE
 #
-# Languages are trained one after another on one global merge list; each keeps a
-# budget-k sub-vocabulary closed under ancestry, so any union of languages is a proper
-# BPE. We compare (a) each extracted subtokenizer with a monolingual BPE of the same
-# budget, (b) n-language unions against naive concatenation of monolingual BPEs,
-# (c) why a token cannot form under concatenation, (d) global vocabulary size vs languages.
+# A *modular* tokenizer has one global vocabulary and a sub-vocabulary V_ℓ per
+# language ℓ; a model serving languages S uses only the union ∪_{ℓ∈S} V_ℓ. For
+# BPE this only works if every union is itself a **proper** BPE: each merge's
+# parts must be tokens of the union, and the merges must be applied in one
+# global order. The modular-tokenizers paper (§4.2, Algorithm 2) gets this by
+# training languages **one after another** on one global merge list M:
+#
+#     M ← []
+#     for language i in the chosen order:
+#         V_i ← the 256 bytes
+#         segment language i's pre-tokens with M
+#         while |V_i| < k:
+#             t ← most frequent token not yet in V_i
+#             p ← most frequent adjacent pair
+#             if count(t) ≥ count(p):  V_i ← V_i ∪ {t} ∪ ancestors(t)   # reuse an earlier language's token
+#             else:                    M ← M + [p];  V_i ← V_i ∪ {merge(p)}  # learn a new merge
+#
+# The budget k counts every token of V_i, the 256 bytes included, so V_i is
+# comparable to a monolingual BPE with vocab_size = k.
+#
+# The naive alternative, **concatenation**, trains one BPE per language and
+# appends their merge lists. Its tokens all exist, but a language's merges were
+# never ordered against the other languages' merges, so in a union an earlier
+# language's merge can consume the bytes a later language needed.
+#
+# We measure both with the normalised sequence length against a monolingual BPE
+# T_ℓ of the same budget k (trained on the pool, evaluated on FLORES devtest):
+#
+#     NSL(T, ℓ) = Σ_s |T(s)| / Σ_s |T_ℓ(s)|     over ℓ's evaluation lines s
+#
+# and show (a) each extracted subtokenizer's fidelity, (b) n-language unions,
+# (c) a word's merge trees, (d) how the global vocabulary grows with languages.
 
 # %%
+import functools
 import random
+import time
 
-import ipywidgets as widgets
 import numpy as np
 import plotly.graph_objects as go
+from IPython.display import HTML, display
+from ipywidgets import Text
+from plotly.subplots import make_subplots
 
-from modtok import data
+from modtok import data, metrics, plots, widgets
 from modtok.bpe import standard
 from modtok.bpe.concat import concatenate
 from modtok.bpe.sequential import train_sequential
+from modtok.bpe.tree import blocking_merge, label, leaves, missing_merge, trace, walk
 from modtok.export import hf_tokenizer
-from modtok.pretokenize import count_by_language
+from modtok.pretokenize import count_by_language, pretokenize
 
+plots.setup()
+T0 = time.time()
 SMOKE = data.is_smoke()
+SCHEME = "llama3"
 LANGS = data.pick_languages(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "npi_Deva", "swh_Latn"])
 corpora = data.default_corpora(LANGS, train_chars=100_000 if SMOKE else 1_000_000)
-print(corpora.source)
+print("data:", corpora.source)
 LANGS = [lang for lang in LANGS if lang in corpora.train]
-K = 600 if SMOKE else 8000
-counts = count_by_language(corpora.train, "llama3")
+K = 1_000 if SMOKE else 8_000  # per-language budget k (bytes included)
+print("languages:", ", ".join(f"{data.lang_name(l)} ({l})" for l in LANGS), f"— k = {K}")
+counts = count_by_language(corpora.train, SCHEME)
+
+# %% [markdown]
+# Every tokenizer is trained once and cached, so the widgets below only
+# retrain what a new setting needs.
 
 
-def ntokens(tok, lines):
-    return sum(len(e.ids) for e in tok.encode_batch(lines, add_special_tokens=False))
+# %%
+@functools.lru_cache(maxsize=None)
+def mono(lang, k=K):
+    """Monolingual BPE of vocab_size k (the reference T_ℓ, and a part of the concatenation)."""
+    return standard.train(counts[lang], k, SCHEME)
+
+
+@functools.lru_cache(maxsize=None)
+def ref_tokens(lang, k=K):
+    return int(metrics.token_counts(hf_tokenizer(mono(lang, k)), corpora.eval[lang]).sum())
+
+
+@functools.lru_cache(maxsize=None)
+def sequential(order, k=K):
+    """Algorithm 2 over the languages of ``order`` (a tuple), in that order."""
+    return train_sequential({l: counts[l] for l in order}, k, order=order, scheme=SCHEME)
+
+
+@functools.lru_cache(maxsize=None)
+def concatenation(order, k=K):
+    return concatenate({l: mono(l, k) for l in order}, order)
+
+
+@functools.lru_cache(maxsize=None)
+def modular(kind, order, k=K):
+    return (sequential if kind == "sequential" else concatenation)(order, k).modular()
+
+
+def nsl(tokenizer, lang, k=K):
+    return metrics.token_counts(tokenizer, corpora.eval[lang]).sum() / ref_tokens(lang, k)
 
 
 # %% [markdown]
-# ## (a) Subtokenizer fidelity: NSL vs a monolingual BPE of the same budget
+# ## (a) Subtokenizer fidelity
+#
+# Train the sequential tokenizer on the selected languages in the selected
+# order, extract each language's subtokenizer (its V_ℓ and the merges whose
+# result is in V_ℓ, in global order), and compare it with the monolingual BPE
+# of the same budget k. The *global* tokenizer (all languages' tokens) is shown
+# for contrast: more tokens usually means shorter sequences, NSL < 1.
+# "reused" counts the tokens of V_ℓ that an earlier language had already made.
 
 # %%
-def fidelity_table(k):
-    seq = train_sequential(counts, k, order=LANGS)
-    monos = {lang: standard.train(counts[lang], k) for lang in LANGS}
-    ref = {lang: ntokens(hf_tokenizer(monos[lang]), corpora.eval[lang]) for lang in LANGS}
-    mt = seq.modular()
-    rows = {lang: (ntokens(mt.subtokenizer([lang]).hf, corpora.eval[lang]) / ref[lang],
-                   ntokens(mt.hf, corpora.eval[lang]) / ref[lang]) for lang in LANGS}
-    return seq, monos, ref, rows
+ORDERS = ["as listed", "reversed", "random (seed 0)", "random (seed 1)"]
 
 
-seq, monos, ref, rows = fidelity_table(K)
-for lang, (sub, glob) in rows.items():
-    print(f"{lang:10s} subtokenizer {sub:.3f}  global {glob:.3f}")
-assert max(sub for sub, _ in rows.values()) <= 1.10
+def ordered(langs, order):
+    """The selected languages in the named order (deterministic)."""
+    langs = [l for l in LANGS if l in langs]
+    if order == "reversed":
+        return langs[::-1]
+    if order.startswith("random"):
+        random.Random(int(order.split()[-1].rstrip(")"))).shuffle(langs)
+    return langs
+
+
+def fidelity(langs, order, k):
+    order = tuple(ordered(langs, order))
+    if not order:
+        return {"order": (), "k": k, "rows": [], "long": []}
+    res, mt = sequential(order, k), modular("sequential", order, k)
+    rows, long, seen = [], [], set()
+    for i, lang in enumerate(order):
+        ids = set(res.lang_to_ids[lang])
+        sub, glob = nsl(mt.subtokenizer([lang]).hf, lang, k), nsl(mt.hf, lang, k)
+        rows.append({
+            "position": i + 1, "language": f"{data.lang_name(lang)} ({lang})", "|V_ℓ|": len(ids),
+            "reused": len((ids & seen) - set(range(256))), "NSL subtokenizer": sub, "NSL global": glob,
+        })
+        long += [{"lang": lang, "tokenizer": "subtokenizer V_ℓ", "NSL": sub},
+                 {"lang": lang, "tokenizer": f"global ({len(res.model)} tokens)", "NSL": glob}]
+        seen |= ids
+    return {"order": order, "k": k, "rows": rows, "long": long, "global_size": len(res.model)}
+
+
+def render_fidelity(result):
+    if not result["rows"]:
+        return [HTML("<i>select at least one language</i>")]
+    fig = plots.grouped_bars(
+        result["long"], x="lang", y="NSL", color="tokenizer", hline=1.0,
+        title=f"Sequential BPE, k = {result['k']}, order {' → '.join(result['order'])}: NSL vs monolingual BPE",
+        x_label={l: data.lang_name(l) for l in result["order"]},
+    )
+    return [plots.table(result["rows"]), fig]
+
+
+w_langs = widgets.language_picker(LANGS, LANGS)
+w_order = widgets.choice(ORDERS, description="order")
+w_k = widgets.budget_slider(K, min=500, max=K, step=100 if SMOKE else 500, description="budget k")
+fid = widgets.Panel(fidelity, {"langs": w_langs, "order": w_order, "k": w_k}, render_fidelity)
+fid.show()
 
 # %% [markdown]
-# ## (b) n-language unions: sequential vs concatenation (random subsets and orders)
+# Each subtokenizer should be almost as good as a dedicated BPE of the same
+# size (NSL ≈ 1): the first language *is* a monolingual BPE (up to the
+# unigram-rule tie-breaks), later languages reuse earlier tokens where they are
+# frequent enough and learn their own merges otherwise.
 
 # %%
-def compare_unions(n, trials=3, seed=0):
-    rng = random.Random(seed)
+full = fid.result
+subs = [r["NSL subtokenizer"] for r in full["rows"]]
+print(f"subtokenizer NSL: mean {np.mean(subs):.3f}, max {max(subs):.3f}")
+assert [r["language"].split("(")[-1].rstrip(")") for r in full["rows"]] == LANGS
+assert all(r["|V_ℓ|"] <= K for r in full["rows"]) and full["rows"][0]["reused"] == 0
+assert np.mean(subs) <= 1.05 and max(subs) <= 1.10, subs
+assert all(r["NSL global"] <= r["NSL subtokenizer"] + 0.02 for r in full["rows"])
+
+# %% [markdown]
+# ### The widgets recompute
+#
+# Setting a widget's value (what a click does) reruns `fidelity`: three
+# languages, reversed, at half the budget.
+
+# %%
+runs = fid.runs
+w_langs.value = tuple(LANGS[:3])
+w_order.value = "reversed"
+w_k.value = max(500, K // 2 // 100 * 100)
+assert fid.runs == runs + 3
+assert fid.result["order"] == tuple(LANGS[:3][::-1]) and fid.result["k"] == w_k.value
+assert [r["position"] for r in fid.result["rows"]] == [1, 2, 3]
+assert all(r["|V_ℓ|"] <= w_k.value for r in fid.result["rows"])
+w_k.value, w_order.value, w_langs.value = K, ORDERS[0], tuple(LANGS)  # restore the full view
+assert fid.result["rows"] == full["rows"]
+
+# %% [markdown]
+# ## (b) n-language unions: sequential vs concatenation
+#
+# For n = 1..4 we draw random subsets of n languages in a random order (seeded),
+# train both tokenizers on them, and encode each language of the subset with the
+# **union** subtokenizer. Each point is the mean NSL over the subset's languages.
+# Concatenation gets every language's monolingual tokens, yet it cannot apply
+# them as a monolingual BPE would once another language's merges come first.
+
+# %%
+TRIALS = 3 if SMOKE else 5
+
+
+def unions(n, trials=TRIALS, seed=0):
+    rng = random.Random(seed + n)
     out = {"sequential": [], "concatenation": []}
     for _ in range(trials):
-        subset = rng.sample(LANGS, n)
-        sq = train_sequential({l: counts[l] for l in subset}, K, order=subset).modular()
-        ct = concatenate(monos, subset).modular()
-        for name, mt in (("sequential", sq), ("concatenation", ct)):
-            sub = mt.subtokenizer(subset).hf
-            out[name].append(np.mean([ntokens(sub, corpora.eval[l]) / ref[l] for l in subset]))
+        order = tuple(rng.sample(LANGS, n))
+        for kind in out:
+            sub = modular(kind, order).subtokenizer(list(order)).hf
+            out[kind].append(float(np.mean([nsl(sub, l) for l in order])))
     return out
 
 
-results = {n: compare_unions(n) for n in (1, 2, 3, 4)}
+NS = [n for n in (1, 2, 3, 4) if n <= len(LANGS)]
+spread = {n: unions(n) for n in NS}
 fig = go.Figure()
-for name in ("sequential", "concatenation"):
-    fig.add_trace(go.Box(x=[n for n in results for _ in results[n][name]],
-                         y=[v for n in results for v in results[n][name]], name=name))
-fig.update_layout(boxmode="group", xaxis_title="languages in the union", yaxis_title="NSL vs monolingual")
+for kind in ("sequential", "concatenation"):
+    fig.add_box(x=[n for n in NS for _ in spread[n][kind]], y=[v for n in NS for v in spread[n][kind]],
+                name=kind, boxpoints="all", jitter=0.3)
+fig.update_layout(boxmode="group", title=f"Union subtokenizers over {TRIALS} random subsets/orders (k = {K})",
+                  xaxis_title="languages in the union (n)", yaxis_title="mean NSL vs monolingual")
+fig.add_hline(y=1.0, line_dash="dash", line_color="gray")
 fig.show()
-assert np.mean(results[4]["sequential"]) < np.mean(results[4]["concatenation"])
-
-# %% [markdown]
-# ## (c) Merge hierarchy explorer: how a word is built, and why concatenation can fail
+display(plots.table([
+    {"n": n, **{f"{kind} {stat}": f(spread[n][kind])
+                for kind in spread[n] for stat, f in (("mean", np.mean), ("std", np.std))}}
+    for n in NS
+]))
 
 # %%
-def merge_tree(model, token, depth=0):
-    lines = ["  " * depth + repr(model.vocab[token].decode("utf-8", "replace"))]
-    if model.parents[token] is not None:
-        for part in model.parents[token]:
-            lines += merge_tree(model, part, depth + 1)
-    return lines
+for n in NS:
+    if n == 1:  # one language: the concatenation *is* the monolingual BPE
+        assert all(abs(v - 1.0) < 1e-9 for v in spread[1]["concatenation"])
+    else:
+        seq_mean, cat_mean = np.mean(spread[n]["sequential"]), np.mean(spread[n]["concatenation"])
+        assert cat_mean > seq_mean + 0.01, (n, seq_mean, cat_mean)
+assert max(max(spread[n]["sequential"]) for n in NS) <= 1.10
+
+# %% [markdown]
+# ## (c) The merge hierarchy of a word
+#
+# How is a word built under each tokenizer? Below, each panel is the merge tree
+# of the word (its pre-tokens) under the **monolingual** BPE of its language,
+# the **concatenated** tokenizer and the **sequential** tokenizer of a union of
+# languages: every box is a token, split into the two tokens its merge joined,
+# down to the bytes; the top row under the word is the segmentation. Bytes that
+# are not a whole UTF-8 character are shown as hex, e.g. `<e0 a4>`; `␣` is a space.
+#
+# Red boxes are tokens the language's own tokenizers make that cannot form
+# under concatenation, orange boxes the concatenated merge that prevents them:
+# the first merge (in the concatenated run on the word) that takes bytes across
+# the border of a sub-token they need. The text says which language's merge list
+# it came from. Sequential BPE does not have this problem: the later language
+# was trained on text already segmented by the earlier languages' merges.
+#
+# The default word is found on the data: the most frequent word of the second
+# language whose concatenated segmentation is longer than the sequential one
+# and differs from the monolingual one.
+
+# %%
+KINDS = ("monolingual", "concatenated", "sequential")
 
 
-def explain(word, langs=("eng_Latn", "deu_Latn")):
-    langs = list(langs)
-    cat = concatenate(monos, langs)
-    seqm = train_sequential({l: counts[l] for l in langs}, K, order=langs)
+def union_models(lang, union):
+    """The three tokenizers for a word of ``lang`` in the union ``union`` (in LANGS order)."""
+    order = tuple(ordered(union, ORDERS[0]))
+    res = sequential(tuple(LANGS))  # the global tokenizer of (a); the union is its restriction
+    ids = sorted(set().union(*(res.lang_to_ids[l] for l in order)))
+    return {"monolingual": mono(lang), "concatenated": concatenation(order).model,
+            "sequential": res.model.restricted(ids)}, order
+
+
+def word_traces(word, lang, union):
+    models, order = union_models(lang, union)
+    pieces = [p.encode() for p in pretokenize(word, SCHEME)]
+    return {kind: [trace(m, p) for p in pieces] for kind, m in models.items()}, order
+
+
+def origin(a, b, order):
+    """The languages (in order) whose monolingual merge list has the merge a + b, with its rank there."""
     out = []
-    for name, res in (("concatenation", cat), ("sequential", seqm)):
-        mt = res.modular()
-        ids = mt.encode(word, langs)
-        out.append(f"{name}: {[res.model.vocab[i].decode('utf-8', 'replace') for i in ids]}")
-        for t in ids:
-            out += merge_tree(res.model, t, 1)
-    return "\n".join(out)
+    for l in order:
+        m = mono(l)
+        ia, ib = m.id_of(a), m.id_of(b)
+        if ia is not None and ib is not None and (ia, ib) in m.ranks:
+            out.append(f"{l} (rank {m.ranks[(ia, ib)]})")
+    return out
 
 
-word = widgets.Text(value=" understanding", description="word")
-explorer = widgets.Output()
-explained = {}
+def why(target, concat_nodes, order):
+    """One sentence: why ``target`` does not form in the concatenated run."""
+    need = missing_merge(target, concat_nodes)
+    n0, n1 = need.children
+    needed = f"«{label(n0.token)}» + «{label(n1.token)}» → «{label(need.token)}»"
+    own = origin(n0.token, n1.token, order)
+    head = f"«{label(target.token)}» needs {needed}" + (f" (a merge of {', '.join(own)})" if own else "")
+    block = blocking_merge(target, concat_nodes)
+    if block is None:
+        return None, f"{head}, a merge that no monolingual list of {', '.join(order)} has."
+    b0, b1 = block.children
+    src = origin(b0.token, b1.token, order)
+    return block, (f"{head}, but the concatenated list applies «{label(b0.token)}» + «{label(b1.token)}» → "
+                   f"«{label(block.token)}» first (global rank {block.rank}; in the lists of {', '.join(src)}), "
+                   f"taking byte(s) that «{label(need.token)}» needs; so «{label(target.token)}» cannot form.")
 
 
-def on_word(change):
-    explained["text"] = explain(change["new"])
-    explorer.clear_output()
-    with explorer:
-        print(explained["text"])
+def explore(word, lang, union):
+    union = tuple(sorted(set(union) | {lang}, key=LANGS.index))
+    traces, order = word_traces(word, lang, union)
+    reasons, blocked, blockers = [], set(), set()
+    for p, concat_nodes in enumerate(traces["concatenated"]):
+        formed = {n.span for top in concat_nodes for n in walk(top)}  # tokens, also those merged further
+        for kind in ("monolingual", "sequential"):
+            for target in traces[kind][p]:
+                if target.span in formed or (p, target.span) in blocked:
+                    continue
+                block, sentence = why(target, concat_nodes, order)
+                blocked.add((p, target.span))
+                if block is not None:
+                    blockers.add((p, block.span))
+                reasons.append(f"{kind}: {sentence}")
+    seg = {kind: [label(n.token) for nodes in traces[kind] for n in nodes] for kind in KINDS}
+    return {"word": word, "lang": lang, "order": order, "traces": traces, "segmentation": seg,
+            "reasons": reasons, "blocked": blocked, "blockers": blockers}
 
 
-word.observe(on_word, names="value")
-display(widgets.VBox([word, explorer]))  # noqa: F821
-word.value = " Straßenbahn"
-print(explained["text"])
-assert "sequential" in explained["text"] and "concatenation" in explained["text"]
+def tree_figure(result):
+    """One icicle per tokenizer: the word on top, its tokens below, each split into its merge's two parts."""
+    fig = make_subplots(rows=len(KINDS), cols=1, specs=[[{"type": "domain"}]] * len(KINDS), vertical_spacing=0.06,
+                        subplot_titles=[f"{k} ({len(result['segmentation'][k])} tokens)" for k in KINDS])
+    word_bytes = len(result["word"].encode())
+    for row, kind in enumerate(KINDS, start=1):
+        ids, labels, parents, hover = ["word"], [label(result["word"].encode())], [""], ["the word"]
+        values, colors = [word_bytes], ["#dddddd"]
+        def add(n, p, parent, top):
+            nid = f"{p}:{n.start}-{n.end}"
+            ids.append(nid); labels.append(label(n.token)); parents.append(parent); values.append(len(n.token))
+            if kind != "concatenated" and top and (p, n.span) in result["blocked"]:
+                colors.append("#e45756")  # cannot form under concatenation
+            elif kind == "concatenated" and (p, n.span) in result["blockers"]:
+                colors.append("#f58518")  # the merge in the way
+            else:
+                colors.append("#4c78a8" if top else ("#9ecae9" if n.children else "#e8eef5"))
+            hover.append("byte" if n.step is None else f"merge rank {n.rank}, step {n.step} of the run")
+            for child in n.children:
+                add(child, p, nid, False)
+
+        for p, nodes in enumerate(result["traces"][kind]):
+            for n in nodes:
+                add(n, p, "word", True)
+        fig.add_trace(go.Icicle(ids=ids, labels=labels, parents=parents, values=values, branchvalues="total",
+                                marker=dict(colors=colors), tiling=dict(orientation="v"), hovertext=hover,
+                                hovertemplate="%{label}<br>%{hovertext}<extra></extra>", textinfo="label",
+                                textfont=dict(size=15), sort=False), row=row, col=1)
+    fig.update_layout(height=330 * len(KINDS), margin=dict(t=60, l=10, r=10, b=10),
+                      title=f"Merge trees of «{result['word']}» ({data.lang_name(result['lang'])}) "
+                            f"in the union {' + '.join(result['order'])}")
+    return fig
+
+
+def render_explorer(result):
+    seg = result["segmentation"]
+    rows = [{"tokenizer": k, "tokens": " | ".join(seg[k]), "count": len(seg[k])} for k in KINDS]
+    items = "".join(f"<li>{r}</li>" for r in result["reasons"])
+    items = items or "<li>all tokens of the language's own tokenizers form under concatenation</li>"
+    return [plots.table(rows), HTML(f"<b>Why concatenation differs:</b><ul>{items}</ul>"), tree_figure(result)]
+
+
+# %% [markdown]
+# Finding the default word: the first language and the second one form the
+# union; we scan the second language's most frequent words (leading space, ≥ 4
+# letters) for one where the three trees differ as described.
+
+# %%
+def find_word(lang, union, top=2000):
+    for word, _ in counts[lang].most_common(top):
+        if word.startswith(" ") and len(word) >= 5 and word[1:].isalpha():
+            seg = explore(word, lang, union)["segmentation"]
+            if len(seg["concatenated"]) > len(seg["sequential"]) and seg["concatenated"] != seg["monolingual"]:
+                return word
+    return None
+
+
+LANG_A, LANG_B = LANGS[0], LANGS[1]
+WORD = find_word(LANG_B, (LANG_A, LANG_B))
+print(f"default word: {WORD!r} ({data.lang_name(LANG_B)}), union {LANG_A} + {LANG_B}")
+assert WORD is not None
+
+w_word = Text(value=WORD, description="word")
+w_lang = widgets.choice(LANGS, LANG_B, description="language of the word")
+w_union = widgets.language_picker(LANGS, (LANG_A, LANG_B), description="union")
+explorer = widgets.Panel(explore, {"word": w_word, "lang": w_lang, "union": w_union}, render_explorer)
+explorer.show()
+
+# %%
+res = explorer.result
+for reason in res["reasons"]:
+    print(reason)
+word_bytes = WORD.encode()
+for kind in KINDS:  # every tree spells the word: leaves of each token, tokens of the word
+    nodes = [n for nodes in res["traces"][kind] for n in nodes]
+    assert b"".join(b"".join(leaves(n)) for n in nodes) == word_bytes, kind
+# the trees are those of the tokenizers that are actually used: HF ids decode to the same tokens
+mt, union = modular("sequential", tuple(LANGS)), list(res["order"])
+assert [sequential(tuple(LANGS)).model.vocab[i] for i in mt.encode(WORD, union)] == [
+    n.token for nodes in res["traces"]["sequential"] for n in nodes]
+cat_mt = modular("concatenated", res["order"])
+assert [concatenation(res["order"]).model.vocab[i] for i in cat_mt.encode(WORD, union)] == [
+    n.token for nodes in res["traces"]["concatenated"] for n in nodes]
+assert len(res["segmentation"]["concatenated"]) > len(res["segmentation"]["sequential"])
+assert res["segmentation"]["concatenated"] != res["segmentation"]["monolingual"]
+assert res["reasons"] and res["blockers"], "a red token needs an orange blocker"
+
+# %% [markdown]
+# Changing the word (or the union) recomputes the trees; a word of the first
+# language alone is built identically by all three tokenizers, because the
+# first language's merges come first in both global lists.
+
+# %%
+runs = explorer.runs
+w_lang.value = LANG_A
+top_a = next(w for w, _ in counts[LANG_A].most_common() if w.startswith(" ") and len(w) >= 5 and w[1:].isalpha())
+w_word.value = top_a
+assert explorer.runs == runs + 2 and explorer.result["word"] == top_a
+seg = explorer.result["segmentation"]
+print(top_a, seg)
+assert seg["monolingual"] == seg["concatenated"] and not explorer.result["reasons"]
+w_lang.value, w_word.value = LANG_B, WORD  # back to the default
+
+# %% [markdown]
+# In a script whose characters take several bytes (Devanagari: 3 bytes each),
+# the lower levels of a tree are partial characters, labelled in hex. Here the
+# most frequent long word of the last non-Latin language, alone (so the three
+# tokenizers agree up to the unigram-rule ties).
+
+# %%
+LANG_X = next((l for l in reversed(LANGS) if data.script_of(l) not in ("Latn", "Cyrl")), LANGS[-1])
+word_x = next(w for w, _ in counts[LANG_X].most_common() if len(w.encode()) >= 9 and w.strip().isalpha())
+tree_x = explore(word_x, LANG_X, (LANG_X,))
+tree_figure(tree_x).show()
+labels_x = [label(n.token) for top in tree_x["traces"]["monolingual"][0] for n in walk(top)]
+print(word_x, labels_x[:12])
+assert "\ufffd" not in "".join(labels_x)
+if len(word_x.strip().encode()) > len(word_x.strip()):  # multi-byte characters: some nodes are partial
+    assert any(lab.startswith("<") and lab.endswith(">") for lab in labels_x), labels_x
 
 # %% [markdown]
 # ## (d) Global vocabulary size vs number of languages
+#
+# Adding a language adds at most k − 256 tokens to the global vocabulary, fewer
+# when it reuses tokens. Sequential BPE is deterministic and language i only
+# depends on the languages before it, so the global vocabulary after n languages
+# is the union V_1 ∪ … ∪ V_n of the run in (a). For concatenation we count the
+# distinct tokens of the n monolingual vocabularies.
 
 # %%
-sizes = [len(train_sequential({l: counts[l] for l in LANGS[:n]}, K, order=LANGS[:n]).model)
-         for n in range(1, len(LANGS) + 1)]
-fig = go.Figure(go.Scatter(x=list(range(1, len(LANGS) + 1)), y=sizes, mode="lines+markers", name="sequential"))
-fig.add_trace(go.Scatter(x=list(range(1, len(LANGS) + 1)), y=[256 + n * (K - 256) for n in range(1, len(LANGS) + 1)],
-                         name="no sharing (n·k)"))
-fig.update_layout(xaxis_title="languages", yaxis_title="global vocabulary")
-fig.show()
-assert sizes == sorted(sizes) and sizes[-1] <= 256 + len(LANGS) * (K - 256)
-
-# %% [markdown]
-# ## Budget widget: the fidelity table for another k
+res_all = sequential(tuple(LANGS))
+ns = list(range(1, len(LANGS) + 1))
+seq_sizes = [len(set().union(*(res_all.lang_to_ids[l] for l in LANGS[:n]))) for n in ns]
+cat_sizes = [len(set().union(*(mono(l).vocab for l in LANGS[:n]))) for n in ns]
+bound = [256 + n * (K - 256) for n in ns]
+plots.lines({"sequential": (ns, seq_sizes), "concatenation": (ns, cat_sizes),
+             "no sharing: 256 + n·(k − 256)": (ns, bound)},
+            title=f"Global vocabulary vs languages ({' → '.join(LANGS)}, k = {K})",
+            x_title="languages", y_title="global vocabulary size").show()
+display(plots.table([{"n": n, "added": LANGS[n - 1], "sequential": s, "concatenation": c, "no sharing": b}
+                     for n, s, c, b in zip(ns, seq_sizes, cat_sizes, bound)]))
 
 # %%
-budget = widgets.IntSlider(value=K, min=300, max=K, step=100, description="k")
-table = {}
-
-
-def on_budget(change):
-    table.clear()
-    table.update(fidelity_table(change["new"])[3])
-
-
-budget.observe(on_budget, names="value")
-display(budget)  # noqa: F821
-budget.value = max(300, K // 2)
-assert len(table) == len(LANGS) and all(v[0] > 0 for v in table.values())
+assert seq_sizes[-1] == len(res_all.model)  # every token of the global model belongs to some V_i
+assert all(a < b for a, b in zip(seq_sizes, seq_sizes[1:])) and all(s <= b for s, b in zip(seq_sizes, bound))
+assert seq_sizes[0] == len(res_all.lang_to_ids[LANGS[0]]) <= K
+print(f"notebook ran in {time.time() - T0:.0f} s")
