@@ -193,6 +193,11 @@ def _count_chunk(args: tuple[str, list[str]]) -> Counter:
     return counts
 
 
+def _default_workers(n_lines: int, chunk_lines: int) -> int:
+    """All cores when there is enough text to pay for the processes, else 1."""
+    return (os.cpu_count() or 1) if n_lines > 4 * chunk_lines else 1
+
+
 def count_pretokens(
     lines: Iterable[str],
     scheme: str = DEFAULT_SCHEME,
@@ -208,27 +213,38 @@ def count_pretokens(
     >>> sorted(count_pretokens(["a b", "a"], "whitespace").items())
     [(' b', 1), ('a', 2)]
     """
-    pattern(scheme)  # fail early on an unknown scheme
-    lines = lines if isinstance(lines, list) else list(lines)
-    if workers is None:
-        workers = os.cpu_count() or 1 if len(lines) > 4 * chunk_lines else 1
-    if workers <= 1 or len(lines) <= chunk_lines:
-        return _count_chunk((scheme, lines))
-    chunks = [(scheme, lines[i : i + chunk_lines]) for i in range(0, len(lines), chunk_lines)]
-    total: Counter = Counter()
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for part in pool.map(_count_chunk, chunks):
-            total.update(part)
-    return total
+    return count_by_language({None: lines}, scheme, workers, chunk_lines)[None]
 
 
 def count_by_language(
     corpus: Mapping[str, Iterable[str]],
     scheme: str = DEFAULT_SCHEME,
     workers: int | None = None,
+    chunk_lines: int = 20_000,
 ) -> dict[str, Counter]:
-    """``{lang: Counter(pre-token -> count)}`` for a ``{lang: lines}`` corpus."""
-    return {lang: count_pretokens(lines, scheme, workers) for lang, lines in corpus.items()}
+    """``{lang: Counter(pre-token -> count)}`` for a ``{lang: lines}`` corpus.
+
+    All languages' lines are cut into chunks of ``chunk_lines`` that ``workers``
+    processes count in parallel (default as in :func:`count_pretokens`), so many
+    small languages use every core too.
+    """
+    pattern(scheme)  # fail early on an unknown scheme
+    corpus = {lang: lines if isinstance(lines, list) else list(lines) for lang, lines in corpus.items()}
+    n_lines = sum(map(len, corpus.values()))
+    if workers is None:
+        workers = _default_workers(n_lines, chunk_lines)
+    if workers <= 1 or n_lines <= chunk_lines:
+        return {lang: _count_chunk((scheme, lines)) for lang, lines in corpus.items()}
+    tasks = [
+        (lang, (scheme, lines[i : i + chunk_lines]))
+        for lang, lines in corpus.items()
+        for i in range(0, max(len(lines), 1), chunk_lines)
+    ]
+    counts: dict = {lang: Counter() for lang in corpus}
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for (lang, _), part in zip(tasks, pool.map(_count_chunk, [t for _, t in tasks])):
+            counts[lang].update(part)
+    return counts
 
 
 def hf_pre_tokenizer(scheme: str = DEFAULT_SCHEME):

@@ -134,3 +134,14 @@ def test_count_pretokens_matches_naive_count_and_is_worker_independent():
 def test_count_by_language():
     counts = count_by_language({"eng_Latn": ["a b", "a"], "npi_Deva": ["क"]}, "whitespace")
     assert counts == {"eng_Latn": Counter({"a": 2, " b": 1}), "npi_Deva": Counter({"क": 1})}
+
+
+def test_count_by_language_in_parallel_keeps_languages_apart():
+    corpus = {
+        "eng_Latn": [f"the word{i % 5}" for i in range(3000)],
+        "npi_Deva": [f"शब्द{i % 3} नमस्ते" for i in range(1700)],
+        "ell_Grek": ["λέξη"],
+    }
+    serial = count_by_language(corpus, "llama3", workers=1)
+    assert count_by_language(corpus, "llama3", workers=2, chunk_lines=500) == serial
+    assert serial["ell_Grek"] == Counter({"λέξη": 1}) and serial["eng_Latn"]["the"] == 3000

@@ -151,6 +151,23 @@ def _tie(rank, x, y):
     return (rank[x] << KEY_SHIFT) | rank[y]
 
 
+@njit(cache=True, inline="always")
+def pair_id(x, y, hkeys, hvals, pa, pb, meta):
+    """The id of pair ``(x, y)``, created (next free id) if it is new.
+    Capacity is ensured by the caller."""
+    key = (np.int64(x) << KEY_SHIFT) | np.int64(y)
+    h = _slot(hkeys, key)
+    if hkeys[h] == key:
+        return hvals[h]
+    pid = meta[0]
+    meta[0] += 1
+    hkeys[h] = key
+    hvals[h] = pid
+    pa[pid] = x
+    pb[pid] = y
+    return pid
+
+
 # ---------------------------------------------------------------- engine steps
 @njit(cache=True)
 def init_counts(sym, wstart, wlen, wcnt, wlc, rank, tcnt, tlc, hkeys, hvals, pa, pb, pcnt, plc,
@@ -181,17 +198,7 @@ def init_counts(sym, wstart, wlen, wcnt, wlc, rank, tcnt, tlc, hkeys, hvals, pa,
         for i in range(n - 1):
             x = sym[s + i]
             y = sym[s + i + 1]
-            key = (np.int64(x) << KEY_SHIFT) | np.int64(y)
-            h = _slot(hkeys, key)
-            if hkeys[h] == key:
-                pid = hvals[h]
-            else:
-                pid = meta[0]
-                meta[0] += 1
-                hkeys[h] = key
-                hvals[h] = pid
-                pa[pid] = x
-                pb[pid] = y
+            pid = pair_id(x, y, hkeys, hvals, pa, pb, meta)
             pcnt[pid] += c
             for l in range(nl):
                 plc[pid, l] += wlc[w, l]
@@ -231,17 +238,7 @@ def _change(x, y, delta, w, wcnt, wlc, hkeys, hvals, pa, pb, pcnt, plc, phead, n
             meta, touched, ntouched, tstamp, stamp):
     """Add ``delta`` occurrences of pair (x, y) in word ``w``; a new occurrence also
     enters the pair's list. Capacity is ensured by the caller. Returns ``ntouched``."""
-    key = (np.int64(x) << KEY_SHIFT) | np.int64(y)
-    h = _slot(hkeys, key)
-    if hkeys[h] == key:
-        pid = hvals[h]
-    else:
-        pid = meta[0]
-        meta[0] += 1
-        hkeys[h] = key
-        hvals[h] = pid
-        pa[pid] = x
-        pb[pid] = y
+    pid = pair_id(x, y, hkeys, hvals, pa, pb, meta)
     pcnt[pid] += delta * wcnt[w]
     for l in range(plc.shape[1]):
         plc[pid, l] += delta * wlc[w, l]
