@@ -114,8 +114,10 @@ def test_transformers_fast_tokenizer_same_ids(tmp_path, seq):
     transformers = pytest.importorskip("transformers")
     path = save_tokenizer_json(seq.model, tmp_path / "tokenizer.json")
     fast = transformers.PreTrainedTokenizerFast(tokenizer_file=str(path))
-    line = TEXT["y"][0]
-    assert fast(line, add_special_tokens=False)["input_ids"] == seq.model.encode(line)
+    for line in TEXT["y"] + TEXT["x"]:
+        ids = fast(line, add_special_tokens=False)["input_ids"]
+        assert ids == seq.model.encode(line)
+        assert fast.decode(ids) == line
 
 
 def test_standard_budget_reached_exactly():
