@@ -53,12 +53,12 @@ import gzip
 import hashlib
 import importlib.util
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 
+from modtok import atomic
 from modtok.errors import ModtokError, TokenizerFileError
 from modtok.pretokenize import bytes_to_unicode, hf_pre_tokenizer
 
@@ -325,19 +325,6 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def cached_path(name: str, cache: str | os.PathLike | None = None) -> Path:
     """Where the converted ``tokenizer.json`` of ``name`` is (or would be) cached:
     ``<cache_dir>/<name>-<sha256 of the ranks file, 16 hex>-v<CONVERTER_VERSION>.json``."""
@@ -370,7 +357,7 @@ def load(name: str, cache: str | os.PathLike | None = None):
             pass  # corrupt or foreign file: convert again and overwrite it
     tok = convert_tiktoken(load_ranks(src), d.scheme, special_tokens(name), nfc=d.nfc)
     try:
-        _write_atomic(target, tok.to_str())
+        atomic.write_text(target, tok.to_str())
     except OSError:
         pass
     return tok

@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from modtok import atomic
 from modtok.bpe.model import BPEModel
 from modtok.errors import MergeListError, TokenizerFileError
-from modtok.modular import _merge_pair, read_json, write_json_atomic
+from modtok.modular import _merge_pair, read_json
 from modtok.pretokenize import DEFAULT_SCHEME, SCHEMES, bytes_to_unicode, pattern, unicode_to_bytes
 
 
@@ -121,7 +122,7 @@ def from_tokenizer_json(tj: dict) -> BPEModel:
 def save_tokenizer_json(model: BPEModel, path) -> Path:
     """Write ``model`` as an HF ``tokenizer.json`` atomically."""
     path = Path(path)
-    write_json_atomic(path, to_tokenizer_json(model))
+    atomic.write_json(path, to_tokenizer_json(model))
     return path
 
 

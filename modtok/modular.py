@@ -38,13 +38,12 @@ a lossless model.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
 
+from modtok import atomic
 from modtok.errors import (
     MergeListError,
     OutOfVocabularyError,
@@ -293,8 +292,8 @@ class ModularTokenizer:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         lang_to_ids = {lang: ids.tolist() for lang, ids in self._lang_ids.items()}
-        write_json_atomic(directory / TOKENIZER_FILE, self.tokenizer_json)
-        write_json_atomic(directory / LANG_TO_IDS_FILE, lang_to_ids)
+        atomic.write_json(directory / TOKENIZER_FILE, self.tokenizer_json)
+        atomic.write_json(directory / LANG_TO_IDS_FILE, lang_to_ids)
         return directory
 
     @classmethod
@@ -314,20 +313,6 @@ class ModularTokenizer:
 
 # --------------------------------------------------------------------------
 # json files
-
-
-def write_json_atomic(path, obj) -> None:
-    """Write ``obj`` as JSON to ``path`` via a temp file in the same directory."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(obj, f, ensure_ascii=False)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def read_json(path):

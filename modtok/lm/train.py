@@ -32,7 +32,6 @@ import contextlib
 import json
 import math
 import os
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -40,6 +39,7 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 
+from modtok import atomic
 from modtok.errors import ModtokError
 from modtok.lm.batches import BatchSource, lm_vocab_size
 from modtok.lm.loss import bits_per_byte
@@ -116,16 +116,9 @@ def make_optimizer(model: LM, cfg: TrainConfig) -> torch.optim.AdamW:
 
 
 def save_atomic(obj, path: Path) -> None:
-    """torch.save to a temp file in the same directory, then rename over ``path``."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        torch.save(obj, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """torch.save through :func:`modtok.atomic.atomic_write` (no partial checkpoint)."""
+    with atomic.atomic_write(path, "wb") as f:
+        torch.save(obj, f)
 
 
 def load_checkpoint(path) -> dict:
@@ -162,10 +155,7 @@ def _rewrite_metrics(path: Path, upto: int) -> None:
     if not path.exists():
         return
     keep = [line for line in path.read_text().splitlines() if line.strip() and json.loads(line)["step"] < upto]
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write("".join(line + "\n" for line in keep))
-    os.replace(tmp, path)
+    atomic.write_text(path, "".join(line + "\n" for line in keep))
 
 
 def read_metrics(out_dir) -> list[dict]:

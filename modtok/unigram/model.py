@@ -34,14 +34,13 @@ differs from the reference and does not decode back.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
+from modtok import atomic
 from modtok.errors import MissingByteFallbackError, TokenizerFileError
 from modtok.unigram import lattice
 from modtok.unigram.spm_proto import BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, model_proto
@@ -235,15 +234,7 @@ class UnigramModel:
     def save_sentencepiece(self, path, ids=None) -> Path:
         """Write the ``.model`` file atomically."""
         path = Path(path)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(self.sentencepiece_proto(ids))
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        atomic.write_bytes(path, self.sentencepiece_proto(ids))
         return path
 
     @classmethod
