@@ -60,7 +60,7 @@ from pathlib import Path
 
 from modtok import atomic
 from modtok.errors import ModtokError, TokenizerFileError
-from modtok.pretokenize import bytes_to_unicode, hf_pre_tokenizer
+from modtok.pretokenize import byte_level, hf_pre_tokenizer
 
 # Bump when the conversion changes, so cached files of an older converter are not reused.
 CONVERTER_VERSION = 1
@@ -267,15 +267,6 @@ def convert_tiktoken(
             [AddedToken(t, special=True, normalized=False) for t in sorted(special_tokens, key=special_tokens.get)]
         )
     return tok
-
-
-def byte_level(token: bytes) -> str:
-    """Raw token bytes written in the byte-level alphabet.
-
-    >>> byte_level(b" a\\xc3\\xa9")
-    'ĠaÃ©'
-    """
-    return token.decode("latin-1").translate(bytes_to_unicode())  # latin-1: code point b = byte b
 
 
 def special_tokens(name: str) -> dict[str, int]:

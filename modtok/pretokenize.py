@@ -164,18 +164,23 @@ def byte_alphabet() -> list[str]:
     return [table[b] for b in range(256)]
 
 
-def to_byte_level(text: str) -> str:
-    """UTF-8 bytes of ``text`` written in the byte-level alphabet.
+@lru_cache(maxsize=1)
+def _byte_level_table() -> dict[int, str]:
+    return str.maketrans({chr(b): c for b, c in bytes_to_unicode().items()})
 
-    >>> to_byte_level(" é")
-    'ĠÃ©'
+
+def byte_level(data: bytes) -> str:
+    """Raw bytes (a token, or ``text.encode("utf-8")``) in the byte-level alphabet:
+    the one encoder behind ``tokenizer.json`` strings, rank conversion and tests.
+
+    >>> byte_level(" é".encode("utf-8")), byte_level(b"\\xff")
+    ('ĠÃ©', 'ÿ')
     """
-    table = bytes_to_unicode()
-    return "".join(table[b] for b in text.encode("utf-8"))
+    return data.decode("latin-1").translate(_byte_level_table())  # latin-1: code point b = byte b
 
 
 def from_byte_level(symbols: str) -> bytes:
-    """Inverse of :func:`to_byte_level` (returns raw bytes)."""
+    """Inverse of :func:`byte_level`; KeyError on a character outside the alphabet."""
     inv = unicode_to_bytes()
     return bytes(inv[c] for c in symbols)
 

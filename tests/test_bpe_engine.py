@@ -12,8 +12,7 @@ from modtok.bpe import reference, standard
 from modtok.bpe.engine import Engine
 from modtok.bpe.reference import ReferenceEngine, as_dict
 from modtok.errors import BudgetError, UnknownLanguageError
-from modtok.export import token_string
-from modtok.pretokenize import hf_pre_tokenizer
+from modtok.pretokenize import byte_level, hf_pre_tokenizer
 
 
 def test_hand_oracle_overlaps():
@@ -117,7 +116,7 @@ def _hf_merges(lines, vocab_size, scheme):
 
 def _our_merges(lines, vocab_size, scheme):
     m = standard.train_from_lines(lines, vocab_size, scheme)
-    return [(token_string(m.vocab[a]), token_string(m.vocab[b])) for a, b in m.merges]
+    return [(byte_level(m.vocab[a]), byte_level(m.vocab[b])) for a, b in m.merges]
 
 
 def test_identical_to_hf_on_tie_free_toy():

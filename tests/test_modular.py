@@ -15,6 +15,7 @@ from modtok.errors import (
     TokenizerFileError,
     UnknownLanguageError,
 )
+from modtok.export import bpe_model_json
 from modtok.modular import ModularTokenizer, restrict
 
 
@@ -32,19 +33,11 @@ def _tj(model: dict, added=()) -> dict:
     }
 
 
-TOY_BPE = {
-    "type": "BPE",
-    "dropout": None,
-    "unk_token": None,
-    "continuing_subword_prefix": None,
-    "end_of_word_suffix": None,
-    "fuse_unk": False,
-    "byte_fallback": False,
-    "ignore_merges": False,
-    # ids: a b c d | ab(4) abc(5) cd(6) abcd(7)
-    "vocab": {"a": 0, "b": 1, "c": 2, "d": 3, "ab": 4, "abc": 5, "cd": 6, "abcd": 7},
-    "merges": [["a", "b"], ["ab", "c"], ["c", "d"], ["abc", "d"]],
-}
+# ids: a b c d | ab(4) abc(5) cd(6) abcd(7)
+TOY_BPE = bpe_model_json(
+    {"a": 0, "b": 1, "c": 2, "d": 3, "ab": 4, "abc": 5, "cd": 6, "abcd": 7},
+    [["a", "b"], ["ab", "c"], ["c", "d"], ["abc", "d"]],
+)
 
 
 def toy_modular() -> ModularTokenizer:

@@ -16,12 +16,12 @@ from modtok.pretokenize import (
     DEVANAGARI_MARKS,
     SCHEMES,
     byte_alphabet,
+    byte_level,
     bytes_to_unicode,
     count_by_language,
     count_pretokens,
     from_byte_level,
     pretokenize,
-    to_byte_level,
 )
 
 # Characters from many scripts, marks, digits, punctuation and whitespace kinds.
@@ -119,7 +119,7 @@ def test_byte_alphabet_is_a_printable_bijection():
 
 @given(st.text())
 def test_byte_level_round_trip(text):
-    assert from_byte_level(to_byte_level(text)) == text.encode("utf-8")
+    assert from_byte_level(byte_level(text.encode("utf-8"))) == text.encode("utf-8")
 
 
 def test_count_pretokens_matches_naive_count_and_is_worker_independent():
