@@ -57,7 +57,6 @@ WORDFREQ_DEFAULT = [
     "hin_Deva", "ben_Beng", "tam_Taml", "arb_Arab", "heb_Hebr", "kor_Hang",
 ]
 
-# Scripts written without spaces between words (fertility is undefined there).
 # Scripts written without spaces between words; fertility is undefined there. The
 # one list: metrics (fertility), wordfreq pseudo-sentences and mixtures use it.
 # Hani/Hans/Hant (Chinese), Jpan/Hira/Kana (Japanese), Thai, Khmr (Khmer),
