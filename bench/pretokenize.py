@@ -31,7 +31,7 @@ def main() -> None:
     args = ap.parse_args()
 
     corpus = data.load_pool(root=args.pool, max_chars=args.max_chars)
-    n_chars = sum(data.char_count(corpus).values())
+    n_chars = sum(data.chars_per_language(corpus).values())
     n_bytes = sum(len(line.encode()) for lines in corpus.values() for line in lines)
     print(f"{len(corpus)} languages, {n_chars:,} chars, {n_bytes / 1e6:.1f} MB UTF-8, "
           f"scheme {args.scheme}, {os.cpu_count()} cores, {platform.processor() or platform.machine()}")

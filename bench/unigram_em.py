@@ -48,7 +48,7 @@ def main() -> None:
     langs = args.langs or (data.pool_languages(pool)[:4] if smoke else data.pool_languages(pool))
     corpus = data.load_pool(langs, root=pool, max_chars=args.chars)
     print(f"pool {pool}: {len(langs)} languages, <= {args.chars:,} chars each "
-          f"({sum(data.char_count(corpus).values()):,} chars); k = {args.k}; numba threads = {lattice.num_threads()}")
+          f"({sum(data.chars_per_language(corpus).values()):,} chars); k = {args.k}; numba threads = {lattice.num_threads()}")
 
     print(f"\n1. sentencepiece training (num_threads={args.sp_threads})")
     models, sp_time = {}, {}

@@ -49,11 +49,11 @@ def cmd_sequential_bpe(args) -> None:
 
 def cmd_modular_unigram(args) -> None:
     from modtok.unigram.merge import merge_unigram
-    from modtok.unigram.train import train_monolingual
+    from modtok.unigram.train import train_unigram_per_language
 
     corpora = _corpora(args)
     print(corpora.source, file=sys.stderr)
-    models = train_monolingual(corpora.train, args.k, num_threads=2, progress=True)
+    models = train_unigram_per_language(corpora.train, args.k, num_threads=2, progress=True)
     merged = merge_unigram(models, corpora.train, max_iter=args.em_iters, progress=True)
     tok = merged.modular()
     tok.save(args.out)

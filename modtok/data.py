@@ -342,7 +342,7 @@ def mix(corpus: Mapping[str, list[str]], proportions: Mapping[str, float], total
     }
 
 
-def char_count(corpus: Mapping[str, list[str]]) -> dict[str, int]:
+def chars_per_language(corpus: Mapping[str, list[str]]) -> dict[str, int]:
     """Characters per language."""
     return {lang: sum(map(len, lines)) for lang, lines in corpus.items()}
 

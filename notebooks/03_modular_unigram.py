@@ -21,9 +21,9 @@ import numpy as np
 
 from modtok import data, plots
 from modtok.errors import BudgetError
-from modtok.unigram.extract import Subtokenizer, frequency_subvocab
+from modtok.unigram.extract import RestrictedUnigram, frequency_subvocab
 from modtok.unigram.merge import merge_unigram
-from modtok.unigram.train import train_monolingual
+from modtok.unigram.train import train_unigram_per_language
 from modtok.widgets import Panel, budget_slider, language_picker
 
 plots.setup()
@@ -38,7 +38,7 @@ LANGS = [lang for lang in LANGS if lang in corpora.train]
 K = 800 if SMOKE else 8000
 ITERS = 2 if SMOKE else 5
 
-models = train_monolingual(corpora.train, K)
+models = train_unigram_per_language(corpora.train, K)
 merged = merge_unigram(models, corpora.train, max_iter=ITERS)
 print(f"{len(LANGS)} languages at k={K}: merged vocabulary {len(merged.model):,} pieces "
       f"({merged.n_units:,} distinct words, {merged.n_words:,.0f} occurrences)")
@@ -106,7 +106,7 @@ def frequency_rows(ks):
         row = {"language": data.lang_name(lang)}
         for k in ks:
             try:
-                sub = Subtokenizer(merged.model, frequency_subvocab(merged.model, corpora.train[lang], k))
+                sub = RestrictedUnigram(merged.model, frequency_subvocab(merged.model, corpora.train[lang], k))
                 row[f"k={k}"] = ntokens(sub, corpora.eval[lang]) / mono_tokens[lang]
             except BudgetError:  # the language uses fewer pieces than k asks for
                 row[f"k={k}"] = float("nan")
@@ -157,7 +157,7 @@ assert len(segs["full merged"]) <= len(segs[f"{LANGS[-1]} subtokenizer"])
 # %%
 def modular_unigram_table(langs, k, iters):
     langs = list(langs)
-    ms = train_monolingual({lang: corpora.train[lang] for lang in langs}, k)
+    ms = train_unigram_per_language({lang: corpora.train[lang] for lang in langs}, k)
     mg = merge_unigram(ms, {lang: corpora.train[lang] for lang in langs}, max_iter=iters)
     m = mg.modular()
     out = []

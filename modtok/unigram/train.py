@@ -82,7 +82,7 @@ def distinct_substrings(lines: Sequence[str], max_len: int = 16, stop: int | Non
     return len(seen)
 
 
-def train_monolingual(corpus: Mapping[str, Sequence[str]], vocab_size: int, num_threads: int = 1,
+def train_unigram_per_language(corpus: Mapping[str, Sequence[str]], vocab_size: int, num_threads: int = 1,
                       progress: bool = False, **overrides) -> dict[str, UnigramModel]:
     """``{lang: model}``, one sentencepiece Unigram per language at budget ``vocab_size``."""
     if not corpus:
