@@ -41,6 +41,7 @@ True
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -132,6 +133,7 @@ class EMResult:
     logp: np.ndarray
     loglik: list[float]
     unk: list[float] = field(default_factory=list)  # expected unknown edges per E-step
+    seconds: list[float] = field(default_factory=list)  # wall time of each E-step + M-step
 
 
 def em(model: UnigramModel, units: Sequence[str], weights, max_iter: int = 5, tol: float = 1e-4,
@@ -155,12 +157,14 @@ def em(model: UnigramModel, units: Sequence[str], weights, max_iter: int = 5, to
         steps = tqdm(steps, desc="EM")
     result = EMResult(logp, [])
     for _ in steps:
+        start = time.perf_counter()
         counts, unk, ll = lattice.expected_counts(cps, offsets, weights, model.trie, logp, unk_logp)
         result.loglik.append(float(ll))
         result.unk.append(float(unk))
         if len(result.loglik) > 1 and result.loglik[-1] - result.loglik[-2] < tol * abs(result.loglik[-2]):
             return result
         logp = result.logp = m_step(counts, normal)
+        result.seconds.append(time.perf_counter() - start)
         if progress:
             steps.set_postfix(loglik=f"{ll:.6g}")
     _, unk, ll = lattice.expected_counts(cps, offsets, weights, model.trie, logp, unk_logp)
@@ -194,6 +198,7 @@ class MergedUnigram:
     loglik: list[float]
     n_units: int
     n_words: float  # units weighted by frequency
+    em_seconds: list[float] = field(default_factory=list)  # wall time of each EM iteration
 
     def modular(self):
         """The :class:`modtok.modular.ModularTokenizer` of the merged model."""
@@ -233,4 +238,5 @@ def merge_unigram(models: Mapping[str, UnigramModel], corpus: Mapping[str, Seque
     units = sorted(counts)  # sorted: the result does not depend on corpus order
     weights = np.array([counts[u] for u in units], dtype=np.float64)
     res = em(model, units, weights, max_iter, tol, progress)
-    return MergedUnigram(final_model(model, res.logp), lang_ids, res.loglik, len(units), float(weights.sum()))
+    return MergedUnigram(final_model(model, res.logp), lang_ids, res.loglik, len(units), float(weights.sum()),
+                         res.seconds)
