@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import time
 
@@ -66,7 +67,7 @@ def main() -> None:
         lines = [line for ls in pool.values() for line in ls]
         mb = sum(len(line.encode("utf-8")) + 1 for line in lines) / 1e6
         t0 = time.perf_counter()
-        counts = count_pretokens(lines, args.scheme)
+        counts = count_pretokens(lines, args.scheme, workers=os.cpu_count() or 1)
         t1 = time.perf_counter()
         ours = standard.train(counts, args.vocab, args.scheme)
         t2 = time.perf_counter()
@@ -83,7 +84,7 @@ def main() -> None:
     pool = data.load_pool(langs, max_chars=args.chars)
     flores = data.load_flores(langs)
     t0 = time.perf_counter()
-    counts = count_by_language(pool, args.scheme)
+    counts = count_by_language(pool, args.scheme, workers=os.cpu_count() or 1)
     t1 = time.perf_counter()
     seq = train_sequential(counts, args.k, scheme=args.scheme)
     t2 = time.perf_counter()

@@ -37,7 +37,7 @@ def main() -> None:
           f"scheme {args.scheme}, {os.cpu_count()} cores, {platform.processor() or platform.machine()}")
 
     t = time.perf_counter()
-    ours = {lang: count_pretokens(lines, args.scheme) for lang, lines in corpus.items()}
+    ours = {lang: count_pretokens(lines, args.scheme, workers=os.cpu_count() or 1) for lang, lines in corpus.items()}
     t_ours = time.perf_counter() - t
 
     split = pre_tokenizers.Split(Regex(pattern(args.scheme)), behavior="isolated")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from modtok import data
@@ -23,7 +24,7 @@ from modtok.errors import ModtokError
 
 
 def _corpora(args) -> data.Corpora:
-    langs = data.pick_languages(args.langs) if args.langs else None
+    langs = data.pick_languages(args.langs, strict=True) if args.langs else None
     return data.default_corpora(langs, train_chars=args.train_chars)
 
 
@@ -40,7 +41,7 @@ def cmd_sequential_bpe(args) -> None:
 
     corpora = _corpora(args)
     print(corpora.source, file=sys.stderr)
-    counts = count_by_language(corpora.train, args.scheme)
+    counts = count_by_language(corpora.train, args.scheme, workers=os.cpu_count() or 1)  # a job: all cores
     multi = train_sequential(counts, args.k, order=list(corpora.train), scheme=args.scheme, progress=True)
     tok = multi.modular()
     tok.save(args.out)
@@ -91,6 +92,15 @@ def cmd_lm_train(args, rest) -> None:
     main(rest)
 
 
+class _Langs(argparse.Action):
+    """``--langs``: codes separated by commas or spaces, flags repeatable (``npi_Deva,eng_Latn``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        values = [values] if isinstance(values, str) else values
+        codes = [code for value in values for code in value.split(",") if code]
+        setattr(namespace, self.dest, (getattr(namespace, self.dest) or []) + codes)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="modtok", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -101,7 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help)
         p.add_argument("out", help="output tokenizer directory")
         p.add_argument("-k", type=int, default=8000, help="per-language budget")
-        p.add_argument("--langs", nargs="*", help="languages, in training order (default: all available)")
+        p.add_argument("--langs", nargs="*", action=_Langs,
+                       help="languages, in training order (default: all available)")
         p.add_argument("--train-chars", type=int, default=1_000_000, help="training characters per language")
         p.set_defaults(fn=fn)
         return p
@@ -113,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("nsl", help="NSL of every subtokenizer vs a monolingual HF BPE")
     p.add_argument("tokenizer")
-    p.add_argument("--langs", nargs="*")
+    p.add_argument("--langs", nargs="*", action=_Langs)
     p.add_argument("-k", type=int, default=8000, help="reference budget")
     p.add_argument("--scheme", default="llama3")
     p.add_argument("--train-chars", type=int, default=1_000_000)
@@ -122,7 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("encode", help="encode text with a subtokenizer (global ids)")
     p.add_argument("tokenizer")
     p.add_argument("text")
-    p.add_argument("--langs", nargs="*")
+    # One value per flag (comma-separated, repeatable): a list flag would swallow the text.
+    p.add_argument("--langs", action=_Langs,
+                   help="the subtokenizer's languages, comma-separated or repeated (default: full tokenizer)")
     p.set_defaults(fn=cmd_encode)
 
     sub.add_parser("lm-train", help="train an LM (flags: python -m modtok.lm.train --help)",

@@ -381,19 +381,30 @@ def available_languages() -> list[str]:
     return sorted(WORDFREQ_CODES)
 
 
-def pick_languages(preferred: Iterable[str]) -> list[str]:
+def pick_languages(preferred: Iterable[str], strict: bool = False) -> list[str]:
     """``preferred`` restricted to :func:`available_languages`, replacing a missing
     language by its same-script stand-in (``STAND_INS``, e.g. Nepali -> Hindi on
-    the wordfreq default) and dropping it when there is none. Order is kept.
+    the wordfreq default). Order is kept.
+
+    A language with neither is dropped (a notebook's wish list), or with
+    ``strict`` (languages a user typed) an :class:`UnknownLanguageError` that
+    names it and lists what is available.
     """
-    available = set(available_languages())
+    preferred = list(preferred)
+    available = available_languages()
     chosen: list[str] = []
-    for lang in preferred:
-        lang = lang if lang in available else STAND_INS.get(lang, "")
-        if lang in available and lang not in chosen:
+    for asked in preferred:
+        lang = asked if asked in available else STAND_INS.get(asked, "")
+        if lang not in available:
+            if strict:
+                raise UnknownLanguageError(asked, available)
+            continue
+        if lang not in chosen:
             chosen.append(lang)
     if not chosen:
-        raise DataError("none of the preferred languages (or their stand-ins) is available")
+        shown = ", ".join(available[:12]) + (f", ... ({len(available)} in all)" if len(available) > 12 else "")
+        raise DataError(f"none of {', '.join(preferred) or '(no languages)'} (or their stand-ins) is available "
+                        f"(available: {shown})")
     return chosen
 
 
