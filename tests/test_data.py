@@ -150,5 +150,7 @@ def test_pick_languages_uses_same_script_stand_ins(pool, flores, monkeypatch):
     monkeypatch.setenv("MODTOK_FLORES", str(flores))
     assert data.available_languages() == ["eng_Latn", "npi_Deva"]
     assert data.pick_languages(["npi_Deva", "deu_Latn"]) == ["npi_Deva"]
-    with pytest.raises(DataError, match="none of the preferred"):
+    with pytest.raises(DataError, match=r"none of deu_Latn .*\(available: eng_Latn, npi_Deva\)"):
         data.pick_languages(["deu_Latn"])
+    with pytest.raises(UnknownLanguageError, match="unknown language 'deu_Latn' .available: eng_Latn, npi_Deva"):
+        data.pick_languages(["npi_Deva", "deu_Latn"], strict=True)
