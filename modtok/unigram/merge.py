@@ -50,6 +50,7 @@ import numpy as np
 import regex
 
 from modtok.errors import DataError, UnknownLanguageError
+from modtok.progress import bar as progress_bar
 from modtok.unigram import lattice
 from modtok.unigram.model import SPACE, UnigramModel, normalize, quantize_scores
 from modtok.unigram.spm_proto import BYTE, CONTROL, NORMAL, UNKNOWN
@@ -150,11 +151,7 @@ def em(model: UnigramModel, units: Sequence[str], weights, max_iter: int = 5, to
     normal = model.types == NORMAL
     logp = np.where(normal, model.scores, -np.inf)
     unk_logp = model.unk_score()
-    steps = range(max_iter)
-    if progress:
-        from tqdm.auto import tqdm
-
-        steps = tqdm(steps, desc="EM")
+    steps = progress_bar(range(max_iter), desc="EM", enabled=progress)
     result = EMResult(logp, [])
     for _ in steps:
         start = time.perf_counter()
@@ -165,8 +162,7 @@ def em(model: UnigramModel, units: Sequence[str], weights, max_iter: int = 5, to
             return result
         logp = result.logp = m_step(counts, normal)
         result.seconds.append(time.perf_counter() - start)
-        if progress:
-            steps.set_postfix(loglik=f"{ll:.6g}")
+        steps.set_postfix(loglik=f"{ll:.6g}", refresh=False)
     _, unk, ll = lattice.expected_counts(cps, offsets, weights, model.trie, logp, unk_logp)
     result.loglik.append(float(ll))
     result.unk.append(float(unk))
