@@ -53,6 +53,7 @@ import gzip
 import hashlib
 import importlib.util
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import itemgetter
@@ -293,19 +294,22 @@ def cache_dir(path: str | os.PathLike | None = None) -> Path:
     """Directory of converted ``tokenizer.json`` files.
 
     In order: ``path`` if given; ``$MODTOK_CACHE/deployed`` if that variable is
-    set; ``data/cache/deployed`` of the repository when modtok runs from a
-    checkout (a ``pyproject.toml`` next to the package); else
-    ``$XDG_CACHE_HOME/modtok/deployed`` (default ``~/.cache``).
+    set; else the platform's user cache directory: ``$XDG_CACHE_HOME`` (default
+    ``~/.cache``) on Linux, ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on
+    Windows, then ``modtok/deployed``. Never inside a checkout: a cache is not
+    part of the project, and a read-only install must work too.
     """
     if path is not None:
         return Path(path)
     if os.environ.get("MODTOK_CACHE"):
         return Path(os.environ["MODTOK_CACHE"]) / "deployed"
-    repo = Path(__file__).resolve().parents[1]
-    if (repo / "pyproject.toml").is_file():
-        return repo / "data" / "cache" / "deployed"
-    xdg = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(xdg) / "modtok" / "deployed"
+    if sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    elif sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "modtok" / "deployed"
 
 
 def _sha256(path: Path) -> str:

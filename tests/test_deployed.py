@@ -14,6 +14,7 @@ import base64
 import importlib
 import json
 import unicodedata
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -183,7 +184,10 @@ def test_cache_dir_resolution(tmp_path, monkeypatch):
     assert deployed.cache_dir() == tmp_path / "c" / "deployed"
     assert deployed.cache_dir(tmp_path / "x") == tmp_path / "x"
     monkeypatch.delenv("MODTOK_CACHE")
-    assert deployed.cache_dir().parts[-3:] == ("data", "cache", "deployed")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert deployed.cache_dir() == tmp_path / "xdg" / "modtok" / "deployed"  # a user cache, not the checkout
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert deployed.cache_dir() == Path.home() / ".cache" / "modtok" / "deployed"
 
 
 def test_special_tokens_lists():
