@@ -21,24 +21,19 @@ import random
 import time
 
 import numpy as np
-from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from modtok import data
+from modtok.baselines import train_hf_bpe
 from modtok.bpe import standard
 from modtok.bpe.concat import concatenate
 from modtok.bpe.sequential import train_sequential
 from modtok.export import hf_tokenizer
-from modtok.pretokenize import count_by_language, count_pretokens, hf_pre_tokenizer
+from modtok.pretokenize import count_by_language, count_pretokens
 
 
 def hf_train(lines, vocab_size, scheme):
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = hf_pre_tokenizer(scheme)
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-    )
-    tok.train_from_iterator(lines, trainer)
-    return tok
+    """HF BpeTrainer with every pair allowed (min_frequency 0, as modtok's trainer)."""
+    return train_hf_bpe(lines, vocab_size, scheme, min_frequency=0)
 
 
 def ntokens(tok, lines) -> int:
