@@ -43,7 +43,7 @@ CONTROLS = (
 # What is rendered in a cell's outputs: each plotly figure's SVG text and mark count,
 # each table's text (read from the DOM, i.e. what a person sees).
 SNAPSHOT_JS = """(cell) => {
-  const figs = [...cell.querySelectorAll('.jp-OutputArea-output .js-plotly-plot')].map(f =>
+  const figs = [...cell.querySelectorAll('.js-plotly-plot')].map(f =>
     [...f.querySelectorAll('svg text')].map(t => t.textContent).join('|') + ' #marks=' +
     f.querySelectorAll('.point, .slice, path.box, .js-line, .bars path').length + ' ' +
     [...f.querySelectorAll('.trace path')].map(p => p.getAttribute('d')).join(';'));
