@@ -121,7 +121,8 @@ def browser_context(tmp_path_factory):
         _missing("playwright is not installed (pip install 'modtok[test]')")
     if not CHROMIUM.exists():
         _missing(f"{CHROMIUM} is missing (apt-get install -y chromium)")
-    profile = tempfile.mkdtemp(prefix="modtok-chromium-")  # a fresh --user-data-dir
+    # A fresh profile: Playwright passes it as --user-data-dir (it refuses that flag in args).
+    profile = tempfile.mkdtemp(prefix="modtok-chromium-")
     args = CHROMIUM_FLAGS + (["--no-sandbox"] if os.geteuid() == 0 else [])
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
