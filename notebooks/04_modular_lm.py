@@ -220,8 +220,9 @@ print(f"compact deu_Latn model: {loaded.model.num_params() / 1e6:.2f}M parameter
 # %% [markdown]
 # Inference time and parameter memory at several widths: the trained tokenizer's sizes,
 # and (outside smoke runs) the paper's scale of 26 languages x 8000 tokens with synthetic
-# weights. The forward pass computes logits over the model's whole vocabulary for
-# 4 x 64 tokens (median of 3; `infer.full_vs_compact_timing`). `bench/lm_infer.py` is the same measurement as a script.
+# weights (`infer.full_vs_compact_timing`). The forward pass computes logits over the model's
+# whole vocabulary for 4 x 64 tokens (median of 3). `bench/lm_infer.py` is the same
+# measurement as a script.
 
 # %%
 widths = [64, 128, 256] if SMOKE else [128, 256, 512]
