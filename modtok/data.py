@@ -423,15 +423,13 @@ def default_corpora(
     """Pool (training) + FLORES-200 devtest (evaluation) when both are configured,
     else the wordfreq default (training and held-out evaluation samples).
 
-    ``train_chars`` caps the training text per language (default: 2M characters,
-    200k under ``MODTOK_SMOKE=1``); ``eval_lines`` caps the evaluation lines
-    (default: all 1012 FLORES devtest lines, 300 under smoke).
+    ``train_chars`` caps the training text per language (default: 2M characters);
+    ``eval_lines`` caps the evaluation lines (default: all 1012 FLORES devtest
+    lines). Smaller sizes under ``MODTOK_SMOKE=1`` are the caller's choice (each
+    notebook sets its own in its parameter cell), not a hidden default here.
     """
-    smoke = is_smoke()
     if train_chars is None:
-        train_chars = 200_000 if smoke else 2_000_000
-    if eval_lines is None:
-        eval_lines = 300 if smoke else None
+        train_chars = 2_000_000
     if have_shared_data():
         pool_langs = pool_languages()
         flores_langs = set(flores_languages())
