@@ -119,6 +119,21 @@ def table(rows: Sequence[dict], columns: Sequence[str] | None = None, floatfmt: 
     return HTML(table_html(rows, columns, floatfmt))
 
 
+def nsl_panel(rows: Sequence[dict], long: Sequence[dict], y: str, title: str, langs: Sequence[str]) -> list:
+    """What a per-language NSL panel shows: its table and the grouped bars of
+    ``long`` (one row per language x tokenizer), NSL = 1 dashed; a hint when
+    no language is selected (the same two outputs, as a Panel needs)."""
+    from IPython.display import HTML
+
+    from modtok.data import lang_name
+
+    if not rows:
+        return [HTML("<i>select at least one language</i>"), HTML("")]
+    fig = grouped_bars(long, x="lang", y=y, color="tokenizer", hline=1.0, title=title,
+                       x_label={lang: lang_name(lang) for lang in langs})
+    return [table(rows), fig]
+
+
 def merge_trees(word: str, traces: dict[str, list[list[Node]]], colors: dict[str, dict] | None = None,
                 title: str = "") -> go.Figure:
     """One icicle per tokenizer (``traces``: name -> one :func:`modtok.bpe.tree.trace`

@@ -38,7 +38,7 @@
 import functools
 import math
 
-from IPython.display import HTML, display
+from IPython.display import display
 
 from modtok import baselines, data, deployed, metrics, plots, widgets
 
@@ -102,14 +102,8 @@ def compute(langs, budget):
 
 
 def render(result):
-    if not result["rows"]:
-        return [HTML("<i>select at least one language</i>"), HTML("")]
-    fig = plots.grouped_bars(
-        result["long"], x="lang", y="nsl", color="tokenizer", hline=1.0,
-        title=f"NSL vs monolingual BPE ({K} tokens) — {len(result['langs'])} languages",
-        x_label={l: data.lang_name(l) for l in result["langs"]},
-    )
-    return [plots.table(result["rows"]), fig]
+    title = f"NSL vs monolingual BPE ({K} tokens) — {len(result['langs'])} languages"
+    return plots.nsl_panel(result["rows"], result["long"], "nsl", title, result["langs"])
 
 
 w_langs = widgets.language_picker(LANGS, LANGS)

@@ -156,14 +156,8 @@ def fidelity(langs, order, k):
 
 
 def render_fidelity(result):
-    if not result["rows"]:
-        return [HTML("<i>select at least one language</i>"), HTML("")]
-    fig = plots.grouped_bars(
-        result["long"], x="lang", y="NSL", color="tokenizer", hline=1.0,
-        title=f"Sequential BPE, k = {result['k']}, order {' → '.join(result['order'])}: NSL vs monolingual BPE",
-        x_label={l: data.lang_name(l) for l in result["order"]},
-    )
-    return [plots.table(result["rows"]), fig]
+    title = f"Sequential BPE, k = {result['k']}, order {' → '.join(result['order'])}: NSL vs monolingual BPE"
+    return plots.nsl_panel(result["rows"], result["long"], "NSL", title, result["order"])
 
 
 w_langs = widgets.language_picker(LANGS, LANGS)
