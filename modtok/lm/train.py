@@ -303,6 +303,20 @@ def _step(run: _Run, batch: Batch, lr: float, rows: VocabRows | None):
     return nats.detach(), grad_norm
 
 
+def _train_step(run: _Run, batch: Batch, nxt: Batch | None, lr: float, first: bool = False):
+    """:func:`_step` with the host store's row traffic around it (``nxt``: the next batch, prefetched)."""
+    if run.pipe is None:
+        return _step(run, batch, lr, None)
+    nxt_active = None if nxt is None else nxt.active_ids
+    if first:
+        run.pipe.prime(batch.active_ids)
+    rows = run.pipe.rows()
+    run.pipe.begin(nxt_active)
+    nats, grad_norm = _step(run, batch, lr, rows)
+    run.pipe.end(batch.active_ids, rows, batch.step + 1, lr, nxt_active)
+    return nats, grad_norm
+
+
 def _log(run: _Run, batch: Batch, lr: float, nats, grad_norm, seconds: float) -> dict:
     """The metrics line of a logged step (all ranks reduce, rank 0 writes); the only device sync."""
     totals = torch.tensor([float(nats), batch.targets.numel(), batch.n_bytes], dtype=torch.float64)
@@ -392,22 +406,13 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
         batches = source.batches(run.start, stop, rank=run.rank, prefetch=cfg.prefetch)
         for batch, nxt in _with_next(batches):
             t0, step, lr = time.perf_counter(), batch.step, lr_at(batch.step, cfg)
-            nxt_active = None if nxt is None else nxt.active_ids
-            rows = None
-            if run.pipe is not None:
-                if step == run.start:
-                    run.pipe.prime(batch.active_ids)
-                rows = run.pipe.rows()
-                run.pipe.begin(nxt_active)
-            nats, grad_norm = _step(run, batch, lr, rows)
-            if run.pipe is not None:
-                run.pipe.end(batch.active_ids, rows, step + 1, lr, nxt_active)
+            nats, grad_norm = _train_step(run, batch, nxt, lr, first=step == run.start)
             if step % cfg.log_every == 0 or step == cfg.steps - 1:
                 last = _log(run, batch, lr, nats, grad_norm, time.perf_counter() - t0)
             done = step + 1
             if done % cfg.ckpt_every == 0 or done == stop:
                 if run.pipe is not None:
-                    run.pipe.barrier(nxt_active)
+                    run.pipe.barrier(None if nxt is None else nxt.active_ids)
                 if run.rank == 0:
                     _checkpoint(run, done)
             if bar is not None:
