@@ -49,7 +49,8 @@ from modtok.bpe.sequential import train_sequential
 from modtok.lm import infer
 from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
 from modtok.lm.model import LM, LMConfig, config
-from modtok.lm.sampling import Scheme, SchemeError, SubtokenizerSampler, default_mixture, mono, samp_full, samp_sub
+from modtok.errors import SchemeError
+from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture, mono, samp_full, samp_sub
 from modtok.lm.train import TrainConfig, default_device, read_metrics, train
 from modtok.pretokenize import count_by_language
 

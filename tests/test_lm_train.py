@@ -163,6 +163,14 @@ def test_host_store_leaves_inactive_rows_alone_and_resumes_identically(tok, tmp_
     assert [r["loss"] for r in d0[2:]] != [r["loss"] for r in d1[2:]]
 
 
+def test_the_old_p_flag_is_refused_with_its_new_meaning(capsys):
+    from modtok.lm.train import main
+
+    with pytest.raises(SystemExit):
+        main(["--tokenizer", "nowhere", "--out", "nowhere", "--p", "0.5"])
+    assert "use --p-full, the probability of the full tokenizer" in capsys.readouterr().err
+
+
 def test_failed_save_leaves_no_partial_file(tmp_path):
     target = tmp_path / CHECKPOINT
     save_atomic({"x": torch.ones(2)}, target)
