@@ -9,19 +9,25 @@ import pytest
 import torch
 from lm_helpers import TOY_CORPUS, one_torch_thread, toy_tokenizer  # noqa: F401 (autouse fixture)
 
-from modtok.errors import ActiveSetError, CheckpointError, ModtokError, UnknownLanguageError, VocabularyMismatchError
+from modtok.errors import (
+    ActiveSetError,
+    CheckpointError,
+    ModtokError,
+    UnknownLanguageError,
+    VocabularyMismatchError,
+)
 from modtok.lm.batches import active_ids, boundary_id, lm_vocab_size
 from modtok.lm.infer import (
     EXTRA_SETTINGS,
     SETTINGS,
     CompactLM,
+    continue_text,
     evaluate,
     evaluate_settings,
     export_compact,
+    fidelity,
     foreign_token_share,
     generate,
-    continue_text,
-    fidelity,
     setting_langs,
     slice_vocab,
 )

@@ -12,7 +12,7 @@ from modtok.errors import CheckpointError, ModtokError
 from modtok.lm.model import LM, LMConfig
 from modtok.lm.offload import HostVocabStore, VocabPipeline, row_sparse_adamw_
 
-HYPER = dict(lr=0.01, beta1=0.9, beta2=0.95, eps=1e-8, weight_decay=0.1)
+HYPER = {"lr": 0.01, "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "weight_decay": 0.1}
 
 
 def _grads(steps, shape, seed=0):

@@ -132,7 +132,7 @@ class HostVocabStore:
         """Rows ``rows`` (K,) of every table as device leaves that require grad.
 
         On CUDA the rows are collected into pinned buffers and copied on ``stream`` without blocking;
-        the caller makes its compute stream wait for ``stream`` before using them.
+        :class:`VocabPipeline` synchronises ``stream`` before it hands the rows to the compute stream.
         """
         rows = rows.to("cpu")
         out = {}
