@@ -11,7 +11,7 @@ a synthetic tokenizer turns each line into 24 ids drawn from the active set.
 Each step is ``modtok.lm.train._train_step`` (the training loop's step: with the
 host store, rows gathered, forward/backward/clip/AdamW on the body, row grads
 returned, row-sparse AdamW on the host). The two configurations of one size
-run interleaved, step by step (ABAB...), after one warm-up step each.
+run interleaved, step by step (ABAB...), after two warm-up steps each.
 
 Reported per size: median step time and range, and the device-resident
 parameter + optimizer bytes: without the host store, both vocabulary matrices,
@@ -40,6 +40,7 @@ import torch
 from modtok.data import is_smoke
 from modtok.lm.batches import BatchSource, lm_vocab_size
 from modtok.lm.model import LMConfig
+from modtok.lm.offload import device_bytes
 from modtok.lm.sampling import SubtokenizerSampler, samp_sub
 from modtok.lm.train import TrainConfig, _setup, _train_step, default_device, lr_at
 
@@ -66,6 +67,9 @@ class SyntheticTokenizer:
         return [np.random.default_rng(zlib.crc32(line.encode())).choice(pool, self.n).tolist() for line in lines]
 
 
+WARMUP = 2  # untimed steps per configuration (AdamW state, allocator, kernel caches)
+
+
 def sync(device):
     if device.type == "cuda":
         torch.cuda.synchronize()
@@ -73,12 +77,56 @@ def sync(device):
 
 def resident_bytes(run, rows_k: int) -> int:
     """Parameters + AdamW moments on the device (+ one step's active rows and their grads with the store)."""
-    body = sum(p.numel() * p.element_size() for p in run.model.parameters())
-    n = 3 * body  # parameters + exp_avg + exp_avg_sq
+    n = device_bytes(run.model, run.opt)  # measured after the warm-up step (AdamW's moments exist)
     if run.pipe is not None:
-        d = run.model_cfg.d_model
-        n += 2 * 2 * rows_k * d * 4  # embed + out rows, values + grads (fp32)
+        n += 2 * 2 * rows_k * run.model_cfg.d_model * 4  # embed + out rows, values + grads (fp32)
     return n
+
+
+def measure(n_langs: int, repeats: int, args, device, delay: int) -> dict:
+    """``{store: (step seconds, report line)}`` for one total vocabulary, the two stores interleaved."""
+    tok = SyntheticTokenizer(n_langs, args.per_lang)
+    corpus = {lang: [f"{lang} line {i}" for i in range(64)] for lang in tok.languages}
+    sampler = SubtokenizerSampler(samp_sub(2, 1.0), {lang: 1.0 for lang in tok.languages}, seed=0)
+    source = BatchSource(tok, corpus, sampler, args.batch, args.seq, seed=0)
+    model_cfg = LMConfig(vocab_size=lm_vocab_size(tok), d_model=64, n_layers=2, n_heads=4, n_kv_heads=2,
+                         max_seq_len=args.seq)
+    cfg = TrainConfig(steps=repeats + WARMUP, warmup_steps=1)
+    runs = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for store in ("device", "host"):
+            run_cfg = replace(cfg, vocab_store=store, update_delay=delay if store == "host" else 0)
+            runs[store] = _setup(model_cfg, run_cfg, source, tmp, device, distributed=False)
+    batches = [source.batch(s) for s in range(repeats + WARMUP + 1)]
+    times = {k: [] for k in runs}
+    peak = dict.fromkeys(runs, 0)
+    for s in range(repeats + WARMUP):  # ABAB..., the first WARMUP steps are not timed
+        for store, run in runs.items():
+            if device.type == "cuda":
+                torch.cuda.reset_peak_memory_stats(device)
+            sync(device)
+            t0 = time.perf_counter()
+            nats, _ = _train_step(run, batches[s], batches[s + 1], lr_at(s, run.cfg), first=s == 0)
+            float(nats)
+            sync(device)
+            if s >= WARMUP:
+                times[store].append(time.perf_counter() - t0)
+            if device.type == "cuda":
+                peak[store] = max(peak[store], torch.cuda.max_memory_allocated(device))
+    rows_k = int(batches[0].active_ids.numel())
+    out = {}
+    for store, run in runs.items():
+        t = times[store]
+        host = run.pipe.seconds if run.pipe is not None else {"gather": 0.0, "update": 0.0}
+        per = repeats + WARMUP
+        line = (f"{n_langs:>9} {model_cfg.vocab_size:>10,} {store:>6} "
+                f"{statistics.median(t) * 1e3:>10.1f} ({min(t) * 1e3:7.1f} - {max(t) * 1e3:7.1f})"
+                f" {resident_bytes(run, rows_k) / 2**20:>10.1f} {peak[store] / 2**20:>8.1f}"
+                f" {host['gather'] / per * 1e3:>9.1f} {host['update'] / per * 1e3:>9.1f}")
+        out[store] = (t, line)
+        if run.pipe is not None:
+            run.pipe.close()
+    return out
 
 
 def main():
@@ -99,49 +147,12 @@ def main():
           f"Samp_Sub_2(1) batches of {args.batch} x {args.seq}; host store update delay {delay}")
     print(f"{'languages':>9} {'rows':>10} {'store':>6} {'step ms (median, range)':>28} {'device MB':>10}"
           f" {'peak MB':>8} {'gather ms':>9} {'update ms':>9}")
+    measure(min(args.sizes), 2, args, device, delay)  # process warm-up (first-use costs), not reported
     steps = {}
     for n_langs in args.sizes:
-        tok = SyntheticTokenizer(n_langs, args.per_lang)
-        corpus = {lang: [f"{lang} line {i}" for i in range(64)] for lang in tok.languages}
-        sampler = SubtokenizerSampler(samp_sub(2, 1.0), {lang: 1.0 for lang in tok.languages}, seed=0)
-        source = BatchSource(tok, corpus, sampler, args.batch, args.seq, seed=0)
-        model_cfg = LMConfig(vocab_size=lm_vocab_size(tok), d_model=64, n_layers=2, n_heads=4, n_kv_heads=2,
-                             max_seq_len=args.seq)
-        cfg = TrainConfig(steps=args.repeats + 1, warmup_steps=1)
-        runs = {}
-        with tempfile.TemporaryDirectory() as tmp:
-            for store in ("device", "host"):
-                run_cfg = replace(cfg, vocab_store=store, update_delay=delay if store == "host" else 0)
-                runs[store] = _setup(model_cfg, run_cfg, source, tmp, device, distributed=False)
-        batches = [source.batch(s) for s in range(args.repeats + 2)]
-        times = {k: [] for k in runs}
-        peak = {k: 0 for k in runs}
-        for s in range(args.repeats + 1):  # ABAB..., step 0 = warm-up
-            for store, run in runs.items():
-                if device.type == "cuda":
-                    torch.cuda.reset_peak_memory_stats(device)
-                sync(device)
-                t0 = time.perf_counter()
-                nats, _ = _train_step(run, batches[s], batches[s + 1], lr_at(s, run.cfg), first=s == 0)
-                float(nats)
-                sync(device)
-                if s:
-                    times[store].append(time.perf_counter() - t0)
-                if device.type == "cuda":
-                    peak[store] = max(peak[store], torch.cuda.max_memory_allocated(device))
-        rows_k = int(batches[0].active_ids.numel())
-        for store, run in runs.items():
-            t = times[store]
-            host = run.pipe.seconds if run.pipe is not None else None
+        for store, (t, line) in measure(n_langs, args.repeats, args, device, delay).items():
             steps[(n_langs, store)] = statistics.median(t)
-            per = args.repeats + 1
-            print(f"{n_langs:>9} {model_cfg.vocab_size:>10,} {store:>6} "
-                  f"{statistics.median(t) * 1e3:>10.1f} ({min(t) * 1e3:7.1f} - {max(t) * 1e3:7.1f})"
-                  f" {resident_bytes(run, rows_k) / 2**20:>10.1f} {peak[store] / 2**20:>8.1f}"
-                  f" {(host['gather'] / per * 1e3 if host else 0):>9.1f} {(host['update'] / per * 1e3 if host else 0):>9.1f}")
-            if run.pipe is not None:
-                run.pipe.close()
-        del runs
+            print(line)
     lo, hi = min(args.sizes), max(args.sizes)
     for store in ("device", "host"):
         print(f"{store:>6}: step({hi})/step({lo}) = {steps[(hi, store)] / steps[(lo, store)]:.3f}")
