@@ -28,15 +28,18 @@ def test_all_rows_active_is_torch_adamw_bit_for_bit():
                             eps=HYPER["eps"], weight_decay=HYPER["weight_decay"])
     param, m, v = start.clone(), torch.zeros(7, 5), torch.zeros(7, 5)
     rows = torch.arange(7)
+    gathered = [start.clone(), torch.zeros(7, 5), torch.zeros(7, 5)]
     for t, grad in enumerate(_grads(6, (7, 5)), start=1):
         dense.grad = grad.clone()
         opt.step()
         row_sparse_adamw_(param, m, v, rows, grad, step=t, **HYPER)
-        assert torch.equal(param, dense.detach())
+        row_sparse_adamw_(*gathered, rows, grad, step=t, max_runs=0, **HYPER)
+        assert torch.equal(param, dense.detach()) and torch.equal(gathered[0], dense.detach())
     assert torch.equal(m, opt.state[dense]["exp_avg"]) and torch.equal(v, opt.state[dense]["exp_avg_sq"])
 
 
-def test_inactive_rows_are_untouched_and_late_rows_follow_lazy_adam():
+@pytest.mark.parametrize("max_runs", [64, 0])  # in place over runs of rows / gathered and scattered
+def test_inactive_rows_are_untouched_and_late_rows_follow_lazy_adam(max_runs):
     """Rows 1 and 3 are active at steps 1..3, row 2 only at step 3, rows 0 and 4 never.
 
     Oracle for row 2 at global step t = 3 from zero moments (hand-derived):
@@ -50,7 +53,7 @@ def test_inactive_rows_are_untouched_and_late_rows_follow_lazy_adam():
                             eps=HYPER["eps"], weight_decay=HYPER["weight_decay"])
     for t, grad in enumerate(grads, start=1):
         rows = torch.tensor([1, 2, 3]) if t == 3 else torch.tensor([1, 3])
-        row_sparse_adamw_(param, m, v, rows, grad[rows], step=t, **HYPER)
+        row_sparse_adamw_(param, m, v, rows, grad[rows], step=t, max_runs=max_runs, **HYPER)
         ref.grad = grad[[1, 3]].clone()
         opt.step()
     assert torch.equal(param[[0, 4]], start[[0, 4]]) and not m[[0, 4]].any() and not v[[0, 4]].any()

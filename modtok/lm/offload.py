@@ -50,6 +50,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from modtok.errors import CheckpointError, ModtokError
@@ -74,16 +75,22 @@ class VocabRows:
         return t
 
 
-def row_sparse_adamw_(param, exp_avg, exp_avg_sq, rows, grad, *, step: int, lr: float,
-                      beta1: float, beta2: float, eps: float, weight_decay: float) -> None:
-    """AdamW on ``param[rows]`` only, in place; the other rows and their moments are untouched.
+def row_runs(rows: torch.Tensor) -> list[tuple[int, int]]:
+    """Maximal runs ``[a, b)`` of consecutive ids in sorted unique ``rows``.
 
-    param, exp_avg, exp_avg_sq (V, ...); rows (K,) unique ids; grad (K, ...); ``step`` counts
-    the optimizer steps so far including this one (the global t). The arithmetic is torch's
-    single-tensor AdamW line for line, so with ``rows`` = every row it reproduces
-    ``torch.optim.AdamW`` on CPU bit for bit.
+    >>> row_runs(torch.tensor([0, 1, 2, 7, 8, 11]))
+    [(0, 3), (7, 9), (11, 12)]
     """
-    p, m, v = param.index_select(0, rows), exp_avg.index_select(0, rows), exp_avg_sq.index_select(0, rows)
+    r = rows.numpy()
+    if r.size == 0:
+        return []
+    cut = np.flatnonzero(np.diff(r) != 1) + 1
+    starts, ends = r[np.r_[0, cut]], r[np.r_[cut - 1, r.size - 1]] + 1
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def _adamw_(p, m, v, grad, *, step, lr, beta1, beta2, eps, weight_decay) -> None:
+    """torch's single-tensor AdamW step, line for line, in place on p, m, v."""
     if weight_decay != 0:
         p.mul_(1 - lr * weight_decay)
     m.lerp_(grad, 1 - beta1)
@@ -92,6 +99,29 @@ def row_sparse_adamw_(param, exp_avg, exp_avg_sq, rows, grad, *, step: int, lr: 
     bias_correction2_sqrt = (1 - beta2 ** float(step)) ** 0.5
     denom = (v.sqrt() / bias_correction2_sqrt).add_(eps)
     p.addcdiv_(m, denom, value=-step_size)
+
+
+def row_sparse_adamw_(param, exp_avg, exp_avg_sq, rows, grad, *, step: int, lr: float,
+                      beta1: float, beta2: float, eps: float, weight_decay: float, max_runs: int = 64) -> None:
+    """AdamW on ``param[rows]`` only, in place; the other rows and their moments are untouched.
+
+    param, exp_avg, exp_avg_sq (V, ...); rows (K,) sorted unique ids (CPU); grad (K, ...); ``step``
+    counts the optimizer steps so far including this one (the global t). The arithmetic is torch's
+    single-tensor AdamW line for line, so with ``rows`` = every row it reproduces
+    ``torch.optim.AdamW`` on CPU bit for bit. A subtokenizer's ids come in few long runs (a
+    language's block of merges): up to ``max_runs`` runs are updated in place as slices, more are
+    gathered, updated and scattered back (same numbers, more copies).
+    """
+    hyper = {"step": step, "lr": lr, "beta1": beta1, "beta2": beta2, "eps": eps, "weight_decay": weight_decay}
+    runs = row_runs(rows)
+    if len(runs) <= max_runs:
+        o = 0
+        for a, b in runs:
+            _adamw_(param[a:b], exp_avg[a:b], exp_avg_sq[a:b], grad[o : o + b - a], **hyper)
+            o += b - a
+        return
+    p, m, v = param.index_select(0, rows), exp_avg.index_select(0, rows), exp_avg_sq.index_select(0, rows)
+    _adamw_(p, m, v, grad, **hyper)
     param.index_copy_(0, rows, p)
     exp_avg.index_copy_(0, rows, m)
     exp_avg_sq.index_copy_(0, rows, v)
