@@ -317,9 +317,13 @@ def _train_step(run: _Run, batch: Batch, nxt: Batch | None, lr: float, first: bo
     return nats, grad_norm
 
 
-def _log(run: _Run, batch: Batch, lr: float, nats, grad_norm, seconds: float) -> dict:
-    """The metrics line of a logged step (all ranks reduce, rank 0 writes); the only device sync."""
+def _log(run: _Run, batch: Batch, lr: float, nats, grad_norm, t0: float) -> dict:
+    """The metrics line of a logged step (all ranks reduce, rank 0 writes); the only device sync.
+
+    ``time_s`` is the wall time since ``t0`` (the step's start) once ``float(nats)`` has synced.
+    """
     totals = torch.tensor([float(nats), batch.targets.numel(), batch.n_bytes], dtype=torch.float64)
+    seconds = time.perf_counter() - t0
     if run.world > 1:
         dist.all_reduce(totals)
     line = {
@@ -408,7 +412,7 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
             t0, step, lr = time.perf_counter(), batch.step, lr_at(batch.step, cfg)
             nats, grad_norm = _train_step(run, batch, nxt, lr, first=step == run.start)
             if step % cfg.log_every == 0 or step == cfg.steps - 1:
-                last = _log(run, batch, lr, nats, grad_norm, time.perf_counter() - t0)
+                last = _log(run, batch, lr, nats, grad_norm, t0)
             done = step + 1
             if done % cfg.ckpt_every == 0 or done == stop:
                 if run.pipe is not None:
@@ -417,7 +421,7 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
                     _checkpoint(run, done)
             if bar is not None:
                 bar.update(1)
-                bar.set_postfix(loss=f"{last.get('loss', float('nan')):.3f}", lang=batch.lang)
+                bar.set_postfix(loss=f"{last.get('loss', float('nan')):.3f}", lang=batch.lang, refresh=False)
         if bar is not None:
             bar.close()
         if run.world > 1:
