@@ -83,3 +83,36 @@ def test_store_gathers_rows_and_round_trips_its_state():
         other.load({"embed.weight": torch.zeros(3, 8)}, store.state_dict())
     with pytest.raises(ModtokError, match="delay must be 0 or 1"):
         VocabPipeline(store, torch.device("cpu"), delay=2)
+
+
+@pytest.mark.parametrize("delay", [0, 1])
+def test_pipeline_hands_out_rows_exactly_one_update_late_with_delay_1(delay):
+    """Oracle: a reference store updated synchronously, snapshot after every update. With delay 0 the
+    rows of step t are the snapshot after t updates; with delay 1 (App. E) they were gathered while
+    step t-1 computed, after update t-2: the snapshot after t-1 updates. Both end equal to it."""
+    torch.manual_seed(0)
+    model = LM(LMConfig(vocab_size=6, d_model=4, n_layers=1, n_heads=2))
+    store = HostVocabStore.from_model(model, weight_decay=0.1, pin=False)
+    ref = HostVocabStore.from_model(model, weight_decay=0.1, pin=False)
+    actives = [torch.tensor(a) for a in ([0, 1, 2], [1, 2, 3], [2, 3, 4], [0, 4, 5], [1, 5])]
+    pipe = VocabPipeline(store, torch.device("cpu"), delay=delay)
+    snaps = [{k: t.clone() for k, t in ref.param.items()}]
+    pipe.prime(actives[0])
+    for t, active in enumerate(actives):
+        nxt = actives[t + 1] if t + 1 < len(actives) else None
+        rows = pipe.rows()
+        want = snaps[max(t - delay, 0)]
+        assert torch.equal(rows.embed, want["embed"][active]) and torch.equal(rows.out, want["out"][active])
+        pipe.begin(nxt)
+        grads = {k: torch.randn(x.shape, generator=torch.Generator().manual_seed(t)) for k, x in rows.tensors().items()}
+        for k, x in rows.tensors().items():
+            x.grad = grads[k].clone()
+        pipe.end(active, rows, t + 1, 0.1, nxt)
+        ref.update(active, grads, t + 1, 0.1)
+        snaps.append({k: x.clone() for k, x in ref.param.items()})
+    pipe.barrier(None)
+    pipe.close()
+    assert all(torch.equal(store.param[k], ref.param[k]) and torch.equal(store.exp_avg_sq[k], ref.exp_avg_sq[k])
+               for k in ref.param)
+    if delay:  # rows shared by consecutive steps really were stale
+        assert not torch.equal(snaps[1]["embed"][actives[2]], snaps[2]["embed"][actives[2]])
