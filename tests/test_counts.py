@@ -15,6 +15,8 @@ import zstandard
 
 from modtok import cli, data
 from modtok.bpe import standard
+from modtok.bpe.concat import train_concat
+from modtok.bpe.continued import continue_training
 from modtok.bpe.sequential import train_sequential
 from modtok.corpus import open_corpus
 from modtok.counts import Counts, count_corpora, load_counts, local_client, read_meta
@@ -118,8 +120,11 @@ def test_trainers_give_the_same_model_from_saved_counts(tmp_path, lines):
     counts = load_counts(saved)
     fresh = count_by_language(lines, "llama3")
     assert standard.train(counts, 600).merges == standard.train(fresh, 600).merges
-    a, b = train_sequential(counts, 400), train_sequential(fresh, 400)
-    assert a.model.merges == b.model.merges and a.lang_to_ids == b.lang_to_ids
+    for train in (train_sequential, train_concat):
+        a, b = train(counts, 400), train(fresh, 400)
+        assert a.model.merges == b.model.merges and a.lang_to_ids == b.lang_to_ids
+    base = standard.train(counts["eng_Latn"], 300)
+    assert continue_training(base, counts["hin_Deva"], 50).merges == continue_training(base, fresh["hin_Deva"], 50).merges
 
 
 @pytest.fixture
@@ -172,3 +177,18 @@ def test_cli_count_on_a_local_cluster_writes_the_same_files(tmp_path, lines, cap
     assert cli.main(["sequential-bpe", str(tmp_path / "t"), "--counts", str(tmp_path / "one"),
                      "--manifest", str(manifest)]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def test_modular_unigram_from_a_manifest_equals_the_pool(tmp_path, tiny_pool, lines):
+    shards = tmp_path / "jsonl"
+    shards.mkdir()
+    for lang in LANGS:
+        docs = "".join(json.dumps({"text": s}, ensure_ascii=False) + "\n" for s in lines[lang])
+        (shards / f"{lang}.jsonl.gz").write_bytes(gzip.compress(docs.encode()))
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({lang: [f"jsonl/{lang}.jsonl.gz"] for lang in LANGS}))
+    k = ["-k", "320", "--em-iters", "1", "--langs", *LANGS[:2]]
+    assert cli.main(["modular-unigram", str(tmp_path / "pool-uni"), *k]) == 0
+    assert cli.main(["modular-unigram", str(tmp_path / "manifest-uni"), *k, "--manifest", str(manifest)]) == 0
+    for name in ("tokenizer.json", "lang_to_ids.json"):
+        assert (tmp_path / "manifest-uni" / name).read_bytes() == (tmp_path / "pool-uni" / name).read_bytes()
