@@ -324,7 +324,10 @@ def _record(raw: bytes, start: int, line_no, src: Source, opts: ReadOptions, fie
     except json.JSONDecodeError as e:
         _bad(opts, skipped, RecordError(src.path, f"bad JSON ({e.msg})", line=line(),
                                         offset=start + len(text[: e.pos].encode("utf-8"))), "bad JSON")
-    if not isinstance(doc, dict) or field_name not in doc:
+    if not isinstance(doc, dict):
+        _bad(opts, skipped, RecordError(src.path, f"not a JSON object ({type(doc).__name__})", line=line(),
+                                        offset=start), "not a JSON object")
+    if field_name not in doc:
         _bad(opts, skipped, RecordError(src.path, f"missing field {field_name!r}", line=line(), offset=start),
              f"missing field {field_name!r}")
     value = doc[field_name]

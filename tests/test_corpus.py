@@ -199,7 +199,7 @@ def test_manifests_in_json_and_yaml(shards, tmp_path):
 
 def _bad_jsonl(tmp_path) -> tuple:
     good = json.dumps({"text": "good one"})
-    lines = [good, "{not json", json.dumps({"body": "x"}), json.dumps({"text": 7}), good]
+    lines = [good, "{not json", json.dumps({"body": "x"}), json.dumps({"text": 7}), "[1, 2]", good]
     raw = ("\n".join(lines) + "\n").encode()
     path = tmp_path / "bad.jsonl"
     path.write_bytes(raw)
@@ -220,14 +220,16 @@ def test_bad_jsonl_records_name_file_line_and_offset(tmp_path):
     assert part.start > 0
     with pytest.raises(RecordError, match="line 2"):
         list(read_part(part, ReadOptions(), {}))
-    for field_line, message in ((3, "missing field 'text'"), (4, "field 'text' is int, not a string")):
+    for field_line, message in ((3, "missing field 'text'"), (4, "field 'text' is int, not a string"),
+                                (5, "not a JSON object \\(list\\)")):
         kept = [ln for i, ln in enumerate(path.read_text().splitlines(), 1) if i >= field_line]
         (tmp_path / "one.jsonl").write_text("\n".join(kept) + "\n")
         with pytest.raises(RecordError, match=f"{message} \\(line 1, byte offset 0\\)"):
             list(open_corpus(tmp_path / "one.jsonl", lang="x"))
     corpus = open_corpus(path, lang="x", skip_bad=True)
     assert list(corpus) == ["good one", "good one"]
-    assert dict(corpus.skipped) == {"bad JSON": 1, "missing field 'text'": 1, "field 'text' not a string": 1}
+    assert dict(corpus.skipped) == {"bad JSON": 1, "missing field 'text'": 1, "field 'text' not a string": 1,
+                                    "not a JSON object": 1}
 
 
 def test_non_utf8_gives_the_byte_offset_in_text_and_compressed_jsonl(tmp_path):
