@@ -190,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", default="llama3", help="pre-tokenizer (modtok.pretokenize.SCHEMES)")
     p.add_argument("--langs", nargs="*", help="languages of the manifest to count (default: all)")
     p.add_argument("--text-field", default="text", help="JSONL field / Parquet or Arrow column of the text")
-    p.add_argument("--max-chars", type=int, help="character budget per language (stream order; one process)")
+    p.add_argument("--max-chars", type=int, help="character budget per language (the first N characters in stream order)")
     p.add_argument("--sample", type=float, help="keep each record with this probability (seeded)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--skip-bad", action="store_true", help="skip and count bad records instead of failing")

@@ -417,6 +417,25 @@ def read_part(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[str]:
     return _row_records(part, opts, skipped)
 
 
+def within_budget(units: Iterable[str], budget: int, first: bool = True) -> Iterator[str]:
+    """Units in order while their characters fit in ``budget``; the first that
+    does not fit ends the stream (nothing after it is read). With ``first``, the
+    stream's first unit is given even if it alone is over the budget.
+
+    >>> list(within_budget(["aaa", "bb", "c", "dddd"], 6)), list(within_budget(["aaaaaaa", "b"], 6))
+    (['aaa', 'bb', 'c'], ['aaaaaaa'])
+    """
+    used = 0
+    for unit in units:
+        n = len(unit)
+        if used + n > budget and not (first and used == 0):
+            return
+        used += n
+        yield unit
+        if used >= budget:
+            return
+
+
 def partition(src: Source, target_bytes: int) -> list[Part]:
     """Parts of about ``target_bytes``: byte ranges of an uncompressed text or
     JSONL file, groups of row groups of a Parquet file; compressed and Arrow
@@ -474,17 +493,13 @@ class Corpus:
 
     def __iter__(self) -> Iterator[str]:
         self.skipped, self.chars, self.n_units = Counter(), 0, 0
-        budget = self.max_chars
-        for src in self.sources:
-            for unit in read_part(Part(src), self.options, self.skipped):
-                n = len(unit)
-                if budget is not None and self.chars + n > budget and self.n_units:
-                    return
-                self.chars += n
-                self.n_units += 1
-                yield unit
-                if budget is not None and self.chars >= budget:
-                    return
+        stream = (u for src in self.sources for u in read_part(Part(src), self.options, self.skipped))
+        if self.max_chars is not None:
+            stream = within_budget(stream, self.max_chars)
+        for unit in stream:
+            self.chars += len(unit)
+            self.n_units += 1
+            yield unit
 
     def lines(self) -> list[str]:
         """All units in a list (what the in-memory trainers take); at least one."""

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from modtok.atomic import write_bytes, write_json
-from modtok.corpus import Corpus, Part, ReadOptions, read_part
+from modtok.corpus import Corpus, Part, ReadOptions, read_part, within_budget
 from modtok.errors import DataError, UnknownLanguageError
 from modtok.pretokenize import DEFAULT_SCHEME, _count_chunk, pattern
 
@@ -90,12 +90,24 @@ def count_units(units, scheme: str) -> Tally:
     return tally
 
 
-def count_part(part: Part, options: ReadOptions, scheme: str) -> Tally:
-    """Count one part (what a Dask task runs)."""
+def count_part(part: Part, options: ReadOptions, scheme: str, budget: tuple[int, bool] | None = None) -> Tally:
+    """Count one part (what a Dask task runs); ``budget = (chars, first)`` cuts
+    it as :func:`modtok.corpus.within_budget` does (the part where a language's
+    budget runs out)."""
     skipped: Counter = Counter()
-    tally = count_units(read_part(part, options, skipped), scheme)
+    units = read_part(part, options, skipped)
+    if budget is not None:
+        units = within_budget(units, *budget)
+    tally = count_units(units, scheme)
     tally.skipped = skipped
     return tally
+
+
+def part_chars(part: Part, options: ReadOptions) -> int:
+    """Characters of a part's units (bad records skipped: only the budget's cut
+    point is wanted here; counting reports them)."""
+    lenient = ReadOptions(options.text_field, options.sample, options.seed, skip_bad=True)
+    return sum(map(len, read_part(part, lenient, Counter())))
 
 
 def merge_tallies(*tallies: Tally) -> Tally:
@@ -198,7 +210,10 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
     the Counters). With a ``distributed.Client``: parts of about
     ``partition_bytes`` on its workers, Counters summed in a tree of ``fan_in``
     (see the module docstring). A character budget (``max_chars``) is a
-    stream-order cut, so it is counted in one process.
+    stream-order cut: on Dask, a first pass measures every part's characters,
+    then the parts before the cut are counted whole, the part where the budget
+    runs out is cut inside, and the parts after it are not read -- the same
+    units as one process.
     """
     pattern(scheme)  # fail early on an unknown scheme
     if fan_in < 2:
@@ -211,10 +226,6 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
             tallies[lang] = count_units(corpus, scheme)
             tallies[lang].skipped = Counter(corpus.skipped)
     else:
-        budgeted = [lang for lang, c in corpora.items() if c.max_chars is not None]
-        if budgeted:
-            raise DataError(f"a character budget (max_chars) cuts the stream in order; count "
-                            f"{', '.join(budgeted)} in one process, or sample instead of a budget")
         tallies = _count_on_dask(corpora, scheme, client, partition_bytes, fan_in)
     for lang, tally in tallies.items():
         if tally.units == 0:
@@ -226,10 +237,24 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
 
 
 def _count_on_dask(corpora, scheme, client, partition_bytes, fan_in) -> dict[str, Tally]:
+    parts = {lang: corpus.parts(partition_bytes) for lang, corpus in corpora.items()}
+    cuts = {lang: [None] * len(ps) for lang, ps in parts.items()}
+    budgeted = [lang for lang, c in corpora.items() if c.max_chars is not None]
+    sizes = client.gather({lang: client.map(part_chars, parts[lang], options=corpora[lang].options, pure=False)
+                           for lang in budgeted})
+    for lang in budgeted:
+        budget, before = corpora[lang].max_chars, 0
+        for i, chars in enumerate(sizes[lang]):
+            if before + chars < budget:  # wholly inside the budget
+                before += chars
+                continue
+            cuts[lang][i] = (budget - before, before == 0)  # the budget runs out in this part
+            parts[lang], cuts[lang] = parts[lang][: i + 1], cuts[lang][: i + 1]
+            break
     roots = {}
     for lang, corpus in corpora.items():
-        parts = corpus.parts(partition_bytes)
-        level = client.map(count_part, parts, options=corpus.options, scheme=scheme, pure=False)
+        n = len(parts[lang])
+        level = client.map(count_part, parts[lang], [corpus.options] * n, [scheme] * n, cuts[lang], pure=False)
         while len(level) > 1:  # tree reduction on the workers
             level = [client.submit(merge_tallies, *level[i : i + fan_in], pure=False)
                      for i in range(0, len(level), fan_in)]

@@ -86,8 +86,24 @@ def test_dask_sampling_and_skipped_records_match_one_process(tmp_path, lines, cl
     n_docs = -(-len(lines["eng_Latn"]) // 3)
     with pytest.raises(RecordError, match=f"eng.jsonl: field 'text' is int, not a string \\(line {n_docs + 1},"):
         count_corpora(open_corpus(manifest), "llama3", client=client, partition_bytes=1500)
-    with pytest.raises(DataError, match="character budget"):
-        count_corpora(open_corpus(manifest, max_chars=1000), "llama3", client=client)
+
+
+
+@pytest.mark.parametrize("budget", [1, 50, 999, 5000, 12_345, 10**9])
+def test_dask_character_budget_cuts_where_one_process_does(tmp_path, lines, client, budget):
+    manifest = _write_shards(tmp_path / "s", lines)
+    bad = tmp_path / "s" / "eng.jsonl"
+    with open(bad, "a") as f:  # a bad record after the cut is never read by one process
+        f.write("{oops\n")
+    corpora = open_corpus(manifest, max_chars=budget, sample=0.8, seed=1)
+    if budget > 10**8:
+        with pytest.raises(RecordError, match="bad JSON"):
+            count_corpora(corpora, "llama3", client=client, partition_bytes=700)
+        return
+    one = count_corpora(corpora, "llama3")
+    dask = count_corpora(corpora, "llama3", client=client, partition_bytes=700, fan_in=3)
+    assert dask.by_lang == one.by_lang and dask.stats == one.stats
+    assert all(s["chars"] <= budget or s["units"] == 1 for s in one.stats.values())
 
 
 def test_counts_artifact_round_trip_schema_and_determinism(tmp_path, lines):
