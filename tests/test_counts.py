@@ -193,6 +193,10 @@ def test_cli_count_on_a_local_cluster_writes_the_same_files(tmp_path, lines, cap
     assert cli.main(["sequential-bpe", str(tmp_path / "t"), "--counts", str(tmp_path / "one"),
                      "--manifest", str(manifest)]) == 2
     assert "not both" in capsys.readouterr().err
+    assert cli.main(["count", str(manifest), "-o", str(tmp_path / "y"), "--scheduler", "tcp://127.0.0.1:9",
+                     "--connect-timeout", "1"]) == 2  # nothing listens on the discard port
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
+    assert not (tmp_path / "y").exists()
 
 
 def test_modular_unigram_from_a_manifest_equals_the_pool(tmp_path, tiny_pool, lines):
