@@ -101,11 +101,14 @@ class Source:
 class Part:
     """A partition of a source: bytes ``[start, stop)`` of an uncompressed text
     or JSONL file (a record belongs to the part holding its first byte), row
-    groups ``[start, stop)`` of a Parquet file, or the whole file (``stop=None``)."""
+    groups ``[start, stop)`` of a Parquet file, or the whole file (``stop=None``).
+    ``size``: the bytes it covers (on disk for a whole compressed file), what
+    Dask uses to put several small parts in one task."""
 
     source: Source
     start: int = 0
     stop: int | None = None
+    size: int = 0
 
 
 @dataclass(frozen=True)
@@ -450,7 +453,8 @@ def partition(src: Source, target_bytes: int) -> list[Part]:
         raise DataError(f"partition size must be positive, got {target_bytes}")
     if src.format in (TEXT, JSONL) and src.compression is None:
         size = os.path.getsize(src.path)
-        return [Part(src, a, min(a + target_bytes, size)) for a in range(0, max(size, 1), target_bytes)]
+        return [Part(src, a, min(a + target_bytes, size), min(target_bytes, size - a))
+                for a in range(0, max(size, 1), target_bytes)]
     if src.format == PARQUET:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -458,17 +462,17 @@ def partition(src: Source, target_bytes: int) -> list[Part]:
         try:
             meta = pq.ParquetFile(src.path).metadata
         except (pa.ArrowException, OSError):
-            return [Part(src)]  # the reader reports it
+            return [Part(src, size=os.path.getsize(src.path))]  # the reader reports it
         parts, first, size = [], 0, 0
         for g in range(meta.num_row_groups):
             size += meta.row_group(g).total_byte_size
             if size >= target_bytes:
-                parts.append(Part(src, first, g + 1))
+                parts.append(Part(src, first, g + 1, size))
                 first, size = g + 1, 0
         if first < meta.num_row_groups or not parts:
-            parts.append(Part(src, first, meta.num_row_groups))
+            parts.append(Part(src, first, meta.num_row_groups, size))
         return parts
-    return [Part(src)]
+    return [Part(src, size=os.path.getsize(src.path))]
 
 
 # --------------------------------------------------------------------------

@@ -21,8 +21,9 @@ Every file is written with :func:`modtok.atomic.write_bytes` / ``write_json``,
 
 **On Dask** (:func:`count_corpora` with a ``distributed.Client``): every file is
 cut into parts (:func:`modtok.corpus.partition`: byte ranges of uncompressed
-text/JSONL, row-group ranges of Parquet, whole compressed or Arrow files); each
-part is counted on a worker, and each language's part Counters are summed in a
+text/JSONL, row-group ranges of Parquet, whole compressed or Arrow files);
+consecutive small parts are grouped up to ``partition_bytes`` per task
+(:func:`group_parts`); each task is counted on a worker, and each language's part Counters are summed in a
 tree (``fan_in`` at a time, on the workers), so only the final Counter per
 language comes back. Units are cut and sampled exactly as in one process, and
 addition of Counters is exact and commutative, so the result is identical to
@@ -101,6 +102,35 @@ def count_part(part: Part, options: ReadOptions, scheme: str, budget: tuple[int,
     tally = count_units(units, scheme)
     tally.skipped = skipped
     return tally
+
+
+def count_parts(parts: list[Part], budgets: list, options: ReadOptions, scheme: str) -> Tally:
+    """Count several small parts in one task (their Counters summed on the worker)."""
+    tally = Tally()
+    for part, budget in zip(parts, budgets):
+        tally.add(count_part(part, options, scheme, budget))
+    return tally
+
+
+def group_parts(parts: list[Part], target_bytes: int) -> list[list[int]]:
+    """Indices of consecutive parts, grouped while their sizes add up to at most
+    ``target_bytes`` (a part bigger than that is a group of its own): many small
+    shards make a few tasks, so few Counters travel.
+
+    >>> from modtok.corpus import Source
+    >>> group_parts([Part(Source("x", "text"), size=n) for n in (3, 3, 5, 9, 1)], 6)
+    [[0, 1], [2], [3], [4]]
+    """
+    groups: list[list[int]] = []
+    used = 0
+    for i, part in enumerate(parts):
+        if groups and used + part.size <= target_bytes:
+            groups[-1].append(i)
+            used += part.size
+        else:
+            groups.append([i])
+            used = part.size
+    return groups
 
 
 def part_chars(part: Part, options: ReadOptions) -> int:
@@ -253,8 +283,11 @@ def _count_on_dask(corpora, scheme, client, partition_bytes, fan_in) -> dict[str
             break
     roots = {}
     for lang, corpus in corpora.items():
-        n = len(parts[lang])
-        level = client.map(count_part, parts[lang], [corpus.options] * n, [scheme] * n, cuts[lang], pure=False)
+        groups = group_parts(parts[lang], partition_bytes)
+        n = len(groups)
+        level = client.map(count_parts, [[parts[lang][i] for i in g] for g in groups],
+                           [[cuts[lang][i] for i in g] for g in groups], [corpus.options] * n, [scheme] * n,
+                           pure=False)
         while len(level) > 1:  # tree reduction on the workers
             level = [client.submit(merge_tallies, *level[i : i + fan_in], pure=False)
                      for i in range(0, len(level), fan_in)]

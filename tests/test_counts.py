@@ -19,7 +19,7 @@ from modtok.bpe.concat import train_concat
 from modtok.bpe.continued import continue_training
 from modtok.bpe.sequential import train_sequential
 from modtok.corpus import open_corpus
-from modtok.counts import Counts, count_corpora, load_counts, local_client, read_meta
+from modtok.counts import Counts, count_corpora, group_parts, load_counts, local_client, read_meta
 from modtok.errors import DataError, RecordError, UnknownLanguageError
 from modtok.pretokenize import count_by_language
 
@@ -63,8 +63,8 @@ def test_dask_counts_are_identical_to_the_single_process_counter(tmp_path, lines
     reference = count_by_language(lines, "llama3")
     one = count_corpora(corpora, "llama3")
     assert one.by_lang == reference
-    parts = sum(len(c.parts(2000)) for c in corpora.values())
-    assert parts > 20  # byte ranges and row groups, so the tree has several levels
+    tasks = sum(len(group_parts(c.parts(2000), 2000)) for c in corpora.values())
+    assert tasks > 20  # byte ranges and row groups, so the tree has several levels
     dask = count_corpora(corpora, "llama3", client=client, partition_bytes=2000, fan_in=2)
     assert dask.by_lang == reference
     assert dask.stats == one.stats and list(dask.by_lang) == LANGS
