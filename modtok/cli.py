@@ -59,7 +59,6 @@ def cmd_sequential_bpe(args) -> None:
 
         if args.manifest:
             raise ModtokError("give --counts or --manifest, not both")
-
         counts = load_counts(args.counts, args.langs or None, scheme=args.scheme)
         print(f"training: saved counts {args.counts}", file=sys.stderr)
     else:
@@ -190,14 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", default="llama3", help="pre-tokenizer (modtok.pretokenize.SCHEMES)")
     p.add_argument("--langs", nargs="*", help="languages of the manifest to count (default: all)")
     p.add_argument("--text-field", default="text", help="JSONL field / Parquet or Arrow column of the text")
-    p.add_argument("--max-chars", type=int, help="character budget per language (the first N characters in stream order)")
+    p.add_argument("--max-chars", type=int, help="character budget per language (first N, stream order)")
     p.add_argument("--sample", type=float, help="keep each record with this probability (seeded)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--skip-bad", action="store_true", help="skip and count bad records instead of failing")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, help="a LocalCluster of N worker processes on this machine")
     where.add_argument("--scheduler", help="address of a running Dask scheduler, e.g. tcp://HOST:8786")
-    p.add_argument("--partition-mb", type=int, default=64, help="size of a Dask part (MB)")
+    p.add_argument("--partition-mb", type=int, default=64, help="input MB per Dask task (small shards are grouped)")
     p.add_argument("--connect-timeout", type=float, default=30, help="seconds to wait for the scheduler")
     p.set_defaults(fn=cmd_count)
 
