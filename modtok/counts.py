@@ -298,11 +298,12 @@ def _count_on_dask(corpora, scheme, client, partition_bytes, fan_in) -> dict[str
 
 def local_client(workers: int, threads_per_worker: int = 1):
     """A ``distributed.Client`` on a ``LocalCluster`` of ``workers`` processes on
-    this machine (loopback only, no dashboard). Close it (or use ``with``) when done."""
+    this machine, listening on loopback only (a dashboard only if bokeh is installed, on a
+    free loopback port). Close it (or use ``with``) when done."""
     from distributed import Client
 
     if workers < 1:
         raise DataError(f"workers must be at least 1, got {workers}")
     # Client(**kw) starts its own LocalCluster and closes it with the client.
     return Client(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
-                  host="127.0.0.1", dashboard_address=":0")
+                  host="127.0.0.1", dashboard_address="127.0.0.1:0")
