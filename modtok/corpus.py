@@ -11,7 +11,8 @@
   saved with ``save_to_disk`` (a directory with ``state.json``; a
   ``DatasetDict`` directory takes ``split``, default ``"train"``);
 - directories (walked recursively, sorted, files of the suffixes above; hidden
-  files and other suffixes skipped) and glob patterns (``**`` allowed) of these,
+  files, other suffixes and ``datasets``' ``state.json``/``dataset_info.json``
+  skipped) and glob patterns (``**`` allowed) of these,
 
 and yields the same units as :func:`modtok.data.read_lines` does for a text
 file: a document is cut at ``\\n``, a trailing ``\\r`` is dropped, blank lines
@@ -79,6 +80,7 @@ COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
 SUFFIXES = {".txt": TEXT, ".text": TEXT, ".jsonl": JSONL, ".ndjson": JSONL, ".json": JSONL,
             ".parquet": PARQUET, ".pq": PARQUET, ".arrow": ARROW}
 MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
+HF_METADATA = frozenset({"state.json", "dataset_info.json", "dataset_dict.json"})  # not text, in a walk
 BATCH_ROWS = 4096  # rows per Parquet/Arrow batch: memory stays a few batches, whatever the file
 
 
@@ -141,7 +143,10 @@ def detect(path: str | os.PathLike, format: str | None = None) -> Source:
 
 
 def _known(path: Path) -> bool:
+    """True for a file a directory walk reads (a known suffix, not datasets' metadata)."""
     name = path.name.lower()
+    if name in HF_METADATA:
+        return False
     for s in COMPRESSIONS:
         if name.endswith(s):
             name = name[: -len(s)]
@@ -151,14 +156,20 @@ def _known(path: Path) -> bool:
 
 def _hf_dataset_files(d: Path, split: str | None) -> list[Path] | None:
     """The Arrow files of a ``datasets`` ``save_to_disk`` directory, in order; None if it is not one."""
+    def load(name):
+        try:
+            return json.loads((d / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise DataError(f"{d / name}: unreadable datasets metadata ({e})") from None
+
     if (d / "dataset_dict.json").is_file():
-        splits = json.loads((d / "dataset_dict.json").read_text())["splits"]
+        splits = load("dataset_dict.json").get("splits", [])
         chosen = split or ("train" if "train" in splits else None)
         if chosen not in splits:
             raise DataError(f"{d}: a DatasetDict with splits {', '.join(splits)}; pass split=...")
         return _hf_dataset_files(d / chosen, None)
     if (d / "state.json").is_file():
-        state = json.loads((d / "state.json").read_text())
+        state = load("state.json")
         return [d / f["filename"] for f in state.get("_data_files", [])]
     return None
 

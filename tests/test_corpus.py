@@ -113,6 +113,13 @@ def test_hf_datasets_saved_to_disk_and_arrow_files(tmp_path):
     assert list(open_corpus(tmp_path / "dd", lang="x", split="test")) == ["held out"]
     with pytest.raises(DataError, match="splits"):
         open_corpus(tmp_path / "dd", lang="x", split="validation")
+    # a dataset inside a directory walk: its Arrow files, not its metadata
+    (tmp_path / "walk").mkdir()
+    datasets.Dataset.from_dict({"text": DOCS}).save_to_disk(str(tmp_path / "walk" / "ds"))
+    assert list(open_corpus(tmp_path / "walk", lang="x")) == ref
+    (tmp_path / "ds" / "state.json").write_text("{broken")
+    with pytest.raises(DataError, match="state.json: unreadable datasets metadata"):
+        open_corpus(tmp_path / "ds", lang="x")
     # a bare Arrow IPC file (file format; datasets writes the stream format)
     with pa.OSFile(str(tmp_path / "t.arrow"), "wb") as sink, \
             pa.ipc.new_file(sink, pa.schema([("text", pa.string())])) as w:
