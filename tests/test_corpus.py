@@ -12,6 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import zstandard
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from modtok import data
 from modtok.corpus import Part, ReadOptions, detect, open_corpus, partition, read_part
@@ -280,3 +282,19 @@ def test_unreadable_shards_raise_or_are_skipped_and_counted(shards, tmp_path):
     got = list(c)
     assert got[-len(ref):] == ref and "a" in got and "kept" in got and "too" in got
     assert c.skipped == {"unreadable file": 5, "null 'text'": 1}
+
+
+@settings(max_examples=40)
+@given(docs=st.lists(st.text(min_size=0, max_size=30), min_size=1, max_size=12),
+       size=st.integers(min_value=1, max_value=64))
+def test_any_text_reads_the_same_in_every_format_and_partition(tmp_path_factory, docs, size):
+    docs = [d.lstrip("\ufeff") for d in docs]  # a BOM is a file's, not a document's
+    d = tmp_path_factory.mktemp("h")
+    (d / "a.txt").write_bytes(_text(docs).encode())
+    ref = data.read_lines(d / "a.txt")
+    (d / "a.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(_jsonl(docs)))
+    _write_parquet(d / "a.parquet", docs, row_group_size=3)
+    for name in ("a.txt", "a.jsonl.zst", "a.parquet"):
+        assert list(open_corpus(d / name, lang="x")) == ref, name
+    src = detect(d / "a.txt")
+    assert [u for p in partition(src, size) for u in read_part(p, ReadOptions(), {})] == ref
