@@ -374,6 +374,19 @@ class TextPool:
     def languages(self) -> list[str]:
         return list(self.lines)
 
+    def subset(self, langs: Sequence[str]) -> "TextPool":
+        """The pool of some of the languages, sharing this one's shuffles and splits
+        (a language's shuffle depends only on the seed and the language)."""
+        for lang in langs:
+            if lang not in self.lines:
+                raise UnknownLanguageError(lang, self.lines)
+        sub = object.__new__(TextPool)
+        sub.seed = self.seed
+        sub.lines = {lang: self.lines[lang] for lang in langs}
+        sub.cum_chars = {lang: self.cum_chars[lang] for lang in langs}
+        sub._pretokens = self._pretokens  # shared cache: keyed by scheme, then language
+        return sub
+
     def available(self, langs: Sequence[str] | None = None) -> dict[str, int]:
         """Characters of text per language."""
         return {lang: int(self.cum_chars[lang][-1]) for lang in (langs or self.languages)}
@@ -385,22 +398,23 @@ class TextPool:
         return repeats, int(np.searchsorted(cum, rest, side="right") - 1)
 
     def pretokens(self, scheme: str) -> dict[str, _Pretokens]:
-        """Every line cut into pre-tokens by ``scheme``, once (cached per scheme)."""
-        if scheme not in self._pretokens:
-            pattern(scheme)
-            findall = compiled(scheme).findall
-            out = {}
-            for lang, lines in self.lines.items():
-                index: dict[str, int] = {}
-                ids: list[int] = []
-                cum = np.zeros(len(lines) + 1, dtype=np.int64)
-                for i, line in enumerate(lines):
-                    for piece in findall(line):
-                        ids.append(index.setdefault(piece, len(index)))
-                    cum[i + 1] = len(ids)
-                out[lang] = _Pretokens(list(index), np.asarray(ids, dtype=np.int64), cum)
-            self._pretokens[scheme] = out
-        return self._pretokens[scheme]
+        """Every line cut into pre-tokens by ``scheme``, once per language and
+        scheme (cached, and shared with :meth:`subset` pools)."""
+        pattern(scheme)
+        cache = self._pretokens.setdefault(scheme, {})
+        findall = compiled(scheme).findall
+        for lang, lines in self.lines.items():
+            if lang in cache:
+                continue
+            index: dict[str, int] = {}
+            ids: list[int] = []
+            cum = np.zeros(len(lines) + 1, dtype=np.int64)
+            for i, line in enumerate(lines):
+                for piece in findall(line):
+                    ids.append(index.setdefault(piece, len(index)))
+                cum[i + 1] = len(ids)
+            cache[lang] = _Pretokens(list(index), np.asarray(ids, dtype=np.int64), cum)
+        return {lang: cache[lang] for lang in self.lines}
 
     def take(self, alloc: Mapping[str, int]) -> "Sample":
         """The sample of ``alloc[lang]`` characters per language (a prefix of the

@@ -109,3 +109,18 @@ def table(rows: Sequence[dict], columns: Sequence[str] | None = None, floatfmt: 
     from IPython.display import HTML
 
     return HTML(table_html(rows, columns, floatfmt))
+
+
+def stacked_bars(
+    series: dict[str, tuple[Sequence, Sequence[float]]],
+    title: str = "",
+    x_title: str = "",
+    y_title: str = "",
+) -> go.Figure:
+    """One stacked bar per x: each named ``(xs, ys)`` series is one layer
+    (e.g. each language's share of a training mixture, per iteration)."""
+    fig = go.Figure()
+    for name, (xs, ys) in series.items():
+        fig.add_bar(x=list(xs), y=list(ys), name=str(name))
+    fig.update_layout(barmode="stack", title=title, xaxis_title=x_title, yaxis_title=y_title)
+    return fig

@@ -337,3 +337,16 @@ def test_the_sixteen_languages_are_available(pool_root, flores_root):
     assert set(mx.PAPER_LANGUAGES) <= set(data.pool_languages(pool_root))
     for split in ("dev", "devtest"):
         assert set(mx.PAPER_LANGUAGES) <= set(data.flores_languages(split, flores_root))
+
+
+def test_subset_pool_shares_shuffles_and_splits():
+    train, _ = _toy_corpora(100)
+    pool = mx.TextPool(train, seed=4)
+    sub = pool.subset(["ccc_Deva", "aaa_Latn"])
+    assert sub.languages == ["ccc_Deva", "aaa_Latn"] and sub.lines["aaa_Latn"] is pool.lines["aaa_Latn"]
+    alloc = {"ccc_Deva": 900, "aaa_Latn": 400}
+    assert sub.take(alloc).counts("whitespace") == pool.take(alloc).counts("whitespace")
+    assert pool.pretokens("whitespace")["ccc_Deva"] is sub.pretokens("whitespace")["ccc_Deva"]  # split once
+    assert mx.TextPool({l: train[l] for l in sub.languages}, seed=4).lines == sub.lines
+    with pytest.raises(UnknownLanguageError):
+        pool.subset(["zzz_Latn"])
