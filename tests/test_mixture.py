@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modtok import data
+from modtok import data, metrics
 from modtok import mixture as mx
 from modtok.bpe.sequential import train_sequential
 from modtok.errors import BudgetError, DataError, ModtokError, UnknownLanguageError
@@ -350,3 +350,11 @@ def test_subset_pool_shares_shuffles_and_splits():
     assert mx.TextPool({l: train[l] for l in sub.languages}, seed=4).lines == sub.lines
     with pytest.raises(UnknownLanguageError):
         pool.subset(["zzz_Latn"])
+
+
+def test_token_counts_fast_path_counts_like_encode():
+    # metrics.token_counts counts HF tokenizers with encode_batch_fast; DevSet relies on it
+    train, dev = _toy_corpora(100)
+    tok = mx.hf_bpe(350).train(train)
+    lines = [line for lines in dev.values() for line in lines] + ["  ", "x"]
+    assert metrics.token_counts(tok, lines).tolist() == [len(tok.encode(s, add_special_tokens=False).ids) for s in lines]
