@@ -109,7 +109,22 @@ def encode_lines(tokenizer, lines: Iterable[str]) -> list[Sequence[int]]:
 
 
 def token_counts(tokenizer, lines: Iterable[str]) -> np.ndarray:
-    """Number of tokens of each line, shape ``(n_lines,)``, int64."""
+    """Number of tokens of each line, shape ``(n_lines,)``, int64.
+
+    An HF ``tokenizers.Tokenizer`` is counted with ``encode_batch_fast`` (no
+    offsets) and ``len(encoding)``, without copying ids out: about a quarter
+    less CPU than :func:`encode_lines`, same counts.
+    """
+    from tokenizers import Tokenizer
+
+    if isinstance(tokenizer, Tokenizer) and callable(getattr(tokenizer, "encode_batch_fast", None)):
+        lines = _lines(lines)
+        return np.fromiter(
+            (len(e) for i in range(0, len(lines), _BATCH)
+             for e in tokenizer.encode_batch_fast(lines[i : i + _BATCH], add_special_tokens=False)),
+            dtype=np.int64,
+            count=len(lines),
+        )
     return np.fromiter((len(ids) for ids in encode_lines(tokenizer, lines)), dtype=np.int64)
 
 

@@ -171,4 +171,18 @@ def merge_trees(word: str, traces: dict[str, list[list[Node]]], colors: dict[str
                                 hovertemplate="%{label}<br>%{hovertext}<extra></extra>", textinfo="label",
                                 textfont=dict(size=15), sort=False), row=row, col=1)
     fig.update_layout(height=330 * len(traces), margin=dict(t=60, l=10, r=10, b=10), title=title)
+
+
+def stacked_bars(
+    series: dict[str, tuple[Sequence, Sequence[float]]],
+    title: str = "",
+    x_title: str = "",
+    y_title: str = "",
+) -> go.Figure:
+    """One stacked bar per x: each named ``(xs, ys)`` series is one layer
+    (e.g. each language's share of a training mixture, per iteration)."""
+    fig = go.Figure()
+    for name, (xs, ys) in series.items():
+        fig.add_bar(x=list(xs), y=list(ys), name=str(name))
+    fig.update_layout(barmode="stack", title=title, xaxis_title=x_title, yaxis_title=y_title)
     return fig

@@ -97,27 +97,38 @@ class _TokenQueue:
 
 def train_sequential(
     counts_by_lang: Mapping[str, Counter],
-    k: int,
+    k: int | Mapping[str, int],
     order: Sequence[str] | None = None,
     scheme: str = DEFAULT_SCHEME,
     progress: bool = False,
 ) -> MultilingualBPE:
-    """Algorithm 2 on ``{lang: Counter(pre-token -> count)}`` in ``order``."""
-    check_budget(k, what="k")
+    """Algorithm 2 on ``{lang: Counter(pre-token -> count)}`` in ``order``.
+
+    ``k`` is one budget for every language (the paper's setting) or
+    ``{lang: k_lang}``, a budget per language (what
+    :func:`modtok.mixture.adaptive_budgets` iterates).
+    """
     order = check_order(counts_by_lang, order)
+    budgets = {lang: k for lang in order} if isinstance(k, int) else dict(k)
+    for lang in order:
+        if lang not in budgets:
+            raise UnknownLanguageError(lang, budgets)
+        check_budget(budgets[lang], what=f"k[{lang!r}]" if not isinstance(k, int) else "k")
     model = BPEModel([], scheme)
     lang_to_ids: dict[str, list[int]] = {}
-    with progress_bar(total=len(order) * (k - 256), desc="sequential BPE", enabled=progress) as bar:
+    with progress_bar(total=sum(budgets[lang] - 256 for lang in order), desc="sequential BPE",
+                      enabled=progress) as bar:
         for lang in order:
+            k_lang = budgets[lang]
             engine = Engine.from_counts(
                 {lang: counts_by_lang[lang]},
                 merges=model.merges,
                 results=model.results,
-                capacity=len(model) + k + 1,
+                capacity=len(model) + k_lang + 1,
             )
             vocab = set(range(256))
             tokens = _TokenQueue(engine.token_counts(), vocab)
-            while len(vocab) < k:
+            while len(vocab) < k_lang:
                 t, t_count = tokens.top()
                 best = engine.best_pair()
                 p_count = best[2] if best else 0
@@ -128,7 +139,7 @@ def train_sequential(
                 else:  # bigram rule
                     a, b, _ = best
                     missing = (model.ancestors(a) | model.ancestors(b)) - vocab
-                if len(vocab) + len(missing) + (t_count < p_count) > k:
+                if len(vocab) + len(missing) + (t_count < p_count) > k_lang:
                     break
                 size = len(vocab)
                 vocab |= missing
@@ -138,6 +149,6 @@ def train_sequential(
                     tokens.counts = engine.token_counts()  # the engine may grow its arrays
                     vocab.add(c)
                 bar.update(len(vocab) - size)
-            bar.update(k - len(vocab))  # a language that stops early still counts as done
+            bar.update(k_lang - len(vocab))  # a language that stops early still counts as done
             lang_to_ids[lang] = sorted(vocab)
     return MultilingualBPE(model, lang_to_ids)

@@ -1,0 +1,360 @@
+"""AdaptMix (modtok.mixture): each equation by hand, allocation policies, the loop."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from modtok import data, metrics
+from modtok import mixture as mx
+from modtok.bpe.sequential import train_sequential
+from modtok.errors import BudgetError, DataError, ModtokError, UnknownLanguageError
+from modtok.pretokenize import count_by_language
+
+
+def approx(d):
+    return {k: pytest.approx(float(v), abs=1e-12) for k, v in d.items()}
+
+
+# --------------------------------------------------------------------------
+# Eqs. 1-4, worked by hand
+#
+# f = (3, 2, 1), f_best = 1: f_range = 3 - 1 = 2, δ = (1, 1/2, 0)            (Eq. 1)
+# ε = 1/2: w = (3/2, 1, 1/2), Σw = 3, t = (1/2, 1/3, 1/6)                     (Eqs. 2, 3)
+# μ = 1/2, m^{N-1} = (1/3, 1/3, 1/3): m = (1/6 + 1/4, 1/6 + 1/6, 1/6 + 1/12)
+#                                      = (5/12, 1/3, 1/4)                     (Eq. 4)
+
+F = {"a": 3.0, "b": 2.0, "c": 1.0}
+
+
+def test_eq1_to_4_hand_worked():
+    m = mx.adaptmix_update(F, mx.uniform("abc"), mu=0.5, eps=0.5)
+    assert m == approx({"a": Fraction(5, 12), "b": Fraction(1, 3), "c": Fraction(1, 4)})
+
+
+def test_eq3_targets_with_full_momentum():
+    # μ = 1: m = t exactly (Eq. 4 keeps nothing of the previous mixture)
+    t = mx.adaptmix_update(F, {"a": 0.9, "b": 0.05, "c": 0.05}, mu=1.0, eps=0.5)
+    assert t == approx({"a": Fraction(1, 2), "b": Fraction(1, 3), "c": Fraction(1, 6)})
+    # ε = 0: the best language (δ = 0) drops out: w = (1, 1/2, 0) -> (2/3, 1/3, 0)
+    t0 = mx.adaptmix_update(F, mx.uniform("abc"), mu=1.0, eps=0.0)
+    assert t0 == approx({"a": Fraction(2, 3), "b": Fraction(1, 3), "c": 0})
+
+
+def test_eq4_momentum_on_a_non_uniform_previous_mixture():
+    # t = (1/2, 1/3, 1/6) as above; μ = 1/4, m^{N-1} = (0.6, 0.3, 0.1)
+    m = mx.adaptmix_update(F, {"a": 0.6, "b": 0.3, "c": 0.1}, mu=0.25, eps=0.5)
+    expect = {"a": 0.75 * 0.6 + 0.25 / 2, "b": 0.75 * 0.3 + 0.25 / 3, "c": 0.75 * 0.1 + 0.25 / 6}
+    assert m == approx(expect)
+    # the previous mixture is normalised first: raw weights (6, 3, 1) give the same
+    assert mx.adaptmix_update(F, {"a": 6, "b": 3, "c": 1}, mu=0.25, eps=0.5) == approx(expect)
+
+
+def test_f_best_fixed_vs_dynamic():
+    f = {"a": 4.0, "b": 3.0, "c": 2.0}  # f_range = 2
+    # fixed 1.0: δ = (3/2, 1, 1/2), w = (2, 3/2, 1), t = (4/9, 1/3, 2/9)
+    fixed = mx.adaptmix_update(f, mx.uniform("abc"), mu=1.0, eps=0.5)
+    assert fixed == approx({"a": Fraction(4, 9), "b": Fraction(1, 3), "c": Fraction(2, 9)})
+    # dynamic: f_best = 2, δ = (1, 1/2, 0), w = (3/2, 1, 1/2), t = (1/2, 1/3, 1/6)
+    dyn = mx.adaptmix_update(f, mx.uniform("abc"), mu=1.0, eps=0.5, f_best="dynamic")
+    assert dyn == approx({"a": Fraction(1, 2), "b": Fraction(1, 3), "c": Fraction(1, 6)})
+
+
+def test_eq7_zero_range_keeps_the_previous_mixture_rescaled():
+    m = mx.adaptmix_update({"a": 2.5, "b": 2.5, "c": 2.5}, {"a": 2, "b": 1, "c": 1}, mu=0.7, eps=0.1)
+    assert m == approx({"a": 0.5, "b": 0.25, "c": 0.25})
+
+
+def test_below_f_best_is_clamped_to_zero_excess():
+    # f_best = 1 fixed, f = (0.8, 1.8): f_range = 1, δ = (max(0, -0.2), 0.8), ε = 0.2 -> t = (0.2, 1.0)/1.2
+    t = mx.adaptmix_update({"a": 0.8, "b": 1.8}, mx.uniform("ab"), mu=1.0, eps=0.2)
+    assert t == approx({"a": Fraction(1, 6), "b": Fraction(5, 6)})
+
+
+# --------------------------------------------------------------------------
+# Eq. 5 and the over-allocation policies
+
+
+def test_eq5_rounding_renormalised():
+    # 10/3 each -> 3, 3, 3 (sum 9): the deficit goes to the first of the tied languages
+    assert mx.allocate(mx.uniform("abc"), 10) == {"a": 4, "b": 3, "c": 3}
+    # 5/12, 1/3, 1/4 of 10 = 4.17, 3.33, 2.5 -> 4, 3, 3 (2.5 rounds half up; sum is 10)
+    assert mx.allocate({"a": 5 / 12, "b": 1 / 3, "c": 1 / 4}, 10) == {"a": 4, "b": 3, "c": 3}
+    # surplus: 2.5, 2.5, 5 -> 3, 3, 5 = 11; the first tie gives one back
+    assert mx.round_to_total({"a": 2.5, "b": 2.5, "c": 5.0}, 10) == {"a": 2, "b": 3, "c": 5}
+
+
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=12), st.integers(0, 10**7))
+def test_eq5_sums_to_the_budget_and_stays_within_one(weights, extra):
+    if sum(weights) == 0:
+        weights = [1.0] * len(weights)
+    shares = mx.normalise({f"l{i}": w for i, w in enumerate(weights)})
+    budget = len(shares) + extra
+    alloc = mx.allocate(shares, budget)
+    assert sum(alloc.values()) == budget
+    assert all(c >= 0 and abs(c - shares[lang] * budget) <= 1 for lang, c in alloc.items())
+
+
+def test_too_little_text_cap_and_redistribute():
+    shares = {"a": 0.5, "b": 0.3, "c": 0.2}
+    # a has 100 characters for an allocation of 500: capped; 900 go 3:2 to b and c
+    alloc = mx.allocate(shares, 1000, {"a": 100, "b": 10_000, "c": 10_000}, "cap")
+    assert alloc == {"a": 100, "b": 540, "c": 360}
+    # redistribution can push another language over its text: c is capped too, b takes the rest
+    alloc = mx.allocate(shares, 1000, {"a": 100, "b": 10_000, "c": 300}, "cap")
+    assert alloc == {"a": 100, "b": 600, "c": 300}
+    # not enough text anywhere: everything capped, the total falls short of T
+    assert mx.allocate(shares, 1000, {"a": 10, "b": 20, "c": 30}, "cap") == {"a": 10, "b": 20, "c": 30}
+
+
+def test_too_little_text_repeat_wraps_the_shuffle():
+    pool = mx.TextPool({"a": ["xx", "yyy"], "b": ["z" * 50] * 4}, seed=3)
+    alloc = mx.allocate({"a": 0.5, "b": 0.5}, 24, pool.available(), "repeat")
+    assert alloc == {"a": 12, "b": 12}
+    sample = pool.take(alloc)
+    # a has 5 characters: two whole passes (10) then no line of the third fits in 2 more... unless "xx" is first
+    first = pool.lines["a"][0]
+    expect = pool.lines["a"] * 2 + ([first] if len(first) <= 2 else [])
+    assert sample.lines()["a"] == expect
+    assert sample.used()["a"] == sum(map(len, expect))
+    assert "b" not in sample.lines()  # 12 characters: no 50-character line fits
+    # the same allocation under "cap" is limited to a's 5 characters and gives b the rest
+    assert mx.allocate({"a": 0.5, "b": 0.5}, 24, pool.available(), "cap") == {"a": 5, "b": 19}
+
+
+def test_budget_is_a_prefix_of_one_fixed_shuffle():
+    lines = [f"line {i} " + "x" * (i % 7) for i in range(200)]
+    pool = mx.TextPool({"a": lines}, seed=11)
+    small, large = pool.take({"a": 300}).lines()["a"], pool.take({"a": 900}).lines()["a"]
+    assert large[: len(small)] == small and len(large) > len(small)
+    assert sum(map(len, small)) <= 300 < sum(map(len, small)) + len(large[len(small)])
+    assert sorted(mx.TextPool({"a": lines}, seed=11).lines["a"]) == sorted(lines)
+    assert mx.TextPool({"a": lines}, seed=12).lines["a"] != pool.lines["a"]
+
+
+def test_counts_from_the_one_split_equal_a_fresh_count():
+    rng = random.Random(0)
+    words = ["नमस्ते", "संसार", "hello", "world,", "it's", "2024"]
+    corpus = {lang: [" ".join(rng.choice(words) for _ in range(rng.randint(1, 9))) for _ in range(300)]
+              for lang in ("eng_Latn", "npi_Deva")}
+    pool = mx.TextPool(corpus, seed=5)
+    for alloc in ({"eng_Latn": 700, "npi_Deva": 2000}, {"eng_Latn": 40_000, "npi_Deva": 10}):  # the second wraps
+        sample = pool.take(alloc)
+        for scheme in ("whitespace", "llama3"):
+            assert sample.counts(scheme) == count_by_language(sample.lines(), scheme, workers=1)
+
+
+# --------------------------------------------------------------------------
+# baselines
+
+
+def test_baseline_mixtures():
+    assert mx.uniform(["x", "y", "z", "w"]) == approx({l: 0.25 for l in "xyzw"})
+    nat = mx.natural(["hin_Deva", "asm_Beng"])
+    assert nat == approx({"hin_Deva": 1860 / 1892.6, "asm_Beng": 32.6 / 1892.6})
+    smooth = mx.natural(["hin_Deva", "asm_Beng"], tau=3.3)
+    assert smooth["asm_Beng"] > nat["asm_Beng"]  # temperature flattens
+    assert smooth["hin_Deva"] / smooth["asm_Beng"] == pytest.approx((1860 / 32.6) ** (1 / 3.3))
+    with pytest.raises(DataError, match="mai_Deva"):
+        mx.natural(["hin_Deva", "mai_Deva"])
+    floor = mx.natural(["hin_Deva", "asm_Beng", "mai_Deva"], missing="floor")
+    assert floor["mai_Deva"] == pytest.approx(floor["asm_Beng"])
+    assert mx.missing_sizes(mx.PAPER_LANGUAGES) == ["mai_Deva", "npi_Deva", "san_Deva", "snd_Arab"]
+    sk = mx.skewed(["eng_Latn", "hin_Deva", "tam_Taml", "tel_Telu", "ben_Beng"], share=0.6)
+    assert sk == approx({"eng_Latn": 0.3, "hin_Deva": 0.3, "tam_Taml": 0.4 / 3, "tel_Telu": 0.4 / 3, "ben_Beng": 0.4 / 3})
+
+
+# --------------------------------------------------------------------------
+# bad input
+
+
+def test_bad_input_errors():
+    u = mx.uniform("abc")
+    for mu in (0, 0.0, -0.1, 1.0001, float("nan")):
+        with pytest.raises(mx.MixtureError, match="mu must be in"):
+            mx.adaptmix_update(F, u, mu=mu, eps=0.1)
+    with pytest.raises(mx.MixtureError, match="epsilon"):
+        mx.adaptmix_update(F, u, mu=0.5, eps=-0.01)
+    with pytest.raises(mx.MixtureError, match="differ"):
+        mx.adaptmix_update(F, mx.uniform("ab"), mu=0.5, eps=0.1)
+    with pytest.raises(mx.MixtureError, match="fertility of b"):
+        mx.adaptmix_update({**F, "b": float("nan")}, u, mu=0.5, eps=0.1)
+    with pytest.raises(mx.MixtureError, match="f_best"):
+        mx.adaptmix_update(F, u, mu=0.5, eps=0.1, f_best="best")
+    with pytest.raises(BudgetError, match="smaller than the number of languages"):
+        mx.allocate(u, 2)
+    with pytest.raises(mx.MixtureError, match="policy"):
+        mx.allocate(u, 10, policy="drop")
+    with pytest.raises(mx.MixtureError, match="weight of a"):
+        mx.normalise({"a": -1.0, "b": 2.0})
+    assert all(issubclass(e, ModtokError) for e in (mx.MixtureError, mx.MissingDevTextError, BudgetError))
+
+
+def _toy_corpora(n_lines=300, seed=0):
+    """Three space-delimited 'languages' with different alphabets and word lengths
+    (so their fertilities differ), plus a Thai one (no spaces)."""
+    rng = random.Random(seed)
+    spec = {"aaa_Latn": ("abcdef", 3), "bbb_Cyrl": ("абвгдежзик", 6), "ccc_Deva": ("कखगघचछजझटठ", 9)}
+    train, dev = {}, {}
+    for lang, (alphabet, length) in spec.items():
+        def line():
+            return " ".join("".join(rng.choice(alphabet) for _ in range(rng.randint(1, length)))
+                            for _ in range(rng.randint(3, 10)))
+        train[lang] = [line() for _ in range(n_lines)]
+        dev[lang] = [line() for _ in range(60)]
+    return train, dev
+
+
+def test_loop_bad_input(tmp_path):
+    train, dev = _toy_corpora(50)
+    trainer = mx.hf_bpe(300)
+    with pytest.raises(mx.MixtureError, match="mu"):
+        mx.adaptmix(trainer, train, 3000, 2, mu=0.0, eps=0.1, dev=dev)
+    with pytest.raises(mx.MixtureError, match="epsilon"):
+        mx.adaptmix(trainer, train, 3000, 2, mu=0.5, eps=-1.0, dev=dev)
+    with pytest.raises(BudgetError, match="T=2 is smaller than the number of languages \\(3\\)"):
+        mx.adaptmix(trainer, train, 2, 2, mu=0.5, eps=0.1, dev=dev)
+    with pytest.raises(mx.MissingDevTextError, match="ccc_Deva: no dev text"):
+        mx.adaptmix(trainer, train, 3000, 2, mu=0.5, eps=0.1, dev={k: v for k, v in dev.items() if k != "ccc_Deva"})
+    with pytest.raises(mx.MissingDevTextError, match="no whitespace word"):
+        mx.adaptmix(trainer, train, 3000, 2, mu=0.5, eps=0.1, dev={**dev, "aaa_Latn": ["   "]})
+    with pytest.raises(mx.MixtureError, match="iterations"):
+        mx.adaptmix(trainer, train, 3000, 0, mu=0.5, eps=0.1, dev=dev)
+    with pytest.raises(DataError, match="no training text"):
+        mx.TextPool({"aaa_Latn": []})
+    with pytest.raises(UnknownLanguageError):
+        mx.TextPool(train).take({"zzz_Latn": 10})
+    with pytest.raises(mx.MixtureError, match="unknown trainer"):
+        mx.make_trainer("wordpiece", 1000)
+    (tmp_path / "h.json").write_text("{}")
+    with pytest.raises(mx.MixtureError, match="not an AdaptMix history"):
+        mx.History.load(tmp_path / "h.json")
+
+
+# --------------------------------------------------------------------------
+# the loop
+
+
+def test_loop_moves_data_to_the_most_fragmented_language():
+    train, dev = _toy_corpora()
+    h = mx.adaptmix(mx.hf_bpe(320), train, 12_000, 3, mu=0.5, eps=0.1, dev=dev)
+    first, last = h.steps[0], h.steps[-1]
+    assert first["mixture"] == approx(mx.uniform(h.langs))  # iteration 0 is UniMix
+    worst = max(first["fertility"], key=first["fertility"].get)
+    assert last["mixture"][worst] > first["mixture"][worst]
+    for s in h.steps:
+        assert sum(s["alloc"].values()) == 12_000 and all(s["used"][l] <= s["alloc"][l] for l in h.langs)
+        assert sum(s["mixture"].values()) == pytest.approx(1.0)
+    # the recorded update is Eqs. 1-4 applied to the recorded fertilities
+    again = mx.adaptmix_update(h.steps[1]["fertility"], h.steps[1]["mixture"], mu=0.5, eps=0.1)
+    assert h.steps[2]["mixture"] == approx(again)
+
+
+def test_spaceless_scripts_are_excluded_and_said_so():
+    train, dev = _toy_corpora(80)
+    train["tha_Thai"] = ["สวัสดีชาวโลก"] * 40
+    h = mx.adaptmix(mx.hf_bpe(300), train, 5000, 1, mu=0.5, eps=0.1, dev=dev)  # no Thai dev text needed
+    assert "tha_Thai" not in h.langs and "without spaces" in h.excluded["tha_Thai"]
+
+
+@pytest.mark.parametrize("kind", ["hf-bpe", "modtok-bpe", "sp-unigram"])
+def test_determinism_same_seed_same_mixtures_and_tokenizers(kind):
+    train, dev = _toy_corpora(200)
+    vocab = 400 if kind != "sp-unigram" else 320
+    runs = [mx.adaptmix(mx.make_trainer(kind, vocab), train, 9000, 2, mu=0.5, eps=0.1, dev=dev,
+                        seed=7, keep_tokenizers=True) for _ in range(2)]
+    assert json.dumps(runs[0].to_json()) == json.dumps(runs[1].to_json())
+    for a, b in zip(runs[0].tokenizers, runs[1].tokenizers):
+        if kind == "sp-unigram":
+            assert a.serialized_model_proto() == b.serialized_model_proto()
+        else:
+            assert a.to_str() == b.to_str()
+    other = mx.adaptmix(mx.make_trainer(kind, vocab), train, 9000, 1, mu=0.5, eps=0.1, dev=dev, seed=8)
+    assert other.steps[0]["used"] != runs[0].steps[0]["used"]  # another shuffle, other lines
+
+
+def test_modtok_bpe_and_hf_bpe_give_the_same_fertilities():
+    train, dev = _toy_corpora(200)
+    h1 = mx.adaptmix(mx.hf_bpe(400), train, 9000, 2, mu=0.5, eps=0.1, dev=dev)
+    h2 = mx.adaptmix(mx.modtok_bpe(400), train, 9000, 2, mu=0.5, eps=0.1, dev=dev)
+    assert [s["fertility"] for s in h1.steps] == [s["fertility"] for s in h2.steps]
+
+
+def test_resume_continues_exactly(tmp_path):
+    train, dev = _toy_corpora(150)
+    kw = dict(mu=0.4, eps=0.2, dev=dev, seed=1)
+    full = mx.adaptmix(mx.hf_bpe(300), train, 6000, 3, **kw)
+    mx.adaptmix(mx.hf_bpe(300), train, 6000, 2, checkpoint=tmp_path / "h.json", **kw)
+    saved = mx.History.load(tmp_path / "h.json")
+    assert len(saved.steps) == 2
+    resumed = mx.adaptmix(mx.hf_bpe(300), train, 6000, 3, resume=saved, **kw)
+    assert json.dumps(resumed.to_json()) == json.dumps(full.to_json())
+    with pytest.raises(mx.MixtureError, match="cannot resume"):
+        mx.adaptmix(mx.hf_bpe(300), train, 6000, 3, resume=mx.History.load(tmp_path / "h.json"),
+                    **{**kw, "mu": 0.5})
+
+
+# --------------------------------------------------------------------------
+# beyond the paper: budgets of sequential BPE
+
+
+def test_sequential_accepts_per_language_budgets():
+    counts = {"x": Counter({"abcd": 9, "ab": 3}), "y": Counter({"wxyz": 7, "wx": 2})}
+    res = train_sequential(counts, {"x": 258, "y": 260})
+    assert len(res.lang_to_ids["x"]) <= 258 and len(res.lang_to_ids["y"]) <= 260
+    assert len(res.lang_to_ids["y"]) > len(res.lang_to_ids["x"])
+    with pytest.raises(UnknownLanguageError):
+        train_sequential(counts, {"x": 300})
+    with pytest.raises(BudgetError, match="k\\['y'\\]"):
+        train_sequential(counts, {"x": 300, "y": 100})
+
+
+def test_adaptive_budgets_keep_the_total_and_move_towards_the_worst():
+    train, dev = _toy_corpora(200)
+    counts = count_by_language(train, "whitespace", workers=1)
+    out = mx.adaptive_budgets(counts, 3 * 256 + 300, 3, 0.5, 0.1, dev)
+    steps = out["steps"]
+    assert all(sum(s["k"].values()) == 3 * 256 + 300 for s in steps)
+    assert steps[0]["k"] == {"aaa_Latn": 356, "bbb_Cyrl": 356, "ccc_Deva": 356}
+    worst = max(steps[0]["score"], key=steps[0]["score"].get)
+    assert steps[-1]["k"][worst] > steps[0]["k"][worst]
+    assert steps[-1]["score"][worst] < steps[0]["score"][worst]
+    with pytest.raises(BudgetError):
+        mx.adaptive_budgets(counts, 3 * 256 + 2, 1, 0.5, 0.1, dev)
+
+
+# --------------------------------------------------------------------------
+# real data: the paper's 16 languages are in the pool and in FLORES dev/devtest
+
+
+def test_the_sixteen_languages_are_available(pool_root, flores_root):
+    assert set(mx.PAPER_LANGUAGES) <= set(data.pool_languages(pool_root))
+    for split in ("dev", "devtest"):
+        assert set(mx.PAPER_LANGUAGES) <= set(data.flores_languages(split, flores_root))
+
+
+def test_subset_pool_shares_shuffles_and_splits():
+    train, _ = _toy_corpora(100)
+    pool = mx.TextPool(train, seed=4)
+    sub = pool.subset(["ccc_Deva", "aaa_Latn"])
+    assert sub.languages == ["ccc_Deva", "aaa_Latn"] and sub.lines["aaa_Latn"] is pool.lines["aaa_Latn"]
+    alloc = {"ccc_Deva": 900, "aaa_Latn": 400}
+    assert sub.take(alloc).counts("whitespace") == pool.take(alloc).counts("whitespace")
+    assert pool.pretokens("whitespace")["ccc_Deva"] is sub.pretokens("whitespace")["ccc_Deva"]  # split once
+    assert mx.TextPool({l: train[l] for l in sub.languages}, seed=4).lines == sub.lines
+    with pytest.raises(UnknownLanguageError):
+        pool.subset(["zzz_Latn"])
+
+
+def test_token_counts_fast_path_counts_like_encode():
+    # metrics.token_counts counts HF tokenizers with encode_batch_fast; DevSet relies on it
+    train, dev = _toy_corpora(100)
+    tok = mx.hf_bpe(350).train(train)
+    lines = [line for lines in dev.values() for line in lines] + ["  ", "x"]
+    assert metrics.token_counts(tok, lines).tolist() == [len(tok.encode(s, add_special_tokens=False).ids) for s in lines]
