@@ -1,4 +1,4 @@
-"""Merge engine and standard BPE: hand oracles, fast-vs-naive differential, HF cross-check."""
+"""Merge engine and standard BPE: hand oracles, engine-vs-reference differential, HF cross-check."""
 
 from __future__ import annotations
 
@@ -6,34 +6,14 @@ import json
 import random
 from collections import Counter
 
-import numpy as np
 import pytest
 
-from modtok.bpe import standard
-from modtok.bpe.engine import Engine, byte_ranks
-from modtok.errors import BudgetError
+from modtok.bpe import reference, standard
+from modtok.bpe.engine import Engine
+from modtok.bpe.reference import ReferenceEngine, as_dict
+from modtok.errors import BudgetError, UnknownLanguageError
 from modtok.export import token_string
 from modtok.pretokenize import hf_pre_tokenizer
-
-
-def naive_pairs(segs: dict[tuple, int]) -> Counter:
-    out: Counter = Counter()
-    for seg, n in segs.items():
-        for p in zip(seg, seg[1:]):
-            out[p] += n
-    return out
-
-
-def naive_merge(seg: tuple, a: int, b: int, c: int) -> tuple:
-    out, i = [], 0
-    while i < len(seg):
-        if i + 1 < len(seg) and seg[i] == a and seg[i + 1] == b:
-            out.append(c)
-            i += 2
-        else:
-            out.append(seg[i])
-            i += 1
-    return tuple(out)
 
 
 def test_hand_oracle_overlaps():
@@ -59,54 +39,63 @@ def test_per_language_counts_hand_oracle():
     assert eng.pair_count(256, 256, "y") == 1 and eng.pair_count(256, 256, "x") == 0
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_differential_against_naive_recount(seed):
-    """After every merge, the engine's pair counts, per-language pair counts and token
-    counts equal a from-scratch recount of naively merged words."""
+def _random_corpus(seed: int, langs=("x", "y", "z")) -> dict[str, Counter]:
     rng = random.Random(seed)
     alphabet = "abcab é"
-    corpus = {
+    return {
         lang: Counter("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9))) for _ in range(60))
-        for lang in ("x", "y")
+        for lang in langs
     }
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_differential_against_reference(seed):
+    """Driven merge for merge, the engine answers every public question exactly as the
+    naive reference (which recounts from scratch): best pair and ties overall and per
+    language, pair counts, token counts and token totals per language."""
+    corpus = _random_corpus(seed)
     eng = Engine.from_counts(corpus, pair_counts_per_language=True)
-    segs = {lang: {tuple(w.encode()): n for w, n in c.items()} for lang, c in corpus.items()}
+    ref = ReferenceEngine(corpus)
     c = 256
-    for _ in range(25):
-        best = eng.best_pair()
-        total = naive_pairs(segs["x"]) + naive_pairs(segs["y"])
+    for step in range(40):
+        for lg in (None, "x", "y", "z"):
+            assert eng.best_pair(lg) == ref.best_pair(lg)
+            assert eng.tied_pairs(lg) == ref.tied_pairs(lg)
+            assert eng.pair_counts(lg) == ref.pair_counts(lg)
+            assert as_dict(eng.token_counts(lg)) == as_dict(ref.token_counts(lg))
+            assert eng.num_tokens(lg) == ref.num_tokens(lg)
+        lang = [None, "x", "y", "z"][step % 4]  # pick like a per-language policy would
+        best = ref.best_pair(lang)
         if best is None:
-            assert not total
             break
-        a, b, n = best
-        top = max(total.values())
-        assert n == top == total[(a, b)]
-        rank = byte_ranks()
-        rk = lambda t: rank[t] if t < 256 else t  # noqa: E731
-        ties = sorted((rk(x), rk(y)) for (x, y), m in total.items() if m == top)
-        assert (rk(a), rk(b)) == ties[0]
-        eng.merge(a, b, c)
-        segs = {lang: _remerge(d, a, b, c) for lang, d in segs.items()}
-        total = naive_pairs(segs["x"]) + naive_pairs(segs["y"])
-        assert eng.pair_counts() == {p: m for p, m in total.items() if m > 0}
-        for lang in ("x", "y"):
-            per = naive_pairs(segs[lang])
-            for p, m in per.items():
-                assert eng.pair_count(*p, lang=lang) == m
-            tok = Counter()
-            for s, m in segs[lang].items():
-                for t in s:
-                    tok[t] += m
-            counts = eng.token_counts(lang)
-            assert {t: int(counts[t]) for t in np.flatnonzero(counts)} == dict(tok)
+        a, b, _ = best
+        assert eng.merge(a, b, c) == ref.merge(a, b, c)
         c += 1
 
 
-def _remerge(d: dict, a: int, b: int, c: int) -> dict:
-    out: Counter = Counter()
-    for s, n in d.items():
-        out[naive_merge(s, a, b, c)] += n
-    return dict(out)
+def test_tied_pairs_hand_oracle():
+    """"ab" x2, "cd" x2, "ef" x1: (a,b) and (c,d) tie at 2 and come in byte-rank order."""
+    eng = Engine.from_counts({"x": Counter({"ab": 2, "cd": 2, "ef": 1})})
+    assert eng.tied_pairs() == [(97, 98), (99, 100)]
+    eng.merge(97, 98, 256)
+    assert eng.tied_pairs() == [(99, 100)] and eng.best_pair() == (99, 100, 2)
+
+
+def test_per_language_needs_the_option_and_a_known_language():
+    eng = Engine.from_counts({"x": Counter({"ab": 2})})
+    with pytest.raises(ValueError, match="pair_counts_per_language"):
+        eng.best_pair("x")
+    with pytest.raises(UnknownLanguageError, match="'q'"):
+        eng.token_counts("q")
+
+
+def test_standard_bpe_equals_reference_trainer():
+    """standard.train (engine) and reference.train (naive recount) learn the same merges."""
+    corpus = _random_corpus(7)
+    merged: Counter = Counter()
+    for c in corpus.values():
+        merged.update(c)
+    assert standard.train(merged, 290).merges == reference.train(ReferenceEngine(corpus), 290).merges
 
 
 def test_budget_below_alphabet():

@@ -1,24 +1,45 @@
 """Numba kernels of the merge engine (see :mod:`modtok.bpe.engine` for the idea).
 
-Everything is a flat numpy array, so one call does a whole merge:
+The state is two named tuples of flat numpy arrays, so one call does a whole
+merge and a new field touches only the tuple, :func:`new_pairs` and
+:func:`_grown` — never a kernel signature:
 
-- words: ``sym[wstart[w] : wstart[w] + wlen[w]]`` are the current symbols of
-  unique pre-token ``w`` (compacted in place by each merge), ``wcnt[w]`` its
-  total count and ``wlc[w, l]`` its count in language ``l``;
-- pairs: an open-addressing hash table ``hkeys/hvals`` maps ``(a << 32) | b`` to
-  a pair id; ``pa, pb, pcnt`` hold the pair and its total count, ``plc[pid, l]``
-  its count per language (zero columns when per-language pair counts are off);
-- occurrences: singly linked lists ``phead[pid] -> node``, ``nword[node]``,
-  ``nnext[node]``: the words that held the pair when it was counted or
-  created (stale entries are skipped at merge time, duplicates via ``visit``);
-- heap: binary max-heap over ``(count, -tie)`` with ``tie = rank[a] << 32 |
-  rank[b]``, stored as ``hc`` (count), ``ht`` (tie), ``hp`` (pid); lazy: an entry
-  whose count differs from the pair's current count is stale (counts of old
-  pairs only go down, new pairs are pushed when created);
-- ``meta``: [number of pairs, number of nodes, merge stamp, heap size].
+:class:`Words` — the corpus as unique pre-tokens:
+  ``sym[wstart[w] : wstart[w] + wlen[w]]`` are the current symbols of word ``w``
+  (compacted in place by each merge), ``wcnt[w]`` its total count, ``wlc[w, l]``
+  its count in language ``l``, ``visit[w]`` the stamp of the last merge that
+  rewrote it, ``ntok[l]`` the number of tokens of language ``l`` in the current
+  segmentation (``ntok[L]``: all languages).
+
+:class:`Pairs` — pair statistics:
+  - an open-addressing hash table ``hkeys/hvals`` maps ``(a << 32) | b`` to a
+    pair id; ``pa, pb, pcnt`` hold the pair and its total count, ``plc[pid, l]``
+    its count per language (zero columns when per-language counts are off),
+    ``pocc[pid]`` its number of positions (unweighted), which bounds what a
+    merge of it can create;
+  - occurrences: singly linked lists ``phead[pid] -> node``, ``nword[node]``,
+    ``nnext[node]``: the words that held the pair when it was counted or created
+    (stale entries are skipped at merge time, duplicates via ``visit``);
+    ``tstamp[pid]``: the last merge that touched the pair;
+  - heaps: binary max-heaps over ``(count, -tie)`` with ``tie = rank[a] << 32 |
+    rank[b]``, one row per heap: ``gc/gt/gp[0]`` the heap of total counts,
+    ``lc/lt/lp[l]`` the heap of language ``l``'s counts (no rows when off);
+    ``gsize``/``lsize`` the row sizes. Lazy: an entry whose count differs from the
+    pair's current count is stale. Counts of old pairs only go down, and a pair
+    whose count goes up is pushed again, so every live pair has an entry at
+    least as high as its count;
+  - ``meta``: [number of pairs, number of nodes, merge stamp].
+
+Growth: :func:`init_counts` grows the arrays as it goes; :func:`merge` never
+does — it returns -1 when the room it may need (2 x ``pocc`` of the pair) is
+missing, the caller calls :func:`reserve` and merges again. So a merge
+returns one integer instead of the whole state (boxing 19 arrays back into
+Python costs more than a small merge).
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -26,6 +47,16 @@ from numba import njit
 KEY_SHIFT = 32
 _EMPTY = -1
 _GOLDEN = np.uint64(11400714819323198485)
+
+Words = namedtuple("Words", ["sym", "wstart", "wlen", "wcnt", "wlc", "visit", "ntok"])
+Pairs = namedtuple("Pairs", [
+    "hkeys", "hvals",
+    "pa", "pb", "pcnt", "plc", "pocc", "phead", "tstamp",
+    "nword", "nnext",
+    "gc", "gt", "gp", "gsize",
+    "lc", "lt", "lp", "lsize",
+    "meta",
+])
 
 
 # ---------------------------------------------------------------- growable arrays
@@ -40,12 +71,24 @@ def grow1(arr, need, fill):
 
 
 @njit(cache=True)
-def grow2(arr, need):
+def grow_rows(arr, need):
+    """``arr`` (N, C) with at least ``need`` rows."""
     if need <= arr.shape[0]:
         return arr
     cap = max(need, 2 * arr.shape[0])
     out = np.zeros((cap, arr.shape[1]), dtype=arr.dtype)
     out[: arr.shape[0]] = arr
+    return out
+
+
+@njit(cache=True)
+def grow_cols(arr, need):
+    """``arr`` (R, N) with at least ``need`` columns (heap rows)."""
+    if need <= arr.shape[1]:
+        return arr
+    cap = max(need, 2 * arr.shape[1])
+    out = np.zeros((arr.shape[0], cap), dtype=arr.dtype)
+    out[:, : arr.shape[1]] = arr
     return out
 
 
@@ -92,55 +135,107 @@ def table_reserve(hkeys, hvals, n):
     return nk, nv
 
 
-# ---------------------------------------------------------------- heap
-@njit(cache=True, inline="always")
-def _above(hc, ht, i, j):
-    return hc[i] > hc[j] or (hc[i] == hc[j] and ht[i] < ht[j])
+# ---------------------------------------------------------------- state
+def new_pairs(hint: int, languages: int, per_language: bool) -> Pairs:
+    """Empty pair statistics with room for about ``hint`` pairs."""
+    nl = languages if per_language else 0
+    hkeys, hvals = table_new(hint)
+    return Pairs(
+        hkeys, hvals,
+        np.zeros(hint, np.int32), np.zeros(hint, np.int32), np.zeros(hint, np.int64),
+        np.zeros((hint, nl), np.int64), np.zeros(hint, np.int64),
+        np.full(hint, -1, np.int64), np.zeros(hint, np.int64),
+        np.zeros(max(1024, hint), np.int32), np.zeros(max(1024, hint), np.int64),
+        np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64),
+        np.zeros(1, np.int64),
+        np.zeros((nl, 1), np.int64), np.zeros((nl, 1), np.int64), np.zeros((nl, 1), np.int64),
+        np.zeros(nl, np.int64),
+        np.zeros(3, np.int64),
+    )
 
 
 @njit(cache=True, inline="always")
-def _swap(hc, ht, hp, i, j):
-    hc[i], hc[j] = hc[j], hc[i]
-    ht[i], ht[j] = ht[j], ht[i]
-    hp[i], hp[j] = hp[j], hp[i]
+def _fits(st, pairs, nodes, gheap, lheap):
+    return (pairs <= st.pa.shape[0] and 2 * pairs <= st.hkeys.shape[0] and nodes <= st.nword.shape[0]
+            and gheap <= st.gc.shape[1] and lheap <= st.lc.shape[1])
+
+
+@njit(cache=True, inline="always")
+def _lmax(st):
+    """The size of the largest per-language heap row (0 when there are none)."""
+    m = 0
+    for l in range(st.lsize.shape[0]):
+        m = max(m, st.lsize[l])
+    return m
 
 
 @njit(cache=True)
-def heap_push(hc, ht, hp, meta, count, tie, pid):
-    """Capacity is ensured by the caller."""
-    i = meta[3]
-    meta[3] += 1
-    hc[i] = count
-    ht[i] = tie
-    hp[i] = pid
+def _grown(st, pairs, nodes, gheap, lheap):
+    """``st`` with room for ``pairs`` pairs, ``nodes`` occurrence nodes and heap rows
+    of ``gheap`` (total) and ``lheap`` (per language) entries. Callers test
+    :func:`_fits` first: building a new tuple costs a reference count per array."""
+    hkeys, hvals = table_reserve(st.hkeys, st.hvals, pairs)
+    return Pairs(
+        hkeys, hvals,
+        grow1(st.pa, pairs, 0), grow1(st.pb, pairs, 0), grow1(st.pcnt, pairs, 0),
+        grow_rows(st.plc, pairs), grow1(st.pocc, pairs, 0),
+        grow1(st.phead, pairs, -1), grow1(st.tstamp, pairs, 0),
+        grow1(st.nword, nodes, 0), grow1(st.nnext, nodes, 0),
+        grow_cols(st.gc, gheap), grow_cols(st.gt, gheap), grow_cols(st.gp, gheap), st.gsize,
+        grow_cols(st.lc, lheap), grow_cols(st.lt, lheap), grow_cols(st.lp, lheap), st.lsize,
+        st.meta,
+    )
+
+
+# ---------------------------------------------------------------- heaps (one per row)
+@njit(cache=True, inline="always")
+def _above(hc, ht, r, i, j):
+    return hc[r, i] > hc[r, j] or (hc[r, i] == hc[r, j] and ht[r, i] < ht[r, j])
+
+
+@njit(cache=True, inline="always")
+def _swap(hc, ht, hp, r, i, j):
+    hc[r, i], hc[r, j] = hc[r, j], hc[r, i]
+    ht[r, i], ht[r, j] = ht[r, j], ht[r, i]
+    hp[r, i], hp[r, j] = hp[r, j], hp[r, i]
+
+
+@njit(cache=True)
+def heap_push(hc, ht, hp, size, r, count, tie, pid):
+    """Push onto heap row ``r``; capacity is ensured by the caller."""
+    i = size[r]
+    size[r] += 1
+    hc[r, i] = count
+    ht[r, i] = tie
+    hp[r, i] = pid
     while i > 0:
         parent = (i - 1) >> 1
-        if _above(hc, ht, i, parent):
-            _swap(hc, ht, hp, i, parent)
+        if _above(hc, ht, r, i, parent):
+            _swap(hc, ht, hp, r, i, parent)
             i = parent
         else:
             break
 
 
 @njit(cache=True)
-def heap_pop(hc, ht, hp, meta):
-    n = meta[3] - 1
-    meta[3] = n
+def heap_pop(hc, ht, hp, size, r):
+    n = size[r] - 1
+    size[r] = n
     if n == 0:
         return
-    hc[0] = hc[n]
-    ht[0] = ht[n]
-    hp[0] = hp[n]
+    hc[r, 0] = hc[r, n]
+    ht[r, 0] = ht[r, n]
+    hp[r, 0] = hp[r, n]
     i = 0
     while True:
         left = 2 * i + 1
         if left >= n:
             break
         top = left
-        if left + 1 < n and _above(hc, ht, left + 1, left):
+        if left + 1 < n and _above(hc, ht, r, left + 1, left):
             top = left + 1
-        if _above(hc, ht, top, i):
-            _swap(hc, ht, hp, i, top)
+        if _above(hc, ht, r, top, i):
+            _swap(hc, ht, hp, r, i, top)
             i = top
         else:
             break
@@ -151,152 +246,203 @@ def _tie(rank, x, y):
     return (rank[x] << KEY_SHIFT) | rank[y]
 
 
+@njit(cache=True)
+def _heap_best(hc, ht, hp, size, r, counts, rank, pa, pb):
+    """Peek heap row ``r`` for the pair with the highest ``counts`` (ties: smallest
+    ``(rank[a], rank[b])``). Returns its pid, or -1. Stale entries are refreshed."""
+    while size[r] > 0:
+        pid = hp[r, 0]
+        cur = counts[pid]
+        if hc[r, 0] == cur and cur > 0:
+            return pid
+        heap_pop(hc, ht, hp, size, r)
+        if cur > 0:
+            heap_push(hc, ht, hp, size, r, cur, _tie(rank, pa[pid], pb[pid]), pid)
+    return -1
+
+
+@njit(cache=True)
+def _heap_ties(hc, ht, hp, size, r, counts, rank, pa, pb):
+    """Every distinct pid whose ``counts`` equals the maximum (heap order), left in the heap."""
+    top = _heap_best(hc, ht, hp, size, r, counts, rank, pa, pb)
+    out = np.empty(0, np.int64)
+    if top < 0:
+        return out
+    best = counts[top]
+    found = []
+    while size[r] > 0:
+        pid = hp[r, 0]
+        cur = counts[pid]
+        if hc[r, 0] != cur or cur == 0:  # stale: refresh (it may be a tie too)
+            heap_pop(hc, ht, hp, size, r)
+            if cur > 0:
+                heap_push(hc, ht, hp, size, r, cur, _tie(rank, pa[pid], pb[pid]), pid)
+            continue
+        if cur != best:
+            break
+        heap_pop(hc, ht, hp, size, r)
+        if pid not in found:  # a pair may have two valid entries
+            found.append(pid)
+    out = np.empty(len(found), np.int64)
+    for i in range(len(found)):
+        out[i] = found[i]
+        heap_push(hc, ht, hp, size, r, best, _tie(rank, pa[found[i]], pb[found[i]]), found[i])
+    return out
+
+
+@njit(cache=True)
+def best(st, rank, lang):
+    """The pid of the most frequent pair in total (``lang < 0``) or in language ``lang``; -1 if none."""
+    if lang < 0:
+        return _heap_best(st.gc, st.gt, st.gp, st.gsize, 0, st.pcnt, rank, st.pa, st.pb)
+    return _heap_best(st.lc, st.lt, st.lp, st.lsize, lang, st.plc[:, lang], rank, st.pa, st.pb)
+
+
+@njit(cache=True)
+def ties(st, rank, lang):
+    """The pids of every pair tied at the maximum count (total or in ``lang``)."""
+    if lang < 0:
+        return _heap_ties(st.gc, st.gt, st.gp, st.gsize, 0, st.pcnt, rank, st.pa, st.pb)
+    return _heap_ties(st.lc, st.lt, st.lp, st.lsize, lang, st.plc[:, lang], rank, st.pa, st.pb)
+
+
+@njit(cache=True)
+def reserve(st, n):
+    """``st`` with room for ``n`` more pairs, nodes and entries in every heap row."""
+    pairs, nodes, gheap, lheap = st.meta[0] + n, st.meta[1] + n, st.gsize[0] + n, _lmax(st) + n
+    if _fits(st, pairs, nodes, gheap, lheap):
+        return st
+    return _grown(st, pairs, nodes, gheap, lheap)
+
+
+@njit(cache=True)
+def _push_live(st, rank, pids, n):
+    """Push pairs ``pids[:n]`` onto every heap where their count is positive.
+    Capacity is ensured by the caller."""
+    nl = st.plc.shape[1]
+    for t in range(n):
+        q = pids[t]
+        tie = _tie(rank, st.pa[q], st.pb[q])
+        if st.pcnt[q] > 0:
+            heap_push(st.gc, st.gt, st.gp, st.gsize, 0, st.pcnt[q], tie, q)
+        for l in range(nl):
+            if st.plc[q, l] > 0:
+                heap_push(st.lc, st.lt, st.lp, st.lsize, l, st.plc[q, l], tie, q)
+
+
+# ---------------------------------------------------------------- pairs
 @njit(cache=True, inline="always")
-def pair_id(x, y, hkeys, hvals, pa, pb, meta):
+def pair_id(x, y, st):
     """The id of pair ``(x, y)``, created (next free id) if it is new.
     Capacity is ensured by the caller."""
     key = (np.int64(x) << KEY_SHIFT) | np.int64(y)
-    h = _slot(hkeys, key)
-    if hkeys[h] == key:
-        return hvals[h]
-    pid = meta[0]
-    meta[0] += 1
-    hkeys[h] = key
-    hvals[h] = pid
-    pa[pid] = x
-    pb[pid] = y
+    h = _slot(st.hkeys, key)
+    if st.hkeys[h] == key:
+        return st.hvals[h]
+    pid = st.meta[0]
+    st.meta[0] += 1
+    st.hkeys[h] = key
+    st.hvals[h] = pid
+    st.pa[pid] = x
+    st.pb[pid] = y
     return pid
+
+
+@njit(cache=True, inline="always")
+def _add_node(st, pid, w):
+    node = st.meta[1]
+    st.meta[1] += 1
+    st.nword[node] = w
+    st.nnext[node] = st.phead[pid]
+    st.phead[pid] = node
 
 
 # ---------------------------------------------------------------- engine steps
 @njit(cache=True)
-def init_counts(sym, wstart, wlen, wcnt, wlc, rank, tcnt, tlc, hkeys, hvals, pa, pb, pcnt, plc,
-                phead, nword, nnext, hc, ht, hp, meta):
-    """Count every adjacent pair and every token; fill the occurrence lists and the heap."""
-    nl = plc.shape[1]
+def init_counts(wd, rank, tcnt, tlc, st):
+    """Count every adjacent pair and every token; fill the occurrence lists and the heaps."""
+    sym, wstart, wlen, wcnt, wlc, visit, ntok = wd
+    nl = st.plc.shape[1]
     L = wlc.shape[1]
     for w in range(wstart.shape[0]):
         s = wstart[w]
         n = wlen[w]
         c = wcnt[w]
+        ntok[L] += n * c
+        for l in range(L):
+            ntok[l] += n * wlc[w, l]
         for i in range(n):
             t = sym[s + i]
             tcnt[t] += c
             for l in range(L):
                 tlc[t, l] += wlc[w, l]
-        need = meta[0] + n
-        if need > pa.shape[0]:
-            pa = grow1(pa, need, 0)
-            pb = grow1(pb, need, 0)
-            pcnt = grow1(pcnt, need, 0)
-            plc = grow2(plc, need)
-            phead = grow1(phead, need, -1)
-        hkeys, hvals = table_reserve(hkeys, hvals, need)
-        if meta[1] + n > nword.shape[0]:
-            nword = grow1(nword, meta[1] + n, 0)
-            nnext = grow1(nnext, meta[1] + n, 0)
+        if not _fits(st, st.meta[0] + n, st.meta[1] + n, 1, 1):
+            st = _grown(st, st.meta[0] + n, st.meta[1] + n, 1, 1)
         for i in range(n - 1):
-            x = sym[s + i]
-            y = sym[s + i + 1]
-            pid = pair_id(x, y, hkeys, hvals, pa, pb, meta)
-            pcnt[pid] += c
+            pid = pair_id(sym[s + i], sym[s + i + 1], st)
+            st.pcnt[pid] += c
             for l in range(nl):
-                plc[pid, l] += wlc[w, l]
-            node = meta[1]
-            meta[1] += 1
-            nword[node] = w
-            nnext[node] = phead[pid]
-            phead[pid] = node
-    npairs = meta[0]
-    hc = grow1(hc, npairs + 1, 0)
-    ht = grow1(ht, npairs + 1, 0)
-    hp = grow1(hp, npairs + 1, 0)
-    for pid in range(npairs):
-        if pcnt[pid] > 0:
-            heap_push(hc, ht, hp, meta, pcnt[pid], _tie(rank, pa[pid], pb[pid]), pid)
-    return hkeys, hvals, pa, pb, pcnt, plc, phead, nword, nnext, hc, ht, hp
-
-
-@njit(cache=True)
-def best(hc, ht, hp, pcnt, rank, pa, pb, meta):
-    """Peek the pair with the highest count (ties: smallest ``(rank[a], rank[b])``).
-
-    Returns its pid, or -1 when no pair is left. Stale entries are refreshed."""
-    while meta[3] > 0:
-        pid = hp[0]
-        cur = pcnt[pid]
-        if hc[0] == cur and cur > 0:
-            return pid
-        heap_pop(hc, ht, hp, meta)
-        if cur > 0:
-            heap_push(hc, ht, hp, meta, cur, _tie(rank, pa[pid], pb[pid]), pid)
-    return -1
+                st.plc[pid, l] += wlc[w, l]
+            st.pocc[pid] += 1
+            _add_node(st, pid, w)
+    npairs = st.meta[0]
+    lneed = 1  # exact heap rows: one entry per pair live in the row
+    for l in range(nl):
+        lneed = max(lneed, np.count_nonzero(st.plc[:npairs, l]))
+    if not _fits(st, npairs, st.meta[1], npairs, lneed):
+        st = _grown(st, npairs, st.meta[1], npairs, lneed)
+    _push_live(st, rank, np.arange(npairs), npairs)
+    return st
 
 
 @njit(cache=True, inline="always")
-def _change(x, y, delta, w, wcnt, wlc, hkeys, hvals, pa, pb, pcnt, plc, phead, nword, nnext,
-            meta, touched, ntouched, tstamp, stamp):
+def _change(x, y, delta, w, wcnt, wlc, st, touched, ntouched, stamp):
     """Add ``delta`` occurrences of pair (x, y) in word ``w``; a new occurrence also
     enters the pair's list. Capacity is ensured by the caller. Returns ``ntouched``."""
-    pid = pair_id(x, y, hkeys, hvals, pa, pb, meta)
-    pcnt[pid] += delta * wcnt[w]
-    for l in range(plc.shape[1]):
-        plc[pid, l] += delta * wlc[w, l]
+    pid = pair_id(x, y, st)
+    st.pcnt[pid] += delta * wcnt[w]
+    st.pocc[pid] += delta
+    for l in range(st.plc.shape[1]):
+        st.plc[pid, l] += delta * wlc[w, l]
     if delta > 0:
-        node = meta[1]
-        meta[1] += 1
-        nword[node] = w
-        nnext[node] = phead[pid]
-        phead[pid] = node
-        if tstamp[pid] != stamp:
-            tstamp[pid] = stamp
+        _add_node(st, pid, w)
+        if st.tstamp[pid] != stamp:
+            st.tstamp[pid] = stamp
             touched[ntouched] = pid
             ntouched += 1
     return ntouched
 
 
 @njit(cache=True)
-def merge(pid, c, sym, wstart, wlen, wcnt, wlc, rank, tcnt, tlc, visit, hkeys, hvals,
-          pa, pb, pcnt, plc, phead, nword, nnext, tstamp, hc, ht, hp, meta):
+def merge(pid, c, wd, rank, tcnt, tlc, st):
     """Replace every occurrence of pair ``pid`` = (a, b) by token ``c`` (left to right,
-    non-overlapping, as HF's trainer does) in the words that hold it; update pair
-    and token counts; push the pairs it created.
+    non-overlapping, as HF's trainer does) in the words that hold it; update pair,
+    token and length counts; push the pairs whose count went up.
 
-    Returns the (possibly grown) arrays and the number of occurrences merged
-    (weighted by word counts)."""
-    a = pa[pid]
-    b = pb[pid]
-    meta[2] += 1
-    stamp = meta[2]
+    Returns the number of occurrences merged (weighted by word counts), or -1,
+    having changed nothing, when ``st`` lacks the room the merge may need."""
+    bound = 2 * st.pocc[pid]  # new pairs, nodes and heap entries per row
+    if not _fits(st, st.meta[0] + bound, st.meta[1] + bound, st.gsize[0] + bound, _lmax(st) + bound):
+        return -1
+    sym, wstart, wlen, wcnt, wlc, visit, ntok = wd
+    a = st.pa[pid]
+    b = st.pb[pid]
+    st.meta[2] += 1
+    stamp = st.meta[2]
     L = wlc.shape[1]
-    touched = np.empty(64, np.int64)
+    touched = np.empty(bound, np.int64)
     ntouched = 0
     merged = 0
-    node = phead[pid]
-    phead[pid] = -1
+    node = st.phead[pid]
+    st.phead[pid] = -1
     while node != -1:
-        w = nword[node]
-        node = nnext[node]
+        w = st.nword[node]
+        node = st.nnext[node]
         if visit[w] == stamp:
             continue
         visit[w] = stamp
         s = wstart[w]
         n = wlen[w]
-        # room for the at most 2 new pairs / nodes per merged occurrence
-        need = meta[0] + n
-        if need > pa.shape[0]:
-            pa = grow1(pa, need, 0)
-            pb = grow1(pb, need, 0)
-            pcnt = grow1(pcnt, need, 0)
-            plc = grow2(plc, need)
-            phead = grow1(phead, need, -1)
-            tstamp = grow1(tstamp, need, 0)
-        hkeys, hvals = table_reserve(hkeys, hvals, need)
-        if meta[1] + n > nword.shape[0]:
-            nword = grow1(nword, meta[1] + n, 0)
-            nnext = grow1(nnext, meta[1] + n, 0)
-        if ntouched + n > touched.shape[0]:
-            touched = grow1(touched, ntouched + n, 0)
         i = 0
         j = 0
         occ = 0
@@ -304,16 +450,12 @@ def merge(pid, c, sym, wstart, wlen, wcnt, wlc, rank, tcnt, tlc, visit, hkeys, h
             if i + 1 < n and sym[s + i] == a and sym[s + i + 1] == b:
                 if j > 0:
                     left = sym[s + j - 1]
-                    ntouched = _change(left, a, -1, w, wcnt, wlc, hkeys, hvals, pa, pb, pcnt, plc,
-                                       phead, nword, nnext, meta, touched, ntouched, tstamp, stamp)
-                    ntouched = _change(left, c, 1, w, wcnt, wlc, hkeys, hvals, pa, pb, pcnt, plc,
-                                       phead, nword, nnext, meta, touched, ntouched, tstamp, stamp)
+                    ntouched = _change(left, a, -1, w, wcnt, wlc, st, touched, ntouched, stamp)
+                    ntouched = _change(left, c, 1, w, wcnt, wlc, st, touched, ntouched, stamp)
                 if i + 2 < n:
                     right = sym[s + i + 2]
-                    ntouched = _change(b, right, -1, w, wcnt, wlc, hkeys, hvals, pa, pb, pcnt, plc,
-                                       phead, nword, nnext, meta, touched, ntouched, tstamp, stamp)
-                    ntouched = _change(c, right, 1, w, wcnt, wlc, hkeys, hvals, pa, pb, pcnt, plc,
-                                       phead, nword, nnext, meta, touched, ntouched, tstamp, stamp)
+                    ntouched = _change(b, right, -1, w, wcnt, wlc, st, touched, ntouched, stamp)
+                    ntouched = _change(c, right, 1, w, wcnt, wlc, st, touched, ntouched, stamp)
                 sym[s + j] = c
                 j += 1
                 i += 2
@@ -326,26 +468,22 @@ def merge(pid, c, sym, wstart, wlen, wcnt, wlc, rank, tcnt, tlc, visit, hkeys, h
             wlen[w] = j
             k = occ * wcnt[w]
             merged += k
+            ntok[L] -= k
             tcnt[a] -= k
             tcnt[b] -= k
             tcnt[c] += k
             for l in range(L):
                 kl = occ * wlc[w, l]
+                ntok[l] -= kl
                 tlc[a, l] -= kl
                 tlc[b, l] -= kl
                 tlc[c, l] += kl
-    pcnt[pid] = 0
-    for l in range(plc.shape[1]):
-        plc[pid, l] = 0
-    need = meta[3] + ntouched
-    hc = grow1(hc, need, 0)
-    ht = grow1(ht, need, 0)
-    hp = grow1(hp, need, 0)
-    for t in range(ntouched):
-        q = touched[t]
-        if pcnt[q] > 0:
-            heap_push(hc, ht, hp, meta, pcnt[q], _tie(rank, pa[q], pb[q]), q)
-    return hkeys, hvals, pa, pb, pcnt, plc, phead, nword, nnext, tstamp, hc, ht, hp, merged
+    st.pcnt[pid] = 0
+    st.pocc[pid] = 0
+    for l in range(st.plc.shape[1]):
+        st.plc[pid, l] = 0
+    _push_live(st, rank, touched, ntouched)
+    return merged
 
 
 @njit(cache=True)

@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 from modtok.bpe import _kernels as K
+from modtok.errors import UnknownLanguageError
 from modtok.pretokenize import bytes_to_unicode
 
 
@@ -79,7 +80,19 @@ class Engine:
     ``merges``/``results``: an existing merge list (rank order) and its output ids,
     applied to every word first (continued / sequential BPE); ``capacity``: the
     largest token id + 1 expected (grown on demand); ``pair_counts_per_language``:
-    also keep ``(pair, language)`` counts (memory: pairs x languages).
+    also keep ``(pair, language)`` counts and one heap per language, for
+    :meth:`best_pair` ``(lang=...)`` (memory: pairs x languages).
+
+    The public surface is what a policy needs: :meth:`best_pair`,
+    :meth:`tied_pairs`, :meth:`pair_count`, :meth:`pair_counts`,
+    :meth:`token_counts`, :meth:`num_tokens`, :meth:`segmentation` and the one
+    mutation :meth:`merge`. The kernel state is private.
+
+    >>> from collections import Counter
+    >>> eng = Engine.from_counts({"x": Counter({"ab": 2}), "y": Counter({"bc": 3})},
+    ...                          pair_counts_per_language=True)
+    >>> [bytes(p[:2]) for p in (eng.best_pair(), eng.best_pair("x"))], eng.num_tokens("y")
+    ([b'bc', b'ab'], 6)
     """
 
     def __init__(
@@ -101,47 +114,39 @@ class Engine:
         self.languages = list(languages) if languages is not None else [
             str(i) for i in range(counts.shape[1])
         ]
+        if len(self.languages) != counts.shape[1]:
+            raise ValueError(f"{len(self.languages)} languages but counts has {counts.shape[1]} columns")
         W, L = counts.shape
         lens = np.fromiter((len(w) for w in words), np.int64, W)
-        self.sym = np.frombuffer(b"".join(words), np.uint8).astype(np.int32)
-        self.wstart = np.zeros(W, np.int64)
-        np.cumsum(lens[:-1], out=self.wstart[1:]) if W > 1 else None
-        self.wlen = lens.astype(np.int32)
-        self.wlc = counts
-        self.wcnt = counts.sum(axis=1)
+        wstart = np.zeros(W, np.int64)
+        if W > 1:
+            np.cumsum(lens[:-1], out=wstart[1:])
+        self._words = K.Words(
+            sym=np.frombuffer(b"".join(words), np.uint8).astype(np.int32),
+            wstart=wstart,
+            wlen=lens.astype(np.int32),
+            wcnt=counts.sum(axis=1),
+            wlc=counts,
+            visit=np.zeros(W, np.int64),
+            ntok=np.zeros(L + 1, np.int64),
+        )
         capacity = max(capacity, 256, max(results, default=0) + 1)
         if rank is None:
-            rank = np.concatenate([byte_ranks(), np.arange(256, capacity, dtype=np.int64)])
-        self.rank = np.ascontiguousarray(rank, dtype=np.int64)
-        if len(self.rank) < capacity:
-            self.rank = np.concatenate(
-                [self.rank, np.arange(len(self.rank), capacity, dtype=np.int64)]
-            )
+            rank = byte_ranks()
+        self._rank = np.ascontiguousarray(rank, dtype=np.int64)
         if len(merges):
-            keys = (np.asarray(merges, np.int64)[:, 0] << K.KEY_SHIFT) | np.asarray(merges, np.int64)[:, 1]
+            m = np.asarray(merges, np.int64)
+            keys = (m[:, 0] << K.KEY_SHIFT) | m[:, 1]
             rk, rv = K.table_new(len(keys))
             for r in range(len(keys) - 1, -1, -1):  # first rank wins for a repeated pair
                 K.table_put(rk, rv, keys[r], r)
-            K.encode_words(self.sym, self.wstart, self.wlen, rk, rv, np.asarray(results, np.int64))
-        self.tcnt = np.zeros(len(self.rank), np.int64)
-        self.tlc = np.zeros((len(self.rank), L), np.int64)
-        nlp = L if pair_counts_per_language else 0
-        hint = max(1024, len(self.sym) // 4)
-        hkeys, hvals = K.table_new(hint)
-        pa, pb = np.zeros(hint, np.int32), np.zeros(hint, np.int32)
-        pcnt, plc = np.zeros(hint, np.int64), np.zeros((hint, nlp), np.int64)
-        phead = np.full(hint, -1, np.int64)
-        nword = np.zeros(max(1024, len(self.sym)), np.int32)
-        nnext = np.zeros(len(nword), np.int64)
-        self.meta = np.zeros(4, np.int64)
-        (self.hkeys, self.hvals, self.pa, self.pb, self.pcnt, self.plc, self.phead, self.nword,
-         self.nnext, self.hc, self.ht, self.hp) = K.init_counts(
-            self.sym, self.wstart, self.wlen, self.wcnt, self.wlc, self.rank, self.tcnt, self.tlc,
-            hkeys, hvals, pa, pb, pcnt, plc, phead, nword, nnext,
-            np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64), self.meta,
-        )
-        self.tstamp = np.zeros(len(self.pa), np.int64)
-        self.visit = np.zeros(W, np.int64)
+            wd = self._words
+            K.encode_words(wd.sym, wd.wstart, wd.wlen, rk, rv, np.asarray(results, np.int64))
+        self._tcnt = np.zeros(0, np.int64)
+        self._tlc = np.zeros((0, L), np.int64)
+        self._ensure(capacity - 1)
+        pairs = K.new_pairs(max(1024, len(self._words.sym) // 4), L, pair_counts_per_language)
+        self._pairs = K.init_counts(self._words, self._rank, self._tcnt, self._tlc, pairs)
 
     @classmethod
     def from_counts(cls, counts_by_lang: Mapping[str, Counter], **kw) -> "Engine":
@@ -150,63 +155,99 @@ class Engine:
         return cls(words, counts, languages=langs, **kw)
 
     # ---- statistics
-    def best_pair(self) -> tuple[int, int, int] | None:
-        """``(a, b, count)`` of the most frequent pair (see the module tie-break), or None."""
-        pid = K.best(self.hc, self.ht, self.hp, self.pcnt, self.rank, self.pa, self.pb, self.meta)
+    def _lang(self, lang: str | None, pairs: bool = False) -> int:
+        """Column of ``lang`` (-1 for None); with ``pairs``, per-language pair counts must be on."""
+        if lang is None:
+            return -1
+        try:
+            col = self.languages.index(lang)
+        except ValueError:
+            raise UnknownLanguageError(lang, self.languages) from None
+        if pairs and self._pairs.plc.shape[1] == 0:
+            raise ValueError("per-language pair counts are off (pass pair_counts_per_language=True)")
+        return col
+
+    def _pair(self, pid: int) -> tuple[int, int]:
+        return int(self._pairs.pa[pid]), int(self._pairs.pb[pid])
+
+    def best_pair(self, lang: str | None = None) -> tuple[int, int, int] | None:
+        """``(a, b, count)`` of the most frequent pair overall, or in language ``lang``
+        (``count`` is then the count in ``lang``); None when no pair is left.
+        Ties: the smallest ``(rank[a], rank[b])`` (module docstring)."""
+        col = self._lang(lang, pairs=True)
+        pid = K.best(self._pairs, self._rank, col)
         if pid < 0:
             return None
-        return int(self.pa[pid]), int(self.pb[pid]), int(self.pcnt[pid])
+        a, b = self._pair(pid)
+        return a, b, self.pair_count(a, b, lang)
+
+    def tied_pairs(self, lang: str | None = None) -> list[tuple[int, int]]:
+        """Every pair whose count (overall, or in ``lang``) equals the current maximum,
+        in tie-break order, so a policy can apply a tie-break of its own; [] if none."""
+        col = self._lang(lang, pairs=True)
+        pids = K.ties(self._pairs, self._rank, col)
+        return sorted((self._pair(p) for p in pids), key=lambda ab: (self._rank[ab[0]], self._rank[ab[1]]))
 
     def _pid(self, a: int, b: int) -> int:
-        return int(K.table_get(self.hkeys, self.hvals, (int(a) << K.KEY_SHIFT) | int(b)))
+        st = self._pairs
+        return int(K.table_get(st.hkeys, st.hvals, (int(a) << K.KEY_SHIFT) | int(b)))
 
     def pair_count(self, a: int, b: int, lang: str | None = None) -> int:
+        """Occurrences of the adjacent pair ``(a, b)`` overall or in ``lang``."""
+        col = self._lang(lang, pairs=True)
         pid = self._pid(a, b)
         if pid < 0:
             return 0
-        if lang is None:
-            return int(self.pcnt[pid])
-        if self.plc.shape[1] == 0:
-            raise ValueError("per-language pair counts are off (pair_counts_per_language=False)")
-        return int(self.plc[pid, self.languages.index(lang)])
+        return int(self._pairs.pcnt[pid] if col < 0 else self._pairs.plc[pid, col])
 
-    def pair_counts(self) -> dict[tuple[int, int], int]:
-        """All pairs with a positive count (for tests and small corpora)."""
-        n = int(self.meta[0])
-        live = np.flatnonzero(self.pcnt[:n] > 0)
-        return {(int(self.pa[p]), int(self.pb[p])): int(self.pcnt[p]) for p in live}
+    def pair_counts(self, lang: str | None = None) -> dict[tuple[int, int], int]:
+        """All pairs with a positive count, overall or in ``lang`` (for tests and small corpora)."""
+        col = self._lang(lang, pairs=True)
+        st = self._pairs
+        n = int(st.meta[0])
+        cnt = st.pcnt[:n] if col < 0 else st.plc[:n, col]
+        return {self._pair(p): int(cnt[p]) for p in np.flatnonzero(cnt > 0)}
 
     def token_counts(self, lang: str | None = None) -> np.ndarray:
-        """Occurrences of each token id in the current segmentation (a view)."""
-        if lang is None:
-            return self.tcnt
-        return self.tlc[:, self.languages.index(lang)]
+        """Occurrences of each token id in the current segmentation, overall or in
+        ``lang`` (a read-only view; re-read it after :meth:`merge`, which may grow it)."""
+        col = self._lang(lang)
+        view = (self._tcnt if col < 0 else self._tlc[:, col]).view()
+        view.flags.writeable = False
+        return view
+
+    def num_tokens(self, lang: str | None = None) -> int:
+        """Tokens in the current segmentation of all words (weighted by counts), overall or in ``lang``."""
+        col = self._lang(lang)
+        return int(self._words.ntok[col])
 
     def segmentation(self, w: int) -> list[int]:
-        s = self.wstart[w]
-        return self.sym[s : s + self.wlen[w]].tolist()
+        """Current token ids of word ``w`` (in :func:`words_from_counts` order)."""
+        wd = self._words
+        s = wd.wstart[w]
+        return wd.sym[s : s + wd.wlen[w]].tolist()
 
     # ---- the one mutation
     def _ensure(self, c: int) -> None:
-        if c < len(self.tcnt):
+        """Room for token id ``c`` in the token counts and ranks (merged ids rank by id)."""
+        if c < len(self._tcnt):
             return
-        cap = max(c + 1, 2 * len(self.tcnt))
-        self.tcnt = np.concatenate([self.tcnt, np.zeros(cap - len(self.tcnt), np.int64)])
-        self.tlc = np.concatenate(
-            [self.tlc, np.zeros((cap - len(self.tlc), self.tlc.shape[1]), np.int64)]
-        )
-        self.rank = np.concatenate([self.rank, np.arange(len(self.rank), cap, dtype=np.int64)])
+        cap = max(c + 1, 2 * len(self._tcnt), 256)
+        grow = cap - len(self._tcnt)
+        self._tcnt = np.concatenate([self._tcnt, np.zeros(grow, np.int64)])
+        self._tlc = np.concatenate([self._tlc, np.zeros((grow, self._tlc.shape[1]), np.int64)])
+        if len(self._rank) < cap:
+            self._rank = np.concatenate([self._rank, np.arange(len(self._rank), cap, dtype=np.int64)])
 
     def merge(self, a: int, b: int, c: int) -> int:
-        """Replace every occurrence of (a, b) by token ``c``; returns how many (weighted)."""
+        """Replace every occurrence of (a, b) by token ``c``; returns how many (weighted).
+        ``c`` may be an existing id (a merge whose output string already exists)."""
         pid = self._pid(a, b)
         if pid < 0:
             return 0
         self._ensure(c)
-        (self.hkeys, self.hvals, self.pa, self.pb, self.pcnt, self.plc, self.phead, self.nword,
-         self.nnext, self.tstamp, self.hc, self.ht, self.hp, merged) = K.merge(
-            pid, c, self.sym, self.wstart, self.wlen, self.wcnt, self.wlc, self.rank, self.tcnt,
-            self.tlc, self.visit, self.hkeys, self.hvals, self.pa, self.pb, self.pcnt, self.plc,
-            self.phead, self.nword, self.nnext, self.tstamp, self.hc, self.ht, self.hp, self.meta,
-        )
+        merged = K.merge(pid, c, self._words, self._rank, self._tcnt, self._tlc, self._pairs)
+        if merged < 0:  # the kernel needs room for what the merge may create
+            self._pairs = K.reserve(self._pairs, 2 * int(self._pairs.pocc[pid]))
+            merged = K.merge(pid, c, self._words, self._rank, self._tcnt, self._tlc, self._pairs)
         return int(merged)
