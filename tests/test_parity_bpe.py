@@ -372,3 +372,21 @@ def test_bad_input_errors():
         parity.train(tr, dv, 200)
     for cls in (ParallelCorpusError, parity.MissingDevError, parity.ParityConfigError):
         assert issubclass(cls, ModtokError)
+
+
+def test_cli_parity_bpe_reproduces_a_golden_prefix(golden_root, tmp_path, capsys):
+    """``modtok parity-bpe --compat reference`` with the reference's flags: 60 merges of
+    the window run are the first 60 lines of its merges.txt (greedy: a prefix)."""
+    from modtok import cli
+
+    out = tmp_path / "run"
+    args = ["parity-bpe", str(out), "--compat", "reference", "-s", "60", "--variant", "window", "-w", "100",
+            "--alpha", "2", "-i", *(str(golden_root / f) for f in TRAIN), "-d", *(str(golden_root / f) for f in DEV)]
+    assert cli.main(args) == 0
+    golden = (golden_root / "window" / "merges.txt").read_text(encoding="utf-8").splitlines()
+    assert (out / "merges.txt").read_text(encoding="utf-8").splitlines() == golden[:61]
+    trajectory = json.loads((out / "trajectory.json").read_text())
+    expected = json.loads((golden_root / "window" / "expected.json").read_text())
+    assert trajectory["language_per_merge"] == expected["language_per_merge"][:60]
+    assert cli.main(["parity-bpe", str(out), "-i", str(golden_root / TRAIN[0]), "-d"]) == 2
+    assert "dev set" in capsys.readouterr().err
