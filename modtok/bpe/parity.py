@@ -19,8 +19,8 @@ to every language.
 The statistics live in the merge engine (:class:`~modtok.bpe.engine.Engine`,
 per-language lazy heaps); this module is only the policy. Two engines run side
 by side: one over the training words (pair counts per language), one over the
-dev words (only its per-language token totals are read: the dev cost of a
-language drops by exactly the number of occurrences a merge rewrites there).
+dev words (only its per-language token totals are read, so the dev set is never
+re-encoded: the merge rewrites just the dev words that hold the pair).
 
 Variants are options of :func:`train`: ``variant`` ``"base"``, ``"window"``
 (``window=w``, ``alpha``) or ``"classical"`` (every merge global, the paper's
@@ -28,7 +28,8 @@ baseline on the same data), ``hybrid=J``, ``ratios=[r_1, ..]`` (ratio mode),
 ``min_frequency`` with ``on_exhausted="stop"`` (the reference: the run ends
 when the chosen language has no pair of count >= ``min_frequency``) or
 ``"skip"`` (that language is passed over at that step and the next one in cost
-order is tried).
+order is tried). When the window caps every language (possible for alpha < 1; the
+reference then crashes on an empty argmax) the cap is lifted for that step: our reading.
 
 Two modes:
 
