@@ -180,7 +180,8 @@ class ParityResult:
     :data:`GLOBAL` (-1) for a classical merge; when the stop rule ended the run it
     holds one more entry, the exhausted language. ``dev_tokens[k, l]``: dev cost of
     language ``l`` after ``k`` merges of this run (shape (merges + 1, L); ``(0, L)``
-    without a dev set); ``train_tokens`` the same on the training words.
+    without a dev set); ``train_tokens`` the same on the training words in ratio mode,
+    which chooses by it, else only before and after (shape (2, L)).
     ``base_merges``: merges taken over from ``base`` (ranks below it are the base's).
     In compat mode ``model.scheme`` is only a label ("whitespace"): encode with
     :meth:`tokenizer`, which carries the reference's pre-tokenizer.
@@ -398,6 +399,10 @@ def train(
 
         bar = tqdm(total=budget, desc="parity-aware BPE", mininterval=1.0)
     learned = 0
+    # Languages whose best pair is below min_frequency stay so while every merge makes a
+    # new token: a new pair (x, c) occurs at most as often as the merged pair did. A merge
+    # into an existing token (two paths to one string) can break that, so it clears the set.
+    exhausted: set[int] = set()
     while learned < budget:
         classical = variant == "classical" or len(choices) < hybrid
         candidates = [GLOBAL] if classical else ranked()
@@ -405,17 +410,20 @@ def train(
             candidates = candidates[:1]
         chosen = pair = None
         for l in candidates:
+            if l in exhausted:
+                continue
             top = pairs.best(None if l == GLOBAL else langs[l])
             if top is not None and top[2] >= min_frequency:
                 chosen, pair = l, top
                 break
+            exhausted.add(l)
         if pair is None:
-            exhausted = candidates[0] if classical or on_exhausted == "stop" else None
-            who = ("the concatenation" if exhausted == GLOBAL else "any language" if exhausted is None
-                   else f"language {langs[exhausted]!r}")
+            last = candidates[0] if classical or on_exhausted == "stop" else None
+            who = ("the concatenation" if last == GLOBAL else "any language" if last is None
+                   else f"language {langs[last]!r}")
             stop_message = f"no pair has frequency >= {min_frequency} in {who} after {len(choices)} merges"
-            if exhausted is not None:
-                choices.append(exhausted)
+            if last is not None:
+                choices.append(last)
             break
         a, b, _ = pair
         recorded = (a, b) not in model.ranks
@@ -424,6 +432,8 @@ def train(
             c = model.add_merge(a, b)
             pairs.added()
             learned += 1 if compat else len(model) - size
+            if len(model) == size:
+                exhausted.clear()
             choices.append(chosen)
             if not classical:
                 if len(recent) == window:
@@ -432,18 +442,23 @@ def train(
                 in_window[chosen] += 1
         else:  # a pair re-formed through a duplicate string: apply its merge again
             c = model.results[model.ranks[(a, b)]]
+            exhausted.clear()
         engine.merge(a, b, c)
-        train_len = totals(engine)
+        if ratio is not None:  # only ratio mode chooses by the training cost
+            train_len = totals(engine)
         if dev is not None:
             dev.merge(a, b, c)
             dev_len = totals(dev)
         if recorded:
-            train_rows.append(train_len)
+            if ratio is not None:
+                train_rows.append(train_len)
             dev_rows.append(dev_len)
         if bar is not None:
             bar.update(learned - bar.n)
     if bar is not None:
         bar.close()
+    if ratio is None:
+        train_rows.append(totals(engine))
     timings = {"engines": t1 - t0, "merges": time.perf_counter() - t1}
     dev_tokens = np.array(dev_rows) if dev is not None else np.zeros((0, len(langs)), np.int64)
     return ParityResult(model, langs, choices, dev_tokens, np.array(train_rows), stop_message,
