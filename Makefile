@@ -17,12 +17,17 @@ ifneq ($(wildcard $(SHARED)/pool),)
 export MODTOK_POOL ?= $(SHARED)/pool
 endif
 export JUPYTERLAB_SETTINGS_DIR := $(abspath .jupyter/lab/user-settings)
+# Lab's layout is kept here and wiped by `make lab`: every session starts without old tabs.
+export JUPYTERLAB_WORKSPACES_DIR := $(abspath build/lab-workspaces)
 export PYTHONHASHSEED := 0
 
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.py))
 BUILT     := $(patsubst notebooks/%.py,build/notebooks/%.ipynb,$(NOTEBOOKS))
 
-.PHONY: install demo test lab notebooks clean
+CHROMIUM := /usr/bin/chromium
+ROOT_USER := $(filter 0,$(shell id -u))
+
+.PHONY: install demo test lab notebooks clean chromium
 
 install: $(STAMP)
 
@@ -46,13 +51,21 @@ demo: notebooks
 	done
 	@echo; echo "Reports written to $(abspath reports)/:"; ls -1 reports/*.html
 
-test: notebooks
-	$(BIN)/python -m pytest -q --doctest-modules modtok tests
+# The browser suite (tests/browser) drives Debian's chromium; Playwright's own
+# browser download (`playwright install`) is never used.
+chromium:
+	@test -x $(CHROMIUM) || { $(if $(ROOT_USER),,sudo) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(if $(ROOT_USER),,sudo) apt-get install -y -q chromium; }
+
+test: notebooks chromium
+	$(BIN)/python -m pytest -q --doctest-modules modtok tests --ignore=tests/browser
 	MODTOK_SMOKE=1 $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env \
 	  --nbval-cell-timeout=900 -p no:cacheprovider $(BUILT)
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+	rm -rf $(JUPYTERLAB_WORKSPACES_DIR)
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(ROOT_USER),--allow-root)
 
 clean:
 	rm -rf build reports

@@ -16,28 +16,24 @@
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import time
 
 import numpy as np
-from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from modtok import data
+from modtok.baselines import train_hf_bpe
 from modtok.bpe import standard
 from modtok.bpe.concat import concatenate
 from modtok.bpe.sequential import train_sequential
 from modtok.export import hf_tokenizer
-from modtok.pretokenize import count_by_language, count_pretokens, hf_pre_tokenizer
+from modtok.pretokenize import count_by_language, count_pretokens
 
 
 def hf_train(lines, vocab_size, scheme):
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = hf_pre_tokenizer(scheme)
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-    )
-    tok.train_from_iterator(lines, trainer)
-    return tok
+    """HF BpeTrainer with every pair allowed (min_frequency 0, as modtok's trainer)."""
+    return train_hf_bpe(lines, vocab_size, scheme, min_frequency=0)
 
 
 def ntokens(tok, lines) -> int:
@@ -66,7 +62,7 @@ def main() -> None:
         lines = [line for ls in pool.values() for line in ls]
         mb = sum(len(line.encode("utf-8")) + 1 for line in lines) / 1e6
         t0 = time.perf_counter()
-        counts = count_pretokens(lines, args.scheme)
+        counts = count_pretokens(lines, args.scheme, workers=os.cpu_count() or 1)
         t1 = time.perf_counter()
         ours = standard.train(counts, args.vocab, args.scheme)
         t2 = time.perf_counter()
@@ -83,7 +79,7 @@ def main() -> None:
     pool = data.load_pool(langs, max_chars=args.chars)
     flores = data.load_flores(langs)
     t0 = time.perf_counter()
-    counts = count_by_language(pool, args.scheme)
+    counts = count_by_language(pool, args.scheme, workers=os.cpu_count() or 1)
     t1 = time.perf_counter()
     seq = train_sequential(counts, args.k, scheme=args.scheme)
     t2 = time.perf_counter()

@@ -31,13 +31,13 @@ def main() -> None:
     args = ap.parse_args()
 
     corpus = data.load_pool(root=args.pool, max_chars=args.max_chars)
-    n_chars = sum(data.char_count(corpus).values())
+    n_chars = sum(data.chars_per_language(corpus).values())
     n_bytes = sum(len(line.encode()) for lines in corpus.values() for line in lines)
     print(f"{len(corpus)} languages, {n_chars:,} chars, {n_bytes / 1e6:.1f} MB UTF-8, "
           f"scheme {args.scheme}, {os.cpu_count()} cores, {platform.processor() or platform.machine()}")
 
     t = time.perf_counter()
-    ours = {lang: count_pretokens(lines, args.scheme) for lang, lines in corpus.items()}
+    ours = {lang: count_pretokens(lines, args.scheme, workers=os.cpu_count() or 1) for lang, lines in corpus.items()}
     t_ours = time.perf_counter() - t
 
     split = pre_tokenizers.Split(Regex(pattern(args.scheme)), behavior="isolated")

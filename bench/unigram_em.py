@@ -19,15 +19,13 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 from modtok import data
 from modtok.unigram import lattice
-from modtok.unigram.merge import count_units, final_model, m_step, union, word_safe
-from modtok.unigram.spm_proto import NORMAL
+from modtok.unigram.merge import merge_unigram
 from modtok.unigram.train import train_unigram
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -48,7 +46,7 @@ def main() -> None:
     langs = args.langs or (data.pool_languages(pool)[:4] if smoke else data.pool_languages(pool))
     corpus = data.load_pool(langs, root=pool, max_chars=args.chars)
     print(f"pool {pool}: {len(langs)} languages, <= {args.chars:,} chars each "
-          f"({sum(data.char_count(corpus).values()):,} chars); k = {args.k}; numba threads = {lattice.num_threads()}")
+          f"({sum(data.chars_per_language(corpus).values()):,} chars); k = {args.k}; numba threads = {lattice.num_threads()}")
 
     print(f"\n1. sentencepiece training (num_threads={args.sp_threads})")
     models, sp_time = {}, {}
@@ -60,41 +58,22 @@ def main() -> None:
     times = np.array(list(sp_time.values()))
     print(f"  total {times.sum():.1f} s, median {np.median(times):.2f} s per language")
 
-    print("\n2. merge + EM on the joint corpus")
+    print("\n2. merge + EM on the joint corpus (modtok.unigram.merge.merge_unigram)")
+    first = langs[0]
+    merge_unigram({first: models[first]}, {first: corpus[first][:20]}, max_iter=1)  # load the numba cache
     t = time.perf_counter()
-    model, lang_ids = union(models)
-    t_union = time.perf_counter() - t
-    t = time.perf_counter()
-    by_word = word_safe(model)
-    counts: Counter = Counter()
-    for lang in sorted(corpus):
-        counts.update(count_units(corpus[lang], by_word))
-    units = sorted(counts)
-    weights = np.array([counts[u] for u in units], dtype=np.float64)
-    t_units = time.perf_counter() - t
-    t = time.perf_counter()
-    _ = model.trie
-    t_trie = time.perf_counter() - t
-    n_chars = sum(map(len, units))
-    print(f"  union {t_union:.2f} s -> {len(model):,} pieces; units {t_units:.2f} s -> {len(units):,} distinct "
-          f"({'words' if by_word else 'lines'}, {n_chars:,} chars, {weights.sum():,.0f} occurrences); trie {t_trie:.2f} s")
-    normal = model.types == NORMAL
-    cps, offsets = lattice.encode_units(units)
-    logp, unk_logp = np.where(normal, model.scores, -np.inf), model.unk_score()
-    lattice.expected_counts(cps[:1000], offsets[:2], [1.0], model.trie, logp, unk_logp)  # compile/load cache
-    iter_times, lls = [], []
-    for i in range(args.iters):
-        t = time.perf_counter()
-        counts, unk, ll = lattice.expected_counts(cps, offsets, weights, model.trie, logp, unk_logp)
-        logp = m_step(counts, normal)
-        iter_times.append(time.perf_counter() - t)
-        lls.append(ll)
-        print(f"  iteration {i + 1}: {iter_times[-1]:6.2f} s   loglik {ll:.8e}   unknown edges {unk:,.0f}")
-    lls.append(lattice.expected_counts(cps, offsets, weights, model.trie, logp, unk_logp)[2])
+    merged = merge_unigram(models, corpus, max_iter=args.iters, tol=0.0)
+    total = time.perf_counter() - t
+    iter_times = merged.em_seconds
+    print(f"  {len(merged.model):,} pieces; {merged.n_units:,} distinct units ({merged.n_words:,.0f} occurrences); "
+          f"setup (union, units, trie, last E-step) {total - sum(iter_times):.2f} s")
+    for i, (sec, ll) in enumerate(zip(iter_times, merged.loglik)):
+        print(f"  iteration {i + 1}: {sec:6.2f} s   loglik before {ll:.8e}")
+    lls = merged.loglik
     print(f"  final loglik {lls[-1]:.8e}; never decreased: {bool(np.all(np.diff(lls) >= 0))}")
     print(f"  one EM iteration (E + M step): median {np.median(iter_times):.2f} s "
           f"vs sentencepiece training of one language: median {np.median(times):.2f} s")
-    final = final_model(model, logp)
+    final, lang_ids = merged.model, merged.lang_to_ids
     if args.no_nsl:
         return
     print("\n3. fidelity on FLORES-200 devtest: NSL vs the monolingual sentencepiece Unigram (k each)")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from modtok import data
@@ -24,7 +25,7 @@ from modtok.errors import ModtokError
 
 
 def _corpora(args) -> data.Corpora:
-    langs = data.pick_languages(args.langs) if args.langs else None
+    langs = data.pick_languages(args.langs, strict=True) if args.langs else None
     return data.default_corpora(langs, train_chars=args.train_chars)
 
 
@@ -41,7 +42,7 @@ def cmd_sequential_bpe(args) -> None:
 
     corpora = _corpora(args)
     print(corpora.source, file=sys.stderr)
-    counts = count_by_language(corpora.train, args.scheme)
+    counts = count_by_language(corpora.train, args.scheme, workers=os.cpu_count() or 1)  # a job: all cores
     multi = train_sequential(counts, args.k, order=list(corpora.train), scheme=args.scheme, progress=True)
     tok = multi.modular()
     tok.save(args.out)
@@ -50,11 +51,11 @@ def cmd_sequential_bpe(args) -> None:
 
 def cmd_modular_unigram(args) -> None:
     from modtok.unigram.merge import merge_unigram
-    from modtok.unigram.train import train_monolingual
+    from modtok.unigram.train import train_unigram_per_language
 
     corpora = _corpora(args)
     print(corpora.source, file=sys.stderr)
-    models = train_monolingual(corpora.train, args.k, num_threads=2, progress=True)
+    models = train_unigram_per_language(corpora.train, args.k, num_threads=2, progress=True)
     merged = merge_unigram(models, corpora.train, max_iter=args.em_iters, progress=True)
     tok = merged.modular()
     tok.save(args.out)
@@ -126,6 +127,15 @@ def cmd_parity_bpe(args) -> None:
     print(f"saved {len(res.merges)} merges, {len(res.model)} tokens{gini} -> {out}")
 
 
+class _Langs(argparse.Action):
+    """``--langs``: codes separated by commas or spaces, flags repeatable (``npi_Deva,eng_Latn``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        values = [values] if isinstance(values, str) else values
+        codes = [code for value in values for code in value.split(",") if code]
+        setattr(namespace, self.dest, (getattr(namespace, self.dest) or []) + codes)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="modtok", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -136,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help)
         p.add_argument("out", help="output tokenizer directory")
         p.add_argument("-k", type=int, default=8000, help="per-language budget")
-        p.add_argument("--langs", nargs="*", help="languages, in training order (default: all available)")
+        p.add_argument("--langs", nargs="*", action=_Langs,
+                       help="languages, in training order (default: all available)")
         p.add_argument("--train-chars", type=int, default=1_000_000, help="training characters per language")
         p.set_defaults(fn=fn)
         return p
@@ -148,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("nsl", help="NSL of every subtokenizer vs a monolingual HF BPE")
     p.add_argument("tokenizer")
-    p.add_argument("--langs", nargs="*")
+    p.add_argument("--langs", nargs="*", action=_Langs)
     p.add_argument("-k", type=int, default=8000, help="reference budget")
     p.add_argument("--scheme", default="llama3")
     p.add_argument("--train-chars", type=int, default=1_000_000)
@@ -157,7 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("encode", help="encode text with a subtokenizer (global ids)")
     p.add_argument("tokenizer")
     p.add_argument("text")
-    p.add_argument("--langs", nargs="*")
+    # One value per flag (comma-separated, repeatable): a list flag would swallow the text.
+    p.add_argument("--langs", action=_Langs,
+                   help="the subtokenizer's languages, comma-separated or repeated (default: full tokenizer)")
     p.set_defaults(fn=cmd_encode)
 
     p = sub.add_parser("parity-bpe", help="parity-aware BPE on text files (one per language)")

@@ -57,8 +57,11 @@ WORDFREQ_DEFAULT = [
     "hin_Deva", "ben_Beng", "tam_Taml", "arb_Arab", "heb_Hebr", "kor_Hang",
 ]
 
-# Scripts written without spaces between words (fertility is undefined there).
-SPACELESS_SCRIPTS = frozenset({"Jpan", "Hans", "Hant", "Thai", "Khmr", "Laoo", "Mymr", "Tibt"})
+# Scripts written without spaces between words; fertility is undefined there. The
+# one list: metrics (fertility), wordfreq pseudo-sentences and mixtures use it.
+# Hani/Hans/Hant (Chinese), Jpan/Hira/Kana (Japanese), Thai, Khmr (Khmer),
+# Laoo (Lao), Mymr (Burmese), Tibt (Tibetan: syllables are marked, words are not).
+SPACELESS_SCRIPTS = frozenset({"Hani", "Hans", "Hant", "Jpan", "Hira", "Kana", "Thai", "Khmr", "Laoo", "Mymr", "Tibt"})
 
 LANG_NAMES: dict[str, str] = {
     "amh_Ethi": "Amharic", "arb_Arab": "Arabic", "asm_Beng": "Assamese",
@@ -92,6 +95,20 @@ def script_of(lang: str) -> str:
     if not script:
         raise DataError(f"language code {lang!r} is not of the form <lang>_<Script>")
     return script
+
+
+def written_without_spaces(lang: str) -> bool:
+    """True if the script of a ``<lang>_<Script>`` code is in :data:`SPACELESS_SCRIPTS`.
+
+    >>> written_without_spaces("tha_Thai"), written_without_spaces("npi_Deva")
+    (True, False)
+
+    The rule goes by the script code, not by the text: on FLORES-200 devtest the
+    space-delimited languages have one space per <= 11 characters, but Thai and
+    Chinese still have one per ~40 (between phrases, around numbers and Latin
+    words), so a space-density threshold would sit on a thin margin.
+    """
+    return script_of(lang) in SPACELESS_SCRIPTS
 
 
 def lang_name(lang: str) -> str:
@@ -256,7 +273,7 @@ def load_wordfreq(
         words, p = _top_words(WORDFREQ_CODES[lang], top_n, wordfreq)
         rng = np.random.default_rng([seed, i, n_lines])
         draws = rng.choice(len(words), size=(n_lines, words_per_line), p=p)
-        sep = "" if script_of(lang) in SPACELESS_SCRIPTS else " "
+        sep = "" if written_without_spaces(lang) else " "
         corpus[lang] = [nfc(sep.join(row)) for row in words[draws].tolist()]
     return corpus
 
@@ -325,7 +342,7 @@ def mix(corpus: Mapping[str, list[str]], proportions: Mapping[str, float], total
     }
 
 
-def char_count(corpus: Mapping[str, list[str]]) -> dict[str, int]:
+def chars_per_language(corpus: Mapping[str, list[str]]) -> dict[str, int]:
     """Characters per language."""
     return {lang: sum(map(len, lines)) for lang, lines in corpus.items()}
 
@@ -364,19 +381,30 @@ def available_languages() -> list[str]:
     return sorted(WORDFREQ_CODES)
 
 
-def pick_languages(preferred: Iterable[str]) -> list[str]:
+def pick_languages(preferred: Iterable[str], strict: bool = False) -> list[str]:
     """``preferred`` restricted to :func:`available_languages`, replacing a missing
     language by its same-script stand-in (``STAND_INS``, e.g. Nepali -> Hindi on
-    the wordfreq default) and dropping it when there is none. Order is kept.
+    the wordfreq default). Order is kept.
+
+    A language with neither is dropped (a notebook's wish list), or with
+    ``strict`` (languages a user typed) an :class:`UnknownLanguageError` that
+    names it and lists what is available.
     """
-    available = set(available_languages())
+    preferred = list(preferred)
+    available = available_languages()
     chosen: list[str] = []
-    for lang in preferred:
-        lang = lang if lang in available else STAND_INS.get(lang, "")
-        if lang in available and lang not in chosen:
+    for asked in preferred:
+        lang = asked if asked in available else STAND_INS.get(asked, "")
+        if lang not in available:
+            if strict:
+                raise UnknownLanguageError(asked, available)
+            continue
+        if lang not in chosen:
             chosen.append(lang)
     if not chosen:
-        raise DataError("none of the preferred languages (or their stand-ins) is available")
+        shown = ", ".join(available[:12]) + (f", ... ({len(available)} in all)" if len(available) > 12 else "")
+        raise DataError(f"none of {', '.join(preferred) or '(no languages)'} (or their stand-ins) is available "
+                        f"(available: {shown})")
     return chosen
 
 
@@ -395,15 +423,13 @@ def default_corpora(
     """Pool (training) + FLORES-200 devtest (evaluation) when both are configured,
     else the wordfreq default (training and held-out evaluation samples).
 
-    ``train_chars`` caps the training text per language (default: 2M characters,
-    200k under ``MODTOK_SMOKE=1``); ``eval_lines`` caps the evaluation lines
-    (default: all 1012 FLORES devtest lines, 300 under smoke).
+    ``train_chars`` caps the training text per language (default: 2M characters);
+    ``eval_lines`` caps the evaluation lines (default: all 1012 FLORES devtest
+    lines). Smaller sizes under ``MODTOK_SMOKE=1`` are the caller's choice (each
+    notebook sets its own in its parameter cell), not a hidden default here.
     """
-    smoke = is_smoke()
     if train_chars is None:
-        train_chars = 200_000 if smoke else 2_000_000
-    if eval_lines is None:
-        eval_lines = 300 if smoke else None
+        train_chars = 2_000_000
     if have_shared_data():
         pool_langs = pool_languages()
         flores_langs = set(flores_languages())

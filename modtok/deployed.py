@@ -53,6 +53,7 @@ import gzip
 import hashlib
 import importlib.util
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import itemgetter
@@ -60,7 +61,7 @@ from pathlib import Path
 
 from modtok import atomic
 from modtok.errors import ModtokError, TokenizerFileError
-from modtok.pretokenize import bytes_to_unicode, hf_pre_tokenizer
+from modtok.pretokenize import byte_level, hf_pre_tokenizer
 
 # Bump when the conversion changes, so cached files of an older converter are not reused.
 CONVERTER_VERSION = 1
@@ -269,15 +270,6 @@ def convert_tiktoken(
     return tok
 
 
-def byte_level(token: bytes) -> str:
-    """Raw token bytes written in the byte-level alphabet.
-
-    >>> byte_level(b" a\\xc3\\xa9")
-    'ĠaÃ©'
-    """
-    return token.decode("latin-1").translate(bytes_to_unicode())  # latin-1: code point b = byte b
-
-
 def special_tokens(name: str) -> dict[str, int]:
     """Special tokens of a converted deployed tokenizer (``{}`` for llama3, whose
     ``tokenizer.json`` carries its own)."""
@@ -302,19 +294,22 @@ def cache_dir(path: str | os.PathLike | None = None) -> Path:
     """Directory of converted ``tokenizer.json`` files.
 
     In order: ``path`` if given; ``$MODTOK_CACHE/deployed`` if that variable is
-    set; ``data/cache/deployed`` of the repository when modtok runs from a
-    checkout (a ``pyproject.toml`` next to the package); else
-    ``$XDG_CACHE_HOME/modtok/deployed`` (default ``~/.cache``).
+    set; else the platform's user cache directory: ``$XDG_CACHE_HOME`` (default
+    ``~/.cache``) on Linux, ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on
+    Windows, then ``modtok/deployed``. Never inside a checkout: a cache is not
+    part of the project, and a read-only install must work too.
     """
     if path is not None:
         return Path(path)
     if os.environ.get("MODTOK_CACHE"):
         return Path(os.environ["MODTOK_CACHE"]) / "deployed"
-    repo = Path(__file__).resolve().parents[1]
-    if (repo / "pyproject.toml").is_file():
-        return repo / "data" / "cache" / "deployed"
-    xdg = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(xdg) / "modtok" / "deployed"
+    if sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    elif sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "modtok" / "deployed"
 
 
 def _sha256(path: Path) -> str:

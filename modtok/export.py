@@ -24,18 +24,12 @@ from modtok import atomic
 from modtok.bpe.model import BPEModel
 from modtok.errors import MergeListError, TokenizerFileError
 from modtok.modular import _merge_pair, read_json
-from modtok.pretokenize import DEFAULT_SCHEME, SCHEMES, bytes_to_unicode, pattern, unicode_to_bytes
-
-
-def token_string(data: bytes) -> str:
-    """A token's bytes in the byte-level alphabet (``b" a"`` -> ``"Ġa"``)."""
-    table = bytes_to_unicode()
-    return "".join(table[x] for x in data)
+from modtok.pretokenize import DEFAULT_SCHEME, SCHEMES, byte_level, from_byte_level, pattern
 
 
 def to_tokenizer_json(model: BPEModel) -> dict:
     """The HF ``tokenizer.json`` dict of a byte-level BPE model."""
-    strings = [token_string(v) for v in model.vocab]
+    strings = [byte_level(v) for v in model.vocab]
     return {
         "version": "1.0",
         "truncation": None,
@@ -58,18 +52,26 @@ def to_tokenizer_json(model: BPEModel) -> dict:
         "post_processor": None,
         "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
                     "use_regex": False},
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": False,
-            "vocab": {s: i for i, s in enumerate(strings)},
-            "merges": [[strings[a], strings[b]] for a, b in model.merges],
-        },
+        "model": bpe_model_json(
+            {s: i for i, s in enumerate(strings)}, [[strings[a], strings[b]] for a, b in model.merges]
+        ),
+    }
+
+
+def bpe_model_json(vocab: dict[str, int], merges: list[list[str]]) -> dict:
+    """The ``"model"`` section of an HF ``tokenizer.json`` for a plain BPE
+    (no unknown token, no prefixes or suffixes, no dropout, merges always applied)."""
+    return {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": None,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": False,
+        "byte_fallback": False,
+        "ignore_merges": False,
+        "vocab": vocab,
+        "merges": merges,
     }
 
 
@@ -93,10 +95,9 @@ def from_tokenizer_json(tj: dict) -> BPEModel:
     model = tj.get("model") or {}
     if model.get("type") != "BPE":
         raise TokenizerFileError(f"model type {model.get('type')!r} is not BPE")
-    inv = unicode_to_bytes()
     vocab = model["vocab"]
     try:
-        by_bytes = {bytes(inv[ch] for ch in s): i for s, i in vocab.items()}
+        by_bytes = {from_byte_level(s): i for s, i in vocab.items()}
     except KeyError as e:
         raise TokenizerFileError(f"token with a non-byte-level character {e}") from None
     for b in range(256):

@@ -23,7 +23,7 @@ Definitions (``T(x)`` = number of tokens of line ``x``, sums over the corpus):
 ``bytes_per_token``    Σ(UTF-8 bytes of x) / ΣT(x)
 ``fertility``          ΣT(x) / Σ(whitespace words of x) (``str.split``); NaN,
                        i.e. undefined, for a language whose script is written
-                       without spaces between words (:data:`NO_SPACE_SCRIPTS`)
+                       without spaces between words (:data:`modtok.data.SPACELESS_SCRIPTS`)
 ``premium``            ΣT(x_lang) / ΣT(x_eng) over aligned parallel lines
 ``cost_gini``          Gini coefficient of the per-language token totals on
                        parallel text (0 = every language costs the same)
@@ -43,13 +43,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from modtok.data import script_of
+from modtok.data import written_without_spaces
 from modtok.errors import DataError, ModtokError, UnknownLanguageError
-
-# Scripts written without spaces between words: fertility is undefined there.
-# Hani/Hans/Hant (Chinese), Jpan/Hira/Kana (Japanese), Thai, Khmr (Khmer),
-# Laoo (Lao), Mymr (Burmese), Tibt (Tibetan: syllables are marked, words are not).
-NO_SPACE_SCRIPTS = frozenset({"Hani", "Hans", "Hant", "Jpan", "Hira", "Kana", "Thai", "Khmr", "Laoo", "Mymr", "Tibt"})
 
 _BATCH = 10_000  # lines per encode_batch call (bounds the memory of HF Encodings)
 
@@ -138,20 +133,6 @@ def byte_count(lines: Iterable[str]) -> int:
 def word_count(lines: Iterable[str]) -> int:
     """Whitespace-separated words (``str.split``) over all lines."""
     return sum(len(line.split()) for line in lines)
-
-
-def written_without_spaces(lang: str) -> bool:
-    """True if the script of a ``<lang>_<Script>`` code is in :data:`NO_SPACE_SCRIPTS`.
-
-    >>> written_without_spaces("tha_Thai"), written_without_spaces("npi_Deva")
-    (True, False)
-
-    The rule goes by the script code, not by the text: on FLORES-200 devtest the
-    space-delimited languages have one space per <= 11 characters, but Thai and
-    Chinese still have one per ~40 (between phrases, around numbers and Latin
-    words), so a space-density threshold would sit on a thin margin.
-    """
-    return script_of(lang) in NO_SPACE_SCRIPTS
 
 
 def _ratio(num: float, den: float, what: str) -> float:

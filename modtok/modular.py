@@ -79,6 +79,33 @@ def _merge_result(model: dict, left: str, right: str) -> str:
     return left + right
 
 
+def check_proper(model: Mapping) -> None:
+    """Raise :class:`MergeListError` unless the BPE merge list of a tokenizer.json
+    ``model`` is proper: every part of every merge is in the vocabulary and is
+    either a base token (no merge produces it) or the output of an *earlier*
+    merge. HF ``tokenizers`` loads an improper list silently and encodes with it.
+
+    >>> bpe = {"vocab": {"a": 0, "b": 1, "ab": 2, "abb": 3}, "merges": [["ab", "b"], ["a", "b"]]}
+    >>> check_proper(bpe)
+    Traceback (most recent call last):
+    ...
+    modtok.errors.MergeListError: merge 0 ('ab' 'b') uses 'ab', which only merge 1 creates
+    """
+    vocab = model.get("vocab") or {}
+    pairs = [_merge_pair(m) for m in model.get("merges") or []]
+    first_made: dict[str, int] = {}
+    for r, (left, right) in enumerate(pairs):
+        first_made.setdefault(_merge_result(model, left, right), r)
+    for r, (left, right) in enumerate(pairs):
+        for part in (left, right):
+            if part not in vocab:
+                raise MergeListError(f"merge {r} ({left!r} {right!r}) uses {part!r}, which is not in the vocabulary")
+            if first_made.get(part, -1) >= r:
+                raise MergeListError(
+                    f"merge {r} ({left!r} {right!r}) uses {part!r}, which only merge {first_made[part]} creates"
+                )
+
+
 def model_ids(tokenizer_json: Mapping) -> dict[str, int]:
     """``{token: id}`` of a BPE or Unigram model plus its added tokens."""
     model = tokenizer_json.get("model") or {}
@@ -214,6 +241,8 @@ class ModularTokenizer:
     def __init__(self, tokenizer_json: dict, lang_to_ids: Mapping[str, Iterable[int]]):
         self.tokenizer_json = tokenizer_json
         vocab = model_ids(tokenizer_json)
+        if tokenizer_json["model"].get("type") == "BPE":
+            check_proper(tokenizer_json["model"])
         self.vocab_size = max(vocab.values()) + 1 if vocab else 0
         self._lang_ids: dict[str, np.ndarray] = {}
         for lang, ids in lang_to_ids.items():
@@ -307,8 +336,8 @@ class ModularTokenizer:
             raise TokenizerFileError(f"{directory / TOKENIZER_FILE}: no 'model' entry")
         try:
             return cls(tj, l2i)
-        except TokenizerFileError as e:
-            raise TokenizerFileError(f"{directory}: {e}") from None
+        except TokenizerFileError as e:  # keep the subclass (MergeListError, ...), add the place
+            raise type(e)(f"{directory}: {e}") from None
 
 
 # --------------------------------------------------------------------------

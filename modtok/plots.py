@@ -19,6 +19,9 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 import plotly.io as pio
+from plotly.subplots import make_subplots
+
+from modtok.bpe.tree import Node, label
 
 
 def setup() -> None:
@@ -46,6 +49,11 @@ def mimebundle(obj):
     return obj, False
 
 
+# The legend in one wrapped row between title and plot: at the right (plotly's
+# default) long tokenizer names squeeze the plot and get cut in a narrow output.
+_LEGEND_ABOVE = dict(legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0), margin=dict(t=110))
+
+
 def grouped_bars(
     rows: Sequence[dict],
     x: str,
@@ -68,7 +76,7 @@ def grouped_bars(
             x=[(x_label or {}).get(r[x], r[x]) for r in part],
             y=[r[y] for r in part],
         )
-    fig.update_layout(barmode="group", title=title, xaxis_title=x, yaxis_title=y, legend_title=color)
+    fig.update_layout(barmode="group", title=title, xaxis_title=x, yaxis_title=y, legend_title=color, **_LEGEND_ABOVE)
     if hline is not None:
         fig.add_hline(y=hline, line_dash="dash", line_color="gray")
     return fig
@@ -79,7 +87,7 @@ def lines(curves: dict[str, tuple[Sequence[float], Sequence[float]]], title: str
     fig = go.Figure()
     for name, (xs, ys) in curves.items():
         fig.add_scatter(x=list(xs), y=list(ys), mode="lines+markers", name=name)
-    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title)
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, **_LEGEND_ABOVE)
     return fig
 
 
@@ -109,3 +117,58 @@ def table(rows: Sequence[dict], columns: Sequence[str] | None = None, floatfmt: 
     from IPython.display import HTML
 
     return HTML(table_html(rows, columns, floatfmt))
+
+
+def nsl_panel(rows: Sequence[dict], long: Sequence[dict], y: str, title: str, langs: Sequence[str]) -> list:
+    """What a per-language NSL panel shows: its table and the grouped bars of
+    ``long`` (one row per language x tokenizer), NSL = 1 dashed; a hint when
+    no language is selected (the same two outputs, as a Panel needs)."""
+    from IPython.display import HTML
+
+    from modtok.data import lang_name
+
+    if not rows:
+        return [HTML("<i>select at least one language</i>"), HTML("")]
+    fig = grouped_bars(long, x="lang", y=y, color="tokenizer", hline=1.0, title=title,
+                       x_label={lang: lang_name(lang) for lang in langs})
+    return [table(rows), fig]
+
+
+def merge_trees(word: str, traces: dict[str, list[list[Node]]], colors: dict[str, dict] | None = None,
+                title: str = "") -> go.Figure:
+    """One icicle per tokenizer (``traces``: name -> one :func:`modtok.bpe.tree.trace`
+    per pre-token of ``word``): the word on top, its tokens below it, each split
+    into the two tokens its merge joined, down to the bytes.
+
+    ``colors[name][(piece, span)]`` colours one box (e.g. a token that cannot
+    form elsewhere); tokens are dark blue, inner merges light blue, bytes grey.
+
+    >>> from modtok.bpe.model import BPEModel
+    >>> from modtok.bpe.tree import trace
+    >>> fig = merge_trees("abc", {"m": [trace(BPEModel([(97, 98)]), b"abc")]})
+    >>> list(fig.data[0].labels), list(fig.data[0].parents)
+    (['abc', 'ab', 'a', 'b', 'c'], ['', 'word', '0:0-2', '0:0-2', 'word'])
+    """
+    colors = colors or {}
+    fig = make_subplots(rows=len(traces), cols=1, specs=[[{"type": "domain"}]] * len(traces), vertical_spacing=0.06,
+                        subplot_titles=[f"{name} ({sum(map(len, t))} tokens)" for name, t in traces.items()])
+    for row, (name, pieces) in enumerate(traces.items(), start=1):
+        ids, labels, parents, values = ["word"], [label(word.encode())], [""], [len(word.encode())]
+        fill, hover = ["#dddddd"], ["the word"]
+        for p, nodes in enumerate(pieces):
+            for top in nodes:
+                stack = [(top, "word")]
+                while stack:  # parents before children, left child first
+                    n, parent = stack.pop()
+                    nid = f"{p}:{n.start}-{n.end}"
+                    ids.append(nid); labels.append(label(n.token)); parents.append(parent); values.append(len(n.token))
+                    default = "#4c78a8" if n is top else ("#9ecae9" if n.children else "#e8eef5")
+                    fill.append(colors.get(name, {}).get((p, n.span), default))
+                    hover.append("byte" if n.step is None else f"merge rank {n.rank}, step {n.step} of the run")
+                    stack += [(c, nid) for c in reversed(n.children)]
+        fig.add_trace(go.Icicle(ids=ids, labels=labels, parents=parents, values=values, branchvalues="total",
+                                marker=dict(colors=fill), tiling=dict(orientation="v"), hovertext=hover,
+                                hovertemplate="%{label}<br>%{hovertext}<extra></extra>", textinfo="label",
+                                textfont=dict(size=15), sort=False), row=row, col=1)
+    fig.update_layout(height=330 * len(traces), margin=dict(t=60, l=10, r=10, b=10), title=title)
+    return fig

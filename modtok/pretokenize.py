@@ -31,7 +31,6 @@ Schemes (``SCHEMES``):
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -164,18 +163,23 @@ def byte_alphabet() -> list[str]:
     return [table[b] for b in range(256)]
 
 
-def to_byte_level(text: str) -> str:
-    """UTF-8 bytes of ``text`` written in the byte-level alphabet.
+@lru_cache(maxsize=1)
+def _byte_level_table() -> dict[int, str]:
+    return str.maketrans({chr(b): c for b, c in bytes_to_unicode().items()})
 
-    >>> to_byte_level(" é")
-    'ĠÃ©'
+
+def byte_level(data: bytes) -> str:
+    """Raw bytes (a token, or ``text.encode("utf-8")``) in the byte-level alphabet:
+    the one encoder behind ``tokenizer.json`` strings, rank conversion and tests.
+
+    >>> byte_level(" é".encode("utf-8")), byte_level(b"\\xff")
+    ('ĠÃ©', 'ÿ')
     """
-    table = bytes_to_unicode()
-    return "".join(table[b] for b in text.encode("utf-8"))
+    return data.decode("latin-1").translate(_byte_level_table())  # latin-1: code point b = byte b
 
 
 def from_byte_level(symbols: str) -> bytes:
-    """Inverse of :func:`to_byte_level` (returns raw bytes)."""
+    """Inverse of :func:`byte_level`; KeyError on a character outside the alphabet."""
     inv = unicode_to_bytes()
     return bytes(inv[c] for c in symbols)
 
@@ -193,22 +197,20 @@ def _count_chunk(args: tuple[str, list[str]]) -> Counter:
     return counts
 
 
-def _default_workers(n_lines: int, chunk_lines: int) -> int:
-    """All cores when there is enough text to pay for the processes, else 1."""
-    return (os.cpu_count() or 1) if n_lines > 4 * chunk_lines else 1
-
-
 def count_pretokens(
     lines: Iterable[str],
     scheme: str = DEFAULT_SCHEME,
-    workers: int | None = None,
+    workers: int = 1,
     chunk_lines: int = 20_000,
 ) -> Counter:
     """Count the pre-tokens of every line (lines are units: nothing crosses them).
 
-    ``workers`` processes share the lines (default: all cores when there is
-    enough text to pay for the processes, else 1). The result does not depend
-    on ``workers``.
+    ``workers`` processes share the lines in chunks of ``chunk_lines``. The
+    default is 1: a library call never forks behind a notebook's back; pass
+    ``workers=os.cpu_count()`` for big corpora (the pool's 61 MB: 7.1 s on 2
+    processes vs about 13 s on one, bench/RESULTS.md). Text of at most one
+    chunk is counted in this process whatever ``workers`` says. The result does
+    not depend on ``workers``.
 
     >>> sorted(count_pretokens(["a b", "a"], "whitespace").items())
     [(' b', 1), ('a', 2)]
@@ -219,20 +221,18 @@ def count_pretokens(
 def count_by_language(
     corpus: Mapping[str, Iterable[str]],
     scheme: str = DEFAULT_SCHEME,
-    workers: int | None = None,
+    workers: int = 1,
     chunk_lines: int = 20_000,
 ) -> dict[str, Counter]:
     """``{lang: Counter(pre-token -> count)}`` for a ``{lang: lines}`` corpus.
 
     All languages' lines are cut into chunks of ``chunk_lines`` that ``workers``
-    processes count in parallel (default as in :func:`count_pretokens`), so many
-    small languages use every core too.
+    processes count in parallel (default 1, as in :func:`count_pretokens`), so
+    many small languages use every core too.
     """
     pattern(scheme)  # fail early on an unknown scheme
     corpus = {lang: lines if isinstance(lines, list) else list(lines) for lang, lines in corpus.items()}
     n_lines = sum(map(len, corpus.values()))
-    if workers is None:
-        workers = _default_workers(n_lines, chunk_lines)
     if workers <= 1 or n_lines <= chunk_lines:
         return {lang: _count_chunk((scheme, lines)) for lang, lines in corpus.items()}
     tasks = [

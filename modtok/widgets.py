@@ -1,18 +1,28 @@
 """ipywidgets controls shared by the notebooks, and a panel that binds them.
 
 A :class:`Panel` calls a plain function with the controls' values whenever one
-changes, keeps the result in ``panel.result`` and redraws its outputs. Because
-the callback is an ordinary function and traitlets observers run synchronously,
-a notebook can test the widget logic headless:
+changes, keeps the result in ``panel.result`` and redraws what it shows.
+Because the callback is an ordinary function and traitlets observers run
+synchronously, a notebook can test the widget logic headless:
 
->>> import ipywidgets as W
->>> k = W.IntSlider(value=2)
+>>> k = budget_slider(2, min=1, max=5, step=1, description="k")
 >>> panel = Panel(lambda k: k * 10, {"k": k}, render=None)
 >>> panel.result
 20
 >>> k.value = 3
->>> panel.result
-30
+>>> panel.result, panel.runs
+(30, 2)
+
+The controls are shaped for people: sliders and text boxes fire on release /
+Enter (``continuous_update=False``), descriptions are never cut, and many
+languages are picked in a searchable checkbox grid with "all" and "none":
+
+>>> picker = language_picker(["eng_Latn", "npi_Deva", "deu_Latn"], ["npi_Deva"])
+>>> picker.value
+('npi_Deva',)
+>>> picker.select_all()
+>>> picker.value
+('eng_Latn', 'npi_Deva', 'deu_Latn')
 """
 
 from __future__ import annotations
@@ -20,33 +30,124 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import ipywidgets as W
+import traitlets
 
 from modtok.data import lang_name
+from modtok.errors import ModtokError, UnknownLanguageError
 from modtok.plots import mimebundle
 
+_LABEL = {"description_width": "initial"}  # descriptions at their natural width, never "languag…"
 
-def language_picker(options: Sequence[str], value: Sequence[str] | None = None, description: str = "languages", rows: int = 8) -> W.SelectMultiple:
-    """Multi-select of language codes, labelled "Nepali (npi_Deva)"."""
-    return W.SelectMultiple(
-        options=[(f"{lang_name(code)} ({code})", code) for code in options],
-        value=tuple(value if value is not None else options),
-        description=description,
-        rows=min(rows, len(options)),
-        style={"description_width": "initial"},
-    )
+
+class LanguagePicker(W.VBox):
+    """Checkboxes for language codes (labelled "Nepali (npi_Deva)") in a
+    scrollable grid, a search box that filters them, and "all" / "none"
+    buttons that act on the languages the search shows.
+
+    ``value`` is the tuple of ticked codes in ``options`` order; setting it
+    ticks exactly those. One click (or "all", or "none") changes ``value``
+    once, so a :class:`Panel` recomputes once.
+    """
+
+    value = traitlets.Tuple()
+
+    def __init__(self, options: Sequence[str], value: Sequence[str] | None = None, description: str = "languages"):
+        self.options = list(options)
+        self._boxes = {
+            code: W.Checkbox(value=False, description=f"{lang_name(code)} ({code})", indent=False,
+                             layout=W.Layout(width="auto", margin="0 1em 0 0"), style=_LABEL)
+            for code in self.options
+        }
+        self._syncing = False
+        self._title = W.HTML()
+        self._description = description
+        self._search = W.Text(placeholder="search languages", continuous_update=True, layout=W.Layout(width="14em"))
+        every, none = W.Button(description="all", layout=W.Layout(width="5em")), W.Button(description="none", layout=W.Layout(width="5em"))
+        every.on_click(lambda _: self.select_all())
+        none.on_click(lambda _: self.select_none())
+        grid = W.GridBox(
+            list(self._boxes.values()),
+            layout=W.Layout(grid_template_columns="repeat(auto-fill, minmax(15em, 1fr))", max_height="10em",
+                            overflow="auto", border="1px solid #ddd", padding="2px 4px", width="100%"),
+        )
+        super().__init__([W.HBox([self._title, self._search, every, none]), grid], layout=W.Layout(width="100%"))
+        self.add_class("modtok-language-picker")
+        for box in self._boxes.values():
+            box.observe(self._ticked, names="value")
+        self._search.observe(self._filter, names="value")
+        self.observe(self._set, names="value")
+        self.value = tuple(self.options if value is None else value)
+        self._set(None)
+
+    @traitlets.validate("value")
+    def _valid(self, proposal):
+        chosen = set(proposal["value"])
+        for code in chosen - set(self.options):
+            raise UnknownLanguageError(code, self.options)
+        return tuple(code for code in self.options if code in chosen)
+
+    def _shown(self) -> list[str]:
+        needle = self._search.value.strip().lower()
+        return [c for c in self.options if needle in self._boxes[c].description.lower()]
+
+    def select_all(self) -> None:
+        """Tick every language the search shows (all of them when it is empty)."""
+        self.value = tuple(set(self.value) | set(self._shown()))
+
+    def select_none(self) -> None:
+        """Untick every language the search shows."""
+        self.value = tuple(set(self.value) - set(self._shown()))
+
+    def _ticked(self, _change) -> None:
+        if not self._syncing:
+            self.value = tuple(code for code, box in self._boxes.items() if box.value)
+
+    def _set(self, _change) -> None:
+        self._syncing = True
+        try:
+            for code, box in self._boxes.items():
+                box.value = code in self.value
+        finally:
+            self._syncing = False
+        self._title.value = f"<b>{self._description}</b> ({len(self.value)} of {len(self.options)})&nbsp;"
+
+    def _filter(self, _change) -> None:
+        shown = set(self._shown())
+        for code, box in self._boxes.items():
+            box.layout.display = None if code in shown else "none"
+
+
+def language_picker(options: Sequence[str], value: Sequence[str] | None = None, description: str = "languages") -> LanguagePicker:
+    """A :class:`LanguagePicker` of ``options`` with ``value`` ticked (default: all)."""
+    return LanguagePicker(options, value, description)
 
 
 def budget_slider(value: int, min: int, max: int, step: int, description: str = "vocab budget") -> W.IntSlider:
-    """A vocabulary-budget slider that fires only on release (training is not instant)."""
-    return W.IntSlider(
-        value=value, min=min, max=max, step=step, description=description,
-        continuous_update=False, style={"description_width": "initial"},
-    )
+    """An integer slider that fires only on release (training is not instant)."""
+    return W.IntSlider(value=value, min=min, max=max, step=step, description=description,
+                       continuous_update=False, style=_LABEL)
+
+
+def float_slider(value: float, min: float, max: float, step: float, description: str = "") -> W.FloatSlider:
+    """A float slider that fires only on release."""
+    return W.FloatSlider(value=value, min=min, max=max, step=step, description=description,
+                         continuous_update=False, style=_LABEL)
+
+
+def text(value: str, description: str = "") -> W.Text:
+    """A text box that fires on Enter or when it loses focus, not on every keystroke."""
+    return W.Text(value=value, description=description, continuous_update=False, style=_LABEL)
+
+
+def toggle(value: bool, description: str) -> W.Checkbox:
+    """A checkbox with its description to its right."""
+    return W.Checkbox(value=value, description=description, indent=False, style=_LABEL, layout=W.Layout(width="auto"))
 
 
 def choice(options: Sequence, value=None, description: str = "") -> W.Dropdown:
     """A dropdown."""
-    return W.Dropdown(options=list(options), value=value if value is not None else options[0], description=description)
+    return W.Dropdown(options=list(options), value=value if value is not None else options[0],
+                      description=description, style=_LABEL)
 
 
 class Panel:
@@ -54,10 +155,18 @@ class Panel:
 
     ``fn(**{name: control.value})`` runs once at construction and again on
     every change. ``render(result)`` returns what to show: one displayable
-    object or a list of them (an HTML table, a plotly figure, ...).
-    :meth:`show` displays the controls and those objects; after a change the
-    same outputs are updated in place (IPython display handles, which also work
-    in headless execution, unlike figures captured in an ``Output`` widget).
+    object or a list of them (an HTML table, a plotly figure, ...), the same
+    number each time. :meth:`show` displays the controls and those objects.
+
+    The one display path: every object sits in its own output under an
+    IPython display id, and after a change each output is *replaced* — first
+    by an empty HTML output, then by the new object. Replacing is needed for
+    plotly figures: JupyterLab re-uses an output's renderer when the new data
+    has the same mimetype, and jupyterlab-plotly's renderer returns early when
+    a graph is already drawn (plotly.py #3053), so a figure updated in place
+    never redraws; the empty output in between makes Lab build a new renderer.
+    Display ids (unlike an ``Output`` widget) also work in headless execution:
+    nbconvert keeps the last update, so ``make demo`` reports show the figure.
     """
 
     def __init__(self, fn: Callable, controls: dict[str, W.ValueWidget], render: Callable | None = None):
@@ -79,14 +188,18 @@ class Panel:
         return list(shown) if isinstance(shown, (list, tuple)) else [shown]
 
     def update(self):
+        """Recompute ``result`` and, once shown, redraw every output."""
         self.result = self.fn(**self.values())
         self.runs += 1
         if self._handles:
             from IPython.display import HTML
 
             shown = self._rendered()
+            if len(shown) > len(self._handles):
+                raise ModtokError(f"render returned {len(shown)} objects but the panel shows {len(self._handles)} outputs")
             shown += [HTML("")] * (len(self._handles) - len(shown))
             for handle, obj in zip(self._handles, shown):
+                handle.update(HTML(""))  # a fresh renderer for what follows (see the class docstring)
                 data, raw = mimebundle(obj)
                 handle.update(data, raw=raw)
         return self.result
@@ -95,11 +208,14 @@ class Panel:
         self.update()
 
     def widget(self) -> W.Widget:
-        """The controls in a row."""
-        return W.HBox(list(self.controls.values()))
+        """The controls, wrapping onto several rows when they do not fit one."""
+        box = W.HBox(list(self.controls.values()),
+                     layout=W.Layout(flex_flow="row wrap", align_items="center", width="100%"))
+        box.add_class("modtok-panel")
+        return box
 
     def show(self) -> None:
-        """Display the controls, then the rendered result (updated on every change)."""
+        """Display the controls, then the rendered result (redrawn on every change)."""
         from IPython.display import display
 
         display(self.widget())

@@ -38,17 +38,19 @@
 import functools
 import math
 
-from IPython.display import HTML, display
+from IPython.display import display
 
 from modtok import baselines, data, deployed, metrics, plots, widgets
 
 plots.setup()
-SMOKE = data.is_smoke()
-corpora = data.default_corpora(train_chars=100_000 if SMOKE else 1_000_000)
-print("data:", corpora.source)
-LANGS = corpora.languages
+SMOKE = data.is_smoke()  # MODTOK_SMOKE=1 (CI): small sizes, same code
+TRAIN_CHARS = 100_000 if SMOKE else 1_000_000  # training characters per language
+EVAL_LINES = 300 if SMOKE else None  # FLORES devtest lines per language (None: all 1012)
 K = 2_000 if SMOKE else 8_000  # monolingual reference budget per language
 V = 8_000 if SMOKE else 64_000  # joint multilingual budget (the widget's default)
+corpora = data.default_corpora(train_chars=TRAIN_CHARS, eval_lines=EVAL_LINES)
+print("data:", corpora.source)
+LANGS = corpora.languages
 print(f"{len(LANGS)} languages, scripts: {sorted({data.script_of(l) for l in LANGS})}")
 
 # %% [markdown]
@@ -86,34 +88,22 @@ def compute(langs, budget):
     if not langs:
         return {"langs": (), "budget": budget, "rows": [], "long": []}
     tokenizers = {f"joint BPE {budget // 1000}k": joint(langs, budget), **DEPLOYED}
-    rows, long = [], []
+    long = metrics.language_table(tokenizers, {l: mono(l) for l in langs}, {l: corpora.eval[l] for l in langs})
+    rows = []
     for lang in langs:
-        lines = corpora.eval[lang]
-        ref = metrics.token_counts(mono(lang), lines).sum()
-        n_chars = sum(map(len, lines))
-        row = {
-            "lang": lang,
-            "language": data.lang_name(lang),
-            "script": data.script_of(lang),
-            f"mono {K // 1000}k tok/char": ref / n_chars,
-        }
-        for name, tok in tokenizers.items():
-            nsl = metrics.token_counts(tok, lines).sum() / ref
-            row[f"NSL {name}"] = nsl
-            long.append({"lang": lang, "tokenizer": name, "NSL": nsl})
-        rows.append(row)
+        mine = [r for r in long if r["lang"] == lang]
+        rows.append({
+            "lang": lang, "language": data.lang_name(lang), "script": data.script_of(lang),
+            # the reference's tokens per character: tokens/char of any tokenizer over its NSL
+            f"mono {K // 1000}k tok/char": mine[0]["tokens_per_char"] / mine[0]["nsl"],
+            **{f"NSL {r['tokenizer']}": r["nsl"] for r in mine},
+        })
     return {"langs": langs, "budget": budget, "rows": rows, "long": long}
 
 
 def render(result):
-    if not result["rows"]:
-        return [HTML("<i>select at least one language</i>")]
-    fig = plots.grouped_bars(
-        result["long"], x="lang", y="NSL", color="tokenizer", hline=1.0,
-        title=f"NSL vs monolingual BPE ({K} tokens) — {len(result['langs'])} languages",
-        x_label={l: data.lang_name(l) for l in result["langs"]},
-    )
-    return [plots.table(result["rows"]), fig]
+    title = f"NSL vs monolingual BPE ({K} tokens) — {len(result['langs'])} languages"
+    return plots.nsl_panel(result["rows"], result["long"], "nsl", title, result["langs"])
 
 
 w_langs = widgets.language_picker(LANGS, LANGS)

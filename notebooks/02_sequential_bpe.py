@@ -52,26 +52,26 @@ import time
 import numpy as np
 import plotly.graph_objects as go
 from IPython.display import HTML, display
-from ipywidgets import Text
-from plotly.subplots import make_subplots
 
 from modtok import data, metrics, plots, widgets
 from modtok.bpe import standard
 from modtok.bpe.concat import concatenate
 from modtok.bpe.sequential import train_sequential
-from modtok.bpe.tree import blocking_merge, label, leaves, missing_merge, trace, walk
+from modtok.bpe.tree import describe, explain, label, leaves, trace, walk
 from modtok.export import hf_tokenizer
 from modtok.pretokenize import count_by_language, pretokenize
 
 plots.setup()
 T0 = time.time()
-SMOKE = data.is_smoke()
+SMOKE = data.is_smoke()  # MODTOK_SMOKE=1 (CI): small sizes, same code
+TRAIN_CHARS = 100_000 if SMOKE else 1_000_000  # training characters per language
+EVAL_LINES = 300 if SMOKE else None  # FLORES devtest lines per language (None: all 1012)
+K = 1_000 if SMOKE else 8_000  # per-language budget k (bytes included)
 SCHEME = "llama3"
 LANGS = data.pick_languages(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "npi_Deva", "swh_Latn"])
-corpora = data.default_corpora(LANGS, train_chars=100_000 if SMOKE else 1_000_000)
+corpora = data.default_corpora(LANGS, train_chars=TRAIN_CHARS, eval_lines=EVAL_LINES)
 print("data:", corpora.source)
 LANGS = [lang for lang in LANGS if lang in corpora.train]
-K = 1_000 if SMOKE else 8_000  # per-language budget k (bytes included)
 print("languages:", ", ".join(f"{data.lang_name(l)} ({l})" for l in LANGS), f"— k = {K}")
 counts = count_by_language(corpora.train, SCHEME)
 
@@ -156,14 +156,8 @@ def fidelity(langs, order, k):
 
 
 def render_fidelity(result):
-    if not result["rows"]:
-        return [HTML("<i>select at least one language</i>")]
-    fig = plots.grouped_bars(
-        result["long"], x="lang", y="NSL", color="tokenizer", hline=1.0,
-        title=f"Sequential BPE, k = {result['k']}, order {' → '.join(result['order'])}: NSL vs monolingual BPE",
-        x_label={l: data.lang_name(l) for l in result["order"]},
-    )
-    return [plots.table(result["rows"]), fig]
+    title = f"Sequential BPE, k = {result['k']}, order {' → '.join(result['order'])}: NSL vs monolingual BPE"
+    return plots.nsl_panel(result["rows"], result["long"], "NSL", title, result["order"])
 
 
 w_langs = widgets.language_picker(LANGS, LANGS)
@@ -294,86 +288,27 @@ def word_traces(word, lang, union):
     return {kind: [trace(m, p) for p in pieces] for kind, m in models.items()}, order
 
 
-def origin(a, b, order):
-    """The languages (in order) whose monolingual merge list has the merge a + b, with its rank there."""
-    out = []
-    for l in order:
-        m = mono(l)
-        ia, ib = m.id_of(a), m.id_of(b)
-        if ia is not None and ib is not None and (ia, ib) in m.ranks:
-            out.append(f"{l} (rank {m.ranks[(ia, ib)]})")
-    return out
-
-
-def why(target, concat_nodes, order):
-    """One sentence: why ``target`` does not form in the concatenated run."""
-    need = missing_merge(target, concat_nodes)
-    n0, n1 = need.children
-    needed = f"«{label(n0.token)}» + «{label(n1.token)}» → «{label(need.token)}»"
-    own = origin(n0.token, n1.token, order)
-    head = f"«{label(target.token)}» needs {needed}" + (f" (a merge of {', '.join(own)})" if own else "")
-    block = blocking_merge(target, concat_nodes)
-    if block is None:
-        return None, f"{head}, a merge that no monolingual list of {', '.join(order)} has."
-    b0, b1 = block.children
-    src = origin(b0.token, b1.token, order)
-    return block, (f"{head}, but the concatenated list applies «{label(b0.token)}» + «{label(b1.token)}» → "
-                   f"«{label(block.token)}» first (global rank {block.rank}; in the lists of {', '.join(src)}), "
-                   f"taking byte(s) that «{label(need.token)}» needs; so «{label(target.token)}» cannot form.")
-
-
-def explore(word, lang, union):
+def explore(word, space, lang, union):
+    """The three trees of ``word`` (after a space when ``space``), and why concatenation differs."""
+    word = (" " if space else "") + word.strip()
     union = tuple(sorted(set(union) | {lang}, key=LANGS.index))
     traces, order = word_traces(word, lang, union)
-    reasons, blocked, blockers = [], set(), set()
-    for p, concat_nodes in enumerate(traces["concatenated"]):
-        formed = {n.span for top in concat_nodes for n in walk(top)}  # tokens, also those merged further
-        for kind in ("monolingual", "sequential"):
-            for target in traces[kind][p]:
-                if target.span in formed or (p, target.span) in blocked:
-                    continue
-                block, sentence = why(target, concat_nodes, order)
-                blocked.add((p, target.span))
-                if block is not None:
-                    blockers.add((p, block.span))
-                reasons.append(f"{kind}: {sentence}")
+    why = explain({k: traces[k] for k in ("monolingual", "sequential")}, traces["concatenated"])
     seg = {kind: [label(n.token) for nodes in traces[kind] for n in nodes] for kind in KINDS}
     return {"word": word, "lang": lang, "order": order, "traces": traces, "segmentation": seg,
-            "reasons": reasons, "blocked": blocked, "blockers": blockers}
+            "reasons": [f"{kind}: {describe(b, {l: mono(l) for l in order})}" for kind, b in why],
+            "blocked": {(b.piece, b.target.span) for _, b in why},
+            "blockers": {(b.piece, b.blocker.span) for _, b in why if b.blocker is not None}}
 
 
 def tree_figure(result):
-    """One icicle per tokenizer: the word on top, its tokens below, each split into its merge's two parts."""
-    fig = make_subplots(rows=len(KINDS), cols=1, specs=[[{"type": "domain"}]] * len(KINDS), vertical_spacing=0.06,
-                        subplot_titles=[f"{k} ({len(result['segmentation'][k])} tokens)" for k in KINDS])
-    word_bytes = len(result["word"].encode())
-    for row, kind in enumerate(KINDS, start=1):
-        ids, labels, parents, hover = ["word"], [label(result["word"].encode())], [""], ["the word"]
-        values, colors = [word_bytes], ["#dddddd"]
-        def add(n, p, parent, top):
-            nid = f"{p}:{n.start}-{n.end}"
-            ids.append(nid); labels.append(label(n.token)); parents.append(parent); values.append(len(n.token))
-            if kind != "concatenated" and top and (p, n.span) in result["blocked"]:
-                colors.append("#e45756")  # cannot form under concatenation
-            elif kind == "concatenated" and (p, n.span) in result["blockers"]:
-                colors.append("#f58518")  # the merge in the way
-            else:
-                colors.append("#4c78a8" if top else ("#9ecae9" if n.children else "#e8eef5"))
-            hover.append("byte" if n.step is None else f"merge rank {n.rank}, step {n.step} of the run")
-            for child in n.children:
-                add(child, p, nid, False)
-
-        for p, nodes in enumerate(result["traces"][kind]):
-            for n in nodes:
-                add(n, p, "word", True)
-        fig.add_trace(go.Icicle(ids=ids, labels=labels, parents=parents, values=values, branchvalues="total",
-                                marker=dict(colors=colors), tiling=dict(orientation="v"), hovertext=hover,
-                                hovertemplate="%{label}<br>%{hovertext}<extra></extra>", textinfo="label",
-                                textfont=dict(size=15), sort=False), row=row, col=1)
-    fig.update_layout(height=330 * len(KINDS), margin=dict(t=60, l=10, r=10, b=10),
-                      title=f"Merge trees of «{result['word']}» ({data.lang_name(result['lang'])}) "
-                            f"in the union {' + '.join(result['order'])}")
-    return fig
+    """Red: tokens of the language's own tokenizers that cannot form under concatenation; orange: the merge in the way."""
+    red = {span: "#e45756" for span in result["blocked"]}
+    return plots.merge_trees(
+        result["word"], result["traces"],
+        colors={"monolingual": red, "sequential": red, "concatenated": {s: "#f58518" for s in result["blockers"]}},
+        title=f"Merge trees of «{label(result['word'].encode())}» ({data.lang_name(result['lang'])}) "
+              f"in the union {' + '.join(result['order'])}")
 
 
 def render_explorer(result):
@@ -393,7 +328,7 @@ def render_explorer(result):
 def find_word(lang, union, top=2000):
     for word, _ in counts[lang].most_common(top):
         if word.startswith(" ") and len(word) >= 5 and word[1:].isalpha():
-            seg = explore(word, lang, union)["segmentation"]
+            seg = explore(word, True, lang, union)["segmentation"]
             if len(seg["concatenated"]) > len(seg["sequential"]) and seg["concatenated"] != seg["monolingual"]:
                 return word
     return None
@@ -404,10 +339,11 @@ WORD = find_word(LANG_B, (LANG_A, LANG_B))
 print(f"default word: {WORD!r} ({data.lang_name(LANG_B)}), union {LANG_A} + {LANG_B}")
 assert WORD is not None
 
-w_word = Text(value=WORD, description="word")
+w_word = widgets.text(WORD.strip(), description="word")
+w_space = widgets.toggle(WORD.startswith(" "), description="after a space (as inside a sentence: ␣ in the trees)")
 w_lang = widgets.choice(LANGS, LANG_B, description="language of the word")
 w_union = widgets.language_picker(LANGS, (LANG_A, LANG_B), description="union")
-explorer = widgets.Panel(explore, {"word": w_word, "lang": w_lang, "union": w_union}, render_explorer)
+explorer = widgets.Panel(explore, {"word": w_word, "space": w_space, "lang": w_lang, "union": w_union}, render_explorer)
 explorer.show()
 
 # %%
@@ -438,12 +374,12 @@ assert res["reasons"] and res["blockers"], "a red token needs an orange blocker"
 runs = explorer.runs
 w_lang.value = LANG_A
 top_a = next(w for w, _ in counts[LANG_A].most_common() if w.startswith(" ") and len(w) >= 5 and w[1:].isalpha())
-w_word.value = top_a
+w_word.value = top_a.strip()
 assert explorer.runs == runs + 2 and explorer.result["word"] == top_a
 seg = explorer.result["segmentation"]
 print(top_a, seg)
 assert seg["monolingual"] == seg["concatenated"] and not explorer.result["reasons"]
-w_lang.value, w_word.value = LANG_B, WORD  # back to the default
+w_lang.value, w_word.value = LANG_B, WORD.strip()  # back to the default
 
 # %% [markdown]
 # In a script whose characters take several bytes (Devanagari: 3 bytes each),
@@ -454,7 +390,7 @@ w_lang.value, w_word.value = LANG_B, WORD  # back to the default
 # %%
 LANG_X = next((l for l in reversed(LANGS) if data.script_of(l) not in ("Latn", "Cyrl")), LANGS[-1])
 word_x = next(w for w, _ in counts[LANG_X].most_common() if len(w.encode()) >= 9 and w.strip().isalpha())
-tree_x = explore(word_x, LANG_X, (LANG_X,))
+tree_x = explore(word_x, word_x.startswith(" "), LANG_X, (LANG_X,))
 tree_figure(tree_x).show()
 labels_x = [label(n.token) for top in tree_x["traces"]["monolingual"][0] for n in walk(top)]
 print(word_x, labels_x[:12])

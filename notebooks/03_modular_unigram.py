@@ -2,6 +2,10 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
 # ---
 
 # %% [markdown]
@@ -16,29 +20,31 @@
 # several k (Table 12 analog), (d) one sentence segmented three ways, and (e) widgets.
 
 # %%
-import ipywidgets as widgets
 import numpy as np
+from IPython.display import HTML, display
 
 from modtok import data, plots
 from modtok.errors import BudgetError
-from modtok.unigram.extract import Subtokenizer, frequency_subvocab
+from modtok.unigram.extract import RestrictedUnigram, frequency_subvocab
 from modtok.unigram.merge import merge_unigram
-from modtok.unigram.train import train_monolingual
+from modtok.unigram.train import train_unigram_per_language
 from modtok.widgets import Panel, budget_slider, language_picker
 
 plots.setup()
-SMOKE = data.is_smoke()
+SMOKE = data.is_smoke()  # MODTOK_SMOKE=1 (CI): small sizes, same code
+TRAIN_CHARS = 100_000 if SMOKE else 1_000_000  # training characters per language
+EVAL_LINES = 300 if SMOKE else None  # FLORES devtest lines per language (None: all 1012)
+K = 800 if SMOKE else 8000  # pieces per monolingual Unigram
+ITERS = 2 if SMOKE else 5  # EM iterations
 LANGS = ["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "ukr_Cyrl", "npi_Deva", "tel_Telu", "swh_Latn"]
 if SMOKE:
     LANGS = ["eng_Latn", "deu_Latn", "rus_Cyrl", "npi_Deva"]
 LANGS = data.pick_languages(LANGS)  # wordfreq default: Hindi for Nepali, Tamil for Telugu, ...
-corpora = data.default_corpora(LANGS, train_chars=100_000 if SMOKE else 1_000_000)
+corpora = data.default_corpora(LANGS, train_chars=TRAIN_CHARS, eval_lines=EVAL_LINES)
 print(corpora.source)
 LANGS = [lang for lang in LANGS if lang in corpora.train]
-K = 800 if SMOKE else 8000
-ITERS = 2 if SMOKE else 5
 
-models = train_monolingual(corpora.train, K)
+models = train_unigram_per_language(corpora.train, K)
 merged = merge_unigram(models, corpora.train, max_iter=ITERS)
 print(f"{len(LANGS)} languages at k={K}: merged vocabulary {len(merged.model):,} pieces "
       f"({merged.n_units:,} distinct words, {merged.n_words:,.0f} occurrences)")
@@ -106,7 +112,7 @@ def frequency_rows(ks):
         row = {"language": data.lang_name(lang)}
         for k in ks:
             try:
-                sub = Subtokenizer(merged.model, frequency_subvocab(merged.model, corpora.train[lang], k))
+                sub = RestrictedUnigram(merged.model, frequency_subvocab(merged.model, corpora.train[lang], k))
                 row[f"k={k}"] = ntokens(sub, corpora.eval[lang]) / mono_tokens[lang]
             except BudgetError:  # the language uses fewer pieces than k asks for
                 row[f"k={k}"] = float("nan")
@@ -157,7 +163,9 @@ assert len(segs["full merged"]) <= len(segs[f"{LANGS[-1]} subtokenizer"])
 # %%
 def modular_unigram_table(langs, k, iters):
     langs = list(langs)
-    ms = train_monolingual({lang: corpora.train[lang] for lang in langs}, k)
+    if not langs:
+        return []
+    ms = train_unigram_per_language({lang: corpora.train[lang] for lang in langs}, k)
     mg = merge_unigram(ms, {lang: corpora.train[lang] for lang in langs}, max_iter=iters)
     m = mg.modular()
     out = []
@@ -165,16 +173,24 @@ def modular_unigram_table(langs, k, iters):
         lines = corpora.eval[lang]
         mono = ntokens(ms[lang], lines)
         out.append({"language": data.lang_name(lang), "subtokenizer": ntokens(m.subtokenizer([lang]), lines) / mono,
-                    "full merged": ntokens(m, lines) / mono, "EM log-likelihood": mg.loglik[-1]})
+                    "full merged": ntokens(m, lines) / mono, "EM log-likelihood": mg.loglik[-1], "k": k, "EM iterations": iters})
     return out
+
+
+def render(rows):
+    if not rows:
+        return [HTML("<i>select at least one language</i>"), HTML("")]
+    bars = [{"language": r["language"], "tokenizer": t, "NSL": r[t]} for r in rows for t in ("subtokenizer", "full merged")]
+    return [plots.table(rows), plots.grouped_bars(bars, x="language", y="NSL", color="tokenizer", hline=1.0,
+                                                  title=f"NSL vs monolingual Unigram, {len(rows)} languages, k = {rows[0]['k']}, "
+                                                        f"{rows[0]['EM iterations']} EM iterations")]
 
 
 picker = language_picker(LANGS, value=LANGS[:2])
 k_slider = budget_slider(K // 2, min=400, max=16000, step=200, description="budget k")
-iters = widgets.IntSlider(value=1, min=0, max=10, description="EM iterations")
-panel = Panel(modular_unigram_table, {"langs": picker, "k": k_slider, "iters": iters},
-              render=lambda rows: display(plots.table(rows)))
-display(panel.widget())
+iters = budget_slider(1, min=0, max=10, step=1, description="EM iterations")
+panel = Panel(modular_unigram_table, {"langs": picker, "k": k_slider, "iters": iters}, render)
+panel.show()
 
 # %%
 before = panel.result

@@ -34,6 +34,7 @@
 # other languages' tokens, and time full vs compact vocabularies (Tables 3/23).
 
 # %%
+import html
 import os
 import shutil
 import tempfile
@@ -41,13 +42,13 @@ import time
 
 import numpy as np
 import torch
-from IPython.display import display
+from IPython.display import HTML, display
 
 from modtok import data, plots, widgets
 from modtok.bpe.sequential import train_sequential
 from modtok.lm import infer
 from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
-from modtok.lm.model import LM, LMConfig, config
+from modtok.lm.model import config
 from modtok.lm.sampling import Scheme, SchemeError, SubtokenizerSampler, default_mixture, mono, samp_full, samp_sub
 from modtok.lm.train import TrainConfig, default_device, read_metrics, train
 from modtok.pretokenize import count_by_language
@@ -219,40 +220,16 @@ print(f"compact deu_Latn model: {loaded.model.num_params() / 1e6:.2f}M parameter
 # %% [markdown]
 # Inference time and parameter memory at several widths: the trained tokenizer's sizes,
 # and (outside smoke runs) the paper's scale of 26 languages x 8000 tokens with synthetic
-# weights. The forward pass computes logits over the model's whole vocabulary for
-# 4 x 64 tokens (median of 3). `bench/lm_infer.py` is the same measurement as a script.
+# weights (`infer.full_vs_compact_timing`). The forward pass computes logits over the model's
+# whole vocabulary for 4 x 64 tokens (median of 3). `bench/lm_infer.py` is the same
+# measurement as a script.
 
 # %%
-def forward_ms(model, idx, repeats=3):
-    times = []
-    with torch.no_grad():
-        for r in range(repeats + 1):
-            t0 = time.perf_counter()
-            model.logits(idx)
-            if GPU:
-                torch.cuda.synchronize()
-            times.append(time.perf_counter() - t0)
-    return 1e3 * float(np.median(times[1:]))
-
-
-def full_vs_compact(full_vocab, compact_rows, widths, label):
-    rows, g = [], torch.Generator().manual_seed(0)
-    idx = torch.randint(len(compact_rows), (4, 64), generator=g).to(DEVICE)
-    for d in widths:
-        torch.manual_seed(0)
-        full = LM(LMConfig(vocab_size=full_vocab, d_model=d, n_layers=4, n_heads=max(1, d // 64), max_seq_len=64)).to(DEVICE).eval()
-        small = infer.slice_vocab(full, compact_rows)
-        t_full, t_small = forward_ms(full, torch.as_tensor(compact_rows, device=DEVICE)[idx]), forward_ms(small, idx)
-        for name, m, t in (("full", full, t_full), ("compact", small, t_small)):
-            rows.append({"vocabulary": label, "d_model": d, "model": name, "vocab rows": m.cfg.vocab_size,
-                         "params (M)": m.num_params() / 1e6, "param MB": m.num_params() * 4 / 2**20, "forward ms": t})
-    return rows
-
-
 widths = [64, 128, 256] if SMOKE else [128, 256, 512]
-speed_rows = full_vs_compact(lm_vocab_size(tok), active_ids(tok, ["deu_Latn"]), widths, "trained")
+speed_rows = infer.full_vs_compact_timing(lm_vocab_size(tok), active_ids(tok, ["deu_Latn"]), widths, "trained", DEVICE)
 if not SMOKE:
-    speed_rows += full_vs_compact(26 * 8000 + 1, np.append(np.arange(8000), 26 * 8000), widths, "26 x 8000 (synthetic)")
+    speed_rows += infer.full_vs_compact_timing(26 * 8000 + 1, np.append(np.arange(8000), 26 * 8000), widths,
+                                               "26 x 8000 (synthetic)", DEVICE)
 display(plots.table(speed_rows, floatfmt="{:.2f}"))
 plots.grouped_bars([r for r in speed_rows if r["vocabulary"] == speed_rows[-1]["vocabulary"]],
                    x="d_model", y="forward ms", color="model", title="Forward time, full vs compact vocabulary").show()
@@ -286,18 +263,18 @@ def sampling_summary(scheme: str, n: int, p: float, langs) -> dict:
 
 def render(result):
     if result["error"]:
-        print(result["error"])
-    else:
-        print(result["name"])
-        display(plots.table(result["rows"], floatfmt="{:.3f}"))
+        return [HTML(f"<b>{html.escape(result['error'])}</b>"), HTML(""), HTML("")]
+    fig = plots.grouped_bars([dict(r, scheme=result["name"]) for r in result["rows"]], x="subtokenizer", y="share",
+                             color="scheme", title=f"{result['name']}: subtokenizers of 500 batches")
+    return [HTML(f"<b>{html.escape(result['name'])}</b>"), plots.table(result["rows"], floatfmt="{:.3f}"), fig]
 
 
 w_scheme = widgets.choice(["mono", "samp_full", "samp_sub"], "samp_sub", description="scheme")
 w_n = widgets.budget_slider(2, min=1, max=max(1, len(LANGS) - 1), step=1, description="n")
-w_p = widgets.W.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.05, description="p")
+w_p = widgets.float_slider(0.5, min=0.0, max=1.0, step=0.05, description="p")
 w_langs = widgets.language_picker(LANGS, LANGS)
 panel = widgets.Panel(sampling_summary, {"scheme": w_scheme, "n": w_n, "p": w_p, "langs": w_langs}, render)
-panel.widget()
+panel.show()
 
 # %%
 # The widgets recompute: switching to Samp_Full(0) uses the full tokenizer for every batch

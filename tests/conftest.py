@@ -22,23 +22,20 @@ settings.register_profile(
 settings.load_profile("modtok")
 
 
-def _locate(env: str, fallback: Path) -> Path | None:
+def _data_dir(env: str, fallback: Path, what: str) -> Path:
+    """``$env`` if set, else ``fallback``; the test is skipped when it is not a directory."""
     value = os.environ.get(env)
     path = Path(value) if value else fallback
-    return path if path.is_dir() else None
+    if not path.is_dir():
+        pytest.skip(f"{what} not available (set {env})")
+    return path
 
 
 @pytest.fixture(scope="session")
 def flores_root() -> Path:
-    root = _locate("MODTOK_FLORES", SHARED / "flores200")
-    if root is None:
-        pytest.skip("FLORES-200 not available (set MODTOK_FLORES)")
-    return root
+    return _data_dir("MODTOK_FLORES", SHARED / "flores200", "FLORES-200")
 
 
 @pytest.fixture(scope="session")
 def pool_root() -> Path:
-    root = _locate("MODTOK_POOL", SHARED / "pool")
-    if root is None:
-        pytest.skip("training pool not available (set MODTOK_POOL)")
-    return root
+    return _data_dir("MODTOK_POOL", SHARED / "pool", "training pool")

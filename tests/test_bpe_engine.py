@@ -8,12 +8,12 @@ from collections import Counter
 
 import pytest
 
+from modtok.baselines import train_hf_bpe
 from modtok.bpe import reference, standard
 from modtok.bpe.engine import Engine
 from modtok.bpe.reference import ReferenceEngine, as_dict
 from modtok.errors import BudgetError, UnknownLanguageError
-from modtok.export import token_string
-from modtok.pretokenize import hf_pre_tokenizer
+from modtok.pretokenize import byte_level
 
 
 def test_hand_oracle_overlaps():
@@ -104,20 +104,13 @@ def test_budget_below_alphabet():
 
 
 def _hf_merges(lines, vocab_size, scheme):
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = hf_pre_tokenizer(scheme)
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-    )
-    tok.train_from_iterator(lines, trainer)
+    tok = train_hf_bpe(lines, vocab_size, scheme, min_frequency=0)
     return [tuple(m) for m in json.loads(tok.to_str())["model"]["merges"]]
 
 
 def _our_merges(lines, vocab_size, scheme):
     m = standard.train_from_lines(lines, vocab_size, scheme)
-    return [(token_string(m.vocab[a]), token_string(m.vocab[b])) for a, b in m.merges]
+    return [(byte_level(m.vocab[a]), byte_level(m.vocab[b])) for a, b in m.merges]
 
 
 def test_identical_to_hf_on_tie_free_toy():

@@ -140,3 +140,18 @@ def test_count_then_train_equals_lines_entry_point():
     a = standard.train(count_pretokens(lines, "whitespace"), 270, "whitespace")
     b = standard.train_from_lines(lines, 270, "whitespace")
     assert a.merges == b.merges
+
+
+def test_progress_bars_are_throttled_in_logs(capsys):
+    """With stderr not a terminal (a CI log), a sequential run of ~1,500 vocabulary steps
+    draws its bar a handful of times, not once per merge (it used to refresh on every
+    merge: one 26-language run wrote a 187,000-line log)."""
+    rng = random.Random(0)
+    words = ["".join(rng.choice("abcdefghij") for _ in range(rng.randint(2, 12))) for _ in range(3000)]
+    corpus = {lang: Counter(rng.sample(words, 1500)) for lang in ("x", "y")}
+    res = train_sequential(corpus, 1000, progress=True)
+    assert sum(len(ids) for ids in res.lang_to_ids.values()) > 1500
+    err = capsys.readouterr().err
+    assert "sequential BPE" in err and err.count("\r") <= 4, err.count("\r")
+    standard.train(corpus["x"], 800, progress=True)
+    assert capsys.readouterr().err.count("\r") <= 4

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from modtok.bpe import standard
 from modtok.bpe.concat import train_concat
 from modtok.bpe.model import BPEModel
-from modtok.bpe.tree import blocking_merge, label, leaves, missing_merge, trace, walk
+from modtok.bpe.tree import blocking_merge, describe, explain, label, leaves, merge_origins, missing_merge, trace, walk
 
 TOY = Counter({" banana": 7, " bandana": 5, " cabana": 3, " anna": 4, " nab": 2, "ab": 1})
 MODEL = standard.train(TOY, 270)
@@ -76,3 +76,29 @@ def test_missing_merge_without_blocker():
     other = trace(BPEModel([(97, 98)]), b"abc")
     assert blocking_merge(target, other) is None
     assert missing_merge(target, other).token == b"abc"
+
+
+def test_explain_names_the_blocking_merge_and_the_lists_it_came_from():
+    """Hand-derived: with merges a+b then ab+c ("abc" as one token) against a list
+    whose first merge is b+c, "abc" cannot form because b+c takes the "b"."""
+    own, other = BPEModel([(97, 98), (256, 99)]), BPEModel([(98, 99)])
+    why = explain({"own": [trace(own, b"abc")]}, [trace(other, b"abc")])
+    assert len(why) == 1
+    name, b = why[0]
+    assert name == "own" and b.piece == 0 and label(b.target.token) == "abc"
+    assert label(b.needed.token) == "ab" and label(b.blocker.token) == "bc" and b.blocker.step == 0
+    assert merge_origins(b"b", b"c", {"own": own, "other": other}) == [("other", 0)]
+    sentence = describe(b, {"own": own, "other": other})
+    assert "«a» + «b» → «ab» (a merge of own (rank 0))" in sentence
+    assert "«b» + «c» → «bc» applies first" in sentence and "other (rank 0)" in sentence
+
+
+def test_explain_a_missing_merge_and_tokens_that_form():
+    """No merge in the way: the other list lacks a+b altogether. A token that forms
+    (also one merged further in the other run) is not explained; shared spans once."""
+    own, bare = BPEModel([(97, 98)]), BPEModel([])
+    why = explain({"x": [trace(own, b"abab")], "y": [trace(own, b"abab")]}, [trace(bare, b"abab")])
+    assert [(n, b.target.span, b.blocker) for n, b in why] == [("x", (0, 2), None), ("x", (2, 4), None)]
+    assert describe(why[0][1], {"bare": bare}).endswith("a merge that no list of bare has.")
+    further = BPEModel([(97, 98), (256, 99)])  # "ab" forms, then becomes "abc"
+    assert explain({"own": [trace(own, b"abc")]}, [trace(further, b"abc")]) == []

@@ -43,3 +43,23 @@ def test_bad_input_is_one_line_and_exit_2(tiny_data, tmp_path, capsys):
     assert err.startswith("modtok: error: ") and err.count("\n") == 1
     assert cli.main(["sequential-bpe", str(tmp_path / "t"), "-k", "100", "--langs", "eng_Latn"]) == 2
     assert "256" in capsys.readouterr().err
+
+
+def test_encode_as_the_readme_writes_it(tiny_data, tmp_path, capsys):
+    """`modtok encode DIR --langs npi_Deva "text"`: the flag must not swallow the text
+    (it took nargs='*' and failed with "the following arguments are required: text")."""
+    out = tmp_path / "tok"
+    assert cli.main(["sequential-bpe", str(out), "-k", "280", "--langs", "eng_Latn,npi_Deva"]) == 0
+    capsys.readouterr()
+    assert cli.main(["encode", str(out), "--langs", "npi_Deva", tiny_data["npi_Deva"]]) == 0
+    ids = json.loads(capsys.readouterr().out)
+    tok = ModularTokenizer.load(out)
+    assert tok.decode(ids) == tiny_data["npi_Deva"] and set(ids) <= set(tok.ids(["npi_Deva"]).tolist())
+    assert cli.main(["encode", str(out), "--langs", "npi_Deva,eng_Latn", "cat"]) == 0
+    assert tok.decode(json.loads(capsys.readouterr().out)) == "cat"
+
+
+def test_unknown_language_is_named_with_what_is_available(tiny_data, tmp_path, capsys):
+    assert cli.main(["sequential-bpe", str(tmp_path / "t"), "-k", "280", "--langs", "eng_Latn", "xxx_Latn"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown language 'xxx_Latn'" in err and "eng_Latn, npi_Deva" in err

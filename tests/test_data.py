@@ -99,7 +99,7 @@ def test_sample_chars_is_deterministic_bounded_and_ordered():
 def test_mix_follows_proportions():
     corpus = {"a_Latn": ["a" * 10] * 1000, "b_Latn": ["b" * 10] * 1000}
     mixed = data.mix(corpus, {"a_Latn": 3, "b_Latn": 1}, total_chars=4000)
-    assert data.char_count(mixed) == {"a_Latn": 3000, "b_Latn": 1000}
+    assert data.chars_per_language(mixed) == {"a_Latn": 3000, "b_Latn": 1000}
     assert list(data.mix(corpus, {"a_Latn": 1, "b_Latn": 0}, 100)) == ["a_Latn"]
     with pytest.raises(UnknownLanguageError):
         data.mix(corpus, {"c_Latn": 1}, 100)
@@ -150,5 +150,7 @@ def test_pick_languages_uses_same_script_stand_ins(pool, flores, monkeypatch):
     monkeypatch.setenv("MODTOK_FLORES", str(flores))
     assert data.available_languages() == ["eng_Latn", "npi_Deva"]
     assert data.pick_languages(["npi_Deva", "deu_Latn"]) == ["npi_Deva"]
-    with pytest.raises(DataError, match="none of the preferred"):
+    with pytest.raises(DataError, match=r"none of deu_Latn .*\(available: eng_Latn, npi_Deva\)"):
         data.pick_languages(["deu_Latn"])
+    with pytest.raises(UnknownLanguageError, match="unknown language 'deu_Latn' .available: eng_Latn, npi_Deva"):
+        data.pick_languages(["npi_Deva", "deu_Latn"], strict=True)

@@ -129,7 +129,7 @@ def test_tokens_per_char_and_bytes_per_token():
 
 def test_fertility_and_unspaced_scripts():
     """Chars on LINES: 14 tokens / 6 words = 7/3. For Thai, Chinese, Japanese
-    (and the other NO_SPACE_SCRIPTS) fertility is undefined: NaN."""
+    (and the other data.SPACELESS_SCRIPTS) fertility is undefined: NaN."""
     assert metrics.fertility(Chars(), LINES) == pytest.approx(7 / 3)
     assert metrics.fertility(Chars(), LINES, lang="eng_Latn") == pytest.approx(7 / 3)
     for lang in ("tha_Thai", "zho_Hans", "zho_Hant", "jpn_Jpan", "khm_Khmr", "lao_Laoo", "mya_Mymr"):

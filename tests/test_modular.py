@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from modtok.errors import (
     TokenizerFileError,
     UnknownLanguageError,
 )
+from modtok.export import bpe_model_json, to_tokenizer_json
 from modtok.modular import ModularTokenizer, restrict
 
 
@@ -32,19 +34,11 @@ def _tj(model: dict, added=()) -> dict:
     }
 
 
-TOY_BPE = {
-    "type": "BPE",
-    "dropout": None,
-    "unk_token": None,
-    "continuing_subword_prefix": None,
-    "end_of_word_suffix": None,
-    "fuse_unk": False,
-    "byte_fallback": False,
-    "ignore_merges": False,
-    # ids: a b c d | ab(4) abc(5) cd(6) abcd(7)
-    "vocab": {"a": 0, "b": 1, "c": 2, "d": 3, "ab": 4, "abc": 5, "cd": 6, "abcd": 7},
-    "merges": [["a", "b"], ["ab", "c"], ["c", "d"], ["abc", "d"]],
-}
+# ids: a b c d | ab(4) abc(5) cd(6) abcd(7)
+TOY_BPE = bpe_model_json(
+    {"a": 0, "b": 1, "c": 2, "d": 3, "ab": 4, "abc": 5, "cd": 6, "abcd": 7},
+    [["a", "b"], ["ab", "c"], ["c", "d"], ["abc", "d"]],
+)
 
 
 def toy_modular() -> ModularTokenizer:
@@ -196,3 +190,21 @@ def test_restrict_keeps_global_merge_order():
     out = restrict(tj, np.arange(8))
     assert out["model"]["merges"] == TOY_BPE["merges"]
     assert out["model"]["vocab"] == TOY_BPE["vocab"]
+
+
+def test_load_refuses_a_reordered_merge_list(tmp_path):
+    """Moving a late merge to the front (it needs tokens made by later merges) used to
+    load and encode silently; properness is now checked on load, naming the merge."""
+    from modtok.bpe import standard
+
+    model = standard.train(Counter({"lower": 5, "lowest": 3, "newer": 4}), 270, "whitespace")
+    tok = ModularTokenizer(to_tokenizer_json(model), {"x": list(range(len(model)))})
+    tok.save(tmp_path / "ok")
+    assert ModularTokenizer.load(tmp_path / "ok").encode("lowest") == tok.encode("lowest")
+    tj = json.loads((tmp_path / "ok" / "tokenizer.json").read_text(encoding="utf-8"))
+    merges = tj["model"]["merges"]
+    late = merges.pop(len(merges) - 1)  # built from earlier merges' outputs
+    tj["model"]["merges"] = [late] + merges
+    (tmp_path / "ok" / "tokenizer.json").write_text(json.dumps(tj), encoding="utf-8")
+    with pytest.raises(MergeListError, match=r"ok: merge 0 .* which only merge \d+ creates"):
+        ModularTokenizer.load(tmp_path / "ok")

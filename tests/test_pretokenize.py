@@ -7,6 +7,7 @@ import unicodedata
 from collections import Counter
 
 import pytest
+import regex
 from hypothesis import given
 from hypothesis import strategies as st
 from tokenizers import Regex, pre_tokenizers
@@ -16,12 +17,12 @@ from modtok.pretokenize import (
     DEVANAGARI_MARKS,
     SCHEMES,
     byte_alphabet,
+    byte_level,
     bytes_to_unicode,
     count_by_language,
     count_pretokens,
     from_byte_level,
     pretokenize,
-    to_byte_level,
 )
 
 # Characters from many scripts, marks, digits, punctuation and whitespace kinds.
@@ -71,8 +72,14 @@ def test_pretokens_concatenate_to_the_text(scheme, text):
     assert "".join(pretokenize(text, scheme)) == text
 
 
+# "No \p{M}" as the pre-tokenizer's own engine sees it: the regex module's Unicode
+# tables are newer than Python 3.11's unicodedata (U+10D69, a Garay mark of
+# Unicode 16, is category Cn for unicodedata and \p{M} for regex).
+_MARK_OR_DEVANAGARI = regex.compile(r"[\p{M}\u0900-\u097f]")
+
+
 def _no_marks_no_devanagari(s: str) -> bool:
-    return not any(unicodedata.category(c).startswith("M") or "\u0900" <= c <= "\u097f" for c in s)
+    return _MARK_OR_DEVANAGARI.search(s) is None
 
 
 @pytest.mark.parametrize("repair", ["llama3-marks", "llama3-deva"])
@@ -119,7 +126,7 @@ def test_byte_alphabet_is_a_printable_bijection():
 
 @given(st.text())
 def test_byte_level_round_trip(text):
-    assert from_byte_level(to_byte_level(text)) == text.encode("utf-8")
+    assert from_byte_level(byte_level(text.encode("utf-8"))) == text.encode("utf-8")
 
 
 def test_count_pretokens_matches_naive_count_and_is_worker_independent():

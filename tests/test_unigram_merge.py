@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from modtok import data
 from modtok.errors import BudgetError, DataError, MissingByteFallbackError, UnknownLanguageError
 from modtok.modular import ModularTokenizer
-from modtok.unigram.extract import Subtokenizer, frequency_subvocab, piece_frequencies
+from modtok.unigram.extract import RestrictedUnigram, frequency_subvocab, piece_frequencies
 from modtok.unigram.merge import BASE_PIECES, BASE_TYPES, count_units, merge_unigram, union, word_safe
 from modtok.unigram.model import SPACE, UnigramModel
 from modtok.unigram.train import train_unigram
@@ -114,7 +114,7 @@ def test_frequency_extraction_keeps_the_most_frequent_pieces(setup):
     kept = np.intersect1d(ids, m.normal_ids)
     dropped = np.setdiff1d(m.normal_ids, ids)
     assert freq[kept].min() >= freq[dropped].max()
-    sub = Subtokenizer(m, ids)
+    sub = RestrictedUnigram(m, ids)
     enc = sub.encode_batch(flores["rus_Cyrl"])
     assert all(np.isin(seq, ids).all() for seq in enc)
     assert [sub.decode(seq) for seq in enc] == flores["rus_Cyrl"]

@@ -22,9 +22,9 @@ merge and a new field touches only the tuple, :func:`new_pairs` and
     (stale entries are skipped at merge time, duplicates via ``visit``);
     ``tstamp[pid]``: the last merge that touched the pair;
   - heaps: binary max-heaps over ``(count, -tie)`` with ``tie = rank[a] << 32 |
-    rank[b]``, one row per heap: ``gc/gt/gp[0]`` the heap of total counts,
-    ``lc/lt/lp[l]`` the heap of language ``l``'s counts (no rows when off);
-    ``gsize``/``lsize`` the row sizes. Lazy: an entry whose count differs from the
+    rank[b]``, one column per heap: ``gc/gt/gp[:, 0]`` the heap of total
+    counts, ``lc/lt/lp[:, l]`` the heap of language ``l``'s counts (no columns
+    when off); ``gsize``/``lsize`` the heap sizes. Lazy: an entry whose count differs from the
     pair's current count is stale. Counts of old pairs only go down, and a pair
     whose count goes up is pushed again, so every live pair has an entry at
     least as high as its count;
@@ -78,17 +78,6 @@ def grow_rows(arr, need):
     cap = max(need, 2 * arr.shape[0])
     out = np.zeros((cap, arr.shape[1]), dtype=arr.dtype)
     out[: arr.shape[0]] = arr
-    return out
-
-
-@njit(cache=True)
-def grow_cols(arr, need):
-    """``arr`` (R, N) with at least ``need`` columns (heap rows)."""
-    if need <= arr.shape[1]:
-        return arr
-    cap = max(need, 2 * arr.shape[1])
-    out = np.zeros((arr.shape[0], cap), dtype=arr.dtype)
-    out[:, : arr.shape[1]] = arr
     return out
 
 
@@ -148,7 +137,7 @@ def new_pairs(hint: int, languages: int, per_language: bool) -> Pairs:
         np.zeros(max(1024, hint), np.int32), np.zeros(max(1024, hint), np.int64),
         np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64),
         np.zeros(1, np.int64),
-        np.zeros((nl, 1), np.int64), np.zeros((nl, 1), np.int64), np.zeros((nl, 1), np.int64),
+        np.zeros((1, nl), np.int64), np.zeros((1, nl), np.int64), np.zeros((1, nl), np.int64),
         np.zeros(nl, np.int64),
         np.zeros(3, np.int64),
     )
@@ -157,12 +146,12 @@ def new_pairs(hint: int, languages: int, per_language: bool) -> Pairs:
 @njit(cache=True, inline="always")
 def _fits(st, pairs, nodes, gheap, lheap):
     return (pairs <= st.pa.shape[0] and 2 * pairs <= st.hkeys.shape[0] and nodes <= st.nword.shape[0]
-            and gheap <= st.gc.shape[1] and lheap <= st.lc.shape[1])
+            and gheap <= st.gc.shape[0] and lheap <= st.lc.shape[0])
 
 
 @njit(cache=True, inline="always")
 def _lmax(st):
-    """The size of the largest per-language heap row (0 when there are none)."""
+    """The size of the largest per-language heap (0 when there are none)."""
     m = 0
     for l in range(st.lsize.shape[0]):
         m = max(m, st.lsize[l])
@@ -171,7 +160,7 @@ def _lmax(st):
 
 @njit(cache=True)
 def _grown(st, pairs, nodes, gheap, lheap):
-    """``st`` with room for ``pairs`` pairs, ``nodes`` occurrence nodes and heap rows
+    """``st`` with room for ``pairs`` pairs, ``nodes`` occurrence nodes and heaps
     of ``gheap`` (total) and ``lheap`` (per language) entries. Callers test
     :func:`_fits` first: building a new tuple costs a reference count per array."""
     hkeys, hvals = table_reserve(st.hkeys, st.hvals, pairs)
@@ -181,33 +170,33 @@ def _grown(st, pairs, nodes, gheap, lheap):
         grow_rows(st.plc, pairs), grow1(st.pocc, pairs, 0),
         grow1(st.phead, pairs, -1), grow1(st.tstamp, pairs, 0),
         grow1(st.nword, nodes, 0), grow1(st.nnext, nodes, 0),
-        grow_cols(st.gc, gheap), grow_cols(st.gt, gheap), grow_cols(st.gp, gheap), st.gsize,
-        grow_cols(st.lc, lheap), grow_cols(st.lt, lheap), grow_cols(st.lp, lheap), st.lsize,
+        grow_rows(st.gc, gheap), grow_rows(st.gt, gheap), grow_rows(st.gp, gheap), st.gsize,
+        grow_rows(st.lc, lheap), grow_rows(st.lt, lheap), grow_rows(st.lp, lheap), st.lsize,
         st.meta,
     )
 
 
-# ---------------------------------------------------------------- heaps (one per row)
+# ---------------------------------------------------------------- heaps (one per column)
 @njit(cache=True, inline="always")
 def _above(hc, ht, r, i, j):
-    return hc[r, i] > hc[r, j] or (hc[r, i] == hc[r, j] and ht[r, i] < ht[r, j])
+    return hc[i, r] > hc[j, r] or (hc[i, r] == hc[j, r] and ht[i, r] < ht[j, r])
 
 
 @njit(cache=True, inline="always")
 def _swap(hc, ht, hp, r, i, j):
-    hc[r, i], hc[r, j] = hc[r, j], hc[r, i]
-    ht[r, i], ht[r, j] = ht[r, j], ht[r, i]
-    hp[r, i], hp[r, j] = hp[r, j], hp[r, i]
+    hc[i, r], hc[j, r] = hc[j, r], hc[i, r]
+    ht[i, r], ht[j, r] = ht[j, r], ht[i, r]
+    hp[i, r], hp[j, r] = hp[j, r], hp[i, r]
 
 
 @njit(cache=True)
 def heap_push(hc, ht, hp, size, r, count, tie, pid):
-    """Push onto heap row ``r``; capacity is ensured by the caller."""
+    """Push onto heap (column) ``r``; capacity is ensured by the caller."""
     i = size[r]
     size[r] += 1
-    hc[r, i] = count
-    ht[r, i] = tie
-    hp[r, i] = pid
+    hc[i, r] = count
+    ht[i, r] = tie
+    hp[i, r] = pid
     while i > 0:
         parent = (i - 1) >> 1
         if _above(hc, ht, r, i, parent):
@@ -223,9 +212,9 @@ def heap_pop(hc, ht, hp, size, r):
     size[r] = n
     if n == 0:
         return
-    hc[r, 0] = hc[r, n]
-    ht[r, 0] = ht[r, n]
-    hp[r, 0] = hp[r, n]
+    hc[0, r] = hc[n, r]
+    ht[0, r] = ht[n, r]
+    hp[0, r] = hp[n, r]
     i = 0
     while True:
         left = 2 * i + 1
@@ -248,12 +237,12 @@ def _tie(rank, x, y):
 
 @njit(cache=True)
 def _heap_best(hc, ht, hp, size, r, counts, rank, pa, pb):
-    """Peek heap row ``r`` for the pair with the highest ``counts`` (ties: smallest
+    """Peek heap ``r`` for the pair with the highest ``counts`` (ties: smallest
     ``(rank[a], rank[b])``). Returns its pid, or -1. Stale entries are refreshed."""
     while size[r] > 0:
-        pid = hp[r, 0]
+        pid = hp[0, r]
         cur = counts[pid]
-        if hc[r, 0] == cur and cur > 0:
+        if hc[0, r] == cur and cur > 0:
             return pid
         heap_pop(hc, ht, hp, size, r)
         if cur > 0:
@@ -271,9 +260,9 @@ def _heap_ties(hc, ht, hp, size, r, counts, rank, pa, pb):
     best = counts[top]
     found = []
     while size[r] > 0:
-        pid = hp[r, 0]
+        pid = hp[0, r]
         cur = counts[pid]
-        if hc[r, 0] != cur or cur == 0:  # stale: refresh (it may be a tie too)
+        if hc[0, r] != cur or cur == 0:  # stale: refresh (it may be a tie too)
             heap_pop(hc, ht, hp, size, r)
             if cur > 0:
                 heap_push(hc, ht, hp, size, r, cur, _tie(rank, pa[pid], pb[pid]), pid)
@@ -308,7 +297,7 @@ def ties(st, rank, lang):
 
 @njit(cache=True)
 def reserve(st, n):
-    """``st`` with room for ``n`` more pairs, nodes and entries in every heap row."""
+    """``st`` with room for ``n`` more pairs, nodes and entries in every heap."""
     pairs, nodes, gheap, lheap = st.meta[0] + n, st.meta[1] + n, st.gsize[0] + n, _lmax(st) + n
     if _fits(st, pairs, nodes, gheap, lheap):
         return st
@@ -386,7 +375,7 @@ def init_counts(wd, rank, tcnt, tlc, st):
             st.pocc[pid] += 1
             _add_node(st, pid, w)
     npairs = st.meta[0]
-    lneed = 1  # exact heap rows: one entry per pair live in the row
+    lneed = 1  # exact heaps: one entry per pair live in the row
     for l in range(nl):
         lneed = max(lneed, np.count_nonzero(st.plc[:npairs, l]))
     if not _fits(st, npairs, st.meta[1], npairs, lneed):

@@ -43,6 +43,7 @@ from modtok.bpe.engine import Engine
 from modtok.bpe.model import BPEModel
 from modtok.bpe.standard import check_budget
 from modtok.errors import UnknownLanguageError
+from modtok.progress import bar as progress_bar
 from modtok.pretokenize import DEFAULT_SCHEME
 
 
@@ -106,43 +107,37 @@ def train_sequential(
     order = check_order(counts_by_lang, order)
     model = BPEModel([], scheme)
     lang_to_ids: dict[str, list[int]] = {}
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(order) * (k - 256), desc="sequential BPE")
-    for lang in order:
-        engine = Engine.from_counts(
-            {lang: counts_by_lang[lang]},
-            merges=model.merges,
-            results=model.results,
-            capacity=len(model) + k + 1,
-        )
-        vocab = set(range(256))
-        tokens = _TokenQueue(engine.token_counts(), vocab)
-        while len(vocab) < k:
-            t, t_count = tokens.top()
-            best = engine.best_pair()
-            p_count = best[2] if best else 0
-            if t_count == 0 and p_count == 0:
-                break
-            if t_count >= p_count:  # unigram rule
-                missing = model.ancestors(t) - vocab
-            else:  # bigram rule
-                a, b, _ = best
-                missing = (model.ancestors(a) | model.ancestors(b)) - vocab
-            if len(vocab) + len(missing) + (t_count < p_count) > k:
-                break
-            vocab |= missing
-            if t_count < p_count:
-                c = model.add_merge(a, b)
-                engine.merge(a, b, c)
-                tokens.counts = engine.token_counts()  # the engine may grow its arrays
-                vocab.add(c)
-            if bar is not None:
-                bar.n = order.index(lang) * (k - 256) + len(vocab) - 256
-                bar.refresh()
-        lang_to_ids[lang] = sorted(vocab)
-    if bar is not None:
-        bar.close()
+    with progress_bar(total=len(order) * (k - 256), desc="sequential BPE", enabled=progress) as bar:
+        for lang in order:
+            engine = Engine.from_counts(
+                {lang: counts_by_lang[lang]},
+                merges=model.merges,
+                results=model.results,
+                capacity=len(model) + k + 1,
+            )
+            vocab = set(range(256))
+            tokens = _TokenQueue(engine.token_counts(), vocab)
+            while len(vocab) < k:
+                t, t_count = tokens.top()
+                best = engine.best_pair()
+                p_count = best[2] if best else 0
+                if t_count == 0 and p_count == 0:
+                    break
+                if t_count >= p_count:  # unigram rule
+                    missing = model.ancestors(t) - vocab
+                else:  # bigram rule
+                    a, b, _ = best
+                    missing = (model.ancestors(a) | model.ancestors(b)) - vocab
+                if len(vocab) + len(missing) + (t_count < p_count) > k:
+                    break
+                size = len(vocab)
+                vocab |= missing
+                if t_count < p_count:
+                    c = model.add_merge(a, b)
+                    engine.merge(a, b, c)
+                    tokens.counts = engine.token_counts()  # the engine may grow its arrays
+                    vocab.add(c)
+                bar.update(len(vocab) - size)
+            bar.update(k - len(vocab))  # a language that stops early still counts as done
+            lang_to_ids[lang] = sorted(vocab)
     return MultilingualBPE(model, lang_to_ids)

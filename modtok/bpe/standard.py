@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from modtok.bpe.engine import Engine
 from modtok.bpe.model import BPEModel
 from modtok.errors import BudgetError
+from modtok.progress import bar as progress_bar
 from modtok.pretokenize import DEFAULT_SCHEME, count_pretokens
 
 
@@ -40,23 +41,15 @@ def as_language_counts(counts: Counter | Mapping[str, Counter]) -> dict[str, Cou
 
 def learn(engine: Engine, model: BPEModel, vocab_size: int, progress: bool = False) -> BPEModel:
     """Add the engine's most frequent pairs to ``model`` until it has ``vocab_size`` tokens."""
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=vocab_size - len(model), desc="BPE merges")
-    while len(model) < vocab_size:
-        best = engine.best_pair()
-        if best is None:
-            break
-        a, b, _ = best
-        size = len(model)
-        c = model.add_merge(a, b)
-        engine.merge(a, b, c)
-        if bar is not None:
+    with progress_bar(total=vocab_size - len(model), desc="BPE merges", enabled=progress) as bar:
+        while len(model) < vocab_size:
+            best = engine.best_pair()
+            if best is None:
+                break
+            a, b, _ = best
+            size = len(model)
+            engine.merge(a, b, model.add_merge(a, b))
             bar.update(len(model) - size)
-    if bar is not None:
-        bar.close()
     return model
 
 

@@ -142,3 +142,85 @@ def missing_merge(target: Node, other: Sequence[Node]) -> Node | None:
     formed = {n.span for tree in other for n in walk(tree)}
     merges = sorted((n for n in walk(target) if n.step is not None), key=lambda n: n.step)
     return next((n for n in merges if n.span not in formed), None)
+
+
+# ---------------------------------------------------------------------------- why a token does not form
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """Why ``target``, a token of one run on pre-token number ``piece``, does
+    not form in another run on the same word.
+
+    ``needed`` is ``target``'s first merge (in its own build order) whose
+    result is not a token of the other run (:func:`missing_merge`);
+    ``blocker`` is the other run's first merge in the way
+    (:func:`blocking_merge`), or ``None`` when nothing is in the way and the
+    other tokenizer simply lacks the ``needed`` merge.
+    """
+
+    piece: int
+    target: Node
+    needed: Node
+    blocker: Node | None
+
+
+def explain(runs: dict[str, Sequence[Sequence[Node]]], other: Sequence[Sequence[Node]]) -> list[tuple[str, Blocked]]:
+    """For every tokenizer of ``runs`` (name -> one :func:`trace` per
+    pre-token) and every one of its tokens that does not form in ``other``
+    (the other tokenizer's traces of the same pre-tokens; a token formed and
+    then merged further counts as formed): ``(name, Blocked)``.
+
+    A token that two runs share (same pre-token and span) is explained once,
+    under the first name of ``runs``.
+
+    >>> word = b"abc"
+    >>> runs = {"ab first": [trace(BPEModel([(97, 98), (256, 99)]), word)]}
+    >>> [(name, label(b.target.token), label(b.blocker.token)) for name, b in explain(runs, [trace(BPEModel([(98, 99)]), word)])]
+    [('ab first', 'abc', 'bc')]
+    """
+    out, seen = [], set()
+    for name, pieces in runs.items():
+        for p, (nodes, other_nodes) in enumerate(zip(pieces, other)):
+            formed = {n.span for top in other_nodes for n in walk(top)}
+            for target in nodes:
+                if target.span in formed or (p, target.span) in seen:
+                    continue
+                seen.add((p, target.span))
+                need = missing_merge(target, other_nodes)
+                out.append((name, Blocked(p, target, need, blocking_merge(target, other_nodes))))
+    return out
+
+
+def merge_origins(left: bytes, right: bytes, models: dict[str, BPEModel]) -> list[tuple[str, int]]:
+    """``(name, rank)`` of each model (in ``models`` order) whose merge list has ``left + right``.
+
+    >>> merge_origins(b"a", b"b", {"x": BPEModel([(97, 98)]), "y": BPEModel([(98, 99)])})
+    [('x', 0)]
+    """
+    out = []
+    for name, m in models.items():
+        a, b = m.id_of(left), m.id_of(right)
+        if a is not None and b is not None and (a, b) in m.ranks:
+            out.append((name, m.ranks[(a, b)]))
+    return out
+
+
+def describe(b: Blocked, models: dict[str, BPEModel]) -> str:
+    """One sentence for :class:`Blocked` ``b``, naming the models (e.g. each
+    language's monolingual BPE) whose merge lists hold the merges involved."""
+
+    def merge(node: Node) -> str:
+        n0, n1 = node.children
+        return f"«{label(n0.token)}» + «{label(n1.token)}» → «{label(node.token)}»"
+
+    def lists(node: Node) -> str:
+        return ", ".join(f"{name} (rank {rank})" for name, rank in merge_origins(*(c.token for c in node.children), models))
+
+    own = lists(b.needed)
+    head = f"«{label(b.target.token)}» needs {merge(b.needed)}" + (f" (a merge of {own})" if own else "")
+    if b.blocker is None:
+        return f"{head}, a merge that no list of {', '.join(models)} has."
+    return (f"{head}, but {merge(b.blocker)} applies first (global rank {b.blocker.rank}; in the lists of "
+            f"{lists(b.blocker) or 'none'}), taking byte(s) that «{label(b.needed.token)}» needs; "
+            f"so «{label(b.target.token)}» cannot form.")

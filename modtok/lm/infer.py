@@ -29,6 +29,7 @@ restricted to ``U``.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -288,3 +289,47 @@ def export_compact(model: LM, tokenizer, langs, directory=None) -> CompactLM:
         compact.save(directory)
     return compact
 
+
+# ---------------------------------------------------------------------------- full vs compact timing
+
+
+def full_vs_compact_timing(full_vocab: int, compact_rows, widths, label: str = "", device="cpu",
+                           n_layers: int = 4, batch: int = 4, seq: int = 64, repeats: int = 3) -> list[dict]:
+    """Forward time and parameter memory of a full-vocabulary model and its
+    compact cut to ``compact_rows`` (:func:`slice_vocab`), at each ``d_model``
+    in ``widths`` (weights random, seed 0; the paper's Tables 3/23 analog).
+
+    The forward pass computes logits over each model's whole vocabulary for a
+    ``batch x seq`` batch of random tokens from the compact vocabulary (the
+    same tokens, as global ids, for the full model); time is the median of
+    ``repeats`` runs after one warm-up, in milliseconds. Two rows per width,
+    "full" then "compact".
+    """
+    device = torch.device(device)
+    compact_rows = torch.as_tensor(np.asarray(compact_rows), dtype=torch.long)
+    g = torch.Generator().manual_seed(0)
+    local = torch.randint(len(compact_rows), (batch, seq), generator=g).to(device)  # (B, T) compact ids
+    glob = compact_rows.to(device)[local]  # (B, T) the same tokens as full-vocabulary ids
+
+    def forward_ms(model, idx):
+        times = []
+        with torch.no_grad():
+            for _ in range(repeats + 1):
+                t0 = time.perf_counter()
+                model.logits(idx)
+                if device.type == "cuda":
+                    torch.cuda.synchronize()
+                times.append(time.perf_counter() - t0)
+        return 1e3 * float(np.median(times[1:]))  # the first run is the warm-up
+
+    rows = []
+    for d in widths:
+        torch.manual_seed(0)
+        cfg = LMConfig(vocab_size=full_vocab, d_model=d, n_layers=n_layers, n_heads=max(1, d // 64), max_seq_len=seq)
+        full = LM(cfg).to(device).eval()
+        small = slice_vocab(full, compact_rows)
+        for name, model, idx in (("full", full, glob), ("compact", small, local)):
+            rows.append({"vocabulary": label, "d_model": d, "model": name, "vocab rows": model.cfg.vocab_size,
+                         "params (M)": model.num_params() / 1e6, "param MB": model.num_params() * 4 / 2**20,
+                         "forward ms": forward_ms(model, idx)})
+    return rows

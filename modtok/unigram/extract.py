@@ -8,7 +8,7 @@ renormalised, so the restricted Viterbi path is exactly the best path of the
 global model among the paths that use only kept pieces. (Renormalising is not
 neutral: dividing every kept probability by their sum Z < 1 adds -log Z > 0 to
 every piece, which favours segmentations with more pieces.)
-:class:`Subtokenizer` is that encoder (the reference restricted Viterbi);
+:class:`RestrictedUnigram` is that encoder (the reference restricted Viterbi);
 ``ModularTokenizer.subtokenizer`` and :meth:`UnigramModel.sentencepiece_proto`
 export the same segmentation.
 
@@ -28,7 +28,7 @@ frequent pieces. Its compression is bounded by the base tokenizer's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -36,14 +36,14 @@ from modtok.errors import BudgetError, DataError
 from modtok.unigram.model import UnigramModel
 
 
-class Subtokenizer:
+class RestrictedUnigram:
     """The restricted-Viterbi encoder of ``model`` on the piece ids ``ids``
     (base pieces are always added); emits global ids.
 
     >>> from modtok.unigram.model import UnigramModel
     >>> from modtok.unigram.merge import BASE_PIECES, BASE_TYPES
     >>> m = UnigramModel(BASE_PIECES + ["▁", "a", "▁a"], [0.0] * 259 + [-1.0, -1.0, -1.5], BASE_TYPES + [1] * 3)
-    >>> Subtokenizer(m, [259, 260, 261]).encode("a"), Subtokenizer(m, [259, 260]).encode("a")
+    >>> RestrictedUnigram(m, [259, 260, 261]).encode("a"), RestrictedUnigram(m, [259, 260]).encode("a")
     ([261], [259, 260])
     """
 
@@ -102,14 +102,3 @@ def frequency_subvocab(model: UnigramModel, lines: Sequence[str], k: int) -> np.
         )
     order = used[np.lexsort((used, -freq[used]))]  # by frequency desc, then id asc
     return np.sort(np.concatenate([model.base_ids, order[: k - n_base]]))
-
-
-def frequency_lang_to_ids(model: UnigramModel, corpus: Mapping[str, Sequence[str]], k: int) -> dict[str, np.ndarray]:
-    """``{lang: frequency_subvocab(model, corpus[lang], k)}``."""
-    out = {}
-    for lang, lines in corpus.items():
-        try:
-            out[lang] = frequency_subvocab(model, lines, k)
-        except (BudgetError, DataError) as e:
-            raise type(e)(f"{lang}: {e}") from None
-    return out

@@ -41,6 +41,7 @@ True
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ import numpy as np
 import regex
 
 from modtok.errors import DataError, UnknownLanguageError
+from modtok.progress import bar as progress_bar
 from modtok.unigram import lattice
 from modtok.unigram.model import SPACE, UnigramModel, normalize, quantize_scores
 from modtok.unigram.spm_proto import BYTE, CONTROL, NORMAL, UNKNOWN
@@ -132,6 +134,7 @@ class EMResult:
     logp: np.ndarray
     loglik: list[float]
     unk: list[float] = field(default_factory=list)  # expected unknown edges per E-step
+    seconds: list[float] = field(default_factory=list)  # wall time of each E-step + M-step
 
 
 def em(model: UnigramModel, units: Sequence[str], weights, max_iter: int = 5, tol: float = 1e-4,
@@ -148,21 +151,18 @@ def em(model: UnigramModel, units: Sequence[str], weights, max_iter: int = 5, to
     normal = model.types == NORMAL
     logp = np.where(normal, model.scores, -np.inf)
     unk_logp = model.unk_score()
-    steps = range(max_iter)
-    if progress:
-        from tqdm.auto import tqdm
-
-        steps = tqdm(steps, desc="EM")
+    steps = progress_bar(range(max_iter), desc="EM", enabled=progress)
     result = EMResult(logp, [])
     for _ in steps:
+        start = time.perf_counter()
         counts, unk, ll = lattice.expected_counts(cps, offsets, weights, model.trie, logp, unk_logp)
         result.loglik.append(float(ll))
         result.unk.append(float(unk))
         if len(result.loglik) > 1 and result.loglik[-1] - result.loglik[-2] < tol * abs(result.loglik[-2]):
             return result
         logp = result.logp = m_step(counts, normal)
-        if progress:
-            steps.set_postfix(loglik=f"{ll:.6g}")
+        result.seconds.append(time.perf_counter() - start)
+        steps.set_postfix(loglik=f"{ll:.6g}", refresh=False)
     _, unk, ll = lattice.expected_counts(cps, offsets, weights, model.trie, logp, unk_logp)
     result.loglik.append(float(ll))
     result.unk.append(float(unk))
@@ -194,6 +194,7 @@ class MergedUnigram:
     loglik: list[float]
     n_units: int
     n_words: float  # units weighted by frequency
+    em_seconds: list[float] = field(default_factory=list)  # wall time of each EM iteration
 
     def modular(self):
         """The :class:`modtok.modular.ModularTokenizer` of the merged model."""
@@ -233,4 +234,5 @@ def merge_unigram(models: Mapping[str, UnigramModel], corpus: Mapping[str, Seque
     units = sorted(counts)  # sorted: the result does not depend on corpus order
     weights = np.array([counts[u] for u in units], dtype=np.float64)
     res = em(model, units, weights, max_iter, tol, progress)
-    return MergedUnigram(final_model(model, res.logp), lang_ids, res.loglik, len(units), float(weights.sum()))
+    return MergedUnigram(final_model(model, res.logp), lang_ids, res.loglik, len(units), float(weights.sum()),
+                         res.seconds)

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 
 from modtok.baselines import SP_SETTINGS, sp_model_proto
 from modtok.errors import BudgetError, DataError
+from modtok.progress import bar as progress_bar
 from modtok.unigram.merge import _WORD
 from modtok.unigram.model import UnigramModel, normalize
 
@@ -82,18 +83,13 @@ def distinct_substrings(lines: Sequence[str], max_len: int = 16, stop: int | Non
     return len(seen)
 
 
-def train_monolingual(corpus: Mapping[str, Sequence[str]], vocab_size: int, num_threads: int = 1,
+def train_unigram_per_language(corpus: Mapping[str, Sequence[str]], vocab_size: int, num_threads: int = 1,
                       progress: bool = False, **overrides) -> dict[str, UnigramModel]:
     """``{lang: model}``, one sentencepiece Unigram per language at budget ``vocab_size``."""
     if not corpus:
         raise DataError("empty corpus (no language)")
-    items = list(corpus.items())
-    if progress:
-        from tqdm.auto import tqdm
-
-        items = tqdm(items, desc="sentencepiece")
     out = {}
-    for lang, lines in items:
+    for lang, lines in progress_bar(list(corpus.items()), desc="sentencepiece", enabled=progress):
         try:
             out[lang] = train_unigram(lines, vocab_size, num_threads, **overrides)
         except (BudgetError, DataError) as e:

@@ -1,0 +1,170 @@
+"""One JupyterLab server and one headless Chromium for the browser suite.
+
+JupyterLab is started the way ``make lab`` starts it (``--notebook-dir=notebooks``,
+the repository's Lab settings in ``.jupyter/lab/user-settings``), on 127.0.0.1
+with a random token and a free port, with ``MODTOK_SMOKE=1`` for its kernels and
+a throw-away workspaces/config/runtime directory (so no tab of an earlier session
+is restored). It is stopped by its own PID when the module ends.
+
+Chromium is Debian's ``/usr/bin/chromium`` (``make test`` installs it with apt;
+``playwright install`` is never used: it downloads browsers). Outside CI the
+suite skips when Chromium or Playwright is missing; under ``CI`` it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+SHOTS = ROOT / "build" / "browser"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+TIMINGS: dict[str, dict[str, float]] = {}  # notebook -> step -> seconds, printed at the end
+
+
+def _missing(what: str):
+    if os.environ.get("CI"):
+        pytest.fail(f"browser suite: {what} (make test installs it)")
+    pytest.skip(f"browser suite: {what}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    """A running JupyterLab server: ``url``, ``token`` and a small REST client."""
+
+    def __init__(self, proc: subprocess.Popen, url: str, token: str, log: Path):
+        self.proc, self.url, self.token, self.log = proc, url, token, log
+
+    def api(self, path: str, method: str = "GET"):
+        req = urllib.request.Request(f"{self.url}/api/{path}", method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            body = r.read()
+        return json.loads(body) if body else None
+
+    def shutdown_kernels(self) -> None:
+        for session in self.api("sessions"):
+            self.api(f"sessions/{session['id']}", "DELETE")
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    token, port = secrets.token_hex(16), _free_port()
+    tmp = tmp_path_factory.mktemp("lab")
+    env = dict(
+        os.environ,
+        MODTOK_SMOKE="1",
+        PYTHONHASHSEED="0",
+        JUPYTERLAB_SETTINGS_DIR=str(ROOT / ".jupyter" / "lab" / "user-settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
+        JUPYTER_CONFIG_DIR=str(tmp / "config"),
+        JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+    )
+    args = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+            "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", "--notebook-dir=notebooks",
+            "--LabApp.expose_app_in_browser=True"]  # window.jupyterapp: read cell states, not to drive the UI
+    if os.geteuid() == 0:
+        args.append("--allow-root")
+    log = tmp / "lab.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    server = Lab(proc, f"http://127.0.0.1:{port}", token, log)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"JupyterLab exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+            try:
+                server.api("status")
+                break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not start in 180 s:\n{log.read_text()[-3000:]}")
+                time.sleep(0.5)
+        yield server
+    finally:
+        proc.terminate()  # its own PID; the server shuts its kernels down on SIGTERM
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory):
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("playwright is not installed (pip install 'modtok[test]')")
+    if not CHROMIUM.exists():
+        _missing(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+    # A fresh profile: Playwright passes it as --user-data-dir (it refuses that flag in args).
+    profile = tempfile.mkdtemp(prefix="modtok-chromium-")
+    args = CHROMIUM_FLAGS + (["--no-sandbox"] if os.geteuid() == 0 else [])
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            profile, executable_path=str(CHROMIUM), headless=True, args=args,
+            viewport={"width": 1500, "height": 1000},
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, f"rep_{rep.when}", rep)
+
+
+@pytest.fixture
+def shots(request):
+    """``shots(page, step)`` saves ``build/browser/<test>/<n>-<step>.png``; the folder is
+    removed when the test passes and kept when it fails."""
+    folder = SHOTS / request.node.callspec.id
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    count = [0]
+
+    def take(page, step: str) -> None:
+        count[0] += 1
+        page.screenshot(path=str(folder / f"{count[0]:02d}-{step}.png"))
+
+    yield take
+    rep = getattr(request.node, "rep_call", None)
+    if rep is not None and rep.passed and not os.environ.get("MODTOK_KEEP_SHOTS"):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not TIMINGS:
+        return
+    terminalreporter.section("JupyterLab timings (MODTOK_SMOKE=1)")
+    for name, steps in TIMINGS.items():
+        terminalreporter.write_line(f"{name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.items()))

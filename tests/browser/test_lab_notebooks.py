@@ -1,0 +1,255 @@
+"""Every notebook in a real JupyterLab, driven like a person drives it.
+
+For each ``notebooks/[0-9]*.py`` (found by glob, so new notebooks are covered):
+
+1. double-click it in Lab's file browser; it must open as a notebook;
+2. Run All (the Run menu) under ``MODTOK_SMOKE=1``; no cell may end in an error
+   and the browser console must stay free of errors;
+3. every widget panel (a cell whose outputs hold ipywidgets controls) must show
+   a table and a plotly figure; then its controls are changed through the UI
+   (a checkbox clicked, an option selected, a slider dragged) one after another
+   until one changes what is rendered, and both the table and the figure drawn
+   in the DOM (its SVG text and number of marks) must have changed;
+4. Ctrl+S, and the tracked ``.py`` must be byte-identical (``git diff``).
+
+Screenshots of each step are written to ``build/browser/<notebook>/``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from .conftest import NOTEBOOKS, ROOT, SHOTS, TIMINGS
+
+NOTEBOOK_FILES = sorted(p.name for p in NOTEBOOKS.glob("[0-9]*.py"))
+RUN_ALL_TIMEOUT = 900  # seconds; smoke notebooks take well under two minutes
+CHANGE_TIMEOUT = 300  # seconds for one widget change to recompute
+
+# Controls the suite knows how to change, in the order they appear in a panel.
+# The modtok language picker is one control; its own checkboxes and search box are not.
+CONTROLS = (
+    ".modtok-language-picker, "
+    ".widget-dropdown:not(.modtok-language-picker *), "
+    ".widget-select-multiple:not(.modtok-language-picker *), "
+    ".widget-hslider:not(.modtok-language-picker *), "
+    ".widget-checkbox:not(.modtok-language-picker *)"
+)
+
+# What is rendered in a cell's outputs: each plotly figure's SVG text and mark count,
+# each table's text (read from the DOM, i.e. what a person sees).
+SNAPSHOT_JS = """(cell) => {
+  const figs = [...cell.querySelectorAll('.js-plotly-plot')].map(f =>
+    [...f.querySelectorAll('svg text')].map(t => t.textContent).join('|') + ' #marks=' +
+    f.querySelectorAll('.point, .slice, path.box, .js-line, .bars path').length + ' ' +
+    [...f.querySelectorAll('.trace path')].map(p => p.getAttribute('d')).join(';'));
+  const tables = [...cell.querySelectorAll('.jp-OutputArea-output table')].map(t => t.innerText);
+  return {figs, tables};
+}"""
+
+# The current notebook's run state, read from Lab's models (window.jupyterapp).
+STATE_JS = """() => {
+  const w = window.jupyterapp.shell.currentWidget;
+  const kernel = w.sessionContext.session && w.sessionContext.session.kernel;
+  const cells = w.content.model.cells;
+  let pending = 0, total = 0;
+  const errors = [];
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells.get(i);
+    if (c.type !== 'code') continue;
+    total++;
+    if (c.executionCount === null || c.executionState === 'running') pending++;
+    for (let j = 0; j < c.outputs.length; j++) {
+      const o = c.outputs.get(j).toJSON();
+      if (o.output_type === 'error') errors.push(`cell ${i}: ${o.ename}: ${o.evalue}`);
+    }
+  }
+  if (kernel && !window.__modtokBusy) {  // count kernel busy phases, to wait for a recompute
+    window.__modtokBusy = {n: 0};
+    kernel.statusChanged.connect((_, s) => { if (s === 'busy') window.__modtokBusy.n++; });
+  }
+  return {pending, total, errors, status: kernel ? kernel.status : 'none',
+          busy: window.__modtokBusy ? window.__modtokBusy.n : 0,
+          dirty: w.context.model.dirty, saved: w.context.contentsModel && w.context.contentsModel.last_modified};
+}"""
+
+
+def wait_for(page, predicate, timeout: float, what: str, interval: float = 0.25) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        state = page.evaluate(STATE_JS)
+        if predicate(state):
+            return state
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}; last state {state}")
+        time.sleep(interval)
+
+
+def settle(page, busy_before: int, timeout: float = CHANGE_TIMEOUT) -> None:
+    """Wait for the kernel to react to a UI change (a busy phase, then idle)."""
+    deadline = time.monotonic() + 5
+    while page.evaluate(STATE_JS)["busy"] == busy_before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    wait_for(page, lambda s: s["status"] == "idle", timeout, "the kernel to finish the recompute")
+    page.wait_for_timeout(1500)  # let renderers (plotly draws asynchronously) finish
+
+
+def change(control) -> str | None:
+    """Change one control through the UI; return what was done (None: not changeable)."""
+    kind = control.evaluate("""e => e.classList.contains('modtok-language-picker') ? 'picker'
+        : e.classList.contains('widget-dropdown') ? 'dropdown'
+        : e.classList.contains('widget-select-multiple') ? 'multi'
+        : e.classList.contains('widget-hslider') ? 'slider'
+        : e.classList.contains('widget-checkbox') ? 'checkbox' : ''""")
+    control.scroll_into_view_if_needed()
+    if kind == "picker":  # untick the last ticked language (keep one), or tick one
+        boxes = control.locator("input[type=checkbox]")
+        ticked = [i for i in range(boxes.count()) if boxes.nth(i).is_checked()]
+        i = ticked[-1] if len(ticked) > 1 else next(i for i in range(boxes.count()) if i not in ticked)
+        name = boxes.nth(i).locator("xpath=..").inner_text()
+        boxes.nth(i).click()
+        return f"picker: {'untick' if i in ticked else 'tick'} {name!r}"
+    if kind == "dropdown":
+        select = control.locator("select")
+        options = select.locator("option").all_inner_texts()
+        if len(options) < 2:
+            return None
+        current = select.evaluate("s => s.selectedIndex")
+        select.select_option(index=(current + 1) % len(options))
+        return f"dropdown: select {options[(current + 1) % len(options)]!r}"
+    if kind == "multi":
+        select = control.locator("select")
+        values = select.evaluate("s => [...s.options].map(o => [o.value, o.selected])")
+        chosen = [v for v, on in values if on]
+        chosen = chosen[:-1] if len(chosen) > 1 else chosen + [next(v for v, on in values if not on)]
+        select.select_option(value=chosen)
+        return f"select-multiple: {len(chosen)} selected"
+    if kind == "slider":  # drag the handle a good part of the track
+        track = control.locator(".noUi-target, .slider").first.bounding_box()
+        handle = control.locator(".noUi-handle").first.bounding_box()
+        if not track or not handle:
+            return None
+        x0, y = handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2
+        x1 = track["x"] + track["width"] * (0.3 if x0 > track["x"] + track["width"] / 2 else 0.7)
+        page = control.page
+        page.mouse.move(x0, y)
+        page.mouse.down()
+        page.mouse.move(x1, y, steps=8)
+        page.mouse.up()
+        return f"slider: drag {x0:.0f} -> {x1:.0f} px"
+    if kind == "checkbox":
+        control.locator("input[type=checkbox]").click()
+        return "checkbox: click"
+    return None
+
+
+@pytest.fixture
+def notebook_file(request):
+    """The notebook's .py as committed; its paired .ipynb (git-ignored) is set aside
+    before the test and put back afterwards, so that Lab loads the .py."""
+    name = request.param
+    py, ipynb = NOTEBOOKS / name, (NOTEBOOKS / name).with_suffix(".ipynb")
+    aside = SHOTS / f"{ipynb.name}.aside"
+    if ipynb.exists():
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.move(ipynb, aside)
+    try:
+        yield py
+    finally:
+        ipynb.unlink(missing_ok=True)
+        if aside.exists():
+            shutil.move(aside, ipynb)
+
+
+def git_diff(path) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "diff", "--exit-code", "--", str(path)], cwd=ROOT, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("notebook_file", NOTEBOOK_FILES, indirect=True, ids=NOTEBOOK_FILES)
+def test_notebook_in_lab(notebook_file, lab, browser_context, shots):
+    name, committed = notebook_file.name, notebook_file.read_bytes()
+    clean_before = git_diff(NOTEBOOKS).returncode == 0
+    times = TIMINGS.setdefault(name, {})
+    page = browser_context.new_page()
+    console = []
+    page.on("console", lambda m: console.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: console.append(f"page error: {e}"))
+    try:
+        # 1. open by double click in the file browser
+        page.goto(f"{lab.url}/lab?reset&token={lab.token}")
+        item = page.locator(".jp-DirListing-item", has=page.locator(f".jp-DirListing-itemText >> text='{name}'"))
+        item.wait_for(timeout=120_000)
+        shots(page, "lab")
+        item.dblclick()
+        panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+        panel.locator(".jp-Cell").first.wait_for(timeout=120_000)
+        tab = page.locator(".lm-DockPanel .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel")
+        assert tab.inner_text() == name, f"the current tab is {tab.inner_text()!r}, not {name!r}"
+        assert page.locator(".jp-FileEditor:visible").count() == 0, f"{name} opened in the text editor"
+        wait_for(page, lambda s: s["status"] == "idle", 120, "the kernel to start")
+        shots(page, "opened")
+
+        # 2. Run All from the Run menu
+        t0 = time.monotonic()
+        page.locator(".lm-MenuBar-item", has_text="Run").first.click()
+        page.locator(".lm-Menu-item:visible", has_text="Run All Cells").first.click()
+        state = wait_for(page, lambda s: s["status"] == "idle" and (s["pending"] == 0 or s["errors"]),
+                         RUN_ALL_TIMEOUT, "Run All to finish", interval=1.0)
+        times["Run All"] = time.monotonic() - t0
+        shots(page, "ran")
+        assert not state["errors"], f"{name}: error outputs after Run All: {state['errors']}"
+        assert state["total"] > 0
+
+        # 3. every widget panel shows its table and figure, and a UI change redraws both
+        cells = panel.locator(".jp-CodeCell").filter(has=page.locator(".jp-OutputArea-output .jupyter-widgets"))
+        assert cells.count() > 0, f"{name} shows no widget panel"
+        t0 = time.monotonic()
+        for p in range(cells.count()):
+            cell = cells.nth(p)
+            cell.scroll_into_view_if_needed()
+            before = cell.evaluate(SNAPSHOT_JS)
+            assert before["figs"] and before["tables"], (
+                f"{name}, panel {p + 1}: the panel shows only its controls "
+                f"({len(before['figs'])} figures, {len(before['tables'])} tables rendered)")
+            tried = []
+            controls = cell.locator(CONTROLS)
+            for c in range(controls.count()):
+                busy = page.evaluate(STATE_JS)["busy"]
+                done = change(controls.nth(c))
+                if done is None:
+                    continue
+                settle(page, busy)
+                after = cell.evaluate(SNAPSHOT_JS)
+                tried.append(done)
+                shots(page, f"panel{p + 1}-change{len(tried)}")
+                if after["tables"] == before["tables"] and after["figs"] == before["figs"]:
+                    continue  # this control did not change what is shown; try the next one
+                assert after["tables"] != before["tables"], f"{name}, panel {p + 1}: {done}: the table did not change"
+                assert after["figs"] != before["figs"], (
+                    f"{name}, panel {p + 1}: {done}: the table changed but the rendered figure did not "
+                    f"(still {before['figs'][0][:200]!r})")
+                break
+            else:
+                pytest.fail(f"{name}, panel {p + 1}: no control changed what is rendered (tried {tried})")
+            state = page.evaluate(STATE_JS)
+            assert not state["errors"], f"{name}: error outputs after a widget change: {state['errors']}"
+        times["widget changes"] = time.monotonic() - t0
+
+        # 4. Ctrl+S keeps the tracked .py byte-identical
+        saved = page.evaluate(STATE_JS)["saved"]
+        panel.locator(".jp-Cell").first.locator(".jp-InputPrompt").click()  # command mode on the notebook
+        page.keyboard.press("Control+s")
+        wait_for(page, lambda s: s["saved"] != saved and not s["dirty"], 60, "the save")
+        shots(page, "saved")
+        assert notebook_file.read_bytes() == committed, f"saving {name} in Lab changed the .py: {git_diff(notebook_file).stdout}"
+        if clean_before:
+            diff = git_diff(NOTEBOOKS)
+            assert diff.returncode == 0, f"git diff --exit-code notebooks/ after saving {name}:\n{diff.stdout}"
+        assert not console, f"{name}: browser console errors:\n" + "\n".join(console)
+    finally:
+        page.close()
+        lab.shutdown_kernels()

@@ -1,0 +1,166 @@
+"""Every snippet of the README runs: its Python blocks and its shell commands.
+
+The README is the first thing a user copies from; a command in it that fails
+(``modtok encode ... --langs npi_Deva "text"`` once did) is a bug. Each fenced
+``python`` block and each line of each ``bash`` block is executed here, in a
+scratch directory, on a tiny generated pool + FLORES pair (``MODTOK_POOL`` /
+``MODTOK_FLORES`` point at it), so the test is hermetic and fast:
+
+- Python blocks run in order in one interpreter (later blocks use earlier names);
+- ``modtok ...`` lines run as typed, with ``.venv/bin`` on ``PATH``;
+- ``make test`` is what CI runs (``.ci/run`` is checked to run exactly it);
+  ``make demo`` runs for real under ``MODTOK_SMOKE=1`` on one notebook
+  (``NOTEBOOKS=...``: the other notebooks are nbval's job) and must write its
+  HTML report with the plotly figures embedded; ``make lab`` must serve
+  JupyterLab (it is stopped once ``/lab`` answers).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import REPO
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+BLOCKS = re.findall(r"^```(\w+)\n(.*?)^```", README, flags=re.S | re.M)
+DEMO_NOTEBOOK = "notebooks/03_modular_unigram.py"  # the quickest walkthrough under smoke
+
+# Syllables of three scripts: random words of 1-4 syllables give the tiny pool enough
+# distinct substrings for the README's budgets (k = 8000) without any real text.
+SYLLABLES = {
+    "eng_Latn": [c + v for c in "bcdfghklmnprstvw" for v in "aeiou"],
+    "npi_Deva": [c + v for c in "कखगचजतदनपबमरलसह" for v in ("", "ा", "ि", "ी", "ु", "े", "ो")],
+    "rus_Cyrl": [c + v for c in "бвгдзклмнпрстх" for v in "аеиоуыя"],
+}
+
+
+def pseudo_lines(lang: str, n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    syl = SYLLABLES[lang]
+    word = lambda: "".join(rng.choice(syl) for _ in range(rng.randint(1, 4)))  # noqa: E731
+    return [" ".join(word() for _ in range(rng.randint(5, 15))) for _ in range(n)]
+
+
+def shell_commands() -> list[str]:
+    """Every command line of the README's bash blocks (comments dropped)."""
+    out = []
+    for lang, body in BLOCKS:
+        if lang == "bash":
+            for line in body.splitlines():
+                words = shlex.split(line, comments=True)
+                if words:
+                    out.append(shlex.join(words))
+    return out
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """A scratch working directory and the environment of a user in it."""
+    root = tmp_path_factory.mktemp("readme")
+    pool, flores = root / "data" / "pool", root / "data" / "flores200"
+    pool.mkdir(parents=True)
+    for split in ("dev", "devtest"):
+        (flores / split).mkdir(parents=True)
+    for i, lang in enumerate(SYLLABLES):
+        (pool / f"{lang}.txt").write_text("\n".join(pseudo_lines(lang, 3000, i)) + "\n", encoding="utf-8")
+        dev = pseudo_lines(lang, 40, 100 + i)
+        for split in ("dev", "devtest"):
+            (flores / split / f"{lang}.{split}").write_text("\n".join(dev) + "\n", encoding="utf-8")
+    work = root / "work"
+    work.mkdir()
+    e = dict(os.environ, MODTOK_POOL=str(pool), MODTOK_FLORES=str(flores), MODTOK_SMOKE="1",
+             PATH=f"{REPO / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+    return work, e
+
+
+def _run(cmd, cwd, env, timeout=600):
+    res = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+                         shell=isinstance(cmd, str))
+    assert res.returncode == 0, f"{cmd!r} failed ({res.returncode}):\n{res.stdout[-2000:]}\n{res.stderr[-3000:]}"
+    return res
+
+
+def test_the_readme_has_snippets_of_both_kinds():
+    kinds = {lang for lang, _ in BLOCKS}
+    assert {"python", "bash"} <= kinds and len(shell_commands()) >= 8
+
+
+def test_python_blocks_run_in_order(env):
+    work, e = env
+    code = "\n\n".join(body for lang, body in BLOCKS if lang == "python")
+    res = _run([sys.executable, "-c", code], work, e)
+    assert "Traceback" not in res.stderr
+
+
+def test_modtok_commands_run_as_typed(env):
+    """The CLI lines, in README order (later ones use what earlier ones wrote)."""
+    work, e = env
+    commands = [c for c in shell_commands() if c.startswith("modtok ")]
+    assert any(c.startswith("modtok encode") for c in commands)
+    for command in commands:
+        _run(command, work, e)
+
+
+def test_make_test_is_the_ci_command():
+    assert "make test" in shell_commands()
+    assert (REPO / ".ci" / "run").read_text().strip().splitlines()[-1] == "make test"
+
+
+def test_make_demo_writes_reports_with_figures(env):
+    _, e = env
+    # As a user runs it: the Makefile finds the data (../shared, or the variables typed).
+    e = {k: v for k, v in e.items() if k not in ("MODTOK_POOL", "MODTOK_FLORES")}
+    demos = [c for c in shell_commands() if c.startswith("make demo")]
+    assert demos
+    notebook = REPO / DEMO_NOTEBOOK
+    report = REPO / "reports" / f"{notebook.stem}.html"
+    for command in demos:
+        report.unlink(missing_ok=True)
+        _run(f"{command} NOTEBOOKS={DEMO_NOTEBOOK}", REPO, dict(e, MODTOK_SMOKE="1"), timeout=900)
+        html = report.read_text(encoding="utf-8")
+        assert "plotly" in html and "Plotly.newPlot" in html, "the report has no plotly figure"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_make_lab_serves_jupyterlab(env):
+    _, e = env
+    assert "make lab" in shell_commands()
+    port = _free_port()
+    lab_env = dict(e, JUPYTER_PORT=str(port), JUPYTER_TOKEN="readme-test", BROWSER="true")
+    proc = subprocess.Popen(["make", "lab"], cwd=REPO, env=lab_env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, proc.stdout.read().decode(errors="replace")[-3000:]
+            try:
+                url = f"http://127.0.0.1:{port}/lab?token=readme-test"
+                with urllib.request.urlopen(url, timeout=5) as r:
+                    assert r.status == 200 and b"JupyterLab" in r.read()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "JupyterLab did not answer within 120 s"
+                time.sleep(1)
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

@@ -1,0 +1,95 @@
+"""modtok.widgets: the language picker and the panel's display path (headless).
+
+What JupyterLab draws is checked by tests/browser; here the contract the browser
+relies on: one recompute per user action, and every redraw replaces each output
+(an empty HTML output first, then the new object) under the same display id.
+"""
+
+import IPython.display
+import plotly.graph_objects as go
+import pytest
+
+from modtok import widgets
+from modtok.errors import ModtokError, UnknownLanguageError
+
+LANGS = ["eng_Latn", "npi_Deva", "deu_Latn", "rus_Cyrl"]
+
+
+def test_picker_one_click_is_one_recompute():
+    picker = widgets.language_picker(LANGS, ["npi_Deva"])
+    panel = widgets.Panel(lambda langs: langs, {"langs": picker})
+    picker._boxes["rus_Cyrl"].value = True  # what a click on the checkbox does
+    assert panel.result == ("npi_Deva", "rus_Cyrl") and panel.runs == 2
+    picker.select_all()
+    assert panel.result == tuple(LANGS) and panel.runs == 3
+    picker.select_none()
+    assert panel.result == () and panel.runs == 4
+    assert not any(box.value for box in picker._boxes.values())
+
+
+def test_picker_value_is_in_option_order_and_ticks_the_boxes():
+    picker = widgets.language_picker(LANGS, [])
+    picker.value = ("deu_Latn", "eng_Latn")
+    assert picker.value == ("eng_Latn", "deu_Latn")
+    assert [c for c, box in picker._boxes.items() if box.value] == ["eng_Latn", "deu_Latn"]
+    assert "2 of 4" in picker._title.value
+    with pytest.raises(UnknownLanguageError, match="xxx_Latn"):
+        picker.value = ("xxx_Latn",)
+
+
+def test_picker_search_limits_all_and_none():
+    picker = widgets.language_picker(LANGS, ["eng_Latn"])
+    picker._search.value = "cyrl"
+    assert [c for c, box in picker._boxes.items() if box.layout.display != "none"] == ["rus_Cyrl"]
+    picker.select_all()
+    assert picker.value == ("eng_Latn", "rus_Cyrl")
+    picker._search.value = "eng"
+    picker.select_none()
+    assert picker.value == ("rus_Cyrl",)
+
+
+def test_controls_fire_on_release_not_while_dragging_or_typing():
+    assert not widgets.budget_slider(1, 0, 5, 1).continuous_update
+    assert not widgets.float_slider(0.5, 0.0, 1.0, 0.1).continuous_update
+    assert not widgets.text("eine").continuous_update
+    for w in (widgets.choice(["a", "b"], description="language of the word"), widgets.text("", "word")):
+        assert w.style.description_width == "initial"  # never cut to "language …"
+
+
+class _Handle:
+    def __init__(self, log, data):
+        self.log = log
+        log.append(("display", data))
+
+    def update(self, obj, raw=False):
+        self.log.append(("update", obj if raw else getattr(obj, "data", obj)))
+
+
+def test_every_redraw_replaces_the_figure_with_a_blank_first(monkeypatch):
+    log = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False, display_id=None: _Handle(log, obj))
+    k = widgets.budget_slider(1, 1, 9, 1, description="k")
+
+    def render(k):
+        return [IPython.display.HTML(f"<table><tr><td>{k}</td></tr></table>"), go.Figure(layout_title_text=f"k = {k}")]
+
+    panel = widgets.Panel(lambda k: k, {"k": k}, render)
+    panel.show()
+    assert len(log) == 3  # the controls, the table, the figure
+    del log[:]
+    k.value = 7
+    assert [kind for kind, _ in log] == ["update"] * 4
+    blank, table, blank2, figure = (obj for _, obj in log)
+    assert blank == blank2 == ""  # an empty HTML output: Lab builds a fresh renderer for what follows
+    assert "<td>7</td>" in table
+    assert figure["application/vnd.plotly.v1+json"]["layout"]["title"]["text"] == "k = 7"
+    assert "text/html" in figure  # what nbconvert's HTML reports show
+
+
+def test_render_may_not_grow_after_show(monkeypatch):
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False, display_id=None: _Handle([], obj))
+    k = widgets.budget_slider(1, 1, 9, 1)
+    panel = widgets.Panel(lambda k: k, {"k": k}, lambda k: [IPython.display.HTML("x")] * k)
+    panel.show()
+    with pytest.raises(ModtokError, match="render returned 2 objects"):
+        k.value = 2
