@@ -1,8 +1,11 @@
 """Corpora: per-language text from FLORES-200, plain-text pools, wordfreq, or lists.
 
 Every loader returns the same shape, ``{lang: [line, ...]}``, with FLORES-200
-style language codes (``npi_Deva``) and NFC-normalised lines. Lines are units:
-nothing (pre-tokens, merges) ever crosses a line border.
+style language codes (``npi_Deva``). Lines are units: nothing (pre-tokens,
+merges) ever crosses a line border. Lines are the raw text by default — no
+Unicode normalisation, as in the papers, so byte counts and bits per byte are
+those of the corpus; ``normalization="NFC"`` (or NFD, NFKC, NFKD) is an explicit
+option of every loader (the pre-tokenizer repair study normalises to NFC).
 
 Where data lives:
 
@@ -14,9 +17,11 @@ Where data lives:
   frequency lists, turned into deterministic pseudo-sentences (words drawn by
   frequency), one seed for training and another for the held-out evaluation.
 
->>> corpus = from_lines({"eng_Latn": ["Cafe\u0301 au lait", "  "]})
->>> corpus["eng_Latn"]          # NFC applied, blank lines dropped
-['Café au lait']
+>>> raw = from_lines({"eng_Latn": ["Cafe\u0301", "  "]})["eng_Latn"]  # blank lines dropped
+>>> [len(s) for s in raw]                 # raw: e + U+0301 stay two code points
+[5]
+>>> [len(s) for s in from_lines({"eng_Latn": ["Cafe\u0301"]}, normalization="NFC")["eng_Latn"]]
+[4]
 >>> sample_chars(["aaaa", "bb", "cccccc"], budget=6, seed=0)  # visits line 2 first; then nothing fits
 ['cccccc']
 """
@@ -125,13 +130,20 @@ def is_smoke() -> bool:
 # reading files
 
 
-def nfc(line: str) -> str:
-    """NFC-normalise (cheap when the line already is NFC)."""
-    return line if unicodedata.is_normalized("NFC", line) else unicodedata.normalize("NFC", line)
+NORMALIZATIONS = ("NFC", "NFD", "NFKC", "NFKD")  # or None: the raw text (the default)
 
 
-def read_lines(path: str | os.PathLike) -> list[str]:
-    """Non-blank NFC lines of a UTF-8 text file (trailing newline/CR stripped).
+def normalize(line: str, normalization: str | None) -> str:
+    """``line`` in the Unicode normal form ``normalization``; ``None`` returns it unchanged."""
+    if normalization is None:
+        return line
+    if normalization not in NORMALIZATIONS:
+        raise DataError(f"unknown Unicode normalisation {normalization!r} (None or one of {', '.join(NORMALIZATIONS)})")
+    return line if unicodedata.is_normalized(normalization, line) else unicodedata.normalize(normalization, line)
+
+
+def read_lines(path: str | os.PathLike, normalization: str | None = None) -> list[str]:
+    """Non-blank lines of a UTF-8 text file (trailing newline/CR stripped), raw unless ``normalization``.
 
     Raises :class:`DataError` if the file is missing and :class:`EncodingError`
     (with the path and the byte offset of the first bad byte) if it is not UTF-8.
@@ -149,7 +161,8 @@ def read_lines(path: str | os.PathLike) -> list[str]:
         raise EncodingError(path, e.start) from None
     if text.startswith("\ufeff"):
         text = text[1:]
-    return [nfc(line.rstrip("\r")) for line in text.split("\n") if line.strip()]
+    normalize("", normalization)  # an unknown form is an error even for an empty file
+    return [normalize(line.rstrip("\r"), normalization) for line in text.split("\n") if line.strip()]
 
 
 def _root(root, env: str) -> Path | None:
@@ -201,27 +214,29 @@ def flores_languages(split: str = "devtest", root=None) -> list[str]:
     return sorted(p.name[: -len(split) - 1] for p in d.glob(f"*_*.{split}"))
 
 
-def load_pool(langs=None, root=None, max_chars: int | None = None, seed: int = 0) -> dict[str, list[str]]:
+def load_pool(langs=None, root=None, max_chars: int | None = None, seed: int = 0,
+              normalization: str | None = None) -> dict[str, list[str]]:
     """``{lang: lines}`` from the pool; ``max_chars`` samples each language
     deterministically (:func:`sample_chars`) to at most that many characters."""
     d = _require_dir(pool_dir(root), "pool", "MODTOK_POOL")
     corpus = {}
     for lang in _select(pool_languages(d), langs):
-        lines = read_lines(d / f"{lang}.txt")
+        lines = read_lines(d / f"{lang}.txt", normalization)
         if max_chars is not None:
             lines = sample_chars(lines, max_chars, seed)
         corpus[lang] = _nonempty(lines, d / f"{lang}.txt")
     return corpus
 
 
-def load_flores(langs=None, split: str = "devtest", root=None, max_lines: int | None = None) -> dict[str, list[str]]:
+def load_flores(langs=None, split: str = "devtest", root=None, max_lines: int | None = None,
+                normalization: str | None = None) -> dict[str, list[str]]:
     """``{lang: lines}`` from FLORES-200 (parallel: line i is the same sentence in
     every language). Evaluation only: never train on it."""
     d = _require_dir(flores_dir(root), "FLORES-200", "MODTOK_FLORES")
     corpus = {}
     for lang in _select(flores_languages(split, d), langs):
         path = d / split / f"{lang}.{split}"
-        lines = read_lines(path)
+        lines = read_lines(path, normalization)
         corpus[lang] = _nonempty(lines[:max_lines] if max_lines else lines, path)
     return corpus
 
@@ -232,14 +247,14 @@ def _nonempty(lines: list[str], where) -> list[str]:
     return lines
 
 
-def from_lines(corpus: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
-    """Normalise any ``{lang: iterable of strings}``: NFC, blank lines dropped,
-    each language must keep at least one line."""
+def from_lines(corpus: Mapping[str, Iterable[str]], normalization: str | None = None) -> dict[str, list[str]]:
+    """Any ``{lang: iterable of strings}`` as a corpus: blank lines dropped, each language must keep
+    at least one line; the text stays raw unless ``normalization`` is given."""
     out = {}
     for lang, lines in corpus.items():
         if isinstance(lines, str):
             raise DataError(f"{lang}: expected an iterable of lines, got one string")
-        kept = [nfc(s) for s in lines if s.strip()]
+        kept = [normalize(s, normalization) for s in lines if s.strip()]
         out[lang] = _nonempty(kept, f"language {lang!r}")
     if not out:
         raise DataError("empty corpus (no language)")
@@ -256,6 +271,7 @@ def load_wordfreq(
     words_per_line: int = 12,
     seed: int = 0,
     top_n: int = 30_000,
+    normalization: str | None = None,
 ) -> dict[str, list[str]]:
     """Pseudo-sentences drawn from wordfreq frequency lists (the embedded default).
 
@@ -274,7 +290,7 @@ def load_wordfreq(
         rng = np.random.default_rng([seed, i, n_lines])
         draws = rng.choice(len(words), size=(n_lines, words_per_line), p=p)
         sep = "" if written_without_spaces(lang) else " "
-        corpus[lang] = [nfc(sep.join(row)) for row in words[draws].tolist()]
+        corpus[lang] = [normalize(sep.join(row), normalization) for row in words[draws].tolist()]
     return corpus
 
 
@@ -419,6 +435,7 @@ def default_corpora(
     train_chars: int | None = None,
     eval_lines: int | None = None,
     seed: int = 0,
+    normalization: str | None = None,
 ) -> Corpora:
     """Pool (training) + FLORES-200 devtest (evaluation) when both are configured,
     else the wordfreq default (training and held-out evaluation samples).
@@ -427,7 +444,10 @@ def default_corpora(
     ``eval_lines`` caps the evaluation lines (default: all 1012 FLORES devtest
     lines). Smaller sizes under ``MODTOK_SMOKE=1`` are the caller's choice (each
     notebook sets its own in its parameter cell), not a hidden default here.
+    ``normalization`` (default none: raw text) is applied to both and stated in
+    ``source``.
     """
+    said = f"; Unicode normalisation: {normalization or 'none (raw text)'}"
     if train_chars is None:
         train_chars = 2_000_000
     if have_shared_data():
@@ -435,20 +455,20 @@ def default_corpora(
         flores_langs = set(flores_languages())
         usable = [lang for lang in pool_langs if lang in flores_langs]
         chosen = _select(usable, langs)
-        train = load_pool(chosen, max_chars=train_chars, seed=seed)
-        evaluation = load_flores(chosen, "devtest", max_lines=eval_lines)
+        train = load_pool(chosen, max_chars=train_chars, seed=seed, normalization=normalization)
+        evaluation = load_flores(chosen, "devtest", max_lines=eval_lines, normalization=normalization)
         source = (
             f"training: pool {pool_dir()} (≤{train_chars:,} chars/language); "
             f"evaluation: FLORES-200 devtest {flores_dir()} ({len(next(iter(evaluation.values())))} parallel lines)"
-        )
+        ) + said
         return Corpora(train, evaluation, source, parallel_eval=True)
     n_train = max(50, train_chars // 80)  # ~80 characters per 12-word line
     n_eval = eval_lines or 1000
-    train = load_wordfreq(langs, n_lines=n_train, seed=seed)
-    evaluation = load_wordfreq(langs, n_lines=n_eval, seed=seed + 1_000_003)
+    train = load_wordfreq(langs, n_lines=n_train, seed=seed, normalization=normalization)
+    evaluation = load_wordfreq(langs, n_lines=n_eval, seed=seed + 1_000_003, normalization=normalization)
     source = (
         "wordfreq default (no MODTOK_POOL/MODTOK_FLORES): training on "
         f"{n_train} sampled 12-word lines per language, evaluating on {n_eval} held-out lines "
         "(word statistics only, not parallel text)"
-    )
+    ) + said
     return Corpora(train, evaluation, source, parallel_eval=False)

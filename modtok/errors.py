@@ -71,3 +71,38 @@ class OutOfVocabularyError(ModtokError, ValueError):
 class MissingByteFallbackError(TokenizerFileError):
     """A Unigram piece set without byte fallback (no ``<unk>`` or not all 256
     ``<0xNN>`` byte pieces), so some strings would have no segmentation."""
+
+
+class UnknownSchemeError(ModtokError, KeyError):
+    """A pre-tokenizer name that is not in :data:`modtok.pretokenize.SCHEMES`."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return self.args[0]
+
+
+class SchemeError(ModtokError, ValueError):
+    """An LM sampling scheme or training mixture that cannot be used: an unknown
+    kind, a probability outside [0, 1], ``samp_sub`` with n < 1 or with fewer
+    other languages than n, or mixture weights that are negative or sum to 0."""
+
+
+class ActiveSetError(ModtokError, ValueError):
+    """An LM active id set (or the language union that defines it) that cannot be
+    used: empty, unsorted, repeated, outside the vocabulary, an unknown
+    evaluation setting, or a generation prompt with nothing to condition on."""
+
+
+class ModelConfigError(ModtokError, ValueError):
+    """An impossible LM shape (head size, divisibility, lengths) or a sequence
+    longer than the model's context."""
+
+
+class CheckpointError(ModtokError):
+    """An LM checkpoint (or compact model) that is unreadable, of an older format,
+    or written for another model, training configuration, data stream or vocabulary."""
+
+
+class VocabularyMismatchError(ModelConfigError):
+    """A model whose vocabulary size does not fit the tokenizer it is used with
+    (tokenizer ids + the LM's boundary id). It is a mismatch of arguments, found
+    before any checkpoint is read or written, hence not a :class:`CheckpointError`."""

@@ -38,7 +38,7 @@ from functools import lru_cache
 
 import regex
 
-from modtok.errors import ModtokError
+from modtok.errors import UnknownSchemeError
 
 # The 34 combining marks (Mn, Mc) of the Devanagari block U+0900–U+097F:
 # U+0900–0903, U+093A–093C, U+093E–094F, U+0951–0957, U+0962–0963.
@@ -90,13 +90,6 @@ SCHEMES: dict[str, str] = {
 }
 
 DEFAULT_SCHEME = "llama3"
-
-
-class UnknownSchemeError(ModtokError, KeyError):
-    """A pre-tokenizer name that is not in :data:`SCHEMES`."""
-
-    def __str__(self) -> str:
-        return self.args[0]
 
 
 def pattern(scheme: str) -> str:

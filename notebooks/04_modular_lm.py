@@ -18,9 +18,10 @@
 #
 # * every batch is in one language $L$ (drawn from the training mixture, 70% English),
 # * it is tokenized with a **sampled subtokenizer**:
-#   **Mono-only** ($L$ only), **Samp_Full(p)** ($L$ with probability $p$, else the full
-#   tokenizer), **Samp_Sub_n(n, p)** ($L$ with probability $p$, else $L$ plus $n$ other
-#   languages drawn in proportion to the mixture),
+#   **Mono-only** ($L$ only), **Samp_Full(p)** (the full tokenizer with probability $p$,
+#   else $L$), **Samp_Sub_n(n, p)** ($L$ plus $n$ other languages drawn in proportion to
+#   the mixture with probability $p$, else $L$) — $p$ as in App. D.2, "the probability of
+#   sampling the full tokenizer during training" ($p = 1$: the full tokenizer only),
 # * the softmax and the loss run over that subtokenizer's ids only — we gather
 #   those rows of the output matrix instead of computing all $|V|$ logits
 #   (`modtok.lm.loss.restricted_cross_entropy`).
@@ -48,8 +49,9 @@ from modtok import data, plots, widgets
 from modtok.bpe.sequential import train_sequential
 from modtok.lm import infer
 from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
+from modtok.errors import SchemeError
 from modtok.lm.model import config
-from modtok.lm.sampling import Scheme, SchemeError, SubtokenizerSampler, default_mixture, mono, samp_full, samp_sub
+from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture, mono, samp_full, samp_sub
 from modtok.lm.train import TrainConfig, default_device, read_metrics, train
 from modtok.pretokenize import count_by_language
 
@@ -144,13 +146,17 @@ plots.lines(
 # |---|---|---|
 # | Lang | $L$'s subtokenizer | $L$'s ids |
 # | Full | the full tokenizer | all ids |
-# | Full−Lang | $L$'s subtokenizer | all ids |
+# | Full−Lang | the full tokenizer | $L$'s ids |
 # | EN+Lang | English + $L$ | English + $L$ ids |
 #
-# Bits per byte count the raw UTF-8 bytes of each line (+1 for its newline), so settings
-# with different tokenizations are comparable. Full−Lang scores the same tokens as Lang
-# with a larger softmax, so it can only be worse; the gap is how much probability the
-# model spends on other languages' tokens.
+# Full−Lang is the paper's (Tab. 4 caption): "inputs tokenized with Full, predictions
+# restricted to Lang vocabulary". A Full token outside $L$'s ids cannot be predicted under
+# that softmax: it is counted, not scored (`coverage` below is the scored share), and bits
+# per byte divide the scored nats by the bytes of the scored tokens only.
+#
+# Bits per byte count the raw UTF-8 bytes of each line (+1 for its newline; no Unicode
+# normalisation, as the data line above says), so settings with different tokenizations
+# are comparable.
 
 # %%
 eval_rows = []
@@ -163,10 +169,14 @@ table = [{"scheme": s, "setting": st, **{lang: next(r["bpb"] for r in eval_rows 
          for s in SCHEMES for st in infer.SETTINGS]
 display(plots.table(table))
 print(f"evaluation: {eval_seconds:.1f} s")
+coverage = {lang: next(r["coverage"] for r in eval_rows if r["setting"] == "Full-Lang" and r["lang"] == lang) for lang in LANGS}
+print("Full-Lang coverage (Full tokens inside the language's ids):", {k: f"{v:.1%}" for k, v in coverage.items()})
 for s in SCHEMES:
     for lang in LANGS:
         by = {r["setting"]: r for r in eval_rows if r["scheme"] == s and r["lang"] == lang}
-        assert by["Full-Lang"]["bpb"] >= by["Lang"]["bpb"] - 1e-9
+        # Full-Lang scores a subset of Full's targets, each under a smaller softmax: never more nats
+        assert by["Full-Lang"]["tokens"] == by["Full"]["tokens"] and by["Full-Lang"]["nats"] <= by["Full"]["nats"] + 1e-6
+        assert 0.0 < by["Full-Lang"]["coverage"] <= 1.0 and by["Lang"]["coverage"] == 1.0
 
 # %%
 mean_rows = [{"scheme": s, "setting": st, "bpb": float(np.mean([r["bpb"] for r in eval_rows if r["scheme"] == s and r["setting"] == st]))}
@@ -247,7 +257,7 @@ assert all(a["params (M)"] > b["params (M)"] for a, b in zip(speed_rows[::2], sp
 def sampling_summary(scheme: str, n: int, p: float, langs) -> dict:
     """Shares of subtokenizer kinds, mean active ids and output-layer cost for 500 draws."""
     try:
-        s = Scheme(scheme, 1.0 if scheme == "mono" else p, n if scheme == "samp_sub" else 0)
+        s = Scheme(scheme, 0.0 if scheme == "mono" else p, n if scheme == "samp_sub" else 0)
         sampler = SubtokenizerSampler(s, default_mixture(list(langs), ENGLISH, 0.7), seed=0)
     except SchemeError as e:
         return {"error": str(e), "rows": []}
@@ -271,20 +281,20 @@ def render(result):
 
 w_scheme = widgets.choice(["mono", "samp_full", "samp_sub"], "samp_sub", description="scheme")
 w_n = widgets.budget_slider(2, min=1, max=max(1, len(LANGS) - 1), step=1, description="n")
-w_p = widgets.float_slider(0.5, min=0.0, max=1.0, step=0.05, description="p")
+w_p = widgets.float_slider(0.5, min=0.0, max=1.0, step=0.05, description="p (full)")  # App. D.2
 w_langs = widgets.language_picker(LANGS, LANGS)
 panel = widgets.Panel(sampling_summary, {"scheme": w_scheme, "n": w_n, "p": w_p, "langs": w_langs}, render)
 panel.show()
 
 # %%
-# The widgets recompute: switching to Samp_Full(0) uses the full tokenizer for every batch
+# The widgets recompute: switching to Samp_Full(1) uses the full tokenizer for every batch
 runs = panel.runs
 w_scheme.value = "samp_full"
-w_p.value = 0.0
+w_p.value = 1.0
 assert panel.runs == runs + 2
 assert [r["subtokenizer"] for r in panel.result["rows"]] == ["full"]
 assert panel.result["rows"][0]["output cost vs full"] == 1.0
-w_scheme.value = "samp_sub"  # p = 0: always own + n others
+w_scheme.value = "samp_sub"  # p = 1: always own + n others
 assert {r["subtokenizer"] for r in panel.result["rows"]} == {f"own + {w_n.value}"}
 w_langs.value = (ENGLISH, "deu_Latn")  # too few languages for n = 2
 assert panel.result["error"] and "needs 2 other languages" in panel.result["error"]
@@ -311,3 +321,33 @@ w_p.value = 0.5
 print(f"training on {DEVICE}: " + ", ".join(f"{k} {v:.0f} s" for k, v in train_seconds.items())
       + f"; evaluation {eval_seconds:.0f} s")
 shutil.rmtree(runs_dir)  # checkpoints, metrics and the compact model were temporary
+
+# %% [markdown]
+# ## Closing note: the Table 4/6 analog at the full CPU setting
+#
+# Measured 2026-12-01 on the shared 2-core CPU (one torch thread; 24.5 min for the whole
+# notebook), pool + FLORES devtest (300 lines), no Unicode normalisation, the settings above
+# (Full−Lang as in the paper, p the probability of the full tokenizer). Bits per byte:
+#
+# | scheme | setting | eng_Latn | deu_Latn | fra_Latn | rus_Cyrl | ell_Grek | mean |
+# |---|---|---:|---:|---:|---:|---:|---:|
+# | Mono-only | Lang | 3.389 | 3.484 | 3.551 | 2.257 | 2.200 | 2.976 |
+# | Mono-only | Full | 3.844 | 4.018 | 3.980 | 2.690 | 2.609 | 3.428 |
+# | Mono-only | Full−Lang | 3.263 | 3.369 | 3.342 | 2.245 | 2.166 | 2.877 |
+# | Mono-only | EN+Lang | 3.389 | 3.672 | 3.644 | 2.500 | 2.434 | 3.128 |
+# | Samp_Full(0.5) | Lang | 3.438 | 3.558 | 3.682 | 2.330 | 2.257 | 3.053 |
+# | Samp_Full(0.5) | Full | 3.527 | 3.799 | 3.911 | 2.611 | 2.462 | 3.262 |
+# | Samp_Full(0.5) | Full−Lang | 3.297 | 3.435 | 3.467 | 2.317 | 2.218 | 2.947 |
+# | Samp_Full(0.5) | EN+Lang | 3.438 | 3.664 | 3.733 | 2.458 | 2.359 | 3.130 |
+# | Samp_Sub_2(0.5) | Lang | 3.403 | 3.530 | 3.618 | 2.282 | 2.226 | 3.012 |
+# | Samp_Sub_2(0.5) | Full | 3.581 | 3.885 | 3.991 | 2.622 | 2.506 | 3.317 |
+# | Samp_Sub_2(0.5) | Full−Lang | 3.272 | 3.408 | 3.409 | 2.269 | 2.187 | 2.909 |
+# | Samp_Sub_2(0.5) | EN+Lang | 3.403 | 3.625 | 3.658 | 2.421 | 2.341 | 3.090 |
+#
+# Full−Lang coverage (share of the Full tokens inside the language's ids, the same for every
+# scheme): eng 95.6%, deu 95.5%, fra 95.0%, rus 99.3%, ell 98.6%. Read Full−Lang with that in
+# mind: the 0.7–5% of targets it cannot predict are counted, not scored, and they are mostly
+# rare, costly tokens, so its bits per byte are over the easier remainder of the text (lower than
+# Lang here). Sampling the full tokenizer in training (Samp_Full) narrows the gap between Full and
+# Lang (mean 3.262 vs 3.053, against 3.428 vs 2.976 for Mono-only); Samp_Sub_2 sits between.
+# Training: Mono-only 259 s, Samp_Full(0.5) 526 s, Samp_Sub_2(0.5) 405 s; evaluation 238 s.

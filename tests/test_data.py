@@ -27,10 +27,19 @@ def flores(tmp_path):
     return d
 
 
-def test_pool_lines_are_nfc_without_blanks_or_cr(pool):
+def test_pool_lines_are_raw_without_blanks_or_cr_and_nfc_on_request(pool):
+    """No normalisation by default (the papers' raw bytes): the decomposed e + U+0301 stays, 1 byte
+    more than NFC's é; normalization="NFC" composes it."""
     corpus = data.load_pool(root=pool)
     assert list(corpus) == ["eng_Latn", "npi_Deva"]
-    assert corpus["eng_Latn"] == ["The café.", "Second line", "third"]  # é composed (NFC)
+    assert corpus["eng_Latn"] == ["The cafe\u0301.", "Second line", "third"]
+    nfc = data.load_pool(root=pool, normalization="NFC")
+    assert nfc["eng_Latn"] == ["The caf\u00e9.", "Second line", "third"]
+    assert len(corpus["eng_Latn"][0].encode()) == len(nfc["eng_Latn"][0].encode()) + 1
+    assert data.from_lines({"x_Latn": ["e\u0301"]}, normalization="NFD") == {"x_Latn": ["e\u0301"]}
+    assert data.from_lines({"x_Latn": ["\u00e9"]}, normalization="NFD") == {"x_Latn": ["e\u0301"]}
+    with pytest.raises(DataError, match="unknown Unicode normalisation 'nfc'"):
+        data.load_pool(root=pool, normalization="nfc")
 
 
 def test_pool_from_environment(pool, monkeypatch):

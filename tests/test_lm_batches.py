@@ -47,7 +47,7 @@ def test_mono_and_full_active_sets(tok):
     m = _source(tok, mono()).batch(0)
     assert m.langs == (m.lang,)
     assert m.active_ids.tolist() == tok.ids([m.lang]).tolist() + [tok.vocab_size]
-    f = _source(tok, samp_full(0.0)).batch(0)
+    f = _source(tok, samp_full(1.0)).batch(0)
     assert f.langs is None and f.active_ids.tolist() == list(range(lm_vocab_size(tok)))
 
 

@@ -9,22 +9,29 @@ import pytest
 import torch
 from lm_helpers import TOY_CORPUS, one_torch_thread, toy_tokenizer  # noqa: F401 (autouse fixture)
 
-from modtok.errors import ModtokError, UnknownLanguageError
+from modtok.errors import (
+    ActiveSetError,
+    CheckpointError,
+    ModtokError,
+    UnknownLanguageError,
+    VocabularyMismatchError,
+)
 from modtok.lm.batches import active_ids, boundary_id, lm_vocab_size
 from modtok.lm.infer import (
+    EXTRA_SETTINGS,
+    SETTINGS,
     CompactLM,
+    continue_text,
     evaluate,
     evaluate_settings,
     export_compact,
+    fidelity,
     foreign_token_share,
     generate,
-    continue_text,
-    fidelity,
+    setting_langs,
     slice_vocab,
 )
-from modtok.lm.loss import ActiveSetError
-from modtok.lm.model import LM, config
-from modtok.lm.train import CheckpointError
+from modtok.lm.model import LM, KVCache, config
 
 
 @pytest.fixture(scope="module")
@@ -69,19 +76,53 @@ def test_windowed_evaluation_equals_one_pass_when_the_line_fits(tok, model):
     assert r.nats == pytest.approx(float(oracle), rel=1e-5)
 
 
+def test_full_lang_is_full_tokenization_with_the_lang_softmax(tok, model):
+    """Paper, Tab. 4: "inputs tokenized with Full, predictions restricted to Lang vocabulary". Oracle by
+    hand: encode with the full tokenizer, softmax over deu ids + boundary; targets outside are counted
+    and their bytes (the line's bytes + 1 spread over its targets) leave the denominator."""
+    assert setting_langs("Full-Lang", "deu_Latn") == (None, ["deu_Latn"])
+    line = "die katze sitzt on the mat and looked"  # English words: full tokens outside deu's vocabulary
+    ids = [boundary_id(tok)] + tok.encode(line) + [boundary_id(tok)]
+    active = torch.from_numpy(active_ids(tok, ["deu_Latn"]))
+    with torch.no_grad():
+        logp = torch.log_softmax(model.logits(torch.tensor([ids[:-1]]), active)[0], -1)  # (T, K)
+    nats, out = 0.0, 0
+    for pos, t in enumerate(ids[1:]):
+        if t in active.tolist():
+            nats -= float(logp[pos, active.tolist().index(t)])
+        else:
+            out += 1
+    assert out > 0
+    r = evaluate(model, tok, [line], None, ["deu_Latn"], uncovered="count")
+    share = (len(line.encode()) + 1) / (len(ids) - 1)
+    assert r.tokens == len(ids) - 1 and r.uncovered_tokens == out
+    assert r.uncovered_bytes == pytest.approx(out * share) and r.nats == pytest.approx(nats, rel=1e-5)
+    assert r.bpb == pytest.approx(nats / math.log(2) / (len(line.encode()) + 1 - out * share), rel=1e-5)
+    assert r.coverage == pytest.approx(1 - out / (len(ids) - 1))
+    full = evaluate(model, tok, [line])
+    assert full.tokens == r.tokens and r.nats < full.nats  # fewer targets, each under a smaller softmax
+
+
 def test_settings_table_and_bad_combinations(tok, model):
-    rows = evaluate_settings(model, tok, {"deu_Latn": TOY_CORPUS["deu_Latn"][:2]})
-    assert [r["setting"] for r in rows] == ["Lang", "Full", "Full-Lang", "EN+Lang"]
+    rows = evaluate_settings(model, tok, {"deu_Latn": TOY_CORPUS["deu_Latn"][:2]},
+                             settings=SETTINGS + EXTRA_SETTINGS)
+    assert [r["setting"] for r in rows] == ["Lang", "Full", "Full-Lang", "EN+Lang", "Lang (full softmax)"]
     by = {r["setting"]: r for r in rows}
-    # same tokens, bigger softmax: Full-Lang can only cost more than Lang
-    assert by["Full-Lang"]["tokens"] == by["Lang"]["tokens"] and by["Full-Lang"]["nats"] > by["Lang"]["nats"]
-    with pytest.raises(ActiveSetError, match="outside the output vocabulary of deu_Latn"):
+    # Full-Lang: the Full tokenization, each target's softmax restricted to deu: never more nats than Full
+    assert by["Full-Lang"]["tokens"] == by["Full"]["tokens"] and by["Full-Lang"]["nats"] <= by["Full"]["nats"]
+    assert all(r["coverage"] == 1.0 for r in rows if r["setting"] != "Full-Lang")
+    # the old "Full-Lang": same tokens as Lang, bigger softmax, so it can only cost more
+    old = by["Lang (full softmax)"]
+    assert old["tokens"] == by["Lang"]["tokens"] and old["nats"] > by["Lang"]["nats"]
+    with pytest.raises(ActiveSetError, match="outside the output vocabulary of deu_Latn .*uncovered='count'"):
         evaluate(model, tok, ["hallo"], None, ["deu_Latn"])
+    with pytest.raises(ActiveSetError, match="unknown evaluation setting"):
+        setting_langs("Lang-Full", "deu_Latn")
     with pytest.raises(ActiveSetError, match="empty union"):
         evaluate(model, tok, ["hallo"], [], [])
     with pytest.raises(UnknownLanguageError):
         evaluate(model, tok, ["hallo"], ["xxx_Latn"], ["xxx_Latn"])
-    with pytest.raises(CheckpointError, match="does not fit the tokenizer"):
+    with pytest.raises(VocabularyMismatchError, match="does not fit the tokenizer"):
         evaluate(LM(config("tiny", 50)), tok, ["hallo"])
 
 
@@ -96,6 +137,7 @@ def test_generation_greedy_topk_and_en_lang(tok, model):
         assert t == int(active[j])
         ids.append(t)
     assert set(greedy) <= set(active.tolist())
+    assert greedy == generate(model, prompt, active, 12, kv_cache=False)
     a = generate(model, prompt, active, 12, top_k=5, seed=1)
     assert a == generate(model, prompt, active, 12, top_k=5, seed=1) and set(a) <= set(active.tolist())
     assert any(generate(model, prompt, active, 12, top_k=None, seed=s) != a for s in range(2, 5))
@@ -103,6 +145,26 @@ def test_generation_greedy_topk_and_en_lang(tok, model):
     text, new = continue_text(model, tok, "the cat", ["eng_Latn"], ["deu_Latn"], max_new_tokens=10)
     assert np.isin([t for t in new if t != boundary_id(tok)], tok.ids(["deu_Latn"])).all()
     assert text == tok.decode([t for t in new if t != boundary_id(tok)])
+
+
+def test_kv_cache_greedy_equals_uncached_greedy_also_past_the_context(tok, model):
+    """The KV cache is only a speed-up: greedy and seeded top-k outputs are identical with and without it,
+    including after the context (16 positions here) fills and the window slides."""
+    prompt = [boundary_id(tok)] + tok.encode("the cat sat", ["eng_Latn"])
+    for langs in (["eng_Latn"], None):
+        active = torch.from_numpy(active_ids(tok, langs))
+        cached = generate(model, prompt, active, 30)
+        assert len(cached) == 30 and len(prompt) + 30 > model.cfg.max_seq_len
+        assert cached == generate(model, prompt, active, 30, kv_cache=False)
+        sampled = generate(model, prompt, active, 20, top_k=10, seed=4)
+        assert sampled == generate(model, prompt, active, 20, top_k=10, seed=4, kv_cache=False)
+    # the cached logits themselves: prefix in one call, then one position at a time
+    ids = torch.tensor([prompt + [5, 9, 11]])
+    cache = KVCache(model.cfg.n_layers)
+    with torch.no_grad():
+        parts = [model.logits(ids[:, :4], None, cache)] + [model.logits(ids[:, t : t + 1], None, cache)
+                                                            for t in range(4, ids.shape[1])]
+        assert torch.allclose(torch.cat(parts, 1), model.logits(ids), atol=1e-5)
 
 
 def test_compact_model_logits_equal_restricted_logits_and_survive_a_round_trip(tok, model, tmp_path):

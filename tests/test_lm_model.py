@@ -9,15 +9,14 @@ import torch
 import torch.nn.functional as F
 from lm_helpers import one_torch_thread  # noqa: F401 (autouse fixture)
 
-from modtok.errors import ModtokError, OutOfVocabularyError
+from modtok.errors import ActiveSetError, DataError, ModelConfigError, ModtokError, OutOfVocabularyError
 from modtok.lm.loss import (
     IGNORE,
-    ActiveSetError,
     bits_per_byte,
     masked_full_cross_entropy,
     restricted_cross_entropy,
 )
-from modtok.lm.model import LM, Attention, LMConfig, ModelConfigError, apply_rope, config, rope_tables
+from modtok.lm.model import LM, Attention, LMConfig, apply_rope, config, rope_tables
 
 
 def _setup(V=50, d=8, B=2, T=5, bias=True, seed=0):
@@ -58,6 +57,12 @@ def test_restricted_loss_hand_oracle_uniform_logits():
     assert loss.item() == pytest.approx(n_counted * math.log(len(a)))
     # ... and ln 2 nats per token over 1 byte per token is 1 bit per byte
     assert bits_per_byte(n_counted * math.log(2), n_counted) == pytest.approx(1.0)
+
+
+def test_bits_per_byte_of_no_bytes_is_a_data_error_not_an_active_set_error():
+    with pytest.raises(DataError, match="positive byte count") as e:
+        bits_per_byte(1.0, 0)
+    assert not isinstance(e.value, ActiveSetError)
 
 
 def test_targets_outside_active_set_are_rejected():

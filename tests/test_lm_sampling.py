@@ -6,8 +6,9 @@ from collections import Counter
 
 import pytest
 
+from modtok.errors import SchemeError
 from modtok.lm.sampling import (
-    SchemeError,
+    Scheme,
     SubtokenizerSampler,
     default_mixture,
     mono,
@@ -28,10 +29,22 @@ def test_draws_are_a_function_of_seed_and_step():
 def test_mono_and_samp_full_extremes():
     m = SubtokenizerSampler(mono(), MIX, 0)
     assert all(d.langs == (d.lang,) for d in map(m.draw, range(200)))
-    always_full = SubtokenizerSampler(samp_full(0.0), MIX, 0)
+    always_full = SubtokenizerSampler(samp_full(1.0), MIX, 0)  # App. D.2: p = 1 trains with the full tokenizer only
     assert all(d.langs is None for d in map(always_full.draw, range(200)))
-    never_full = SubtokenizerSampler(samp_full(1.0), MIX, 0)
+    never_full = SubtokenizerSampler(samp_full(0.0), MIX, 0)
     assert all(d.langs == (d.lang,) for d in map(never_full.draw, range(200)))
+    always_union = SubtokenizerSampler(samp_sub(2, 1.0), MIX, 0)
+    assert all(len(d.langs) == 3 for d in map(always_union.draw, range(200)))
+
+
+def test_p_is_the_probability_of_the_full_tokenizer():
+    """p = 0.9: about 90% of Samp_Full batches use the full tokenizer, 90% of Samp_Sub_1 batches a union."""
+    n = 4000
+    full = [SubtokenizerSampler(samp_full(0.9), MIX, 1).draw(i).langs is None for i in range(n)]
+    assert abs(sum(full) / n - 0.9) < 0.02
+    sub = SubtokenizerSampler(samp_sub(1, 0.9), MIX, 2)
+    assert abs(sum(len(sub.draw(i).langs) == 2 for i in range(n)) / n - 0.9) < 0.02
+    assert mono().p == 0.0
 
 
 def test_frequencies_follow_the_mixture_and_p():
@@ -44,7 +57,7 @@ def test_frequencies_follow_the_mixture_and_p():
     assert abs(langs["eng"] / n - 0.7) < 0.03 and abs(langs["aaa"] / n - 0.1) < 0.02
     assert abs(sum(d.langs is None for d in draws) / n - 0.5) < 0.03
 
-    sub = SubtokenizerSampler(samp_sub(1, 0.0), MIX, 4)
+    sub = SubtokenizerSampler(samp_sub(1, 1.0), MIX, 4)
     extra = Counter()
     for d in map(sub.draw, range(n)):
         assert d.lang in d.langs and len(d.langs) == 2 and d.langs == tuple(sorted(d.langs))
@@ -54,7 +67,7 @@ def test_frequencies_follow_the_mixture_and_p():
 
 
 def test_samp_sub_draws_distinct_extra_languages():
-    s = SubtokenizerSampler(samp_sub(3, 0.0), MIX, 0)
+    s = SubtokenizerSampler(samp_sub(3, 1.0), MIX, 0)
     assert all(len(set(d.langs)) == 4 for d in map(s.draw, range(100)))
 
 
@@ -65,6 +78,8 @@ def test_bad_schemes_and_mixtures():
         samp_full(1.5)
     with pytest.raises(SchemeError, match="n >= 1"):
         samp_sub(0)
+    with pytest.raises(SchemeError, match="mono never samples"):
+        Scheme("mono", 1.0)  # the old meaning of p (own-language probability) is refused, not reinterpreted
     with pytest.raises(SchemeError, match="non-negative"):
         SubtokenizerSampler(mono(), {"eng": -1.0, "aaa": 2.0}, 0)
     assert samp_sub(2, 0.5).name == "Samp_Sub_2(0.5)" and samp_full(0.25).name == "Samp_Full(0.25)"

@@ -36,8 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from modtok.errors import DataError, UnknownLanguageError
-from modtok.lm.loss import ActiveSetError
+from modtok.errors import ActiveSetError, DataError, UnknownLanguageError
 from modtok.lm.sampling import SubtokenizerSampler
 
 

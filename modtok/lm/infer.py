@@ -7,19 +7,36 @@ is cut to ``U``'s ids (plus the boundary), exactly as during training.
 Evaluation settings for a language ``L`` (Tables 4/6 of the paper), as
 ``(encode with, softmax over)``:
 
-==============  ====================  =========================================
-``Lang``        ``{L}``, ``{L}``      own-language subtokenizer
-``Full``        full, full            the full tokenizer
-``Full-Lang``   ``{L}``, full         own-language tokens scored by the full
-                                      output matrix (what a model that ignores
-                                      the modular vocabulary assigns to them)
-``EN+Lang``     ``{en, L}``, same     English + language union
-==============  ====================  =========================================
+=======================  ===================  ================================
+``Lang``                 ``{L}``, ``{L}``     own-language subtokenizer
+``Full``                 full, full           the full tokenizer
+``Full-Lang``            full, ``{L}``        the paper's (Tab. 4 caption,
+                                              §6.2): "inputs tokenized with
+                                              Full, predictions restricted to
+                                              Lang vocabulary"
+``EN+Lang``              ``{en, L}``, same    English + language union
+``Lang (full softmax)``  ``{L}``, full        own-language tokens scored by
+                                              the full output matrix (not a
+                                              paper setting; what a model that
+                                              ignores the modular vocabulary
+                                              assigns to them)
+=======================  ===================  ================================
 
 Every line is scored as ``[DOC] tokens [DOC]``: the tokens and the closing
 boundary (which stands for the newline) are predicted, so bits per byte are
 ``nats / ln 2 / (UTF-8 bytes + 1)`` summed over lines; the numbers of two
-tokenizations of the same text are therefore comparable.
+tokenizations of the same text are therefore comparable. Bytes are those of the
+text as given: the loaders apply no Unicode normalisation unless asked
+(:mod:`modtok.data`), so they are the raw bytes of the corpus.
+
+**Targets outside the output vocabulary** (Full-Lang: a token of the Full
+tokenization that is not in ``V_L``). Our reading of "predictions restricted to
+Lang vocabulary": a target in ``V_L`` is scored under the softmax over ``V_L``
+(+ boundary); a target outside it cannot be predicted and is *counted*, not
+scored — :class:`EvalResult` reports how many (``uncovered_tokens``) and the
+bytes they stand for (``uncovered_bytes``: a line's bytes + 1 spread evenly over
+its targets, as in training), and bits per byte divide the scored nats by the
+bytes of the scored targets only. ``coverage`` is the scored share of targets.
 
 :func:`export_compact` slices the embedding and output rows of ``U``'s ids into a
 standalone smaller model with its own tokenizer directory (the restricted
@@ -37,71 +54,96 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from modtok.errors import ActiveSetError, CheckpointError, VocabularyMismatchError
 from modtok.lm.batches import active_ids, boundary_id, check_langs, lm_vocab_size
-from modtok.lm.loss import IGNORE, ActiveSetError, bits_per_byte, restricted_cross_entropy
-from modtok.lm.model import LM, LMConfig
-from modtok.lm.train import CheckpointError, save_atomic
+from modtok.lm.loss import IGNORE, bits_per_byte, restricted_cross_entropy
+from modtok.lm.model import LM, KVCache, LMConfig
+from modtok.lm.train import save_atomic
 
-SETTINGS = ("Lang", "Full", "Full-Lang", "EN+Lang")
+SETTINGS = ("Lang", "Full", "Full-Lang", "EN+Lang")  # the paper's four (Tables 4/6)
+EXTRA_SETTINGS = ("Lang (full softmax)",)
 
 
 def setting_langs(setting: str, lang: str, english: str = "eng_Latn") -> tuple:
-    """``(encode_langs, output_langs)`` of a named setting; ``None`` = full tokenizer/vocabulary."""
+    """``(encode_langs, output_langs)`` of a named setting; ``None`` = full tokenizer/vocabulary.
+
+    >>> setting_langs("Full-Lang", "deu_Latn")   # inputs tokenized with Full, predictions restricted to Lang
+    (None, ['deu_Latn'])
+    """
     table = {
         "Lang": ([lang], [lang]),
         "Full": (None, None),
-        "Full-Lang": ([lang], None),
+        "Full-Lang": (None, [lang]),
         "EN+Lang": ([english, lang], [english, lang]),
+        "Lang (full softmax)": ([lang], None),
     }
     if setting not in table:
-        raise ActiveSetError(f"unknown evaluation setting {setting!r} (known: {', '.join(SETTINGS)})")
+        raise ActiveSetError(f"unknown evaluation setting {setting!r} (known: {', '.join(SETTINGS + EXTRA_SETTINGS)})")
     return table[setting]
 
 
-def _covered(tokenizer, encode_langs, output_langs) -> None:
-    """Every id the encoder can emit must be in the output set."""
+def _covered(tokenizer, encode_langs, output_langs) -> bool:
+    """True when every id the encoder can emit is in the output set."""
     enc, out = check_langs(encode_langs), check_langs(output_langs)
     if out is None:
-        return
-    if enc is None or not np.isin(tokenizer.ids(enc), tokenizer.ids(out)).all():
-        raise ActiveSetError(
-            f"text encoded with {'the full tokenizer' if enc is None else '+'.join(enc)} can contain ids "
-            f"outside the output vocabulary of {'+'.join(out)}"
-        )
+        return True
+    return enc is not None and bool(np.isin(tokenizer.ids(enc), tokenizer.ids(out)).all())
 
 
 @dataclass
 class EvalResult:
-    nats: float
+    nats: float  # summed over the scored targets
     tokens: int  # predicted tokens (line tokens + one boundary per line)
     bytes: int  # UTF-8 bytes + one newline per line
+    uncovered_tokens: int = 0  # targets outside the output vocabulary (counted, not scored)
+    uncovered_bytes: float = 0.0  # the bytes those targets stand for
 
     @property
     def bpb(self) -> float:
-        return bits_per_byte(self.nats, self.bytes)
+        """Bits per byte of the scored targets."""
+        return bits_per_byte(self.nats, self.bytes - self.uncovered_bytes)
+
+    @property
+    def coverage(self) -> float:
+        """Share of targets scored (1.0 unless the output vocabulary misses some of the encoder's ids)."""
+        return 1.0 - self.uncovered_tokens / self.tokens
 
 
 @torch.no_grad()
 def evaluate(model: LM, tokenizer, lines: list[str], encode_langs=None, output_langs=None,
-             batch_size: int = 16, device: torch.device | None = None) -> EvalResult:
+             batch_size: int = 16, device: torch.device | None = None, uncovered: str = "refuse") -> EvalResult:
     """Summed nats of ``lines`` encoded with ``encode_langs`` under the softmax over ``output_langs``.
 
     Lines longer than the model's context are cut into windows of ``max_seq_len`` predictions; each
     window starts from the last token of the previous one (so every token is predicted exactly once).
+    When the encoder can emit ids outside the output set, ``uncovered="refuse"`` raises
+    :class:`~modtok.errors.ActiveSetError` and ``"count"`` scores the targets inside it and counts the
+    others (module docstring; Full-Lang).
     """
     if model.cfg.vocab_size != lm_vocab_size(tokenizer):
-        raise CheckpointError(f"model vocab_size {model.cfg.vocab_size} does not fit the tokenizer "
-                              f"({tokenizer.vocab_size} ids + boundary)")
-    _covered(tokenizer, encode_langs, output_langs)
+        raise VocabularyMismatchError(f"model vocab_size {model.cfg.vocab_size} does not fit the tokenizer "
+                                      f"({tokenizer.vocab_size} ids + boundary)")
+    if uncovered not in ("refuse", "count"):
+        raise ActiveSetError(f"uncovered must be 'refuse' or 'count', got {uncovered!r}")
+    if uncovered == "refuse" and not _covered(tokenizer, encode_langs, output_langs):
+        enc, out = check_langs(encode_langs), check_langs(output_langs)
+        raise ActiveSetError(
+            f"text encoded with {'the full tokenizer' if enc is None else '+'.join(enc)} can contain ids "
+            f"outside the output vocabulary of {'+'.join(out)} (pass uncovered='count' to count them)"
+        )
     lines = [s for s in lines if s.strip()]
     device = device or next(model.parameters()).device
     doc, T = boundary_id(tokenizer), model.cfg.max_seq_len
-    windows = []
-    for ids in tokenizer.encode_batch(lines, check_langs(encode_langs)):
+    windows, shares = [], []  # token windows, and the bytes each target of a window stands for
+    for line, ids in zip(lines, tokenizer.encode_batch(lines, check_langs(encode_langs))):
         seq = [doc] + list(ids) + [doc]
-        windows += [seq[i : i + T + 1] for i in range(0, len(seq) - 1, T)]
+        cut = [seq[i : i + T + 1] for i in range(0, len(seq) - 1, T)]
+        windows += cut
+        shares += [(len(line.encode("utf-8")) + 1) / (len(ids) + 1)] * len(cut)
     active = torch.from_numpy(active_ids(tokenizer, output_langs)).to(device)
-    nats = 0.0
+    inside = torch.zeros(model.cfg.vocab_size, dtype=torch.bool, device=device)
+    inside[active] = True
+    nats, n_out, bytes_out = 0.0, 0, 0.0
     for i in range(0, len(windows), batch_size):
         chunk = windows[i : i + batch_size]
         width = max(map(len, chunk)) - 1
@@ -110,23 +152,33 @@ def evaluate(model: LM, tokenizer, lines: list[str], encode_langs=None, output_l
         for r, w in enumerate(chunk):
             idx[r, : len(w) - 1] = torch.tensor(w[:-1])
             targets[r, : len(w) - 1] = torch.tensor(w[1:])
+        targets = targets.to(device)
+        outside = (targets != IGNORE) & ~inside[targets.clamp(min=0)]  # (B, T) targets not in the output set
+        if bool(outside.any()):
+            per_row = outside.sum(1).tolist()
+            n_out += sum(per_row)
+            bytes_out += sum(c * shares[i + r] for r, c in enumerate(per_row))
+            targets = targets.masked_fill(outside, IGNORE)
         w, b = model.output_rows(None)
-        nats += float(restricted_cross_entropy(model.hidden(idx.to(device)), w, b, targets.to(device), active))
+        nats += float(restricted_cross_entropy(model.hidden(idx.to(device)), w, b, targets, active))
     n_tokens = sum(len(w) - 1 for w in windows)
     n_bytes = sum(len(s.encode("utf-8")) + 1 for s in lines)
-    return EvalResult(nats, n_tokens, n_bytes)
+    return EvalResult(nats, n_tokens, n_bytes, n_out, bytes_out)
 
 
 def evaluate_settings(model: LM, tokenizer, corpus: dict[str, list[str]], settings=SETTINGS,
                       english: str = "eng_Latn", device=None) -> list[dict]:
-    """Rows ``{lang, setting, bpb, nats, tokens, bytes}`` for every language and setting."""
+    """Rows ``{lang, setting, bpb, nats, tokens, bytes, coverage}`` for every language and setting.
+
+    Targets outside a setting's output vocabulary (Full-Lang) are counted (``coverage`` < 1), not scored.
+    """
     rows = []
     for lang, lines in corpus.items():
         for setting in settings:
             enc, out = setting_langs(setting, lang, english)
-            r = evaluate(model, tokenizer, lines, enc, out, device=device)
+            r = evaluate(model, tokenizer, lines, enc, out, device=device, uncovered="count")
             rows.append({"lang": lang, "setting": setting, "bpb": r.bpb, "nats": r.nats,
-                         "tokens": r.tokens, "bytes": r.bytes})
+                         "tokens": r.tokens, "bytes": r.bytes, "coverage": r.coverage})
     return rows
 
 
@@ -135,12 +187,17 @@ def evaluate_settings(model: LM, tokenizer, corpus: dict[str, list[str]], settin
 
 @torch.no_grad()
 def generate(model: LM, prompt: list[int], active: torch.Tensor, max_new_tokens: int,
-             top_k: int | None = 1, temperature: float = 1.0, seed: int = 0, stop_id: int | None = None) -> list[int]:
+             top_k: int | None = 1, temperature: float = 1.0, seed: int = 0, stop_id: int | None = None,
+             kv_cache: bool = True) -> list[int]:
     """Continue ``prompt`` (ids) with ids from ``active`` (sorted); returns only the new ids.
 
     ``top_k=1`` is greedy; otherwise sample from the ``top_k`` most likely active ids (all when
     ``None``) at ``temperature`` with a ``torch.Generator`` seeded by ``seed``. Stops after
     ``stop_id`` (included) or ``max_new_tokens``. The context is the last ``max_seq_len`` ids.
+
+    With ``kv_cache`` (default) each new token runs one position through the model, attending to the
+    cached keys and values of the prefix; once the context is full the window slides, positions shift
+    and the prefix is recomputed, as without the cache. Cached and uncached outputs are the same.
     """
     if not prompt:
         raise ActiveSetError("generation needs a non-empty prompt (start it with the boundary id)")
@@ -148,9 +205,15 @@ def generate(model: LM, prompt: list[int], active: torch.Tensor, max_new_tokens:
     active = active.to(device)
     gen = torch.Generator(device=device).manual_seed(seed)
     ids, new = list(prompt), []
+    L, cache = model.cfg.max_seq_len, None
     for _ in range(max_new_tokens):
-        ctx = torch.tensor([ids[-model.cfg.max_seq_len :]], device=device)  # (1, T)
-        logits = model.logits(ctx, active)[0, -1].float()  # (K,)
+        if not kv_cache or len(ids) > L:  # no cache, or a sliding window: the whole context again
+            cache = None
+            logits = model.logits(torch.tensor([ids[-L:]], device=device), active)[0, -1].float()  # (K,)
+        else:
+            cache = cache or KVCache(model.cfg.n_layers)
+            step = torch.tensor([ids[cache.length :]], device=device)  # (1, new positions)
+            logits = model.logits(step, active, cache)[0, -1].float()  # (K,)
         if top_k == 1:
             j = int(logits.argmax())
         else:
@@ -279,7 +342,7 @@ def export_compact(model: LM, tokenizer, langs, directory=None) -> CompactLM:
     if langs is None:
         raise ActiveSetError("a compact model needs a union of languages, not the full tokenizer")
     if model.cfg.vocab_size != lm_vocab_size(tokenizer):
-        raise CheckpointError(f"model vocab_size {model.cfg.vocab_size} does not fit the tokenizer")
+        raise VocabularyMismatchError(f"model vocab_size {model.cfg.vocab_size} does not fit the tokenizer")
     sub = tokenizer.subtokenizer(langs)
     local_lists = {lang: sub.to_local(tokenizer.ids([lang])).tolist() for lang in langs}
     small_tok = ModularTokenizer(sub.tokenizer_json, local_lists)

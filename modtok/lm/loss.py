@@ -31,13 +31,9 @@ import math
 import torch
 import torch.nn.functional as F
 
-from modtok.errors import ModtokError, OutOfVocabularyError
+from modtok.errors import ActiveSetError, DataError, OutOfVocabularyError
 
 IGNORE = -1  # target id that contributes nothing (padding)
-
-
-class ActiveSetError(ModtokError, ValueError):
-    """An active id set that is empty, unsorted, repeated, or outside the vocabulary."""
 
 
 def check_active_ids(active_ids: torch.Tensor, vocab_size: int) -> None:
@@ -84,8 +80,21 @@ def restricted_cross_entropy(
 ) -> torch.Tensor:
     """Summed cross-entropy in nats with the softmax over ``active_ids`` only."""
     check_active_ids(active_ids, weight.shape[0])
+    return gathered_cross_entropy(hidden, weight[active_ids], None if bias is None else bias[active_ids],
+                                  targets, active_ids)
+
+
+def gathered_cross_entropy(
+    hidden: torch.Tensor,  # (B, T, d)
+    rows: torch.Tensor,  # (K, d) output rows of active_ids, already gathered
+    row_bias: torch.Tensor | None,  # (K,) or None
+    targets: torch.Tensor,  # (B, T) global ids or IGNORE
+    active_ids: torch.Tensor,  # (K,) sorted unique global ids
+) -> torch.Tensor:
+    """:func:`restricted_cross_entropy` once the K active rows are gathered (the host store hands
+    them over this way, :mod:`modtok.lm.offload`): the same arithmetic from here on."""
     local = to_local(targets, active_ids)  # (B, T)
-    logits = F.linear(hidden, weight[active_ids], None if bias is None else bias[active_ids])  # (B, T, K)
+    logits = F.linear(hidden, rows, row_bias)  # (B, T, K)
     return F.cross_entropy(_at_least_fp32(logits).flatten(0, 1), local.flatten(), ignore_index=IGNORE, reduction="sum")
 
 
@@ -104,7 +113,10 @@ def masked_full_cross_entropy(hidden, weight, bias, targets, active_ids) -> torc
 
 
 def bits_per_byte(nats: float, n_bytes: float) -> float:
-    """Summed nats over a text of n_bytes UTF-8 bytes -> bits per byte."""
+    """Summed nats over a text of n_bytes UTF-8 bytes -> bits per byte.
+
+    A non-positive byte count means there was no text to measure: :class:`~modtok.errors.DataError`.
+    """
     if n_bytes <= 0:
-        raise ActiveSetError(f"bits per byte needs a positive byte count, got {n_bytes}")
+        raise DataError(f"bits per byte needs a positive byte count (no text was scored), got {n_bytes}")
     return float(nats) / math.log(2) / float(n_bytes)

@@ -27,13 +27,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from modtok.errors import ModtokError
-from modtok.lm.loss import restricted_cross_entropy
+from modtok.errors import ModelConfigError
+from modtok.lm.loss import gathered_cross_entropy, restricted_cross_entropy, to_local
+
+if TYPE_CHECKING:
+    from modtok.lm.offload import VocabRows
 
 
 @dataclass(frozen=True)
@@ -77,10 +81,6 @@ class LMConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-class ModelConfigError(ModtokError, ValueError):
-    """An impossible model shape."""
 
 
 # Named sizes; vocab_size is filled in from the tokenizer (``config("small", vocab_size=...)``).
@@ -127,6 +127,26 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.T
     return out.flatten(-2).type_as(x)
 
 
+@dataclass
+class LayerCache:
+    """Keys and values (B, Hkv, S, hd) of one layer for the S positions seen so far (RoPE applied)."""
+
+    k: torch.Tensor | None = None
+    v: torch.Tensor | None = None
+
+
+class KVCache:
+    """Per-layer keys and values for incremental decoding: each new token costs one position's
+    attention instead of a forward pass over the whole prefix (:func:`modtok.lm.infer.generate`)."""
+
+    def __init__(self, n_layers: int):
+        self.layers = [LayerCache() for _ in range(n_layers)]
+        self.length = 0  # positions cached (the next token's position)
+
+    def layer(self, i: int) -> LayerCache:
+        return self.layers[i]
+
+
 class Attention(nn.Module):
     def __init__(self, cfg: LMConfig):
         super().__init__()
@@ -136,13 +156,24 @@ class Attention(nn.Module):
         self.wkv = nn.Linear(cfg.d_model, 2 * self.n_kv * self.head_dim, bias=False)
         self.wo = nn.Linear(cfg.n_heads * self.head_dim, cfg.d_model, bias=False)
 
-    def forward(self, x, cos, sin):  # x (B, T, d); cos, sin (T, hd/2)
+    def forward(self, x, cos, sin, cache: LayerCache | None = None):  # x (B, T, d); cos, sin (T, hd/2)
         B, T, _ = x.shape
         q = self.wq(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, hd)
         k, v = self.wkv(x).view(B, T, 2, self.n_kv, self.head_dim).permute(2, 0, 3, 1, 4)  # (B, Hkv, T, hd) each
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=self.n_kv != self.n_heads)  # (B, H, T, hd)
-        return self.wo(y.transpose(1, 2).reshape(B, T, -1))  # (B, T, d)
+        causal = True
+        if cache is not None and cache.k is not None:  # new queries see every cached position
+            k, v = torch.cat([cache.k, k], dim=2), torch.cat([cache.v, v], dim=2)  # (B, Hkv, S + T, hd)
+            causal = T > 1
+        if cache is not None:
+            cache.k, cache.v = k, v
+        if causal and k.shape[2] > T:  # a block of T new queries after S cached keys: offset causal mask
+            S = k.shape[2] - T
+            mask = torch.ones(T, S + T, dtype=torch.bool, device=x.device).tril(S)  # (T, S + T)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=self.n_kv != self.n_heads)
+        else:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=self.n_kv != self.n_heads)
+        return self.wo(y.transpose(1, 2).reshape(B, T, -1))  # (B, H, T, hd) -> (B, T, d)
 
 
 class SwiGLU(nn.Module):
@@ -164,8 +195,8 @@ class Block(nn.Module):
         self.ff_norm = RMSNorm(cfg.d_model, cfg.norm_eps)
         self.ff = SwiGLU(cfg)
 
-    def forward(self, x, cos, sin):  # (B, T, d)
-        x = x + self.attn(self.attn_norm(x), cos, sin)
+    def forward(self, x, cos, sin, cache: LayerCache | None = None):  # (B, T, d)
+        x = x + self.attn(self.attn_norm(x), cos, sin, cache)
         return x + self.ff(self.ff_norm(x))
 
 
@@ -200,13 +231,23 @@ class LM(nn.Module):
 
     def hidden(self, idx: torch.Tensor) -> torch.Tensor:
         """Final normalised hidden states (B, T, d) for token ids idx (B, T)."""
-        B, T = idx.shape
-        if T > self.cfg.max_seq_len:
-            raise ModelConfigError(f"sequence length {T} > max_seq_len {self.cfg.max_seq_len}")
-        x = self.embed(idx)  # (B, T, d)
-        cos, sin = self.rope_cos[:T], self.rope_sin[:T]
-        for block in self.blocks:
-            x = block(x, cos, sin)
+        return self.body(self.embed(idx))
+
+    def body(self, x: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
+        """The blocks and final norm on input embeddings x (B, T, d) -> hidden states (B, T, d).
+
+        With a ``cache`` (generation), x holds only the new positions; their keys and values are
+        appended to the cache and attend to everything cached before them.
+        """
+        T = x.shape[1]
+        start = 0 if cache is None else cache.length
+        if start + T > self.cfg.max_seq_len:
+            raise ModelConfigError(f"sequence length {start + T} > max_seq_len {self.cfg.max_seq_len}")
+        cos, sin = self.rope_cos[start : start + T], self.rope_sin[start : start + T]
+        for i, block in enumerate(self.blocks):
+            x = block(x, cos, sin, None if cache is None else cache.layer(i))
+        if cache is not None:
+            cache.length += T
         return self.norm(x)
 
     def output_rows(self, active_ids: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -216,15 +257,26 @@ class LM(nn.Module):
             return w, b
         return w[active_ids], (None if b is None else b[active_ids])
 
-    def logits(self, idx: torch.Tensor, active_ids: torch.Tensor | None = None) -> torch.Tensor:
-        """Logits (B, T, K) over the active ids, in the order of ``active_ids`` (K = vocab_size when None)."""
-        w, b = self.output_rows(active_ids)
-        return F.linear(self.hidden(idx), w, b)  # (B, T, K)
+    def logits(self, idx: torch.Tensor, active_ids: torch.Tensor | None = None,
+               cache: KVCache | None = None) -> torch.Tensor:
+        """Logits (B, T, K) over the active ids, in the order of ``active_ids`` (K = vocab_size when None).
 
-    def forward(self, idx: torch.Tensor, active_ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        With a ``cache``, idx (B, T) are the positions after the cached ones (see :meth:`body`).
+        """
+        w, b = self.output_rows(active_ids)
+        return F.linear(self.body(self.embed(idx), cache), w, b)  # (B, T, K)
+
+    def forward(self, idx: torch.Tensor, active_ids: torch.Tensor, targets: torch.Tensor,
+                rows: VocabRows | None = None) -> torch.Tensor:
         """Summed cross-entropy (nats) of targets (B, T) over the sorted active ids; -1 targets are ignored.
 
+        ``rows`` are the active ids' embedding and output rows handed over by the host store
+        (:mod:`modtok.lm.offload`; the model then has no vocabulary matrices of its own): inputs are
+        looked up in them at their local positions, with the same kernels as the full matrices.
         Going through ``forward`` (not ``hidden`` + loss) keeps DistributedDataParallel's hooks in play.
         """
-        w, b = self.output_rows(None)
-        return restricted_cross_entropy(self.hidden(idx), w, b, targets, active_ids)
+        if rows is None:
+            w, b = self.output_rows(None)
+            return restricted_cross_entropy(self.hidden(idx), w, b, targets, active_ids)
+        h = self.body(F.embedding(to_local(idx, active_ids), rows.embed))  # (B, T, d)
+        return gathered_cross_entropy(h, rows.out, rows.bias, targets, active_ids)

@@ -6,18 +6,24 @@ scheme then picks the set of languages whose subtokenizer encodes the batch
 
 =================  =========================================================
 ``mono()``         always ``{L}`` (Mono-only)
-``samp_full(p)``   ``{L}`` with probability p, else the full tokenizer
-``samp_sub(n, p)`` ``{L}`` with probability p, else ``{L}`` plus ``n`` other
-                   languages drawn without replacement, each with probability
-                   proportional to its weight in the training mixture (§6.3)
+``samp_full(p)``   the full tokenizer with probability p, else ``{L}``
+``samp_sub(n, p)`` with probability p ``{L}`` plus ``n`` other languages drawn
+                   without replacement, each with probability proportional to
+                   its weight in the training mixture (§6.3), else ``{L}``
 =================  =========================================================
+
+``p`` is the paper's (App. D.2): "the probability of sampling the full
+tokenizer during training", so ``samp_full(1.0)`` trains with the full
+tokenizer only and ``samp_full(0.0)`` is Mono-only; for Samp_Sub_n it is
+likewise the probability of the larger (n + 1)-language union. (Before
+checkpoint format ``modtok-lm-2`` p was the own-language probability, 1 - p.)
 
 Draws are a pure function of ``(seed, step)``: ``np.random.default_rng([seed,
 step])``, so the data position to checkpoint is just the step, every process of
 a data-parallel run draws the same language and subtokenizer, and a resumed run
 draws exactly what an uninterrupted one would have.
 
->>> s = SubtokenizerSampler(samp_sub(1, p=0.0), {"eng": 0.7, "deu": 0.2, "fra": 0.1}, seed=0)
+>>> s = SubtokenizerSampler(samp_sub(1, p=1.0), {"eng": 0.7, "deu": 0.2, "fra": 0.1}, seed=0)
 >>> d = s.draw(3)
 >>> d.lang in d.langs and len(d.langs) == 2
 True
@@ -32,19 +38,16 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from modtok.errors import DataError, ModtokError
-
-
-class SchemeError(ModtokError, ValueError):
-    """A sampling scheme or mixture that cannot be used."""
+from modtok.errors import DataError, SchemeError
 
 
 @dataclass(frozen=True)
 class Scheme:
-    """``kind`` is "mono", "samp_full" or "samp_sub"; ``p`` the own-language probability; ``n`` extra languages."""
+    """``kind`` is "mono", "samp_full" or "samp_sub"; ``p`` the probability of the full tokenizer
+    (Samp_Full) or of the own + ``n`` union (Samp_Sub_n), 0 for Mono-only; ``n`` extra languages."""
 
     kind: str
-    p: float = 1.0
+    p: float = 0.0
     n: int = 0
 
     def __post_init__(self):
@@ -54,6 +57,8 @@ class Scheme:
             raise SchemeError(f"{self.kind}: probability p={self.p} outside [0, 1]")
         if self.kind == "samp_sub" and self.n < 1:
             raise SchemeError(f"samp_sub needs n >= 1 extra languages, got n={self.n}")
+        if self.kind == "mono" and (self.p != 0.0 or self.n != 0):
+            raise SchemeError(f"mono never samples another tokenizer: p and n must be 0, got p={self.p}, n={self.n}")
 
     @property
     def name(self) -> str:
@@ -69,7 +74,7 @@ class Scheme:
 
 
 def mono() -> Scheme:
-    return Scheme("mono", 1.0, 0)
+    return Scheme("mono", 0.0, 0)
 
 
 def samp_full(p: float = 0.5) -> Scheme:
@@ -130,7 +135,7 @@ class SubtokenizerSampler:
         rng = np.random.default_rng([self.seed, int(step)])
         i = int(rng.choice(len(self._langs), p=self._p))
         lang = self._langs[i]
-        if self.scheme.kind == "mono" or rng.random() < self.scheme.p:
+        if self.scheme.kind == "mono" or not rng.random() < self.scheme.p:  # p: probability of the larger tokenizer
             return Draw(lang, (lang,))
         if self.scheme.kind == "samp_full":
             return Draw(lang, None)

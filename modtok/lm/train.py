@@ -23,6 +23,18 @@ Data parallel: run under ``torchrun --nproc_per_node=N -m modtok.lm.train ...``
 on CPU. Every rank draws the same language and subtokenizer for a step and its
 own rows, so the global batch is monolingual with ``N * batch_size`` rows; rank
 0 writes checkpoints and metrics. On CUDA the forward runs under bf16 autocast.
+
+Vocabulary state off the device (§6.4): ``TrainConfig(vocab_store="host")`` keeps
+the embedding and output rows and their AdamW moments in a host store; each step
+gathers only the batch's active rows and updates them with row-sparse AdamW
+(:mod:`modtok.lm.offload`, semantics there); ``update_delay=1`` overlaps the host
+work with the next step as in App. E. Checkpoints keep the same model state dict
+(the full matrices), so :func:`load_model` reads either kind.
+
+The loop reads like nanoGPT's: per step ``_step`` (forward, backward, clip,
+AdamW), ``_log`` on log steps only (its ``float()`` calls are the one device
+sync), ``_checkpoint`` every ``ckpt_every`` steps; ``_setup`` and ``_resume``
+come before it.
 """
 
 from __future__ import annotations
@@ -40,18 +52,28 @@ import torch
 import torch.distributed as dist
 
 from modtok import atomic
-from modtok.errors import ModtokError
-from modtok.lm.batches import BatchSource, lm_vocab_size
+from modtok.errors import (
+    CheckpointError,
+    ModelConfigError,
+    ModtokError,
+    VocabularyMismatchError,
+)
+from modtok.lm.batches import Batch, BatchSource, lm_vocab_size
 from modtok.lm.loss import bits_per_byte
 from modtok.lm.model import LM, LMConfig
+from modtok.lm.offload import (
+    HostVocabStore,
+    VocabPipeline,
+    VocabRows,
+    average_row_grads,
+    broadcast_store,
+)
 
 CHECKPOINT = "checkpoint.pt"
 METRICS = "metrics.jsonl"
-FORMAT = "modtok-lm-1"
-
-
-class CheckpointError(ModtokError):
-    """A checkpoint that is unreadable or belongs to another model, run or vocabulary."""
+# modtok-lm-2: p of Samp_Full / Samp_Sub_n is the probability of the full tokenizer (App. D.2);
+# in modtok-lm-1 it was the own-language probability, so those checkpoints are refused.
+FORMAT = "modtok-lm-2"
 
 
 @dataclass(frozen=True)
@@ -68,10 +90,17 @@ class TrainConfig:
     log_every: int = 1
     ckpt_every: int = 100
     prefetch: int = 2
+    vocab_store: str = "device"  # "host": vocabulary rows and moments in host memory (modtok.lm.offload)
+    update_delay: int = 0  # host store: 1 = the delayed scheme of App. E (updates overlap the next step)
 
     def __post_init__(self):
         if self.steps < 1 or self.warmup_steps < 0 or self.log_every < 1 or self.ckpt_every < 1:
             raise ModtokError(f"bad TrainConfig: {self}")
+        if self.vocab_store not in ("device", "host") or self.update_delay not in (0, 1):
+            raise ModtokError(f"bad TrainConfig: vocab_store {self.vocab_store!r} (device, host), "
+                              f"update_delay {self.update_delay} (0, 1)")
+        if self.update_delay and self.vocab_store != "host":
+            raise ModtokError("update_delay=1 needs vocab_store='host' (the delay is the host store's pipeline)")
 
 
 # Fields that do not change the computation; a resumed run may change them.
@@ -130,6 +159,12 @@ def load_checkpoint(path) -> dict:
         raise CheckpointError(f"{path}: no such checkpoint") from None
     except Exception as e:  # unpickling errors come in many types
         raise CheckpointError(f"{path}: not a readable checkpoint ({type(e).__name__}: {e})") from None
+    if isinstance(ckpt, dict) and ckpt.get("format") == "modtok-lm-1":
+        raise CheckpointError(
+            f"{path}: a modtok-lm-1 checkpoint, written when p of Samp_Full/Samp_Sub_n was the probability of "
+            f"the own-language subtokenizer; p is now the probability of the full tokenizer (App. D.2), so its "
+            f"recorded scheme would be misread: retrain it (format {FORMAT!r})"
+        )
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a modtok LM checkpoint (format {FORMAT!r} expected)")
     return ckpt
@@ -172,7 +207,172 @@ class TrainResult:
     out_dir: Path
     steps: int  # steps done in all (including those before a resume)
     last: dict  # the last metrics line (empty on ranks other than 0)
-    model: LM  # the trained model (the unwrapped module under DDP)
+    model: LM  # the trained model (the unwrapped module under DDP; on the host with the host store)
+
+
+@dataclass
+class _Run:
+    """Everything one training process holds: where it runs, the model, the optimizer(s)."""
+
+    model_cfg: LMConfig
+    cfg: TrainConfig
+    device: torch.device
+    rank: int
+    world: int
+    model: LM  # with the host store: the body only (no vocabulary matrices)
+    net: torch.nn.Module  # model, or DDP(model)
+    opt: torch.optim.AdamW
+    pipe: VocabPipeline | None  # the host store's row traffic (None: vocabulary on the device)
+    data_state: dict
+    ckpt_path: Path
+    metrics_path: Path
+    start: int = 0
+
+
+def _check_shapes(model_cfg: LMConfig, source: BatchSource) -> None:
+    if model_cfg.vocab_size != lm_vocab_size(source.tokenizer):
+        raise VocabularyMismatchError(
+            f"model vocab_size {model_cfg.vocab_size} != tokenizer vocabulary + boundary "
+            f"{lm_vocab_size(source.tokenizer)}"
+        )
+    if source.seq_len > model_cfg.max_seq_len:
+        raise ModelConfigError(f"seq_len {source.seq_len} > model max_seq_len {model_cfg.max_seq_len}")
+
+
+def _setup(model_cfg, cfg, source, out_dir, device, distributed) -> _Run:
+    """Device, initial model (seeded), optimizer; with the host store the vocabulary moves off the model."""
+    rank = dist.get_rank() if distributed else 0
+    world = dist.get_world_size() if distributed else 1
+    if device is None:
+        device = default_device()
+        if device.type == "cuda" and distributed:
+            device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+            torch.cuda.set_device(device)
+    torch.manual_seed(cfg.seed)
+    model, pipe = LM(model_cfg), None
+    if cfg.vocab_store == "host":
+        store = HostVocabStore.from_model(model, weight_decay=cfg.weight_decay, beta1=cfg.beta1, beta2=cfg.beta2)
+        model.embed, model.out = None, None  # the body stays; the rows come from the store
+        pipe = VocabPipeline(store, device, cfg.update_delay)
+    model = model.to(device)
+    out_dir = Path(out_dir)
+    return _Run(model_cfg, cfg, device, rank, world, model, model, make_optimizer(model, cfg), pipe,
+                source.state_dict(), out_dir / CHECKPOINT, out_dir / METRICS)
+
+
+def _resume(run: _Run) -> None:
+    """Load ``run.ckpt_path`` if present (refusing another config, data stream or vocabulary)."""
+    ckpt = load_checkpoint(run.ckpt_path)
+    _diff("model config", ckpt["model_config"], run.model_cfg.to_dict(), run.ckpt_path)
+    _diff("training config", ckpt["train_config"], asdict(run.cfg), run.ckpt_path, skip=_BOOKKEEPING)
+    _diff("data stream or vocabulary", ckpt["data"], run.data_state, run.ckpt_path)
+    if run.pipe is None:
+        run.model.load_state_dict(ckpt["model"])
+        run.opt.load_state_dict(ckpt["optim"])
+    else:
+        body = {k: v for k, v in ckpt["model"].items() if not k.startswith(("embed.", "out."))}
+        run.model.load_state_dict(body)
+        run.opt.load_state_dict(ckpt["optim"]["body"])
+        run.pipe.store.load(ckpt["model"], ckpt["optim"]["vocab"])
+    run.start = int(ckpt["step"])
+
+
+def _vocab_first(run: _Run, rows: VocabRows | None) -> list[torch.Tensor]:
+    """The parameters in the full LM's order (embed, body, out, bias): the order clipping sums norms in."""
+    if rows is None:
+        return list(run.model.parameters())
+    t = rows.tensors()
+    return [t["embed"], *run.model.parameters(), t["out"]] + ([t["out_bias"]] if "out_bias" in t else [])
+
+
+def _step(run: _Run, batch: Batch, lr: float, rows: VocabRows | None):
+    """Forward, backward, clip, AdamW on one batch; returns the summed nats and the gradient norm (tensors)."""
+    for group in run.opt.param_groups:
+        group["lr"] = lr
+    idx, targets = batch.idx.to(run.device), batch.targets.to(run.device)
+    active = batch.active_ids.to(run.device)
+    with autocast(run.device):
+        nats = run.net(idx, active, targets, rows)  # summed over the rows of this rank
+    loss = nats / targets.numel()  # packed rows: every target counts
+    run.opt.zero_grad(set_to_none=True)
+    loss.backward()
+    if rows is not None and run.world > 1:
+        average_row_grads(rows, run.world)
+    grad_norm = torch.nn.utils.clip_grad_norm_(_vocab_first(run, rows), run.cfg.grad_clip)
+    run.opt.step()
+    return nats.detach(), grad_norm
+
+
+def _train_step(run: _Run, batch: Batch, nxt: Batch | None, lr: float, first: bool = False):
+    """:func:`_step` with the host store's row traffic around it (``nxt``: the next batch, prefetched)."""
+    if run.pipe is None:
+        return _step(run, batch, lr, None)
+    nxt_active = None if nxt is None else nxt.active_ids
+    if first:
+        run.pipe.prime(batch.active_ids)
+    rows = run.pipe.rows()
+    run.pipe.begin(nxt_active)
+    nats, grad_norm = _step(run, batch, lr, rows)
+    run.pipe.end(batch.active_ids, rows, batch.step + 1, lr, nxt_active)
+    return nats, grad_norm
+
+
+def _log(run: _Run, batch: Batch, lr: float, nats, grad_norm, t0: float) -> dict:
+    """The metrics line of a logged step (all ranks reduce, rank 0 writes); the only device sync.
+
+    ``time_s`` is the wall time since ``t0`` (the step's start) once ``float(nats)`` has synced.
+    """
+    totals = torch.tensor([float(nats), batch.targets.numel(), batch.n_bytes], dtype=torch.float64)
+    seconds = time.perf_counter() - t0
+    if run.world > 1:
+        dist.all_reduce(totals)
+    line = {
+        "step": batch.step, "lr": lr,
+        "loss": float(totals[0] / totals[1]), "bpb": bits_per_byte(totals[0], totals[2]),
+        "lang": batch.lang, "setting": batch.setting, "n_active": int(batch.active_ids.numel()),
+        "tokens": int(totals[1]), "bytes": float(totals[2]), "grad_norm": float(grad_norm),
+        "time_s": seconds,
+    }
+    if run.rank == 0:
+        with open(run.metrics_path, "a") as f:
+            f.write(json.dumps(line) + "\n")
+    return line
+
+
+def _full_state(run: _Run) -> tuple[dict, dict]:
+    """(model state dict with the vocabulary matrices, optimizer state) as a checkpoint stores them."""
+    if run.pipe is None:
+        return run.model.state_dict(), run.opt.state_dict()
+    model = {**run.model.state_dict(), **run.pipe.store.model_state()}
+    return model, {"body": run.opt.state_dict(), "vocab": run.pipe.store.state_dict()}
+
+
+def _checkpoint(run: _Run, done: int) -> None:
+    model, optim = _full_state(run)
+    save_atomic({
+        "format": FORMAT, "step": done,
+        "model_config": run.model_cfg.to_dict(), "train_config": asdict(run.cfg), "data": run.data_state,
+        "model": model, "optim": optim,
+    }, run.ckpt_path)
+
+
+def _final_model(run: _Run) -> LM:
+    if run.pipe is None:
+        return run.model
+    model = LM(run.model_cfg)
+    model.load_state_dict({k: v.to("cpu") for k, v in _full_state(run)[0].items()})
+    return model
+
+
+def _with_next(batches):
+    """(batch, next batch or None): the host store prefetches the next step's rows."""
+    it = iter(batches)
+    cur = next(it, None)
+    for nxt in it:
+        yield cur, nxt
+        cur = nxt
+    if cur is not None:
+        yield cur, None
 
 
 def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *,
@@ -185,106 +385,67 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
 
     Inside ``torchrun`` (env ``WORLD_SIZE`` > 1) the process group is set up here if needed.
     """
-    if model_cfg.vocab_size != lm_vocab_size(source.tokenizer):
-        raise CheckpointError(
-            f"model vocab_size {model_cfg.vocab_size} != tokenizer vocabulary + boundary "
-            f"{lm_vocab_size(source.tokenizer)}"
-        )
-    if source.seq_len > model_cfg.max_seq_len:
-        raise ModtokError(f"seq_len {source.seq_len} > model max_seq_len {model_cfg.max_seq_len}")
+    _check_shapes(model_cfg, source)
     own_group = int(os.environ.get("WORLD_SIZE", "1")) > 1 and not dist.is_initialized()
     if own_group:
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
-    distributed = dist.is_initialized()
-    rank = dist.get_rank() if distributed else 0
-    if device is None:
-        device = default_device()
-        if device.type == "cuda" and distributed:
-            device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
-            torch.cuda.set_device(device)
-    out_dir = Path(out_dir)
-    ckpt_path, metrics_path = out_dir / CHECKPOINT, out_dir / METRICS
+    run = None
     try:
-        torch.manual_seed(cfg.seed)
-        model = LM(model_cfg).to(device)
-        opt = make_optimizer(model, cfg)
-        start = 0
-        data_state = source.state_dict()
-        if resume and ckpt_path.exists():
-            ckpt = load_checkpoint(ckpt_path)
-            _diff("model config", ckpt["model_config"], model_cfg.to_dict(), ckpt_path)
-            _diff("training config", ckpt["train_config"], asdict(cfg), ckpt_path, skip=_BOOKKEEPING)
-            _diff("data stream or vocabulary", ckpt["data"], data_state, ckpt_path)
-            model.load_state_dict(ckpt["model"])
-            opt.load_state_dict(ckpt["optim"])
-            start = int(ckpt["step"])
-        if rank == 0:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            if start:
-                _rewrite_metrics(metrics_path, start)
+        run = _setup(model_cfg, cfg, source, out_dir, device, dist.is_initialized())
+        if resume and run.ckpt_path.exists():
+            _resume(run)
+        if run.rank == 0:
+            run.ckpt_path.parent.mkdir(parents=True, exist_ok=True)
+            if run.start:
+                _rewrite_metrics(run.metrics_path, run.start)
             else:
-                metrics_path.unlink(missing_ok=True)
-        net = torch.nn.parallel.DistributedDataParallel(model) if distributed else model
-        bar = None
-        if progress and rank == 0:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=cfg.steps, initial=start, desc="train", unit="step")
+                run.metrics_path.unlink(missing_ok=True)
+        if run.world > 1:
+            run.net = torch.nn.parallel.DistributedDataParallel(run.model)  # broadcasts rank 0's body
+            if run.pipe is not None:
+                broadcast_store(run.pipe.store, run.device)  # ... and here rank 0's vocabulary rows
+        bar = _progress_bar(cfg.steps, run.start) if progress and run.rank == 0 else None
         last: dict = {}
         stop = cfg.steps if until is None else min(cfg.steps, until)
-        for batch in source.batches(start, stop, rank=rank, prefetch=cfg.prefetch):
-            step, t0 = batch.step, time.perf_counter()
-            lr = lr_at(step, cfg)
-            for group in opt.param_groups:
-                group["lr"] = lr
-            idx, targets = batch.idx.to(device), batch.targets.to(device)
-            active = batch.active_ids.to(device)
-            n_tokens = targets.numel()  # packed rows: every target counts
-            with autocast(device):
-                nats = net(idx, active, targets)  # summed over the rows of this rank
-            loss = nats / n_tokens
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-            opt.step()
-            totals = torch.tensor([nats.item(), n_tokens, batch.n_bytes], dtype=torch.float64)
-            if distributed:
-                dist.all_reduce(totals)
-            if rank == 0 and (step % cfg.log_every == 0 or step == cfg.steps - 1):
-                last = {
-                    "step": step, "lr": lr,
-                    "loss": float(totals[0] / totals[1]), "bpb": bits_per_byte(totals[0], totals[2]),
-                    "lang": batch.lang, "setting": batch.setting, "n_active": int(active.numel()),
-                    "tokens": int(totals[1]), "bytes": float(totals[2]), "grad_norm": float(grad_norm),
-                    "time_s": time.perf_counter() - t0,
-                }
-                with open(metrics_path, "a") as f:
-                    f.write(json.dumps(last) + "\n")
+        batches = source.batches(run.start, stop, rank=run.rank, prefetch=cfg.prefetch)
+        for batch, nxt in _with_next(batches):
+            t0, step, lr = time.perf_counter(), batch.step, lr_at(batch.step, cfg)
+            nats, grad_norm = _train_step(run, batch, nxt, lr, first=step == run.start)
+            if step % cfg.log_every == 0 or step == cfg.steps - 1:
+                last = _log(run, batch, lr, nats, grad_norm, t0)
             done = step + 1
-            if rank == 0 and (done % cfg.ckpt_every == 0 or done == stop):
-                save_atomic({
-                    "format": FORMAT, "step": done,
-                    "model_config": model_cfg.to_dict(), "train_config": asdict(cfg), "data": data_state,
-                    "model": model.state_dict(), "optim": opt.state_dict(),
-                }, ckpt_path)
+            if done % cfg.ckpt_every == 0 or done == stop:
+                if run.pipe is not None:
+                    run.pipe.barrier(None if nxt is None else nxt.active_ids)
+                if run.rank == 0:
+                    _checkpoint(run, done)
             if bar is not None:
                 bar.update(1)
-                bar.set_postfix(loss=f"{last.get('loss', float('nan')):.3f}", lang=batch.lang)
+                bar.set_postfix(loss=f"{last.get('loss', float('nan')):.3f}", lang=batch.lang, refresh=False)
         if bar is not None:
             bar.close()
-        if distributed:
+        if run.world > 1:
             dist.barrier()
-        return TrainResult(out_dir, max(start, stop), last, model)
+        return TrainResult(run.ckpt_path.parent, max(run.start, stop), last if run.rank == 0 else {},
+                           _final_model(run))
     finally:
+        if run is not None and run.pipe is not None:
+            run.pipe.close()
         if own_group:
             dist.destroy_process_group()
+
+
+def _progress_bar(total: int, initial: int):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=initial, desc="train", unit="step", mininterval=1.0)
 
 
 # ---------------------------------------------------------------------------- command line
 
 
 def main(argv=None) -> None:
-    """``python -m modtok.lm.train --tokenizer DIR --out DIR [--langs ...] [--scheme samp_sub --n 2 --p 0.5]``."""
+    """``python -m modtok.lm.train --tokenizer DIR --out DIR [--langs ...] [--scheme samp_sub --n 2 --p-full 0.5]``."""
     from modtok import data
     from modtok.lm.model import config
     from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture
@@ -297,7 +458,11 @@ def main(argv=None) -> None:
     ap.add_argument("--english-share", type=float, default=0.7)
     ap.add_argument("--scheme", default="samp_sub", choices=["mono", "samp_full", "samp_sub"])
     ap.add_argument("--n", type=int, default=2)
-    ap.add_argument("--p", type=float, default=0.5)
+    ap.add_argument("--p-full", type=float, default=0.5,
+                    help="probability of the full tokenizer (samp_full) or of the own + n union (samp_sub), App. D.2")
+    ap.add_argument("--p", type=float, default=None, help=argparse.SUPPRESS)  # the old flag, refused below
+    ap.add_argument("--vocab-store", default="device", choices=["device", "host"])
+    ap.add_argument("--update-delay", type=int, default=0, choices=[0, 1])
     ap.add_argument("--config", default="mini")
     ap.add_argument("--batch-size", type=int, default=8)
     ap.add_argument("--seq-len", type=int, default=128)
@@ -308,15 +473,19 @@ def main(argv=None) -> None:
     ap.add_argument("--max-chars", type=int, default=None, help="training characters per language")
     ap.add_argument("--progress", action="store_true")
     args = ap.parse_args(argv)
+    if args.p is not None:
+        ap.error("--p was the own-language probability; use --p-full, the probability of the full tokenizer "
+                 "(or of the own + n union), i.e. 1 - the old --p")
     tok = ModularTokenizer.load(args.tokenizer)
     langs = args.langs or tok.languages
     corpus = data.load_pool(langs, max_chars=args.max_chars, seed=args.seed)
     n = args.n if args.scheme == "samp_sub" else 0
-    scheme = Scheme(args.scheme, 1.0 if args.scheme == "mono" else args.p, n)
+    scheme = Scheme(args.scheme, 0.0 if args.scheme == "mono" else args.p_full, n)
     sampler = SubtokenizerSampler(scheme, default_mixture(langs, english_share=args.english_share), args.seed)
     source = BatchSource(tok, corpus, sampler, args.batch_size, args.seq_len, seed=args.seed)
     model_cfg = config(args.config, lm_vocab_size(tok), max_seq_len=args.seq_len)
-    cfg = TrainConfig(steps=args.steps, lr=args.lr, warmup_steps=args.warmup, seed=args.seed)
+    cfg = TrainConfig(steps=args.steps, lr=args.lr, warmup_steps=args.warmup, seed=args.seed,
+                      vocab_store=args.vocab_store, update_delay=args.update_delay)
     train(model_cfg, cfg, source, args.out, progress=args.progress)
 
 

@@ -5,8 +5,11 @@
    of every language, languages in sorted order, each language's pieces in its
    own model order, a piece shared by several languages kept once (first
    occurrence). Language ``l``'s sub-vocabulary = base ids + ids of its pieces.
-2. **Initial probabilities:** ``p0(v) ∝ Σ_l exp(score_l(v))`` (the average of the
-   monolingual probabilities; a language without ``v`` contributes 0).
+2. **Initial probabilities.** ``init="uniform"`` (the default, Algorithm 1
+   line 3): ``p0(v) = 1/|V|`` over the normal pieces. ``init="average"``:
+   ``p0(v) ∝ Σ_l exp(score_l(v))``, the average of the monolingual probabilities
+   (a language without ``v`` contributes 0) — a warmer start that reaches the
+   same model: notebook 03 compares the two at the default iteration count.
 3. **EM on the joint corpus.** E-step: forward-backward over every unit gives
    the expected count ``E[c(v)]`` of each piece. M-step:
    ``p(v) = E[c(v)] / Σ_v' E[c(v')]``. Repeat until the log-likelihood improves by
@@ -66,10 +69,22 @@ _CROSSING = regex.compile(f"[^{SPACE}]{SPACE}")
 # 1. union
 
 
-def union(models: Mapping[str, UnigramModel]) -> tuple[UnigramModel, dict[str, np.ndarray]]:
-    """The merged model (initial probabilities, step 2) and ``{lang: sorted ids}``."""
+INITS = ("uniform", "average")
+
+
+def union(models: Mapping[str, UnigramModel], init: str = "uniform") -> tuple[UnigramModel, dict[str, np.ndarray]]:
+    """The merged model (initial probabilities ``init``, step 2) and ``{lang: sorted ids}``.
+
+    >>> from modtok.unigram.train import train_unigram
+    >>> m, ids = union({"x": train_unigram(["aaa ab abab"] * 20, 266)})
+    >>> normal = m.types == NORMAL
+    >>> bool(np.allclose(m.scores[normal], -np.log(normal.sum())))   # p0(v) = 1/|V|
+    True
+    """
     if not models:
         raise DataError("no language to merge")
+    if init not in INITS:
+        raise DataError(f"unknown EM initialisation {init!r} (known: {', '.join(INITS)})")
     pieces, types = list(BASE_PIECES), list(BASE_TYPES)
     index = {p: i for i, p in enumerate(pieces)}
     mass: list[float] = [0.0] * len(pieces)
@@ -93,7 +108,10 @@ def union(models: Mapping[str, UnigramModel]) -> tuple[UnigramModel, dict[str, n
     mass = np.array(mass)
     normal = np.array(types) == NORMAL
     scores = np.zeros(len(pieces))
-    scores[normal] = np.log(mass[normal] / mass[normal].sum())
+    if init == "uniform":
+        scores[normal] = -np.log(normal.sum())
+    else:
+        scores[normal] = np.log(mass[normal] / mass[normal].sum())
     return UnigramModel(pieces, scores, types), lang_ids
 
 
@@ -213,10 +231,12 @@ class MergedUnigram:
 
 
 def merge_unigram(models: Mapping[str, UnigramModel], corpus: Mapping[str, Sequence[str]],
-                  max_iter: int = 5, tol: float = 1e-4, progress: bool = False) -> MergedUnigram:
+                  max_iter: int = 5, tol: float = 1e-4, progress: bool = False,
+                  init: str = "uniform") -> MergedUnigram:
     """Algorithm 1: union of the languages' pieces, EM on their joint corpus.
 
-    ``corpus`` must hold (non-empty) text for exactly the languages of ``models``.
+    ``corpus`` must hold (non-empty) text for exactly the languages of ``models``; ``init`` is the
+    starting distribution (``"uniform"``, Algorithm 1 line 3, or ``"average"``; module docstring).
     """
     for lang in corpus:
         if lang not in models:
@@ -226,7 +246,7 @@ def merge_unigram(models: Mapping[str, UnigramModel], corpus: Mapping[str, Seque
             raise UnknownLanguageError(lang, corpus)
         if not any(line.strip() for line in corpus[lang]):
             raise DataError(f"language {lang!r} has an empty corpus")
-    model, lang_ids = union(models)
+    model, lang_ids = union(models, init)
     by_word = word_safe(model)
     counts: Counter = Counter()
     for lang in sorted(corpus):
