@@ -18,9 +18,9 @@ from modtok import data
 from modtok.bpe import parity, standard
 from modtok.bpe.model import BPEModel
 from modtok.errors import BudgetError, ModtokError
-from modtok.export import from_tokenizer_json, hf_tokenizer, token_string
+from modtok.export import from_tokenizer_json, hf_tokenizer
 from modtok.metrics import ParallelCorpusError, gini, token_counts
-from modtok.pretokenize import bytes_to_unicode, count_by_language
+from modtok.pretokenize import byte_level, bytes_to_unicode, count_by_language
 
 LANGS4 = ["eng_Latn", "npi_Deva", "rus_Cyrl", "ell_Grek"]
 TRAIN = [f"train.{lang}.txt" for lang in LANGS4]
@@ -229,7 +229,7 @@ def test_engine_policy_equals_naive(compat, options):
         dev_counts = random_counts(rng, list(ALPHABET), ALPHABET, 8)
         res = parity.train(train_counts, dev_counts, 256 + 40, compat=compat, **options)
         merges, choices, costs = naive(train_counts, dev_counts, 256 + 40, compat=compat, **options)
-        strings = [token_string(v) for v in res.model.vocab]
+        strings = [byte_level(v) for v in res.model.vocab]
         assert [(strings[a], strings[b]) for a, b in res.merges] == merges, seed
         assert res.choices == choices, seed
         assert res.dev_tokens.tolist() == costs, seed

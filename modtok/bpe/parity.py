@@ -76,9 +76,9 @@ from modtok.bpe.engine import Engine
 from modtok.bpe.model import BPEModel
 from modtok.bpe.standard import check_budget
 from modtok.errors import DataError, EncodingError, ModtokError
-from modtok.export import to_tokenizer_json, token_string
+from modtok.export import to_tokenizer_json
 from modtok.metrics import ParallelCorpusError, gini
-from modtok.pretokenize import DEFAULT_SCHEME, count_by_language
+from modtok.pretokenize import DEFAULT_SCHEME, byte_level, count_by_language
 
 VARIANTS = ("base", "window", "classical")
 GLOBAL = -1  # the "language" of a classical (concatenation) merge in ``choices``
@@ -216,7 +216,7 @@ class ParityResult:
         the reference's ``merges.txt`` (all merges of the model, base included)."""
         vocab = self.model.vocab
         lines = ["#version: 0.2"]
-        lines += [f"{token_string(vocab[a])} {token_string(vocab[b])}" for a, b in self.model.merges]
+        lines += [f"{byte_level(vocab[a])} {byte_level(vocab[b])}" for a, b in self.model.merges]
         return "\n".join(lines) + "\n"
 
     def save_merges(self, path) -> Path:
@@ -294,7 +294,7 @@ class _Pairs:
 
     def __init__(self, engine: Engine, model: BPEModel, compat: str | None):
         self.engine, self.model, self.compat = engine, model, compat
-        self.strings: list[str] = [token_string(v) for v in model.vocab]
+        self.strings: list[str] = [byte_level(v) for v in model.vocab]
 
     def best(self, lang: str | None) -> tuple[int, int, int] | None:
         top = self.engine.best_pair(lang)
@@ -306,7 +306,7 @@ class _Pairs:
 
     def added(self) -> None:
         while len(self.strings) < len(self.model.vocab):
-            self.strings.append(token_string(self.model.vocab[len(self.strings)]))
+            self.strings.append(byte_level(self.model.vocab[len(self.strings)]))
 
 
 def train(
