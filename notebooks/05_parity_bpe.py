@@ -40,9 +40,8 @@
 import functools
 import time
 
-import ipywidgets as W
 import numpy as np
-from IPython.display import display
+from IPython.display import HTML, display
 
 from modtok import data, metrics, plots, widgets
 from modtok.bpe import parity
@@ -97,18 +96,18 @@ print(f"vocabulary: {VOCAB:,} tokens (256 bytes included), pre-tokenizer {SCHEME
 # all of its text). **Balanced**: the same number of characters for every language.
 
 # %%
-available = data.char_count(corpora.train)
+available = data.chars_per_language(corpora.train)
 share = {l: CC100_GIB[l] ** (1 / TAU) for l in LANGS}
 share = {l: s / sum(share.values()) for l, s in share.items()}
 total = int(min(available[l] / share[l] for l in LANGS))
 unbalanced = data.mix(corpora.train, share, total, seed=0)
 balanced = data.mix(corpora.train, {l: 1.0 for l in LANGS}, min(available.values()) * len(LANGS), seed=0)
 mixture_rows = [{"language": f"{data.lang_name(l)} ({l})", "tier": TIERS[l], "CC-100 GiB": CC100_GIB[l],
-                 "τ-share": share[l], "unbalanced chars": data.char_count(unbalanced)[l],
-                 "balanced chars": data.char_count(balanced)[l]} for l in LANGS]
+                 "τ-share": share[l], "unbalanced chars": data.chars_per_language(unbalanced)[l],
+                 "balanced chars": data.chars_per_language(balanced)[l]} for l in LANGS]
 display(plots.table(mixture_rows))
 COUNTS = {"unbalanced": parity.count_corpus(unbalanced, SCHEME), "balanced": parity.count_corpus(balanced, SCHEME)}
-chars_u = data.char_count(unbalanced)
+chars_u = data.chars_per_language(unbalanced)
 assert max(chars_u.values()) / min(chars_u.values()) > 2.5  # really unbalanced
 print(f"counted pre-tokens in {time.time() - T0:.0f} s")
 
@@ -319,7 +318,7 @@ def explore(variant, j_frac, window, alpha, dev_lines, vocab, langs):
 
 def render(result):
     if not result["rows"]:
-        return [W.HTML("<i>select at least two languages</i>")]
+        return [HTML("<i>select at least two languages</i>")]
     return [plots.table(result["rows"], floatfmt="{:.4f}"),
             plots.grouped_bars(result["per_lang"], x="lang", y="tokens per line", color="tokenizer",
                                title="Devtest tokens per line")]
@@ -327,11 +326,11 @@ def render(result):
 
 controls = {
     "variant": widgets.choice(["base", "window", "ratio", "classical"], description="variant"),
-    "j_frac": W.FloatSlider(value=0.0, min=0.0, max=0.9, step=0.1, description="J / K", continuous_update=False),
-    "window": W.IntSlider(value=100, min=10, max=300, step=10, description="window w", continuous_update=False),
-    "alpha": W.FloatSlider(value=2.0, min=0.5, max=4.0, step=0.5, description="α", continuous_update=False),
-    "dev_lines": W.SelectionSlider(options=[n for n in (50, 100, 200, 300, 500) if n < N_DEV] + [N_DEV],
-                                   value=N_DEV, description="dev lines", continuous_update=False),
+    "j_frac": widgets.float_slider(0.0, min=0.0, max=0.9, step=0.1, description="J / K"),
+    "window": widgets.budget_slider(100, min=10, max=300, step=10, description="window w"),
+    "alpha": widgets.float_slider(2.0, min=0.5, max=4.0, step=0.5, description="α"),
+    "dev_lines": widgets.choice([n for n in (50, 100, 200, 300, 500) if n < N_DEV] + [N_DEV], N_DEV,
+                                description="dev lines"),
     "vocab": widgets.budget_slider(VOCAB, min=1_000, max=VOCAB, step=500 if SMOKE else 1_000, description="vocab"),
     "langs": widgets.language_picker(LANGS, LANGS),
 }
