@@ -33,7 +33,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[deployed,notebooks,test]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[deployed,notebooks,corpora,test]'
 	@touch $@
 
 build/notebooks/%.ipynb: notebooks/%.py $(STAMP)

@@ -6,7 +6,13 @@
     modtok nsl TOKDIR [--langs ...]               NSL of each subtokenizer vs monolingual HF BPE
     modtok encode TOKDIR --langs npi_Deva "text"  global ids of a subtokenizer
     modtok lm-train ...                           the LM loop (same flags as python -m modtok.lm.train)
+    modtok count MANIFEST -o DIR [--workers N | --scheduler ADDR]   pre-token counts (on Dask)
     modtok parity-bpe OUT --train F.. --dev F.. -s 1000   parity-aware BPE on files (the reference's flags)
+
+Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
+YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.corpus`);
+``sequential-bpe`` also trains from saved counts (``--counts DIR``); ``parity-bpe`` reads
+the text files it is given (one per language).
 
 Tokenizer directories hold ``tokenizer.json`` + ``lang_to_ids.json`` (see
 :class:`modtok.modular.ModularTokenizer`). Errors from bad input are printed as
@@ -25,8 +31,19 @@ from modtok.errors import ModtokError
 
 
 def _corpora(args) -> data.Corpora:
+    if getattr(args, "manifest", None):
+        return _manifest_corpora(args)
     langs = data.pick_languages(args.langs, strict=True) if args.langs else None
     return data.default_corpora(langs, train_chars=args.train_chars)
+
+
+def _manifest_corpora(args) -> data.Corpora:
+    """Training text from a manifest: each language's first ``--train-chars``
+    characters in stream order (the pool's budget samples lines instead)."""
+    streams = data.open_corpus(args.manifest, langs=args.langs or None, max_chars=args.train_chars)
+    train = {lang: stream.lines() for lang, stream in streams.items()}
+    return data.Corpora(train, {}, f"training: manifest {args.manifest} "
+                                   f"(first ≤{args.train_chars:,} chars/language in stream order)")
 
 
 def cmd_data(args) -> None:
@@ -40,10 +57,18 @@ def cmd_sequential_bpe(args) -> None:
     from modtok.bpe.sequential import train_sequential
     from modtok.pretokenize import count_by_language
 
-    corpora = _corpora(args)
-    print(corpora.source, file=sys.stderr)
-    counts = count_by_language(corpora.train, args.scheme, workers=os.cpu_count() or 1)  # a job: all cores
-    multi = train_sequential(counts, args.k, order=list(corpora.train), scheme=args.scheme, progress=True)
+    if args.counts:
+        from modtok.counts import load_counts
+
+        if args.manifest:
+            raise ModtokError("give --counts or --manifest, not both")
+        counts = load_counts(args.counts, args.langs or None, scheme=args.scheme)
+        print(f"training: saved counts {args.counts}", file=sys.stderr)
+    else:
+        corpora = _corpora(args)
+        print(corpora.source, file=sys.stderr)
+        counts = count_by_language(corpora.train, args.scheme, workers=os.cpu_count() or 1)  # a job: all cores
+    multi = train_sequential(counts, args.k, order=list(counts), scheme=args.scheme, progress=True)
     tok = multi.modular()
     tok.save(args.out)
     print(f"saved {tok.vocab_size} tokens, {len(tok.languages)} languages -> {args.out}")
@@ -85,6 +110,37 @@ def cmd_encode(args) -> None:
 
     tok = ModularTokenizer.load(args.tokenizer)
     print(json.dumps(tok.encode(args.text, args.langs or None)))
+
+
+def cmd_count(args) -> None:
+    from modtok.counts import count_corpora, local_client
+
+    corpora = data.open_corpus(args.manifest, langs=args.langs or None, text_field=args.text_field,
+                               max_chars=args.max_chars, sample=args.sample, seed=args.seed,
+                               skip_bad=args.skip_bad)
+    client = None
+    if args.scheduler:
+        from distributed import Client
+
+        try:
+            client = Client(args.scheduler, timeout=args.connect_timeout)
+        except (OSError, TimeoutError) as e:
+            raise ModtokError(f"cannot reach the Dask scheduler at {args.scheduler} ({e})") from None
+    elif args.workers:
+        client = local_client(args.workers)
+    try:
+        counts = count_corpora(corpora, args.scheme, client=client, partition_bytes=args.partition_mb << 20)
+    finally:
+        if client is not None:
+            client.close()
+    counts.save(args.out)
+    for lang, counter in counts.by_lang.items():
+        stats = counts.stats[lang]
+        skipped = sum(stats["skipped"].values())
+        print(f"{lang}: {len(counter)} pre-token types, {sum(counter.values())} pre-tokens, "
+              f"{stats['units']} lines, {stats['chars']} chars" + (f", {skipped} bad records skipped "
+              f"{stats['skipped']}" if skipped else ""))
+    print(f"saved counts ({args.scheme}) -> {args.out}")
 
 
 def cmd_lm_train(args, rest) -> None:
@@ -149,11 +205,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--langs", nargs="*", action=_Langs,
                        help="languages, in training order (default: all available)")
         p.add_argument("--train-chars", type=int, default=1_000_000, help="training characters per language")
+        p.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]} to train on instead of the pool")
         p.set_defaults(fn=fn)
         return p
 
-    trainer("sequential-bpe", cmd_sequential_bpe, "train sequential multilingual BPE").add_argument(
-        "--scheme", default="llama3", help="pre-tokenizer (modtok.pretokenize.SCHEMES)")
+    p = trainer("sequential-bpe", cmd_sequential_bpe, "train sequential multilingual BPE")
+    p.add_argument("--scheme", default="llama3", help="pre-tokenizer (modtok.pretokenize.SCHEMES)")
+    p.add_argument("--counts", help="train from saved pre-token counts (modtok count) instead of text")
     trainer("modular-unigram", cmd_modular_unigram, "train merged Unigram with EM").add_argument(
         "--em-iters", type=int, default=5)
 
@@ -191,6 +249,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compat", choices=["reference"], help="reproduce the reference implementation")
     p.add_argument("--scheme", default="llama3", help="pre-tokenizer in the default (lossless) mode")
     p.set_defaults(fn=cmd_parity_bpe)
+
+    p = sub.add_parser("count", help="count pre-tokens of a manifest's corpora, save them (on Dask with "
+                                     "--workers N or --scheduler ADDR)")
+    p.add_argument("manifest", help="JSON/YAML {lang: [paths or globs]}")
+    p.add_argument("-o", "--out", required=True, help="output counts directory")
+    p.add_argument("--scheme", default="llama3", help="pre-tokenizer (modtok.pretokenize.SCHEMES)")
+    p.add_argument("--langs", nargs="*", help="languages of the manifest to count (default: all)")
+    p.add_argument("--text-field", default="text", help="JSONL field / Parquet or Arrow column of the text")
+    p.add_argument("--max-chars", type=int, help="character budget per language (first N, stream order)")
+    p.add_argument("--sample", type=float, help="keep each record with this probability (seeded)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--skip-bad", action="store_true", help="skip and count bad records instead of failing")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, help="a LocalCluster of N worker processes on this machine")
+    where.add_argument("--scheduler", help="address of a running Dask scheduler, e.g. tcp://HOST:8786")
+    p.add_argument("--partition-mb", type=int, default=64, help="input MB per Dask task (small shards are grouped)")
+    p.add_argument("--connect-timeout", type=float, default=30, help="seconds to wait for the scheduler")
+    p.set_defaults(fn=cmd_count)
 
     sub.add_parser("lm-train", help="train an LM (flags: python -m modtok.lm.train --help)",
                    add_help=False).set_defaults(fn=cmd_lm_train)

@@ -16,6 +16,8 @@ Where data lives:
 - The embedded default, for a fresh machine with neither: ``wordfreq`` word
   frequency lists, turned into deterministic pseudo-sentences (words drawn by
   frequency), one seed for training and another for the held-out evaluation.
+- Anything else (JSONL[.gz/.zst], Parquet, HF datasets, directories, globs,
+  manifests), streamed: :func:`open_corpus` (from :mod:`modtok.corpus`).
 
 >>> raw = from_lines({"eng_Latn": ["Cafe\u0301", "  "]})["eng_Latn"]  # blank lines dropped
 >>> [len(s) for s in raw]                 # raw: e + U+0301 stay two code points
@@ -36,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from modtok.corpus import open_corpus  # noqa: F401  (re-exported here, where corpora live)
 from modtok.errors import DataError, EncodingError, UnknownLanguageError
 
 # FLORES-200 code -> wordfreq code (the 42 wordfreq languages with a FLORES code).

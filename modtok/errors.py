@@ -106,3 +106,42 @@ class VocabularyMismatchError(ModelConfigError):
     """A model whose vocabulary size does not fit the tokenizer it is used with
     (tokenizer ids + the LM's boundary id). It is a mismatch of arguments, found
     before any checkpoint is read or written, hence not a :class:`CheckpointError`."""
+
+
+class RecordError(DataError):
+    """One record of a corpus file cannot be used (bad JSON, a missing or
+    non-text field, a null value); says the file and where in it: the line
+    (text, JSONL) or row (Parquet, Arrow) and the byte offset. For compressed
+    files the offset is in the decompressed stream.
+
+    >>> print(RecordError("a.jsonl", "bad JSON", line=3, offset=17))
+    a.jsonl: bad JSON (line 3, byte offset 17)
+    """
+
+    def __init__(self, path, reason: str, line: int | None = None, offset: int | None = None,
+                 row: int | None = None):
+        self.path, self.reason, self.line, self.offset, self.row = str(path), reason, line, offset, row
+        where = [f"line {line}"] if line is not None else []
+        where += [f"row {row}"] if row is not None else []
+        where += [f"byte offset {offset}"] if offset is not None else []
+        Exception.__init__(self, f"{self.path}: {reason}" + (f" ({', '.join(where)})" if where else ""))
+
+    def __reduce__(self):  # picklable, so an error raised on a Dask worker reaches the caller intact
+        return type(self), (self.path, self.reason, self.line, self.offset, self.row)
+
+
+class RecordEncodingError(RecordError, EncodingError):
+    """A record that is not valid UTF-8: an :class:`EncodingError` that also
+    names the line; ``offset`` is the byte offset of the first bad byte."""
+
+
+class ShardError(DataError):
+    """A whole corpus file cannot be read (corrupt compressed stream, not a
+    Parquet or Arrow file, no such text column)."""
+
+    def __init__(self, path, reason: str):
+        self.path, self.reason = str(path), reason
+        super().__init__(f"{self.path}: {reason}")
+
+    def __reduce__(self):
+        return type(self), (self.path, self.reason)

@@ -7,7 +7,7 @@ scratch directory, on a tiny generated pool + FLORES pair (``MODTOK_POOL`` /
 ``MODTOK_FLORES`` point at it), so the test is hermetic and fast:
 
 - Python blocks run in order in one interpreter (later blocks use earlier names);
-- ``modtok ...`` lines run as typed, with ``.venv/bin`` on ``PATH``;
+- the other bash blocks run as typed, one script each, with ``.venv/bin`` on ``PATH``;
 - ``make test`` is what CI runs (``.ci/run`` is checked to run exactly it);
   ``make demo`` runs for real under ``MODTOK_SMOKE=1`` on one notebook
   (``NOTEBOOKS=...``: the other notebooks are nbval's job) and must write its
@@ -103,13 +103,14 @@ def test_python_blocks_run_in_order(env):
     assert "Traceback" not in res.stderr
 
 
-def test_modtok_commands_run_as_typed(env):
-    """The CLI lines, in README order (later ones use what earlier ones wrote)."""
+def test_shell_blocks_run_as_typed(env):
+    """Every bash block without ``make`` runs as one script, in README order (later
+    blocks use what earlier ones wrote), with ``set -euo pipefail``."""
     work, e = env
-    commands = [c for c in shell_commands() if c.startswith("modtok ")]
-    assert any(c.startswith("modtok encode") for c in commands)
-    for command in commands:
-        _run(command, work, e)
+    scripts = [body for lang, body in BLOCKS if lang == "bash" and "make " not in body]
+    assert any("modtok encode" in body for body in scripts)
+    for body in scripts:
+        _run(["bash", "-euo", "pipefail", "-c", body], work, e)
 
 
 def test_make_test_is_the_ci_command():

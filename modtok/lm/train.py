@@ -52,6 +52,7 @@ import torch
 import torch.distributed as dist
 
 from modtok import atomic
+from modtok.progress import bar as progress_bar
 from modtok.errors import (
     CheckpointError,
     ModelConfigError,
@@ -404,7 +405,8 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
             run.net = torch.nn.parallel.DistributedDataParallel(run.model)  # broadcasts rank 0's body
             if run.pipe is not None:
                 broadcast_store(run.pipe.store, run.device)  # ... and here rank 0's vocabulary rows
-        bar = _progress_bar(cfg.steps, run.start) if progress and run.rank == 0 else None
+        bar = progress_bar(total=cfg.steps, initial=run.start, desc="train", unit="step",
+                           enabled=progress and run.rank == 0)
         last: dict = {}
         stop = cfg.steps if until is None else min(cfg.steps, until)
         batches = source.batches(run.start, stop, rank=run.rank, prefetch=cfg.prefetch)
@@ -419,11 +421,9 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
                     run.pipe.barrier(None if nxt is None else nxt.active_ids)
                 if run.rank == 0:
                     _checkpoint(run, done)
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(loss=f"{last.get('loss', float('nan')):.3f}", lang=batch.lang, refresh=False)
-        if bar is not None:
-            bar.close()
+            bar.update(1)
+            bar.set_postfix(loss=f"{last.get('loss', float('nan')):.3f}", lang=batch.lang, refresh=False)
+        bar.close()
         if run.world > 1:
             dist.barrier()
         return TrainResult(run.ckpt_path.parent, max(run.start, stop), last if run.rank == 0 else {},
@@ -433,12 +433,6 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
             run.pipe.close()
         if own_group:
             dist.destroy_process_group()
-
-
-def _progress_bar(total: int, initial: int):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, initial=initial, desc="train", unit="step", mininterval=1.0)
 
 
 # ---------------------------------------------------------------------------- command line

@@ -17,7 +17,6 @@ Screenshots of each step are written to ``build/browser/<notebook>/``.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import time

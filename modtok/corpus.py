@@ -1,0 +1,622 @@
+"""Corpora at scale: the formats researchers keep text in, streamed.
+
+:func:`open_corpus` reads one language's text from any of
+
+- plain text (``.txt`` or any unknown suffix): one unit per line;
+- JSON Lines (``.jsonl``, ``.ndjson``; ``.json`` inside a directory or glob):
+  one document per line, its text in ``text_field``;
+- the same, compressed: ``.gz`` (gzip) or ``.zst`` (Zstandard);
+- Parquet (``.parquet``, ``.pq``): a text column, read one row group at a time;
+- Arrow (``.arrow``, IPC stream or file) and local Hugging Face ``datasets``
+  saved with ``save_to_disk`` (a directory with ``state.json``; a
+  ``DatasetDict`` directory takes ``split``, default ``"train"``);
+- directories (walked recursively, sorted, files of the suffixes above; hidden
+  files, other suffixes and ``datasets``' ``state.json``/``dataset_info.json``
+  skipped) and glob patterns (``**`` allowed) of these,
+
+and yields the same units as :func:`modtok.data.read_lines` does for a text
+file: a document is cut at ``\\n``, a trailing ``\\r`` is dropped, blank lines
+are dropped, the rest is NFC-normalised. Nothing is loaded whole: files are
+read record by record (bounded memory whatever the size).
+
+Per-language specs are a mapping or a small manifest file (JSON ``.json`` or
+YAML ``.yaml``/``.yml``) ``{lang: [paths or globs]}`` (a single string is one
+path); relative paths in a manifest file are relative to the manifest's folder.
+
+Options:
+
+- ``max_chars``: a character budget per language. Units are taken in stream
+  order while they fit; the first unit that does not fit ends the stream (so a
+  budget never reads more than it needs). At least one unit is always given.
+  (:func:`modtok.data.sample_chars` instead draws lines in a seeded random
+  order from a list in memory; a stream cannot do that.)
+- ``sample``: keep each *record* (a text line, a JSON document, a row) with
+  probability ``sample``, decided by a hash of ``(seed, file index, record
+  position)`` -- the byte offset of the record for text and JSONL, the row
+  number for Parquet and Arrow. The choice depends on nothing else, so any
+  partition of the files (one process, Dask byte ranges) keeps the same records.
+- ``skip_bad``: a bad record (invalid JSON, missing or non-string field, null,
+  invalid UTF-8) is skipped and counted in :attr:`Corpus.skipped` instead of
+  raising; an unreadable file (corrupt compressed stream, not a Parquet file,
+  no such column) is skipped from where it fails and counted as
+  ``"unreadable file"``. Without it, the error names the file, the line or row
+  and the byte offset (:class:`~modtok.errors.RecordError`,
+  :class:`~modtok.errors.RecordEncodingError`, :class:`~modtok.errors.ShardError`).
+
+>>> import tempfile, pathlib, json
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "a.jsonl").write_text(json.dumps({"text": "Cafe\\u0301\\n\\nau lait"}) + "\\n" + '{"id": 2}\\n')
+>>> c = open_corpus(d / "a.jsonl", lang="fra_Latn", skip_bad=True)
+>>> list(c), dict(c.skipped)
+(['Café', 'au lait'], {"missing field 'text'": 1})
+>>> list(open_corpus(d / "a.jsonl", lang="fra_Latn", max_chars=6, skip_bad=True))
+['Café']
+>>> try:
+...     list(open_corpus(d / "a.jsonl", lang="fra_Latn"))
+... except RecordError as e:
+...     print(e.reason, "| line", e.line, "| byte offset", e.offset)
+missing field 'text' | line 2 | byte offset 34
+"""
+
+from __future__ import annotations
+
+import glob as globlib
+import gzip
+import hashlib
+import io
+import json
+import os
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from modtok.errors import DataError, RecordEncodingError, RecordError, ShardError, UnknownLanguageError
+
+TEXT, JSONL, PARQUET, ARROW = "text", "jsonl", "parquet", "arrow"
+FORMATS = (TEXT, JSONL, PARQUET, ARROW)
+COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
+SUFFIXES = {".txt": TEXT, ".text": TEXT, ".jsonl": JSONL, ".ndjson": JSONL, ".json": JSONL,
+            ".parquet": PARQUET, ".pq": PARQUET, ".arrow": ARROW}
+MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
+HF_METADATA = frozenset({"state.json", "dataset_info.json", "dataset_dict.json"})  # not text, in a walk
+BATCH_ROWS = 4096  # rows per Parquet/Arrow batch: memory stays a few batches, whatever the file
+
+
+# --------------------------------------------------------------------------
+# what to read: sources (files) and parts (what one task reads)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file of a corpus; ``index`` is its position in the corpus's file list
+    (part of the sampling key)."""
+
+    path: str
+    format: str
+    compression: str | None = None
+    index: int = 0
+
+
+@dataclass(frozen=True)
+class Part:
+    """A partition of a source: bytes ``[start, stop)`` of an uncompressed text
+    or JSONL file (a record belongs to the part holding its first byte), row
+    groups ``[start, stop)`` of a Parquet file, or the whole file (``stop=None``).
+    ``size``: the bytes it covers (on disk for a whole compressed file), what
+    Dask uses to put several small parts in one task."""
+
+    source: Source
+    start: int = 0
+    stop: int | None = None
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    text_field: str = "text"
+    sample: float | None = None
+    seed: int = 0
+    skip_bad: bool = False
+
+
+def detect(path: str | os.PathLike, format: str | None = None) -> Source:
+    """Format and compression of a file from its suffixes (``x.jsonl.zst`` ->
+    JSONL, zstd); an unknown suffix is plain text. ``format`` overrides the format.
+
+    >>> detect("shard-0001.jsonl.zst")
+    Source(path='shard-0001.jsonl.zst', format='jsonl', compression='zstd', index=0)
+    """
+    name = Path(path).name.lower()
+    compression = next((c for s, c in COMPRESSIONS.items() if name.endswith(s)), None)
+    if compression:
+        name = name[: name.rindex(".")]
+    fmt = SUFFIXES.get(Path(name).suffix, TEXT)
+    if format is not None:
+        if format not in FORMATS:
+            raise DataError(f"unknown corpus format {format!r} (known: {', '.join(FORMATS)})")
+        fmt = format
+    if compression and fmt in (PARQUET, ARROW):
+        raise DataError(f"{path}: {fmt} files are compressed inside; an outer {compression} layer is not read")
+    return Source(str(path), fmt, compression)
+
+
+def _known(path: Path) -> bool:
+    """True for a file a directory walk reads (a known suffix, not datasets' metadata)."""
+    name = path.name.lower()
+    if name in HF_METADATA:
+        return False
+    for s in COMPRESSIONS:
+        if name.endswith(s):
+            name = name[: -len(s)]
+            return Path(name).suffix in SUFFIXES and SUFFIXES[Path(name).suffix] in (TEXT, JSONL)
+    return Path(name).suffix in SUFFIXES
+
+
+def _hf_dataset_files(d: Path, split: str | None) -> list[Path] | None:
+    """The Arrow files of a ``datasets`` ``save_to_disk`` directory, in order; None if it is not one."""
+    def load(name):
+        try:
+            return json.loads((d / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise DataError(f"{d / name}: unreadable datasets metadata ({e})") from None
+
+    if (d / "dataset_dict.json").is_file():
+        splits = load("dataset_dict.json").get("splits", [])
+        chosen = split or ("train" if "train" in splits else None)
+        if chosen not in splits:
+            raise DataError(f"{d}: a DatasetDict with splits {', '.join(splits)}; pass split=...")
+        return _hf_dataset_files(d / chosen, None)
+    if (d / "state.json").is_file():
+        state = load("state.json")
+        return [d / f["filename"] for f in state.get("_data_files", [])]
+    return None
+
+
+def _expand_one(item: str, format: str | None, split: str | None) -> list[Source]:
+    path = Path(item)
+    if any(ch in item for ch in "*?["):
+        matches = sorted(globlib.glob(item, recursive=True))
+        if not matches:
+            raise DataError(f"{item}: no file matches this pattern")
+        return [s for m in matches for s in _expand_one(m, format, split)]
+    if path.is_dir():
+        arrow = _hf_dataset_files(path, split)
+        if arrow is not None:
+            return [Source(str(p), ARROW) for p in arrow]
+        files = sorted(p for p in path.rglob("*") if p.is_file() and _known(p)
+                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        if not files:
+            raise DataError(f"{path}: no text, JSONL, Parquet or Arrow file in this directory")
+        return [detect(p, format) for p in files]
+    if not path.is_file():
+        raise DataError(f"{path}: no such file or directory")
+    return [detect(path, format)]
+
+
+def expand(spec, format: str | None = None, split: str | None = None) -> list[Source]:
+    """The files of a path, directory, glob or list of these, in reading order
+    (each entry's files sorted), numbered for sampling."""
+    items = [spec] if isinstance(spec, (str, os.PathLike)) else list(spec)
+    if not items:
+        raise DataError("empty corpus spec (no path)")
+    sources = [s for item in items for s in _expand_one(os.fspath(item), format, split)]
+    return [Source(s.path, s.format, s.compression, i) for i, s in enumerate(sources)]
+
+
+# --------------------------------------------------------------------------
+# reading records
+
+
+def _keep(opts: ReadOptions, index: int, position: int) -> bool:
+    if opts.sample is None:
+        return True
+    h = hashlib.blake2b(f"{opts.seed}/{index}/{position}".encode(), digest_size=8).digest()
+    return int.from_bytes(h, "little") < opts.sample * 2**64
+
+
+def units(text: str) -> Iterator[str]:
+    """The units of a document: its non-blank lines (``\\r`` dropped), NFC.
+
+    >>> list(units("a\\r\\n\\n  \\nb"))
+    ['a', 'b']
+    """
+    from modtok.data import nfc  # not at the top: modtok.data re-exports open_corpus
+
+    for line in text.split("\n"):
+        line = line.rstrip("\r")
+        if line.strip():
+            yield nfc(line)
+
+
+def _open_binary(src: Source):
+    f = open(src.path, "rb")
+    if src.compression == "gzip":
+        return gzip.GzipFile(fileobj=f, mode="rb")
+    if src.compression == "zstd":
+        import zstandard
+
+        reader = zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True, closefd=True)
+        return io.BufferedReader(reader, 1 << 20)
+    return f
+
+
+def _stream_errors(src: Source) -> tuple[type[BaseException], ...]:
+    """What a corrupt or truncated compressed stream raises while it is read."""
+    if src.compression == "gzip":
+        return (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError
+    if src.compression == "zstd":
+        import zstandard
+
+        return (zstandard.ZstdError, OSError)
+    return ()
+
+
+def _line_number(path: str, offset: int) -> int:
+    """1-based line of a byte offset of an uncompressed file (only computed for an error)."""
+    n, pos = 1, 0
+    with open(path, "rb") as f:
+        while pos < offset:
+            block = f.read(min(1 << 20, offset - pos))
+            if not block:
+                break
+            n += block.count(b"\n")
+            pos += len(block)
+    return n
+
+
+class _Skip(Exception):
+    """A record was bad and ``skip_bad`` is on (internal: counted, then skipped)."""
+
+
+def _bad(opts: ReadOptions, skipped: Counter, error: Exception, kind: str):
+    if opts.skip_bad:
+        skipped[kind] += 1
+        raise _Skip
+    raise error
+
+
+def _line_records(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[str]:
+    """Units of a text or JSONL part."""
+    src = part.source
+    field_name = opts.text_field
+    try:
+        f = _open_binary(src)
+    except OSError as e:
+        raise DataError(f"{src.path}: cannot read ({e.strerror})") from None
+    with f:
+        pos, line_no = part.start, 1
+        if part.start > 0:
+            f.seek(part.start - 1)
+            pos = part.start - 1 + len(f.readline())  # the record that began before start is not ours
+            line_no = None  # only computed if an error needs it
+        lines = iter(f)
+        broken = _stream_errors(src)
+        while True:
+            try:
+                raw = next(lines, None)
+            except broken as e:
+                _unreadable(src, f"unreadable {src.compression} stream at byte offset {pos} of the "
+                                 f"decompressed text ({e})", opts, skipped)
+                return
+            if raw is None or (part.stop is not None and pos >= part.stop):
+                return
+            start = pos
+            pos += len(raw)
+            where = line_no
+            if line_no is not None:
+                line_no += 1
+            if start == 0 and raw.startswith(b"\xef\xbb\xbf"):
+                raw, start = raw[3:], 3
+            try:
+                yield from _record(raw, start, where, src, opts, field_name, skipped)
+            except _Skip:
+                pass
+
+
+def _record(raw: bytes, start: int, line_no, src: Source, opts: ReadOptions, field_name: str,
+            skipped: Counter) -> Iterator[str]:
+    def line():
+        return line_no if line_no is not None else _line_number(src.path, start)
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        _bad(opts, skipped, RecordEncodingError(src.path, "invalid UTF-8", line=line(), offset=start + e.start),
+             "invalid UTF-8")
+    if text.endswith("\n"):
+        text = text[:-1]
+    if src.format == TEXT:
+        if _keep(opts, src.index, start):
+            yield from units(text)  # one line: \r dropped, blank skipped, NFC
+        return
+    if not text.strip():
+        return
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        _bad(opts, skipped, RecordError(src.path, f"bad JSON ({e.msg})", line=line(),
+                                        offset=start + len(text[: e.pos].encode("utf-8"))), "bad JSON")
+    if not isinstance(doc, dict):
+        _bad(opts, skipped, RecordError(src.path, f"not a JSON object ({type(doc).__name__})", line=line(),
+                                        offset=start), "not a JSON object")
+    if field_name not in doc:
+        _bad(opts, skipped, RecordError(src.path, f"missing field {field_name!r}", line=line(), offset=start),
+             f"missing field {field_name!r}")
+    value = doc[field_name]
+    if not isinstance(value, str):
+        _bad(opts, skipped, RecordError(src.path, f"field {field_name!r} is {type(value).__name__}, not a string",
+                                        line=line(), offset=start), f"field {field_name!r} not a string")
+    if _keep(opts, src.index, start):
+        yield from units(value)
+
+
+def _unreadable(src: Source, reason: str, opts: ReadOptions, skipped: Counter) -> None:
+    if not opts.skip_bad:
+        raise ShardError(src.path, reason)
+    skipped["unreadable file"] += 1
+
+
+def _column_batches(src: Source, part: Part, field_name: str):
+    """``(first row, list of values)`` batches of the text column of a Parquet or Arrow part."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        if src.format == PARQUET:
+            pf = pq.ParquetFile(src.path)
+            schema, groups = pf.schema_arrow, range(pf.num_row_groups)
+            if part.stop is not None:
+                groups = range(part.start, part.stop)
+        else:
+            reader = _arrow_reader(src.path)
+            schema = reader.schema
+    except (pa.ArrowException, OSError) as e:
+        raise ShardError(src.path, f"not a readable {src.format} file ({e})") from None
+    if field_name not in schema.names:
+        raise ShardError(src.path, f"no column {field_name!r} (columns: {', '.join(schema.names)})")
+    kind = schema.field(field_name).type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)):
+        raise ShardError(src.path, f"column {field_name!r} is {kind}, not a string")
+    row = 0
+    try:
+        if src.format == PARQUET:
+            row = sum(pf.metadata.row_group(g).num_rows for g in range(groups.start)) if groups else 0
+            batches = pf.iter_batches(batch_size=BATCH_ROWS, row_groups=list(groups), columns=[field_name])
+        elif isinstance(reader, pa.ipc.RecordBatchFileReader):
+            batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
+        else:
+            batches = reader
+        for batch in batches:
+            values = batch.column(batch.schema.get_field_index(field_name)).to_pylist()
+            yield row, values
+            row += len(values)
+    except (pa.ArrowException, OSError) as e:
+        raise ShardError(src.path, f"unreadable {src.format} data after row {row} ({e})") from None
+
+
+def _arrow_reader(path: str):
+    import pyarrow as pa
+
+    source = pa.memory_map(path)
+    try:
+        return pa.ipc.open_stream(source)  # what datasets writes
+    except pa.ArrowInvalid:
+        return pa.ipc.open_file(source)
+
+
+def _row_records(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[str]:
+    """Units of a Parquet or Arrow part."""
+    src = part.source
+    try:
+        for first, values in _column_batches(src, part, opts.text_field):
+            for i, value in enumerate(values):
+                if not isinstance(value, str):
+                    try:
+                        _bad(opts, skipped, RecordError(src.path, f"{opts.text_field!r} is null", row=first + i),
+                             f"null {opts.text_field!r}")
+                    except _Skip:
+                        continue
+                if _keep(opts, src.index, first + i):
+                    yield from units(value)
+    except ShardError as e:
+        _unreadable(src, e.reason, opts, skipped)
+
+
+def read_part(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[str]:
+    """The units of one part (sampling and bad-record handling applied; no budget)."""
+    if part.source.format in (TEXT, JSONL):
+        return _line_records(part, opts, skipped)
+    return _row_records(part, opts, skipped)
+
+
+def within_budget(units: Iterable[str], budget: int, first: bool = True) -> Iterator[str]:
+    """Units in order while their characters fit in ``budget``; the first that
+    does not fit ends the stream (nothing after it is read). With ``first``, the
+    stream's first unit is given even if it alone is over the budget.
+
+    >>> list(within_budget(["aaa", "bb", "c", "dddd"], 6)), list(within_budget(["aaaaaaa", "b"], 6))
+    (['aaa', 'bb', 'c'], ['aaaaaaa'])
+    """
+    used = 0
+    for unit in units:
+        n = len(unit)
+        if used + n > budget and not (first and used == 0):
+            return
+        used += n
+        yield unit
+        if used >= budget:
+            return
+
+
+def partition(src: Source, target_bytes: int) -> list[Part]:
+    """Parts of about ``target_bytes``: byte ranges of an uncompressed text or
+    JSONL file, groups of row groups of a Parquet file; compressed and Arrow
+    files are one part (a compressed stream cannot be entered in the middle).
+
+    >>> import tempfile
+    >>> p = tempfile.mktemp(suffix=".txt"); _ = open(p, "w").write("ab\\n" * 10)
+    >>> [(q.start, q.stop) for q in partition(detect(p), 12)]
+    [(0, 12), (12, 24), (24, 30)]
+    """
+    if target_bytes <= 0:
+        raise DataError(f"partition size must be positive, got {target_bytes}")
+    if src.format in (TEXT, JSONL) and src.compression is None:
+        size = os.path.getsize(src.path)
+        return [Part(src, a, min(a + target_bytes, size), min(target_bytes, size - a))
+                for a in range(0, max(size, 1), target_bytes)]
+    if src.format == PARQUET:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            meta = pq.ParquetFile(src.path).metadata
+        except (pa.ArrowException, OSError):
+            return [Part(src, size=os.path.getsize(src.path))]  # the reader reports it
+        parts, first, size = [], 0, 0
+        for g in range(meta.num_row_groups):
+            size += meta.row_group(g).total_byte_size
+            if size >= target_bytes:
+                parts.append(Part(src, first, g + 1, size))
+                first, size = g + 1, 0
+        if first < meta.num_row_groups or not parts:
+            parts.append(Part(src, first, meta.num_row_groups, size))
+        return parts
+    return [Part(src, size=os.path.getsize(src.path))]
+
+
+# --------------------------------------------------------------------------
+# one language's stream
+
+
+@dataclass
+class Corpus:
+    """One language's text, streamed from its files; iterate it for its units.
+
+    Every pass re-reads the files; ``skipped`` holds what the last pass skipped
+    (``{reason: count}``), ``chars`` and ``n_units`` what it gave.
+    """
+
+    lang: str
+    sources: list[Source]
+    options: ReadOptions = field(default_factory=ReadOptions)
+    max_chars: int | None = None
+    skipped: Counter = field(default_factory=Counter)
+    chars: int = 0
+    n_units: int = 0
+
+    def __iter__(self) -> Iterator[str]:
+        self.skipped, self.chars, self.n_units = Counter(), 0, 0
+        stream = (u for src in self.sources for u in read_part(Part(src), self.options, self.skipped))
+        if self.max_chars is not None:
+            stream = within_budget(stream, self.max_chars)
+        for unit in stream:
+            self.chars += len(unit)
+            self.n_units += 1
+            yield unit
+
+    def lines(self) -> list[str]:
+        """All units in a list (what the in-memory trainers take); at least one."""
+        out = list(self)
+        if not out:
+            raise DataError(f"language {self.lang!r}: empty corpus (no non-blank line in "
+                            f"{len(self.sources)} file(s))")
+        return out
+
+    def parts(self, target_bytes: int = 64 << 20) -> list[Part]:
+        """The parts Dask counts (:func:`partition` of every source)."""
+        return [p for src in self.sources for p in partition(src, target_bytes)]
+
+
+# --------------------------------------------------------------------------
+# manifests and the entry point
+
+
+def load_manifest(path: str | os.PathLike) -> dict[str, list[str]]:
+    """``{lang: [paths or globs]}`` from a JSON or YAML manifest; relative
+    paths become relative to the manifest's folder. Language order is kept."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such manifest") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(f"{path}: cannot read manifest ({e})") from None
+    if path.suffix.lower() in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            obj = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            raise DataError(f"{path}: bad YAML manifest ({e})".replace("\n", " ")) from None
+    else:
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise DataError(f"{path}: bad JSON manifest ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    return _check_manifest(obj, path, base=path.parent)
+
+
+def _check_manifest(obj, where, base: Path | None = None) -> dict[str, list[str]]:
+    if not isinstance(obj, Mapping) or not obj:
+        raise DataError(f"{where}: a manifest is a non-empty mapping {{lang: [paths or globs]}}")
+    out = {}
+    for lang, paths in obj.items():
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]
+        if not isinstance(lang, str) or not isinstance(paths, list) or not paths \
+                or not all(isinstance(p, (str, os.PathLike)) for p in paths):
+            raise DataError(f"{where}: entry {lang!r} must map a language to a path or a non-empty list of paths")
+        out[lang] = [os.fspath(base / p) if base is not None else os.fspath(p) for p in paths]
+    return out
+
+
+def open_corpus(
+    spec,
+    lang: str | None = None,
+    text_field: str = "text",
+    *,
+    langs: Iterable[str] | None = None,
+    max_chars: int | None = None,
+    sample: float | None = None,
+    seed: int = 0,
+    skip_bad: bool = False,
+    format: str | None = None,
+    split: str | None = None,
+) -> Corpus | dict[str, Corpus]:
+    """Open text for streaming (see the module docstring for formats and options).
+
+    - ``spec`` a path, directory, glob or list of them: one language's
+      :class:`Corpus`, named ``lang`` (required).
+    - ``spec`` a mapping or a manifest file (``.json``, ``.yaml``, ``.yml``):
+      ``{lang: Corpus}`` in manifest order, restricted to ``langs`` if given;
+      with ``lang`` given, that one language's :class:`Corpus`.
+
+    Files are listed (and missing ones reported) now; they are read on iteration.
+    """
+    if max_chars is not None and max_chars <= 0:
+        raise DataError(f"character budget must be positive, got {max_chars}")
+    if sample is not None and not 0 < sample <= 1:
+        raise DataError(f"sample must be a probability in (0, 1], got {sample}")
+    opts = ReadOptions(text_field, sample, seed, skip_bad)
+
+    manifest = None
+    if isinstance(spec, Mapping):
+        manifest = _check_manifest(spec, "manifest")
+    elif isinstance(spec, (str, os.PathLike)) and Path(spec).suffix.lower() in MANIFEST_SUFFIXES \
+            and Path(spec).is_file():
+        manifest = load_manifest(spec)
+    if manifest is None:
+        if lang is None:
+            raise DataError(f"{spec}: pass lang=... to name this text (or give a manifest {{lang: paths}})")
+        return Corpus(lang, expand(spec, format, split), opts, max_chars)
+
+    chosen = list(manifest) if langs is None else ([langs] if isinstance(langs, str) else list(langs))
+    if lang is not None:
+        chosen = [lang]
+    for code in chosen:
+        if code not in manifest:
+            raise UnknownLanguageError(code, manifest)
+    corpora = {code: Corpus(code, expand(manifest[code], format, split), opts, max_chars) for code in chosen}
+    return corpora[lang] if lang is not None else corpora

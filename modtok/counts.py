@@ -1,0 +1,309 @@
+"""Pre-token counts as an artifact, counted in one process or on Dask.
+
+Counting is the only stage of tokenizer training that grows with the corpus;
+every trainer then works on ``{lang: Counter(pre-token -> count)}``. This module
+makes those counts from streamed corpora (:mod:`modtok.corpus`), saves them,
+and loads them back for any trainer.
+
+**Schema** of a counts directory (version 1)::
+
+    DIR/meta.json        {"format": "modtok-counts", "version": 1, "scheme": "llama3",
+                          "languages": {lang: {"file": "<lang>.parquet", "types": int,
+                                               "tokens": int, "units": int, "chars": int,
+                                               "skipped": {reason: int}}, ...},
+                          "options": {"text_field", "max_chars", "sample", "seed", "skip_bad"}}
+    DIR/<lang>.parquet   columns  pretoken: string (UTF-8), count: int64;
+                         rows sorted by count descending, then pre-token by code point
+
+``languages`` keeps the manifest's order (the training order of sequential BPE).
+Every file is written with :func:`modtok.atomic.write_bytes` / ``write_json``,
+``meta.json`` last, so a directory with a ``meta.json`` is complete.
+
+**On Dask** (:func:`count_corpora` with a ``distributed.Client``): every file is
+cut into parts (:func:`modtok.corpus.partition`: byte ranges of uncompressed
+text/JSONL, row-group ranges of Parquet, whole compressed or Arrow files);
+consecutive small parts are grouped up to ``partition_bytes`` per task
+(:func:`group_parts`); each task is counted on a worker, and each language's part Counters are summed in a
+tree (``fan_in`` at a time, on the workers), so only the final Counter per
+language comes back. Units are cut and sampled exactly as in one process, and
+addition of Counters is exact and commutative, so the result is identical to
+:func:`modtok.pretokenize.count_by_language` on the same lines.
+
+>>> import tempfile, pathlib
+>>> from modtok.corpus import open_corpus
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "eng.txt").write_text("the cat\\nthe mat\\n")
+>>> counts = count_corpora(open_corpus({"eng_Latn": [str(d / "eng.txt")]}), "whitespace")
+>>> sorted(counts.by_lang["eng_Latn"].items())
+[(' cat', 1), (' mat', 1), ('the', 2)]
+>>> _ = counts.save(d / "counts")
+>>> load_counts(d / "counts") == counts.by_lang
+True
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from modtok.atomic import write_bytes, write_json
+from modtok.corpus import Corpus, Part, ReadOptions, read_part, within_budget
+from modtok.errors import DataError, UnknownLanguageError
+from modtok.pretokenize import DEFAULT_SCHEME, _count_chunk, pattern
+
+FORMAT, VERSION = "modtok-counts", 1
+CHUNK_UNITS = 20_000  # units handed to the regex at a time (memory: one chunk of lines)
+
+
+@dataclass
+class Tally:
+    """What counting one part (or several, summed) gave."""
+
+    counts: Counter = field(default_factory=Counter)
+    units: int = 0
+    chars: int = 0
+    skipped: Counter = field(default_factory=Counter)
+
+    def add(self, other: Tally) -> Tally:
+        self.counts.update(other.counts)
+        self.units += other.units
+        self.chars += other.chars
+        self.skipped.update(other.skipped)
+        return self
+
+
+def count_units(units, scheme: str) -> Tally:
+    """Count the pre-tokens of an iterable of units, ``CHUNK_UNITS`` at a time
+    (the same per-line counting as :func:`modtok.pretokenize.count_pretokens`)."""
+    tally, chunk = Tally(), []
+    for unit in units:
+        chunk.append(unit)
+        tally.chars += len(unit)
+        if len(chunk) == CHUNK_UNITS:
+            tally.counts.update(_count_chunk((scheme, chunk)))
+            tally.units += len(chunk)
+            chunk = []
+    tally.counts.update(_count_chunk((scheme, chunk)))
+    tally.units += len(chunk)
+    return tally
+
+
+def count_part(part: Part, options: ReadOptions, scheme: str, budget: tuple[int, bool] | None = None) -> Tally:
+    """Count one part (what a Dask task runs); ``budget = (chars, first)`` cuts
+    it as :func:`modtok.corpus.within_budget` does (the part where a language's
+    budget runs out)."""
+    skipped: Counter = Counter()
+    units = read_part(part, options, skipped)
+    if budget is not None:
+        units = within_budget(units, *budget)
+    tally = count_units(units, scheme)
+    tally.skipped = skipped
+    return tally
+
+
+def count_parts(parts: list[Part], budgets: list, options: ReadOptions, scheme: str) -> Tally:
+    """Count several small parts in one task (their Counters summed on the worker)."""
+    tally = Tally()
+    for part, budget in zip(parts, budgets):
+        tally.add(count_part(part, options, scheme, budget))
+    return tally
+
+
+def group_parts(parts: list[Part], target_bytes: int) -> list[list[int]]:
+    """Indices of consecutive parts, grouped while their sizes add up to at most
+    ``target_bytes`` (a part bigger than that is a group of its own): many small
+    shards make a few tasks, so few Counters travel.
+
+    >>> from modtok.corpus import Source
+    >>> group_parts([Part(Source("x", "text"), size=n) for n in (3, 3, 5, 9, 1)], 6)
+    [[0, 1], [2], [3], [4]]
+    """
+    groups: list[list[int]] = []
+    used = 0
+    for i, part in enumerate(parts):
+        if groups and used + part.size <= target_bytes:
+            groups[-1].append(i)
+            used += part.size
+        else:
+            groups.append([i])
+            used = part.size
+    return groups
+
+
+def part_chars(part: Part, options: ReadOptions) -> int:
+    """Characters of a part's units (bad records skipped: only the budget's cut
+    point is wanted here; counting reports them)."""
+    lenient = ReadOptions(options.text_field, options.sample, options.seed, skip_bad=True)
+    return sum(map(len, read_part(part, lenient, Counter())))
+
+
+def merge_tallies(*tallies: Tally) -> Tally:
+    """Sum of tallies (a node of the tree reduction)."""
+    out = Tally()
+    for t in tallies:
+        out.add(t)
+    return out
+
+
+@dataclass
+class Counts:
+    """``{lang: Counter}`` plus how it was made."""
+
+    by_lang: dict[str, Counter]
+    scheme: str
+    stats: dict[str, dict] = field(default_factory=dict)  # {lang: {"units", "chars", "skipped"}}
+    options: dict = field(default_factory=dict)
+
+    def save(self, directory) -> Path:
+        """Write the counts directory (schema in the module docstring)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        directory = Path(directory)
+        languages = {}
+        for lang, counter in self.by_lang.items():
+            items = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+            table = pa.table({"pretoken": pa.array([k for k, _ in items], pa.string()),
+                              "count": pa.array([v for _, v in items], pa.int64())})
+            sink = pa.BufferOutputStream()
+            pq.write_table(table, sink, compression="zstd")
+            name = f"{lang}.parquet"
+            write_bytes(directory / name, sink.getvalue().to_pybytes())
+            stats = self.stats.get(lang, {})
+            languages[lang] = {"file": name, "types": len(counter), "tokens": sum(counter.values()),
+                               "units": stats.get("units"), "chars": stats.get("chars"),
+                               "skipped": dict(sorted(stats.get("skipped", {}).items()))}
+        write_json(directory / "meta.json", {"format": FORMAT, "version": VERSION, "scheme": self.scheme,
+                                             "languages": languages, "options": self.options}, indent=1)
+        return directory
+
+    @classmethod
+    def load(cls, directory, langs=None) -> Counts:
+        """Read a counts directory (all languages, or ``langs`` in that order)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        directory = Path(directory)
+        meta = read_meta(directory)
+        available = meta["languages"]
+        chosen = list(available) if langs is None else ([langs] if isinstance(langs, str) else list(langs))
+        by_lang, stats = {}, {}
+        for lang in chosen:
+            if lang not in available:
+                raise UnknownLanguageError(lang, available)
+            path = directory / available[lang]["file"]
+            try:
+                table = pq.read_table(path, columns=["pretoken", "count"])
+            except (pa.ArrowException, OSError) as e:
+                raise DataError(f"{path}: not a readable counts file ({e})") from None
+            by_lang[lang] = Counter(dict(zip(table.column("pretoken").to_pylist(),
+                                             table.column("count").to_pylist())))
+            if len(by_lang[lang]) != available[lang]["types"]:
+                raise DataError(f"{path}: {len(by_lang[lang])} pre-tokens, meta.json says {available[lang]['types']}")
+            stats[lang] = {k: available[lang][k] for k in ("units", "chars", "skipped")}
+        return cls(by_lang, meta["scheme"], stats, meta.get("options", {}))
+
+
+def read_meta(directory) -> dict:
+    """``meta.json`` of a counts directory, checked."""
+    path = Path(directory) / "meta.json"
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"{directory}: not a counts directory (no meta.json)") from None
+    except (OSError, ValueError) as e:
+        raise DataError(f"{path}: unreadable ({e})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise DataError(f"{path}: not a modtok counts file")
+    if meta.get("version") != VERSION:
+        raise DataError(f"{path}: counts version {meta.get('version')}, this modtok reads version {VERSION}")
+    return meta
+
+
+def load_counts(directory, langs=None, scheme: str | None = None) -> dict[str, Counter]:
+    """``{lang: Counter}`` from a counts directory, ready for any trainer;
+    ``scheme`` (if given) must be the one the counts were made with."""
+    counts = Counts.load(directory, langs)
+    if scheme is not None and scheme != counts.scheme:
+        raise DataError(f"{directory}: counts were made with pre-tokenizer {counts.scheme!r}, not {scheme!r}")
+    return counts.by_lang
+
+
+def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, client=None,
+                  partition_bytes: int = 64 << 20, fan_in: int = 8) -> Counts:
+    """Count every language of ``{lang: Corpus}`` (:func:`modtok.corpus.open_corpus`).
+
+    Without ``client``: one process, streaming (memory: one chunk of units plus
+    the Counters). With a ``distributed.Client``: parts of about
+    ``partition_bytes`` on its workers, Counters summed in a tree of ``fan_in``
+    (see the module docstring). A character budget (``max_chars``) is a
+    stream-order cut: on Dask, a first pass measures every part's characters,
+    then the parts before the cut are counted whole, the part where the budget
+    runs out is cut inside, and the parts after it are not read -- the same
+    units as one process.
+    """
+    pattern(scheme)  # fail early on an unknown scheme
+    if fan_in < 2:
+        raise DataError(f"fan_in must be at least 2, got {fan_in}")
+    first = next(iter(corpora.values()), None)
+    options = first.options if first is not None else ReadOptions()
+    tallies: dict[str, Tally] = {}
+    if client is None:
+        for lang, corpus in corpora.items():
+            tallies[lang] = count_units(corpus, scheme)
+            tallies[lang].skipped = Counter(corpus.skipped)
+    else:
+        tallies = _count_on_dask(corpora, scheme, client, partition_bytes, fan_in)
+    for lang, tally in tallies.items():
+        if tally.units == 0:
+            raise DataError(f"language {lang!r}: empty corpus (no non-blank line)")
+    stats = {lang: {"units": t.units, "chars": t.chars, "skipped": dict(t.skipped)} for lang, t in tallies.items()}
+    opts = {"text_field": options.text_field, "sample": options.sample, "seed": options.seed,
+            "skip_bad": options.skip_bad, "max_chars": first.max_chars if first is not None else None}
+    return Counts({lang: t.counts for lang, t in tallies.items()}, scheme, stats, opts)
+
+
+def _count_on_dask(corpora, scheme, client, partition_bytes, fan_in) -> dict[str, Tally]:
+    parts = {lang: corpus.parts(partition_bytes) for lang, corpus in corpora.items()}
+    cuts = {lang: [None] * len(ps) for lang, ps in parts.items()}
+    budgeted = [lang for lang, c in corpora.items() if c.max_chars is not None]
+    sizes = client.gather({lang: client.map(part_chars, parts[lang], options=corpora[lang].options, pure=False)
+                           for lang in budgeted})
+    for lang in budgeted:
+        budget, before = corpora[lang].max_chars, 0
+        for i, chars in enumerate(sizes[lang]):
+            if before + chars < budget:  # wholly inside the budget
+                before += chars
+                continue
+            cuts[lang][i] = (budget - before, before == 0)  # the budget runs out in this part
+            parts[lang], cuts[lang] = parts[lang][: i + 1], cuts[lang][: i + 1]
+            break
+    roots = {}
+    for lang, corpus in corpora.items():
+        groups = group_parts(parts[lang], partition_bytes)
+        n = len(groups)
+        level = client.map(count_parts, [[parts[lang][i] for i in g] for g in groups],
+                           [[cuts[lang][i] for i in g] for g in groups], [corpus.options] * n, [scheme] * n,
+                           pure=False)
+        while len(level) > 1:  # tree reduction on the workers
+            level = [client.submit(merge_tallies, *level[i : i + fan_in], pure=False)
+                     for i in range(0, len(level), fan_in)]
+        roots[lang] = level[0]
+    results = client.gather(list(roots.values()))
+    return dict(zip(roots, results))
+
+
+def local_client(workers: int, threads_per_worker: int = 1):
+    """A ``distributed.Client`` on a ``LocalCluster`` of ``workers`` processes on
+    this machine, listening on loopback only (a dashboard only if bokeh is installed, on a
+    free loopback port). Close it (or use ``with``) when done."""
+    from distributed import Client
+
+    if workers < 1:
+        raise DataError(f"workers must be at least 1, got {workers}")
+    # Client(**kw) starts its own LocalCluster and closes it with the client.
+    return Client(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
+                  host="127.0.0.1", dashboard_address="127.0.0.1:0")

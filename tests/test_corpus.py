@@ -1,0 +1,300 @@
+"""open_corpus: every format gives the plain-text loader's lines; budget, sampling,
+partitions, manifests; each bad input gives its error (file, line/row, byte offset)
+or is skipped and counted."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from modtok import data
+from modtok.corpus import Part, ReadOptions, detect, open_corpus, partition, read_part
+from modtok.errors import (
+    DataError,
+    EncodingError,
+    RecordEncodingError,
+    RecordError,
+    ShardError,
+    UnknownLanguageError,
+)
+
+# Documents with what loaders trip over: decomposed accents (NFC), CRLF, blank and
+# whitespace-only lines, Devanagari marks, a tab, an emoji.
+DOCS = [
+    "Cafe\u0301 au lait\r\nsecond line",
+    "नमस्ते संसार",
+    "  \n\nafter blanks\t tab",
+    "emoji 🙂 and ß",
+    "one",
+    "x" * 50,
+] + [" ".join(random.Random(i).choice(["a", "bb", "ccc", "दद", "é"]) for _ in range(8)) for i in range(60)]
+
+
+def _text(docs=DOCS) -> str:
+    return "\n".join(docs) + "\n"
+
+
+def _reference(tmp_path):
+    path = tmp_path / "ref.txt"
+    path.write_text(_text(), encoding="utf-8", newline="")
+    return data.read_lines(path)
+
+
+def _jsonl(docs=DOCS) -> bytes:
+    return "".join(json.dumps({"id": i, "text": d}, ensure_ascii=False) + "\n" for i, d in enumerate(docs)).encode()
+
+
+def _write_parquet(path, docs, row_group_size=7):
+    pq.write_table(pa.table({"id": list(range(len(docs))), "text": docs}), path, row_group_size=row_group_size)
+
+
+@pytest.fixture
+def shards(tmp_path):
+    """The same documents in every format; plain text keeps one unit per line."""
+    d = tmp_path / "shards"
+    d.mkdir()
+    text = _text().encode()
+    (d / "a.txt").write_bytes(text)
+    (d / "a.txt.gz").write_bytes(gzip.compress(text))
+    (d / "a.txt.zst").write_bytes(zstandard.ZstdCompressor().compress(text))
+    (d / "a.jsonl").write_bytes(_jsonl())
+    (d / "a.jsonl.gz").write_bytes(gzip.compress(_jsonl()))
+    (d / "a.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(_jsonl()))
+    _write_parquet(d / "a.parquet", DOCS)
+    return d
+
+
+@pytest.mark.parametrize("name", ["a.txt", "a.txt.gz", "a.txt.zst", "a.jsonl", "a.jsonl.gz", "a.jsonl.zst",
+                                  "a.parquet"])
+def test_every_file_format_gives_the_plain_text_lines(shards, tmp_path, name):
+    ref = _reference(tmp_path)
+    assert len(ref) > 60 and "Café au lait" in ref
+    corpus = open_corpus(shards / name, lang="eng_Latn")
+    assert list(corpus) == ref
+    assert list(corpus) == ref  # a second pass re-reads
+    assert corpus.n_units == len(ref) and corpus.chars == sum(map(len, ref)) and not corpus.skipped
+
+
+def test_directories_globs_and_lists_read_files_in_sorted_order(shards, tmp_path):
+    ref = _reference(tmp_path)
+    split = tmp_path / "split"
+    (split / "sub").mkdir(parents=True)
+    (split / "b.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(_jsonl(DOCS[20:40])))
+    _write_parquet(split / "a.parquet", DOCS[:20], row_group_size=3)
+    (split / "sub" / "c.txt.gz").write_bytes(gzip.compress(_text(DOCS[40:]).encode()))
+    (split / "README.md").write_text("not text of the corpus\n")  # other suffixes are skipped in a walk
+    (split / ".hidden.txt").write_text("hidden\n")
+    assert list(open_corpus(split, lang="x")) == ref
+    assert list(open_corpus(str(split / "**" / "*.*"), lang="x"))[-1] == ref[-1]
+    assert list(open_corpus([split / "a.parquet", str(split / "b.*"), split / "sub"], lang="x")) == ref
+    with pytest.raises(DataError, match="no file matches"):
+        open_corpus(str(tmp_path / "nothing-*.jsonl"), lang="x")
+    with pytest.raises(DataError, match="no such file"):
+        open_corpus(tmp_path / "missing.txt", lang="x")
+    with pytest.raises(DataError, match="lang="):
+        open_corpus(shards / "a.txt")
+
+
+def test_hf_datasets_saved_to_disk_and_arrow_files(tmp_path):
+    datasets = pytest.importorskip("datasets")
+    ref = _reference(tmp_path)
+    datasets.Dataset.from_dict({"text": DOCS}).save_to_disk(str(tmp_path / "ds"), num_shards=3)
+    assert list(open_corpus(tmp_path / "ds", lang="x")) == ref
+    dd = datasets.DatasetDict({"train": datasets.Dataset.from_dict({"text": DOCS}),
+                               "test": datasets.Dataset.from_dict({"text": ["held out"]})})
+    dd.save_to_disk(str(tmp_path / "dd"))
+    assert list(open_corpus(tmp_path / "dd", lang="x")) == ref
+    assert list(open_corpus(tmp_path / "dd", lang="x", split="test")) == ["held out"]
+    with pytest.raises(DataError, match="splits"):
+        open_corpus(tmp_path / "dd", lang="x", split="validation")
+    # a dataset inside a directory walk: its Arrow files, not its metadata
+    (tmp_path / "walk").mkdir()
+    datasets.Dataset.from_dict({"text": DOCS}).save_to_disk(str(tmp_path / "walk" / "ds"))
+    assert list(open_corpus(tmp_path / "walk", lang="x")) == ref
+    (tmp_path / "ds" / "state.json").write_text("{broken")
+    with pytest.raises(DataError, match="state.json: unreadable datasets metadata"):
+        open_corpus(tmp_path / "ds", lang="x")
+    # a bare Arrow IPC file (file format; datasets writes the stream format)
+    with pa.OSFile(str(tmp_path / "t.arrow"), "wb") as sink, \
+            pa.ipc.new_file(sink, pa.schema([("text", pa.string())])) as w:
+        w.write_table(pa.table({"text": DOCS}))
+    assert list(open_corpus(tmp_path / "t.arrow", lang="x")) == ref
+
+
+def test_character_budget_is_a_stream_prefix_and_deterministic(shards, tmp_path):
+    ref = _reference(tmp_path)
+    for budget in (1, 5, 30, 100, 10_000):
+        got = list(open_corpus(shards / "a.jsonl.zst", lang="x", max_chars=budget))
+        assert got == list(open_corpus(shards / "a.parquet", lang="x", max_chars=budget))
+        assert got == ref[: len(got)] and len(got) >= 1
+        assert sum(map(len, got)) <= budget or len(got) == 1  # one unit even if it alone is too long
+        if len(got) < len(ref):  # stopped at the first unit that did not fit
+            assert sum(map(len, got)) + len(ref[len(got)]) > budget
+    with pytest.raises(DataError, match="positive"):
+        open_corpus(shards / "a.txt", lang="x", max_chars=0)
+
+
+def test_sampling_is_seeded_and_the_same_for_any_partition(shards, tmp_path):
+    ref = _reference(tmp_path)
+    a = list(open_corpus(shards / "a.jsonl", lang="x", sample=0.5, seed=1))
+    assert a == list(open_corpus(shards / "a.jsonl", lang="x", sample=0.5, seed=1))
+    assert a != list(open_corpus(shards / "a.jsonl", lang="x", sample=0.5, seed=2))
+    assert 0.25 * len(ref) < len(a) < 0.75 * len(ref)
+    assert set(a) <= set(ref)
+    # compression does not move the keys (offsets in the decompressed text)
+    assert a == list(open_corpus(shards / "a.jsonl.zst", lang="x", sample=0.5, seed=1))
+    assert list(open_corpus(shards / "a.jsonl", lang="x", sample=1.0)) == ref
+    with pytest.raises(DataError, match="probability"):
+        open_corpus(shards / "a.txt", lang="x", sample=0)
+    opts = ReadOptions(sample=0.5, seed=1)
+    for fmt in ("a.jsonl", "a.txt", "a.parquet"):
+        src = detect(shards / fmt)
+        whole = list(read_part(Part(src), opts, {}))
+        for size in (1, 17, 100, 1000):
+            parts = partition(src, size)
+            assert [u for p in parts for u in read_part(p, opts, {})] == whole, (fmt, size)
+
+
+def test_byte_range_partitions_cover_every_line_once(tmp_path):
+    path = tmp_path / "p.txt"
+    path.write_text(_text(), encoding="utf-8", newline="")
+    src = detect(path)
+    whole = list(read_part(Part(src), ReadOptions(), {}))
+    assert whole == data.read_lines(path)
+    for size in range(1, 120, 7):
+        parts = partition(src, size)
+        assert parts[0].start == 0 and parts[-1].stop == path.stat().st_size
+        assert [u for p in parts for u in read_part(p, ReadOptions(), {})] == whole
+    pq_path = tmp_path / "p.parquet"
+    _write_parquet(pq_path, DOCS, row_group_size=5)
+    assert len(partition(detect(pq_path), 1)) == pq.ParquetFile(pq_path).num_row_groups
+
+
+def test_manifests_in_json_and_yaml(shards, tmp_path):
+    ref = _reference(tmp_path)
+    (tmp_path / "m.json").write_text(json.dumps({"eng_Latn": ["shards/a.jsonl.zst"], "deu_Latn": "shards/a.parquet"}))
+    (tmp_path / "m.yaml").write_text("eng_Latn:\n  - shards/a.jsonl.zst\ndeu_Latn: shards/a.parquet\n")
+    for name in ("m.json", "m.yaml"):
+        corpora = open_corpus(tmp_path / name)  # relative to the manifest's folder
+        assert list(corpora) == ["eng_Latn", "deu_Latn"]
+        assert all(list(c) == ref for c in corpora.values())
+        assert list(open_corpus(tmp_path / name, langs=["deu_Latn"])) == ["deu_Latn"]
+        assert list(open_corpus(tmp_path / name, lang="deu_Latn")) == ref
+        with pytest.raises(UnknownLanguageError, match="xxx_Latn"):
+            open_corpus(tmp_path / name, langs=["xxx_Latn"])
+    assert list(open_corpus({"x": str(shards / "a.txt")})["x"]) == ref
+    (tmp_path / "bad.json").write_text('{"eng_Latn": []}')
+    with pytest.raises(DataError, match="bad.json: entry 'eng_Latn'"):
+        open_corpus(tmp_path / "bad.json")
+    (tmp_path / "bad.yaml").write_text("eng_Latn: [unclosed\n")
+    with pytest.raises(DataError, match="bad YAML manifest"):
+        open_corpus(tmp_path / "bad.yaml")
+    (tmp_path / "gone.json").write_text('{"eng_Latn": ["nowhere/*.parquet"]}')
+    with pytest.raises(DataError, match="no file matches"):
+        open_corpus(tmp_path / "gone.json")
+
+
+# --------------------------------------------------------------------------
+# bad input
+
+
+def _bad_jsonl(tmp_path) -> tuple:
+    good = json.dumps({"text": "good one"})
+    lines = [good, "{not json", json.dumps({"body": "x"}), json.dumps({"text": 7}), "[1, 2]", good]
+    raw = ("\n".join(lines) + "\n").encode()
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(raw)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    return path, offsets
+
+
+def test_bad_jsonl_records_name_file_line_and_offset(tmp_path):
+    path, offsets = _bad_jsonl(tmp_path)
+    with pytest.raises(RecordError) as e:
+        list(open_corpus(path, lang="x"))
+    assert (e.value.path, e.value.line, e.value.offset) == (str(path), 2, offsets[1] + 1)
+    assert str(e.value).startswith(f"{path}: bad JSON (") and "line 2, byte offset" in str(e.value)
+    # the same error from a byte-range part that starts after line 1 knows its line too
+    part = [p for p in partition(detect(path), 10) if p.start <= offsets[1] < p.stop][0]
+    assert part.start > 0
+    with pytest.raises(RecordError, match="line 2"):
+        list(read_part(part, ReadOptions(), {}))
+    for field_line, message in ((3, "missing field 'text'"), (4, "field 'text' is int, not a string"),
+                                (5, "not a JSON object \\(list\\)")):
+        kept = [ln for i, ln in enumerate(path.read_text().splitlines(), 1) if i >= field_line]
+        (tmp_path / "one.jsonl").write_text("\n".join(kept) + "\n")
+        with pytest.raises(RecordError, match=f"{message} \\(line 1, byte offset 0\\)"):
+            list(open_corpus(tmp_path / "one.jsonl", lang="x"))
+    corpus = open_corpus(path, lang="x", skip_bad=True)
+    assert list(corpus) == ["good one", "good one"]
+    assert dict(corpus.skipped) == {"bad JSON": 1, "missing field 'text'": 1, "field 'text' not a string": 1,
+                                    "not a JSON object": 1}
+
+
+def test_non_utf8_gives_the_byte_offset_in_text_and_compressed_jsonl(tmp_path):
+    raw = "fine\nnaïve\n".encode() + b"bad \xff byte\nlast\n"
+    (tmp_path / "b.txt").write_bytes(raw)
+    with pytest.raises(RecordEncodingError) as e:
+        list(open_corpus(tmp_path / "b.txt", lang="x"))
+    assert isinstance(e.value, EncodingError) and e.value.offset == raw.index(b"\xff") and e.value.line == 3
+    with pytest.raises(EncodingError) as old:  # the in-memory loader agrees on the offset
+        data.read_lines(tmp_path / "b.txt")
+    assert old.value.offset == e.value.offset
+    doc = b'{"text": "ok"}\n{"text": "caf\xe9"}\n'
+    (tmp_path / "b.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(doc))
+    assert doc.index(b"\xe9") == 28  # offset in the decompressed stream
+    with pytest.raises(RecordEncodingError, match=r"b.jsonl.zst: invalid UTF-8 \(line 2, byte offset 28\)"):
+        list(open_corpus(tmp_path / "b.jsonl.zst", lang="x"))
+    c = open_corpus(tmp_path / "b.txt", lang="x", skip_bad=True)
+    assert list(c) == ["fine", "naïve", "last"] and dict(c.skipped) == {"invalid UTF-8": 1}
+
+
+def test_unreadable_shards_raise_or_are_skipped_and_counted(shards, tmp_path):
+    ref = _reference(tmp_path)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "a.parquet").write_bytes(b"PAR1 this is not parquet")
+    (broken / "b.jsonl.gz").write_bytes(gzip.compress(_jsonl())[:200])  # truncated
+    (broken / "c.jsonl.zst").write_bytes(b"\x28\xb5\x2f\xfd garbage")
+    _write_parquet(broken / "d.parquet", ["a"], row_group_size=1)
+    pq.write_table(pa.table({"body": ["x"]}), broken / "e.parquet")
+    pq.write_table(pa.table({"text": [1, 2]}), broken / "f.parquet")
+    pq.write_table(pa.table({"text": ["kept", None, "too"]}), broken / "g.parquet")
+    cases = {"a.parquet": "not a readable parquet file", "b.jsonl.gz": "unreadable gzip stream at byte offset",
+             "c.jsonl.zst": "unreadable zstd stream", "e.parquet": "no column 'text' \\(columns: body\\)",
+             "f.parquet": "column 'text' is int64, not a string"}
+    for name, message in cases.items():
+        with pytest.raises(ShardError, match=f"{name}: {message}"):
+            list(open_corpus(broken / name, lang="x"))
+    with pytest.raises(RecordError, match=r"g.parquet: 'text' is null \(row 1\)"):
+        list(open_corpus(broken / "g.parquet", lang="x"))
+    c = open_corpus([broken, shards / "a.txt"], lang="x", skip_bad=True)
+    got = list(c)
+    assert got[-len(ref):] == ref and "a" in got and "kept" in got and "too" in got
+    assert c.skipped == {"unreadable file": 5, "null 'text'": 1}
+
+
+@settings(max_examples=40)
+@given(docs=st.lists(st.text(min_size=0, max_size=30), min_size=1, max_size=12),
+       size=st.integers(min_value=1, max_value=64))
+def test_any_text_reads_the_same_in_every_format_and_partition(tmp_path_factory, docs, size):
+    docs = [d.lstrip("\ufeff") for d in docs]  # a BOM is a file's, not a document's
+    d = tmp_path_factory.mktemp("h")
+    (d / "a.txt").write_bytes(_text(docs).encode())
+    ref = data.read_lines(d / "a.txt")
+    (d / "a.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(_jsonl(docs)))
+    _write_parquet(d / "a.parquet", docs, row_group_size=3)
+    for name in ("a.txt", "a.jsonl.zst", "a.parquet"):
+        assert list(open_corpus(d / name, lang="x")) == ref, name
+    src = detect(d / "a.txt")
+    assert [u for p in partition(src, size) for u in read_part(p, ReadOptions(), {})] == ref

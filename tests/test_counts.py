@@ -1,0 +1,214 @@
+"""Pre-token counts: Dask on a 2-worker LocalCluster gives exactly the
+single-process counts; the counts artifact round-trips byte-identically; trainers
+and the CLI give the same tokenizer from saved counts, from a manifest of Parquet
+shards and from the plain-text pool."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+
+from modtok import cli, data
+from modtok.bpe import standard
+from modtok.bpe.concat import train_concat
+from modtok.bpe.continued import continue_training
+from modtok.bpe.sequential import train_sequential
+from modtok.corpus import open_corpus
+from modtok.counts import Counts, count_corpora, group_parts, load_counts, local_client, read_meta
+from modtok.errors import DataError, RecordError, UnknownLanguageError
+from modtok.pretokenize import count_by_language
+
+LANGS = ["eng_Latn", "deu_Latn", "hin_Deva"]
+
+
+@pytest.fixture(scope="module")
+def lines():
+    """Pseudo-sentences from the embedded wordfreq lists (no shared data needed)."""
+    return data.load_wordfreq(LANGS, n_lines=400, seed=3)
+
+
+def _write_shards(root, lines):
+    """Each language in a different layout: uncompressed JSONL (byte ranges),
+    zst + gz JSONL (whole-file parts), Parquet with many row groups."""
+    root.mkdir(exist_ok=True)
+    eng, deu, hin = (lines[lang] for lang in LANGS)
+    with open(root / "eng.jsonl", "w", encoding="utf-8") as f:
+        for i in range(0, len(eng), 3):  # three lines per document
+            f.write(json.dumps({"text": "\n".join(eng[i : i + 3])}, ensure_ascii=False) + "\n")
+    half = len(deu) // 2
+    for name, part, pack in (("deu-0.jsonl.zst", deu[:half], zstandard.ZstdCompressor().compress),
+                             ("deu-1.jsonl.gz", deu[half:], gzip.compress)):
+        (root / name).write_bytes(pack("".join(json.dumps({"text": s}) + "\n" for s in part).encode()))
+    pq.write_table(pa.table({"text": hin}), root / "hin.parquet", row_group_size=25)
+    return {"eng_Latn": [str(root / "eng.jsonl")], "deu_Latn": [str(root / "deu-*")],
+            "hin_Deva": [str(root / "hin.parquet")]}
+
+
+@pytest.fixture(scope="module")
+def client():
+    with local_client(2) as c:
+        assert len(c.scheduler_info()["workers"]) == 2
+        yield c
+
+
+def test_dask_counts_are_identical_to_the_single_process_counter(tmp_path, lines, client):
+    manifest = _write_shards(tmp_path / "s", lines)
+    corpora = open_corpus(manifest)
+    assert {lang: c.lines() for lang, c in corpora.items()} == lines  # the shards hold the same lines
+    reference = count_by_language(lines, "llama3")
+    one = count_corpora(corpora, "llama3")
+    assert one.by_lang == reference
+    tasks = sum(len(group_parts(c.parts(2000), 2000)) for c in corpora.values())
+    assert tasks > 20  # byte ranges and row groups, so the tree has several levels
+    dask = count_corpora(corpora, "llama3", client=client, partition_bytes=2000, fan_in=2)
+    assert dask.by_lang == reference
+    assert dask.stats == one.stats and list(dask.by_lang) == LANGS
+
+
+def test_dask_sampling_and_skipped_records_match_one_process(tmp_path, lines, client):
+    manifest = _write_shards(tmp_path / "s", lines)
+    bad = tmp_path / "s" / "eng.jsonl"
+    with open(bad, "a") as f:
+        f.write('{"text": 1}\n{oops\n' + json.dumps({"text": "tail line"}) + "\n")
+    corpora = open_corpus(manifest, sample=0.5, seed=7, skip_bad=True)
+    one = count_corpora(corpora, "llama3")
+    dask = count_corpora(corpora, "llama3", client=client, partition_bytes=1500)
+    assert dask.by_lang == one.by_lang
+    assert dask.stats == one.stats
+    assert one.stats["eng_Latn"]["skipped"] == {"field 'text' not a string": 1, "bad JSON": 1}
+    assert one.stats["eng_Latn"]["units"] < len(lines["eng_Latn"])  # sampled
+    # without skip_bad, the worker's error reaches the caller with its line number
+    n_docs = -(-len(lines["eng_Latn"]) // 3)
+    with pytest.raises(RecordError, match=f"eng.jsonl: field 'text' is int, not a string \\(line {n_docs + 1},"):
+        count_corpora(open_corpus(manifest), "llama3", client=client, partition_bytes=1500)
+
+
+
+@pytest.mark.parametrize("budget", [1, 50, 999, 5000, 12_345, 10**9])
+def test_dask_character_budget_cuts_where_one_process_does(tmp_path, lines, client, budget):
+    manifest = _write_shards(tmp_path / "s", lines)
+    bad = tmp_path / "s" / "eng.jsonl"
+    with open(bad, "a") as f:  # a bad record after the cut is never read by one process
+        f.write("{oops\n")
+    corpora = open_corpus(manifest, max_chars=budget, sample=0.8, seed=1)
+    if budget > 10**8:
+        with pytest.raises(RecordError, match="bad JSON"):
+            count_corpora(corpora, "llama3", client=client, partition_bytes=700)
+        return
+    one = count_corpora(corpora, "llama3")
+    dask = count_corpora(corpora, "llama3", client=client, partition_bytes=700, fan_in=3)
+    assert dask.by_lang == one.by_lang and dask.stats == one.stats
+    assert all(s["chars"] <= budget or s["units"] == 1 for s in one.stats.values())
+
+
+def test_counts_artifact_round_trip_schema_and_determinism(tmp_path, lines):
+    corpora = open_corpus(_write_shards(tmp_path / "s", lines))
+    counts = count_corpora(corpora, "llama3")
+    a, b = counts.save(tmp_path / "a"), count_corpora(corpora, "llama3").save(tmp_path / "b")
+    for name in ["meta.json"] + [f"{lang}.parquet" for lang in LANGS]:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert sorted(p.name for p in a.iterdir()) == sorted(["meta.json"] + [f"{lang}.parquet" for lang in LANGS])
+    meta = read_meta(a)
+    assert meta["scheme"] == "llama3" and list(meta["languages"]) == LANGS
+    table = pq.read_table(a / "hin_Deva.parquet")
+    assert table.schema.names == ["pretoken", "count"] and table.schema.field("count").type == pa.int64()
+    rows = list(zip(table.column("pretoken").to_pylist(), table.column("count").to_pylist()))
+    assert rows == sorted(counts.by_lang["hin_Deva"].items(), key=lambda kv: (-kv[1], kv[0]))
+    assert meta["languages"]["hin_Deva"]["tokens"] == sum(counts.by_lang["hin_Deva"].values())
+    assert load_counts(a) == counts.by_lang
+    assert list(load_counts(a, ["hin_Deva", "eng_Latn"])) == ["hin_Deva", "eng_Latn"]
+    assert Counts.load(a).stats == counts.stats
+    with pytest.raises(DataError, match="made with pre-tokenizer 'llama3', not 'gpt2'"):
+        load_counts(a, scheme="gpt2")
+    with pytest.raises(UnknownLanguageError):
+        load_counts(a, ["xxx_Latn"])
+    with pytest.raises(DataError, match="no meta.json"):
+        load_counts(tmp_path / "s")
+
+
+def test_trainers_give_the_same_model_from_saved_counts(tmp_path, lines):
+    saved = count_corpora(open_corpus(_write_shards(tmp_path / "s", lines)), "llama3").save(tmp_path / "c")
+    counts = load_counts(saved)
+    fresh = count_by_language(lines, "llama3")
+    assert standard.train(counts, 600).merges == standard.train(fresh, 600).merges
+    for train in (train_sequential, train_concat):
+        a, b = train(counts, 400), train(fresh, 400)
+        assert a.model.merges == b.model.merges and a.lang_to_ids == b.lang_to_ids
+    base = standard.train(counts["eng_Latn"], 300)
+    assert continue_training(base, counts["hin_Deva"], 50).merges == continue_training(base, fresh["hin_Deva"], 50).merges
+
+
+@pytest.fixture
+def tiny_pool(tmp_path, monkeypatch, lines):
+    """The wordfreq lines as a plain-text pool (+ a token FLORES dir the pool path needs)."""
+    pool, flores = tmp_path / "pool", tmp_path / "flores" / "devtest"
+    pool.mkdir()
+    flores.mkdir(parents=True)
+    for lang in LANGS:
+        (pool / f"{lang}.txt").write_text("\n".join(lines[lang]) + "\n", encoding="utf-8")
+        (flores / f"{lang}.devtest").write_text(lines[lang][0] + "\n", encoding="utf-8")
+    monkeypatch.setenv("MODTOK_POOL", str(pool))
+    monkeypatch.setenv("MODTOK_FLORES", str(flores.parent))
+    return pool
+
+
+def test_sequential_bpe_from_parquet_manifest_and_from_counts_equals_the_pool(tmp_path, tiny_pool, lines):
+    shards = tmp_path / "parquet"
+    shards.mkdir()
+    for lang in LANGS:  # three Parquet shards per language
+        third = -(-len(lines[lang]) // 3)
+        for i in range(3):
+            pq.write_table(pa.table({"text": lines[lang][i * third : (i + 1) * third]}),
+                           shards / f"{lang}-{i}.parquet", row_group_size=40)
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text("".join(f"{lang}: ['parquet/{lang}-*.parquet']\n" for lang in LANGS))
+    k = ["-k", "420", "--langs", *LANGS]
+    assert cli.main(["sequential-bpe", str(tmp_path / "pool-tok"), *k]) == 0
+    assert cli.main(["sequential-bpe", str(tmp_path / "manifest-tok"), *k, "--manifest", str(manifest)]) == 0
+    assert cli.main(["count", str(manifest), "-o", str(tmp_path / "counts"), "--scheme", "llama3"]) == 0
+    assert cli.main(["sequential-bpe", str(tmp_path / "counts-tok"), *k, "--counts", str(tmp_path / "counts")]) == 0
+    for name in ("tokenizer.json", "lang_to_ids.json"):
+        pool_bytes = (tmp_path / "pool-tok" / name).read_bytes()
+        assert (tmp_path / "manifest-tok" / name).read_bytes() == pool_bytes, name
+        assert (tmp_path / "counts-tok" / name).read_bytes() == pool_bytes, name
+    assert len(json.loads((tmp_path / "pool-tok" / "tokenizer.json").read_text())["model"]["merges"]) > 100
+
+
+def test_cli_count_on_a_local_cluster_writes_the_same_files(tmp_path, lines, capsys):
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps(_write_shards(tmp_path / "s", lines)))
+    assert cli.main(["count", str(manifest), "-o", str(tmp_path / "one")]) == 0
+    assert cli.main(["count", str(manifest), "-o", str(tmp_path / "two"), "--workers", "2",
+                     "--partition-mb", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "eng_Latn: " in out and "saved counts (llama3)" in out
+    for p in (tmp_path / "one").iterdir():
+        assert (tmp_path / "two" / p.name).read_bytes() == p.read_bytes(), p.name
+    assert cli.main(["count", str(manifest), "-o", str(tmp_path / "x"), "--langs", "xxx_Latn"]) == 2
+    assert cli.main(["sequential-bpe", str(tmp_path / "t"), "--counts", str(tmp_path / "one"),
+                     "--manifest", str(manifest)]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert cli.main(["count", str(manifest), "-o", str(tmp_path / "y"), "--scheduler", "tcp://127.0.0.1:9",
+                     "--connect-timeout", "1"]) == 2  # nothing listens on the discard port
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
+    assert not (tmp_path / "y").exists()
+
+
+def test_modular_unigram_from_a_manifest_equals_the_pool(tmp_path, tiny_pool, lines):
+    shards = tmp_path / "jsonl"
+    shards.mkdir()
+    for lang in LANGS:
+        docs = "".join(json.dumps({"text": s}, ensure_ascii=False) + "\n" for s in lines[lang])
+        (shards / f"{lang}.jsonl.gz").write_bytes(gzip.compress(docs.encode()))
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({lang: [f"jsonl/{lang}.jsonl.gz"] for lang in LANGS}))
+    k = ["-k", "320", "--em-iters", "1", "--langs", *LANGS[:2]]
+    assert cli.main(["modular-unigram", str(tmp_path / "pool-uni"), *k]) == 0
+    assert cli.main(["modular-unigram", str(tmp_path / "manifest-uni"), *k, "--manifest", str(manifest)]) == 0
+    for name in ("tokenizer.json", "lang_to_ids.json"):
+        assert (tmp_path / "manifest-uni" / name).read_bytes() == (tmp_path / "pool-uni" / name).read_bytes()
