@@ -16,7 +16,8 @@
 
 and yields the same units as :func:`modtok.data.read_lines` does for a text
 file: a document is cut at ``\\n``, a trailing ``\\r`` is dropped, blank lines
-are dropped, the rest is NFC-normalised. Nothing is loaded whole: files are
+are dropped, the rest is kept raw (or put in the Unicode form ``normalization``,
+as the loaders of :mod:`modtok.data` do). Nothing is loaded whole: files are
 read record by record (bounded memory whatever the size).
 
 Per-language specs are a mapping or a small manifest file (JSON ``.json`` or
@@ -119,6 +120,7 @@ class ReadOptions:
     sample: float | None = None
     seed: int = 0
     skip_bad: bool = False
+    normalization: str | None = None  # raw text by default, as modtok.data (see data.normalize)
 
 
 def detect(path: str | os.PathLike, format: str | None = None) -> Source:
@@ -216,18 +218,19 @@ def _keep(opts: ReadOptions, index: int, position: int) -> bool:
     return int.from_bytes(h, "little") < opts.sample * 2**64
 
 
-def units(text: str) -> Iterator[str]:
-    """The units of a document: its non-blank lines (``\\r`` dropped), NFC.
+def units(text: str, normalization: str | None = None) -> Iterator[str]:
+    """The units of a document: its non-blank lines (``\\r`` dropped), raw or in
+    the Unicode form ``normalization`` (as :func:`modtok.data.read_lines`).
 
-    >>> list(units("a\\r\\n\\n  \\nb"))
-    ['a', 'b']
+    >>> list(units("a\\r\\n\\n  \\nb")), list(units("e\\u0301", "NFC"))
+    (['a', 'b'], ['é'])
     """
-    from modtok.data import nfc  # not at the top: modtok.data re-exports open_corpus
+    from modtok.data import normalize  # not at the top: modtok.data re-exports open_corpus
 
     for line in text.split("\n"):
         line = line.rstrip("\r")
         if line.strip():
-            yield nfc(line)
+            yield normalize(line, normalization)
 
 
 def _open_binary(src: Source):
@@ -329,7 +332,7 @@ def _record(raw: bytes, start: int, line_no, src: Source, opts: ReadOptions, fie
         text = text[:-1]
     if src.format == TEXT:
         if _keep(opts, src.index, start):
-            yield from units(text)  # one line: \r dropped, blank skipped, NFC
+            yield from units(text, opts.normalization)  # one line: \r dropped, blank skipped
         return
     if not text.strip():
         return
@@ -349,7 +352,7 @@ def _record(raw: bytes, start: int, line_no, src: Source, opts: ReadOptions, fie
         _bad(opts, skipped, RecordError(src.path, f"field {field_name!r} is {type(value).__name__}, not a string",
                                         line=line(), offset=start), f"field {field_name!r} not a string")
     if _keep(opts, src.index, start):
-        yield from units(value)
+        yield from units(value, opts.normalization)
 
 
 def _unreadable(src: Source, reason: str, opts: ReadOptions, skipped: Counter) -> None:
@@ -419,7 +422,7 @@ def _row_records(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[st
                     except _Skip:
                         continue
                 if _keep(opts, src.index, first + i):
-                    yield from units(value)
+                    yield from units(value, opts.normalization)
     except ShardError as e:
         _unreadable(src, e.reason, opts, skipped)
 
@@ -584,6 +587,7 @@ def open_corpus(
     skip_bad: bool = False,
     format: str | None = None,
     split: str | None = None,
+    normalization: str | None = None,
 ) -> Corpus | dict[str, Corpus]:
     """Open text for streaming (see the module docstring for formats and options).
 
@@ -599,7 +603,7 @@ def open_corpus(
         raise DataError(f"character budget must be positive, got {max_chars}")
     if sample is not None and not 0 < sample <= 1:
         raise DataError(f"sample must be a probability in (0, 1], got {sample}")
-    opts = ReadOptions(text_field, sample, seed, skip_bad)
+    opts = ReadOptions(text_field, sample, seed, skip_bad, normalization)
 
     manifest = None
     if isinstance(spec, Mapping):

@@ -46,7 +46,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from modtok.atomic import write_bytes, write_json
@@ -136,7 +136,7 @@ def group_parts(parts: list[Part], target_bytes: int) -> list[list[int]]:
 def part_chars(part: Part, options: ReadOptions) -> int:
     """Characters of a part's units (bad records skipped: only the budget's cut
     point is wanted here; counting reports them)."""
-    lenient = ReadOptions(options.text_field, options.sample, options.seed, skip_bad=True)
+    lenient = replace(options, skip_bad=True)
     return sum(map(len, read_part(part, lenient, Counter())))
 
 

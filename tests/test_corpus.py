@@ -76,11 +76,13 @@ def shards(tmp_path):
                                   "a.parquet"])
 def test_every_file_format_gives_the_plain_text_lines(shards, tmp_path, name):
     ref = _reference(tmp_path)
-    assert len(ref) > 60 and "Café au lait" in ref
+    assert len(ref) > 60 and "Cafe\u0301 au lait" in ref  # raw text, as the papers use it
     corpus = open_corpus(shards / name, lang="eng_Latn")
     assert list(corpus) == ref
     assert list(corpus) == ref  # a second pass re-reads
     assert corpus.n_units == len(ref) and corpus.chars == sum(map(len, ref)) and not corpus.skipped
+    nfc = open_corpus(shards / name, lang="eng_Latn", normalization="NFC")
+    assert list(nfc) == data.read_lines(tmp_path / "ref.txt", normalization="NFC") and "Café au lait" in list(nfc)
 
 
 def test_directories_globs_and_lists_read_files_in_sorted_order(shards, tmp_path):
