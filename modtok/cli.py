@@ -7,10 +7,12 @@
     modtok encode TOKDIR --langs npi_Deva "text"  global ids of a subtokenizer
     modtok lm-train ...                           the LM loop (same flags as python -m modtok.lm.train)
     modtok count MANIFEST -o DIR [--workers N | --scheduler ADDR]   pre-token counts (on Dask)
+    modtok parity-bpe OUT --train F.. --dev F.. -s 1000   parity-aware BPE on files (the reference's flags)
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
 YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.corpus`);
-``sequential-bpe`` also trains from saved counts (``--counts DIR``).
+``sequential-bpe`` also trains from saved counts (``--counts DIR``); ``parity-bpe`` reads
+the text files it is given (one per language).
 
 Tokenizer directories hold ``tokenizer.json`` + ``lang_to_ids.json`` (see
 :class:`modtok.modular.ModularTokenizer`). Errors from bad input are printed as
@@ -147,6 +149,40 @@ def cmd_lm_train(args, rest) -> None:
     main(rest)
 
 
+def cmd_parity_bpe(args) -> None:
+    from pathlib import Path
+
+    from modtok import atomic
+    from modtok.bpe import parity
+
+    read = parity.reference_lines if args.compat else data.read_lines
+    langs = args.langs or [Path(f).name for f in args.train]
+    if len(langs) != len(args.train) or len(set(langs)) != len(langs):
+        raise parity.ParityConfigError(f"--langs needs one distinct name per --train file ({len(args.train)})")
+    if args.dev and len(args.dev) != len(args.train):
+        raise parity.ParityConfigError(f"{len(args.dev)} --dev files for {len(args.train)} --train files")
+    train = {lang: read(f) for lang, f in zip(langs, args.train)}
+    dev = {lang: read(f) for lang, f in zip(langs, args.dev)} if args.dev else None
+    vocab = args.vocab or 256 + args.merges
+    res = parity.train_from_lines(
+        train, dev, vocab, scheme=args.scheme, compat=args.compat, variant=args.variant,
+        hybrid=args.hybrid, window=args.window, alpha=args.alpha, ratios=args.ratios,
+        min_frequency=args.min_frequency, on_exhausted=args.on_exhausted, progress=True,
+    )
+    out = Path(args.out)
+    res.save_merges(out / "merges.txt")
+    res.save(out / "tokenizer.json")
+    atomic.write_json(out / "trajectory.json", {
+        "languages": res.languages, "language_per_merge": res.choices,
+        "dev_tokens": res.dev_tokens.tolist(), "train_tokens": res.train_tokens.tolist(),
+        "stop_message": res.stop_message,
+    })
+    if res.stop_message:
+        print(res.stop_message, file=sys.stderr)
+    gini = f", dev Gini {res.gini_dev():.4f}" if dev else ""
+    print(f"saved {len(res.merges)} merges, {len(res.model)} tokens{gini} -> {out}")
+
+
 class _Langs(argparse.Action):
     """``--langs``: codes separated by commas or spaces, flags repeatable (``npi_Deva,eng_Latn``)."""
 
@@ -194,6 +230,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--langs", action=_Langs,
                    help="the subtokenizer's languages, comma-separated or repeated (default: full tokenizer)")
     p.set_defaults(fn=cmd_encode)
+
+    p = sub.add_parser("parity-bpe", help="parity-aware BPE on text files (one per language)")
+    p.add_argument("out", help="output directory: merges.txt, tokenizer.json, trajectory.json")
+    p.add_argument("--train", "-i", nargs="+", required=True, help="training text, one file per language")
+    p.add_argument("--dev", "-d", nargs="*", help="parallel dev text, same order as --train")
+    p.add_argument("--langs", nargs="*", help="language names (default: the training file names)")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--merges", "-s", type=int, default=1000, help="number of merges (the reference's -s)")
+    size.add_argument("--vocab", type=int, help="vocabulary size instead (bytes included)")
+    p.add_argument("--variant", default="base", choices=["base", "window", "classical"])
+    p.add_argument("--window", "-w", type=int, default=100)
+    p.add_argument("--alpha", type=float, default=2.0)
+    p.add_argument("--hybrid", "-g", type=int, default=0, help="J: the first J merges are classical")
+    p.add_argument("--ratios", "-r", type=float, nargs="+", help="ratio mode: one target ratio per language")
+    p.add_argument("--min-frequency", type=int, default=2)
+    p.add_argument("--on-exhausted", choices=["stop", "skip"])
+    p.add_argument("--compat", choices=["reference"], help="reproduce the reference implementation")
+    p.add_argument("--scheme", default="llama3", help="pre-tokenizer in the default (lossless) mode")
+    p.set_defaults(fn=cmd_parity_bpe)
 
     p = sub.add_parser("count", help="count pre-tokens of a manifest's corpora, save them (on Dask with "
                                      "--workers N or --scheduler ADDR)")

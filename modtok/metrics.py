@@ -30,6 +30,9 @@ Definitions (``T(x)`` = number of tokens of line ``x``, sums over the corpus):
 ``vocab_utilisation``  share of the vocabulary that occurs at least once
 ``renyi_efficiency``   H_α(unigram distribution of tokens) / log |V|
                        (Zouhar et al. 2023, α = 2.5)
+``compression_rate``   Σ(units of x) / ΣT(x), units = bytes, characters or
+                       lines ("Parity-Aware BPE" §2: CR(l) per language;
+                       ``global_compression`` pools every language)
 =====================  ======================================================
 """
 
@@ -394,3 +397,98 @@ def language_table(tokenizers: Mapping[str, object], reference, corpus: Mapping[
                 }
             )
     return rows
+
+
+# --------------------------------------------------------------------------
+# compression rates and tiers ("Parity-Aware Byte-Pair Encoding", §2 and §5)
+
+UNITS = ("bytes", "chars", "lines")
+
+
+def unit_count(lines: Iterable[str], unit: str = "bytes") -> int:
+    """Size of a corpus in ``unit``: UTF-8 bytes, characters (code points) or lines.
+
+    >>> unit_count(["né", "a"], "bytes"), unit_count(["né", "a"], "chars"), unit_count(["né", "a"], "lines")
+    (4, 3, 2)
+    """
+    lines = list(lines)
+    if unit == "bytes":
+        return byte_count(lines)
+    if unit == "chars":
+        return char_count(lines)
+    if unit == "lines":
+        return len(lines)
+    raise DataError(f"unknown unit {unit!r} (known: {', '.join(UNITS)})")
+
+
+def compression_rate(tokenizer, lines: Iterable[str], unit: str = "bytes") -> float:
+    """CR = Σ units / ΣT(x): how much text one token carries (higher compresses
+    more). On parallel lines, ``unit="lines"`` compares languages by content."""
+    lines = _lines(lines)
+    return _ratio(unit_count(lines, unit), token_counts(tokenizer, lines).sum(), f"compression rate ({unit})")
+
+
+def compression_rates(tokenizer, corpus: Mapping[str, Iterable[str]], unit: str = "bytes") -> dict[str, float]:
+    """:func:`compression_rate` of each language."""
+    if not corpus:
+        raise DataError("empty corpus (no language)")
+    return {lang: compression_rate(tokenizer, _lines(lines, lang), unit) for lang, lines in corpus.items()}
+
+
+def global_compression(tokenizer, corpus: Mapping[str, Iterable[str]], unit: str = "bytes") -> float:
+    """Compression rate of all languages pooled: Σ_l units_l / Σ_l T_l."""
+    if not corpus:
+        raise DataError("empty corpus (no language)")
+    sides = {lang: _lines(lines, lang) for lang, lines in corpus.items()}
+    units = sum(unit_count(lines, unit) for lines in sides.values())
+    tokens = sum(int(token_counts(tokenizer, lines).sum()) for lines in sides.values())
+    return _ratio(units, tokens, f"global compression rate ({unit})")
+
+
+def vocab_utilisation_by_tier(
+    tokenizer,
+    corpus: Mapping[str, Iterable[str]],
+    tiers: Mapping[str, str],
+    vocab_size: int | None = None,
+) -> dict[str, float]:
+    """Mean per-language :func:`vocab_utilisation` within each resource tier
+    (``tiers[lang]``, e.g. "high" / "medium" / "low"), tiers in first-seen order.
+    Our reading of the paper's Fig. 1 (utilisation grouped by tier)."""
+    per_lang = vocab_utilisation_by_language(tokenizer, corpus, vocab_size)
+    groups: dict[str, list[float]] = {}
+    for lang, value in per_lang.items():
+        if lang not in tiers:
+            raise UnknownLanguageError(lang, tiers)
+        groups.setdefault(tiers[lang], []).append(value)
+    return {tier: float(np.mean(values)) for tier, values in groups.items()}
+
+
+def parity_summary(tokenizer, parallel: Mapping[str, Iterable[str]], vocab_size: int | None = None,
+                   alpha: float = 2.5) -> dict[str, float]:
+    """The intrinsic columns of the paper's Table 1 on parallel text, each language
+    encoded once: ``gini`` (of per-language token totals), ``global_compression``
+    (bytes per token, all languages pooled), ``utilisation`` (share of the vocabulary
+    used by the pooled text), ``renyi`` (efficiency at ``alpha``), ``fertility``
+    (tokens per word over the space-delimited languages), ``tokens`` (total)."""
+    sides = _aligned(parallel)
+    size = vocab_size if vocab_size is not None else vocab_size_of(tokenizer)
+    totals, pooled, nbytes, fert_tokens, fert_words = [], [], 0, 0, 0
+    for lang, lines in sides.items():
+        ids = np.fromiter((i for seq in encode_lines(tokenizer, lines) for i in seq), np.int64)
+        n = len(ids)
+        totals.append(n)
+        pooled.append(ids)
+        nbytes += byte_count(lines)
+        if not written_without_spaces(lang):
+            fert_tokens += n
+            fert_words += word_count(lines)
+    used = np.bincount(np.concatenate(pooled))
+    used = used[used > 0]
+    return {
+        "gini": gini(totals),
+        "global_compression": _ratio(nbytes, sum(totals), "global compression rate"),
+        "utilisation": _ratio(len(used), size, "vocabulary utilisation"),
+        "renyi": renyi_efficiency_from_counts(used, size, alpha),
+        "fertility": _ratio(fert_tokens, fert_words, "fertility") if fert_words else float("nan"),
+        "tokens": int(sum(totals)),
+    }

@@ -248,3 +248,34 @@ def test_empty_or_malformed_corpus_is_a_data_error(call):
     with pytest.raises(DataError) as info:
         call()
     assert isinstance(info.value, ModtokError)
+
+
+def test_compression_rates_and_tiers():
+    """Chars on LINES: 14 chars, 14 bytes, 3 lines over 14 tokens; two 'languages'
+    utilisation = distinct characters / 27: x 12, y 2, z 3."""
+    corpus = {"x": LINES, "y": ["aab", "ba"]}
+    assert metrics.compression_rate(Chars(), LINES, "chars") == 1.0
+    assert metrics.compression_rate(Chars(), LINES, "lines") == 3 / 14
+    assert metrics.compression_rate(Chars(), ["né"], "bytes") == 3 / 2
+    assert metrics.compression_rates(Words(), corpus, "lines") == {"x": 3 / 6, "y": 2 / 2}
+    assert metrics.global_compression(Chars(), corpus, "chars") == 1.0
+    assert metrics.global_compression(Words(), corpus, "lines") == 5 / 8
+    util = metrics.vocab_utilisation_by_tier(Chars(), {**corpus, "z": ["abc"]}, {"x": "low", "y": "high", "z": "high"})
+    assert util == {"low": pytest.approx(12 / 27), "high": pytest.approx((2 / 27 + 3 / 27) / 2)}
+    with pytest.raises(UnknownLanguageError):
+        metrics.vocab_utilisation_by_tier(Chars(), corpus, {"x": "low"})
+    with pytest.raises(DataError, match="unknown unit"):
+        metrics.compression_rate(Chars(), LINES, "words")
+
+
+def test_parity_summary_on_parallel_text():
+    """Two aligned sides: Chars costs 4+2 and 3+3 tokens -> Gini |6-6| = 0; Words
+    costs 3 and 2 -> Gini 2*1 / (2*4*2.5) = 0.1."""
+    parallel = {"xxx_Latn": ["ab c", "de"], "yyy_Latn": ["abc", "fgh"]}
+    s = metrics.parity_summary(Chars(), parallel)
+    assert s["gini"] == 0.0 and s["tokens"] == 12
+    assert s["global_compression"] == 12 / 12 and s["fertility"] == 12 / 5
+    assert s["utilisation"] == 9 / 27  # a b c d e f g h and the space
+    assert metrics.parity_summary(Words(), parallel, vocab_size=10)["gini"] == pytest.approx(0.1)
+    with pytest.raises(ParallelCorpusError):
+        metrics.parity_summary(Chars(), {"xxx_Latn": ["a"], "yyy_Latn": ["a", "b"]})

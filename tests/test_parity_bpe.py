@@ -1,0 +1,392 @@
+"""Parity-aware BPE: the reference's nine golden runs (compat mode), a naive
+re-implementation as differential oracle for every variant, the lossless mode
+(HF cross-checks, continued training) and the bad-input errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from modtok import data
+from modtok.bpe import parity, standard
+from modtok.bpe.model import BPEModel
+from modtok.errors import BudgetError, ModtokError
+from modtok.export import from_tokenizer_json, hf_tokenizer
+from modtok.metrics import ParallelCorpusError, gini, token_counts
+from modtok.pretokenize import byte_level, bytes_to_unicode, count_by_language
+
+LANGS4 = ["eng_Latn", "npi_Deva", "rus_Cyrl", "ell_Grek"]
+TRAIN = [f"train.{lang}.txt" for lang in LANGS4]
+DEV = [f"dev.{lang}.txt" for lang in LANGS4]
+
+# The nine runs of ../shared/golden/parity_bpe/COMMANDS.sh, as modtok options:
+# (train files, dev files, merges, options).
+GOLDEN = {
+    "base": (TRAIN, DEV, 1000, {}),
+    "window": (TRAIN, DEV, 1000, {"variant": "window", "window": 100, "alpha": 2}),
+    "window_a1": (TRAIN, DEV, 1000, {"variant": "window", "window": 100, "alpha": 1}),
+    "hybrid": (TRAIN, DEV, 1000, {"hybrid": 300}),
+    "window_hybrid": (TRAIN, DEV, 1000, {"variant": "window", "window": 100, "alpha": 2, "hybrid": 300}),
+    # ratio mode chooses without a dev set; the dev set is only tracked
+    "ratio": (TRAIN, DEV, 1000, {"ratios": [1, 1, 1, 1]}),
+    "stop_min_frequency": ([TRAIN[0], "train_tiny.npi_Deva.txt", *TRAIN[2:]], DEV, 1000, {}),
+    "lang_tie": ([TRAIN[0], TRAIN[2]], [DEV[0], DEV[0]], 300, {}),
+    "classical": (TRAIN, DEV, 1000, {"variant": "classical"}),
+}
+
+
+@pytest.fixture(scope="session")
+def golden_root() -> Path:
+    value = os.environ.get("MODTOK_GOLDEN")
+    root = Path(value) if value else Path(__file__).resolve().parents[2] / "shared" / "golden" / "parity_bpe"
+    if not (root / "COMMANDS.sh").is_file():
+        pytest.skip("golden parity-BPE files not available (set MODTOK_GOLDEN)")
+    return root
+
+
+def run_golden(root: Path, name: str) -> parity.ParityResult:
+    train_files, dev_files, merges, options = GOLDEN[name]
+    langs = LANGS4 if len(train_files) == 4 else ["eng_Latn", "rus_Cyrl"]
+    train = {lang: parity.reference_lines(root / f) for lang, f in zip(langs, train_files)}
+    dev = {lang: parity.reference_lines(root / f) for lang, f in zip(langs, dev_files)}
+    return parity.train_from_lines(train, dev, 256 + merges, compat="reference", **options)
+
+
+@pytest.mark.parametrize("name", list(GOLDEN))
+def test_golden_run(golden_root, name):
+    """merges.txt byte for byte; dev costs every 100 merges; the language of every
+    merge (plus the exhausted one); final Gini and training token counts."""
+    res = run_golden(golden_root, name)
+    expected = json.loads((golden_root / name / "expected.json").read_text())
+    assert res.merges_txt().encode("utf-8") == (golden_root / name / "merges.txt").read_bytes()
+    assert len(res.merges) == expected["num_merges"]
+    for k, costs in expected["dev_tokens_after_k_merges"].items():
+        assert res.dev_tokens[int(k)].tolist() == costs, f"dev costs after {k} merges"
+    assert res.train_tokens[0].tolist() == expected["train_tokens_initial"]
+    assert res.train_tokens[-1].tolist() == expected["train_tokens_final"]
+    assert round(res.gini_dev(), 6) == pytest.approx(expected["gini_dev_tokens"], abs=1e-6)
+    if "language_per_merge" in expected:
+        assert res.choices == expected["language_per_merge"]
+        assert {str(k): v for k, v in res.language_merge_counts().items()} == expected["language_merge_counts"]
+    assert (res.stop_message is not None) == expected["stopped_early"]
+
+
+def test_golden_tokenizer_json_encodes_like_the_trajectory(golden_root):
+    """The compat tokenizer.json (reference pre-tokenizer, same ids) encodes each dev
+    line in HF with the final per-language dev cost of the trajectory."""
+    res = run_golden(golden_root, "hybrid")
+    tok = res.tokenizer()
+    for l, f in enumerate(DEV):
+        lines = parity.reference_lines(golden_root / f)
+        assert int(token_counts(tok, lines).sum()) == res.dev_tokens[-1, l]
+
+
+def test_reference_pretokens_match_hf_whitespace_bytelevel():
+    from tokenizers import pre_tokenizers as P
+
+    hf = P.Sequence([P.Whitespace(), P.ByteLevel(use_regex=False, add_prefix_space=True)])
+    table = bytes_to_unicode()
+    for line in ["hello, world!", "नमस्ते संसार।  a_b 12.5%", "ZWJ क्‍ष ‌x", "\x1cq!\x1d"]:
+        ours = ["".join(table[b] for b in p.encode()) for p in parity.reference_pretokens(line)]
+        assert ours == [w for w, _ in hf.pre_tokenize_str(line)]
+
+
+# --------------------------------------------------------------------------
+# a naive re-implementation: every step recounts every pair (symbols by string)
+
+
+def naive(train, dev, vocab_size, *, variant="base", hybrid=0, window=100, alpha=2.0, ratios=None,
+          min_frequency=2, on_exhausted=None, compat=None):
+    """The policy on dicts of string tuples: (merges as string pairs, choices, dev costs)."""
+    on_exhausted = on_exhausted or ("stop" if compat else "skip")
+    table = bytes_to_unicode()
+    langs = list(train)
+    split = lambda w: tuple(table[b] for b in w.encode("utf-8"))  # noqa: E731
+    words = {lang: Counter({split(w): n for w, n in train[lang].items()}) for lang in langs}
+    dwords = {lang: Counter({split(w): n for w, n in (dev or {}).get(lang, {}).items()}) for lang in langs}
+    rank = {table[b]: r for r, b in enumerate(sorted(range(256), key=lambda b: table[b]))}
+    merged: list[tuple[str, str]] = []
+    choices, costs, recent = [], [], []
+    length = lambda ws: sum(len(w) * n for w, n in ws.items())  # noqa: E731
+    train0 = [length(words[lang]) for lang in langs]
+    costs.append([length(dwords[lang]) for lang in langs])
+
+    def pair_counts(lang):
+        out = Counter()
+        for ws in ([words[lang]] if lang is not None else words.values()):
+            for w, n in ws.items():
+                for p in zip(w, w[1:]):
+                    out[p] += n
+        return out
+
+    def best(lang):
+        counts = pair_counts(lang)
+        if not counts:
+            return None
+        top = max(counts.values())
+        tied = [p for p, n in counts.items() if n == top]
+        p = max(tied) if compat else min(tied, key=lambda p: (rank[p[0]], rank[p[1]]))
+        return p, top
+
+    def apply(ws, a, b):
+        out = Counter()
+        for w, n in ws.items():
+            new, i = [], 0
+            while i < len(w):
+                if i + 1 < len(w) and w[i] == a and w[i + 1] == b:
+                    new.append(a + b)
+                    i += 2
+                else:
+                    new.append(w[i])
+                    i += 1
+            out[tuple(new)] += n
+        return out
+
+    learned, budget = 0, vocab_size - 256
+    while learned < budget:
+        classical = variant == "classical" or len(choices) < hybrid
+        if classical:
+            order = [-1]
+        else:
+            if ratios is not None:
+                cur = [length(words[lang]) for lang in langs]
+                key = lambda l: ((train0[l] / cur[l]) / (ratios[l] / ratios[0]), l)  # noqa: E731
+            else:
+                key = lambda l: (-costs[-1][l], l)  # noqa: E731
+            order = sorted(range(len(langs)), key=key)
+            if variant == "window":
+                denom = len(langs) + (1 if compat and hybrid > 0 else 0)
+                last = recent[-window:]
+                order = [l for l in order if last.count(l) / window <= alpha / denom] or order
+        if on_exhausted == "stop":
+            order = order[:1]
+        found = None
+        for l in order:
+            top = best(None if l == -1 else langs[l])
+            if top is not None and top[1] >= min_frequency:
+                found = l, top[0]
+                break
+        if found is None:
+            if classical or on_exhausted == "stop":
+                choices.append(order[0])
+            break
+        l, (a, b) = found
+        recorded = (a, b) not in merged
+        if recorded:
+            known = set(rank) | {x + y for x, y in merged}
+            merged.append((a, b))
+            learned += 1 if compat else (a + b) not in known
+            rank.setdefault(a + b, len(rank))
+            choices.append(l)
+            if not classical:
+                recent.append(l)
+        for lang in langs:
+            words[lang] = apply(words[lang], a, b)
+            dwords[lang] = apply(dwords[lang], a, b)
+        if recorded:
+            costs.append([length(dwords[lang]) for lang in langs])
+    return merged, choices, costs
+
+
+def random_counts(rng: random.Random, langs, alphabet, n_words):
+    out = {}
+    for lang in langs:
+        chars = alphabet[lang]
+        out[lang] = Counter(
+            {"".join(rng.choice(chars) for _ in range(rng.randint(1, 7))): rng.randint(1, 9) for _ in range(n_words)}
+        )
+    return out
+
+
+ALPHABET = {"x": "abcab é", "y": "abक्षc", "z": "ßab"}
+OPTIONS = [
+    {},
+    {"variant": "window", "window": 4, "alpha": 1.5},
+    {"variant": "window", "window": 3, "alpha": 1.0, "hybrid": 5},
+    {"hybrid": 7},
+    {"ratios": [1.0, 2.0, 0.5]},
+    {"variant": "classical"},
+    {"on_exhausted": "stop", "min_frequency": 3},
+    {"on_exhausted": "skip", "min_frequency": 4},
+]
+
+
+@pytest.mark.parametrize("compat", [None, "reference"])
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "base")
+def test_engine_policy_equals_naive(compat, options):
+    """Random small corpora (few symbols: many ties, repeated strings): the engine-backed
+    policy makes the same merges, choices and dev costs as the naive one."""
+    for seed in range(12):
+        rng = random.Random(seed)
+        train_counts = random_counts(rng, list(ALPHABET), ALPHABET, 25)
+        dev_counts = random_counts(rng, list(ALPHABET), ALPHABET, 8)
+        res = parity.train(train_counts, dev_counts, 256 + 40, compat=compat, **options)
+        merges, choices, costs = naive(train_counts, dev_counts, 256 + 40, compat=compat, **options)
+        strings = [byte_level(v) for v in res.model.vocab]
+        assert [(strings[a], strings[b]) for a, b in res.merges] == merges, seed
+        assert res.choices == choices, seed
+        assert res.dev_tokens.tolist() == costs, seed
+
+
+# --------------------------------------------------------------------------
+# the lossless default mode
+
+
+@pytest.fixture(scope="module")
+def pool4(pool_root, flores_root):
+    langs = ["eng_Latn", "deu_Latn", "rus_Cyrl", "npi_Deva"]
+    train_lines = data.load_pool(langs, root=pool_root, max_chars=120_000)
+    dev_lines = data.load_flores(langs, "dev", root=flores_root, max_lines=200)
+    test_lines = data.load_flores(langs, "devtest", root=flores_root, max_lines=200)
+    counts = count_by_language(train_lines, "llama3", workers=1)
+    return counts, parity.count_dev(dev_lines, "llama3"), dev_lines, test_lines
+
+
+def test_classical_variant_is_standard_bpe(pool4):
+    """Lossless classical = modtok standard BPE (HF tie order), merge for merge."""
+    counts, dev_counts, _, _ = pool4
+    res = parity.train(counts, dev_counts, 900, variant="classical", scheme="llama3", min_frequency=0)
+    assert res.model.merges == standard.train(counts, 900, "llama3").merges
+    assert set(res.choices) == {parity.GLOBAL}
+
+
+def test_lossless_dev_costs_equal_hf_encoding(pool4):
+    """The incrementally tracked dev costs equal HF encoding of the dev lines with the
+    exported tokenizer.json, after every checkpoint (prefix models)."""
+    counts, dev_counts, dev_lines, _ = pool4
+    res = parity.train(counts, dev_counts, 800, scheme="llama3")
+    assert len(res.model) == 800 and len(res.choices) == len(res.merges)
+    for k in (0, 200, len(res.merges)):
+        tok = hf_tokenizer(BPEModel(res.model.merges[:k], "llama3"))
+        got = [int(token_counts(tok, dev_lines[lang]).sum()) for lang in res.languages]
+        assert got == res.dev_tokens[k].tolist(), k
+    # parity: the worst-to-best ratio of dev costs shrinks far below classical BPE's
+    classical = parity.train(counts, dev_counts, 800, variant="classical", scheme="llama3")
+    assert gini(res.dev_tokens[-1]) < 0.25 * gini(classical.dev_tokens[-1])
+
+
+def test_lossless_tokenizer_json_loads_in_transformers(pool4, tmp_path):
+    from transformers import PreTrainedTokenizerFast
+
+    counts, dev_counts, _, test_lines = pool4
+    res = parity.train(counts, dev_counts, 600, variant="window", window=50, alpha=2, hybrid=100,
+                       scheme="llama3")
+    path = res.save(tmp_path / "tokenizer.json")
+    assert from_tokenizer_json(json.loads(path.read_text())).merges == res.model.merges
+    fast = PreTrainedTokenizerFast(tokenizer_file=str(path))
+    for lang, lines in test_lines.items():
+        for line in lines[:20]:
+            ids = res.model.encode(line)
+            assert fast.encode(line, add_special_tokens=False) == ids
+            assert fast.decode(ids) == line
+
+
+@settings(max_examples=60)
+@given(st.text(max_size=60))
+def test_lossless_round_trip_any_unicode(text):
+    res = _tiny_lossless()
+    tok = res.tokenizer()
+    ids = tok.encode(text, add_special_tokens=False).ids
+    assert ids == res.model.encode(text)
+    assert tok.decode(ids) == text
+
+
+_TINY: list = []
+
+
+def _tiny_lossless() -> parity.ParityResult:
+    if not _TINY:
+        train_lines = {"eng_Latn": ["the cat sat on the mat", "a cat"], "hin_Deva": ["नमस्ते दुनिया", "नमस्ते"]}
+        dev_lines = {"eng_Latn": ["the cat"], "hin_Deva": ["नमस्ते"]}
+        _TINY.append(parity.train_from_lines(train_lines, dev_lines, 280, scheme="llama3", min_frequency=1))
+    return _TINY[0]
+
+
+def test_continued_parity_keeps_original_ids(pool4, flores_root):
+    """Parity-aware BPE on top of an English BPE: the original merges are a prefix,
+    every original id is unchanged, English devtest encodes to the same ids, and the
+    dev costs of the continuation start from the base model's segmentation."""
+    counts, dev_counts, dev_lines, test_lines = pool4
+    base = standard.train(counts["eng_Latn"], 500, "llama3")
+    res = parity.train(counts, dev_counts, 900, base=base)
+    assert res.base_merges == len(base.merges)
+    assert res.model.merges[: len(base.merges)] == base.merges
+    assert res.model.vocab[: len(base)] == base.vocab
+    assert len(res.model) == 900
+    old, new = hf_tokenizer(base), hf_tokenizer(res.model)
+    for line in test_lines["eng_Latn"][:50]:  # every base token keeps its string and id
+        assert all(new.id_to_token(i) == old.id_to_token(i) for i in old.encode(line).ids)
+    base_costs = [int(token_counts(old, dev_lines[lang]).sum()) for lang in res.languages]
+    assert res.dev_tokens[0].tolist() == base_costs
+    final = [int(token_counts(new, dev_lines[lang]).sum()) for lang in res.languages]
+    assert final == res.dev_tokens[-1].tolist()
+
+
+def test_stop_versus_skip():
+    """A language whose training data runs out of frequent pairs: "stop" ends the run
+    at its turn (one more choice recorded), "skip" passes it over and fills the budget."""
+    train_counts = {"x": Counter({"abcdefgh": 5, "hgfedcba": 4}), "y": Counter({"pq": 1})}
+    dev_counts = {"x": Counter({"ab": 1}), "y": Counter({"pqpqpqpq": 3})}
+    stop = parity.train(train_counts, dev_counts, 266, on_exhausted="stop", scheme="whitespace")
+    assert stop.merges == [] and stop.choices == [1] and "'y'" in stop.stop_message
+    skip = parity.train(train_counts, dev_counts, 266, on_exhausted="skip", scheme="whitespace")
+    assert len(skip.merges) == 10 and set(skip.choices) == {0}
+    assert skip.stop_message is None
+
+
+# --------------------------------------------------------------------------
+# bad input
+
+
+def test_bad_input_errors():
+    tr = {"x": Counter({"ab": 3}), "y": Counter({"cd": 3})}
+    dv = {"x": Counter({"ab": 1}), "y": Counter({"cd": 1})}
+    with pytest.raises(ParallelCorpusError, match=r"not parallel.*x: 2, y: 1"):
+        parity.count_dev({"x": ["a", "b"], "y": ["c"]})
+    with pytest.raises(parity.MissingDevError, match="'y' has no dev text"):
+        parity.train(tr, {"x": dv["x"]}, 300)
+    with pytest.raises(parity.MissingDevError, match="'y' has no dev text"):
+        parity.train(tr, {"x": dv["x"], "y": Counter()}, 300)
+    with pytest.raises(parity.MissingDevError, match="dev set"):
+        parity.train(tr, None, 300)
+    with pytest.raises(parity.ParityConfigError, match="3 ratios for 2 languages"):
+        parity.train(tr, None, 300, ratios=[1, 1, 1])
+    with pytest.raises(parity.ParityConfigError, match="hybrid J=44 .* number of merges \\(44\\)"):
+        parity.train(tr, dv, 300, hybrid=44)
+    with pytest.raises(parity.ParityConfigError, match="alpha=0"):
+        parity.train(tr, dv, 300, variant="window", alpha=0)
+    with pytest.raises(parity.ParityConfigError, match="alpha=-1"):
+        parity.train(tr, dv, 300, variant="window", alpha=-1)
+    with pytest.raises(parity.ParityConfigError, match="unknown variant"):
+        parity.train(tr, dv, 300, variant="windowed")
+    with pytest.raises(parity.ParityConfigError, match="compat mode"):
+        parity.train(tr, dv, 300, compat="original")
+    with pytest.raises(BudgetError):
+        parity.train(tr, dv, 200)
+    for cls in (ParallelCorpusError, parity.MissingDevError, parity.ParityConfigError):
+        assert issubclass(cls, ModtokError)
+
+
+def test_cli_parity_bpe_reproduces_a_golden_prefix(golden_root, tmp_path, capsys):
+    """``modtok parity-bpe --compat reference`` with the reference's flags: 60 merges of
+    the window run are the first 60 lines of its merges.txt (greedy: a prefix)."""
+    from modtok import cli
+
+    out = tmp_path / "run"
+    args = ["parity-bpe", str(out), "--compat", "reference", "-s", "60", "--variant", "window", "-w", "100",
+            "--alpha", "2", "-i", *(str(golden_root / f) for f in TRAIN), "-d", *(str(golden_root / f) for f in DEV)]
+    assert cli.main(args) == 0
+    golden = (golden_root / "window" / "merges.txt").read_text(encoding="utf-8").splitlines()
+    assert (out / "merges.txt").read_text(encoding="utf-8").splitlines() == golden[:61]
+    trajectory = json.loads((out / "trajectory.json").read_text())
+    expected = json.loads((golden_root / "window" / "expected.json").read_text())
+    assert trajectory["language_per_merge"] == expected["language_per_merge"][:60]
+    assert cli.main(["parity-bpe", str(out), "-i", str(golden_root / TRAIN[0]), "-d"]) == 2
+    assert "dev set" in capsys.readouterr().err
