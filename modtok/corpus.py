@@ -47,10 +47,12 @@ Options:
 >>> import tempfile, pathlib, json
 >>> d = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (d / "a.jsonl").write_text(json.dumps({"text": "Cafe\\u0301\\n\\nau lait"}) + "\\n" + '{"id": 2}\\n')
->>> c = open_corpus(d / "a.jsonl", lang="fra_Latn", skip_bad=True)
+>>> c = open_corpus(d / "a.jsonl", lang="fra_Latn", skip_bad=True, normalization="NFC")
 >>> list(c), dict(c.skipped)
 (['Café', 'au lait'], {"missing field 'text'": 1})
->>> list(open_corpus(d / "a.jsonl", lang="fra_Latn", max_chars=6, skip_bad=True))
+>>> [len(u) for u in open_corpus(d / "a.jsonl", lang="fra_Latn", skip_bad=True)]  # raw: e + U+0301
+[5, 7]
+>>> list(open_corpus(d / "a.jsonl", lang="fra_Latn", max_chars=6, skip_bad=True, normalization="NFC"))
 ['Café']
 >>> try:
 ...     list(open_corpus(d / "a.jsonl", lang="fra_Latn"))

@@ -171,6 +171,7 @@ def merge_trees(word: str, traces: dict[str, list[list[Node]]], colors: dict[str
                                 hovertemplate="%{label}<br>%{hovertext}<extra></extra>", textinfo="label",
                                 textfont=dict(size=15), sort=False), row=row, col=1)
     fig.update_layout(height=330 * len(traces), margin=dict(t=60, l=10, r=10, b=10), title=title)
+    return fig
 
 
 def stacked_bars(
