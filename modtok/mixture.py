@@ -64,7 +64,7 @@ import numpy as np
 from modtok import metrics
 from modtok.errors import BudgetError, DataError, ModtokError, UnknownLanguageError
 from modtok.progress import bar as progress_bar
-from modtok.pretokenize import compiled, count_by_language, pattern
+from modtok.pretokenize import compiled, pattern
 
 Mixture = dict[str, float]  # language -> share; shares are >= 0 and sum to 1
 
@@ -475,10 +475,7 @@ class Trainer:
     ``train(data)`` gets ``{lang: lines}`` (``consumes="lines"``) or
     ``{lang: Counter(pre-token -> count)}`` cut by ``scheme``
     (``consumes="counts"``) and returns a tokenizer that
-    :func:`modtok.metrics.encode_lines` accepts. ``scheme`` names the
-    pre-tokenizer the tokenizer applies (its tokens never cross a pre-token),
-    or None (sentencepiece): with it, dev fertility is counted per distinct
-    dev pre-token (:meth:`DevSet.fertility`). An adapter is a few lines,
+    :func:`modtok.metrics.encode_lines` accepts. An adapter is a few lines,
     e.g. for a counts-based trainer ``f(counts, vocab_size) -> BPEModel``::
 
         Trainer("my-bpe", lambda counts: hf_tokenizer(f(counts, 32000)), "counts", "whitespace")
@@ -504,8 +501,7 @@ def hf_bpe(vocab_size: int, scheme: str = "whitespace") -> Trainer:
     """Byte-level BPE by HF ``BpeTrainer`` (:func:`modtok.baselines.train_hf_bpe`)."""
     from modtok import baselines
 
-    return Trainer(f"hf-bpe-{vocab_size}", lambda lines: baselines.train_hf_bpe(lines, vocab_size, scheme),
-                   scheme=scheme)
+    return Trainer(f"hf-bpe-{vocab_size}", lambda lines: baselines.train_hf_bpe(lines, vocab_size, scheme))
 
 
 def modtok_bpe(vocab_size: int, scheme: str = "whitespace") -> Trainer:
@@ -561,7 +557,6 @@ class DevSet:
 
     def __init__(self, dev: Mapping[str, Sequence[str]], langs: Sequence[str]):
         self.lines, self.words = {}, {}
-        self._pretokens: dict[str, dict[str, tuple[list[str], np.ndarray]]] = {}  # scheme -> lang -> (pieces, counts)
         for lang in langs:
             lines = list(dev.get(lang) or [])
             if not lines:
@@ -571,23 +566,12 @@ class DevSet:
                 raise MissingDevTextError(f"{lang}: the dev text has no whitespace word")
             self.lines[lang], self.words[lang] = lines, words
 
-    def fertility(self, tokenizer, scheme: str | None = None) -> dict[str, float]:
-        """Tokens per whitespace word of each language: ΣT(x) / Σ words.
-
-        With ``scheme`` (the tokenizer's own pre-tokenizer: its tokens never cross
-        a pre-token, so a line's tokens are the sum over its pre-tokens) each
-        distinct dev pre-token is encoded once and weighted by its count: the same
-        total, a quarter of the encoding work on FLORES dev (the dev text is split
-        once per scheme)."""
-        if scheme is None:
-            return {lang: int(metrics.token_counts(tokenizer, lines).sum()) / self.words[lang]
-                    for lang, lines in self.lines.items()}
-        if scheme not in self._pretokens:
-            counted = count_by_language(self.lines, scheme)
-            self._pretokens[scheme] = {lang: (list(c), np.fromiter(c.values(), np.int64, len(c)))
-                                       for lang, c in counted.items()}
-        return {lang: int(metrics.token_counts(tokenizer, pieces) @ n) / self.words[lang]
-                for lang, (pieces, n) in self._pretokens[scheme].items()}
+    def fertility(self, tokenizer) -> dict[str, float]:
+        """Tokens per whitespace word of each language: ΣT(x) / Σ words."""
+        return {
+            lang: int(metrics.token_counts(tokenizer, lines).sum()) / self.words[lang]
+            for lang, lines in self.lines.items()
+        }
 
 
 def mean(values: Mapping[str, float]) -> float:
@@ -656,7 +640,7 @@ def step(trainer: Trainer, pool: TextPool, mixture: Mapping[str, float], budget_
     alloc = allocate(mixture, budget_chars, pool.available(langs), policy)
     sample = pool.take(alloc)
     tokenizer = trainer.train(trainer.data(sample))
-    fert = dev.fertility(tokenizer, trainer.scheme)
+    fert = dev.fertility(tokenizer)
     nxt = adaptmix_update(fert, mixture, mu=mu, eps=eps, f_best=f_best)
     record = {"mixture": dict(mixture), "alloc": alloc, "used": sample.used(),
               "fertility": fert, "mean_fertility": mean(fert)}

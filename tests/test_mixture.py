@@ -358,26 +358,3 @@ def test_token_counts_fast_path_counts_like_encode():
     tok = mx.hf_bpe(350).train(train)
     lines = [line for lines in dev.values() for line in lines] + ["  ", "x"]
     assert metrics.token_counts(tok, lines).tolist() == [len(tok.encode(s, add_special_tokens=False).ids) for s in lines]
-
-
-MIXED_LINES = st.lists(st.lists(st.sampled_from(list("ab cé\t\n'sS1 ") + ["नमस्ते", "कि", "  "]), min_size=1,
-                                max_size=20).map("".join).filter(str.strip), min_size=1, max_size=8)
-
-
-@given(lines=MIXED_LINES)
-def test_fertility_per_distinct_pretoken_equals_whole_lines(lines):
-    """Counting each distinct dev pre-token once (weighted) gives the same token total
-    as encoding the whole lines, for a byte-level BPE with that pre-tokenizer."""
-    train = {"x": ["the cat sat on the mat", "नमस्ते संसार किताब", "it's 123 cats"] * 5}
-    for scheme in ("llama3", "whitespace"):
-        tok = mx.hf_bpe(300, scheme).train(train)
-        dev = mx.DevSet({"x": lines}, ["x"])
-        assert dev.fertility(tok, scheme) == dev.fertility(tok)
-
-
-def test_fertility_shortcut_on_flores_dev(pool_root, flores_root):
-    langs = ["eng_Latn", "npi_Deva", "tam_Taml", "rus_Cyrl"]
-    tok = mx.modtok_bpe(3000, "llama3").train(count_by_language(data.load_pool(langs, root=pool_root,
-                                                                                  max_chars=100_000), "llama3"))
-    dev = mx.DevSet(data.load_flores(langs, "dev", root=flores_root), langs)
-    assert dev.fertility(tok, "llama3") == dev.fertility(tok)
