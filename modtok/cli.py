@@ -40,8 +40,7 @@ def _corpora(args) -> data.Corpora:
 def _manifest_corpora(args) -> data.Corpora:
     """Training text from a manifest: each language's first ``--train-chars``
     characters in stream order (the pool's budget samples lines instead)."""
-    streams = data.open_corpus(args.manifest, langs=args.langs or None, max_chars=args.train_chars)
-    train = {lang: stream.lines() for lang, stream in streams.items()}
+    train = data.manifest_train(args.manifest, args.langs or None, args.train_chars)
     return data.Corpora(train, {}, f"training: manifest {args.manifest} "
                                    f"(first ≤{args.train_chars:,} chars/language in stream order)")
 

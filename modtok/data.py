@@ -183,6 +183,13 @@ def flores_dir(root=None) -> Path | None:
     return _root(root, "MODTOK_FLORES")
 
 
+def manifest_path(manifest=None) -> Path | None:
+    """A corpus manifest (argument, else ``$MODTOK_MANIFEST``): JSON/YAML ``{lang:
+    [paths or globs]}`` of text in any format :func:`open_corpus` reads, used for
+    training instead of the pool; None if unset."""
+    return _root(manifest, "MODTOK_MANIFEST")
+
+
 def _require_dir(path: Path | None, what: str, env: str) -> Path:
     if path is None:
         raise DataError(f"no {what} directory: pass root=... or set ${env}")
@@ -394,10 +401,32 @@ STAND_INS: dict[str, str] = {
 def available_languages() -> list[str]:
     """Languages :func:`default_corpora` can serve now: the pool languages that
     FLORES-200 also has when both are configured, else the wordfreq languages."""
+    if manifest_path() is not None:
+        return _manifest_languages(manifest_path())
     if have_shared_data():
         flores = set(flores_languages())
         return [lang for lang in pool_languages() if lang in flores]
     return sorted(WORDFREQ_CODES)
+
+
+def manifest_train(manifest, langs=None, train_chars: int = 2_000_000,
+                   normalization: str | None = None) -> dict[str, list[str]]:
+    """Training lines from a manifest: each language's first ``train_chars``
+    characters in stream order (the pool's budget samples lines instead)."""
+    streams = open_corpus(manifest, langs=langs, max_chars=train_chars, normalization=normalization)
+    return {lang: stream.lines() for lang, stream in streams.items()}
+
+
+def _manifest_languages(manifest: Path) -> list[str]:
+    """Languages of a manifest that FLORES-200 devtest has (the evaluation text)."""
+    from modtok.corpus import load_manifest
+
+    flores = flores_dir()
+    if flores is None or not (flores / "devtest").is_dir():
+        raise DataError(f"{manifest}: a manifest gives training text; evaluation needs FLORES-200 "
+                        "($MODTOK_FLORES)")
+    have = set(flores_languages())
+    return [lang for lang in load_manifest(manifest) if lang in have]
 
 
 def pick_languages(preferred: Iterable[str], strict: bool = False) -> list[str]:
@@ -439,9 +468,13 @@ def default_corpora(
     eval_lines: int | None = None,
     seed: int = 0,
     normalization: str | None = None,
+    manifest=None,
 ) -> Corpora:
     """Pool (training) + FLORES-200 devtest (evaluation) when both are configured,
-    else the wordfreq default (training and held-out evaluation samples).
+    else the wordfreq default (training and held-out evaluation samples). A
+    manifest (``manifest=`` or ``$MODTOK_MANIFEST``, see :func:`manifest_path`)
+    replaces the pool: each language's first ``train_chars`` characters in
+    stream order, evaluated on FLORES-200 devtest.
 
     ``train_chars`` caps the training text per language (default: 2M characters);
     ``eval_lines`` caps the evaluation lines (default: all 1012 FLORES devtest
@@ -453,6 +486,16 @@ def default_corpora(
     said = f"; Unicode normalisation: {normalization or 'none (raw text)'}"
     if train_chars is None:
         train_chars = 2_000_000
+    manifest = manifest_path(manifest)
+    if manifest is not None:
+        chosen = _select(_manifest_languages(manifest), langs)
+        train = manifest_train(manifest, chosen, train_chars, normalization)
+        evaluation = load_flores(chosen, "devtest", max_lines=eval_lines, normalization=normalization)
+        source = (
+            f"training: manifest {manifest} (first ≤{train_chars:,} chars/language in stream order); "
+            f"evaluation: FLORES-200 devtest {flores_dir()} ({len(next(iter(evaluation.values())))} parallel lines)"
+        ) + said
+        return Corpora(train, evaluation, source, parallel_eval=True)
     if have_shared_data():
         pool_langs = pool_languages()
         flores_langs = set(flores_languages())

@@ -76,7 +76,7 @@ VOCAB = 2_000 if SMOKE else 32_000
 corpora = data.default_corpora(LANGS, train_chars=150_000 if SMOKE else 3_000_000,
                                eval_lines=300 if SMOKE else None)
 LANGS = [lang for lang in LANGS if lang in corpora.train]
-if data.have_shared_data():
+if corpora.parallel_eval:  # FLORES-200 is configured (with the pool or a manifest)
     dev_all = data.load_flores(LANGS, "dev")
     dev_source = f"FLORES-200 dev ({len(dev_all[LANGS[0]])} parallel lines)"
 else:  # no parallel text: equal numbers of held-out 12-word pseudo-sentences

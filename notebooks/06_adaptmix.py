@@ -69,12 +69,15 @@ SEQ_ITERS = 2 if SMOKE else 5
 SEED = 0
 
 LANGS = data.pick_languages(mx.PAPER_LANGUAGES)
-if data.have_shared_data():
-    train = data.load_pool(LANGS, max_chars=TRAIN_CHARS, seed=SEED)
+MANIFEST = data.manifest_path()  # $MODTOK_MANIFEST: your own corpora instead of the pool
+if data.have_shared_data() or MANIFEST:
+    train = (data.manifest_train(MANIFEST, LANGS, TRAIN_CHARS or 3_000_000) if MANIFEST
+             else data.load_pool(LANGS, max_chars=TRAIN_CHARS, seed=SEED))
     dev = data.load_flores(LANGS, "dev", max_lines=EVAL_LINES)
     test = data.load_flores(LANGS, "devtest", max_lines=EVAL_LINES)
     PARALLEL = True
-    SOURCE = (f"training: pool {data.pool_dir()} ({'all' if TRAIN_CHARS is None else f'≤{TRAIN_CHARS:,} chars'} per language); "
+    SOURCE = (f"training: {f'manifest {MANIFEST}' if MANIFEST else f'pool {data.pool_dir()}'} "
+              f"({'all' if TRAIN_CHARS is None else f'≤{TRAIN_CHARS:,} chars'} per language); "
               f"fertility: FLORES-200 dev (loop) and devtest (tables), {len(test[LANGS[0]])} parallel lines")
 else:
     n_train = 500 if SMOKE else 20_000

@@ -163,3 +163,29 @@ def test_pick_languages_uses_same_script_stand_ins(pool, flores, monkeypatch):
         data.pick_languages(["deu_Latn"])
     with pytest.raises(UnknownLanguageError, match="unknown language 'deu_Latn' .available: eng_Latn, npi_Deva"):
         data.pick_languages(["npi_Deva", "deu_Latn"], strict=True)
+
+
+def test_a_manifest_replaces_the_pool_for_notebooks(tmp_path, monkeypatch):
+    """$MODTOK_MANIFEST: every notebook's default_corpora trains on the manifest's text
+    (first train_chars characters in stream order) and evaluates on FLORES devtest."""
+    import json as _json
+
+    flores = tmp_path / "flores"
+    (flores / "devtest").mkdir(parents=True)
+    for lang in ("eng_Latn", "npi_Deva", "deu_Latn"):
+        (flores / "devtest" / f"{lang}.devtest").write_text(f"{lang} one\n{lang} two\n", encoding="utf-8")
+    (tmp_path / "eng.jsonl").write_text("".join(_json.dumps({"text": f"doc {i}"}) + "\n" for i in range(50)))
+    (tmp_path / "npi.txt").write_text("नमस्ते\nसंसार\n", encoding="utf-8")
+    (tmp_path / "m.yaml").write_text('eng_Latn: ["eng.jsonl"]\nnpi_Deva: [npi.txt]\nxyz_Latn: [npi.txt]\n')
+    monkeypatch.delenv("MODTOK_POOL", raising=False)
+    monkeypatch.setenv("MODTOK_FLORES", str(flores))
+    monkeypatch.setenv("MODTOK_MANIFEST", str(tmp_path / "m.yaml"))
+    assert data.available_languages() == ["eng_Latn", "npi_Deva"]  # xyz_Latn: no FLORES text
+    c = data.default_corpora(train_chars=20)
+    assert c.train == {"eng_Latn": ["doc 0", "doc 1", "doc 2", "doc 3"], "npi_Deva": ["नमस्ते", "संसार"]}
+    assert c.eval["npi_Deva"] == ["npi_Deva one", "npi_Deva two"] and c.parallel_eval
+    assert "manifest" in c.source and "m.yaml" in c.source
+    assert data.pick_languages(["npi_Deva", "deu_Latn"]) == ["npi_Deva"]
+    monkeypatch.delenv("MODTOK_FLORES")
+    with pytest.raises(DataError, match="evaluation needs FLORES"):
+        data.default_corpora()
