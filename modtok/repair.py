@@ -56,6 +56,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -218,10 +219,12 @@ class Base:
         """Lines through the tokenizer's normalizer (Qwen: NFC), as HF encodes them."""
         if not self.json.get("normalizer"):
             return list(lines)
-        norm = self.tokenizer().normalizer
+        norm = self.tokenizer.normalizer
         return [norm.normalize_str(line) for line in lines]
 
+    @cached_property
     def tokenizer(self):
+        """The base as an HF ``tokenizers.Tokenizer`` (built once: a big JSON)."""
         from tokenizers import Tokenizer
 
         return Tokenizer.from_str(json.dumps(self.json))
@@ -275,6 +278,12 @@ class Extension:
         tj = copy.deepcopy(self.base.json)
         _split_step(tj)[0]["pattern"] = {"Regex": self.regex}
         model = tj["model"]
+        # HF renumbers an added token that is not in the model vocabulary to
+        # len(vocab) + k when it loads the file, which would put Llama-3's
+        # specials onto the learned ids: pinning them in the vocabulary keeps
+        # their ids (as modtok.deployed does for the converted tokenizers).
+        for added in tj.get("added_tokens") or []:
+            model["vocab"].setdefault(added["content"], added["id"])
         for t, i in self.new_tokens().items():
             model["vocab"][byte_level(t)] = i
         as_list = not model["merges"] or not isinstance(model["merges"][0], str)
@@ -327,15 +336,32 @@ def extend(
     accepts (a :class:`BlockFilter`; default the strict Devanagari filter;
     ``keep=False`` keeps everything, which breaks English invariance).
     """
-    if merges < 0:
-        raise BudgetError(f"merges={merges} is negative")
+    return sweep(base, counts, [merges], arm, keep, min_count)[merges]
+
+
+def sweep(
+    base: Base,
+    counts: Counter | Mapping[str, Counter],
+    ks: Iterable[int],
+    arm: str = "R1",
+    keep=None,
+    min_count: int = 2,
+) -> dict[int, Extension]:
+    """:func:`extend` at every K of ``ks`` from one run: continued BPE is greedy,
+    so the run to K is the first K merges of the run to max(ks); each prefix is
+    filtered on its own."""
+    ks = sorted(set(ks))
+    if not ks or ks[0] < 0:
+        raise BudgetError(f"merge counts {ks} must be non-negative (and at least one)")
     regex = arm_pattern(base.regex, arm)
     if keep is None:
         keep = BlockFilter()
-    learned = learn(base, counts, merges, min_count)
-    if keep is not False:
-        learned = filter_merges(learned, keep.keeps, set(base.id_of))
-    return Extension(base, learned, regex)
+    learned = learn(base, counts, ks[-1], min_count)
+    out = {}
+    for k in ks:
+        merges = learned[:k] if keep is False else filter_merges(learned[:k], keep.keeps, set(base.id_of))
+        out[k] = Extension(base, merges, regex)
+    return out
 
 
 def learn(base: Base, counts: Counter | Mapping[str, Counter], merges: int, min_count: int = 2) -> list[tuple[bytes, bytes]]:
