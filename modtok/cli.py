@@ -6,6 +6,7 @@
     modtok nsl TOKDIR [--langs ...]               NSL of each subtokenizer vs monolingual HF BPE
     modtok encode TOKDIR --langs npi_Deva "text"  global ids of a subtokenizer
     modtok lm-train ...                           the LM loop (same flags as python -m modtok.lm.train)
+    modtok audit TOKENIZER [--lang npi_Deva --ref eng_Latn] [--json]   pre-token audit on FLORES devtest
 
 Tokenizer directories hold ``tokenizer.json`` + ``lang_to_ids.json`` (see
 :class:`modtok.modular.ModularTokenizer`). Errors from bad input are printed as
@@ -92,6 +93,18 @@ def cmd_lm_train(args, rest) -> None:
     main(rest)
 
 
+def cmd_audit(args) -> None:
+    from modtok import audit
+
+    flores = data.load_flores([args.lang, args.ref], split=args.split)
+    row = audit.audit(audit.load_tokenizer(args.tokenizer), flores[args.lang], flores[args.ref])
+    if args.json:
+        print(json.dumps(row))
+    else:
+        print(f"{args.lang} vs {args.ref}, FLORES-200 {args.split} ({len(flores[args.lang])} lines)")
+        print(audit.format_rows({args.tokenizer: row}))
+
+
 class _Langs(argparse.Action):
     """``--langs``: codes separated by commas or spaces, flags repeatable (``npi_Deva,eng_Latn``)."""
 
@@ -137,6 +150,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--langs", action=_Langs,
                    help="the subtokenizer's languages, comma-separated or repeated (default: full tokenizer)")
     p.set_defaults(fn=cmd_encode)
+
+    p = sub.add_parser("audit", help="premium, pre-token floor and its decomposition on FLORES-200")
+    p.add_argument("tokenizer", help="a deployed name (llama3, qwen3, ...), a tokenizer.json or its directory")
+    p.add_argument("--lang", default="npi_Deva")
+    p.add_argument("--ref", default="eng_Latn")
+    p.add_argument("--split", default="devtest")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+    p.set_defaults(fn=cmd_audit)
 
     sub.add_parser("lm-train", help="train an LM (flags: python -m modtok.lm.train --help)",
                    add_help=False).set_defaults(fn=cmd_lm_train)
