@@ -28,7 +28,7 @@ tokenizer's own normalizer and pre-tokenizer, never just its last regex.
 
 >>> from tokenizers import Tokenizer, models, pre_tokenizers
 >>> tok = Tokenizer(models.BPE())
->>> tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Digits()])
+>>> tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Digits(individual_digits=True)])
 >>> pretoken_counts(tok, ["ab 12", "c"]).tolist()          # 'ab' '1' '2' | 'c'
 [3, 1]
 >>> ratio_ci([2, 4], [1, 2], n_boot=200)[0]                  # (2 + 4) / (1 + 2)
