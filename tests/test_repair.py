@@ -284,3 +284,27 @@ def test_r1_stays_above_its_floor_and_r2_goes_below(extensions, bases, flores):
         assert floor <= premium["R1", k] < before
         assert premium["R2", k] < premium["R1", k]
     assert premium["R2", K[-1]] < min(premium["R2", K[0]], floor)  # at 300 merges R2 is under R1's floor
+
+
+# --------------------------------------------------------------------------
+# the loading pitfall (§V): transformers must not rebuild the regex
+
+
+def test_transformers_keeps_the_repaired_regex(extensions, bases, flores, tmp_path):
+    transformers = pytest.importorskip("transformers")
+    ext, tok = extensions["llama3", "R2", K[-1]]
+    ext.save(tmp_path)
+    assert json.loads((tmp_path / "tokenizer_config.json").read_text()) == {"tokenizer_class": "PreTrainedTokenizerFast"}
+    ne, en = flores["npi_Deva"], flores["eng_Latn"]
+    want = audit.premium_ci(tok, ne, en)[0]
+    for loaded in (transformers.AutoTokenizer.from_pretrained(tmp_path),
+                   transformers.PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))):
+        pre = json.loads(loaded.backend_tokenizer.to_str())["pre_tokenizer"]
+        assert pre["pretokenizers"][0]["pattern"]["Regex"] == pretokenize.pattern("llama3-marks")
+        count = lambda lines: sum(map(len, loaded(lines, add_special_tokens=False)["input_ids"]))  # noqa: E731
+        assert count(ne) / count(en) == want
+        assert loaded.convert_tokens_to_ids("<|eot_id|>") == 128009
+    # the pitfall: a model-specific class rebuilds the pre-tokenizer from its own recipe
+    qwen = transformers.Qwen2TokenizerFast.from_pretrained(tmp_path)
+    regex = json.loads(qwen.backend_tokenizer.to_str())["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]
+    assert r"\p{M}" not in regex
