@@ -308,3 +308,19 @@ def test_transformers_keeps_the_repaired_regex(extensions, bases, flores, tmp_pa
     qwen = transformers.Qwen2TokenizerFast.from_pretrained(tmp_path)
     regex = json.loads(qwen.backend_tokenizer.to_str())["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]
     assert r"\p{M}" not in regex
+
+
+def test_a_mark_aware_deployed_tokenizer(nepali, flores):
+    """o200k (case-aware regex that already holds \\p{M}, ids with gaps before its specials):
+    R1 extends it in its own ids; R2 has nothing to repair."""
+    _need("o200k")
+    base = repair.Base.load("o200k")
+    with pytest.raises(TokenizerFileError, match="no letters-only"):
+        repair.arm_pattern(base.regex, "R2")
+    ext = repair.extend(base, repair.count_words(base, nepali[:300], base.regex), 40)
+    tok = ext.tokenizer()
+    assert min(ext.new_tokens().values()) == base.next_id and len(ext.new_tokens()) > 20
+    lines = flores["eng_Latn"][:300]
+    assert [e.ids for e in tok.encode_batch(lines)] == [e.ids for e in base.tokenizer.encode_batch(lines)]
+    assert audit.premium_ci(tok, flores["npi_Deva"], flores["eng_Latn"], n_boot=10)[0] < \
+        audit.premium_ci(base.tokenizer, flores["npi_Deva"], flores["eng_Latn"], n_boot=10)[0]
