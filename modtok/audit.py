@@ -37,7 +37,6 @@ tokenizer's own normalizer and pre-tokenizer, never just its last regex.
 
 from __future__ import annotations
 
-import json
 import os
 import unicodedata
 from collections.abc import Iterable, Sequence

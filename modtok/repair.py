@@ -61,7 +61,7 @@ from pathlib import Path
 
 import numpy as np
 
-from modtok import atomic, pretokenize
+from modtok import atomic, pretokenize  # noqa: F401 (the doctests use pretokenize)
 from modtok.bpe.engine import Engine, words_from_counts
 from modtok.errors import BudgetError, TokenizerFileError
 from modtok.modular import _merge_pair
@@ -205,7 +205,7 @@ class Base:
         self.merges = [tuple(from_byte_level(p) for p in _merge_pair(m)) for m in model["merges"]]
 
     @classmethod
-    def load(cls, name_or_path: str | os.PathLike) -> "Base":
+    def load(cls, name_or_path: str | os.PathLike) -> Base:
         """A deployed name (``modtok.deployed.DEPLOYED``) or a ``tokenizer.json`` path."""
         from modtok import deployed
 

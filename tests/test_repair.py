@@ -301,7 +301,7 @@ def test_transformers_keeps_the_repaired_regex(extensions, bases, flores, tmp_pa
                    transformers.PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))):
         pre = json.loads(loaded.backend_tokenizer.to_str())["pre_tokenizer"]
         assert pre["pretokenizers"][0]["pattern"]["Regex"] == pretokenize.pattern("llama3-marks")
-        count = lambda lines: sum(map(len, loaded(lines, add_special_tokens=False)["input_ids"]))  # noqa: E731
+        count = lambda lines: sum(map(len, loaded(lines, add_special_tokens=False)["input_ids"]))
         assert count(ne) / count(en) == want
         assert loaded.convert_tokens_to_ids("<|eot_id|>") == 128009
     # the pitfall: a model-specific class rebuilds the pre-tokenizer from its own recipe
