@@ -15,7 +15,7 @@
 # falling, while every id of text without combining marks or Devanagari stays the same
 # (Proposition 1). We show (a) the Fig. 4 illustration, (b) the audit of the deployed
 # tokenizers (Table III), (c) a K sweep of R1 vs R2 on top of Llama-3 with the floors drawn,
-# (d) the English-invariance check, and (e) a widget to look at one sentence under any arm and K.
+# (d) the English-invariance check, and (e) a widget to look at one sentence under any base, arm and K.
 
 # %%
 from pathlib import Path
@@ -27,7 +27,7 @@ plots.setup()
 SMOKE = data.is_smoke()
 KS = [0, 200, 1000] if SMOKE else [0, 1000, 2000, 4000, 8000, 16000, 32000]
 assert "llama3" in deployed.available(), "needs the deployed tokenizers: pip install 'modtok[deployed]'"
-BASE = repair.Base.load("llama3")
+BASES = {name: repair.Base.load(name) for name in ("llama3", "qwen3") if name in deployed.available()}
 
 # Nepali training text: the pool (plus the large disjoint Nepali file at full size); without
 # the shared data, the wordfreq default (Hindi pseudo-sentences stand in for Nepali).
@@ -78,10 +78,11 @@ else:
     print("the premium and the floor need parallel text (FLORES-200 eng_Latn + npi_Deva); skipped on", corpora.source)
 
 # %% [markdown]
-# ## (c) K merges on top of Llama-3: R1 stalls at its floor, R2 keeps falling
+# ## (c) K merges on top of Llama-3 and Qwen3: R1 stalls at its floor, R2 keeps falling
 #
-# Continued BPE in Llama-3's own ids (new ids from 128256 on), the §V filter (a new token
-# must hold a complete Devanagari code point). One run per arm; each K is a prefix of it.
+# Continued BPE in each tokenizer's own ids (Llama-3: new ids from 128256 on), the §V filter
+# (a new token must hold a complete Devanagari code point). One run per base and arm; each K
+# is a prefix of it. R2 is the base's own regex with `\p{M}` moved into the word class.
 
 
 # %%
@@ -94,29 +95,32 @@ def cost(tok, fn=None):
 
 
 extensions, sweep_rows = {}, []
-for arm in ("R1", "R2"):
-    counts = repair.count_words(BASE, train, repair.arm_pattern(BASE.regex, arm))
-    for k, ext in repair.sweep(BASE, counts, KS, arm).items():
-        tok = ext.tokenizer()
-        extensions[arm, k] = tok
-        sweep_rows.append({"arm": arm, "K": k, "merges kept": len(ext.merges), "cost": cost(tok),
-                           "floor": cost(tok, fn="floor")})
+for name, base in BASES.items():
+    for arm in ("R1", "R2"):
+        counts = repair.count_words(base, train, repair.arm_pattern(base.regex, arm))
+        for k, ext in repair.sweep(base, counts, KS, arm).items():
+            tok = ext.tokenizer()
+            extensions[name, arm, k] = tok
+            sweep_rows.append({"base": name, "arm": arm, "K": k, "merges kept": len(ext.merges),
+                               "cost": cost(tok), "floor": cost(tok, fn="floor")})
 display(plots.table(sweep_rows))
 curves = {}
-for arm in ("R1", "R2"):
-    rows = [r for r in sweep_rows if r["arm"] == arm]
-    curves[arm] = ([r["K"] for r in rows], [r["cost"] for r in rows])
-    curves[f"{arm} floor"] = ([r["K"] for r in rows], [r["floor"] for r in rows])
-plots.lines(curves, title="Nepali cost vs appended merges (Llama-3)", x_title="K merges",
+for name in BASES:
+    for arm in ("R1", "R2"):
+        rows = [r for r in sweep_rows if (r["base"], r["arm"]) == (name, arm)]
+        curves[f"{name} {arm}"] = ([r["K"] for r in rows], [r["cost"] for r in rows])
+        curves[f"{name} {arm} floor"] = ([r["K"] for r in rows], [r["floor"] for r in rows])
+plots.lines(curves, title="Nepali cost vs appended merges", x_title="K merges",
             y_title="premium npi/eng" if PARALLEL else "tokens per character").show()
 for r in sweep_rows:
     assert r["cost"] >= r["floor"] - 1e-9, r  # the floor is a floor
-r1_floor = sweep_rows[0]["floor"]
-assert min(r["cost"] for r in sweep_rows if r["arm"] == "R2") < r1_floor  # R2 goes below R1's floor
-if PARALLEL and not SMOKE:  # the paper's claims at full size (41.5 MB of Nepali here, 1 GB in the paper)
-    assert all(r["cost"] <= 1.05 * r["floor"] for r in sweep_rows if r["arm"] == "R1" and r["K"] >= 8000)
-    r2 = [r["cost"] for r in sweep_rows if r["arm"] == "R2"]
-    assert all(b < a for a, b in zip(r2[1:], r2[2:])) and r2[-1] < 1.3
+for name in BASES:
+    arm_rows = {arm: [r for r in sweep_rows if (r["base"], r["arm"]) == (name, arm)] for arm in ("R1", "R2")}
+    assert min(r["cost"] for r in arm_rows["R2"]) < arm_rows["R1"][0]["floor"]  # R2 goes below R1's floor
+    if PARALLEL and not SMOKE:  # the paper's claims at full size (41.5 MB of Nepali here, 1 GB in the paper)
+        assert all(r["cost"] <= 1.05 * r["floor"] for r in arm_rows["R1"] if r["K"] >= 8000), name
+        r2 = [r["cost"] for r in arm_rows["R2"]]
+        assert all(b < a for a, b in zip(r2[1:], r2[2:])) and r2[-1] < 1.3, name
 
 # %% [markdown]
 # ## (d) English ids do not move
@@ -129,9 +133,10 @@ check = {"eng_Latn": en}
 if PARALLEL:
     check["rus_Cyrl"] = flores["rus_Cyrl"]
 for lang, lines in check.items():
-    want = [e.ids for e in BASE.tokenizer.encode_batch(lines, add_special_tokens=False)]
+    want = {name: [e.ids for e in base.tokenizer.encode_batch(lines, add_special_tokens=False)]
+            for name, base in BASES.items()}
     for key, tok in extensions.items():
-        assert [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)] == want, (lang, key)
+        assert [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)] == want[key[0]], (lang, key)
 print(f"ids identical on {', '.join(check)} for all {len(extensions)} extended tokenizers")
 
 # %% [markdown]
@@ -142,14 +147,15 @@ print(f"ids identical on {', '.join(check)} for all {len(extensions)} extended t
 SENTENCE = ne[0]
 
 
-def segment(arm, k):
-    tok = extensions[arm, k]
+def segment(base, arm, k):
+    tok = extensions[base, arm, k]
     ids = tok.encode(SENTENCE, add_special_tokens=False).ids
     pieces = [tok.decode([i]) for i in ids]
-    return {"arm": arm, "K": k, "tokens": len(ids), "segmentation": " | ".join(pieces)}
+    return {"base": base, "arm": arm, "K": k, "tokens": len(ids), "segmentation": " | ".join(pieces)}
 
 
-panel = Panel(segment, {"arm": choice(["R1", "R2"], description="arm"), "k": choice(KS, description="K")},
+panel = Panel(segment, {"base": choice(list(BASES), description="base"),
+                        "arm": choice(["R1", "R2"], description="arm"), "k": choice(KS, description="K")},
               render=lambda r: plots.table([r]))
 panel.show()
 before = panel.result["tokens"]
