@@ -56,7 +56,6 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -180,8 +179,9 @@ class Base:
     after every original one (special tokens included).
     """
 
-    def __init__(self, tokenizer_json: Mapping):
+    def __init__(self, tokenizer_json: Mapping, tokenizer=None):
         self.json = copy.deepcopy(dict(tokenizer_json))
+        self._tokenizer = tokenizer  # the same tokenizer already built, if the caller has it
         model = self.json.get("model") or {}
         if model.get("type") != "BPE":
             raise TokenizerFileError(f"model type {model.get('type')!r} is not a BPE")
@@ -210,7 +210,8 @@ class Base:
         from modtok import deployed
 
         if str(name_or_path) in deployed.DEPLOYED:
-            return cls(json.loads(deployed.load(str(name_or_path)).to_str()))
+            tok = deployed.load(str(name_or_path))
+            return cls(json.loads(tok.to_str()), tok)
         from modtok.modular import read_json
 
         return cls(read_json(name_or_path))
@@ -222,12 +223,14 @@ class Base:
         norm = self.tokenizer.normalizer
         return [norm.normalize_str(line) for line in lines]
 
-    @cached_property
+    @property
     def tokenizer(self):
         """The base as an HF ``tokenizers.Tokenizer`` (built once: a big JSON)."""
-        from tokenizers import Tokenizer
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
 
-        return Tokenizer.from_str(json.dumps(self.json))
+            self._tokenizer = Tokenizer.from_str(json.dumps(self.json))
+        return self._tokenizer
 
 
 def _split_step(tj: dict) -> tuple[dict, str]:
