@@ -8,6 +8,7 @@
     modtok lm-train ...                           the LM loop (same flags as python -m modtok.lm.train)
     modtok count MANIFEST -o DIR [--workers N | --scheduler ADDR]   pre-token counts (on Dask)
     modtok parity-bpe OUT --train F.. --dev F.. -s 1000   parity-aware BPE on files (the reference's flags)
+    modtok audit TOKENIZER [--lang npi_Deva --ref eng_Latn] [--json]   pre-token audit on FLORES devtest
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
 YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.corpus`);
@@ -182,6 +183,18 @@ def cmd_parity_bpe(args) -> None:
     print(f"saved {len(res.merges)} merges, {len(res.model)} tokens{gini} -> {out}")
 
 
+def cmd_audit(args) -> None:
+    from modtok import audit
+
+    flores = data.load_flores([args.lang, args.ref], split=args.split)
+    row = audit.audit(audit.load_tokenizer(args.tokenizer), flores[args.lang], flores[args.ref])
+    if args.json:
+        print(json.dumps(row))
+    else:
+        print(f"{args.lang} vs {args.ref}, FLORES-200 {args.split} ({len(flores[args.lang])} lines)")
+        print(audit.format_rows({args.tokenizer: row}))
+
+
 class _Langs(argparse.Action):
     """``--langs``: codes separated by commas or spaces, flags repeatable (``npi_Deva,eng_Latn``)."""
 
@@ -266,6 +279,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--partition-mb", type=int, default=64, help="input MB per Dask task (small shards are grouped)")
     p.add_argument("--connect-timeout", type=float, default=30, help="seconds to wait for the scheduler")
     p.set_defaults(fn=cmd_count)
+
+    p = sub.add_parser("audit", help="premium, pre-token floor and its decomposition on FLORES-200")
+    p.add_argument("tokenizer", help="a deployed name (llama3, qwen3, ...), a tokenizer.json or its directory")
+    p.add_argument("--lang", default="npi_Deva")
+    p.add_argument("--ref", default="eng_Latn")
+    p.add_argument("--split", default="devtest")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+    p.set_defaults(fn=cmd_audit)
 
     sub.add_parser("lm-train", help="train an LM (flags: python -m modtok.lm.train --help)",
                    add_help=False).set_defaults(fn=cmd_lm_train)

@@ -1,0 +1,129 @@
+"""Continued BPE on top of Llama-3: modtok's engine vs the paper's method.
+
+    MODTOK_POOL=../shared/data/pool MODTOK_FLORES=../shared/data/flores200 \\
+        python bench/continued_bpe.py [--k 32000] [--arm R2] [--extra-mb 0] [--repeats 3]
+
+Both learn K merges on the same Nepali text (pool ``npi_Deva``, plus the first
+``--extra-mb`` MB of ``extra/npi_Deva.large.txt``), from the lines:
+
+- **modtok**: pre-token counts (:func:`modtok.repair.count_words`), the engine
+  segments each word with Llama-3's merges in private ids, K merges
+  (:func:`modtok.repair.learn`);
+- **HF private-use** (the paper's method, after Purason et al.): the same
+  counts, each word segmented with Llama-3 itself (``model.tokenize``), every
+  base token mapped to a private-use code point, HF ``BpeTrainer`` on those
+  strings, merges mapped back to bytes.
+
+Runs alternate modtok, HF, modtok, HF, ... ``--repeats`` times; the first line
+printed is the ratio of the median wall times (< 1: modtok faster). Both
+merge lists then go through the same §V filter and export, and the premium
+of each on FLORES-200 devtest (npi_Deva / eng_Latn) is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+
+from modtok import audit, data, repair
+from modtok.pretokenize import byte_level
+
+HERE = Path(__file__).resolve().parents[2]
+
+
+def private_use():
+    """Private-use code points: the BMP area, then planes 15 and 16."""
+    return itertools.chain(range(0xE000, 0xF900), range(0xF0000, 0xFFFFE), range(0x100000, 0x10FFFE))
+
+
+def modtok_run(base, lines, regex, k):
+    return repair.learn(base, repair.count_words(base, lines, regex), k)
+
+
+def hf_run(base, lines, regex, k):
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    counts = repair.count_words(base, lines, regex)
+    tokenize = base.tokenizer.model.tokenize
+    char_of: dict[int, str] = {}
+    points = private_use()
+    words = {}
+    for w in counts:
+        ids = [t.id for t in tokenize(byte_level(w.encode("utf-8")))]
+        for i in ids:
+            if i not in char_of:
+                char_of[i] = chr(next(points))
+        words[w] = "".join(char_of[i] for i in ids)
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    trainer = trainers.BpeTrainer(vocab_size=len(char_of) + k, min_frequency=2, show_progress=False,
+                                  initial_alphabet=list(char_of.values()), limit_alphabet=len(char_of))
+    tok.train_from_iterator((" ".join([words[w]] * n) for w, n in counts.items() if len(words[w]) > 1),
+                            trainer=trainer)
+    bytes_of = {c: base.token_bytes[i] for i, c in char_of.items()}
+    out = []  # merges as PUA strings -> bytes
+    for left, right in json.loads(tok.to_str())["model"]["merges"]:
+        out.append((b"".join(bytes_of[c] for c in left), b"".join(bytes_of[c] for c in right)))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--k", type=int, default=32000)
+    ap.add_argument("--arm", default="R2", choices=repair.ARMS)
+    ap.add_argument("--extra-mb", type=float, default=0.0)
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+
+    pool = os.environ.get("MODTOK_POOL") or str(HERE / "shared/data/pool")
+    flores = os.environ.get("MODTOK_FLORES") or str(HERE / "shared/data/flores200")
+    lines = data.load_pool(["npi_Deva"], root=pool)["npi_Deva"]
+    if args.extra_mb:
+        extra = Path(pool).parent / "extra" / "npi_Deva.large.txt"
+        budget = int(args.extra_mb * 1e6)
+        with open(extra, encoding="utf-8") as f:
+            for line in f:
+                budget -= len(line.encode())
+                if budget < 0:
+                    break
+                if line.strip():
+                    lines.append(data.nfc(line.rstrip("\n")))
+    mb = sum(len(x.encode()) for x in lines) / 1e6
+    base = repair.Base.load("llama3")
+    regex = repair.arm_pattern(base.regex, args.arm)
+    repair.learn(base, repair.count_words(base, lines[:200], regex), 5)  # compile the kernels first
+
+    times = {"modtok": [], "hf": []}
+    result = {}
+    for _ in range(args.repeats):
+        for name, fn in (("modtok", modtok_run), ("hf", hf_run)):
+            t = time.perf_counter()
+            result[name] = fn(base, lines, regex, args.k)
+            times[name].append(time.perf_counter() - t)
+    med = {n: statistics.median(v) for n, v in times.items()}
+    print(f"ratio modtok / HF private-use = {med['modtok'] / med['hf']:.3f}")
+    print(f"Llama-3 + K={args.k} merges, arm {args.arm}, Nepali text {mb:.1f} MB ({len(lines)} lines), "
+          f"{args.repeats} repeats interleaved")
+    for n, v in times.items():
+        print(f"  {n:7s} median {med[n]:7.2f} s  range {min(v):.2f}-{max(v):.2f} s  merges {len(result[n])}")
+    fl = data.load_flores(["eng_Latn", "npi_Deva"], root=flores)
+    same = sum(a == b for a, b in zip(result["modtok"], result["hf"]))
+    print(f"  identical merges at the same rank: {same} of {min(map(len, result.values()))}")
+    prem = {}
+    for n, merges in result.items():
+        ext = repair.Extension(base, repair.filter_merges(merges, repair.BlockFilter().keeps, set(base.id_of)), regex)
+        tok = ext.tokenizer()
+        prem[n] = audit.premium_ci(tok, fl["npi_Deva"], fl["eng_Latn"])
+        print(f"  {n:7s} after the §V filter: {len(ext.merges)} merges, {len(ext.new_tokens())} new tokens, "
+              f"premium {prem[n][0]:.4f} [{prem[n][1]:.4f}, {prem[n][2]:.4f}], "
+              f"floor {audit.floor(tok, fl['npi_Deva'], fl['eng_Latn']):.4f}")
+    print(f"  premium modtok / HF = {prem['modtok'][0] / prem['hf'][0]:.4f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,404 @@
+"""Continued BPE on a deployed byte-level BPE, in its own ids (arms R1 and R2).
+
+"Merge-Based Vocabulary Extension Stalls at the Pre-Tokenizer" (§IV–V)
+extends Llama-3 and Qwen3 by appending merges learned on Nepali text, with
+the original regex (R1) or the mark-aware repair (R2), and keeps every
+original token id:
+
+    T  <- the deployed tokenizer (ids, merges, special tokens, post-processor)
+    P  <- its Split regex, or the repaired one (R2)
+    segment every new pre-token with T's merges (each base token one symbol)
+    while fewer than K merges: add the most frequent adjacent pair (count >= 2)
+    drop merges whose output holds no complete target code point, and the
+    merges built on them (§V filter; App. H relaxes it to byte pieces)
+    new tokens get the ids after every original id, special tokens included
+
+The merge statistics run on :class:`modtok.bpe.engine.Engine`, whose symbols
+must start as the 256 bytes. So the engine works in a *private numbering*:
+private id ``b`` is byte ``b``, the other base tokens follow in deployed-id
+order, learned tokens after them; :class:`Extension` maps them back to
+deployed ids and strings only at export. Engine ties (equal counts) are broken
+by the smallest (deployed id of a, deployed id of b), learned tokens ranking
+after every base token in creation order.
+
+Two facts make the engine's segmentation the deployed encoder's (the tests
+check it on FLORES): the deployed models use ``ignore_merges`` (a pre-token
+that is a whole vocabulary entry is one token), and such a word has no pair,
+so it is left out of the statistics; every other word is BPE by rank, the
+engine's rule. After a learned merge, no original merge can fire again (its
+parts are original ids; the new adjacency holds a learned id), so encoding
+with "original merges, then learned merges" is what HF does with the appended
+list. One difference is inherent to ``ignore_merges`` and left as in HF: a
+pre-token whose bytes equal a *learned* token is one token at encode time
+even where the learned merges would not reach it.
+
+Why English ids cannot move (Proposition 1): every kept learned token holds a
+complete code point of U+0900–U+097F, so neither a learned merge nor the
+whole-word lookup can fire on text without one; the repaired regex cuts text
+without ``\\p{M}`` exactly like the original (``llama3-deva``: text without a
+Devanagari mark). ``tests/test_repair.py`` checks it on FLORES and with
+hypothesis.
+
+>>> repaired_pattern(pretokenize.pattern("llama3")) == pretokenize.pattern("llama3-marks")
+True
+>>> strict = BlockFilter()                      # U+0900–U+097F, complete code points
+>>> strict.keeps("क".encode()), strict.keeps("क".encode()[:2]), strict.keeps(b"ab")
+(True, False, False)
+>>> BlockFilter(relaxed=True).keeps("क".encode()[:2])      # App. H: byte pieces too
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from modtok import atomic, pretokenize  # noqa: F401 (the doctests use pretokenize)
+from modtok.bpe.engine import Engine, words_from_counts
+from modtok.errors import BudgetError, TokenizerFileError
+from modtok.modular import _merge_pair
+from modtok.pretokenize import DEVANAGARI_MARKS, byte_level, from_byte_level
+
+DEVANAGARI = (0x0900, 0x097F)
+
+# The letters-only word and punctuation classes and their repairs (§V): the
+# marks join the word class and leave the leading and punctuation classes.
+_LETTERS_ONLY = (r"[^\r\n\p{L}\p{N}]?\p{L}+", r" ?[^\s\p{L}\p{N}]+")
+
+ARMS = ("R1", "R2", "R2-deva")
+
+
+def repaired_pattern(regex: str, marks: str = r"\p{M}") -> str:
+    """The letters-only split regex ``regex`` with ``marks`` moved into the word
+    class (R2: ``\\p{M}``; R2-Devanagari-only: :data:`DEVANAGARI_MARKS`).
+
+    Works on any pattern built like Llama-3's (Llama-3, Qwen2/3, cl100k); a
+    pattern without the letters-only classes is refused.
+
+    >>> repaired_pattern(pretokenize.pattern("llama3"), DEVANAGARI_MARKS) == pretokenize.pattern("llama3-deva")
+    True
+    """
+    word, punct = _LETTERS_ONLY
+    if word not in regex or punct not in regex:
+        raise TokenizerFileError(f"the split regex {regex!r} has no letters-only word class to repair")
+    return regex.replace(word, rf"[^\r\n\p{{L}}{marks}\p{{N}}]?[\p{{L}}{marks}]+").replace(
+        punct, rf" ?[^\s\p{{L}}{marks}\p{{N}}]+"
+    )
+
+
+def arm_pattern(regex: str, arm: str) -> str:
+    """The split regex of an arm: R1 keeps ``regex``, R2 / R2-deva repair it."""
+    if arm == "R1":
+        return regex
+    if arm == "R2":
+        return repaired_pattern(regex)
+    if arm == "R2-deva":
+        return repaired_pattern(regex, DEVANAGARI_MARKS)
+    raise ValueError(f"unknown arm {arm!r} (known: {', '.join(ARMS)})")
+
+
+# --------------------------------------------------------------------------
+# the §V merge filter
+
+
+class BlockFilter:
+    """Which learned tokens to keep: those whose bytes hold a complete code point
+    of the block ``[lo, hi]`` (§V); with ``relaxed`` (App. H) also those that are
+    a byte piece of a run of block characters (e.g. the first two bytes of क).
+
+    The block must lie in one UTF-8 length class (U+0800–U+FFFF: 3 bytes).
+    """
+
+    def __init__(self, lo: int = DEVANAGARI[0], hi: int = DEVANAGARI[1], relaxed: bool = False):
+        self.encodings = [chr(c).encode("utf-8") for c in range(lo, hi + 1)]
+        self.width = len(self.encodings[0])
+        if any(len(e) != self.width for e in self.encodings):
+            raise ValueError(f"block U+{lo:04X}-U+{hi:04X} spans several UTF-8 lengths")
+        self.relaxed = relaxed
+        self._prefixes = {e[:i] for e in self.encodings for i in range(1, self.width)}
+        self._suffixes = {e[i:] for e in self.encodings for i in range(1, self.width)}
+        self._whole = set(self.encodings)
+
+    def complete(self, token: bytes) -> bool:
+        """Holds the UTF-8 of a block code point (UTF-8 is self-synchronising, so a
+        substring match is a real character)."""
+        return any(e in token for e in self.encodings)
+
+    def piece(self, token: bytes) -> bool:
+        """Is a substring of the UTF-8 of some string of block characters."""
+        w = self.width
+        for head in range(w):  # bytes before the first character boundary
+            first, rest = token[:head], token[head:]
+            if first and first not in self._suffixes:
+                continue
+            chunks = [rest[i : i + w] for i in range(0, len(rest), w)]
+            if chunks and len(chunks[-1]) < w and chunks[-1] not in self._prefixes:
+                continue
+            if all(c in self._whole for c in chunks if len(c) == w):
+                return True
+        return False
+
+    def keeps(self, token: bytes) -> bool:
+        return self.complete(token) or (self.relaxed and self.piece(token))
+
+
+def filter_merges(
+    merges: Sequence[tuple[bytes, bytes]], keep, base: set[bytes]
+) -> list[tuple[bytes, bytes]]:
+    """The merges whose output ``keep`` accepts and whose parts are base tokens or
+    outputs of kept earlier merges (dropping a merge drops those built on it).
+
+    >>> filter_merges([(b"a", b"b"), (b"ab", b"c"), (b"x", b"y")], lambda t: t != b"ab", {b"a", b"b", b"c", b"x", b"y"})
+    [(b'x', b'y')]
+    """
+    made = set(base)
+    out = []
+    for a, b in merges:
+        if a in made and b in made and keep(a + b):
+            out.append((a, b))
+            made.add(a + b)
+    return out
+
+
+# --------------------------------------------------------------------------
+# the deployed tokenizer as base
+
+
+class Base:
+    """A deployed byte-level BPE as ``tokenizer.json`` dict, read for extension.
+
+    ``token_bytes[i]`` are the bytes of deployed id ``i`` (``None`` for special
+    tokens and gaps); ``regex`` is the Split regex; ``next_id`` the first id
+    after every original one (special tokens included).
+    """
+
+    def __init__(self, tokenizer_json: Mapping, tokenizer=None):
+        self.json = copy.deepcopy(dict(tokenizer_json))
+        self._tokenizer = tokenizer  # the same tokenizer already built, if the caller has it
+        model = self.json.get("model") or {}
+        if model.get("type") != "BPE":
+            raise TokenizerFileError(f"model type {model.get('type')!r} is not a BPE")
+        if model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"):
+            raise TokenizerFileError("a BPE with subword prefixes/suffixes is not byte-level")
+        self.split, self.regex = _split_step(self.json)
+        special = {t["id"] for t in self.json.get("added_tokens") or []}
+        vocab = model["vocab"]
+        self.next_id = max(list(vocab.values()) + list(special)) + 1
+        self.token_bytes: list[bytes | None] = [None] * self.next_id
+        try:
+            for s, i in vocab.items():
+                if i not in special:
+                    self.token_bytes[i] = from_byte_level(s)
+        except KeyError as e:
+            raise TokenizerFileError(f"token {s!r} has a character {e} outside the byte-level alphabet") from None
+        self.id_of = {t: i for i, t in enumerate(self.token_bytes) if t is not None}
+        missing = [b for b in range(256) if bytes([b]) not in self.id_of]
+        if missing:
+            raise TokenizerFileError(f"byte {missing[0]:#04x} has no token: not a byte-level BPE")
+        self.merges = [tuple(from_byte_level(p) for p in _merge_pair(m)) for m in model["merges"]]
+
+    @classmethod
+    def load(cls, name_or_path: str | os.PathLike) -> Base:
+        """A deployed name (``modtok.deployed.DEPLOYED``) or a ``tokenizer.json`` path."""
+        from modtok import deployed
+
+        if str(name_or_path) in deployed.DEPLOYED:
+            tok = deployed.load(str(name_or_path))
+            return cls(json.loads(tok.to_str()), tok)
+        from modtok.modular import read_json
+
+        return cls(read_json(name_or_path))
+
+    def normalize(self, lines: Iterable[str]) -> list[str]:
+        """Lines through the tokenizer's normalizer (Qwen: NFC), as HF encodes them."""
+        if not self.json.get("normalizer"):
+            return list(lines)
+        norm = self.tokenizer.normalizer
+        return [norm.normalize_str(line) for line in lines]
+
+    @property
+    def tokenizer(self):
+        """The base as an HF ``tokenizers.Tokenizer`` (built once: a big JSON)."""
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            self._tokenizer = Tokenizer.from_str(json.dumps(self.json))
+        return self._tokenizer
+
+
+def _split_step(tj: dict) -> tuple[dict, str]:
+    """The one ``Split`` step of a ``Sequence[Split, ByteLevel(use_regex=False)]``
+    pre-tokenizer (the shape of every deployed byte-level BPE here) and its regex."""
+    pre = tj.get("pre_tokenizer") or {}
+    steps = pre.get("pretokenizers") if pre.get("type") == "Sequence" else [pre]
+    kinds = [s.get("type") for s in steps]
+    if kinds != ["Split", "ByteLevel"] or steps[1].get("use_regex"):
+        raise TokenizerFileError(
+            f"pre-tokenizer {kinds} is not Split + ByteLevel(use_regex=False): cannot swap its regex"
+        )
+    regex = (steps[0].get("pattern") or {}).get("Regex")
+    if regex is None:
+        raise TokenizerFileError("the Split step has no regex pattern")
+    return steps[0], regex
+
+
+# --------------------------------------------------------------------------
+# continued BPE
+
+
+@dataclass
+class Extension:
+    """A deployed tokenizer plus learned merges; new ids follow ``base.next_id``.
+
+    ``merges``: learned (left bytes, right bytes) in rank order, after the
+    filter; ``regex``: the split regex to export (R1: the base's own).
+    """
+
+    base: Base
+    merges: list[tuple[bytes, bytes]]
+    regex: str
+
+    def new_tokens(self) -> dict[bytes, int]:
+        """Bytes -> deployed id of every learned token that is not an original one."""
+        out: dict[bytes, int] = {}
+        for a, b in self.merges:
+            t = a + b
+            if t not in self.base.id_of and t not in out:
+                out[t] = self.base.next_id + len(out)
+        return out
+
+    def tokenizer_json(self) -> dict:
+        """The base ``tokenizer.json`` with the learned vocabulary and merges appended
+        and the Split regex swapped; every other field (special tokens, normalizer,
+        post-processor, decoder) is kept as it was."""
+        tj = copy.deepcopy(self.base.json)
+        _split_step(tj)[0]["pattern"] = {"Regex": self.regex}
+        model = tj["model"]
+        # HF renumbers an added token that is not in the model vocabulary to
+        # len(vocab) + k when it loads the file, which would put Llama-3's
+        # specials onto the learned ids: pinning them in the vocabulary keeps
+        # their ids (as modtok.deployed does for the converted tokenizers).
+        for added in tj.get("added_tokens") or []:
+            model["vocab"].setdefault(added["content"], added["id"])
+        for t, i in self.new_tokens().items():
+            model["vocab"][byte_level(t)] = i
+        as_list = not model["merges"] or not isinstance(model["merges"][0], str)
+        for a, b in self.merges:
+            pair = [byte_level(a), byte_level(b)]
+            model["merges"].append(pair if as_list else " ".join(pair))
+        return tj
+
+    def tokenizer(self):
+        """The extended tokenizer as an HF ``tokenizers.Tokenizer``."""
+        from tokenizers import Tokenizer
+
+        return Tokenizer.from_str(json.dumps(self.tokenizer_json()))
+
+    def save(self, out_dir: str | os.PathLike, tokenizer_class: str = "PreTrainedTokenizerFast") -> Path:
+        """Write ``tokenizer.json`` and a ``tokenizer_config.json`` naming
+        ``tokenizer_class`` (so ``AutoTokenizer`` loads the file as it is, regex
+        included) into ``out_dir``, atomically; returns the directory."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        atomic.write_text(out / "tokenizer.json", json.dumps(self.tokenizer_json(), ensure_ascii=False))
+        atomic.write_json(out / "tokenizer_config.json", {"tokenizer_class": tokenizer_class})
+        return out
+
+
+def count_words(base: Base, lines: Iterable[str], regex: str) -> Counter:
+    """Pre-token counts of ``lines`` as the extended tokenizer will see them:
+    the base's normalizer, then ``regex`` (the ``regex`` module; HF's Onig
+    agrees on these patterns, which the tests check)."""
+    import regex as re
+
+    findall = re.compile(regex).findall
+    counts: Counter = Counter()
+    for line in base.normalize(lines):
+        counts.update(findall(line))
+    return counts
+
+
+def extend(
+    base: Base,
+    counts: Counter | Mapping[str, Counter],
+    merges: int,
+    arm: str = "R1",
+    keep=None,
+    min_count: int = 2,
+) -> Extension:
+    """Continued BPE on ``base``: learn ``merges`` merges on pre-token ``counts``
+    (made with ``arm_pattern(base.regex, arm)``, e.g. by :func:`count_words`),
+    stop early when no pair occurs ``min_count`` times, then keep what ``keep``
+    accepts (a :class:`BlockFilter`; default the strict Devanagari filter;
+    ``keep=False`` keeps everything, which breaks English invariance).
+    """
+    return sweep(base, counts, [merges], arm, keep, min_count)[merges]
+
+
+def sweep(
+    base: Base,
+    counts: Counter | Mapping[str, Counter],
+    ks: Iterable[int],
+    arm: str = "R1",
+    keep=None,
+    min_count: int = 2,
+) -> dict[int, Extension]:
+    """:func:`extend` at every K of ``ks`` from one run: continued BPE is greedy,
+    so the run to K is the first K merges of the run to max(ks); each prefix is
+    filtered on its own."""
+    ks = sorted(set(ks))
+    if not ks or ks[0] < 0:
+        raise BudgetError(f"merge counts {ks} must be non-negative (and at least one)")
+    regex = arm_pattern(base.regex, arm)
+    if keep is None:
+        keep = BlockFilter()
+    learned = learn(base, counts, ks[-1], min_count)
+    out = {}
+    for k in ks:
+        merges = learned[:k] if keep is False else filter_merges(learned[:k], keep.keeps, set(base.id_of))
+        out[k] = Extension(base, merges, regex)
+    return out
+
+
+def learn(base: Base, counts: Counter | Mapping[str, Counter], merges: int, min_count: int = 2) -> list[tuple[bytes, bytes]]:
+    """The first ``merges`` merges of continued BPE on ``base``, unfiltered, as byte pairs."""
+    counts = {"all": counts} if isinstance(counts, Counter) else dict(counts)
+    langs, words, wc = words_from_counts(counts)
+    # a word that is one base token (ignore_merges) has no pair: leave it out
+    keep = [i for i, w in enumerate(words) if w not in base.id_of]
+    words, wc = [words[i] for i in keep], wc[keep]
+
+    # private numbering: bytes 0..255, then the other base tokens by deployed id
+    order = [i for i, t in enumerate(base.token_bytes) if t is not None and len(t) > 1]
+    priv_bytes = [bytes([b]) for b in range(256)] + [base.token_bytes[i] for i in order]
+    priv_of = {t: p for p, t in enumerate(priv_bytes)}
+    rank = np.empty(len(priv_bytes), np.int64)  # tie-break by deployed id
+    rank[:256] = [base.id_of[bytes([b])] for b in range(256)]
+    rank[256:] = order
+    pm = [(priv_of[a], priv_of[b]) for a, b in base.merges]
+    results = [priv_of[a + b] for a, b in base.merges]
+    # learned private ids start at len(priv_bytes) >= every deployed id, so their
+    # engine rank (= id) orders them after all base tokens, in creation order
+    engine = Engine(words, wc, languages=langs, merges=pm, results=results, rank=rank,
+                    capacity=len(priv_bytes) + merges + 1)
+    out: list[tuple[bytes, bytes]] = []
+    while len(out) < merges:
+        best = engine.best_pair()
+        if best is None or best[2] < min_count:
+            break
+        a, b, _ = best
+        t = priv_bytes[a] + priv_bytes[b]
+        c = priv_of.get(t)
+        if c is None:
+            c = priv_of[t] = len(priv_bytes)
+            priv_bytes.append(t)
+        engine.merge(a, b, c)
+        out.append((priv_bytes[a], priv_bytes[b]))
+    return out
