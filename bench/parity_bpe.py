@@ -85,7 +85,6 @@ def stats(values) -> str:
 
 def part_a(args) -> None:
     runs, walls = [], []
-    out = Path(args.tmp) / "bench8_merges.txt"
     for _ in range(args.repeats):
         t = time.perf_counter()
         proc = subprocess.run(
