@@ -487,26 +487,19 @@ def default_corpora(
     if train_chars is None:
         train_chars = 2_000_000
     manifest = manifest_path(manifest)
-    if manifest is not None:
-        chosen = _select(_manifest_languages(manifest), langs)
-        train = manifest_train(manifest, chosen, train_chars, normalization)
+    if manifest is not None or have_shared_data():
+        if manifest is not None:
+            chosen = _select(_manifest_languages(manifest), langs)
+            train = manifest_train(manifest, chosen, train_chars, normalization)
+            what = f"manifest {manifest} (first ≤{train_chars:,} chars/language in stream order)"
+        else:
+            flores_langs = set(flores_languages())
+            chosen = _select([lang for lang in pool_languages() if lang in flores_langs], langs)
+            train = load_pool(chosen, max_chars=train_chars, seed=seed, normalization=normalization)
+            what = f"pool {pool_dir()} (≤{train_chars:,} chars/language)"
         evaluation = load_flores(chosen, "devtest", max_lines=eval_lines, normalization=normalization)
-        source = (
-            f"training: manifest {manifest} (first ≤{train_chars:,} chars/language in stream order); "
-            f"evaluation: FLORES-200 devtest {flores_dir()} ({len(next(iter(evaluation.values())))} parallel lines)"
-        ) + said
-        return Corpora(train, evaluation, source, parallel_eval=True)
-    if have_shared_data():
-        pool_langs = pool_languages()
-        flores_langs = set(flores_languages())
-        usable = [lang for lang in pool_langs if lang in flores_langs]
-        chosen = _select(usable, langs)
-        train = load_pool(chosen, max_chars=train_chars, seed=seed, normalization=normalization)
-        evaluation = load_flores(chosen, "devtest", max_lines=eval_lines, normalization=normalization)
-        source = (
-            f"training: pool {pool_dir()} (≤{train_chars:,} chars/language); "
-            f"evaluation: FLORES-200 devtest {flores_dir()} ({len(next(iter(evaluation.values())))} parallel lines)"
-        ) + said
+        source = (f"training: {what}; evaluation: FLORES-200 devtest {flores_dir()} "
+                  f"({len(next(iter(evaluation.values())))} parallel lines)") + said
         return Corpora(train, evaluation, source, parallel_eval=True)
     n_train = max(50, train_chars // 80)  # ~80 characters per 12-word line
     n_eval = eval_lines or 1000
