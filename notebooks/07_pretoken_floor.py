@@ -2,6 +2,10 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
 # ---
 
 # %% [markdown]

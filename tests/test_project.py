@@ -36,3 +36,14 @@ def test_ci_runs_the_readme_test_command():
     assert ci.strip().splitlines()[-1] == "make test"
     for command in ("make test", "make demo", "make lab", "MODTOK_FLORES", "MODTOK_POOL"):
         assert command in readme, command
+
+
+def test_every_notebook_names_its_kernel_and_pairing():
+    """A notebook without a kernelspec opens in JupyterLab with no kernel (a kernel
+    picker dialog blocks Run All); without the pairing, Lab's save rewrites the .py."""
+    header = "# ---\n# jupyter:\n#   jupytext:\n#     formats: ipynb,py:percent\n#   kernelspec:\n"
+    notebooks = sorted((REPO / "notebooks").glob("[0-9]*.py"))
+    assert len(notebooks) >= 7
+    for nb in notebooks:
+        text = nb.read_text(encoding="utf-8")
+        assert text.startswith(header) and "#     name: python3\n" in text.split("# ---", 2)[1], nb.name
