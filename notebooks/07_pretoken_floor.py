@@ -155,12 +155,21 @@ def segment(base, arm, k):
     tok = extensions[base, arm, k]
     ids = tok.encode(SENTENCE, add_special_tokens=False).ids
     pieces = [tok.decode([i]) for i in ids]
-    return {"base": base, "arm": arm, "K": k, "tokens": len(ids), "segmentation": " | ".join(pieces)}
+    return {"base": base, "arm": arm, "K": k, "tokens": len(ids), "segmentation": " | ".join(pieces),
+            "pieces": pieces}
+
+
+def render_segment(r):
+    bars = [{"token": i + 1, "UTF-8 bytes": len(piece.encode("utf-8")), "tokenizer": f"{r['base']} {r['arm']}"}
+            for i, piece in enumerate(r["pieces"])]
+    fig = plots.grouped_bars(bars, x="token", y="UTF-8 bytes", color="tokenizer",
+                             title=f"{r['base']} {r['arm']}, K = {r['K']:,}: {r['tokens']} tokens")
+    return [plots.table([r], columns=["base", "arm", "K", "tokens", "segmentation"]), fig]
 
 
 panel = Panel(segment, {"base": choice(list(BASES), description="base"),
                         "arm": choice(["R1", "R2"], description="arm"), "k": choice(KS, description="K")},
-              render=lambda r: plots.table([r]))
+              render=render_segment)
 panel.show()
 before = panel.result["tokens"]
 panel.controls["k"].value = KS[-1]
