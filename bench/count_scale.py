@@ -45,6 +45,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from _peers import hf_pretoken_counts  # bench/ is on sys.path when a bench runs
+
 RUNS = ("single", "dask2", "hf")
 DOC_LINES = 8
 
@@ -134,7 +136,6 @@ def run_one(kind: str, manifest: str, scheme: str) -> dict:
     """One measured run (in this process); returns seconds, text MB, peak RSS, digest."""
     from modtok.corpus import open_corpus
     from modtok.counts import count_corpora, local_client
-    from modtok.pretokenize import pattern
 
     corpora = open_corpus(manifest)
     cpu0 = _cpu_seconds()
@@ -147,15 +148,7 @@ def run_one(kind: str, manifest: str, scheme: str) -> dict:
                 t_start = time.perf_counter() - t
                 counts = count_corpora(corpora, scheme, client=client).by_lang
         else:
-            from tokenizers import Regex, pre_tokenizers
-
-            split = pre_tokenizers.Split(Regex(pattern(scheme)), behavior="isolated")
-            counts = {}
-            for lang, corpus in corpora.items():
-                c = Counter()
-                for unit in corpus:
-                    c.update(piece for piece, _ in split.pre_tokenize_str(unit))
-                counts[lang] = c
+            counts = hf_pretoken_counts(corpora, scheme)
         seconds = time.perf_counter() - t
     # text size: UTF-8 bytes of the counted units = of the pre-tokens they were cut into
     mb = sum(len(k.encode()) * v for c in counts.values() for k, v in c.items()) / 1e6

@@ -15,12 +15,11 @@ import argparse
 import os
 import platform
 import time
-from collections import Counter
 
-from tokenizers import Regex, pre_tokenizers
+from _peers import hf_pretoken_counts  # bench/ is on sys.path when a bench runs
 
 from modtok import data
-from modtok.pretokenize import count_pretokens, pattern
+from modtok.pretokenize import count_pretokens
 
 
 def main() -> None:
@@ -40,14 +39,8 @@ def main() -> None:
     ours = {lang: count_pretokens(lines, args.scheme, workers=os.cpu_count() or 1) for lang, lines in corpus.items()}
     t_ours = time.perf_counter() - t
 
-    split = pre_tokenizers.Split(Regex(pattern(args.scheme)), behavior="isolated")
     t = time.perf_counter()
-    theirs = {}
-    for lang, lines in corpus.items():
-        counts = Counter()
-        for line in lines:
-            counts.update(piece for piece, _ in split.pre_tokenize_str(line))
-        theirs[lang] = counts
+    theirs = hf_pretoken_counts(corpus, args.scheme)
     t_hf = time.perf_counter() - t
 
     assert ours == theirs, "pre-token counts differ"
