@@ -24,7 +24,10 @@
 # %%
 from pathlib import Path
 
+from IPython.display import display
+
 from modtok import audit, data, deployed, metrics, plots, pretokenize, repair
+from modtok.bpe.tree import label
 from modtok.widgets import Panel, choice
 
 plots.setup()
@@ -154,13 +157,14 @@ SENTENCE = ne[0]
 def segment(base, arm, k):
     tok = extensions[base, arm, k]
     ids = tok.encode(SENTENCE, add_special_tokens=False).ids
-    pieces = [tok.decode([i]) for i in ids]
-    return {"base": base, "arm": arm, "K": k, "tokens": len(ids), "segmentation": " | ".join(pieces),
-            "pieces": pieces}
+    # each token's own bytes (never decode a lone token to text: a partial character becomes U+FFFD)
+    pieces = [pretokenize.from_byte_level(tok.id_to_token(i)) for i in ids]
+    return {"base": base, "arm": arm, "K": k, "tokens": len(ids),
+            "segmentation": " | ".join(label(piece) for piece in pieces), "pieces": pieces}
 
 
 def render_segment(r):
-    bars = [{"token": i + 1, "UTF-8 bytes": len(piece.encode("utf-8")), "tokenizer": f"{r['base']} {r['arm']}"}
+    bars = [{"token": i + 1, "UTF-8 bytes": len(piece), "tokenizer": f"{r['base']} {r['arm']}"}
             for i, piece in enumerate(r["pieces"])]
     fig = plots.grouped_bars(bars, x="token", y="UTF-8 bytes", color="tokenizer",
                              title=f"{r['base']} {r['arm']}, K = {r['K']:,}: {r['tokens']} tokens")
