@@ -7,7 +7,9 @@ merge and a new field touches only the tuple, :func:`new_pairs` and
 :class:`Words` — the corpus as unique pre-tokens:
   ``sym[wstart[w] : wstart[w] + wlen[w]]`` are the current symbols of word ``w``
   (compacted in place by each merge), ``wcnt[w]`` its total count, ``wlc[w, l]``
-  its count in language ``l``, ``visit[w]`` the stamp of the last merge that
+  its count in language ``l``, ``wsole[w]`` the one language it occurs in (-1 if
+  several or none: most words belong to one language, and then a per-language
+  update touches one column instead of L), ``visit[w]`` the stamp of the last merge that
   rewrote it, ``ntok[l]`` the number of tokens of language ``l`` in the current
   segmentation (``ntok[L]``: all languages).
 
@@ -37,8 +39,8 @@ parity-aware benchmark workload (``bench/parity_bpe.py``) that alone made the
 merge kernel 2.8x faster.
 
 Growth: :func:`init_counts` grows the arrays as it goes; :func:`merge` never
-does — it returns -1 when the room it may need (2 x ``pocc`` of the pair) is
-missing, the caller calls :func:`reserve` and merges again. So a merge
+does — it returns -1 when the room it may need (:func:`_room`) is missing,
+the caller calls :func:`reserve` and merges again. So a merge
 returns one integer instead of the whole state (boxing 19 arrays back into
 Python costs more than a small merge).
 """
@@ -54,7 +56,7 @@ KEY_SHIFT = 32
 _EMPTY = -1
 _GOLDEN = np.uint64(11400714819323198485)
 
-Words = namedtuple("Words", ["sym", "wstart", "wlen", "wcnt", "wlc", "visit", "ntok"])
+Words = namedtuple("Words", ["sym", "wstart", "wlen", "wcnt", "wlc", "wsole", "visit", "ntok"])
 Pairs = namedtuple("Pairs", [
     "hkeys", "hvals",
     "pa", "pb", "pcnt", "plc", "pocc", "phead", "tstamp",
@@ -301,10 +303,22 @@ def ties(st, rank, lang):
     return _heap_ties(st.lc, st.lt, st.lp, st.lsize, lang, st.plc[:, lang], rank, st.pa, st.pb)
 
 
+@njit(cache=True, inline="always")
+def _room(st, pid, nsym):
+    """What merging ``pid`` can add: ``(pairs, nodes)``. Every occurrence adds at
+    most two nodes, so 2 x ``pocc``; new pairs (and heap pushes, one per touched
+    pair) are only ``(x, c)`` and ``(c, y)``, so also at most 2 x the number of
+    symbols ``nsym``. (Sized by positions alone, the first merges of bench8
+    reserved heap rows for 384k pairs where a few hundred appear.)"""
+    nodes = 2 * st.pocc[pid]
+    return min(nodes, 2 * nsym), nodes
+
+
 @njit(cache=True)
-def reserve(st, n):
-    """``st`` with room for ``n`` more pairs, nodes and entries in every heap."""
-    pairs, nodes, gheap, lheap = st.meta[0] + n, st.meta[1] + n, st.gsize[0] + n, _lmax(st) + n
+def reserve(st, pid, nsym):
+    """``st`` with the room that merging pair ``pid`` may need (symbols < ``nsym``)."""
+    new, nodes = _room(st, pid, nsym)
+    pairs, nodes, gheap, lheap = st.meta[0] + new, st.meta[1] + nodes, st.gsize[0] + new, _lmax(st) + new
     if _fits(st, pairs, nodes, gheap, lheap):
         return st
     return _grown(st, pairs, nodes, gheap, lheap)
@@ -350,7 +364,7 @@ def _new_pair(h, key, x, y, hkeys, hvals, pa, pb, meta):
 @njit(cache=True)
 def init_counts(wd, rank, tcnt, tlc, st):
     """Count every adjacent pair and every token; fill the occurrence lists and the heaps."""
-    sym, wstart, wlen, wcnt, wlc, visit, ntok = wd
+    sym, wstart, wlen, wcnt, wlc, wsole, visit, ntok = wd
     hkeys, hvals, pa, pb, pcnt, plc, pocc = st.hkeys, st.hvals, st.pa, st.pb, st.pcnt, st.plc, st.pocc
     phead, nword, nnext, meta = st.phead, st.nword, st.nnext, st.meta
     nl = plc.shape[1]
@@ -359,14 +373,19 @@ def init_counts(wd, rank, tcnt, tlc, st):
         s = wstart[w]
         n = wlen[w]
         c = wcnt[w]
+        sole = wsole[w]
         ntok[L] += n * c
-        for l in range(L):
-            ntok[l] += n * wlc[w, l]
         for i in range(n):
-            t = sym[s + i]
-            tcnt[t] += c
+            tcnt[sym[s + i]] += c
+        if sole >= 0:
+            ntok[sole] += n * c
+            for i in range(n):
+                tlc[sym[s + i], sole] += c
+        else:
             for l in range(L):
-                tlc[t, l] += wlc[w, l]
+                ntok[l] += n * wlc[w, l]
+                for i in range(n):
+                    tlc[sym[s + i], l] += wlc[w, l]
         if not _fits(st, meta[0] + n, meta[1] + n, 1, 1):
             st = _grown(st, meta[0] + n, meta[1] + n, 1, 1)
             hkeys, hvals, pa, pb, pcnt, plc, pocc = st.hkeys, st.hvals, st.pa, st.pb, st.pcnt, st.plc, st.pocc
@@ -377,8 +396,11 @@ def init_counts(wd, rank, tcnt, tlc, st):
             h = _slot(hkeys, key)
             pid = hvals[h] if hkeys[h] == key else _new_pair(h, key, x, y, hkeys, hvals, pa, pb, meta)
             pcnt[pid] += c
-            for l in range(nl):
-                plc[pid, l] += wlc[w, l]
+            if nl > 0 and sole >= 0:
+                plc[pid, sole] += c
+            else:
+                for l in range(nl):
+                    plc[pid, l] += wlc[w, l]
             pocc[pid] += 1
             node = meta[1]  # w joins pid's occurrence list
             meta[1] += 1
@@ -408,10 +430,10 @@ def merge(pid, c, wd, rank, tcnt, tlc, st):
 
     Returns the number of occurrences merged (weighted by word counts), or -1,
     having changed nothing, when ``st`` lacks the room the merge may need."""
-    bound = 2 * st.pocc[pid]  # new pairs, nodes and heap entries per row
-    if not _fits(st, st.meta[0] + bound, st.meta[1] + bound, st.gsize[0] + bound, _lmax(st) + bound):
+    new, nodes = _room(st, pid, tcnt.shape[0])
+    if not _fits(st, st.meta[0] + new, st.meta[1] + nodes, st.gsize[0] + new, _lmax(st) + new):
         return -1
-    sym, wstart, wlen, wcnt, wlc, visit, ntok = wd
+    sym, wstart, wlen, wcnt, wlc, wsole, visit, ntok = wd
     hkeys, hvals, pa, pb, pcnt, plc, pocc = st.hkeys, st.hvals, st.pa, st.pb, st.pcnt, st.plc, st.pocc
     phead, tstamp, nword, nnext, meta = st.phead, st.tstamp, st.nword, st.nnext, st.meta
     nl = plc.shape[1]
@@ -420,7 +442,7 @@ def merge(pid, c, wd, rank, tcnt, tlc, st):
     b = pb[pid]
     meta[2] += 1
     stamp = meta[2]
-    touched = np.empty(bound, np.int64)  # pairs whose count went up, each once
+    touched = np.empty(new, np.int64)  # pairs whose count went up, each once
     ntouched = 0
     xs = np.empty(4, np.int64)  # the pair changes of one occurrence: (xs, ys) += ds
     ys = np.empty(4, np.int64)
@@ -437,6 +459,7 @@ def merge(pid, c, wd, rank, tcnt, tlc, st):
         s = wstart[w]
         n = wlen[w]
         cw = wcnt[w]
+        sole = wsole[w]
         i = 0
         j = 0
         occ = 0
@@ -460,8 +483,11 @@ def merge(pid, c, wd, rank, tcnt, tlc, st):
                     d = ds[t]
                     pcnt[q] += d * cw
                     pocc[q] += d
-                    for l in range(nl):
-                        plc[q, l] += d * wlc[w, l]
+                    if nl > 0 and sole >= 0:
+                        plc[q, sole] += d * cw
+                    else:
+                        for l in range(nl):
+                            plc[q, l] += d * wlc[w, l]
                     if d > 0:
                         node_q = meta[1]  # w joins q's occurrence list
                         meta[1] += 1
@@ -488,7 +514,7 @@ def merge(pid, c, wd, rank, tcnt, tlc, st):
             tcnt[a] -= k
             tcnt[b] -= k
             tcnt[c] += k
-            for l in range(L):
+            for l in range(L) if sole < 0 else range(sole, sole + 1):
                 kl = occ * wlc[w, l]
                 ntok[l] -= kl
                 tlc[a, l] -= kl

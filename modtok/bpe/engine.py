@@ -59,16 +59,15 @@ def words_from_counts(
     word ``w`` in language ``langs[l]``.
     """
     langs = list(counts_by_lang)
-    index: dict[str, int] = {}
-    rows: list[tuple[int, int, int]] = []
-    for l, lang in enumerate(langs):
-        for word, n in counts_by_lang[lang].items():
-            w = index.setdefault(word, len(index))
-            rows.append((w, l, n))
+    first_seen: dict[str, None] = {}
+    for lang in langs:  # dict.fromkeys/update run in C: no Python loop per word
+        first_seen.update(dict.fromkeys(counts_by_lang[lang]))
+    index = dict(zip(first_seen, range(len(first_seen))))
     counts = np.zeros((len(index), len(langs)), np.int64)
-    if rows:
-        r = np.asarray(rows, dtype=np.int64)
-        np.add.at(counts, (r[:, 0], r[:, 1]), r[:, 2])
+    for l, lang in enumerate(langs):
+        c = counts_by_lang[lang]
+        rows = np.fromiter(map(index.__getitem__, c), np.int64, len(c))
+        counts[rows, l] = np.fromiter(c.values(), np.int64, len(c))  # a word once per language
     words = [w.encode("utf-8") for w in index]
     return langs, words, counts
 
@@ -117,7 +116,9 @@ class Engine:
         if len(self.languages) != counts.shape[1]:
             raise ValueError(f"{len(self.languages)} languages but counts has {counts.shape[1]} columns")
         W, L = counts.shape
-        lens = np.fromiter((len(w) for w in words), np.int64, W)
+        lens = np.fromiter(map(len, words), np.int64, W)
+        present = counts != 0
+        sole = np.where(present.sum(axis=1) == 1, present.argmax(axis=1), -1).astype(np.int64)
         wstart = np.zeros(W, np.int64)
         if W > 1:
             np.cumsum(lens[:-1], out=wstart[1:])
@@ -127,6 +128,7 @@ class Engine:
             wlen=lens.astype(np.int32),
             wcnt=counts.sum(axis=1),
             wlc=counts,
+            wsole=sole,
             visit=np.zeros(W, np.int64),
             ntok=np.zeros(L + 1, np.int64),
         )
@@ -216,6 +218,10 @@ class Engine:
         view.flags.writeable = False
         return view
 
+    def token_totals(self) -> np.ndarray:
+        """:meth:`num_tokens` of every language at once, in :attr:`languages` order (a copy)."""
+        return self._words.ntok[:-1].copy()
+
     def num_tokens(self, lang: str | None = None) -> int:
         """Tokens in the current segmentation of all words (weighted by counts), overall or in ``lang``."""
         col = self._lang(lang)
@@ -248,6 +254,6 @@ class Engine:
         self._ensure(c)
         merged = K.merge(pid, c, self._words, self._rank, self._tcnt, self._tlc, self._pairs)
         if merged < 0:  # the kernel needs room for what the merge may create
-            self._pairs = K.reserve(self._pairs, 2 * int(self._pairs.pocc[pid]))
+            self._pairs = K.reserve(self._pairs, pid, len(self._tcnt))
             merged = K.merge(pid, c, self._words, self._rank, self._tcnt, self._tlc, self._pairs)
         return int(merged)

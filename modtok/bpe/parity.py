@@ -297,12 +297,14 @@ class _Pairs:
         self.strings: list[str] = [byte_level(v) for v in model.vocab]
 
     def best(self, lang: str | None) -> tuple[int, int, int] | None:
-        top = self.engine.best_pair(lang)
-        if top is None or self.compat is None:
-            return top
+        if self.compat is None:
+            return self.engine.best_pair(lang)
+        ties = self.engine.tied_pairs(lang)
+        if not ties:
+            return None
         strings = self.strings
-        a, b = max(self.engine.tied_pairs(lang), key=lambda p: (strings[p[0]], strings[p[1]]))
-        return a, b, top[2]
+        a, b = max(ties, key=lambda p: (strings[p[0]], strings[p[1]]))
+        return a, b, self.engine.pair_count(a, b, lang)
 
     def added(self) -> None:
         while len(self.strings) < len(self.model.vocab):
@@ -364,9 +366,7 @@ def train(
 
     def totals(eng: Engine | None) -> np.ndarray:
         """Tokens per language in the engine's current segmentation (the cost)."""
-        if eng is None:
-            return np.zeros(len(langs), np.int64)
-        return np.array([eng.num_tokens(lang) for lang in langs], np.int64)
+        return np.zeros(len(langs), np.int64) if eng is None else eng.token_totals()
 
     train_len, dev_len = totals(engine), totals(dev)
     train_rows, dev_rows = [train_len], [dev_len]
