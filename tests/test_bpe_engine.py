@@ -73,6 +73,34 @@ def test_differential_against_reference(seed):
         c += 1
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_tracked_columns_are_segmented_and_in_no_statistic(seed):
+    """Dev words as tracked columns (parity-aware BPE): merge for merge, the engine's
+    statistics equal those of an engine without them, and the tracked totals equal the
+    token totals of a separate engine over the tracked words alone. Some tracked words
+    are not training words (they enter with count 0)."""
+    corpus, dev = _random_corpus(seed), _random_corpus(seed + 100, langs=("x", "y"))
+    dev["y"]["zzzé"] += 3  # only in the tracked column
+    both = Engine.from_counts(corpus, tracked=dev, pair_counts_per_language=True)
+    plain = Engine.from_counts(corpus, pair_counts_per_language=True)
+    alone = Engine.from_counts(dev)
+    c = 256
+    for step in range(40):
+        assert both.tracked_totals().tolist() == alone.token_totals().tolist()
+        assert both.token_totals().tolist() == plain.token_totals().tolist()
+        for lg in (None, "x", "z"):
+            assert both.best_pair(lg) == plain.best_pair(lg)
+            assert both.pair_counts(lg) == plain.pair_counts(lg)
+        best = plain.best_pair(["x", None, "z"][step % 3])
+        if best is None:
+            break
+        a, b, _ = best
+        assert both.merge(a, b, c) == plain.merge(a, b, c)
+        alone.merge(a, b, c)
+        c += 1
+    assert step > 10
+
+
 def test_tied_pairs_hand_oracle():
     """"ab" x2, "cd" x2, "ef" x1: (a,b) and (c,d) tie at 2 and come in byte-rank order."""
     eng = Engine.from_counts({"x": Counter({"ab": 2, "cd": 2, "ef": 1})})

@@ -11,7 +11,9 @@ merge and a new field touches only the tuple, :func:`new_pairs` and
   several or none: most words belong to one language, and then a per-language
   update touches one column instead of L), ``visit[w]`` the stamp of the last merge that
   rewrote it, ``ntok[l]`` the number of tokens of language ``l`` in the current
-  segmentation (``ntok[L]``: all languages).
+  segmentation (``ntok[L]``: all languages); ``wtr[w, t]`` / ``ntr[t]``: counts
+  and token totals of *tracked* columns, segmented like the rest but never in a
+  statistic (parity-aware BPE's dev set: a word only there has ``wcnt`` 0).
 
 :class:`Pairs` — pair statistics:
   - an open-addressing hash table ``hkeys/hvals`` maps ``(a << 32) | b`` to a
@@ -56,7 +58,7 @@ KEY_SHIFT = 32
 _EMPTY = -1
 _GOLDEN = np.uint64(11400714819323198485)
 
-Words = namedtuple("Words", ["sym", "wstart", "wlen", "wcnt", "wlc", "wsole", "visit", "ntok"])
+Words = namedtuple("Words", ["sym", "wstart", "wlen", "wcnt", "wlc", "wsole", "visit", "ntok", "wtr", "ntr"])
 Pairs = namedtuple("Pairs", [
     "hkeys", "hvals",
     "pa", "pb", "pcnt", "plc", "pocc", "phead", "tstamp",
@@ -364,7 +366,7 @@ def _new_pair(h, key, x, y, hkeys, hvals, pa, pb, meta):
 @njit(cache=True)
 def init_counts(wd, rank, tcnt, tlc, st):
     """Count every adjacent pair and every token; fill the occurrence lists and the heaps."""
-    sym, wstart, wlen, wcnt, wlc, wsole, visit, ntok = wd
+    sym, wstart, wlen, wcnt, wlc, wsole, visit, ntok, wtr, ntr = wd
     hkeys, hvals, pa, pb, pcnt, plc, pocc = st.hkeys, st.hvals, st.pa, st.pb, st.pcnt, st.plc, st.pocc
     phead, nword, nnext, meta = st.phead, st.nword, st.nnext, st.meta
     nl = plc.shape[1]
@@ -374,6 +376,8 @@ def init_counts(wd, rank, tcnt, tlc, st):
         n = wlen[w]
         c = wcnt[w]
         sole = wsole[w]
+        for t in range(wtr.shape[1]):
+            ntr[t] += n * wtr[w, t]
         ntok[L] += n * c
         for i in range(n):
             tcnt[sym[s + i]] += c
@@ -433,7 +437,7 @@ def merge(pid, c, wd, rank, tcnt, tlc, st):
     new, nodes = _room(st, pid, tcnt.shape[0])
     if not _fits(st, st.meta[0] + new, st.meta[1] + nodes, st.gsize[0] + new, _lmax(st) + new):
         return -1
-    sym, wstart, wlen, wcnt, wlc, wsole, visit, ntok = wd
+    sym, wstart, wlen, wcnt, wlc, wsole, visit, ntok, wtr, ntr = wd
     hkeys, hvals, pa, pb, pcnt, plc, pocc = st.hkeys, st.hvals, st.pa, st.pb, st.pcnt, st.plc, st.pocc
     phead, tstamp, nword, nnext, meta = st.phead, st.tstamp, st.nword, st.nnext, st.meta
     nl = plc.shape[1]
@@ -481,13 +485,14 @@ def merge(pid, c, wd, rank, tcnt, tlc, st):
                     h = _slot(hkeys, key)
                     q = hvals[h] if hkeys[h] == key else _new_pair(h, key, xs[t], ys[t], hkeys, hvals, pa, pb, meta)
                     d = ds[t]
-                    pcnt[q] += d * cw
                     pocc[q] += d
-                    if nl > 0 and sole >= 0:
-                        plc[q, sole] += d * cw
-                    else:
-                        for l in range(nl):
-                            plc[q, l] += d * wlc[w, l]
+                    if cw != 0:  # (a tracked-only word is in no statistic)
+                        pcnt[q] += d * cw
+                        if nl > 0 and sole >= 0:
+                            plc[q, sole] += d * cw
+                        else:
+                            for l in range(nl):
+                                plc[q, l] += d * wlc[w, l]
                     if d > 0:
                         node_q = meta[1]  # w joins q's occurrence list
                         meta[1] += 1
@@ -508,6 +513,8 @@ def merge(pid, c, wd, rank, tcnt, tlc, st):
                 i += 1
         if occ > 0:
             wlen[w] = j
+            for t in range(wtr.shape[1]):
+                ntr[t] -= occ * wtr[w, t]
             k = occ * cw
             merged += k
             ntok[L] -= k

@@ -76,6 +76,8 @@ class Engine:
     """Incremental pair statistics over unique words with per-language counts.
 
     ``words``: byte strings (unique pre-tokens); ``counts``: shape (W, L) int64;
+    ``tracked``: shape (W, D) counts of columns that are segmented and totalled
+    (:meth:`tracked_totals`) but enter no statistic (a word may be only there);
     ``merges``/``results``: an existing merge list (rank order) and its output ids,
     applied to every word first (continued / sequential BPE); ``capacity``: the
     largest token id + 1 expected (grown on demand); ``pair_counts_per_language``:
@@ -104,6 +106,7 @@ class Engine:
         rank: np.ndarray | None = None,
         capacity: int = 1024,
         pair_counts_per_language: bool = False,
+        tracked: np.ndarray | None = None,
     ):
         counts = np.ascontiguousarray(counts, dtype=np.int64)
         if counts.ndim == 1:
@@ -116,6 +119,9 @@ class Engine:
         if len(self.languages) != counts.shape[1]:
             raise ValueError(f"{len(self.languages)} languages but counts has {counts.shape[1]} columns")
         W, L = counts.shape
+        tracked = np.zeros((W, 0), np.int64) if tracked is None else np.ascontiguousarray(tracked, dtype=np.int64)
+        if tracked.ndim != 2 or tracked.shape[0] != W:
+            raise ValueError(f"tracked counts must have shape ({W}, D), got {tracked.shape}")
         lens = np.fromiter(map(len, words), np.int64, W)
         present = counts != 0
         sole = np.where(present.sum(axis=1) == 1, present.argmax(axis=1), -1).astype(np.int64)
@@ -131,6 +137,8 @@ class Engine:
             wsole=sole,
             visit=np.zeros(W, np.int64),
             ntok=np.zeros(L + 1, np.int64),
+            wtr=tracked,
+            ntr=np.zeros(tracked.shape[1], np.int64),
         )
         capacity = max(capacity, 256, max(results, default=0) + 1)
         if rank is None:
@@ -151,10 +159,20 @@ class Engine:
         self._pairs = K.init_counts(self._words, self._rank, self._tcnt, self._tlc, pairs)
 
     @classmethod
-    def from_counts(cls, counts_by_lang: Mapping[str, Counter], **kw) -> "Engine":
-        """An engine over ``{lang: Counter(pre-token -> count)}``."""
-        langs, words, counts = words_from_counts(counts_by_lang)
-        return cls(words, counts, languages=langs, **kw)
+    def from_counts(
+        cls, counts_by_lang: Mapping[str, Counter], tracked: Mapping[str, Counter] | None = None, **kw
+    ) -> "Engine":
+        """An engine over ``{lang: Counter(pre-token -> count)}``; ``tracked``: more
+        ``{name: Counter}`` columns that are only segmented and totalled
+        (:meth:`tracked_totals`)."""
+        if tracked is None:
+            langs, words, counts = words_from_counts(counts_by_lang)
+            return cls(words, counts, languages=langs, **kw)
+        columns = [("counts", k) for k in counts_by_lang] + [("tracked", k) for k in tracked]
+        both = dict(zip(columns, [*counts_by_lang.values(), *tracked.values()]))
+        _, words, counts = words_from_counts(both)
+        L = len(counts_by_lang)
+        return cls(words, counts[:, :L], languages=list(counts_by_lang), tracked=counts[:, L:], **kw)
 
     # ---- statistics
     def _lang(self, lang: str | None, pairs: bool = False) -> int:
@@ -181,7 +199,7 @@ class Engine:
         if pid < 0:
             return None
         a, b = self._pair(pid)
-        return a, b, self.pair_count(a, b, lang)
+        return a, b, int(self._pairs.pcnt[pid] if col < 0 else self._pairs.plc[pid, col])
 
     def tied_pairs(self, lang: str | None = None) -> list[tuple[int, int]]:
         """Every pair whose count (overall, or in ``lang``) equals the current maximum,
@@ -217,6 +235,16 @@ class Engine:
         view = (self._tcnt if col < 0 else self._tlc[:, col]).view()
         view.flags.writeable = False
         return view
+
+    def tracked_totals(self) -> np.ndarray:
+        """Tokens of each tracked column in the current segmentation (a copy).
+
+        >>> from collections import Counter
+        >>> eng = Engine.from_counts({"x": Counter({"ab": 5})}, tracked={"dev": Counter({"abab": 1, "c": 2})})
+        >>> eng.tracked_totals().tolist(), eng.merge(ord("a"), ord("b"), 256), eng.tracked_totals().tolist()
+        ([6], 5, [4])
+        """
+        return self._words.ntr.copy()
 
     def token_totals(self) -> np.ndarray:
         """:meth:`num_tokens` of every language at once, in :attr:`languages` order (a copy)."""
