@@ -135,16 +135,17 @@ def table_reserve(hkeys, hvals, n):
 
 
 # ---------------------------------------------------------------- state
-def new_pairs(hint: int, languages: int, per_language: bool) -> Pairs:
-    """Empty pair statistics with room for about ``hint`` pairs."""
+def new_pairs(hint: int, nodes: int, languages: int, per_language: bool) -> Pairs:
+    """Empty pair statistics with room for about ``hint`` pairs and ``nodes`` occurrences."""
     nl = languages if per_language else 0
+    nodes = max(1024, nodes)
     hkeys, hvals = table_new(hint)
     return Pairs(
         hkeys, hvals,
         np.zeros(hint, np.int32), np.zeros(hint, np.int32), np.zeros(hint, np.int64),
         np.zeros((hint, nl), np.int64), np.zeros(hint, np.int64),
         np.full(hint, -1, np.int64), np.zeros(hint, np.int64),
-        np.zeros(max(1024, hint), np.int32), np.zeros(max(1024, hint), np.int64),
+        np.zeros(nodes, np.int32), np.zeros(nodes, np.int64),
         np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64),
         np.zeros(1, np.int64),
         np.zeros((1, nl), np.int64), np.zeros((1, nl), np.int64), np.zeros((1, nl), np.int64),
