@@ -46,8 +46,9 @@ lines see the same byte total, whatever their tokenization.
 
 >>> list(pieces(["aa bb cc dd", "eeeeeeee"], 6))   # at most 6 bytes, cut at whitespace
 ['aa bb', 'cc dd', 'eeeeee', 'ee']
->>> res = bootstrap({"A": [2.0, 4.0], "B": [1.0, 1.0]}, {"A": [1, 1], "B": [1, 1]}, n_boot=200)
->>> round(res["A"][0] / math.log(2), 3), round(res["B − A"][0] / math.log(2), 3)
+>>> ln2 = math.log(2)                          # nats of 2 and 4 bits on two 1-byte pieces
+>>> res = bootstrap({"A": [2 * ln2, 4 * ln2], "B": [ln2, ln2]}, {"A": [1, 1], "B": [1, 1]}, n_boot=200)
+>>> round(res["A"][0], 6), round(res["B − A"][0], 6)
 (3.0, -2.0)
 """
 
