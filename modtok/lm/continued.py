@@ -365,7 +365,7 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
     cut into :func:`pieces`, e.g. ``{"Nepali": ..., "English": ...}``.
     """
     out_dir = Path(out_dir)
-    device = device or default_device()
+    device = torch.device(device) if device else default_device()
     base = base_tokenizer(base_text, setup.base_vocab, out_dir / "base" / "tokenizer.json")
     base_tok = lm_tokenizer(base.json)
     cfg = config("mini", lm_vocab_size(base_tok), max_seq_len=setup.seq_len, **setup.model)
