@@ -179,3 +179,51 @@ before = panel.result["tokens"]
 panel.controls["k"].value = KS[-1]
 panel.controls["arm"].value = "R2"
 assert panel.runs == 3 and panel.result["tokens"] < before
+
+# %% [markdown]
+# ## (h) Continued pretraining: R0 / R1 / R2
+#
+# The §VI–VII analog at workspace scale (`modtok.lm.continued`): the base is the project's
+# own byte-level BPE with the Llama-3 letters-only regex, trained on English-heavy text (pool
+# English plus 5% Nepali by bytes), and a small GPT pretrained on the same text. Three arms
+# continue from its weights on the SAME Nepali + English lines (75% / 25% by bytes, shuffled
+# with a fixed seed): **R0** the base tokenizer, **R1** K merges under the original regex,
+# **R2** the repaired regex + K merges; new rows are the mean of their constituents (§V).
+# R0, R1 and R2 read those bytes once, so R2 takes fewer optimizer steps; **R2 (matched
+# steps)** takes as many steps as R0, reading further into the same stream. Held-out text
+# (FLORES-200 devtest, never trained on) is cut into pieces of at most 2,000 bytes at
+# whitespace, the same pieces for every arm; a piece is scored after its first token, in
+# bits per byte of the bytes after that token, with a paired bootstrap over pieces (95%).
+
+# %%
+import torch
+
+from modtok.lm import continued
+from modtok.lm.train import default_device
+
+if default_device().type != "cuda":  # small models on a shared CPU: spinning OpenMP threads cost more than they give
+    torch.set_num_threads(1)
+if SMOKE:
+    SETUP = continued.Setup(base_vocab=600, merges=200, model=dict(d_model=64, n_layers=1), batch_size=8,
+                            seq_len=64, base_steps=150, n_boot=200)
+    SIZES = dict(base=120_000, cpt=60_000)  # bytes
+else:
+    SETUP = continued.Setup()  # base vocabulary 4,096, K = 2,000, d_model 128 x 2 layers, 16 x 128 ids a step
+    SIZES = dict(base=1_200_000, cpt=1_000_000)
+english = list(corpora.train["eng_Latn"])
+base_en, cpt_en, more_en = continued.consecutive(english, int(0.95 * SIZES["base"]), SIZES["cpt"] // 4, SIZES["cpt"] // 2)
+base_ne, cpt_ne, more_ne = continued.consecutive(train, int(0.05 * SIZES["base"]), 3 * SIZES["cpt"] // 4, 3 * SIZES["cpt"] // 2)
+held_out = {"Nepali": ne[:200] if SMOKE else ne, "English": en[:200] if SMOKE else en}
+cpt = continued.run(SETUP, base_en + base_ne, cpt_ne, cpt_en, more_ne + more_en, held_out,
+                    Path("build") / "07_continued", progress=not SMOKE)
+cpt_rows = cpt.table()
+display(plots.table(cpt_rows))
+bars = [{"arm": arm, "held-out text": ev, "bits per byte": p, "lo": lo, "hi": hi}
+        for ev, res in cpt.intervals.items() for arm, (p, lo, hi) in res.items() if arm in cpt.arms]
+plots.grouped_bars(bars, x="held-out text", y="bits per byte", color="arm", ci=("lo", "hi"),
+                   title="Held-out bits per byte after continued pretraining (95% paired bootstrap)").show()
+arms = cpt.arms
+assert arms["R0"].tokenizer.vocab_size == SETUP.base_vocab < arms["R1"].tokenizer.vocab_size  # R0: no new token
+assert arms["R0"].bytes == arms["R1"].bytes == arms["R2"].bytes  # the same byte budget
+assert arms["R2"].steps < arms["R0"].steps == arms[continued.MATCHED].steps
+assert all(r["Nepali bpb"] < cpt_rows[0]["Nepali bpb"] for r in cpt_rows[1:])  # every arm learned Nepali

@@ -296,6 +296,24 @@ def bootstrap(nats: Mapping[str, Sequence[float]], nbytes: Mapping[str, Sequence
 # the experiment
 
 
+def consecutive(lines: Sequence[str], *sizes: int) -> list[list[str]]:
+    """Disjoint runs of consecutive ``lines``, the k-th holding at least
+    ``sizes[k]`` UTF-8 bytes (newlines counted) or what is left.
+
+    >>> consecutive(["ab", "cd", "ef", "gh"], 4, 2, 10)
+    [['ab', 'cd'], ['ef'], ['gh']]
+    """
+    out, i = [], 0
+    for size in sizes:
+        run, n = [], 0
+        while i < len(lines) and n < size:
+            run.append(lines[i])
+            n += len(lines[i].encode("utf-8")) + 1
+            i += 1
+        out.append(run)
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class Setup:
     """Sizes of one run (defaults: the notebook's full size on 2 CPU cores)."""
