@@ -144,8 +144,12 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
     flores = data.load_flores(["eng_Latn", "npi_Deva"], root=flores_root, max_lines=12)
     setup = continued.Setup(base_vocab=300, merges=60, model=dict(d_model=32, n_layers=1, n_heads=4),
                             batch_size=4, seq_len=32, base_steps=8, piece_bytes=500, n_boot=50)
-    res = continued.run(setup, eng[:60] + npi[:5], npi[5:25], eng[60:70], npi[25:70] + eng[70:90],
-                        {"Nepali": flores["npi_Deva"], "English": flores["eng_Latn"]}, tmp_path, device="cpu")
+    def once(out):
+        return continued.run(setup, eng[:60] + npi[:5], npi[5:25], eng[60:70], npi[25:70] + eng[70:90],
+                             {"Nepali": flores["npi_Deva"], "English": flores["eng_Latn"]}, out, device="cpu")
+
+    res = once(tmp_path)
+    assert once(tmp_path / "again").table() == res.table()  # seeded: the same numbers twice
     arms = res.arms
     assert arms["R0"].tokenizer.tokenizer_json == repair.Base.load(tmp_path / "base" / "tokenizer.json").json
     assert arms["R0"].tokenizer.vocab_size == 300 < arms["R1"].tokenizer.vocab_size
@@ -160,3 +164,14 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
             assert (scored + first).tolist() == [len(t.encode()) for t in texts] and (nats > 0).all()
     row = {r["arm"]: r for r in res.table()}
     assert set(row) == set(arms) and "Nepali − R0 CI" in row["R2"] and "Nepali − R0" not in row["R0"]
+
+
+def test_bar_figure_draws_the_intervals():
+    from modtok import plots
+
+    rows = [{"arm": "R0", "set": "Nepali", "bpb": 2.0, "lo": 1.5, "hi": 2.25},
+            {"arm": "R2", "set": "Nepali", "bpb": 1.0, "lo": 0.75, "hi": 1.5}]
+    fig = plots.grouped_bars(rows, x="set", y="bpb", color="arm", ci=("lo", "hi"))
+    assert [list(b.error_y.array) for b in fig.data] == [[0.25], [0.5]]
+    assert [list(b.error_y.arrayminus) for b in fig.data] == [[0.5], [0.25]]
+    assert plots.grouped_bars(rows, x="set", y="bpb", color="arm").data[0].error_y.array is None
