@@ -125,6 +125,10 @@ def test_grow_keeps_original_logits_and_moves_the_boundary(base, ext):
     token, i = next(iter(ext.new_tokens().items()))
     parts = continued.embed_init.constituents(base, token)
     assert torch.allclose(grown.embed.weight[i], model.embed.weight[parts].mean(0))
+    empty = repair.Extension(base, [], base.regex)  # every merge filtered out: the model as it was
+    assert continued.grow(model, empty).cfg.vocab_size == V + 1
+    with pytest.raises(continued.VocabularyMismatchError, match="boundary"):
+        continued.grow(grown, ext)
 
 
 @pytest.fixture

@@ -68,7 +68,7 @@ from torch import nn
 
 from modtok import embed_init, repair
 from modtok.bpe.standard import train_from_lines
-from modtok.errors import DataError
+from modtok.errors import DataError, VocabularyMismatchError
 from modtok.export import save_tokenizer_json
 from modtok.lm.batches import Batch, boundary_id, lm_vocab_size, vocab_fingerprint
 from modtok.lm.loss import IGNORE
@@ -120,12 +120,16 @@ def grow(model: LM, ext: repair.Extension) -> LM:
     model = copy.deepcopy(model)
     V = ext.base.next_id
     if model.cfg.vocab_size != V + 1:
-        raise DataError(f"the model has {model.cfg.vocab_size} rows; the base tokenizer needs {V} + boundary")
+        raise VocabularyMismatchError(f"the model has {model.cfg.vocab_size} rows; the base tokenizer needs "
+                                      f"{V} + the boundary")
+    if not ext.new_tokens():  # every learned merge was filtered out: nothing to add
+        return model
     doc_embed, doc_out = model.embed.weight[V].clone(), model.out.weight[V].clone()  # (d,) each
     doc_bias = None if model.out.bias is None else model.out.bias[V].clone()
     embed_init.extend_lm(model, ext)  # rows V.. are now the new tokens (V's row was overwritten)
     model.embed = nn.Embedding.from_pretrained(torch.cat([model.embed.weight, doc_embed[None]]), freeze=False)
-    out = nn.Linear(model.cfg.d_model, model.cfg.vocab_size + 1, bias=doc_bias is not None)
+    out = nn.Linear(model.cfg.d_model, model.cfg.vocab_size + 1, bias=doc_bias is not None,
+                    device=doc_out.device, dtype=doc_out.dtype)
     out.weight.copy_(torch.cat([model.out.weight, doc_out[None]]))
     if doc_bias is not None:
         out.bias.copy_(torch.cat([model.out.bias, doc_bias[None]]))
@@ -323,7 +327,7 @@ class Setup:
     model: dict = dataclasses.field(default_factory=lambda: dict(n_layers=2))  # overrides of config("mini")
     batch_size: int = 16
     seq_len: int = 128
-    base_steps: int = 1200
+    base_steps: int = 1000
     base_lr: float = 3e-3
     lr: float = 1e-3  # continued pretraining
     warmup: float = 0.05  # share of each run's steps
@@ -378,8 +382,8 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
     ``base_text``: English-heavy lines of the base tokenizer and model;
     ``cpt_target`` + ``cpt_english``: the continued-pretraining lines every
     byte-matched arm reads once (the merges are learned on ``cpt_target``),
-    interleaved in a seeded order; ``more_text``: lines that follow them in the
-    stream of ``R2 (matched steps)``; ``evaluation``: ``{name: held-out lines}``,
+    interleaved in a seeded order; ``more_text``: lines (shuffled the same way)
+    that follow them in the stream of ``R2 (matched steps)``; ``evaluation``: ``{name: held-out lines}``,
     cut into :func:`pieces`, e.g. ``{"Nepali": ..., "English": ...}``.
     """
     out_dir = Path(out_dir)
@@ -394,6 +398,7 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
     rng = np.random.default_rng(setup.seed)
     cpt = list(cpt_target) + list(cpt_english)
     cpt = [cpt[i] for i in rng.permutation(len(cpt))]
+    more_text = [more_text[i] for i in rng.permutation(len(more_text))]  # the same mix further on
     arms = {BASE: Arm(BASE, base_tok, None, model=base_model.eval()), "R0": Arm("R0", base_tok, None)}
     for name in ("R1", "R2"):
         counts = repair.count_words(base, cpt_target, repair.arm_pattern(base.regex, name))
