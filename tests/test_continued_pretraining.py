@@ -16,8 +16,6 @@ import pytest
 import torch
 
 from modtok import audit, repair
-from modtok.bpe.model import BPEModel
-from modtok.export import to_tokenizer_json
 from modtok.lm import continued
 from modtok.lm.batches import boundary_id, lm_vocab_size
 from modtok.lm.model import LM, config
@@ -108,6 +106,23 @@ def test_streams_carry_every_byte_once_under_any_tokenizer(base, ext):
         with pytest.raises(continued.DataError, match="past the stream"):
             src.batch(src.steps)
     assert totals["R0"][0] == totals["R2"][0] and totals["R2"][1] < totals["R0"][1]  # same bytes, fewer ids
+
+
+def test_train_starts_from_the_given_weights(base, tmp_path):
+    from modtok.lm.train import TrainConfig, train
+
+    tok = continued.lm_tokenizer(base.json)
+    torch.manual_seed(5)
+    init = LM(config("tiny", lm_vocab_size(tok), max_seq_len=8))
+    src = continued.StreamSource(tok, ENGLISH[:4], batch_size=2, seq_len=8)
+    frozen = train(init.cfg, TrainConfig(steps=2, lr=0.0, warmup_steps=0, seed=0), src, tmp_path / "a",
+                   resume=False, device=torch.device("cpu"), init=init).model  # lr 0: weights stay
+    fresh = train(init.cfg, TrainConfig(steps=2, lr=0.0, warmup_steps=0, seed=0), src, tmp_path / "b",
+                  resume=False, device=torch.device("cpu")).model  # no init: the seeded weights
+    assert all(torch.equal(a, b) for a, b in zip(frozen.state_dict().values(), init.state_dict().values()))
+    assert not torch.equal(fresh.embed.weight, init.embed.weight)
+    with pytest.raises(continued.DataError, match="one process"):
+        src.batch(0, rank=1)
 
 
 def test_grow_keeps_original_logits_and_moves_the_boundary(base, ext):

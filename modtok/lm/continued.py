@@ -181,6 +181,8 @@ class StreamSource:
         return math.ceil(self.windows / self.batch_size)
 
     def batch(self, step: int, rank: int = 0) -> Batch:
+        if rank:
+            raise DataError("a StreamSource feeds one process (rank 0): the stream is not sharded across ranks")
         first = step * self.batch_size
         rows = range(first, first + self.batch_size)
         if self.cycle:
