@@ -147,6 +147,8 @@ class StreamSource:
     docstring). ``steps`` of them cover ``windows`` in order; ``cycle=True``
     wraps around (the base model's several passes), otherwise the last batch
     has the remaining windows and a stream too short for a step is an error.
+    The last window is padded with ignored targets (the loop's mean over
+    ``targets.numel()`` then weighs that one step a little less).
 
     >>> from modtok.bpe.model import BPEModel
     >>> from modtok.export import to_tokenizer_json
