@@ -196,6 +196,8 @@ assert panel.runs == 3 and panel.result["tokens"] < before
 # bits per byte of the bytes after that token, with a paired bootstrap over pieces (95%).
 
 # %%
+import shutil
+
 import torch
 
 from modtok.lm import continued
@@ -219,8 +221,9 @@ english = list(corpora.train["eng_Latn"])
 base_en, cpt_en, more_en = continued.consecutive(english, int(0.95 * SIZES["base"]), SIZES["cpt"] // 4, SIZES["cpt"] // 2)
 base_ne, cpt_ne, more_ne = continued.consecutive(train, int(0.05 * SIZES["base"]), 3 * SIZES["cpt"] // 4, 3 * SIZES["cpt"] // 2)
 held_out = {"Nepali": ne[:200] if SMOKE else ne, "English": en[:200] if SMOKE else en}
-cpt = continued.run(SETUP, base_en + base_ne, cpt_ne, cpt_en, more_ne + more_en, held_out,
-                    Path("build") / "07_continued", progress=not SMOKE)
+CPT_DIR = Path("build") / "07_continued"  # checkpoints and metrics of the five runs (about 100 MB at full size)
+cpt = continued.run(SETUP, base_en + base_ne, cpt_ne, cpt_en, more_ne + more_en, held_out, CPT_DIR,
+                    progress=not SMOKE)
 cpt_rows = cpt.table()
 display(plots.table(cpt_rows))
 bars = [{"arm": arm, "held-out text": ev, "bits per byte": p, "lo": lo, "hi": hi}
@@ -232,6 +235,7 @@ assert arms["R0"].tokenizer.vocab_size == SETUP.base_vocab < arms["R1"].tokenize
 assert arms["R0"].bytes == arms["R1"].bytes == arms["R2"].bytes  # the same byte budget
 assert arms["R2"].steps < arms["R0"].steps == arms[continued.MATCHED].steps
 assert all(r["Nepali bpb"] < cpt_rows[0]["Nepali bpb"] for r in cpt_rows[1:])  # every arm learned Nepali
+shutil.rmtree(CPT_DIR)  # the models stay in `cpt.arms`; the files were temporary
 
 # %% [markdown]
 # ### Closing note: what the continued-pretraining table shows at this scale
