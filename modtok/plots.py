@@ -62,10 +62,12 @@ def grouped_bars(
     title: str = "",
     hline: float | None = None,
     x_label: dict | None = None,
+    ci: tuple[str, str] | None = None,
 ) -> go.Figure:
     """One bar per (x, color) pair, grouped by ``x``; ``hline`` draws a dashed reference.
 
-    ``x_label`` maps raw x values to display labels (e.g. language names).
+    ``x_label`` maps raw x values to display labels (e.g. language names); ``ci`` names the
+    keys of each row's interval ``(lo, hi)``, drawn as error bars.
     """
     fig = go.Figure()
     series = list(dict.fromkeys(r[color] for r in rows))
@@ -75,6 +77,9 @@ def grouped_bars(
             name=str(name),
             x=[(x_label or {}).get(r[x], r[x]) for r in part],
             y=[r[y] for r in part],
+            error_y=None if ci is None else dict(type="data", symmetric=False,
+                                                 array=[r[ci[1]] - r[y] for r in part],
+                                                 arrayminus=[r[y] - r[ci[0]] for r in part]),
         )
     fig.update_layout(barmode="group", title=title, xaxis_title=x, yaxis_title=y, legend_title=color, **_LEGEND_ABOVE)
     if hline is not None:

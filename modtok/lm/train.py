@@ -240,8 +240,9 @@ def _check_shapes(model_cfg: LMConfig, source: BatchSource) -> None:
         raise ModelConfigError(f"seq_len {source.seq_len} > model max_seq_len {model_cfg.max_seq_len}")
 
 
-def _setup(model_cfg, cfg, source, out_dir, device, distributed) -> _Run:
-    """Device, initial model (seeded), optimizer; with the host store the vocabulary moves off the model."""
+def _setup(model_cfg, cfg, source, out_dir, device, distributed, init=None) -> _Run:
+    """Device, initial model (seeded, or ``init``'s weights), optimizer; with the host store the
+    vocabulary moves off the model."""
     rank = dist.get_rank() if distributed else 0
     world = dist.get_world_size() if distributed else 1
     if device is None:
@@ -251,6 +252,8 @@ def _setup(model_cfg, cfg, source, out_dir, device, distributed) -> _Run:
             torch.cuda.set_device(device)
     torch.manual_seed(cfg.seed)
     model, pipe = LM(model_cfg), None
+    if init is not None:  # continued pretraining: start from these weights (a fresh optimizer)
+        model.load_state_dict(init.state_dict())
     if cfg.vocab_store == "host":
         store = HostVocabStore.from_model(model, weight_decay=cfg.weight_decay, beta1=cfg.beta1, beta2=cfg.beta2)
         model.embed, model.out = None, None  # the body stays; the rows come from the store
@@ -378,8 +381,12 @@ def _with_next(batches):
 
 def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *,
           resume: bool = True, until: int | None = None, progress: bool = False,
-          device: torch.device | None = None) -> TrainResult:
+          device: torch.device | None = None, init: LM | None = None) -> TrainResult:
     """Train (or continue training) a model on ``source``'s batches; returns where it stopped.
+
+    ``init`` (a model of ``model_cfg``'s shape) replaces the seeded initial weights, e.g. a
+    pretrained model for continued pretraining (:mod:`modtok.lm.continued`); a checkpoint
+    resumed from ``out_dir`` takes precedence over it.
 
     ``until`` stops after that many steps (with a checkpoint) so that a run can be done in pieces;
     the schedule still spans ``cfg.steps``.
@@ -392,7 +399,7 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
     run = None
     try:
-        run = _setup(model_cfg, cfg, source, out_dir, device, dist.is_initialized())
+        run = _setup(model_cfg, cfg, source, out_dir, device, dist.is_initialized(), init)
         if resume and run.ckpt_path.exists():
             _resume(run)
         if run.rank == 0:
