@@ -82,6 +82,11 @@ def main() -> None:
         print(f"{what:4s}  bare trainer: median {mb:.2f} s [{min(b):.2f}, {max(b):.2f}]   "
               f"AdaptMix iteration: median {mf:.2f} s [{min(f):.2f}, {max(f):.2f}]   ratio = {mf / mb:.3f}")
         print(f"{what:4s}  overhead = {100 * (mf - mb) / mb:.1f}%")
+        # each iteration against the bare run just before it: the load of a shared
+        # machine drifts slowly, so the pairs see nearly the same load
+        paired = [100 * (y / x - 1) for x, y in zip(b, f)]
+        print(f"{what:4s}  paired: median of iteration / bare - 1 per repeat = {statistics.median(paired):.1f}% "
+              f"[{min(paired):.1f}, {max(paired):.1f}]")
 
 
 if __name__ == "__main__":

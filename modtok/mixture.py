@@ -589,48 +589,49 @@ def pipeline_key(tokenizer) -> tuple[bytes, bytes] | None:
 
 @dataclass
 class _PieceGroups:
-    """The dev text of every language as distinct pre-tokens grouped by count:
-    ``texts[lang][i]`` joins with ``sep`` the pre-tokens that occur
-    ``counts[lang][i]`` times in that language's dev lines. ``sep`` occurs in
-    no pre-token, so a literal ``Split(sep, "removed")`` gives them back."""
+    """The dev text of every language as distinct pre-tokens (over all
+    languages), grouped by their counts: the pre-tokens of group g occur
+    ``weights[g, l]`` times in language ``langs[l]``'s dev lines, and
+    ``texts[g]`` joins them with ``sep``, which occurs in no pre-token (so a
+    literal ``Split(sep, "removed")`` gives them back)."""
 
+    langs: list[str]
     sep: str
-    counts: dict[str, np.ndarray]  # lang -> (n_groups,) int64
-    texts: dict[str, list[str]]
+    texts: list[str]
+    weights: np.ndarray  # (n_groups, n_langs) int64
 
     @classmethod
     def of(cls, tokenizer, lines: Mapping[str, Sequence[str]]) -> "_PieceGroups":
         from modtok.audit import pretokens
 
-        per_lang = {lang: Counter(p for line in ls for p in pretokens(tokenizer, line)) for lang, ls in lines.items()}
-        used = set().union(*(set("".join(c)) for c in per_lang.values()))
+        langs = list(lines)
+        signature: dict[str, list[tuple[int, int]]] = {}  # pre-token -> [(language index, count)]
+        for l, lang in enumerate(langs):
+            for piece, n in Counter(p for line in lines[lang] for p in pretokens(tokenizer, line)).items():
+                signature.setdefault(piece, []).append((l, n))
+        groups: dict[tuple, list[str]] = {}
+        for piece, sig in signature.items():
+            groups.setdefault(tuple(sig), []).append(piece)
+        weights = np.zeros((len(groups), len(langs)), dtype=np.int64)
+        for g, sig in enumerate(groups):
+            for l, n in sig:
+                weights[g, l] = n
+        used = set("".join(signature))
         # "\n" never occurs in byte-level pre-tokens; else the first private-use character not seen
         sep = next(ch for ch in itertools.chain("\n", map(chr, range(0xE000, 0x110000))) if ch not in used)
-        counts, texts = {}, {}
-        for lang, c in per_lang.items():
-            groups: dict[int, list[str]] = {}
-            for piece, n in c.items():
-                groups.setdefault(n, []).append(piece)
-            counts[lang] = np.fromiter(groups, dtype=np.int64, count=len(groups))
-            texts[lang] = [sep.join(pieces) for pieces in groups.values()]
-        return cls(sep, counts, texts)
+        return cls(langs, sep, [sep.join(pieces) for pieces in groups.values()], weights)
 
     def totals(self, tokenizer) -> dict[str, int]:
-        """Σ over lines of the tokens of ``tokenizer`` (whose :func:`pipeline_key`
-        made these groups), language by language: each group is one text, its
-        tokens times its count, all languages in one ``encode_batch_fast``."""
+        """Σ over each language's lines of the tokens of ``tokenizer`` (whose
+        :func:`pipeline_key` made these groups): one ``encode_batch_fast`` of
+        the group texts, then their token counts times the weights."""
         from tokenizers import Tokenizer, pre_tokenizers
 
         counter = Tokenizer(tokenizer.model)  # the same model object, shared, not copied
         counter.pre_tokenizer = pre_tokenizers.Split(self.sep, behavior="removed")
-        flat = [text for texts in self.texts.values() for text in texts]
-        lens = np.fromiter(map(len, counter.encode_batch_fast(flat, add_special_tokens=False)),
-                           dtype=np.int64, count=len(flat))  # (n_groups over all languages,)
-        out, start = {}, 0
-        for lang, counts in self.counts.items():
-            out[lang] = int(lens[start : start + len(counts)] @ counts)
-            start += len(counts)
-        return out
+        lens = np.fromiter(map(len, counter.encode_batch_fast(self.texts, add_special_tokens=False)),
+                           dtype=np.int64, count=len(self.texts))  # (n_groups,)
+        return dict(zip(self.langs, (lens @ self.weights).tolist()))
 
 
 class DevSet:
@@ -639,10 +640,11 @@ class DevSet:
     Every iteration measures a new tokenizer on the same dev lines. For an HF
     tokenizer whose counts are sums over pre-tokens (:func:`pipeline_key`) the
     lines are cut into pre-tokens once per pipeline (cached by its key), and
-    each distinct pre-token is tokenized once: ΣT(x) = Σ_p count(p)·T(p). The
-    pre-tokens seen the same number of times are joined into one text (a few
-    hundred texts for 16 × 997 FLORES lines instead of ~16k lines or ~130k
-    pre-tokens, each with an HF ``Encoding``), which is where the saving is.
+    each distinct pre-token (over all languages) is tokenized once:
+    ΣT(x) = Σ_p count(p)·T(p). The pre-tokens with the same counts in every
+    language are joined into one text (~2.8k texts for 16 × 997 FLORES lines
+    instead of ~16k lines or ~118k pre-tokens, each with its HF ``Encoding``),
+    which is where the saving is.
     The totals are identical to encoding line by line
     (``tests/test_mixture.py``); other tokenizers are encoded line by line.
     """
