@@ -370,9 +370,8 @@ def _line_by_line(tok, devset):
 
 
 def _char_bpe():
-    """A non-byte-level HF BPE whose pre-tokens keep their whitespace (so they
-    contain "\\n" and the first private-use character, the separator's first
-    two choices), behind a normalizer; unknown characters become [UNK]."""
+    """A non-byte-level HF BPE whose pre-tokens keep their whitespace, behind a
+    normalizer (NFKC: "ﬁ" -> "fi"); unknown characters become [UNK]."""
     from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
     chars = ["a", "b", "क", "ि", " ", "\n", "\ue000", "\ue001", "[UNK]"]
