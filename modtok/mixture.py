@@ -587,48 +587,36 @@ def pipeline_key(tokenizer) -> tuple[bytes, bytes] | None:
 
 
 @dataclass
-class _PieceGroups:
+class _DevPieces:
     """The dev text of every language as distinct pre-tokens (over all
-    languages), grouped by their counts: group g is
-    ``pieces[starts[g]:starts[g + 1]]``, pre-tokens that each occur
-    ``weights[g, l]`` times in language ``langs[l]``'s dev lines."""
+    languages): language ``lang`` has ``counts[lang][i]`` times the pre-token
+    ``pieces[ids[lang][i]]``."""
 
-    langs: list[str]
     pieces: list[str]
-    starts: np.ndarray  # (n_groups,) int64: where each group begins in pieces
-    weights: np.ndarray  # (n_groups, n_langs) int64
+    ids: dict[str, np.ndarray]  # lang -> (n_distinct_in_lang,) int64
+    counts: dict[str, np.ndarray]  # lang -> (n_distinct_in_lang,) int64
 
     @classmethod
-    def of(cls, tokenizer, lines: Mapping[str, Sequence[str]]) -> "_PieceGroups":
+    def of(cls, tokenizer, lines: Mapping[str, Sequence[str]]) -> "_DevPieces":
         from modtok.audit import pretokens
 
-        langs = list(lines)
-        signature: dict[str, list[tuple[int, int]]] = {}  # pre-token -> [(language index, count)]
-        for l, lang in enumerate(langs):
-            for piece, n in Counter(p for line in lines[lang] for p in pretokens(tokenizer, line)).items():
-                signature.setdefault(piece, []).append((l, n))
-        groups: dict[tuple, list[str]] = {}
-        for piece, sig in signature.items():
-            groups.setdefault(tuple(sig), []).append(piece)
-        weights = np.zeros((len(groups), len(langs)), dtype=np.int64)
-        for g, sig in enumerate(groups):
-            for l, n in sig:
-                weights[g, l] = n
-        sizes = np.fromiter(map(len, groups.values()), dtype=np.int64, count=len(groups))
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        return cls(langs, [piece for pieces in groups.values() for piece in pieces], starts, weights)
+        index: dict[str, int] = {}
+        ids, counts = {}, {}
+        for lang, ls in lines.items():
+            c = Counter(p for line in ls for p in pretokens(tokenizer, line))
+            ids[lang] = np.fromiter((index.setdefault(p, len(index)) for p in c), dtype=np.int64, count=len(c))
+            counts[lang] = np.fromiter(c.values(), dtype=np.int64, count=len(c))
+        return cls(list(index), ids, counts)
 
     def totals(self, tokenizer) -> dict[str, int]:
         """Σ over each language's lines of the tokens of ``tokenizer`` (whose
-        :func:`pipeline_key` made these groups): its model's ``tokenize`` —
+        :func:`pipeline_key` made these pieces): its model's ``tokenize`` —
         what the pipeline calls on each pre-token — once per distinct pre-token
         (without the pipeline's per-text ``Encoding``: about half the CPU of
-        one ``encode_batch_fast`` of the same pre-tokens), summed per group and
-        weighted by the counts."""
+        ``encode_batch_fast`` on the same pre-tokens), weighted by the counts."""
         lens = np.fromiter(map(len, map(tokenizer.model.tokenize, self.pieces)),
                            dtype=np.int64, count=len(self.pieces))  # (n_pieces,)
-        per_group = np.add.reduceat(lens, self.starts)  # (n_groups,)
-        return dict(zip(self.langs, (per_group @ self.weights).tolist()))
+        return {lang: int(lens[ids] @ self.counts[lang]) for lang, ids in self.ids.items()}
 
 
 class DevSet:
@@ -654,16 +642,16 @@ class DevSet:
             if words == 0:
                 raise MissingDevTextError(f"{lang}: the dev text has no whitespace word")
             self.lines[lang], self.words[lang] = lines, words
-        self._groups: dict[tuple[bytes, bytes], _PieceGroups] = {}
+        self._pieces: dict[tuple[bytes, bytes], _DevPieces] = {}
 
     def token_totals(self, tokenizer) -> dict[str, int]:
         """ΣT(x) over each language's dev lines."""
         key = pipeline_key(tokenizer)
         if key is None:
             return {lang: int(metrics.token_counts(tokenizer, lines).sum()) for lang, lines in self.lines.items()}
-        if key not in self._groups:
-            self._groups[key] = _PieceGroups.of(tokenizer, self.lines)
-        return self._groups[key].totals(tokenizer)
+        if key not in self._pieces:
+            self._pieces[key] = _DevPieces.of(tokenizer, self.lines)
+        return self._pieces[key].totals(tokenizer)
 
     def fertility(self, tokenizer) -> dict[str, float]:
         """Tokens per whitespace word of each language: ΣT(x) / Σ words."""

@@ -438,9 +438,9 @@ def test_fast_fertility_equals_line_by_line_on_flores_dev(sixteen, kind, scheme,
     trainer = (mx.modtok_bpe if kind == "modtok-bpe" else mx.hf_bpe)(2000, scheme)
     tok = trainer.train(trainer.data(pool.take(mx.allocate(mx.uniform(langs), 400_000))))
     fast = devset.fertility(tok)
-    assert len(devset._groups) == 1  # the fast path was taken
+    assert len(devset._pieces) == 1  # the fast path was taken
     slow = _line_by_line(tok, devset)
     assert fast == {lang: slow[lang] / devset.words[lang] for lang in langs}
     again = trainer.train(trainer.data(pool.take(mx.allocate(mx.uniform(langs), 100_000))))
     assert devset.token_totals(again) == _line_by_line(again, devset)  # a new tokenizer, the cached split
-    assert len(devset._groups) == 1
+    assert len(devset._pieces) == 1
