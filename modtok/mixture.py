@@ -325,7 +325,7 @@ class _Pretokens:
     """One language's pre-tokens in shuffled line order: ``ids[cum[i]:cum[i+1]]``
     are line i's pre-tokens, as indices into ``vocab``."""
 
-    vocab: list[str]
+    vocab: np.ndarray  # (n_distinct,) object: the pre-token strings
     ids: np.ndarray  # (n_pretokens,) int64
     cum: np.ndarray  # (n_lines + 1,) int64
 
@@ -334,7 +334,8 @@ class _Pretokens:
         part = np.bincount(self.ids[: self.cum[n_lines]], minlength=len(self.vocab))
         total = part + full
         nz = np.flatnonzero(total)
-        return Counter(dict(zip((self.vocab[i] for i in nz), total[nz].tolist())))
+        # the strings by one fancy index of the object array, not a Python loop (~40% less time)
+        return Counter(dict(zip(self.vocab[nz].tolist(), total[nz].tolist())))
 
 
 class TextPool:
@@ -414,7 +415,7 @@ class TextPool:
                 for piece in findall(line):
                     ids.append(index.setdefault(piece, len(index)))
                 cum[i + 1] = len(ids)
-            cache[lang] = _Pretokens(list(index), np.asarray(ids, dtype=np.int64), cum)
+            cache[lang] = _Pretokens(np.array(list(index), dtype=object), np.asarray(ids, dtype=np.int64), cum)
         return {lang: cache[lang] for lang in self.lines}
 
     def take(self, alloc: Mapping[str, int]) -> "Sample":
@@ -552,8 +553,84 @@ def make_trainer(kind: str, vocab_size: int) -> Trainer:
 # fertility on dev text
 
 
+def pipeline_key(tokenizer) -> tuple[bytes, bytes] | None:
+    """What an HF tokenizer's dev pre-tokens depend on — its normalizer and
+    pre-tokenizer, as JSON — when its token count of a line is the sum of its
+    model's token counts of the line's pre-tokens; else ``None``.
+
+    HF ``tokenizers`` encodes a line as normalizer -> pre-tokenizer -> model,
+    the model tokenizing each pre-token on its own ("The tokenization
+    pipeline" of the ``tokenizers`` documentation), then the post-processor.
+    The sum holds when nothing else acts: no added tokens (they are split out
+    before normalisation), no post-processor, truncation or padding. Every
+    tokenizer the project trains with HF or exports (:mod:`modtok.export`)
+    qualifies; deployed ones with special tokens and templates do not.
+
+    >>> from tokenizers import Tokenizer, models, pre_tokenizers
+    >>> tok = Tokenizer(models.BPE())
+    >>> tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    >>> pipeline_key(tok)
+    (b'null', b'{"type":"WhitespaceSplit"}')
+    >>> tok.add_special_tokens(["<s>"]) and pipeline_key(tok) is None
+    True
+    """
+    from tokenizers import Tokenizer
+
+    if not isinstance(tokenizer, Tokenizer):
+        return None
+    if (tokenizer.get_added_tokens_decoder() or tokenizer.post_processor is not None
+            or tokenizer.truncation is not None or tokenizer.padding is not None):
+        return None
+    state = [part.__getstate__() if part is not None else b"null"
+             for part in (tokenizer.normalizer, tokenizer.pre_tokenizer)]
+    return state[0], state[1]
+
+
+@dataclass
+class _DevPieces:
+    """The dev text of every language as distinct pre-tokens (over all
+    languages): language ``lang`` has ``counts[lang][i]`` times the pre-token
+    ``pieces[ids[lang][i]]``."""
+
+    pieces: list[str]
+    ids: dict[str, np.ndarray]  # lang -> (n_distinct_in_lang,) int64
+    counts: dict[str, np.ndarray]  # lang -> (n_distinct_in_lang,) int64
+
+    @classmethod
+    def of(cls, tokenizer, lines: Mapping[str, Sequence[str]]) -> "_DevPieces":
+        from modtok.audit import pretokens
+
+        index: dict[str, int] = {}
+        ids, counts = {}, {}
+        for lang, ls in lines.items():
+            c = Counter(p for line in ls for p in pretokens(tokenizer, line))
+            ids[lang] = np.fromiter((index.setdefault(p, len(index)) for p in c), dtype=np.int64, count=len(c))
+            counts[lang] = np.fromiter(c.values(), dtype=np.int64, count=len(c))
+        return cls(list(index), ids, counts)
+
+    def totals(self, tokenizer) -> dict[str, int]:
+        """Σ over each language's lines of the tokens of ``tokenizer`` (whose
+        :func:`pipeline_key` made these pieces): its model's ``tokenize`` —
+        what the pipeline calls on each pre-token — once per distinct pre-token
+        (without the pipeline's per-text ``Encoding``: about half the CPU of
+        ``encode_batch_fast`` on the same pre-tokens), weighted by the counts."""
+        lens = np.fromiter(map(len, map(tokenizer.model.tokenize, self.pieces)),
+                           dtype=np.int64, count=len(self.pieces))  # (n_pieces,)
+        return {lang: int(lens[ids] @ self.counts[lang]) for lang, ids in self.ids.items()}
+
+
 class DevSet:
-    """Dev lines and their whitespace-word counts (counted once)."""
+    """Dev lines and their whitespace-word counts (counted once).
+
+    Every iteration measures a new tokenizer on the same dev lines. For an HF
+    tokenizer whose counts are sums over pre-tokens (:func:`pipeline_key`) the
+    lines are cut into pre-tokens once per pipeline (cached by its key), and
+    each distinct pre-token (over all languages; ~118k for 16 × 997 FLORES
+    lines, ~311k pre-tokens in all) is tokenized once by the model alone:
+    ΣT(x) = Σ_p count(p)·T(p).
+    The totals are identical to encoding line by line
+    (``tests/test_mixture.py``); other tokenizers are encoded line by line.
+    """
 
     def __init__(self, dev: Mapping[str, Sequence[str]], langs: Sequence[str]):
         self.lines, self.words = {}, {}
@@ -565,13 +642,20 @@ class DevSet:
             if words == 0:
                 raise MissingDevTextError(f"{lang}: the dev text has no whitespace word")
             self.lines[lang], self.words[lang] = lines, words
+        self._pieces: dict[tuple[bytes, bytes], _DevPieces] = {}
+
+    def token_totals(self, tokenizer) -> dict[str, int]:
+        """ΣT(x) over each language's dev lines."""
+        key = pipeline_key(tokenizer)
+        if key is None:
+            return {lang: int(metrics.token_counts(tokenizer, lines).sum()) for lang, lines in self.lines.items()}
+        if key not in self._pieces:
+            self._pieces[key] = _DevPieces.of(tokenizer, self.lines)
+        return self._pieces[key].totals(tokenizer)
 
     def fertility(self, tokenizer) -> dict[str, float]:
         """Tokens per whitespace word of each language: ΣT(x) / Σ words."""
-        return {
-            lang: int(metrics.token_counts(tokenizer, lines).sum()) / self.words[lang]
-            for lang, lines in self.lines.items()
-        }
+        return {lang: t / self.words[lang] for lang, t in self.token_totals(tokenizer).items()}
 
 
 def mean(values: Mapping[str, float]) -> float:

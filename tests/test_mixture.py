@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections import Counter
@@ -358,3 +359,88 @@ def test_token_counts_fast_path_counts_like_encode():
     tok = mx.hf_bpe(350).train(train)
     lines = [line for lines in dev.values() for line in lines] + ["  ", "x"]
     assert metrics.token_counts(tok, lines).tolist() == [len(tok.encode(s, add_special_tokens=False).ids) for s in lines]
+
+
+# --------------------------------------------------------------------------
+# DevSet's fast fertility (distinct pre-tokens, grouped by count) = line by line
+
+
+def _line_by_line(tok, devset):
+    return {lang: int(metrics.token_counts(tok, lines).sum()) for lang, lines in devset.lines.items()}
+
+
+def _char_bpe():
+    """A non-byte-level HF BPE whose pre-tokens keep their whitespace, behind a
+    normalizer (NFKC: "ﬁ" -> "fi"); unknown characters become [UNK]."""
+    from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
+
+    chars = ["a", "b", "क", "ि", " ", "\n", "\ue000", "\ue001", "[UNK]"]
+    vocab = {c: i for i, c in enumerate(chars)}
+    merges = [("a", "b"), (" ", "a"), ("क", "ि"), ("\n", "\n"), ("\ue000", "a")]
+    for a, b in merges:
+        vocab.setdefault(a + b, len(vocab))
+    tok = Tokenizer(models.BPE(vocab, merges, unk_token="[UNK]"))
+    tok.normalizer = normalizers.NFKC()
+    tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"\s*\S+|\s+"), behavior="isolated")
+    return tok
+
+
+_TRICKY = "ab कि\n\r\t\x0b\x0c\x1c\x85\xa0\u2028\u3000\ue000\ue001,.1ﬁé"
+
+
+@functools.lru_cache(maxsize=None)
+def _byte_bpe():
+    """modtok BPE exported to HF (byte-level, llama3 pre-tokens), trained on toy text."""
+    sample = mx.TextPool(_toy_corpora(60)[0]).take({"ccc_Deva": 2000, "aaa_Latn": 900})
+    return mx.modtok_bpe(330, "llama3").train(sample.counts("llama3"))
+
+
+@given(st.lists(st.text(_TRICKY, max_size=30), min_size=1, max_size=12))
+def test_fast_fertility_equals_line_by_line_on_a_hypothesis_corpus(lines):
+    dev = {"x": lines + ["a b"], "y": ["ab ab a"] + lines[::-1]}  # every language has a word
+    devset = mx.DevSet(dev, ["x", "y"])
+    for tok in (_byte_bpe(), _char_bpe()):
+        assert mx.pipeline_key(tok) is not None
+        assert devset.token_totals(tok) == _line_by_line(tok, devset)
+    assert devset.fertility(_byte_bpe()) == {
+        lang: metrics.token_counts(_byte_bpe(), ls).sum() / metrics.word_count(ls) for lang, ls in dev.items()}
+
+
+def test_pipeline_key_refuses_what_does_not_sum_over_pre_tokens():
+    from tokenizers import processors
+
+    tok = mx.hf_bpe(300).train(_toy_corpora(40)[0])
+    assert mx.pipeline_key(tok) is not None
+    tok.post_processor = processors.TemplateProcessing(single="$A [X]", special_tokens=[("[X]", 1)])
+    assert mx.pipeline_key(tok) is None
+    tok.post_processor = None
+    tok.enable_truncation(5)
+    assert mx.pipeline_key(tok) is None
+    assert mx.pipeline_key(mx.sp_unigram(300).train(_toy_corpora(40)[0])) is None  # line by line
+
+
+@pytest.fixture(scope="module")
+def sixteen(pool_root, flores_root):
+    """The paper's 16 languages: 60k pool characters each, all 997 FLORES-200 dev lines each."""
+    langs = mx.PAPER_LANGUAGES
+    pool = mx.TextPool(data.load_pool(langs, pool_root, max_chars=60_000), seed=0)
+    return pool, data.load_flores(langs, "dev", flores_root)
+
+
+# the bench's setting on all dev lines; the letters-only schemes (4x the pre-tokens
+# on Indic text, marks split off) on the first 200 lines, to keep the test short
+@pytest.mark.parametrize("kind, scheme, n_lines", [("modtok-bpe", "whitespace", None), ("hf-bpe", "llama3", 200),
+                                                   ("hf-bpe", "gpt2", 200)])
+def test_fast_fertility_equals_line_by_line_on_flores_dev(sixteen, kind, scheme, n_lines):
+    pool, dev = sixteen
+    langs = mx.PAPER_LANGUAGES
+    devset = mx.DevSet({lang: lines[:n_lines] for lang, lines in dev.items()}, langs)
+    trainer = (mx.modtok_bpe if kind == "modtok-bpe" else mx.hf_bpe)(2000, scheme)
+    tok = trainer.train(trainer.data(pool.take(mx.allocate(mx.uniform(langs), 400_000))))
+    fast = devset.fertility(tok)
+    assert len(devset._pieces) == 1  # the fast path was taken
+    slow = _line_by_line(tok, devset)
+    assert fast == {lang: slow[lang] / devset.words[lang] for lang in langs}
+    again = trainer.train(trainer.data(pool.take(mx.allocate(mx.uniform(langs), 100_000))))
+    assert devset.token_totals(again) == _line_by_line(again, devset)  # a new tokenizer, the cached split
+    assert len(devset._pieces) == 1
