@@ -1,0 +1,99 @@
+"""The cross-script sweep (Table V analog): R1 vs R2 beyond Nepali.
+
+"Merge-Based Vocabulary Extension Stalls at the Pre-Tokenizer" repeats its
+Nepali study on other Indic scripts, where vowel signs and viramas are
+combining marks too, and on scripts without marks as controls. Per language
+``x`` and one K, against English on aligned lines (:mod:`modtok.audit`):
+
+- the original premium (95% paired-bootstrap CI), its pre-token floor under
+  the original regex and under the repaired one, the mark-initial share;
+- continued BPE on the language's own training text with the original regex
+  (R1) and the repaired one (R2), K merges each, filtered by the language's
+  own script block (:data:`modtok.repair.SCRIPT_BLOCKS`), and the premium of
+  each.
+
+Where the strict §V filter keeps too little, App. H's relaxed filter is used
+(our rule: when the strict filter keeps under ``relaxed_below`` = 75% of what
+the relaxed one keeps, in either arm). That happens where the base vocabulary
+lacks whole characters of the script, so the first merge of a word joins
+bytes of one character (Odia, Malayalam, Sinhala on Llama-3), and dropping it
+drops every merge built on it.
+
+Controls (Greek, Cyrillic): the repaired regex cuts text without ``\\p{M}``
+exactly like the original, so R1 and R2 see the same pre-tokens, learn the
+same merges and give the same ids (``r1_equals_r2``). Every extension must
+leave the English ids unchanged (``english_unchanged``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from modtok import audit, data, repair
+from modtok.errors import UnknownLanguageError
+
+# The pool's Indic languages that FLORES-200 has, by script, and the no-mark controls.
+INDIC = ("hin_Deva", "mar_Deva", "npi_Deva", "mai_Deva", "san_Deva", "ben_Beng", "asm_Beng", "guj_Gujr",
+         "pan_Guru", "ory_Orya", "tam_Taml", "tel_Telu", "kan_Knda", "mal_Mlym", "sin_Sinh")
+CONTROLS = ("rus_Cyrl", "ell_Grek")
+
+
+def choose_filter(base: repair.Base, learned: Sequence[Sequence[tuple[bytes, bytes]]], script: str,
+                  relaxed_below: float = 0.75) -> tuple[repair.BlockFilter, float]:
+    """The filter for ``script`` and the share strict-kept / relaxed-kept (the
+    smallest over the merge lists ``learned``, one per arm): the strict §V filter,
+    or the relaxed App. H one when that share is under ``relaxed_below``."""
+    strict, relaxed = repair.BlockFilter.for_script(script), repair.BlockFilter.for_script(script, relaxed=True)
+    ids = set(base.id_of)
+    shares = [len(repair.filter_merges(m, strict.keeps, ids)) / max(1, len(repair.filter_merges(m, relaxed.keeps, ids)))
+              for m in learned]
+    share = min(shares)
+    return (relaxed if share < relaxed_below else strict), share
+
+
+def ids_of(tokenizer, lines: Sequence[str]) -> list[list[int]]:
+    """Token ids of each line (no special tokens)."""
+    return [e.ids for e in tokenizer.encode_batch(list(lines), add_special_tokens=False)]
+
+
+def language_row(base: repair.Base, lang: str, train: Sequence[str], lines: Sequence[str], ref_lines: Sequence[str],
+                 k: int, relaxed_below: float = 0.75, n_boot: int = 1000, seed: int = 0) -> dict:
+    """One Table V row for ``lang``: ``train`` is its training text, ``lines`` its
+    evaluation lines aligned with the English ``ref_lines``; K = ``k`` merges."""
+    script = data.script_of(lang)
+    original = base.tokenizer
+    p, lo, hi = audit.premium_ci(original, lines, ref_lines, n_boot=n_boot, seed=seed)
+    learned = {arm: repair.learn(base, repair.count_words(base, train, repair.arm_pattern(base.regex, arm)), k)
+               for arm in ("R1", "R2")}
+    keep, strict_share = choose_filter(base, list(learned.values()), script, relaxed_below)
+    row = {"language": lang, "name": data.lang_name(lang), "script": script, "K": k,
+           "filter": "relaxed" if keep.relaxed else "strict", "strict_share": strict_share,
+           "premium": p, "premium_ci": [lo, hi], "floor": audit.floor(original, lines, ref_lines),
+           "mark_initial": audit.mark_initial_share(original, lines)}
+    english = ids_of(original, ref_lines)
+    unchanged, target_ids = True, {}
+    for arm, merges in learned.items():
+        ext = repair.Extension(base, repair.filter_merges(merges, keep.keeps, set(base.id_of)),
+                               repair.arm_pattern(base.regex, arm))
+        tok = ext.tokenizer()
+        p, lo, hi = audit.premium_ci(tok, lines, ref_lines, n_boot=n_boot, seed=seed)
+        row |= {f"{arm}_learned": len(merges), f"{arm}_kept": len(ext.merges), f"{arm}_premium": p,
+                f"{arm}_ci": [lo, hi]}
+        if arm == "R2":
+            row["floor_repaired"] = audit.floor(tok, lines, ref_lines)
+        unchanged = unchanged and ids_of(tok, ref_lines) == english
+        target_ids[arm] = ids_of(tok, lines)
+    row["english_unchanged"] = unchanged
+    row["r1_equals_r2"] = target_ids["R1"] == target_ids["R2"]
+    return row
+
+
+def sweep(base: repair.Base, train: Mapping[str, Sequence[str]], flores: Mapping[str, Sequence[str]], k: int,
+          ref: str = "eng_Latn", relaxed_below: float = 0.75, n_boot: int = 1000, seed: int = 0) -> list[dict]:
+    """:func:`language_row` for every language of ``train`` (which ``flores``, the
+    aligned evaluation lines, must hold together with ``ref``)."""
+    missing = [lang for lang in [*train, ref] if lang not in flores]
+    if missing:
+        raise UnknownLanguageError(missing[0], flores)
+    return [language_row(base, lang, train[lang], flores[lang], flores[ref], k, relaxed_below, n_boot, seed)
+            for lang in train]
