@@ -21,7 +21,7 @@ keeps under ``relaxed_below`` = 95% of what the relaxed one keeps, in either
 arm; the row then also gives R2's premium under the strict filter
 (``R2_strict_premium``). On the pool at K = 8k this picks Odia, Malayalam and
 Sinhala for both Llama-3 and Qwen3, and Bengali, Assamese, Punjabi and Telugu
-for Llama-3 only (strict keeps 81–92% there, and R2's premium is 0.02–0.22
+for Llama-3 only (strict keeps 81–92% there, and R2's premium is 0.02–0.23
 higher with it).
 
 Controls (Greek, Cyrillic): the repaired regex cuts text without ``\\p{M}``

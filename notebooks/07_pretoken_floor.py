@@ -28,7 +28,17 @@ from pathlib import Path
 
 from IPython.display import display
 
-from modtok import added_tokens, audit, cross_script, data, deployed, metrics, plots, pretokenize, repair
+from modtok import (
+    added_tokens,
+    audit,
+    cross_script,
+    data,
+    deployed,
+    metrics,
+    plots,
+    pretokenize,
+    repair,
+)
 from modtok.bpe.tree import label
 from modtok.widgets import Panel, choice
 
