@@ -24,6 +24,13 @@ Sinhala for both Llama-3 and Qwen3, and Bengali, Assamese, Punjabi and Telugu
 for Llama-3 only (strict keeps 81–92% there, and R2's premium is 0.02–0.23
 higher with it).
 
+English invariance under the relaxed filter: a kept token that valid UTF-8
+can hold and that is only a byte piece of 3-byte block characters contains the
+lead byte e0 or two continuation bytes in a row, and neither occurs in text of
+characters below U+0800 (ASCII, Latin, Greek,
+Cyrillic, ...), so ids there cannot move (``tests/test_repair.py`` checks it
+with hypothesis); text of other 3-byte scripts is not covered by this argument.
+
 Controls (Greek, Cyrillic): the repaired regex cuts text without ``\\p{M}``
 exactly like the original, so R1 and R2 see the same pre-tokens, learn the
 same merges and give the same ids (``r1_equals_r2``). Every extension must

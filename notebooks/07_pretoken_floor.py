@@ -213,6 +213,7 @@ if PARALLEL:
     plots.grouped_bars(bars, x="tokenizer", y="value", color="measure", hline=1.0,
                        title=f"Added tokens vs merges, Llama-3, K = {KS[-1]:,}").show()
     by_name = {r["tokenizer"]: r for r in app_j}
+    assert not any(0x0900 <= ord(c) <= 0x097F for line in en for c in line)  # no Devanagari in the English lines
     assert all(r["english_unchanged"] and r["lossless"] for r in app_j)
     assert by_name["added tokens, space keep"]["premium"] < by_name["original"]["premium"]
     for space in added_tokens.SPACE_READINGS:  # single_word drops every match our rule calls inside

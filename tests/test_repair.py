@@ -455,3 +455,41 @@ def test_added_tokens_arm_on_flores(extensions, bases, flores):
         assert single["matches"] < rows[f"added tokens, space {space}"]["matches"]
     # a string with its leading space follows a word's last letter: single_word keeps almost none
     assert rows["added tokens, space keep, single_word"]["matches"] < rows["added tokens, space strip, single_word"]["matches"]
+
+
+@pytest.fixture(scope="module")
+def odia_relaxed(bases, pool_root):
+    """Llama-3 R2 + 300 Odia merges under the relaxed filter (byte pieces kept)."""
+    if "llama3" not in bases:
+        pytest.skip("llama3 tokenizer not installed (pip install modtok[deployed])")
+    base = bases["llama3"]
+    lines = data.load_pool(["ory_Orya"], root=pool_root)["ory_Orya"][:TRAIN_LINES]
+    ext = repair.extend(base, repair.count_words(base, lines, repair.arm_pattern(base.regex, "R2")), 300, "R2",
+                        keep=repair.BlockFilter.for_script("Orya", relaxed=True))
+    assert any(not repair.BlockFilter.for_script("Orya").keeps(a + b) for a, b in ext.merges)  # pieces were kept
+    return ext.tokenizer()
+
+
+# below U+0800 a character is 1 or 2 bytes: no e0 lead byte and never two continuation
+# bytes in a row, so no byte piece of a 3-byte block character can occur
+_BELOW_0800 = st.text(st.characters(max_codepoint=0x7FF, exclude_categories=("Mn", "Mc", "Me", "Cs")), max_size=40)
+
+
+@given(_BELOW_0800)
+def test_relaxed_filter_leaves_one_and_two_byte_text_alone(odia_relaxed, bases, text):
+    assert odia_relaxed.encode(text).ids == bases["llama3"].tokenizer.encode(text).ids
+
+
+@pytest.fixture(scope="module")
+def added(extensions, bases):
+    ext, _ = extensions["llama3", "R2", K[-1]]
+    return {(space, sw): added_tokens.added_tokenizer(bases["llama3"], added_tokens.whole_script_strings(ext, space=space), sw)
+            for space in added_tokens.SPACE_READINGS for sw in (False, True)}
+
+
+@given(_NO_DEVA)
+def test_added_tokens_leave_text_without_devanagari_alone(added, bases, text):
+    """Every added string holds Devanagari, so no match can occur elsewhere."""
+    want = bases["llama3"].tokenizer.encode(text).ids
+    for key, tok in added.items():
+        assert tok.encode(text).ids == want, key
