@@ -19,14 +19,27 @@
 # falling, while every id of text without combining marks or Devanagari stays the same
 # (Proposition 1). We show (a) the Fig. 4 illustration, (b) the audit of the deployed
 # tokenizers (Table III), (c) a K sweep of R1 vs R2 on top of Llama-3 with the floors drawn,
-# (d) the English-invariance check, and (e) a widget to look at one sentence under any base, arm and K.
+# (d) the English-invariance check, (e) a widget to look at one sentence under any base, arm and K,
+# (f) the added-tokens arm (App. J: R2's strings as HF added tokens on the unchanged regex), and
+# (g) the same study across scripts (Table V: Indic languages, Russian and Greek as no-mark controls),
+# and (h) continued pretraining of a small LM under R0 / R1 / R2 (§VI–VII analog).
 
 # %%
 from pathlib import Path
 
 from IPython.display import display
 
-from modtok import audit, data, deployed, metrics, plots, pretokenize, repair
+from modtok import (
+    added_tokens,
+    audit,
+    cross_script,
+    data,
+    deployed,
+    metrics,
+    plots,
+    pretokenize,
+    repair,
+)
 from modtok.bpe.tree import label
 from modtok.widgets import Panel, choice
 
@@ -101,13 +114,13 @@ def cost(tok, fn=None):
     return counts.sum() / sum(map(len, ne))
 
 
-extensions, sweep_rows = {}, []
+extensions, learned, sweep_rows = {}, {}, []
 for name, base in BASES.items():
     for arm in ("R1", "R2"):
         counts = repair.count_words(base, train, repair.arm_pattern(base.regex, arm))
         for k, ext in repair.sweep(base, counts, KS, arm).items():
             tok = ext.tokenizer()
-            extensions[name, arm, k] = tok
+            extensions[name, arm, k], learned[name, arm, k] = tok, ext
             sweep_rows.append({"base": name, "arm": arm, "K": k, "merges kept": len(ext.merges),
                                "cost": cost(tok), "floor": cost(tok, fn="floor")})
 display(plots.table(sweep_rows))
@@ -179,6 +192,82 @@ before = panel.result["tokens"]
 panel.controls["k"].value = KS[-1]
 panel.controls["arm"].value = "R2"
 assert panel.runs == 3 and panel.result["tokens"] < before
+
+# %% [markdown]
+# ## (f) The added-tokens arm (App. J)
+#
+# R2's learned whole-Devanagari strings (Llama-3 R2 at the largest K above) registered as HF
+# added tokens on the *unchanged* Llama-3, letters-only regex and all. HF matches added tokens
+# before the pre-tokenizer: by default anywhere, also inside a longer word; with
+# `single_word=True` only where no word character touches the match. Two readings of a string:
+# as learned, with its leading space (*space keep*), or the Devanagari alone (*space strip*).
+# A match is *inside a word* where a letter or mark sits on both sides of its start or of its
+# end (`modtok.added_tokens`).
+
+# %%
+if PARALLEL:
+    app_j = added_tokens.arm_rows(BASES["llama3"], learned["llama3", "R2", KS[-1]], ne, en, n_boot=200 if SMOKE else 1000)
+    display(plots.table([{**{k: v for k, v in r.items() if k != "premium_ci"},
+                          "CI": "[{:.3f}, {:.3f}]".format(*r["premium_ci"])} for r in app_j]))
+    bars = [{"tokenizer": r["tokenizer"], "measure": label_, "value": r[key]} for r in app_j
+            for key, label_ in (("premium", "premium npi/eng"), ("inside", "share of matches inside a word"))]
+    plots.grouped_bars(bars, x="tokenizer", y="value", color="measure", hline=1.0,
+                       title=f"Added tokens vs merges, Llama-3, K = {KS[-1]:,}").show()
+    by_name = {r["tokenizer"]: r for r in app_j}
+    assert not any(0x0900 <= ord(c) <= 0x097F for line in en for c in line)  # no Devanagari in the English lines
+    assert all(r["english_unchanged"] and r["lossless"] for r in app_j)
+    assert by_name["added tokens, space keep"]["premium"] < by_name["original"]["premium"]
+    for space in added_tokens.SPACE_READINGS:  # single_word drops every match our rule calls inside
+        single = by_name[f"added tokens, space {space}, single_word"]
+        assert single["matches"] == 0 or single["inside"] == 0, space
+else:
+    print("the added-tokens arm needs parallel text (FLORES-200 eng_Latn + npi_Deva); skipped on", corpora.source)
+
+# %% [markdown]
+# ## (g) Across scripts (Table V)
+#
+# Per language, on top of each base: the original premium vs English (FLORES-200 devtest), the
+# floor under the original and under the repaired regex, the share of tokens that begin with a
+# combining mark, and the premium after K merges of R1 and of R2 learned on the language's pool
+# text, filtered by its own script block (`repair.SCRIPT_BLOCKS`; the relaxed App. H filter
+# where the strict one keeps under 95% of the merges, with R2's premium under the strict one beside it). Russian and Greek have no combining marks: R1 and R2
+# must give the same ids there. Every extension must leave the English ids unchanged.
+
+# %%
+if PARALLEL and data.pool_dir():
+    K_X = 300 if SMOKE else 8000
+    wanted = ("hin_Deva", "mal_Mlym", "rus_Cyrl") if SMOKE else cross_script.INDIC + cross_script.CONTROLS
+    langs_x = [x for x in wanted if x in data.pool_languages() and x in data.flores_languages()]
+    train_x = data.load_pool(langs_x, max_chars=200_000 if SMOKE else None)
+    flores_x = data.load_flores([*langs_x, "eng_Latn"])
+    print(f"K = {K_X:,}; training text per language (pool):",
+          ", ".join(f"{x} {sum(len(s.encode()) for s in train_x[x]) / 1e6:.1f} MB" for x in langs_x))
+    table_v = [{"base": name, **row} for name in (["llama3"] if SMOKE else BASES)
+               for row in cross_script.sweep(BASES[name], train_x, flores_x, K_X, n_boot=200 if SMOKE else 1000)]
+    ci = "[{:.3f}, {:.3f}]".format
+    display(plots.table([{**r, "CI": ci(*r["premium_ci"]), "R1 CI": ci(*r["R1_ci"]), "R2 CI": ci(*r["R2_ci"])}
+                         for r in table_v],
+                        columns=["base", "language", "filter", "strict_share", "premium", "CI", "floor",
+                                 "floor_repaired", "mark_initial", "R1_learned", "R1_kept", "R1_premium", "R1 CI",
+                                 "R2_kept", "R2_premium", "R2 CI", "R2_strict_premium", "r1_equals_r2",
+                                 "english_unchanged"]))
+    fig_rows = [{"language": r["language"], "tokenizer": series, "premium": r[key]}
+                for r in table_v if r["base"] == "llama3"
+                for key, series in (("premium", "original"), ("floor", "floor, original regex"),
+                                    ("R1_premium", f"R1, K = {K_X:,}"), ("R2_premium", f"R2, K = {K_X:,}"),
+                                    ("floor_repaired", "floor, repaired regex"))]
+    plots.grouped_bars(fig_rows, x="language", y="premium", color="tokenizer", hline=1.0,
+                       title="Premium vs English on Llama-3 across scripts", x_label=data.LANG_NAMES).show()
+    for r in table_v:
+        assert r["english_unchanged"], r["language"]
+        assert r["R1_premium"] >= r["floor"] - 1e-9 and r["R2_premium"] >= r["floor_repaired"] - 1e-9, r["language"]
+        if r["language"] in cross_script.CONTROLS:  # no marks: the repair changes nothing
+            assert r["r1_equals_r2"] and r["R1_premium"] == r["R2_premium"], r["language"]
+        else:
+            assert not r["r1_equals_r2"] and r["R2_premium"] < r["R1_premium"], r["language"]
+else:
+    print("the cross-script table needs the pool and FLORES-200; skipped on", corpora.source)
+
 
 # %% [markdown]
 # ## (h) Continued pretraining: R0 / R1 / R2

@@ -10,14 +10,23 @@ Scale: a few hundred merges on 2,000 pool lines.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modtok import audit, data, deployed, pretokenize, repair
-from modtok.errors import TokenizerFileError
+from modtok import (
+    added_tokens,
+    audit,
+    cross_script,
+    data,
+    deployed,
+    pretokenize,
+    repair,
+)
+from modtok.errors import DataError, ModtokError, TokenizerFileError
 from modtok.pretokenize import byte_level
 
 K = (60, 300)
@@ -324,3 +333,163 @@ def test_a_mark_aware_deployed_tokenizer(nepali, flores):
     assert [e.ids for e in tok.encode_batch(lines)] == [e.ids for e in base.tokenizer.encode_batch(lines)]
     assert audit.premium_ci(tok, flores["npi_Deva"], flores["eng_Latn"], n_boot=10)[0] < \
         audit.premium_ci(base.tokenizer, flores["npi_Deva"], flores["eng_Latn"], n_boot=10)[0]
+
+
+# --------------------------------------------------------------------------
+# the per-script filter (cross-script sweep)
+
+
+def test_per_script_filter_by_hand():
+    ta, ml, de = "த".encode(), "മ".encode(), "д".encode()  # e0 ae a4, e0 b4 ae, d0 b4
+    tamil, relaxed_ml = repair.BlockFilter.for_script("Taml"), repair.BlockFilter.for_script("Mlym", relaxed=True)
+    assert tamil.keeps(ta) and tamil.keeps(b" " + ta) and not tamil.keeps("क".encode())
+    assert repair.SCRIPT_BLOCKS["Taml"] == (0x0B80, 0x0BFF) and tamil.width == 3
+    # App. H with the word-initial space: ' ' + the lead bytes of മ is a piece; two spaces are not
+    assert relaxed_ml.keeps(b" " + ml[:2]) and not repair.BlockFilter.for_script("Mlym").keeps(b" " + ml[:2])
+    assert not relaxed_ml.keeps(b"  " + ml[:2]) and not relaxed_ml.keeps(b"a" + ml[:2])
+    assert not relaxed_ml.keeps(ta[:2])  # e0 ae: a Tamil lead, no Malayalam character starts so
+    # two-byte blocks: Cyrillic
+    cyrl = repair.BlockFilter.for_script("Cyrl", relaxed=True)
+    assert cyrl.width == 2 and cyrl.keeps(de) and cyrl.keeps(b" " + de[:1]) and not cyrl.keeps("δ".encode())
+    with pytest.raises(DataError, match="no Unicode block for script 'Latn'"):
+        repair.BlockFilter.for_script("Latn")
+    for script, (lo, hi) in repair.SCRIPT_BLOCKS.items():  # each block lies in one UTF-8 length
+        assert len(chr(lo).encode()) == len(chr(hi).encode()), script
+
+
+@pytest.fixture(scope="module")
+def control_and_odia(bases, pool_root, flores_root):
+    """Table V rows on 2,000 pool lines, 300 merges: the Russian control and Odia
+    (Llama-3 has almost no whole Odia characters: the relaxed filter is chosen)."""
+    if "llama3" not in bases:
+        pytest.skip("llama3 tokenizer not installed (pip install modtok[deployed])")
+    langs = ["rus_Cyrl", "ory_Orya"]
+    train = {lang: lines[:TRAIN_LINES] for lang, lines in data.load_pool(langs, root=pool_root).items()}
+    fl = data.load_flores([*langs, "eng_Latn"], root=flores_root)
+    return {r["language"]: r for r in cross_script.sweep(bases["llama3"], train, fl, 300, n_boot=100)}
+
+
+def test_control_language_r1_equals_r2(control_and_odia):
+    """No combining marks in Russian: the repair changes nothing (same merges, same ids)."""
+    ru = control_and_odia["rus_Cyrl"]
+    assert ru["r1_equals_r2"] and ru["english_unchanged"] and ru["filter"] == "strict"
+    assert ru["R1_learned"] == ru["R2_learned"] == 300 and ru["R1_kept"] == ru["R2_kept"]
+    assert ru["R1_premium"] == ru["R2_premium"] < ru["premium"] and math.isnan(ru["R2_strict_premium"])
+
+
+def test_odia_needs_the_relaxed_filter(control_and_odia):
+    od = control_and_odia["ory_Orya"]
+    assert od["filter"] == "relaxed" and od["strict_share"] < 0.1 and od["english_unchanged"]
+    assert not od["r1_equals_r2"]
+    assert od["floor_repaired"] < od["floor"] <= od["R1_premium"] < od["premium"]
+    assert od["R2_premium"] < od["R1_premium"]
+    assert od["R2_strict_premium"] > 0.9 * od["premium"]  # strict keeps next to nothing: near the original
+
+
+# --------------------------------------------------------------------------
+# the added-tokens arm (App. J)
+
+
+def test_inside_word_by_hand():
+    cases = [
+        ("concatenate", 3, 6, (True, True)),     # 'cat' cut out of a word on both sides
+        ("cat", 0, 3, (False, False)),           # the whole line
+        ("a cat.", 1, 5, (False, False)),        # ' cat': the space is not a cut; '.' after
+        ("नेपालको", 0, 5, (False, True)),        # 'नेपाल' + 'को'
+        ("हामीसँग", 3, 7, (True, False)),        # 'ीसँग': a vowel sign after म
+        ("हामीसँग", 0, 3, (False, True)),        # 'हाम' before the vowel sign ी (a mark)
+        ("5नेपाल", 1, 6, (False, False)),        # a digit is neither letter nor mark
+        ("नेपाल।", 0, 5, (False, False)),        # danda (punctuation) after
+    ]
+    for text, s, e, want in cases:
+        assert added_tokens.inside_word(text, s, e) == want, (text, s, e)
+    with pytest.raises(ModtokError, match="outside a text of 3"):
+        added_tokens.inside_word("cat", 2, 5)
+
+
+def _tiny_base():
+    from modtok.bpe.model import BPEModel
+    from modtok.export import to_tokenizer_json
+
+    return repair.Base(to_tokenizer_json(BPEModel([(97, 98)], scheme="llama3")))
+
+
+def test_inside_word_share_by_hand():
+    base = _tiny_base()
+    lines = ["नेपालको नेपाल", "concat cat"]
+    tok = added_tokens.added_tokenizer(base, ["नेपाल", "cat"])
+    # line 0: 'नेपाल' [0, 5) ends inside, [8, 13) whole; line 1: 'cat' [3, 6) starts inside, [7, 10) whole
+    assert added_tokens.matches(tok, lines, base.next_id) == [(0, 0, 5), (0, 8, 13), (1, 3, 6), (1, 7, 10)]
+    assert added_tokens.inside_word_share(tok, lines, base.next_id) == {
+        "matches": 4, "start_inside": 0.25, "end_inside": 0.25, "inside": 0.5}
+    # single_word: HF drops the two matches next to a word character
+    single = added_tokens.added_tokenizer(base, ["नेपाल", "cat"], single_word=True)
+    assert added_tokens.matches(single, lines, base.next_id) == [(0, 8, 13), (1, 7, 10)]
+    assert added_tokens.inside_word_share(single, ["ab"], base.next_id)["matches"] == 0
+
+
+def test_whole_script_strings_by_hand():
+    ka = "क".encode()
+    base = _tiny_base()
+    merges = [(ka[:1], ka[1:2]), (ka[:2], ka[2:]), (b" ", ka), (ka, b"a"), (b" ", ka + b"a"), (ka, ka)]
+    ext = repair.Extension(base, merges, base.regex)
+    # e0a4 is no text, 'कa' and ' कa' hold a Latin letter: left out
+    assert added_tokens.whole_script_strings(ext) == ["क", " क", "कक"]
+    assert added_tokens.whole_script_strings(ext, space="strip") == ["क", "कक"]
+    with pytest.raises(ModtokError, match="unknown space reading"):
+        added_tokens.whole_script_strings(ext, space="both")
+
+
+def test_added_tokens_arm_on_flores(extensions, bases, flores):
+    ext, _ = extensions["llama3", "R2", K[-1]]
+    rows = {r["tokenizer"]: r for r in added_tokens.arm_rows(bases["llama3"], ext, flores["npi_Deva"],
+                                                              flores["eng_Latn"], n_boot=100)}
+    assert all(r["english_unchanged"] and r["lossless"] for r in rows.values())
+    original, default = rows["original"], rows["added tokens, space keep"]
+    assert default["premium"] < original["premium"] and default["matches"] > 1000
+    assert 0 < default["inside"] <= default["start_inside"] + default["end_inside"]
+    # what our inside-word rule flags, HF's single_word (\w on both sides) has dropped
+    for space in added_tokens.SPACE_READINGS:
+        single = rows[f"added tokens, space {space}, single_word"]
+        assert single["inside"] == 0 or single["matches"] == 0, space
+        assert single["matches"] < rows[f"added tokens, space {space}"]["matches"]
+    # a string with its leading space follows a word's last letter: single_word keeps almost none
+    assert rows["added tokens, space keep, single_word"]["matches"] < rows["added tokens, space strip, single_word"]["matches"]
+
+
+@pytest.fixture(scope="module")
+def odia_relaxed(bases, pool_root):
+    """Llama-3 R2 + 300 Odia merges under the relaxed filter (byte pieces kept)."""
+    if "llama3" not in bases:
+        pytest.skip("llama3 tokenizer not installed (pip install modtok[deployed])")
+    base = bases["llama3"]
+    lines = data.load_pool(["ory_Orya"], root=pool_root)["ory_Orya"][:TRAIN_LINES]
+    ext = repair.extend(base, repair.count_words(base, lines, repair.arm_pattern(base.regex, "R2")), 300, "R2",
+                        keep=repair.BlockFilter.for_script("Orya", relaxed=True))
+    assert any(not repair.BlockFilter.for_script("Orya").keeps(a + b) for a, b in ext.merges)  # pieces were kept
+    return ext.tokenizer()
+
+
+# below U+0800 a character is 1 or 2 bytes: no e0 lead byte and never two continuation
+# bytes in a row, so no byte piece of a 3-byte block character can occur
+_BELOW_0800 = st.text(st.characters(max_codepoint=0x7FF, exclude_categories=("Mn", "Mc", "Me", "Cs")), max_size=40)
+
+
+@given(_BELOW_0800)
+def test_relaxed_filter_leaves_one_and_two_byte_text_alone(odia_relaxed, bases, text):
+    assert odia_relaxed.encode(text).ids == bases["llama3"].tokenizer.encode(text).ids
+
+
+@pytest.fixture(scope="module")
+def added(extensions, bases):
+    ext, _ = extensions["llama3", "R2", K[-1]]
+    return {(space, sw): added_tokens.added_tokenizer(bases["llama3"], added_tokens.whole_script_strings(ext, space=space), sw)
+            for space in added_tokens.SPACE_READINGS for sw in (False, True)}
+
+
+@given(_NO_DEVA)
+def test_added_tokens_leave_text_without_devanagari_alone(added, bases, text):
+    """Every added string holds Devanagari, so no match can occur elsewhere."""
+    want = bases["llama3"].tokenizer.encode(text).ids
+    for key, tok in added.items():
+        assert tok.encode(text).ids == want, key
