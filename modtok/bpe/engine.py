@@ -155,11 +155,13 @@ class Engine:
         self._tcnt = np.zeros(0, np.int64)
         self._tlc = np.zeros((0, L), np.int64)
         self._ensure(capacity - 1)
-        # Room for every initial occurrence (one node per adjacent position), and for few
-        # pairs: the distinct pairs are far fewer than positions (4,130 of 1.9M on bench8),
-        # the arrays grow on demand, and oversized pair rows cost every later regrowth.
+        # Room for few pairs (the distinct pairs are far fewer than positions: 4,130 of
+        # 1.9M on bench8; the arrays grow on demand, and oversized rows cost every later
+        # regrowth) and for 3 nodes per adjacent position: one each now, and a merge adds
+        # at most two per occurrence it rewrites (bench8 adds 1.4 per position). np.zeros
+        # maps untouched pages lazily, so the headroom costs memory only once used.
         positions = int(self._words.wlen.sum()) - W
-        pairs = K.new_pairs(4096, positions, L, pair_counts_per_language)
+        pairs = K.new_pairs(4096, 3 * positions, L, pair_counts_per_language)
         self._pairs = K.init_counts(self._words, self._rank, self._tcnt, self._tlc, pairs)
 
     @classmethod
