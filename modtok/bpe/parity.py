@@ -65,7 +65,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -377,27 +377,24 @@ def train(
     # Window: the last w parity-phase choices; the reference divides by L + 1
     # when J > 0 (its language columns then include the concatenation column).
     recent: deque[int] = deque(maxlen=window)
-    in_window = np.zeros(len(langs), np.int64)
+    in_window = [0] * len(langs)
     denom = len(langs) + (1 if compat and hybrid > 0 else 0)
 
-    def ranked() -> Iterator[int]:
-        """Language indices, most deserving first (ties: lowest index), lazily: the
-        first is nearly always taken, so the full order is only sorted when it is not."""
+    def most_deserving(exhausted: list[bool]) -> int | None:
+        """The language to merge for: highest dev cost (ratio mode: lowest adjusted
+        compression), ties to the lowest index, skipping exhausted languages and, in the
+        window variant, capped ones; None when every language is ruled out. (Plain
+        Python: on a few languages it is faster than numpy, and it runs every merge.)"""
         if ratio is not None:
-            key = (train0 / train_len) / ratio  # compression / normalised ratio: lowest first
+            key = ((train0 / train_len) / ratio).tolist()  # compression / normalised ratio: lowest first
         else:
-            key = -dev_len  # dev cost: highest first
-        capped = np.zeros(len(langs), bool)
+            key = [-n for n in dev_len.tolist()]  # dev cost: highest first
+        open_ = [l for l in range(len(langs)) if not exhausted[l]]
         if variant == "window":
-            capped = in_window / window > alpha / denom
-            if capped.all():  # every language capped (alpha < 1): no cap this step
-                capped[:] = False
-            key = np.where(capped, np.inf, key)
-        top = int(np.argmin(key))  # the first minimum: the lowest index on ties
-        yield top
-        for l in np.argsort(key, kind="stable"):
-            if l != top and not capped[l]:
-                yield int(l)
+            capped = [n / window > alpha / denom for n in in_window]
+            if not all(capped):  # every language capped (alpha < 1): no cap this step
+                open_ = [l for l in open_ if not capped[l]]
+        return min(open_, key=key.__getitem__) if open_ else None  # min: the first, lowest index
 
     t1 = time.perf_counter()
     choices: list[int] = []
@@ -410,24 +407,26 @@ def train(
     learned = 0
     # Languages whose best pair is below min_frequency stay so while every merge makes a
     # new token: a new pair (x, c) occurs at most as often as the merged pair did. A merge
-    # into an existing token (two paths to one string) can break that, so it clears the set.
-    exhausted: set[int] = set()
+    # into an existing token (two paths to one string) can break that, so it clears them.
+    exhausted = [False] * len(langs)
     while learned < budget:
         classical = variant == "classical" or len(choices) < hybrid
-        candidates = [GLOBAL] if classical else ranked()
-        if on_exhausted == "stop":
-            candidates = [next(iter(candidates))]
-        chosen = pair = None
-        for l in candidates:
-            if l in exhausted:
-                continue
-            top = pairs.best(None if l == GLOBAL else langs[l])
+        chosen = pair = last = None
+        if classical:
+            top, last = pairs.best(None), GLOBAL
             if top is not None and top[2] >= min_frequency:
-                chosen, pair = l, top
-                break
-            exhausted.add(l)
+                chosen, pair = GLOBAL, top
+        else:
+            while (l := most_deserving(exhausted)) is not None:
+                top = pairs.best(langs[l])
+                if top is not None and top[2] >= min_frequency:
+                    chosen, pair = l, top
+                    break
+                if on_exhausted == "stop":  # the reference: the run ends here
+                    last = l
+                    break
+                exhausted[l] = True  # "skip": the next language in cost order
         if pair is None:
-            last = candidates[0] if classical or on_exhausted == "stop" else None
             who = ("the concatenation" if last == GLOBAL else "any language" if last is None
                    else f"language {langs[last]!r}")
             stop_message = f"no pair has frequency >= {min_frequency} in {who} after {len(choices)} merges"
@@ -442,7 +441,7 @@ def train(
             pairs.added()
             learned += 1 if compat else len(model) - size
             if len(model) == size:
-                exhausted.clear()
+                exhausted = [False] * len(langs)
             choices.append(chosen)
             if not classical:
                 if len(recent) == window:
@@ -451,7 +450,7 @@ def train(
                 in_window[chosen] += 1
         else:  # a pair re-formed through a duplicate string: apply its merge again
             c = model.results[model.ranks[(a, b)]]
-            exhausted.clear()
+            exhausted = [False] * len(langs)
         engine.merge(a, b, c)
         if ratio is not None:  # only ratio mode chooses by the training cost
             train_len = totals()
