@@ -385,16 +385,16 @@ def train(
         compression), ties to the lowest index, skipping exhausted languages and, in the
         window variant, capped ones; None when every language is ruled out. (Plain
         Python: on a few languages it is faster than numpy, and it runs every merge.)"""
-        if ratio is not None:
-            key = ((train0 / train_len) / ratio).tolist()  # compression / normalised ratio: lowest first
-        else:
-            key = [-n for n in dev_len.tolist()]  # dev cost: highest first
+        if ratio is not None:  # compression / normalised ratio, lowest first
+            key = [-x for x in ((train0 / train_len) / ratio).tolist()]
+        else:  # dev cost, highest first
+            key = dev_len.tolist()
         open_ = [l for l in range(len(langs)) if not exhausted[l]]
         if variant == "window":
             capped = [n / window > alpha / denom for n in in_window]
             if not all(capped):  # every language capped (alpha < 1): no cap this step
                 open_ = [l for l in open_ if not capped[l]]
-        return min(open_, key=key.__getitem__) if open_ else None  # min: the first, lowest index
+        return max(open_, key=key.__getitem__) if open_ else None  # max: the first, lowest index
 
     t1 = time.perf_counter()
     choices: list[int] = []
