@@ -196,9 +196,14 @@ print(f"base vs classical: Gini {classical['Gini ↓']:.4f} -> {base['Gini ↓']
 # %%
 # The paper's claim: much less Gini at almost the same global compression. On FLORES-200
 # devtest at full size we check >= 60% less Gini; the global-compression cost we measure is
-# larger than the paper's "within 2%" (about -7% here: 16 languages share 32k tokens and
-# each has <= 1.4M training characters, so every merge moved to a costly language is one
-# a dominant language misses) -- we guard it at 10% and print where it stands.
+# larger than the paper's "within 2%" -- we guard it at 10% and print where it stands.
+# Measured (2026-12-01, this unbalanced mixture, base vs classical on devtest): 16 languages
+# at 32k -93% Gini / -7.3% global compression, 64k -92% / -8.8%, 128k -32% / -1.8%; without
+# vie, npi, sin and rus (12 languages, 1.7x the text each) 64k -93% / -8.4%, 96k -78% / -6.3%,
+# 128k -42% / -2.4%. Base parity equalises the dev cost almost exactly (Gini 0.005, the paper
+# 0.011-0.019), and the languages that were cheap under classical BPE (English, the Devanagari
+# trio) pay up to +30% tokens for it; where the cost falls near 2%, at 128k, the low-resource
+# languages have run out of pairs seen twice and the Gini cut is gone with it.
 # Smoke sizes (2k vocabulary) and the wordfreq default (no parallel text) get looser bounds.
 full_claim = corpora.parallel_eval and not SMOKE
 assert gini_cut >= (0.6 if full_claim else 0.3), gini_cut
