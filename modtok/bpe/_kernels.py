@@ -8,12 +8,14 @@ merge and a new field touches only the tuple, :func:`new_pairs` and
   ``sym[wstart[w] : wstart[w] + wlen[w]]`` are the current symbols of word ``w``
   (compacted in place by each merge), ``wcnt[w]`` its total count, ``wlc[w, l]``
   its count in language ``l``, ``wsole[w]`` the one language it occurs in (-1 if
-  several or none: most words belong to one language, and then a per-language
+  several, -2 if none: most words belong to one language, and then a per-language
   update touches one column instead of L), ``visit[w]`` the stamp of the last merge that
   rewrote it, ``ntok[l]`` the number of tokens of language ``l`` in the current
   segmentation (``ntok[L]``: all languages); ``wtr[w, t]`` / ``ntr[t]``: counts
   and token totals of *tracked* columns, segmented like the rest but never in a
-  statistic (parity-aware BPE's dev set: a word only there has ``wcnt`` 0).
+  statistic (parity-aware BPE's dev set: a word only there has ``wcnt`` 0), and
+  ``wtsole[w]`` the one tracked column it has a count in (-1 several, -2 none: a
+  training word then never loads its tracked row).
 
 :class:`Pairs` — pair statistics:
   - an open-addressing hash table ``hkeys/hvals`` maps ``(a << 32) | b`` to a
@@ -23,7 +25,9 @@ merge and a new field touches only the tuple, :func:`new_pairs` and
     merge of it can create;
   - occurrences: singly linked lists ``phead[pid] -> node``, ``nword[node]``,
     ``nnext[node]``: the words that held the pair when it was counted or created
-    (stale entries are skipped at merge time, duplicates via ``visit``);
+    (stale entries are skipped at merge time, duplicates via ``visit``; a word
+    is not listed twice in a row, which drops the duplicates of one word's
+    repeated pair: 22% of the node visits on bench8);
     ``tstamp[pid]``: the last merge that touched the pair;
   - heaps: binary max-heaps over ``(count, -tie)`` with ``tie = rank[a] << 32 |
     rank[b]``, one column per heap: ``gc/gt/gp[:, 0]`` the heap of total
@@ -58,7 +62,7 @@ KEY_SHIFT = 32
 _EMPTY = -1
 _GOLDEN = np.uint64(11400714819323198485)
 
-Words = namedtuple("Words", ["sym", "wstart", "wlen", "wcnt", "wlc", "wsole", "visit", "ntok", "wtr", "ntr"])
+Words = namedtuple("Words", ["sym", "wstart", "wlen", "wcnt", "wlc", "wsole", "visit", "ntok", "wtr", "wtsole", "ntr"])
 Pairs = namedtuple("Pairs", [
     "hkeys", "hvals",
     "pa", "pb", "pcnt", "plc", "pocc", "phead", "tstamp",
@@ -367,7 +371,7 @@ def _new_pair(h, key, x, y, hkeys, hvals, pa, pb, meta):
 @njit(cache=True)
 def init_counts(wd, rank, tcnt, tlc, st):
     """Count every adjacent pair and every token; fill the occurrence lists and the heaps."""
-    sym, wstart, wlen, wcnt, wlc, wsole, visit, ntok, wtr, ntr = wd
+    sym, wstart, wlen, wcnt, wlc, wsole, visit, ntok, wtr, wtsole, ntr = wd
     hkeys, hvals, pa, pb, pcnt, plc, pocc = st.hkeys, st.hvals, st.pa, st.pb, st.pcnt, st.plc, st.pocc
     phead, nword, nnext, meta = st.phead, st.nword, st.nnext, st.meta
     nl = plc.shape[1]
@@ -407,11 +411,13 @@ def init_counts(wd, rank, tcnt, tlc, st):
                 for l in range(nl):
                     plc[pid, l] += wlc[w, l]
             pocc[pid] += 1
-            node = meta[1]  # w joins pid's occurrence list
-            meta[1] += 1
-            nword[node] = w
-            nnext[node] = phead[pid]
-            phead[pid] = node
+            head = phead[pid]
+            if head < 0 or nword[head] != w:  # w joins pid's occurrence list (once)
+                node = meta[1]
+                meta[1] += 1
+                nword[node] = w
+                nnext[node] = head
+                phead[pid] = node
     npairs = meta[0]
     lneed = 1  # exact heaps: one entry per pair live in the row
     for l in range(nl):
@@ -438,7 +444,7 @@ def merge(pid, c, wd, rank, tcnt, tlc, st):
     new, nodes = _room(st, pid, tcnt.shape[0])
     if not _fits(st, st.meta[0] + new, st.meta[1] + nodes, st.gsize[0] + new, _lmax(st) + new):
         return -1
-    sym, wstart, wlen, wcnt, wlc, wsole, visit, ntok, wtr, ntr = wd
+    sym, wstart, wlen, wcnt, wlc, wsole, visit, ntok, wtr, wtsole, ntr = wd
     hkeys, hvals, pa, pb, pcnt, plc, pocc = st.hkeys, st.hvals, st.pa, st.pb, st.pcnt, st.plc, st.pocc
     phead, tstamp, nword, nnext, meta = st.phead, st.tstamp, st.nword, st.nnext, st.meta
     nl = plc.shape[1]
@@ -495,11 +501,13 @@ def merge(pid, c, wd, rank, tcnt, tlc, st):
                             for l in range(nl):
                                 plc[q, l] += d * wlc[w, l]
                     if d > 0:
-                        node_q = meta[1]  # w joins q's occurrence list
-                        meta[1] += 1
-                        nword[node_q] = w
-                        nnext[node_q] = phead[q]
-                        phead[q] = node_q
+                        head = phead[q]
+                        if head < 0 or nword[head] != w:  # w joins q's occurrence list (once)
+                            node_q = meta[1]
+                            meta[1] += 1
+                            nword[node_q] = w
+                            nnext[node_q] = head
+                            phead[q] = node_q
                         if tstamp[q] != stamp:
                             tstamp[q] = stamp
                             touched[ntouched] = q
@@ -514,20 +522,30 @@ def merge(pid, c, wd, rank, tcnt, tlc, st):
                 i += 1
         if occ > 0:
             wlen[w] = j
-            for t in range(wtr.shape[1]):
-                ntr[t] -= occ * wtr[w, t]
+            ts = wtsole[w]
+            if ts >= 0:
+                ntr[ts] -= occ * wtr[w, ts]
+            elif ts == -1:
+                for t in range(wtr.shape[1]):
+                    ntr[t] -= occ * wtr[w, t]
             k = occ * cw
             merged += k
             ntok[L] -= k
             tcnt[a] -= k
             tcnt[b] -= k
             tcnt[c] += k
-            for l in range(L) if sole < 0 else range(sole, sole + 1):
-                kl = occ * wlc[w, l]
-                ntok[l] -= kl
-                tlc[a, l] -= kl
-                tlc[b, l] -= kl
-                tlc[c, l] += kl
+            if sole >= 0:  # then wlc[w, sole] == cw
+                ntok[sole] -= k
+                tlc[a, sole] -= k
+                tlc[b, sole] -= k
+                tlc[c, sole] += k
+            else:
+                for l in range(L):
+                    kl = occ * wlc[w, l]
+                    ntok[l] -= kl
+                    tlc[a, l] -= kl
+                    tlc[b, l] -= kl
+                    tlc[c, l] += kl
     pcnt[pid] = 0
     pocc[pid] = 0
     for l in range(nl):

@@ -50,6 +50,19 @@ def byte_ranks() -> np.ndarray:
     return rank
 
 
+def _sole_column(counts: np.ndarray) -> np.ndarray:
+    """Per row: the one column with a non-zero count, -1 if several, -2 if none.
+
+    >>> _sole_column(np.array([[0, 3], [1, 2], [0, 0]])).tolist()
+    [1, -1, -2]
+    """
+    if counts.shape[1] == 0:
+        return np.full(counts.shape[0], -2, np.int64)
+    present = counts != 0
+    n = present.sum(axis=1)
+    return np.where(n == 1, present.argmax(axis=1), np.where(n == 0, -2, -1)).astype(np.int64)
+
+
 def words_from_counts(
     counts_by_lang: Mapping[str, Counter],
 ) -> tuple[list[str], list[bytes], np.ndarray]:
@@ -123,8 +136,7 @@ class Engine:
         if tracked.ndim != 2 or tracked.shape[0] != W:
             raise ValueError(f"tracked counts must have shape ({W}, D), got {tracked.shape}")
         lens = np.fromiter(map(len, words), np.int64, W)
-        present = counts != 0
-        sole = np.where(present.sum(axis=1) == 1, present.argmax(axis=1), -1).astype(np.int64)
+        sole, tracked_sole = _sole_column(counts), _sole_column(tracked)
         wstart = np.zeros(W, np.int64)
         if W > 1:
             np.cumsum(lens[:-1], out=wstart[1:])
@@ -138,6 +150,7 @@ class Engine:
             visit=np.zeros(W, np.int64),
             ntok=np.zeros(L + 1, np.int64),
             wtr=tracked,
+            wtsole=tracked_sole,
             ntr=np.zeros(tracked.shape[1], np.int64),
         )
         capacity = max(capacity, 256, max(results, default=0) + 1)
@@ -212,6 +225,8 @@ class Engine:
         in tie-break order, so a policy can apply a tie-break of its own; [] if none."""
         col = self._lang(lang, pairs=True)
         pids = K.ties(self._pairs, self._rank, col)
+        if len(pids) == 1:  # the common case, once per merge of a policy that breaks ties itself
+            return [self._pair(pids[0])]
         return sorted((self._pair(p) for p in pids), key=lambda ab: (self._rank[ab[0]], self._rank[ab[1]]))
 
     def _pid(self, a: int, b: int) -> int:

@@ -380,21 +380,20 @@ def train(
     in_window = [0] * len(langs)
     denom = len(langs) + (1 if compat and hybrid > 0 else 0)
 
-    def most_deserving(exhausted: list[bool]) -> int | None:
-        """The language to merge for: highest dev cost (ratio mode: lowest adjusted
-        compression), ties to the lowest index, skipping exhausted languages and, in the
-        window variant, capped ones; None when every language is ruled out. (Plain
+    def most_deserving(candidates: list[int]) -> int | None:
+        """The language to merge for among ``candidates`` (the languages not exhausted):
+        highest dev cost (ratio mode: lowest adjusted compression), ties to the lowest
+        index, in the window variant only uncapped ones; None when none is left. (Plain
         Python: on a few languages it is faster than numpy, and it runs every merge.)"""
         if ratio is not None:  # compression / normalised ratio, lowest first
             key = [-x for x in ((train0 / train_len) / ratio).tolist()]
         else:  # dev cost, highest first
             key = dev_len.tolist()
-        open_ = [l for l in range(len(langs)) if not exhausted[l]]
         if variant == "window":
             capped = [n / window > alpha / denom for n in in_window]
             if not all(capped):  # every language capped (alpha < 1): no cap this step
-                open_ = [l for l in open_ if not capped[l]]
-        return max(open_, key=key.__getitem__) if open_ else None  # max: the first, lowest index
+                candidates = [l for l in candidates if not capped[l]]
+        return max(candidates, key=key.__getitem__) if candidates else None  # max: the first, lowest index
 
     t1 = time.perf_counter()
     choices: list[int] = []
@@ -408,7 +407,7 @@ def train(
     # Languages whose best pair is below min_frequency stay so while every merge makes a
     # new token: a new pair (x, c) occurs at most as often as the merged pair did. A merge
     # into an existing token (two paths to one string) can break that, so it clears them.
-    exhausted = [False] * len(langs)
+    open_langs = list(range(len(langs)))  # not exhausted, in index order
     while learned < budget:
         classical = variant == "classical" or len(choices) < hybrid
         chosen = pair = last = None
@@ -417,7 +416,7 @@ def train(
             if top is not None and top[2] >= min_frequency:
                 chosen, pair = GLOBAL, top
         else:
-            while (l := most_deserving(exhausted)) is not None:
+            while (l := most_deserving(open_langs)) is not None:
                 top = pairs.best(langs[l])
                 if top is not None and top[2] >= min_frequency:
                     chosen, pair = l, top
@@ -425,7 +424,7 @@ def train(
                 if on_exhausted == "stop":  # the reference: the run ends here
                     last = l
                     break
-                exhausted[l] = True  # "skip": the next language in cost order
+                open_langs.remove(l)  # "skip": the next language in cost order
         if pair is None:
             who = ("the concatenation" if last == GLOBAL else "any language" if last is None
                    else f"language {langs[last]!r}")
@@ -441,16 +440,16 @@ def train(
             pairs.added()
             learned += 1 if compat else len(model) - size
             if len(model) == size:
-                exhausted = [False] * len(langs)
+                open_langs = list(range(len(langs)))
             choices.append(chosen)
-            if not classical:
+            if variant == "window" and not classical:
                 if len(recent) == window:
                     in_window[recent[0]] -= 1
                 recent.append(chosen)
                 in_window[chosen] += 1
         else:  # a pair re-formed through a duplicate string: apply its merge again
             c = model.results[model.ranks[(a, b)]]
-            exhausted = [False] * len(langs)
+            open_langs = list(range(len(langs)))
         engine.merge(a, b, c)
         if ratio is not None:  # only ratio mode chooses by the training cost
             train_len = totals()
