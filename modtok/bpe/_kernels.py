@@ -412,7 +412,7 @@ def init_counts(wd, rank, tcnt, tlc, st):
                     plc[pid, l] += wlc[w, l]
             pocc[pid] += 1
             head = phead[pid]
-            if head < 0 or nword[head] != w:  # w joins pid's occurrence list (once)
+            if head < 0 or nword[head] != w:  # w joins pid's occurrence list (once; written out, see _new_pair)
                 node = meta[1]
                 meta[1] += 1
                 nword[node] = w
@@ -502,7 +502,7 @@ def merge(pid, c, wd, rank, tcnt, tlc, st):
                                 plc[q, l] += d * wlc[w, l]
                     if d > 0:
                         head = phead[q]
-                        if head < 0 or nword[head] != w:  # w joins q's occurrence list (once)
+                        if head < 0 or nword[head] != w:  # w joins q's list (once; as in init_counts)
                             node_q = meta[1]
                             meta[1] += 1
                             nword[node_q] = w
