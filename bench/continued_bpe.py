@@ -92,7 +92,7 @@ def main() -> None:
                 if budget < 0:
                     break
                 if line.strip():
-                    lines.append(data.nfc(line.rstrip("\n")))
+                    lines.append(line.rstrip("\n"))  # raw, as load_pool reads the pool
     mb = sum(len(x.encode()) for x in lines) / 1e6
     base = repair.Base.load("llama3")
     regex = repair.arm_pattern(base.regex, args.arm)

@@ -466,19 +466,25 @@ def vocab_utilisation_by_tier(
 def parity_summary(tokenizer, parallel: Mapping[str, Iterable[str]], vocab_size: int | None = None,
                    alpha: float = 2.5) -> dict[str, float]:
     """The intrinsic columns of the paper's Table 1 on parallel text, each language
-    encoded once: ``gini`` (of per-language token totals), ``global_compression``
-    (bytes per token, all languages pooled), ``utilisation`` (share of the vocabulary
-    used by the pooled text), ``renyi`` (efficiency at ``alpha``), ``fertility``
-    (tokens per word over the space-delimited languages), ``tokens`` (total)."""
+    encoded once: ``gini`` (of per-language token totals: the cost of the same
+    content, which parity-aware BPE equalises), ``gini_per_byte`` (of tokens per
+    UTF-8 byte, the headline "Tokenizer Fairness Gini" of the paper's evaluation
+    suite, cimeister/tokenizer-analysis-suite, which also charges a script for its
+    bytes per character), ``global_compression`` (bytes per token, all languages
+    pooled), ``utilisation`` (share of the vocabulary used by the pooled text),
+    ``renyi`` (efficiency at ``alpha``), ``fertility`` (tokens per word over the
+    space-delimited languages), ``tokens`` (total)."""
     sides = _aligned(parallel)
     size = vocab_size if vocab_size is not None else vocab_size_of(tokenizer)
-    totals, pooled, nbytes, fert_tokens, fert_words = [], [], 0, 0, 0
+    totals, per_byte, pooled, nbytes, fert_tokens, fert_words = [], [], [], 0, 0, 0
     for lang, lines in sides.items():
         ids = np.fromiter((i for seq in encode_lines(tokenizer, lines) for i in seq), np.int64)
         n = len(ids)
         totals.append(n)
         pooled.append(ids)
-        nbytes += byte_count(lines)
+        lang_bytes = byte_count(lines)
+        per_byte.append(_ratio(n, lang_bytes, f"tokens per byte of {lang}"))
+        nbytes += lang_bytes
         if not written_without_spaces(lang):
             fert_tokens += n
             fert_words += word_count(lines)
@@ -486,6 +492,7 @@ def parity_summary(tokenizer, parallel: Mapping[str, Iterable[str]], vocab_size:
     used = used[used > 0]
     return {
         "gini": gini(totals),
+        "gini_per_byte": gini(per_byte),
         "global_compression": _ratio(nbytes, sum(totals), "global compression rate"),
         "utilisation": _ratio(len(used), size, "vocabulary utilisation"),
         "renyi": renyi_efficiency_from_counts(used, size, alpha),

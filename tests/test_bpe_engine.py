@@ -158,3 +158,45 @@ def test_identical_to_hf_on_real_text_with_ties(pool_root):
     pool = data.load_pool(["eng_Latn", "rus_Cyrl", "npi_Deva"], root=pool_root, max_chars=120_000)
     lines = [line for lines in pool.values() for line in lines]
     assert _our_merges(lines, 1200, "llama3") == _hf_merges(lines, 1200, "llama3")
+
+
+def test_occurrence_lists_grow_while_merging():
+    """Many short lists (a pair per word) and a few long ones: the list chunks outgrow
+    what the engine reserves up front, during counting and during merges, and the engine
+    still answers exactly as the naive reference."""
+    chars = "abcdefghijklmnopqrstuvwxyz0123456789"
+    corpus = {"x": Counter({f"@#{p}{q}": 1 + (ord(p) + ord(q)) % 3 for p in chars for q in chars[:18]}),
+              "y": Counter({f"{q}@#{p}": 2 for p in chars[:12] for q in chars})}
+    eng = Engine.from_counts(corpus, pair_counts_per_language=True)
+    ref = ReferenceEngine(corpus)
+    start = eng._pairs.chunks.shape[0]
+    c = 256
+    for lang in [None, "x", "y"] * 4:
+        assert eng.best_pair(lang) == ref.best_pair(lang)
+        a, b, _ = ref.best_pair(lang)
+        assert eng.merge(a, b, c) == ref.merge(a, b, c)
+        assert eng.pair_counts(lang) == ref.pair_counts(lang) and eng.num_tokens(lang) == ref.num_tokens(lang)
+        c += 1
+    assert eng._pairs.chunks.shape[0] > start  # the growth path ran
+
+
+def test_total_heap_can_be_off():
+    """Without the heap of total counts the per-language answers and every count stay
+    exact; asking for the overall best pair is then an error, not a stale answer."""
+    corpus = _random_corpus(3)
+    off = Engine.from_counts(corpus, pair_counts_per_language=True, total_best=False)
+    on = Engine.from_counts(corpus, pair_counts_per_language=True)
+    c = 256
+    for step in range(30):
+        lang = "xyz"[step % 3]
+        assert off.best_pair(lang) == on.best_pair(lang) and off.tied_pairs(lang) == on.tied_pairs(lang)
+        assert off.pair_counts() == on.pair_counts() and off.pair_counts(lang) == on.pair_counts(lang)
+        a, b, _ = on.best_pair(lang)
+        assert off.merge(a, b, c) == on.merge(a, b, c)
+        c += 1
+    with pytest.raises(ValueError, match="total counts is off"):
+        off.best_pair()
+    on.stop_total_best()
+    with pytest.raises(ValueError, match="total counts is off"):
+        on.tied_pairs()
+    assert on.pair_count(*on.best_pair("x")[:2]) == off.pair_count(*off.best_pair("x")[:2])

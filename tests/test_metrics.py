@@ -274,6 +274,9 @@ def test_parity_summary_on_parallel_text():
     parallel = {"xxx_Latn": ["ab c", "de"], "yyy_Latn": ["abc", "fgh"]}
     s = metrics.parity_summary(Chars(), parallel)
     assert s["gini"] == 0.0 and s["tokens"] == 12
+    assert s["gini_per_byte"] == pytest.approx(metrics.gini([6 / 6, 6 / 6]))  # 6 bytes each side
+    words = metrics.parity_summary(Words(), {"xxx_Latn": ["ab c", "de"], "yyy_Latn": ["abcdefgh", "x"]}, vocab_size=10)
+    assert words["gini_per_byte"] == pytest.approx(metrics.gini([3 / 6, 2 / 9]))  # 3 tokens / 6 bytes, 2 / 9
     assert s["global_compression"] == 12 / 12 and s["fertility"] == 12 / 5
     assert s["utilisation"] == 9 / 27  # a b c d e f g h and the space
     assert metrics.parity_summary(Words(), parallel, vocab_size=10)["gini"] == pytest.approx(0.1)

@@ -95,7 +95,9 @@ class Engine:
     applied to every word first (continued / sequential BPE); ``capacity``: the
     largest token id + 1 expected (grown on demand); ``pair_counts_per_language``:
     also keep ``(pair, language)`` counts and one heap per language, for
-    :meth:`best_pair` ``(lang=...)`` (memory: pairs x languages).
+    :meth:`best_pair` ``(lang=...)`` (memory: pairs x languages); ``total_best``: keep
+    the heap of total counts that :meth:`best_pair` ``()`` reads (a policy that only
+    asks per language turns it off, here or later with :meth:`stop_total_best`).
 
     The public surface is what a policy needs: :meth:`best_pair`,
     :meth:`tied_pairs`, :meth:`pair_count`, :meth:`pair_counts`,
@@ -119,6 +121,7 @@ class Engine:
         rank: np.ndarray | None = None,
         capacity: int = 1024,
         pair_counts_per_language: bool = False,
+        total_best: bool = True,
         tracked: np.ndarray | None = None,
     ):
         counts = np.ascontiguousarray(counts, dtype=np.int64)
@@ -170,11 +173,11 @@ class Engine:
         self._ensure(capacity - 1)
         # Room for few pairs (the distinct pairs are far fewer than positions: 4,130 of
         # 1.9M on bench8; the arrays grow on demand, and oversized rows cost every later
-        # regrowth) and for 3 nodes per adjacent position: one each now, and a merge adds
-        # at most two per occurrence it rewrites (bench8 adds 1.4 per position). np.zeros
+        # regrowth) and for a list chunk per 4 adjacent positions (bench8 ends its 4,000
+        # merges with 446k chunks for 1.9M positions; more are grown on demand). np.zeros
         # maps untouched pages lazily, so the headroom costs memory only once used.
         positions = int(self._words.wlen.sum()) - W
-        pairs = K.new_pairs(4096, 3 * positions, L, pair_counts_per_language)
+        pairs = K.new_pairs(4096, positions // 4, L, pair_counts_per_language, total_best)
         self._pairs = K.init_counts(self._words, self._rank, self._tcnt, self._tlc, pairs)
 
     @classmethod
@@ -206,6 +209,13 @@ class Engine:
             raise ValueError("per-language pair counts are off (pass pair_counts_per_language=True)")
         return col
 
+    def _heap(self, lang: str | None) -> int:
+        """The heap that :meth:`best_pair` / :meth:`tied_pairs` read for ``lang``."""
+        col = self._lang(lang, pairs=True)
+        if col < 0 and not self._pairs.meta[3]:
+            raise ValueError("the heap of total counts is off (total_best=False or stop_total_best())")
+        return col
+
     def _pair(self, pid: int) -> tuple[int, int]:
         return int(self._pairs.pa[pid]), int(self._pairs.pb[pid])
 
@@ -213,7 +223,7 @@ class Engine:
         """``(a, b, count)`` of the most frequent pair overall, or in language ``lang``
         (``count`` is then the count in ``lang``); None when no pair is left.
         Ties: the smallest ``(rank[a], rank[b])`` (module docstring)."""
-        col = self._lang(lang, pairs=True)
+        col = self._heap(lang)
         pid = K.best(self._pairs, self._rank, col)
         if pid < 0:
             return None
@@ -223,7 +233,7 @@ class Engine:
     def tied_pairs(self, lang: str | None = None) -> list[tuple[int, int]]:
         """Every pair whose count (overall, or in ``lang``) equals the current maximum,
         in tie-break order, so a policy can apply a tie-break of its own; [] if none."""
-        col = self._lang(lang, pairs=True)
+        col = self._heap(lang)
         pids = K.ties(self._pairs, self._rank, col)
         if len(pids) == 1:  # the common case, once per merge of a policy that breaks ties itself
             return [self._pair(pids[0])]
@@ -281,6 +291,12 @@ class Engine:
         wd = self._words
         s = wd.wstart[w]
         return wd.sym[s : s + wd.wlen[w]].tolist()
+
+    def stop_total_best(self) -> None:
+        """Stop keeping the heap of total counts: :meth:`best_pair` and
+        :meth:`tied_pairs` then answer per language only (for good: the heap is not
+        rebuilt). Pair and token counts stay exact."""
+        self._pairs.meta[3] = 0
 
     # ---- the one mutation
     def _ensure(self, c: int) -> None:

@@ -357,7 +357,7 @@ def train(
     # the words of both in one pass and the dev set is never re-encoded.
     engine = Engine.from_counts(
         train_counts, merges=model.merges, results=model.results, capacity=cap,
-        pair_counts_per_language=True,
+        pair_counts_per_language=True, total_best=variant == "classical" or hybrid > 0,
         tracked=None if dev_counts is None else {lang: dev_counts.get(lang, Counter()) for lang in langs},
     )
     pairs = _Pairs(engine, model, compat)
@@ -410,6 +410,8 @@ def train(
     open_langs = list(range(len(langs)))  # not exhausted, in index order
     while learned < budget:
         classical = variant == "classical" or len(choices) < hybrid
+        if not classical and len(choices) == hybrid > 0:  # the hybrid phase is over
+            engine.stop_total_best()
         chosen = pair = last = None
         if classical:
             top, last = pairs.best(None), GLOBAL
