@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from modtok.pretokenize import pattern
+from modtok.text.pretokenize import pattern
 
 
 def hf_pretoken_counts(corpus: Mapping[str, Iterable[str]], scheme: str) -> dict[str, Counter]:

@@ -24,8 +24,8 @@ import argparse
 import statistics
 import time
 
-from modtok import data
 from modtok import mixture as mx
+from modtok.text import data
 
 
 def main() -> None:

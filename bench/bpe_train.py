@@ -26,13 +26,13 @@ import time
 
 import numpy as np
 
-from modtok import data
-from modtok.baselines import train_hf_bpe
+from modtok.artifacts.baselines import train_hf_bpe
 from modtok.bpe import standard
 from modtok.bpe.concat import concatenate
+from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.sequential import train_sequential
-from modtok.export import hf_tokenizer
-from modtok.pretokenize import count_by_language, count_pretokens
+from modtok.text import data
+from modtok.text.pretokenize import count_by_language, count_pretokens
 
 
 def hf_train(lines, vocab_size, scheme):

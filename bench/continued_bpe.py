@@ -6,9 +6,9 @@
 Both learn K merges on the same Nepali text (pool ``npi_Deva``, plus the first
 ``--extra-mb`` MB of ``extra/npi_Deva.large.txt``), from the lines:
 
-- **modtok**: pre-token counts (:func:`modtok.repair.count_words`), the engine
+- **modtok**: pre-token counts (:func:`modtok.bpe.repair.count_words`), the engine
   segments each word with Llama-3's merges in private ids, K merges
-  (:func:`modtok.repair.learn`);
+  (:func:`modtok.bpe.repair.learn`);
 - **HF private-use** (the paper's method, after Purason et al.): the same
   counts, each word segmented with Llama-3 itself (``model.tokenize``), every
   base token mapped to a private-use code point, HF ``BpeTrainer`` on those
@@ -30,8 +30,10 @@ import statistics
 import time
 from pathlib import Path
 
-from modtok import audit, data, repair
-from modtok.pretokenize import byte_level
+from modtok.bpe import repair
+from modtok.evaluation import audit
+from modtok.text import data
+from modtok.text.pretokenize import byte_level
 
 HERE = Path(__file__).resolve().parents[2]
 

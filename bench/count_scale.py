@@ -14,7 +14,7 @@ A manifest ``{lang: ["<dir>/<lang>.*.jsonl.zst"]}`` lists it.
 
 Three runs, each in a fresh subprocess, interleaved (A B C A B C ...):
 
-- ``single``: ``modtok.counts.count_corpora`` in one process (streaming);
+- ``single``: ``modtok.text.counts.count_corpora`` in one process (streaming);
 - ``dask2``:  the same on a ``LocalCluster`` of 2 worker processes (1 thread each),
   one task per shard, Counters summed in a tree on the workers;
 - ``hf``:     the peer: the same streamed units through HF tokenizers'
@@ -55,7 +55,7 @@ def build(directory: Path, pool: str, gb: float) -> Path:
     """Write the shards and manifests (once); return the full manifest's path."""
     import zstandard
 
-    from modtok import data
+    from modtok.text import data
 
     manifest = directory / "manifest.json"
     stamp = directory / "built.json"
@@ -134,8 +134,8 @@ def _cpu_seconds() -> float:
 
 def run_one(kind: str, manifest: str, scheme: str) -> dict:
     """One measured run (in this process); returns seconds, text MB, peak RSS, digest."""
-    from modtok.corpus import open_corpus
-    from modtok.counts import count_corpora, local_client
+    from modtok.text.corpus import open_corpus
+    from modtok.text.counts import count_corpora, local_client
 
     corpora = open_corpus(manifest)
     cpu0 = _cpu_seconds()

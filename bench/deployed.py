@@ -20,8 +20,9 @@ from pathlib import Path
 
 import tiktoken
 
-from modtok import data, deployed
-from modtok.pretokenize import pattern
+from modtok.artifacts import deployed
+from modtok.text import data
+from modtok.text.pretokenize import pattern
 
 # The upstream cl100k regex (tiktoken_ext/openai_public.py); the others equal modtok's / the package's.
 CL100K = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""

@@ -22,10 +22,10 @@ import time
 import numpy as np
 import torch
 
-from modtok.data import is_smoke
 from modtok.lm.infer import slice_vocab
 from modtok.lm.model import LM, LMConfig
 from modtok.lm.train import autocast, default_device
+from modtok.text.data import is_smoke
 
 
 def timed_forward(model, idx, repeats, device):

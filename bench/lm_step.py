@@ -35,7 +35,6 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from modtok.data import is_smoke
 from modtok.lm.batches import Batch
 from modtok.lm.loss import masked_full_cross_entropy
 from modtok.lm.model import LM, LMConfig
@@ -48,6 +47,7 @@ from modtok.lm.train import (
     default_device,
     make_optimizer,
 )
+from modtok.text.data import is_smoke
 
 
 def sync(device):

@@ -37,12 +37,12 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from modtok.data import is_smoke
 from modtok.lm.batches import BatchSource, lm_vocab_size
 from modtok.lm.model import LMConfig
 from modtok.lm.offload import device_bytes
 from modtok.lm.sampling import SubtokenizerSampler, samp_sub
 from modtok.lm.train import TrainConfig, _setup, _train_step, default_device, lr_at
+from modtok.text.data import is_smoke
 
 
 class SyntheticTokenizer:

@@ -118,7 +118,7 @@ def part_a(args) -> None:
 
 def part_b(args, pool: Path, flores: Path) -> None:
     from modtok.bpe import parity, standard
-    from modtok.data import read_lines
+    from modtok.text.data import read_lines
 
     train = {lang: prefix_lines(pool / f"{lang}.txt", 1_000_000) for lang in LANGS}
     dev = {lang: read_lines(flores / "dev" / f"{lang}.dev") for lang in LANGS}

@@ -18,8 +18,8 @@ import time
 
 from _peers import hf_pretoken_counts  # bench/ is on sys.path when a bench runs
 
-from modtok import data
-from modtok.pretokenize import count_pretokens
+from modtok.text import data
+from modtok.text.pretokenize import count_pretokens
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from modtok import data
+from modtok.text import data
 from modtok.unigram import lattice
 from modtok.unigram.merge import merge_unigram
 from modtok.unigram.train import train_unigram

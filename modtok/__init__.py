@@ -2,11 +2,11 @@
 
 The package is small on purpose; each module holds one idea:
 
-- :mod:`modtok.data`        corpora (FLORES-200, plain-text pools, wordfreq default)
-- :mod:`modtok.pretokenize` named split regexes, byte-level alphabet, pre-token counts
-- :mod:`modtok.metrics`     NSL, tokens/char, fertility, premium, Gini, Rényi efficiency
-- :mod:`modtok.baselines`   HF-tokenizers BPE and sentencepiece Unigram baselines
-- :mod:`modtok.deployed`    deployed tokenizers (Llama-3, Qwen, cl100k, o200k) offline
+- :mod:`modtok.text.data`        corpora (FLORES-200, plain-text pools, wordfreq default)
+- :mod:`modtok.text.pretokenize` named split regexes, byte-level alphabet, pre-token counts
+- :mod:`modtok.evaluation.metrics`     NSL, tokens/char, fertility, premium, Gini, Rényi efficiency
+- :mod:`modtok.artifacts.baselines`   HF-tokenizers BPE and sentencepiece Unigram baselines
+- :mod:`modtok.artifacts.deployed`    deployed tokenizers (Llama-3, Qwen, cl100k, o200k) offline
 """
 
 from modtok.errors import (

@@ -74,7 +74,7 @@ class MissingByteFallbackError(TokenizerFileError):
 
 
 class UnknownSchemeError(ModtokError, KeyError):
-    """A pre-tokenizer name that is not in :data:`modtok.pretokenize.SCHEMES`."""
+    """A pre-tokenizer name that is not in :data:`modtok.text.pretokenize.SCHEMES`."""
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return self.args[0]
@@ -145,3 +145,48 @@ class ShardError(DataError):
 
     def __reduce__(self):
         return type(self), (self.path, self.reason)
+
+
+class ConfigError(ModtokError, ValueError):
+    """An option outside its domain, or options that cannot work together (an unknown
+    arm, a Unicode block that spans several UTF-8 lengths, a file mode)."""
+
+
+class UsageError(ModtokError, ValueError):
+    """Arguments that disagree with each other or with the object they are given to
+    (arrays of mismatched shapes, a query the object was built without)."""
+
+
+class ParityConfigError(ConfigError):
+    """Options of parity-aware BPE that cannot work together (J >= merges, alpha <= 0,
+    ratios of the wrong length, unknown variant or mode, ...)."""
+
+
+class MixtureError(ConfigError):
+    """Bad AdaptMix input: μ outside (0, 1], negative ε, shares that are not a
+    distribution, mismatched languages, or a resumed run with other settings."""
+
+
+class MissingDevTextError(DataError):
+    """A training language without dev text to measure it on (AdaptMix's fertility,
+    parity-aware BPE's per-language cost)."""
+
+
+class ParallelCorpusError(DataError, ValueError):
+    """Parallel sides that do not align (different numbers of lines)."""
+
+
+class UnsupportedTokenizerError(ModtokError, TypeError):
+    """An object that metrics cannot encode with (see
+    :func:`modtok.evaluation.metrics.encode_lines`)."""
+
+
+class UnknownTokenizerError(ModtokError, KeyError):
+    """A deployed-tokenizer name that :data:`modtok.artifacts.deployed.DEPLOYED` does not list."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class MissingPackageError(ModtokError, ImportError):
+    """The optional package that ships a deployed tokenizer is not installed."""

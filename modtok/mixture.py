@@ -61,23 +61,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from modtok import metrics
-from modtok.errors import BudgetError, DataError, ModtokError, UnknownLanguageError
+from modtok.errors import (
+    BudgetError,
+    DataError,
+    MissingDevTextError,
+    MixtureError,
+    UnknownLanguageError,
+)
+from modtok.evaluation import metrics
 from modtok.progress import bar as progress_bar
-from modtok.pretokenize import compiled, pattern
+from modtok.text.pretokenize import compiled, pattern
 
 Mixture = dict[str, float]  # language -> share; shares are >= 0 and sum to 1
 
 POLICIES = ("cap", "repeat")
-
-
-class MixtureError(ModtokError, ValueError):
-    """Bad AdaptMix input: μ outside (0, 1], negative ε, shares that are not a
-    distribution, mismatched languages, or a resumed run with other settings."""
-
-
-class MissingDevTextError(DataError):
-    """A language of the mixture has no dev text to measure its fertility on."""
 
 
 # --------------------------------------------------------------------------
@@ -476,7 +473,7 @@ class Trainer:
     ``train(data)`` gets ``{lang: lines}`` (``consumes="lines"``) or
     ``{lang: Counter(pre-token -> count)}`` cut by ``scheme``
     (``consumes="counts"``) and returns a tokenizer that
-    :func:`modtok.metrics.encode_lines` accepts. An adapter is a few lines,
+    :func:`modtok.evaluation.metrics.encode_lines` accepts. An adapter is a few lines,
     e.g. for a counts-based trainer ``f(counts, vocab_size) -> BPEModel``::
 
         Trainer("my-bpe", lambda counts: hf_tokenizer(f(counts, 32000)), "counts", "whitespace")
@@ -499,8 +496,8 @@ class Trainer:
 
 
 def hf_bpe(vocab_size: int, scheme: str = "whitespace") -> Trainer:
-    """Byte-level BPE by HF ``BpeTrainer`` (:func:`modtok.baselines.train_hf_bpe`)."""
-    from modtok import baselines
+    """Byte-level BPE by HF ``BpeTrainer`` (:func:`modtok.artifacts.baselines.train_hf_bpe`)."""
+    from modtok.artifacts import baselines
 
     return Trainer(f"hf-bpe-{vocab_size}", lambda lines: baselines.train_hf_bpe(lines, vocab_size, scheme))
 
@@ -508,7 +505,7 @@ def hf_bpe(vocab_size: int, scheme: str = "whitespace") -> Trainer:
 def modtok_bpe(vocab_size: int, scheme: str = "whitespace") -> Trainer:
     """modtok standard BPE from pre-token counts (:mod:`modtok.bpe.standard`), as an HF tokenizer."""
     from modtok.bpe import standard
-    from modtok.export import hf_tokenizer
+    from modtok.bpe.export import hf_tokenizer
 
     return Trainer(
         f"modtok-bpe-{vocab_size}",
@@ -519,15 +516,15 @@ def modtok_bpe(vocab_size: int, scheme: str = "whitespace") -> Trainer:
 
 
 def sp_unigram(vocab_size: int) -> Trainer:
-    """sentencepiece Unigram with the project's settings (:func:`modtok.baselines.train_sp_unigram`)."""
-    from modtok import baselines
+    """sentencepiece Unigram with the project's settings (:func:`modtok.artifacts.baselines.train_sp_unigram`)."""
+    from modtok.artifacts import baselines
 
     return Trainer(f"sp-unigram-{vocab_size}", lambda lines: baselines.train_sp_unigram(lines, vocab_size))
 
 
 def sp_bpe(vocab_size: int) -> Trainer:
     """sentencepiece BPE, the same settings with ``model_type="bpe"``."""
-    from modtok import baselines
+    from modtok.artifacts import baselines
 
     return Trainer(
         f"sp-bpe-{vocab_size}", lambda lines: baselines.train_sp_unigram(lines, vocab_size, model_type="bpe")
@@ -563,7 +560,7 @@ def pipeline_key(tokenizer) -> tuple[bytes, bytes] | None:
     pipeline" of the ``tokenizers`` documentation), then the post-processor.
     The sum holds when nothing else acts: no added tokens (they are split out
     before normalisation), no post-processor, truncation or padding. Every
-    tokenizer the project trains with HF or exports (:mod:`modtok.export`)
+    tokenizer the project trains with HF or exports (:mod:`modtok.bpe.export`)
     qualifies; deployed ones with special tokens and templates do not.
 
     >>> from tokenizers import Tokenizer, models, pre_tokenizers
@@ -598,7 +595,7 @@ class _DevPieces:
 
     @classmethod
     def of(cls, tokenizer, lines: Mapping[str, Sequence[str]]) -> "_DevPieces":
-        from modtok.audit import pretokens
+        from modtok.evaluation.audit import pretokens
 
         index: dict[str, int] = {}
         ids, counts = {}, {}
@@ -754,7 +751,7 @@ def adaptmix(
     Iteration 0 trains on ``initial`` (default: uniform, i.e. UniMix) and every
     later one on the update of the previous. Languages whose script is written
     without spaces are left out (fertility is undefined there;
-    :func:`modtok.metrics.written_without_spaces`) and listed in
+    :func:`modtok.evaluation.metrics.written_without_spaces`) and listed in
     ``history.excluded``. ``resume`` continues a saved :class:`History` (same
     settings required); ``checkpoint`` (a path) saves the history after every
     iteration. ``keep_tokenizers`` keeps every iteration's tokenizer in memory

@@ -40,7 +40,10 @@ import math
 
 from IPython.display import display
 
-from modtok import baselines, data, deployed, metrics, plots, widgets
+from modtok.artifacts import baselines, deployed
+from modtok.text import data
+from modtok.evaluation import metrics
+from modtok.ui import plots, widgets
 
 plots.setup()
 SMOKE = data.is_smoke()  # MODTOK_SMOKE=1 (CI): small sizes, same code
@@ -57,7 +60,7 @@ print(f"{len(LANGS)} languages, scripts: {sorted({data.script_of(l) for l in LAN
 # ## Reference and joint tokenizers
 #
 # Byte-level BPE trained with HF `tokenizers` on the training text, cut by the
-# whitespace-style pre-tokenizer (`modtok.pretokenize`, scheme `whitespace`).
+# whitespace-style pre-tokenizer (`modtok.text.pretokenize`, scheme `whitespace`).
 # Trained tokenizers are cached, so moving a widget back and forth is cheap.
 
 

@@ -53,13 +53,15 @@ import numpy as np
 import plotly.graph_objects as go
 from IPython.display import HTML, display
 
-from modtok import data, metrics, plots, widgets
+from modtok.text import data
+from modtok.evaluation import metrics
+from modtok.ui import plots, widgets
 from modtok.bpe import standard
 from modtok.bpe.concat import concatenate
 from modtok.bpe.sequential import train_sequential
 from modtok.bpe.tree import describe, explain, label, leaves, trace, walk
-from modtok.export import hf_tokenizer
-from modtok.pretokenize import count_by_language, pretokenize
+from modtok.bpe.export import hf_tokenizer
+from modtok.text.pretokenize import count_by_language, pretokenize
 
 plots.setup()
 T0 = time.time()

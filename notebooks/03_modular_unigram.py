@@ -23,12 +23,13 @@
 import numpy as np
 from IPython.display import HTML, display
 
-from modtok import data, plots
+from modtok.text import data
+from modtok.ui import plots
 from modtok.errors import BudgetError
 from modtok.unigram.extract import RestrictedUnigram, frequency_subvocab
 from modtok.unigram.merge import merge_unigram
 from modtok.unigram.train import train_unigram_per_language
-from modtok.widgets import Panel, budget_slider, language_picker
+from modtok.ui.widgets import Panel, budget_slider, language_picker
 
 plots.setup()
 SMOKE = data.is_smoke()  # MODTOK_SMOKE=1 (CI): small sizes, same code

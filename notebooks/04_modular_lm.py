@@ -45,7 +45,8 @@ import numpy as np
 import torch
 from IPython.display import HTML, display
 
-from modtok import data, plots, widgets
+from modtok.text import data
+from modtok.ui import plots, widgets
 from modtok.bpe.sequential import train_sequential
 from modtok.lm import infer
 from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
@@ -53,7 +54,7 @@ from modtok.errors import SchemeError
 from modtok.lm.model import config
 from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture, mono, samp_full, samp_sub
 from modtok.lm.train import TrainConfig, default_device, read_metrics, train
-from modtok.pretokenize import count_by_language
+from modtok.text.pretokenize import count_by_language
 
 plots.setup()
 SMOKE = data.is_smoke()

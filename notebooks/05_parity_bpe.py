@@ -43,7 +43,9 @@ import time
 import numpy as np
 from IPython.display import HTML, display
 
-from modtok import data, metrics, plots, widgets
+from modtok.text import data
+from modtok.evaluation import metrics
+from modtok.ui import plots, widgets
 from modtok.bpe import parity
 
 plots.setup()
@@ -51,7 +53,7 @@ T0 = time.time()
 SMOKE = data.is_smoke()
 # The mark-aware repair of the Llama-3 pre-tokenizer: the letters-only original cuts
 # Indic words at every combining mark, which puts a floor under those languages' cost
-# that no merge can lower (see modtok.pretokenize); parity-aware BPE would then keep
+# that no merge can lower (see modtok.text.pretokenize); parity-aware BPE would then keep
 # choosing a language it cannot help. Lossless like every modtok scheme.
 SCHEME = "llama3-marks"
 

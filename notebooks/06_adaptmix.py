@@ -48,9 +48,12 @@ import time
 import ipywidgets as W
 from IPython.display import HTML, display
 
-from modtok import data, deployed, metrics, plots, widgets
+from modtok.text import data
+from modtok.artifacts import deployed
+from modtok.evaluation import metrics
+from modtok.ui import plots, widgets
 from modtok import mixture as mx
-from modtok.pretokenize import count_by_language
+from modtok.text.pretokenize import count_by_language
 
 plots.setup()
 T0 = time.time()

@@ -29,19 +29,14 @@ from pathlib import Path
 
 from IPython.display import display
 
-from modtok import (
-    added_tokens,
-    audit,
-    cross_script,
-    data,
-    deployed,
-    metrics,
-    plots,
-    pretokenize,
-    repair,
-)
+from modtok.studies.pretoken_floor import added_tokens, cross_script
+from modtok.evaluation import audit, metrics
+from modtok.text import data, pretokenize
+from modtok.artifacts import deployed
+from modtok.ui import plots
+from modtok.bpe import repair
 from modtok.bpe.tree import label
-from modtok.widgets import Panel, choice
+from modtok.ui.widgets import Panel, choice
 
 plots.setup()
 SMOKE = data.is_smoke()
@@ -202,7 +197,7 @@ assert panel.runs == 3 and panel.result["tokens"] < before
 # `single_word=True` only where no word character touches the match. Two readings of a string:
 # as learned, with its leading space (*space keep*), or the Devanagari alone (*space strip*).
 # A match is *inside a word* where a letter or mark sits on both sides of its start or of its
-# end (`modtok.added_tokens`).
+# end (`modtok.studies.pretoken_floor.added_tokens`).
 
 # %%
 if PARALLEL:
@@ -272,7 +267,7 @@ else:
 # %% [markdown]
 # ## (h) Continued pretraining: R0 / R1 / R2
 #
-# The §VI–VII analog at workspace scale (`modtok.lm.continued`): the base is the project's
+# The §VI–VII analog at workspace scale (`modtok.studies.pretoken_floor.continued_pretraining`): the base is the project's
 # own byte-level BPE with the Llama-3 letters-only regex, trained on English-heavy text (pool
 # English plus 5% Nepali by bytes), and a small GPT pretrained on the same text. Three arms
 # continue from its weights on the SAME Nepali + English lines (75% / 25% by bytes, shuffled
@@ -289,7 +284,7 @@ import shutil
 
 import torch
 
-from modtok.lm import continued
+from modtok.studies.pretoken_floor import continued_pretraining as continued
 from modtok.lm.train import default_device
 
 GPU = default_device().type == "cuda"

@@ -13,8 +13,8 @@ import json
 import pytest
 import torch
 
-from modtok.baselines import train_hf_bpe
-from modtok.modular import ModularTokenizer
+from modtok.artifacts.baselines import train_hf_bpe
+from modtok.artifacts.modular import ModularTokenizer
 
 TOY_CORPUS = {
     "eng_Latn": [

@@ -1,4 +1,4 @@
-"""The pre-token audit (modtok.audit) and ``modtok audit``: hand-derived
+"""The pre-token audit (modtok.evaluation.audit) and ``modtok audit``: hand-derived
 values on toy tokenizers, then the paper's Table III numbers on FLORES."""
 
 from __future__ import annotations
@@ -9,9 +9,12 @@ import numpy as np
 import pytest
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
-from modtok import audit, cli, data, deployed, metrics
+from modtok.artifacts import deployed
+from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.model import BPEModel
-from modtok.export import hf_tokenizer
+from modtok.evaluation import audit, metrics
+from modtok.text import data
+from modtok.ui import cli
 
 NE = "नमस्ते"  # llama3 pre-tokens: 'नमस' '्त' 'े'
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modtok import baselines
+from modtok.artifacts import baselines
 from modtok.errors import BudgetError, DataError
 
 MULTI = {

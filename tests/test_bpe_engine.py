@@ -8,12 +8,12 @@ from collections import Counter
 
 import pytest
 
-from modtok.baselines import train_hf_bpe
+from modtok.artifacts.baselines import train_hf_bpe
 from modtok.bpe import reference, standard
 from modtok.bpe.engine import Engine
 from modtok.bpe.reference import ReferenceEngine, as_dict
 from modtok.errors import BudgetError, UnknownLanguageError
-from modtok.pretokenize import byte_level
+from modtok.text.pretokenize import byte_level
 
 
 def test_hand_oracle_overlaps():
@@ -153,7 +153,7 @@ def test_identical_to_hf_on_tie_free_toy():
 def test_identical_to_hf_on_real_text_with_ties(pool_root):
     """Same pre-token counts -> same merges as HF BpeTrainer, ties included (the tie-break
     reproduces HF's id order); 3 languages, 120k chars each, vocab 1200."""
-    from modtok import data
+    from modtok.text import data
 
     pool = data.load_pool(["eng_Latn", "rus_Cyrl", "npi_Deva"], root=pool_root, max_chars=120_000)
     lines = [line for lines in pool.values() for line in lines]

@@ -7,15 +7,15 @@ from collections import Counter
 
 import pytest
 
-from modtok import data
+from modtok.bpe import standard
 from modtok.bpe.concat import train_concat
 from modtok.bpe.continued import continue_training
+from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.model import BPEModel
 from modtok.bpe.sequential import train_sequential
-from modtok.bpe import standard
 from modtok.errors import BudgetError, MergeListError, UnknownLanguageError
-from modtok.export import hf_tokenizer
-from modtok.pretokenize import count_by_language, count_pretokens
+from modtok.text import data
+from modtok.text.pretokenize import count_by_language, count_pretokens
 
 LANGS = ["eng_Latn", "deu_Latn", "rus_Cyrl", "npi_Deva"]
 

@@ -11,7 +11,17 @@ from hypothesis import strategies as st
 from modtok.bpe import standard
 from modtok.bpe.concat import train_concat
 from modtok.bpe.model import BPEModel
-from modtok.bpe.tree import blocking_merge, describe, explain, label, leaves, merge_origins, missing_merge, trace, walk
+from modtok.bpe.tree import (
+    blocking_merge,
+    describe,
+    explain,
+    label,
+    leaves,
+    merge_origins,
+    missing_merge,
+    trace,
+    walk,
+)
 
 TOY = Counter({" banana": 7, " bandana": 5, " cabana": 3, " anna": 4, " nab": 2, "ab": 1})
 MODEL = standard.train(TOY, 270)

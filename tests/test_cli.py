@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from modtok import cli
-from modtok.modular import ModularTokenizer
+from modtok.artifacts.modular import ModularTokenizer
+from modtok.ui import cli
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The R0/R1/R2 continued-pretraining experiment (modtok.lm.continued, §VI–VII analog).
+"""The R0/R1/R2 continued-pretraining experiment (modtok.studies.pretoken_floor.continued_pretraining, §VI–VII analog).
 
 Oracles: a model with uniform logits scores log2(V) bits per scored token, so
 bits per byte = log2(V) * (tokens - 1) / (bytes - bytes of the first token);
@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 import torch
 
-from modtok import audit, repair
-from modtok.lm import continued
+from modtok.bpe import repair
+from modtok.evaluation import audit
 from modtok.lm.batches import boundary_id, lm_vocab_size
 from modtok.lm.model import LM, config
+from modtok.studies.pretoken_floor import continued_pretraining as continued
 
 # Hand-written text (no corpus): English words and the Fig. 4 phrase.
 ENGLISH = ["the small cat sat on the mat", "we walked to the market and back", "the weather was cold"] * 20
@@ -37,7 +38,7 @@ def ext(base):
 
 
 def test_base_tokenizer_is_the_llama3_regex_bpe_loaded_from_its_file(base):
-    from modtok import pretokenize
+    from modtok.text import pretokenize
 
     assert base.regex == pretokenize.pattern("llama3") and base.next_id == 300
     tok = continued.lm_tokenizer(base.json)
@@ -156,7 +157,7 @@ def one_thread():
 
 
 def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
-    from modtok import data
+    from modtok.text import data
 
     eng = data.load_pool(["eng_Latn"], root=pool_root)["eng_Latn"]
     npi = data.load_pool(["npi_Deva"], root=pool_root)["npi_Deva"]
@@ -186,7 +187,7 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
 
 
 def test_bar_figure_draws_the_intervals():
-    from modtok import plots
+    from modtok.ui import plots
 
     rows = [{"arm": "R0", "set": "Nepali", "bpb": 2.0, "lo": 1.5, "hi": 2.25},
             {"arm": "R2", "set": "Nepali", "bpb": 1.0, "lo": 0.75, "hi": 1.5}]

@@ -15,8 +15,6 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modtok import data
-from modtok.corpus import Part, ReadOptions, detect, open_corpus, partition, read_part
 from modtok.errors import (
     DataError,
     EncodingError,
@@ -25,6 +23,8 @@ from modtok.errors import (
     ShardError,
     UnknownLanguageError,
 )
+from modtok.text import data
+from modtok.text.corpus import Part, ReadOptions, detect, open_corpus, partition, read_part
 
 # Documents with what loaders trip over: decomposed accents (NFC), CRLF, blank and
 # whitespace-only lines, Devanagari marks, a tab, an emoji.

@@ -13,15 +13,16 @@ import pyarrow.parquet as pq
 import pytest
 import zstandard
 
-from modtok import cli, data
 from modtok.bpe import standard
 from modtok.bpe.concat import train_concat
 from modtok.bpe.continued import continue_training
 from modtok.bpe.sequential import train_sequential
-from modtok.corpus import open_corpus
-from modtok.counts import Counts, count_corpora, group_parts, load_counts, local_client, read_meta
 from modtok.errors import DataError, RecordError, UnknownLanguageError
-from modtok.pretokenize import count_by_language
+from modtok.text import data
+from modtok.text.corpus import open_corpus
+from modtok.text.counts import Counts, count_corpora, group_parts, load_counts, local_client, read_meta
+from modtok.text.pretokenize import count_by_language
+from modtok.ui import cli
 
 LANGS = ["eng_Latn", "deu_Latn", "hin_Deva"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from modtok import data
 from modtok.errors import DataError, EncodingError, ModtokError, UnknownLanguageError
+from modtok.text import data
 
 
 @pytest.fixture

@@ -21,10 +21,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modtok import deployed
-from modtok.deployed import Deployed, MissingPackageError, UnknownTokenizerError
-from modtok.errors import ModtokError, TokenizerFileError
-from modtok.pretokenize import pattern
+from modtok.artifacts import deployed
+from modtok.artifacts.deployed import Deployed
+from modtok.errors import MissingPackageError, ModtokError, TokenizerFileError, UnknownTokenizerError
+from modtok.text.pretokenize import pattern
 
 tiktoken = pytest.importorskip("tiktoken", reason="tiktoken is in the optional extra: pip install modtok[deployed]")
 

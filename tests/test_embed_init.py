@@ -1,4 +1,4 @@
-"""Mean-of-constituents rows for new tokens (modtok.embed_init, §V).
+"""Mean-of-constituents rows for new tokens (modtok.lm.embed_init, §V).
 
 Oracles: constituents rebuild the token's bytes exactly (no U+FFFD), equal the
 original encoding of the text wherever the token is whole characters, and the
@@ -11,17 +11,19 @@ from __future__ import annotations
 import pytest
 import torch
 
-from modtok import deployed, embed_init, repair
+from modtok.artifacts import deployed
+from modtok.bpe import repair
+from modtok.bpe.export import to_tokenizer_json
 from modtok.bpe.model import BPEModel
-from modtok.export import to_tokenizer_json
-from modtok.pretokenize import pretokenize
+from modtok.lm import embed_init
+from modtok.text.pretokenize import pretokenize
 
 
 @pytest.fixture(scope="module")
 def ext(pool_root):
     if "llama3" not in deployed.available():
         pytest.skip("llama3: optional package not installed (pip install modtok[deployed])")
-    from modtok import data
+    from modtok.text import data
 
     base = repair.Base.load("llama3")
     lines = data.load_pool(["npi_Deva"], root=pool_root)["npi_Deva"][:1000]

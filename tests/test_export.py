@@ -7,19 +7,20 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from modtok.bpe import standard
-from modtok.bpe.model import BPEModel
-from modtok.bpe.sequential import train_sequential
-from modtok.errors import MergeListError, TokenizerFileError
-from modtok.export import (
+from modtok.bpe.export import (
     from_tokenizer_json,
     hf_tokenizer,
     load_tokenizer_json,
     save_tokenizer_json,
     to_tokenizer_json,
 )
+from modtok.bpe.model import BPEModel
+from modtok.bpe.sequential import train_sequential
+from modtok.errors import MergeListError, TokenizerFileError
 
 TEXT = {
     "x": ["the quick brown fox jumps over the lazy dog", "Größe, Straße und Bücher!"] * 30,
@@ -35,7 +36,7 @@ def seq():
 
 
 def _pre(line):
-    from modtok.pretokenize import pretokenize
+    from modtok.text.pretokenize import pretokenize
 
     return pretokenize(line, "llama3")
 

@@ -14,6 +14,7 @@ import pytest
 import torch
 from lm_helpers import TOY_CORPUS, one_torch_thread, toy_tokenizer  # noqa: F401 (autouse fixture)
 
+from modtok.artifacts.modular import ModularTokenizer
 from modtok.errors import CheckpointError, ModelConfigError, VocabularyMismatchError
 from modtok.lm.batches import BatchSource, lm_vocab_size
 from modtok.lm.model import LM, config
@@ -28,7 +29,6 @@ from modtok.lm.train import (
     save_atomic,
     train,
 )
-from modtok.modular import ModularTokenizer
 
 CURVE = ("step", "lr", "loss", "bpb", "lang", "setting", "n_active", "tokens", "bytes", "grad_norm")
 

@@ -11,9 +11,14 @@ import math
 import numpy as np
 import pytest
 
-from modtok import metrics
-from modtok.errors import DataError, ModtokError, UnknownLanguageError
-from modtok.metrics import ParallelCorpusError, UnsupportedTokenizerError
+from modtok.errors import (
+    DataError,
+    ModtokError,
+    ParallelCorpusError,
+    UnknownLanguageError,
+    UnsupportedTokenizerError,
+)
+from modtok.evaluation import metrics
 
 
 class Chars:

@@ -12,11 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modtok import data, metrics
 from modtok import mixture as mx
 from modtok.bpe.sequential import train_sequential
 from modtok.errors import BudgetError, DataError, ModtokError, UnknownLanguageError
-from modtok.pretokenize import count_by_language
+from modtok.evaluation import metrics
+from modtok.text import data
+from modtok.text.pretokenize import count_by_language
 
 
 def approx(d):

@@ -9,6 +9,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from modtok.artifacts.modular import ModularTokenizer, restrict
+from modtok.bpe.export import bpe_model_json, to_tokenizer_json
 from modtok.errors import (
     MergeListError,
     ModtokError,
@@ -16,8 +18,6 @@ from modtok.errors import (
     TokenizerFileError,
     UnknownLanguageError,
 )
-from modtok.export import bpe_model_json, to_tokenizer_json
-from modtok.modular import ModularTokenizer, restrict
 
 
 def _tj(model: dict, added=()) -> dict:

@@ -14,13 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modtok import data
+from modtok import errors
 from modtok.bpe import parity, standard
+from modtok.bpe.export import from_tokenizer_json, hf_tokenizer
 from modtok.bpe.model import BPEModel
-from modtok.errors import BudgetError, ModtokError
-from modtok.export import from_tokenizer_json, hf_tokenizer
-from modtok.metrics import ParallelCorpusError, gini, token_counts
-from modtok.pretokenize import byte_level, bytes_to_unicode, count_by_language
+from modtok.errors import BudgetError, ModtokError, ParallelCorpusError
+from modtok.evaluation.metrics import gini, token_counts
+from modtok.text import data
+from modtok.text.pretokenize import byte_level, bytes_to_unicode, count_by_language
 
 LANGS4 = ["eng_Latn", "npi_Deva", "rus_Cyrl", "ell_Grek"]
 TRAIN = [f"train.{lang}.txt" for lang in LANGS4]
@@ -350,34 +351,34 @@ def test_bad_input_errors():
     dv = {"x": Counter({"ab": 1}), "y": Counter({"cd": 1})}
     with pytest.raises(ParallelCorpusError, match=r"not parallel.*x: 2, y: 1"):
         parity.count_dev({"x": ["a", "b"], "y": ["c"]})
-    with pytest.raises(parity.MissingDevError, match="'y' has no dev text"):
+    with pytest.raises(errors.MissingDevTextError, match="'y' has no dev text"):
         parity.train(tr, {"x": dv["x"]}, 300)
-    with pytest.raises(parity.MissingDevError, match="'y' has no dev text"):
+    with pytest.raises(errors.MissingDevTextError, match="'y' has no dev text"):
         parity.train(tr, {"x": dv["x"], "y": Counter()}, 300)
-    with pytest.raises(parity.MissingDevError, match="dev set"):
+    with pytest.raises(errors.MissingDevTextError, match="dev set"):
         parity.train(tr, None, 300)
-    with pytest.raises(parity.ParityConfigError, match="3 ratios for 2 languages"):
+    with pytest.raises(errors.ParityConfigError, match="3 ratios for 2 languages"):
         parity.train(tr, None, 300, ratios=[1, 1, 1])
-    with pytest.raises(parity.ParityConfigError, match="hybrid J=44 .* number of merges \\(44\\)"):
+    with pytest.raises(errors.ParityConfigError, match="hybrid J=44 .* number of merges \\(44\\)"):
         parity.train(tr, dv, 300, hybrid=44)
-    with pytest.raises(parity.ParityConfigError, match="alpha=0"):
+    with pytest.raises(errors.ParityConfigError, match="alpha=0"):
         parity.train(tr, dv, 300, variant="window", alpha=0)
-    with pytest.raises(parity.ParityConfigError, match="alpha=-1"):
+    with pytest.raises(errors.ParityConfigError, match="alpha=-1"):
         parity.train(tr, dv, 300, variant="window", alpha=-1)
-    with pytest.raises(parity.ParityConfigError, match="unknown variant"):
+    with pytest.raises(errors.ParityConfigError, match="unknown variant"):
         parity.train(tr, dv, 300, variant="windowed")
-    with pytest.raises(parity.ParityConfigError, match="compat mode"):
+    with pytest.raises(errors.ParityConfigError, match="compat mode"):
         parity.train(tr, dv, 300, compat="original")
     with pytest.raises(BudgetError):
         parity.train(tr, dv, 200)
-    for cls in (ParallelCorpusError, parity.MissingDevError, parity.ParityConfigError):
+    for cls in (ParallelCorpusError, errors.MissingDevTextError, errors.ParityConfigError):
         assert issubclass(cls, ModtokError)
 
 
 def test_cli_parity_bpe_reproduces_a_golden_prefix(golden_root, tmp_path, capsys):
     """``modtok parity-bpe --compat reference`` with the reference's flags: 60 merges of
     the window run are the first 60 lines of its merges.txt (greedy: a prefix)."""
-    from modtok import cli
+    from modtok.ui import cli
 
     out = tmp_path / "run"
     args = ["parity-bpe", str(out), "--compat", "reference", "-s", "60", "--variant", "window", "-w", "100",

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tokenizers import Regex, pre_tokenizers
 
 from modtok.errors import ModtokError
-from modtok.pretokenize import (
+from modtok.text.pretokenize import (
     DEVANAGARI_MARKS,
     SCHEMES,
     byte_alphabet,

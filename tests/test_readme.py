@@ -29,7 +29,6 @@ import time
 import urllib.request
 
 import pytest
-
 from conftest import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Continued BPE on deployed tokenizers in their own ids (modtok.repair).
+"""Continued BPE on deployed tokenizers in their own ids (modtok.bpe.repair).
 
 Oracles: a naive BPE over the deployed encoder's own segmentation (the
 engine in private ids must learn the same merges), the ids of the original
@@ -17,17 +17,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modtok import (
-    added_tokens,
-    audit,
-    cross_script,
-    data,
-    deployed,
-    pretokenize,
-    repair,
-)
+from modtok.artifacts import deployed
+from modtok.bpe import repair
 from modtok.errors import DataError, ModtokError, TokenizerFileError
-from modtok.pretokenize import byte_level
+from modtok.evaluation import audit
+from modtok.studies.pretoken_floor import added_tokens, cross_script
+from modtok.text import data, pretokenize
+from modtok.text.pretokenize import byte_level
 
 K = (60, 300)
 TRAIN_LINES = 2000
@@ -129,8 +125,8 @@ def test_filter_drops_dependants():
 
 
 def test_base_refuses_other_pipelines():
+    from modtok.bpe.export import to_tokenizer_json
     from modtok.bpe.model import BPEModel
-    from modtok.export import to_tokenizer_json
 
     tj = to_tokenizer_json(BPEModel([(97, 98)], scheme="llama3"))
     assert repair.Base(tj).next_id == 257
@@ -408,8 +404,8 @@ def test_inside_word_by_hand():
 
 
 def _tiny_base():
+    from modtok.bpe.export import to_tokenizer_json
     from modtok.bpe.model import BPEModel
-    from modtok.export import to_tokenizer_json
 
     return repair.Base(to_tokenizer_json(BPEModel([(97, 98)], scheme="llama3")))
 

@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from modtok.modular import ModularTokenizer
+from modtok.artifacts.modular import ModularTokenizer
 from modtok.unigram import lattice, reference
 from modtok.unigram.merge import BASE_PIECES, BASE_TYPES, em
 from modtok.unigram.model import SPACE, UnigramModel, normalize, quantize_scores

@@ -10,9 +10,9 @@ import sentencepiece as spm
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modtok import data
+from modtok.artifacts.modular import ModularTokenizer
 from modtok.errors import BudgetError, DataError, MissingByteFallbackError, UnknownLanguageError
-from modtok.modular import ModularTokenizer
+from modtok.text import data
 from modtok.unigram.extract import RestrictedUnigram, frequency_subvocab, piece_frequencies
 from modtok.unigram.merge import BASE_PIECES, BASE_TYPES, count_units, merge_unigram, union, word_safe
 from modtok.unigram.model import SPACE, UnigramModel

@@ -1,4 +1,4 @@
-"""modtok.widgets: the language picker and the panel's display path (headless).
+"""modtok.ui.widgets: the language picker and the panel's display path (headless).
 
 What JupyterLab draws is checked by tests/browser; here the contract the browser
 relies on: one recompute per user action, and every redraw replaces each output
@@ -9,8 +9,8 @@ import IPython.display
 import plotly.graph_objects as go
 import pytest
 
-from modtok import widgets
 from modtok.errors import ModtokError, UnknownLanguageError
+from modtok.ui import widgets
 
 LANGS = ["eng_Latn", "npi_Deva", "deu_Latn", "rus_Cyrl"]
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from modtok.bpe import standard
 from modtok.bpe.model import BPEModel
 from modtok.bpe.sequential import MultilingualBPE, check_order
-from modtok.pretokenize import DEFAULT_SCHEME
+from modtok.text.pretokenize import DEFAULT_SCHEME
 
 
 def concatenate(models: Mapping[str, BPEModel], order: Sequence[str] | None = None) -> MultilingualBPE:

@@ -36,9 +36,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+
 from modtok.bpe import _kernels as K
 from modtok.errors import UnknownLanguageError
-from modtok.pretokenize import bytes_to_unicode
+from modtok.text.pretokenize import bytes_to_unicode
 
 
 def byte_ranks() -> np.ndarray:

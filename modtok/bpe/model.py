@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from modtok.errors import MergeListError
-from modtok.pretokenize import DEFAULT_SCHEME, compiled, pattern
+from modtok.text.pretokenize import DEFAULT_SCHEME, compiled, pattern
 
 
 class BPEModel:
@@ -115,7 +115,7 @@ class BPEModel:
 
     def restricted(self, ids: Iterable[int]) -> "BPEModel":
         """The model keeping the merges whose parts and result are all in ``ids``
-        (global order). Token ids change; see :mod:`modtok.modular` for id maps."""
+        (global order). Token ids change; see :mod:`modtok.artifacts.modular` for id maps."""
         keep = set(ids) | set(range(256))
         sub = BPEModel([], self.scheme)
         local = {i: i for i in range(256)}

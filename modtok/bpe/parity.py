@@ -34,7 +34,7 @@ reference then crashes on an empty argmax) the cap is lifted for that step: our 
 
 Two modes:
 
-- default (lossless): the project's pre-tokenizers (:mod:`modtok.pretokenize`,
+- default (lossless): the project's pre-tokenizers (:mod:`modtok.text.pretokenize`,
   whitespace kept), HF-order tie-breaks (:mod:`modtok.bpe.engine`), a
   ``tokenizer.json`` that round-trips any text; ``base=`` continues
   parity-aware training on an existing model, every original id unchanged.
@@ -74,24 +74,21 @@ import regex
 
 from modtok import atomic
 from modtok.bpe.engine import Engine
+from modtok.bpe.export import to_tokenizer_json
 from modtok.bpe.model import BPEModel
 from modtok.bpe.standard import check_budget
-from modtok.errors import DataError, EncodingError, ModtokError
-from modtok.export import to_tokenizer_json
-from modtok.metrics import ParallelCorpusError, gini
-from modtok.pretokenize import DEFAULT_SCHEME, byte_level, count_by_language
+from modtok.errors import (
+    DataError,
+    EncodingError,
+    MissingDevTextError,
+    ParallelCorpusError,
+    ParityConfigError,
+)
+from modtok.evaluation.metrics import gini
+from modtok.text.pretokenize import DEFAULT_SCHEME, byte_level, count_by_language
 
 VARIANTS = ("base", "window", "classical")
 GLOBAL = -1  # the "language" of a classical (concatenation) merge in ``choices``
-
-
-class ParityConfigError(ModtokError, ValueError):
-    """Options of parity-aware BPE that cannot work together (J >= merges, alpha <= 0,
-    ratios of the wrong length, unknown variant or mode, ...)."""
-
-
-class MissingDevError(DataError):
-    """A training language without dev text in dev mode (the policy could not rank it)."""
 
 
 # --------------------------------------------------------------------------
@@ -225,7 +222,7 @@ class ParityResult:
         return path
 
     def tokenizer_json(self) -> dict:
-        """HF ``tokenizer.json``: lossless in the default mode (:mod:`modtok.export`); in
+        """HF ``tokenizer.json``: lossless in the default mode (:mod:`modtok.bpe.export`); in
         compat mode the same ids and merges behind the reference's pre-tokenizer."""
         tj = to_tokenizer_json(self.model)
         if self.compat == "reference":
@@ -282,10 +279,10 @@ def _check_options(langs, dev_counts, variant, hybrid, window, alpha, ratios, me
             raise ParityConfigError(f"ratios must be positive, got {list(ratios)}")
     elif variant != "classical":
         if dev_counts is None:
-            raise MissingDevError("parity-aware BPE needs a parallel dev set (dev=...) or ratios=...")
+            raise MissingDevTextError("parity-aware BPE needs a parallel dev set (dev=...) or ratios=...")
         for lang in langs:
             if not sum(dev_counts.get(lang, Counter()).values()):
-                raise MissingDevError(f"language {lang!r} has no dev text (dev mode ranks languages by it)")
+                raise MissingDevTextError(f"language {lang!r} has no dev text (dev mode ranks languages by it)")
 
 
 class _Pairs:

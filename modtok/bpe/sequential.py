@@ -44,7 +44,7 @@ from modtok.bpe.model import BPEModel
 from modtok.bpe.standard import check_budget
 from modtok.errors import UnknownLanguageError
 from modtok.progress import bar as progress_bar
-from modtok.pretokenize import DEFAULT_SCHEME
+from modtok.text.pretokenize import DEFAULT_SCHEME
 
 
 @dataclass
@@ -55,9 +55,9 @@ class MultilingualBPE:
     lang_to_ids: dict[str, list[int]]
 
     def modular(self):
-        """The :class:`~modtok.modular.ModularTokenizer` (HF-backed encoders)."""
-        from modtok.export import to_tokenizer_json
-        from modtok.modular import ModularTokenizer
+        """The :class:`~modtok.artifacts.modular.ModularTokenizer` (HF-backed encoders)."""
+        from modtok.artifacts.modular import ModularTokenizer
+        from modtok.bpe.export import to_tokenizer_json
 
         return ModularTokenizer(to_tokenizer_json(self.model), self.lang_to_ids)
 

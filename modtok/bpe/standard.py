@@ -24,7 +24,7 @@ from modtok.bpe.engine import Engine
 from modtok.bpe.model import BPEModel
 from modtok.errors import BudgetError
 from modtok.progress import bar as progress_bar
-from modtok.pretokenize import DEFAULT_SCHEME, count_pretokens
+from modtok.text.pretokenize import DEFAULT_SCHEME, count_pretokens
 
 
 def check_budget(vocab_size: int, floor: int = 256, what: str = "vocab_size") -> None:

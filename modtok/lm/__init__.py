@@ -7,6 +7,5 @@
 - :mod:`modtok.lm.train`     AdamW loop, checkpoints, metrics, DDP
 - :mod:`modtok.lm.offload`   vocabulary rows + AdamW moments in a host store, row-sparse AdamW (§6.4)
 - :mod:`modtok.lm.infer`     evaluation, generation (KV cache), compact model export
-- :mod:`modtok.lm.continued` continued pretraining R0 / R1 / R2 after a vocabulary extension ("Merge-Based
-  Vocabulary Extension Stalls at the Pre-Tokenizer" §VI–VII)
+- :mod:`modtok.lm.embed_init` rows for new tokens: the mean of their constituents' rows
 """

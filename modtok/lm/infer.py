@@ -27,7 +27,7 @@ boundary (which stands for the newline) are predicted, so bits per byte are
 ``nats / ln 2 / (UTF-8 bytes + 1)`` summed over lines; the numbers of two
 tokenizations of the same text are therefore comparable. Bytes are those of the
 text as given: the loaders apply no Unicode normalisation unless asked
-(:mod:`modtok.data`), so they are the raw bytes of the corpus.
+(:mod:`modtok.text.data`), so they are the raw bytes of the corpus.
 
 **Targets outside the output vocabulary** (Full-Lang: a token of the Full
 tokenization that is not in ``V_L``). Our reading of "predictions restricted to
@@ -316,7 +316,7 @@ class CompactLM:
 
     @classmethod
     def load(cls, directory) -> "CompactLM":
-        from modtok.modular import ModularTokenizer
+        from modtok.artifacts.modular import ModularTokenizer
 
         directory = Path(directory)
         try:
@@ -336,7 +336,7 @@ class CompactLM:
 
 def export_compact(model: LM, tokenizer, langs, directory=None) -> CompactLM:
     """Cut ``model`` to the union of ``langs`` (and save it to ``directory`` when given)."""
-    from modtok.modular import ModularTokenizer
+    from modtok.artifacts.modular import ModularTokenizer
 
     langs = check_langs(langs)
     if langs is None:

@@ -52,7 +52,6 @@ import torch
 import torch.distributed as dist
 
 from modtok import atomic
-from modtok.progress import bar as progress_bar
 from modtok.errors import (
     CheckpointError,
     ModelConfigError,
@@ -69,6 +68,7 @@ from modtok.lm.offload import (
     average_row_grads,
     broadcast_store,
 )
+from modtok.progress import bar as progress_bar
 
 CHECKPOINT = "checkpoint.pt"
 METRICS = "metrics.jsonl"
@@ -385,7 +385,7 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
     """Train (or continue training) a model on ``source``'s batches; returns where it stopped.
 
     ``init`` (a model of ``model_cfg``'s shape) replaces the seeded initial weights, e.g. a
-    pretrained model for continued pretraining (:mod:`modtok.lm.continued`); a checkpoint
+    pretrained model for continued pretraining (:mod:`modtok.studies.pretoken_floor.continued_pretraining`); a checkpoint
     resumed from ``out_dir`` takes precedence over it.
 
     ``until`` stops after that many steps (with a checkpoint) so that a run can be done in pieces;
@@ -447,10 +447,10 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
 
 def main(argv=None) -> None:
     """``python -m modtok.lm.train --tokenizer DIR --out DIR [--langs ...] [--scheme samp_sub --n 2 --p-full 0.5]``."""
-    from modtok import data
+    from modtok.artifacts.modular import ModularTokenizer
     from modtok.lm.model import config
     from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture
-    from modtok.modular import ModularTokenizer
+    from modtok.text import data
 
     ap = argparse.ArgumentParser(prog="modtok.lm.train", description=main.__doc__)
     ap.add_argument("--tokenizer", required=True, help="ModularTokenizer directory")

@@ -215,8 +215,8 @@ class MergedUnigram:
     em_seconds: list[float] = field(default_factory=list)  # wall time of each EM iteration
 
     def modular(self):
-        """The :class:`modtok.modular.ModularTokenizer` of the merged model."""
-        from modtok.modular import ModularTokenizer
+        """The :class:`modtok.artifacts.modular.ModularTokenizer` of the merged model."""
+        from modtok.artifacts.modular import ModularTokenizer
 
         return ModularTokenizer(self.model.tokenizer_json(),
                                 {lang: ids.tolist() for lang, ids in self.lang_to_ids.items()})

@@ -21,7 +21,7 @@ outside it are not edges. :meth:`UnigramModel.encode` is the reference encoder
   whole line is one lattice, exactly like sentencepiece; a ``Metaspace``
   pre-tokenizer would cut at every ``▁`` and forbid whitespace-only pieces such
   as ``▁▁``); decoder: byte fallback, ``▁`` -> space, strip the dummy space.
-  Restrict it with :func:`modtok.modular.restrict` (or ``ModularTokenizer``).
+  Restrict it with :func:`modtok.artifacts.modular.restrict` (or ``ModularTokenizer``).
 - :meth:`UnigramModel.sentencepiece_proto`: a ``.model`` where pieces outside
   the mask are typed ``UNUSED`` (sentencepiece skips them), so ids stay global.
 
@@ -162,7 +162,7 @@ class UnigramModel:
         return self.encode_normalized([normalize(t) for t in texts], ids)
 
     def encode_batch(self, texts: Sequence[str], ids=None) -> list[list[int]]:
-        """Ids of each text (what :func:`modtok.metrics.token_counts` calls)."""
+        """Ids of each text (what :func:`modtok.evaluation.metrics.token_counts` calls)."""
         return self.encode(list(texts), ids)
 
     def decode(self, ids: Iterable[int]) -> str:

@@ -1,6 +1,6 @@
 """Monolingual Unigram models trained by sentencepiece, in memory.
 
-The paper's settings (Appendix A.1.1, :data:`modtok.baselines.SP_SETTINGS`):
+The paper's settings (Appendix A.1.1, :data:`modtok.artifacts.baselines.SP_SETTINGS`):
 unigram, byte fallback, split digits, identity normalisation, whitespace-only
 pieces allowed, extra whitespace kept. The budget ``vocab_size`` counts every
 piece (``<unk>``, ``<s>``, ``</s>``, the 256 bytes and the normal pieces).
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from modtok.baselines import SP_SETTINGS, sp_model_proto
+from modtok.artifacts.baselines import SP_SETTINGS, sp_model_proto
 from modtok.errors import BudgetError, DataError
 from modtok.progress import bar as progress_bar
 from modtok.unigram.merge import _WORD

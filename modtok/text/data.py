@@ -17,7 +17,7 @@ Where data lives:
   frequency lists, turned into deterministic pseudo-sentences (words drawn by
   frequency), one seed for training and another for the held-out evaluation.
 - Anything else (JSONL[.gz/.zst], Parquet, HF datasets, directories, globs,
-  manifests), streamed: :func:`open_corpus` (from :mod:`modtok.corpus`).
+  manifests), streamed: :func:`open_corpus` (from :mod:`modtok.text.corpus`).
 
 >>> raw = from_lines({"eng_Latn": ["Cafe\u0301", "  "]})["eng_Latn"]  # blank lines dropped
 >>> [len(s) for s in raw]                 # raw: e + U+0301 stay two code points
@@ -38,8 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
-from modtok.corpus import open_corpus  # noqa: F401  (re-exported here, where corpora live)
 from modtok.errors import DataError, EncodingError, UnknownLanguageError
+from modtok.text.corpus import open_corpus  # noqa: F401  (re-exported here, where corpora live)
 
 # FLORES-200 code -> wordfreq code (the 42 wordfreq languages with a FLORES code).
 WORDFREQ_CODES: dict[str, str] = {
@@ -419,7 +419,7 @@ def manifest_train(manifest, langs=None, train_chars: int = 2_000_000,
 
 def _manifest_languages(manifest: Path) -> list[str]:
     """Languages of a manifest that FLORES-200 devtest has (the evaluation text)."""
-    from modtok.corpus import load_manifest
+    from modtok.text.corpus import load_manifest
 
     flores = flores_dir()
     if flores is None or not (flores / "devtest").is_dir():

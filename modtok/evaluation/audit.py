@@ -45,8 +45,8 @@ from pathlib import Path
 import numpy as np
 
 from modtok.errors import TokenizerFileError
-from modtok.metrics import _aligned, _ratio, encode_lines, token_counts
-from modtok.pretokenize import from_byte_level, pattern
+from modtok.evaluation.metrics import _aligned, _ratio, encode_lines, token_counts
+from modtok.text.pretokenize import from_byte_level, pattern
 
 # what the decomposition's base is measured with (App. G: the repaired Llama-3 pattern)
 P_REP = "llama3-marks"
@@ -60,7 +60,7 @@ def load_tokenizer(name_or_path: str | os.PathLike):
     a ``tokenizer.json`` file, or a directory holding one."""
     from tokenizers import Tokenizer
 
-    from modtok import deployed
+    from modtok.artifacts import deployed
 
     if str(name_or_path) in deployed.DEPLOYED:
         return deployed.load(str(name_or_path))
@@ -200,7 +200,7 @@ def regex_class(tokenizer) -> str:
     """``letters-only`` when a pre-token of a Nepali word begins with a combining
     mark, ``mark-aware`` when the word stays one pre-token, ``other`` otherwise.
 
-    >>> from modtok.pretokenize import hf_pre_tokenizer
+    >>> from modtok.text.pretokenize import hf_pre_tokenizer
     >>> from tokenizers import Tokenizer, models
     >>> tok = Tokenizer(models.BPE()); tok.pre_tokenizer = hf_pre_tokenizer("llama3")
     >>> regex_class(tok)

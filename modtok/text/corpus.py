@@ -14,10 +14,10 @@
   files, other suffixes and ``datasets``' ``state.json``/``dataset_info.json``
   skipped) and glob patterns (``**`` allowed) of these,
 
-and yields the same units as :func:`modtok.data.read_lines` does for a text
+and yields the same units as :func:`modtok.text.data.read_lines` does for a text
 file: a document is cut at ``\\n``, a trailing ``\\r`` is dropped, blank lines
 are dropped, the rest is kept raw (or put in the Unicode form ``normalization``,
-as the loaders of :mod:`modtok.data` do). Nothing is loaded whole: files are
+as the loaders of :mod:`modtok.text.data` do). Nothing is loaded whole: files are
 read record by record (bounded memory whatever the size).
 
 Per-language specs are a mapping or a small manifest file (JSON ``.json`` or
@@ -29,7 +29,7 @@ Options:
 - ``max_chars``: a character budget per language. Units are taken in stream
   order while they fit; the first unit that does not fit ends the stream (so a
   budget never reads more than it needs). At least one unit is always given.
-  (:func:`modtok.data.sample_chars` instead draws lines in a seeded random
+  (:func:`modtok.text.data.sample_chars` instead draws lines in a seeded random
   order from a list in memory; a stream cannot do that.)
 - ``sample``: keep each *record* (a text line, a JSON document, a row) with
   probability ``sample``, decided by a hash of ``(seed, file index, record
@@ -122,7 +122,7 @@ class ReadOptions:
     sample: float | None = None
     seed: int = 0
     skip_bad: bool = False
-    normalization: str | None = None  # raw text by default, as modtok.data (see data.normalize)
+    normalization: str | None = None  # raw text by default, as modtok.text.data (see data.normalize)
 
 
 def detect(path: str | os.PathLike, format: str | None = None) -> Source:
@@ -222,12 +222,12 @@ def _keep(opts: ReadOptions, index: int, position: int) -> bool:
 
 def units(text: str, normalization: str | None = None) -> Iterator[str]:
     """The units of a document: its non-blank lines (``\\r`` dropped), raw or in
-    the Unicode form ``normalization`` (as :func:`modtok.data.read_lines`).
+    the Unicode form ``normalization`` (as :func:`modtok.text.data.read_lines`).
 
     >>> list(units("a\\r\\n\\n  \\nb")), list(units("e\\u0301", "NFC"))
     (['a', 'b'], ['é'])
     """
-    from modtok.data import normalize  # not at the top: modtok.data re-exports open_corpus
+    from modtok.text.data import normalize  # not at the top: modtok.text.data re-exports open_corpus
 
     for line in text.split("\n"):
         line = line.rstrip("\r")

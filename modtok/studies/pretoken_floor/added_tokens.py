@@ -47,9 +47,9 @@ from collections.abc import Sequence
 
 import regex
 
-from modtok import audit
+from modtok.bpe.repair import DEVANAGARI, Base, Extension
 from modtok.errors import ModtokError
-from modtok.repair import DEVANAGARI, Base, Extension
+from modtok.evaluation import audit
 
 _LETTER_OR_MARK = regex.compile(r"[\p{L}\p{M}]")
 

@@ -21,10 +21,10 @@ import json
 from pathlib import Path
 
 from modtok import atomic
+from modtok.artifacts.modular import _merge_pair, read_json
 from modtok.bpe.model import BPEModel
 from modtok.errors import MergeListError, TokenizerFileError
-from modtok.modular import _merge_pair, read_json
-from modtok.pretokenize import DEFAULT_SCHEME, SCHEMES, byte_level, from_byte_level, pattern
+from modtok.text.pretokenize import DEFAULT_SCHEME, SCHEMES, byte_level, from_byte_level, pattern
 
 
 def to_tokenizer_json(model: BPEModel) -> dict:

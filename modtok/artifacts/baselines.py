@@ -18,7 +18,7 @@ import io
 from collections.abc import Iterable, Mapping
 
 from modtok.errors import BudgetError, DataError
-from modtok.pretokenize import byte_alphabet, hf_pre_tokenizer
+from modtok.text.pretokenize import byte_alphabet, hf_pre_tokenizer
 
 BYTE_ALPHABET_SIZE = 256
 
@@ -46,7 +46,7 @@ def train_hf_bpe(
 
     The vocabulary is the 256 byte symbols plus ``vocab_size - 256`` merges
     (fewer if the corpus runs out of pairs seen ``min_frequency`` times). Text
-    is cut by the named pre-tokenizer ``scheme`` (``modtok.pretokenize``), then
+    is cut by the named pre-tokenizer ``scheme`` (``modtok.text.pretokenize``), then
     mapped to the byte-level alphabet; decoding is lossless.
     """
     from tokenizers import Tokenizer, decoders, models, trainers

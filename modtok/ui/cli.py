@@ -11,12 +11,12 @@
     modtok audit TOKENIZER [--lang npi_Deva --ref eng_Latn] [--json]   pre-token audit on FLORES devtest
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
-YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.corpus`);
+YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`);
 ``sequential-bpe`` also trains from saved counts (``--counts DIR``); ``parity-bpe`` reads
 the text files it is given (one per language).
 
 Tokenizer directories hold ``tokenizer.json`` + ``lang_to_ids.json`` (see
-:class:`modtok.modular.ModularTokenizer`). Errors from bad input are printed as
+:class:`modtok.artifacts.modular.ModularTokenizer`). Errors from bad input are printed as
 one line (``modtok: error: ...``) with exit status 2.
 """
 
@@ -27,8 +27,9 @@ import json
 import os
 import sys
 
-from modtok import data
+from modtok import errors
 from modtok.errors import ModtokError
+from modtok.text import data
 
 
 def _corpora(args) -> data.Corpora:
@@ -55,10 +56,10 @@ def cmd_data(args) -> None:
 
 def cmd_sequential_bpe(args) -> None:
     from modtok.bpe.sequential import train_sequential
-    from modtok.pretokenize import count_by_language
+    from modtok.text.pretokenize import count_by_language
 
     if args.counts:
-        from modtok.counts import load_counts
+        from modtok.text.counts import load_counts
 
         if args.manifest:
             raise ModtokError("give --counts or --manifest, not both")
@@ -89,8 +90,9 @@ def cmd_modular_unigram(args) -> None:
 
 
 def cmd_nsl(args) -> None:
-    from modtok import baselines, metrics
-    from modtok.modular import ModularTokenizer
+    from modtok.artifacts import baselines
+    from modtok.artifacts.modular import ModularTokenizer
+    from modtok.evaluation import metrics
 
     tok = ModularTokenizer.load(args.tokenizer)
     langs = args.langs or tok.languages
@@ -106,14 +108,14 @@ def cmd_nsl(args) -> None:
 
 
 def cmd_encode(args) -> None:
-    from modtok.modular import ModularTokenizer
+    from modtok.artifacts.modular import ModularTokenizer
 
     tok = ModularTokenizer.load(args.tokenizer)
     print(json.dumps(tok.encode(args.text, args.langs or None)))
 
 
 def cmd_count(args) -> None:
-    from modtok.counts import count_corpora, local_client
+    from modtok.text.counts import count_corpora, local_client
 
     corpora = data.open_corpus(args.manifest, langs=args.langs or None, text_field=args.text_field,
                                max_chars=args.max_chars, sample=args.sample, seed=args.seed,
@@ -158,9 +160,9 @@ def cmd_parity_bpe(args) -> None:
     read = parity.reference_lines if args.compat else data.read_lines
     langs = args.langs or [Path(f).name for f in args.train]
     if len(langs) != len(args.train) or len(set(langs)) != len(langs):
-        raise parity.ParityConfigError(f"--langs needs one distinct name per --train file ({len(args.train)})")
+        raise errors.ParityConfigError(f"--langs needs one distinct name per --train file ({len(args.train)})")
     if args.dev and len(args.dev) != len(args.train):
-        raise parity.ParityConfigError(f"{len(args.dev)} --dev files for {len(args.train)} --train files")
+        raise errors.ParityConfigError(f"{len(args.dev)} --dev files for {len(args.train)} --train files")
     train = {lang: read(f) for lang, f in zip(langs, args.train)}
     dev = {lang: read(f) for lang, f in zip(langs, args.dev)} if args.dev else None
     vocab = args.vocab or 256 + args.merges
@@ -184,7 +186,7 @@ def cmd_parity_bpe(args) -> None:
 
 
 def cmd_audit(args) -> None:
-    from modtok import audit
+    from modtok.evaluation import audit
 
     flores = data.load_flores([args.lang, args.ref], split=args.split)
     row = audit.audit(audit.load_tokenizer(args.tokenizer), flores[args.lang], flores[args.ref])
@@ -222,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = trainer("sequential-bpe", cmd_sequential_bpe, "train sequential multilingual BPE")
-    p.add_argument("--scheme", default="llama3", help="pre-tokenizer (modtok.pretokenize.SCHEMES)")
+    p.add_argument("--scheme", default="llama3", help="pre-tokenizer (modtok.text.pretokenize.SCHEMES)")
     p.add_argument("--counts", help="train from saved pre-token counts (modtok count) instead of text")
     trainer("modular-unigram", cmd_modular_unigram, "train merged Unigram with EM").add_argument(
         "--em-iters", type=int, default=5)
@@ -266,7 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "--workers N or --scheduler ADDR)")
     p.add_argument("manifest", help="JSON/YAML {lang: [paths or globs]}")
     p.add_argument("-o", "--out", required=True, help="output counts directory")
-    p.add_argument("--scheme", default="llama3", help="pre-tokenizer (modtok.pretokenize.SCHEMES)")
+    p.add_argument("--scheme", default="llama3", help="pre-tokenizer (modtok.text.pretokenize.SCHEMES)")
     p.add_argument("--langs", nargs="*", help="languages of the manifest to count (default: all)")
     p.add_argument("--text-field", default="text", help="JSONL field / Parquet or Arrow column of the text")
     p.add_argument("--max-chars", type=int, help="character budget per language (first N, stream order)")

@@ -66,16 +66,17 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from modtok import embed_init, repair
+from modtok.artifacts.modular import ModularTokenizer
+from modtok.bpe import repair
+from modtok.bpe.export import save_tokenizer_json
 from modtok.bpe.standard import train_from_lines
 from modtok.errors import DataError, VocabularyMismatchError
-from modtok.export import save_tokenizer_json
+from modtok.lm import embed_init
 from modtok.lm.batches import Batch, boundary_id, lm_vocab_size, vocab_fingerprint
 from modtok.lm.loss import IGNORE
 from modtok.lm.model import LM, config
 from modtok.lm.train import TrainConfig, default_device, train
-from modtok.modular import ModularTokenizer
-from modtok.pretokenize import from_byte_level
+from modtok.text.pretokenize import from_byte_level
 
 ALL = "all"  # the one "language" of an arm's tokenizer: every id is in its softmax
 BASE, MATCHED = "base (no continued pretraining)", "R2 (matched steps)"
@@ -151,7 +152,7 @@ class StreamSource:
     ``targets.numel()`` then weighs that one step a little less).
 
     >>> from modtok.bpe.model import BPEModel
-    >>> from modtok.export import to_tokenizer_json
+    >>> from modtok.bpe.export import to_tokenizer_json
     >>> tok = lm_tokenizer(to_tokenizer_json(BPEModel([], "llama3")))   # bytes only; DOC = 256
     >>> src = StreamSource(tok, ["ab", "c"], batch_size=2, seq_len=2)   # DOC a b DOC c DOC
     >>> src.windows, src.steps, src.text_bytes, [src.batch(s).n_bytes for s in range(src.steps)]
@@ -281,7 +282,7 @@ def bootstrap(nats: Mapping[str, Sequence[float]], nbytes: Mapping[str, Sequence
     each pair ``(a, b)`` (key ``"a − b"``; default: every later arm minus every
     earlier one), each as ``(point, lo, hi)`` with the percentile interval of a
     paired bootstrap: every replicate resamples the same pieces for all arms.
-    (Per arm this is :func:`modtok.audit.ratio_ci` of bits over bytes.)"""
+    (Per arm this is :func:`modtok.evaluation.audit.ratio_ci` of bits over bytes.)"""
     arms = list(nats)
     bits = {a: np.asarray(nats[a], np.float64) / math.log(2) for a in arms}
     den = {a: np.asarray(nbytes[a], np.float64) for a in arms}

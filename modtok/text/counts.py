@@ -2,7 +2,7 @@
 
 Counting is the only stage of tokenizer training that grows with the corpus;
 every trainer then works on ``{lang: Counter(pre-token -> count)}``. This module
-makes those counts from streamed corpora (:mod:`modtok.corpus`), saves them,
+makes those counts from streamed corpora (:mod:`modtok.text.corpus`), saves them,
 and loads them back for any trainer.
 
 **Schema** of a counts directory (version 1)::
@@ -20,17 +20,17 @@ Every file is written with :func:`modtok.atomic.write_bytes` / ``write_json``,
 ``meta.json`` last, so a directory with a ``meta.json`` is complete.
 
 **On Dask** (:func:`count_corpora` with a ``distributed.Client``): every file is
-cut into parts (:func:`modtok.corpus.partition`: byte ranges of uncompressed
+cut into parts (:func:`modtok.text.corpus.partition`: byte ranges of uncompressed
 text/JSONL, row-group ranges of Parquet, whole compressed or Arrow files);
 consecutive small parts are grouped up to ``partition_bytes`` per task
 (:func:`group_parts`); each task is counted on a worker, and each language's part Counters are summed in a
 tree (``fan_in`` at a time, on the workers), so only the final Counter per
 language comes back. Units are cut and sampled exactly as in one process, and
 addition of Counters is exact and commutative, so the result is identical to
-:func:`modtok.pretokenize.count_by_language` on the same lines.
+:func:`modtok.text.pretokenize.count_by_language` on the same lines.
 
 >>> import tempfile, pathlib
->>> from modtok.corpus import open_corpus
+>>> from modtok.text.corpus import open_corpus
 >>> d = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (d / "eng.txt").write_text("the cat\\nthe mat\\n")
 >>> counts = count_corpora(open_corpus({"eng_Latn": [str(d / "eng.txt")]}), "whitespace")
@@ -50,9 +50,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from modtok.atomic import write_bytes, write_json
-from modtok.corpus import Corpus, Part, ReadOptions, read_part, within_budget
 from modtok.errors import DataError, UnknownLanguageError
-from modtok.pretokenize import DEFAULT_SCHEME, _count_chunk, pattern
+from modtok.text.corpus import Corpus, Part, ReadOptions, read_part, within_budget
+from modtok.text.pretokenize import DEFAULT_SCHEME, _count_chunk, pattern
 
 FORMAT, VERSION = "modtok-counts", 1
 CHUNK_UNITS = 20_000  # units handed to the regex at a time (memory: one chunk of lines)
@@ -77,7 +77,7 @@ class Tally:
 
 def count_units(units, scheme: str) -> Tally:
     """Count the pre-tokens of an iterable of units, ``CHUNK_UNITS`` at a time
-    (the same per-line counting as :func:`modtok.pretokenize.count_pretokens`)."""
+    (the same per-line counting as :func:`modtok.text.pretokenize.count_pretokens`)."""
     tally, chunk = Tally(), []
     for unit in units:
         chunk.append(unit)
@@ -93,7 +93,7 @@ def count_units(units, scheme: str) -> Tally:
 
 def count_part(part: Part, options: ReadOptions, scheme: str, budget: tuple[int, bool] | None = None) -> Tally:
     """Count one part (what a Dask task runs); ``budget = (chars, first)`` cuts
-    it as :func:`modtok.corpus.within_budget` does (the part where a language's
+    it as :func:`modtok.text.corpus.within_budget` does (the part where a language's
     budget runs out)."""
     skipped: Counter = Counter()
     units = read_part(part, options, skipped)
@@ -117,7 +117,7 @@ def group_parts(parts: list[Part], target_bytes: int) -> list[list[int]]:
     ``target_bytes`` (a part bigger than that is a group of its own): many small
     shards make a few tasks, so few Counters travel.
 
-    >>> from modtok.corpus import Source
+    >>> from modtok.text.corpus import Source
     >>> group_parts([Part(Source("x", "text"), size=n) for n in (3, 3, 5, 9, 1)], 6)
     [[0, 1], [2], [3], [4]]
     """
@@ -234,7 +234,7 @@ def load_counts(directory, langs=None, scheme: str | None = None) -> dict[str, C
 
 def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, client=None,
                   partition_bytes: int = 64 << 20, fan_in: int = 8) -> Counts:
-    """Count every language of ``{lang: Corpus}`` (:func:`modtok.corpus.open_corpus`).
+    """Count every language of ``{lang: Corpus}`` (:func:`modtok.text.corpus.open_corpus`).
 
     Without ``client``: one process, streaming (memory: one chunk of units plus
     the Counters). With a ``distributed.Client``: parts of about

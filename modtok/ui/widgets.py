@@ -32,9 +32,9 @@ from collections.abc import Callable, Sequence
 import ipywidgets as W
 import traitlets
 
-from modtok.data import lang_name
 from modtok.errors import ModtokError, UnknownLanguageError
-from modtok.plots import mimebundle
+from modtok.text.data import lang_name
+from modtok.ui.plots import mimebundle
 
 _LABEL = {"description_width": "initial"}  # descriptions at their natural width, never "languag…"
 

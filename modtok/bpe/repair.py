@@ -60,11 +60,12 @@ from pathlib import Path
 
 import numpy as np
 
-from modtok import atomic, pretokenize  # noqa: F401 (the doctests use pretokenize)
+from modtok import atomic
+from modtok.artifacts.modular import _merge_pair
 from modtok.bpe.engine import Engine, words_from_counts
 from modtok.errors import BudgetError, DataError, TokenizerFileError
-from modtok.modular import _merge_pair
-from modtok.pretokenize import DEVANAGARI_MARKS, byte_level, from_byte_level
+from modtok.text import pretokenize  # noqa: F401 (the doctests use pretokenize)
+from modtok.text.pretokenize import DEVANAGARI_MARKS, byte_level, from_byte_level
 
 DEVANAGARI = (0x0900, 0x097F)
 
@@ -240,13 +241,13 @@ class Base:
 
     @classmethod
     def load(cls, name_or_path: str | os.PathLike) -> Base:
-        """A deployed name (``modtok.deployed.DEPLOYED``) or a ``tokenizer.json`` path."""
-        from modtok import deployed
+        """A deployed name (``modtok.artifacts.deployed.DEPLOYED``) or a ``tokenizer.json`` path."""
+        from modtok.artifacts import deployed
 
         if str(name_or_path) in deployed.DEPLOYED:
             tok = deployed.load(str(name_or_path))
             return cls(json.loads(tok.to_str()), tok)
-        from modtok.modular import read_json
+        from modtok.artifacts.modular import read_json
 
         return cls(read_json(name_or_path))
 
@@ -321,7 +322,7 @@ class Extension:
         # HF renumbers an added token that is not in the model vocabulary to
         # len(vocab) + k when it loads the file, which would put Llama-3's
         # specials onto the learned ids: pinning them in the vocabulary keeps
-        # their ids (as modtok.deployed does for the converted tokenizers).
+        # their ids (as modtok.artifacts.deployed does for the converted tokenizers).
         for added in tj.get("added_tokens") or []:
             model["vocab"].setdefault(added["content"], added["id"])
         for t, i in self.new_tokens().items():

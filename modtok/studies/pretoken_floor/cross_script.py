@@ -3,13 +3,13 @@
 "Merge-Based Vocabulary Extension Stalls at the Pre-Tokenizer" repeats its
 Nepali study on other Indic scripts, where vowel signs and viramas are
 combining marks too, and on scripts without marks as controls. Per language
-``x`` and one K, against English on aligned lines (:mod:`modtok.audit`):
+``x`` and one K, against English on aligned lines (:mod:`modtok.evaluation.audit`):
 
 - the original premium (95% paired-bootstrap CI), its pre-token floor under
   the original regex and under the repaired one, the mark-initial share;
 - continued BPE on the language's own training text with the original regex
   (R1) and the repaired one (R2), K merges each, filtered by the language's
-  own script block (:data:`modtok.repair.SCRIPT_BLOCKS`), and the premium of
+  own script block (:data:`modtok.bpe.repair.SCRIPT_BLOCKS`), and the premium of
   each.
 
 Where the strict §V filter keeps too little, App. H's relaxed filter is used.
@@ -41,8 +41,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from modtok import audit, data, metrics, repair
+from modtok.bpe import repair
 from modtok.errors import UnknownLanguageError
+from modtok.evaluation import audit, metrics
+from modtok.text import data
 
 # The pool's Indic languages that FLORES-200 has, by script, and the no-mark controls.
 INDIC = ("hin_Deva", "mar_Deva", "npi_Deva", "mai_Deva", "san_Deva", "ben_Beng", "asm_Beng", "guj_Gujr",

@@ -1,0 +1,9 @@
+"""Text in, counts out: where corpora come from and how they become pre-token counts.
+
+- :mod:`modtok.text.corpus`      ``open_corpus``: text, JSONL, ``.gz``/``.zst``, Parquet, Arrow,
+  HF ``datasets``, globs and manifests, streamed with budgets and bad-record handling
+- :mod:`modtok.text.data`        languages, FLORES-200, the training pool, the wordfreq default,
+  ``default_corpora`` (what every notebook and command trains and evaluates on)
+- :mod:`modtok.text.pretokenize` named split regexes, the byte-level alphabet, pre-token counting
+- :mod:`modtok.text.counts`      pre-token counts as an artifact, counted in one process or on Dask
+"""
