@@ -126,9 +126,9 @@ def test_tokens_per_char_and_bytes_per_token():
     3/5 tokens/char, 10/3 bytes/token."""
     lines = ["é a", "नम"]
     assert metrics.tokens_per_char(Chars(), lines) == 1.0
-    assert metrics.bytes_per_token(Chars(), lines) == 2.0
+    assert metrics.compression_rate(Chars(), lines, "bytes") == 2.0
     assert metrics.tokens_per_char(Words(), lines) == pytest.approx(3 / 5)
-    assert metrics.bytes_per_token(Words(), lines) == pytest.approx(10 / 3)
+    assert metrics.compression_rate(Words(), lines, "bytes") == pytest.approx(10 / 3)
     assert (metrics.char_count(lines), metrics.byte_count(lines), metrics.word_count(lines)) == (5, 10, 3)
 
 
@@ -238,7 +238,7 @@ def test_language_table():
         lambda: metrics.token_counts(Chars(), []),
         lambda: metrics.nsl(Chars(), Words(), []),
         lambda: metrics.tokens_per_char(Chars(), []),
-        lambda: metrics.bytes_per_token(Chars(), []),
+        lambda: metrics.compression_rate(Chars(), []),
         lambda: metrics.fertility(Chars(), []),
         lambda: metrics.premium(Chars(), [], []),
         lambda: metrics.cost_gini(Chars(), {}),

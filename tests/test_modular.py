@@ -9,7 +9,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from modtok.artifacts.modular import ModularTokenizer, restrict
+from modtok.artifacts.modular import ModularTokenizer
+from modtok.artifacts.tokenizer_json import restrict
 from modtok.bpe.export import bpe_model_json, to_tokenizer_json
 from modtok.errors import (
     MergeListError,

@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 from modtok import atomic
-from modtok.artifacts.modular import _merge_pair, read_json
+from modtok.artifacts.tokenizer_json import merge_pair, read_json
 from modtok.bpe.model import BPEModel
 from modtok.errors import MergeListError, TokenizerFileError
 from modtok.text.pretokenize import DEFAULT_SCHEME, SCHEMES, byte_level, from_byte_level, pattern
@@ -105,7 +105,7 @@ def from_tokenizer_json(tj: dict) -> BPEModel:
             raise TokenizerFileError(f"byte {b} does not have id {b}")
     out = BPEModel([], _scheme_of(tj))
     for r, merge in enumerate(model["merges"]):
-        left, right = _merge_pair(merge)
+        left, right = merge_pair(merge)
         if left not in vocab or right not in vocab:
             missing = left if left not in vocab else right
             raise MergeListError(f"merge {r} ({left!r}, {right!r}): {missing!r} is not in the vocabulary")

@@ -61,7 +61,7 @@ from pathlib import Path
 import numpy as np
 
 from modtok import atomic
-from modtok.artifacts.modular import _merge_pair
+from modtok.artifacts.tokenizer_json import merge_pair
 from modtok.bpe.engine import Engine, words_from_counts
 from modtok.errors import BudgetError, DataError, TokenizerFileError
 from modtok.text import pretokenize  # noqa: F401 (the doctests use pretokenize)
@@ -237,7 +237,7 @@ class Base:
         missing = [b for b in range(256) if bytes([b]) not in self.id_of]
         if missing:
             raise TokenizerFileError(f"byte {missing[0]:#04x} has no token: not a byte-level BPE")
-        self.merges = [tuple(from_byte_level(p) for p in _merge_pair(m)) for m in model["merges"]]
+        self.merges = [tuple(from_byte_level(p) for p in merge_pair(m)) for m in model["merges"]]
 
     @classmethod
     def load(cls, name_or_path: str | os.PathLike) -> Base:
@@ -247,7 +247,7 @@ class Base:
         if str(name_or_path) in deployed.DEPLOYED:
             tok = deployed.load(str(name_or_path))
             return cls(json.loads(tok.to_str()), tok)
-        from modtok.artifacts.modular import read_json
+        from modtok.artifacts.tokenizer_json import read_json
 
         return cls(read_json(name_or_path))
 

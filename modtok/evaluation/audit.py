@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from modtok.errors import TokenizerFileError
-from modtok.evaluation.metrics import _aligned, _ratio, encode_lines, token_counts
+from modtok.evaluation.metrics import aligned, encode_lines, ratio, token_counts
 from modtok.text.pretokenize import from_byte_level, pattern
 
 # what the decomposition's base is measured with (App. G: the repaired Llama-3 pattern)
@@ -115,7 +115,7 @@ def ratio_ci(num, den, n_boot: int = 1000, level: float = 0.95, seed: int = 0) -
     num, den = np.asarray(num, np.float64), np.asarray(den, np.float64)
     if num.shape != den.shape or num.ndim != 1 or num.size == 0:
         raise ValueError(f"need two aligned non-empty 1-d count arrays, got {num.shape} and {den.shape}")
-    point = _ratio(num.sum(), den.sum(), "ratio (the reference side has no token)")
+    point = ratio(num.sum(), den.sum(), "ratio (the reference side has no token)")
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, num.size, size=(n_boot, num.size))  # (n_boot, n_lines)
     boot = num[idx].sum(axis=1) / den[idx].sum(axis=1)
@@ -126,29 +126,29 @@ def ratio_ci(num, den, n_boot: int = 1000, level: float = 0.95, seed: int = 0) -
 
 def premium_ci(tokenizer, lines, ref_lines, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
     """Premium ΣT(x)/ΣT(ref) with its paired-bootstrap interval: ``(premium, lo, hi)``."""
-    sides = _aligned({"x": lines, "ref": ref_lines})
+    sides = aligned({"x": lines, "ref": ref_lines})
     return ratio_ci(token_counts(tokenizer, sides["x"]), token_counts(tokenizer, sides["ref"]), n_boot, level, seed)
 
 
 def floor(tokenizer, lines, ref_lines) -> float:
     """Pre-token floor ΣP(x) / ΣT(ref) under the tokenizer's full pipeline (§III)."""
-    sides = _aligned({"x": lines, "ref": ref_lines})
-    return _ratio(pretoken_counts(tokenizer, sides["x"]).sum(), token_counts(tokenizer, sides["ref"]).sum(),
+    sides = aligned({"x": lines, "ref": ref_lines})
+    return ratio(pretoken_counts(tokenizer, sides["x"]).sum(), token_counts(tokenizer, sides["ref"]).sum(),
                   "floor (the reference side has no token)")
 
 
 def decomposition(tokenizer, lines, ref_lines, repaired: str = P_REP) -> dict[str, float]:
     """``{"base", "regex_factor", "vocab_factor"}`` with base × regex × vocab = premium
     (definitions in the module docstring)."""
-    sides = _aligned({"x": lines, "ref": ref_lines})
+    sides = aligned({"x": lines, "ref": ref_lines})
     t_x = token_counts(tokenizer, sides["x"]).sum()
     t_ref = token_counts(tokenizer, sides["ref"]).sum()
     p_x = pretoken_counts(tokenizer, sides["x"]).sum()
     p_rep = pretoken_counts(with_split(tokenizer, repaired), sides["x"]).sum()
     return {
-        "base": _ratio(p_rep, t_ref, "base (the reference side has no token)"),
-        "regex_factor": _ratio(p_x, p_rep, "regex factor"),
-        "vocab_factor": _ratio(t_x, p_x, "vocab factor"),
+        "base": ratio(p_rep, t_ref, "base (the reference side has no token)"),
+        "regex_factor": ratio(p_x, p_rep, "regex factor"),
+        "vocab_factor": ratio(t_x, p_x, "vocab factor"),
     }
 
 
@@ -186,7 +186,7 @@ def mark_initial_share(tokenizer, lines: Iterable[str]) -> float:
     ids = [i for seq in encode_lines(tokenizer, lines) for i in seq]
     values, counts = np.unique(np.asarray(ids, np.int64), return_counts=True)
     marked = sum(int(c) for v, c in zip(values, counts) if starts_with_mark(token_bytes(tokenizer, int(v))))
-    return _ratio(marked, counts.sum(), "mark-initial share (no token)")
+    return ratio(marked, counts.sum(), "mark-initial share (no token)")
 
 
 def lossless(tokenizer, lines: Sequence[str]) -> bool:

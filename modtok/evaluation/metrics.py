@@ -20,7 +20,6 @@ Definitions (``T(x)`` = number of tokens of line ``x``, sums over the corpus):
                        reference tokenizer (Eq. 1 of "To Each Language Its
                        Tokenizer"); < 1 means shorter than the reference
 ``tokens_per_char``    ΣT(x) / Σ(characters of x)   (Unicode code points)
-``bytes_per_token``    Σ(UTF-8 bytes of x) / ΣT(x)
 ``fertility``          ΣT(x) / Σ(whitespace words of x) (``str.split``); NaN,
                        i.e. undefined, for a language whose script is written
                        without spaces between words (:data:`modtok.text.data.SPACELESS_SCRIPTS`)
@@ -147,7 +146,12 @@ def word_count(lines: Iterable[str]) -> int:
     return sum(len(line.split()) for line in lines)
 
 
-def _ratio(num: float, den: float, what: str) -> float:
+def ratio(num: float, den: float, what: str) -> float:
+    """``num / den`` as a float; a zero denominator is a :class:`DataError` naming ``what``.
+
+    >>> ratio(3, 4, "tokens per byte")
+    0.75
+    """
     if den == 0:
         raise DataError(f"{what} is undefined: its denominator is 0 on this corpus")
     return float(num) / float(den)
@@ -163,7 +167,7 @@ def nsl_from_counts(counts, reference_counts) -> float:
     >>> nsl_from_counts([3, 1], [2, 2])
     1.0
     """
-    return _ratio(np.sum(counts), np.sum(reference_counts), "NSL (reference has no token)")
+    return ratio(np.sum(counts), np.sum(reference_counts), "NSL (reference has no token)")
 
 
 def nsl(tokenizer, reference, lines: Iterable[str]) -> float:
@@ -175,20 +179,14 @@ def nsl(tokenizer, reference, lines: Iterable[str]) -> float:
 def tokens_per_char(tokenizer, lines: Iterable[str]) -> float:
     """ΣT(x) / Σ characters (code points)."""
     lines = _lines(lines)
-    return _ratio(token_counts(tokenizer, lines).sum(), char_count(lines), "tokens per character")
-
-
-def bytes_per_token(tokenizer, lines: Iterable[str]) -> float:
-    """Σ UTF-8 bytes / ΣT(x)."""
-    lines = _lines(lines)
-    return _ratio(byte_count(lines), token_counts(tokenizer, lines).sum(), "bytes per token")
+    return ratio(token_counts(tokenizer, lines).sum(), char_count(lines), "tokens per character")
 
 
 def fertility_from_counts(counts, lines: Iterable[str], lang: str | None = None) -> float:
     """ΣT(x) / Σ words; NaN for a ``lang`` written without spaces."""
     if lang is not None and written_without_spaces(lang):
         return float("nan")
-    return _ratio(np.sum(counts), word_count(lines), "fertility (no whitespace word)")
+    return ratio(np.sum(counts), word_count(lines), "fertility (no whitespace word)")
 
 
 def fertility(tokenizer, lines: Iterable[str], lang: str | None = None) -> float:
@@ -208,7 +206,9 @@ def fertility(tokenizer, lines: Iterable[str], lang: str | None = None) -> float
 # parallel text
 
 
-def _aligned(corpus: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
+def aligned(corpus: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
+    """The sides of a parallel corpus as lists, checked to have one line count
+    (else :class:`ParallelCorpusError` with every side's count)."""
     if not corpus:
         raise DataError("empty parallel corpus (no language)")
     sides = {lang: _lines(lines, lang) for lang, lines in corpus.items()}
@@ -228,8 +228,8 @@ def premium(tokenizer, lines: Iterable[str], english_lines: Iterable[str]) -> fl
     (not the mean of per-pair ratios), so it is the NSL of the language's
     side against the English side.
     """
-    sides = _aligned({"lang": lines, "eng": english_lines})
-    return _ratio(
+    sides = aligned({"lang": lines, "eng": english_lines})
+    return ratio(
         token_counts(tokenizer, sides["lang"]).sum(),
         token_counts(tokenizer, sides["eng"]).sum(),
         "premium (the English side has no token)",
@@ -238,11 +238,11 @@ def premium(tokenizer, lines: Iterable[str], english_lines: Iterable[str]) -> fl
 
 def premiums(tokenizer, parallel: Mapping[str, Iterable[str]], pivot: str = "eng_Latn") -> dict[str, float]:
     """:func:`premium` of every language of a parallel corpus against ``pivot``."""
-    sides = _aligned(parallel)
+    sides = aligned(parallel)
     if pivot not in sides:
         raise UnknownLanguageError(pivot, sides)
     totals = {lang: int(token_counts(tokenizer, lines).sum()) for lang, lines in sides.items()}
-    return {lang: _ratio(t, totals[pivot], f"premium (the {pivot} side has no token)") for lang, t in totals.items()}
+    return {lang: ratio(t, totals[pivot], f"premium (the {pivot} side has no token)") for lang, t in totals.items()}
 
 
 def gini(values) -> float:
@@ -265,7 +265,7 @@ def gini(values) -> float:
 
 def language_costs(tokenizer, parallel: Mapping[str, Iterable[str]]) -> dict[str, int]:
     """Total tokens each language needs for the same (aligned) content."""
-    return {lang: int(token_counts(tokenizer, lines).sum()) for lang, lines in _aligned(parallel).items()}
+    return {lang: int(token_counts(tokenizer, lines).sum()) for lang, lines in aligned(parallel).items()}
 
 
 def cost_gini(tokenizer, parallel: Mapping[str, Iterable[str]]) -> float:
@@ -308,7 +308,7 @@ def vocab_utilisation(tokenizer, lines: Iterable[str], vocab_size: int | None = 
     """Share of the vocabulary that occurs at least once on ``lines``:
     |{ids used}| / |V| (``|V|`` from :func:`vocab_size_of` unless given)."""
     size = vocab_size if vocab_size is not None else vocab_size_of(tokenizer)
-    return _ratio(len(unigram_counts(tokenizer, lines)), size, "vocabulary utilisation")
+    return ratio(len(unigram_counts(tokenizer, lines)), size, "vocabulary utilisation")
 
 
 def vocab_utilisation_by_language(
@@ -388,8 +388,8 @@ def language_table(tokenizers: Mapping[str, object], reference, corpus: Mapping[
                     "tokenizer": name,
                     "tokens": total,
                     "nsl": nsl_from_counts(total, ref_total),
-                    "tokens_per_char": _ratio(total, chars, f"{lang}: tokens per character"),
-                    "bytes_per_token": _ratio(nbytes, total, f"{lang}: bytes per token"),
+                    "tokens_per_char": ratio(total, chars, f"{lang}: tokens per character"),
+                    "bytes_per_token": ratio(nbytes, total, f"{lang}: bytes per token"),
                     "fertility": fertility_from_counts(total, lines, lang),
                 }
             )
@@ -422,7 +422,7 @@ def compression_rate(tokenizer, lines: Iterable[str], unit: str = "bytes") -> fl
     """CR = Σ units / ΣT(x): how much text one token carries (higher compresses
     more). On parallel lines, ``unit="lines"`` compares languages by content."""
     lines = _lines(lines)
-    return _ratio(unit_count(lines, unit), token_counts(tokenizer, lines).sum(), f"compression rate ({unit})")
+    return ratio(unit_count(lines, unit), token_counts(tokenizer, lines).sum(), f"compression rate ({unit})")
 
 
 def compression_rates(tokenizer, corpus: Mapping[str, Iterable[str]], unit: str = "bytes") -> dict[str, float]:
@@ -439,7 +439,7 @@ def global_compression(tokenizer, corpus: Mapping[str, Iterable[str]], unit: str
     sides = {lang: _lines(lines, lang) for lang, lines in corpus.items()}
     units = sum(unit_count(lines, unit) for lines in sides.values())
     tokens = sum(int(token_counts(tokenizer, lines).sum()) for lines in sides.values())
-    return _ratio(units, tokens, f"global compression rate ({unit})")
+    return ratio(units, tokens, f"global compression rate ({unit})")
 
 
 def vocab_utilisation_by_tier(
@@ -471,7 +471,7 @@ def parity_summary(tokenizer, parallel: Mapping[str, Iterable[str]], vocab_size:
     pooled), ``utilisation`` (share of the vocabulary used by the pooled text),
     ``renyi`` (efficiency at ``alpha``), ``fertility`` (tokens per word over the
     space-delimited languages), ``tokens`` (total)."""
-    sides = _aligned(parallel)
+    sides = aligned(parallel)
     size = vocab_size if vocab_size is not None else vocab_size_of(tokenizer)
     totals, per_byte, pooled, nbytes, fert_tokens, fert_words = [], [], [], 0, 0, 0
     for lang, lines in sides.items():
@@ -480,7 +480,7 @@ def parity_summary(tokenizer, parallel: Mapping[str, Iterable[str]], vocab_size:
         totals.append(n)
         pooled.append(ids)
         lang_bytes = byte_count(lines)
-        per_byte.append(_ratio(n, lang_bytes, f"tokens per byte of {lang}"))
+        per_byte.append(ratio(n, lang_bytes, f"tokens per byte of {lang}"))
         nbytes += lang_bytes
         if not written_without_spaces(lang):
             fert_tokens += n
@@ -490,9 +490,9 @@ def parity_summary(tokenizer, parallel: Mapping[str, Iterable[str]], vocab_size:
     return {
         "gini": gini(totals),
         "gini_per_byte": gini(per_byte),
-        "global_compression": _ratio(nbytes, sum(totals), "global compression rate"),
-        "utilisation": _ratio(len(used), size, "vocabulary utilisation"),
+        "global_compression": ratio(nbytes, sum(totals), "global compression rate"),
+        "utilisation": ratio(len(used), size, "vocabulary utilisation"),
         "renyi": renyi_efficiency_from_counts(used, size, alpha),
-        "fertility": _ratio(fert_tokens, fert_words, "fertility") if fert_words else float("nan"),
+        "fertility": ratio(fert_tokens, fert_words, "fertility") if fert_words else float("nan"),
         "tokens": int(sum(totals)),
     }

@@ -69,6 +69,7 @@ import hashlib
 import io
 import json
 import os
+import unicodedata
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
@@ -76,6 +77,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from modtok.errors import DataError, RecordEncodingError, RecordError, ShardError, UnknownLanguageError
+
+NORMALIZATIONS = ("NFC", "NFD", "NFKC", "NFKD")  # or None: the raw text (the default)
+
+
+def normalize(line: str, normalization: str | None) -> str:
+    """``line`` in the Unicode normal form ``normalization``; ``None`` returns it unchanged."""
+    if normalization is None:
+        return line
+    if normalization not in NORMALIZATIONS:
+        raise DataError(f"unknown Unicode normalisation {normalization!r} (None or one of {', '.join(NORMALIZATIONS)})")
+    return line if unicodedata.is_normalized(normalization, line) else unicodedata.normalize(normalization, line)
+
 
 TEXT, JSONL, PARQUET, ARROW = "text", "jsonl", "parquet", "arrow"
 FORMATS = (TEXT, JSONL, PARQUET, ARROW)
@@ -122,7 +135,7 @@ class ReadOptions:
     sample: float | None = None
     seed: int = 0
     skip_bad: bool = False
-    normalization: str | None = None  # raw text by default, as modtok.text.data (see data.normalize)
+    normalization: str | None = None  # raw text by default, as modtok.text.data (see normalize)
 
 
 def detect(path: str | os.PathLike, format: str | None = None) -> Source:
@@ -227,7 +240,6 @@ def units(text: str, normalization: str | None = None) -> Iterator[str]:
     >>> list(units("a\\r\\n\\n  \\nb")), list(units("e\\u0301", "NFC"))
     (['a', 'b'], ['é'])
     """
-    from modtok.text.data import normalize  # not at the top: modtok.text.data re-exports open_corpus
 
     for line in text.split("\n"):
         line = line.rstrip("\r")

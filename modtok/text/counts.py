@@ -52,7 +52,7 @@ from pathlib import Path
 from modtok.atomic import write_bytes, write_json
 from modtok.errors import DataError, UnknownLanguageError
 from modtok.text.corpus import Corpus, Part, ReadOptions, read_part, within_budget
-from modtok.text.pretokenize import DEFAULT_SCHEME, _count_chunk, pattern
+from modtok.text.pretokenize import DEFAULT_SCHEME, count_chunk, pattern
 
 FORMAT, VERSION = "modtok-counts", 1
 CHUNK_UNITS = 20_000  # units handed to the regex at a time (memory: one chunk of lines)
@@ -83,10 +83,10 @@ def count_units(units, scheme: str) -> Tally:
         chunk.append(unit)
         tally.chars += len(unit)
         if len(chunk) == CHUNK_UNITS:
-            tally.counts.update(_count_chunk((scheme, chunk)))
+            tally.counts.update(count_chunk((scheme, chunk)))
             tally.units += len(chunk)
             chunk = []
-    tally.counts.update(_count_chunk((scheme, chunk)))
+    tally.counts.update(count_chunk((scheme, chunk)))
     tally.units += len(chunk)
     return tally
 

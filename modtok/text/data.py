@@ -31,7 +31,6 @@ Where data lives:
 from __future__ import annotations
 
 import os
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from modtok.errors import DataError, EncodingError, UnknownLanguageError
-from modtok.text.corpus import open_corpus  # noqa: F401  (re-exported here, where corpora live)
+from modtok.text.corpus import NORMALIZATIONS, normalize, open_corpus  # noqa: F401  (re-exported here, where corpora live)
 
 # FLORES-200 code -> wordfreq code (the 42 wordfreq languages with a FLORES code).
 WORDFREQ_CODES: dict[str, str] = {
@@ -133,16 +132,6 @@ def is_smoke() -> bool:
 # reading files
 
 
-NORMALIZATIONS = ("NFC", "NFD", "NFKC", "NFKD")  # or None: the raw text (the default)
-
-
-def normalize(line: str, normalization: str | None) -> str:
-    """``line`` in the Unicode normal form ``normalization``; ``None`` returns it unchanged."""
-    if normalization is None:
-        return line
-    if normalization not in NORMALIZATIONS:
-        raise DataError(f"unknown Unicode normalisation {normalization!r} (None or one of {', '.join(NORMALIZATIONS)})")
-    return line if unicodedata.is_normalized(normalization, line) else unicodedata.normalize(normalization, line)
 
 
 def read_lines(path: str | os.PathLike, normalization: str | None = None) -> list[str]:

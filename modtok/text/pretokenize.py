@@ -181,7 +181,12 @@ def from_byte_level(symbols: str) -> bytes:
 # counting
 
 
-def _count_chunk(args: tuple[str, list[str]]) -> Counter:
+def count_chunk(args: tuple[str, list[str]]) -> Counter:
+    """Pre-token counts of ``(scheme, lines)``: one picklable task of a process pool.
+
+    >>> count_chunk(("whitespace", ["a b a"]))
+    Counter({'a': 1, ' b': 1, ' a': 1})
+    """
     scheme, lines = args
     findall = compiled(scheme).findall
     counts: Counter = Counter()
@@ -227,7 +232,7 @@ def count_by_language(
     corpus = {lang: lines if isinstance(lines, list) else list(lines) for lang, lines in corpus.items()}
     n_lines = sum(map(len, corpus.values()))
     if workers <= 1 or n_lines <= chunk_lines:
-        return {lang: _count_chunk((scheme, lines)) for lang, lines in corpus.items()}
+        return {lang: count_chunk((scheme, lines)) for lang, lines in corpus.items()}
     tasks = [
         (lang, (scheme, lines[i : i + chunk_lines]))
         for lang, lines in corpus.items()
@@ -235,7 +240,7 @@ def count_by_language(
     ]
     counts: dict = {lang: Counter() for lang in corpus}
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for (lang, _), part in zip(tasks, pool.map(_count_chunk, [t for _, t in tasks])):
+        for (lang, _), part in zip(tasks, pool.map(count_chunk, [t for _, t in tasks])):
             counts[lang].update(part)
     return counts
 

@@ -61,7 +61,9 @@ from modtok.unigram.spm_proto import BYTE, CONTROL, NORMAL, UNKNOWN
 LOGP_FLOOR = -100.0
 BASE_PIECES = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)]
 BASE_TYPES = [UNKNOWN, CONTROL, CONTROL] + [BYTE] * 256
-_WORD = regex.compile(f"{SPACE}+[^{SPACE}]*|[^{SPACE}]+")
+# A unit of the joint corpus: a run of ▁ and what follows it up to the next ▁ (or a word
+# with no ▁ before it), the split sentencepiece trains on.
+WORD = regex.compile(f"{SPACE}+[^{SPACE}]*|[^{SPACE}]+")
 _CROSSING = regex.compile(f"[^{SPACE}]{SPACE}")
 
 
@@ -135,7 +137,7 @@ def count_units(lines: Iterable[str], by_word: bool = True) -> Counter:
     for line in lines:
         text = normalize(line)
         if by_word:
-            counts.update(_WORD.findall(text))
+            counts.update(WORD.findall(text))
         elif text:
             counts[text] += 1
     return counts

@@ -21,7 +21,7 @@ outside it are not edges. :meth:`UnigramModel.encode` is the reference encoder
   whole line is one lattice, exactly like sentencepiece; a ``Metaspace``
   pre-tokenizer would cut at every ``▁`` and forbid whitespace-only pieces such
   as ``▁▁``); decoder: byte fallback, ``▁`` -> space, strip the dummy space.
-  Restrict it with :func:`modtok.artifacts.modular.restrict` (or ``ModularTokenizer``).
+  Restrict it with :func:`modtok.artifacts.tokenizer_json.restrict` (or ``ModularTokenizer``).
 - :meth:`UnigramModel.sentencepiece_proto`: a ``.model`` where pieces outside
   the mask are typed ``UNUSED`` (sentencepiece skips them), so ids stay global.
 

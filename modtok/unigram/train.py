@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from modtok.artifacts.baselines import SP_SETTINGS, sp_model_proto
 from modtok.errors import BudgetError, DataError
 from modtok.progress import bar as progress_bar
-from modtok.unigram.merge import _WORD
+from modtok.unigram.merge import WORD
 from modtok.unigram.model import UnigramModel, normalize
 
 N_BASE = 3 + 256  # <unk>, <s>, </s> and the byte pieces
@@ -73,7 +73,7 @@ def distinct_substrings(lines: Sequence[str], max_len: int = 16, stop: int | Non
     6
     """
     seen: set[str] = set()
-    words = {w for line in lines for w in _WORD.findall(normalize(line))}
+    words = {w for line in lines for w in WORD.findall(normalize(line))}
     for w in words:
         for i in range(len(w)):
             for j in range(i + 1, min(len(w), i + max_len) + 1):
