@@ -32,6 +32,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from modtok.errors import ConfigError
+
 
 @contextmanager
 def atomic_write(path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator:
@@ -41,7 +43,7 @@ def atomic_write(path, mode: str = "w", encoding: str | None = "utf-8") -> Itera
     directories are created. The file gets mode 0o644 (mkstemp's default is 0o600).
     """
     if mode not in ("w", "wb"):
-        raise ValueError(f"atomic_write mode must be 'w' or 'wb', not {mode!r}")
+        raise ConfigError(f"atomic_write mode must be 'w' or 'wb', not {mode!r}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

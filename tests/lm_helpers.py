@@ -64,7 +64,7 @@ def modular_from_bpe(tok, corpus: dict[str, list[str]]) -> ModularTokenizer:
 
 
 def toy_tokenizer(vocab_size: int = 420) -> ModularTokenizer:
-    tok = train_hf_bpe({k: v * 3 for k, v in TOY_CORPUS.items()}, vocab_size, min_frequency=2)
+    tok = train_hf_bpe({k: v * 3 for k, v in TOY_CORPUS.items()}, vocab_size, scheme="whitespace", min_frequency=2)
     return modular_from_bpe(tok, TOY_CORPUS)
 
 

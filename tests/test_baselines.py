@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from modtok.artifacts import baselines
-from modtok.errors import BudgetError, DataError
+from modtok.errors import BudgetError, ConfigError, DataError
 
 MULTI = {
     "eng_Latn": ["the cat sat on the mat", "a dog and a cat", "in 2024 or 1999"] * 30,
@@ -38,7 +38,7 @@ def test_hf_bpe_budget_and_joint_training():
         baselines.train_hf_bpe(["abc"], 255)
     with pytest.raises(DataError, match="empty corpus"):
         baselines.train_hf_bpe(["", " "], 300)
-    with pytest.raises(DataError, match="unknown tokenizer kind"):
+    with pytest.raises(ConfigError, match="unknown tokenizer kind"):
         baselines.train_joint(MULTI, 300, kind="wordpiece")
 
 

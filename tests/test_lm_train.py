@@ -164,10 +164,9 @@ def test_host_store_leaves_inactive_rows_alone_and_resumes_identically(tok, tmp_
 
 
 def test_the_old_p_flag_is_refused_with_its_new_meaning(capsys):
-    from modtok.lm.train import main
+    from modtok.ui.cli import main
 
-    with pytest.raises(SystemExit):
-        main(["--tokenizer", "nowhere", "--out", "nowhere", "--p", "0.5"])
+    assert main(["lm-train", "--tokenizer", "nowhere", "--out", "nowhere", "--p", "0.5"]) == 2
     assert "use --p-full, the probability of the full tokenizer" in capsys.readouterr().err
 
 

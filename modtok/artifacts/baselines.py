@@ -17,8 +17,8 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Mapping
 
-from modtok.errors import BudgetError, DataError
-from modtok.text.pretokenize import byte_alphabet, hf_pre_tokenizer
+from modtok.errors import BudgetError, ConfigError, DataError
+from modtok.text.pretokenize import DEFAULT_SCHEME, byte_alphabet, hf_pre_tokenizer
 
 BYTE_ALPHABET_SIZE = 256
 
@@ -39,14 +39,15 @@ def _lines(corpus: Iterable[str] | Mapping[str, Iterable[str]]) -> list[str]:
 def train_hf_bpe(
     corpus: Iterable[str] | Mapping[str, Iterable[str]],
     vocab_size: int,
-    scheme: str = "whitespace",
+    scheme: str = DEFAULT_SCHEME,
     min_frequency: int = 2,
 ):
     """Byte-level BPE trained with HF ``BpeTrainer``; returns a ``tokenizers.Tokenizer``.
 
     The vocabulary is the 256 byte symbols plus ``vocab_size - 256`` merges
     (fewer if the corpus runs out of pairs seen ``min_frequency`` times). Text
-    is cut by the named pre-tokenizer ``scheme`` (``modtok.text.pretokenize``), then
+    is cut by the named pre-tokenizer ``scheme`` (``modtok.text.pretokenize``; the project's
+    one default, :data:`~modtok.text.pretokenize.DEFAULT_SCHEME`), then
     mapped to the byte-level alphabet; decoding is lossless.
     """
     from tokenizers import Tokenizer, decoders, models, trainers
@@ -155,5 +156,5 @@ def train_joint(corpus: Mapping[str, Iterable[str]], vocab_size: int, kind: str 
 def _trainer(kind: str):
     trainers = {"bpe": train_hf_bpe, "unigram": train_sp_unigram}
     if kind not in trainers:
-        raise DataError(f"unknown tokenizer kind {kind!r} (known: {', '.join(trainers)})")
+        raise ConfigError(f"unknown tokenizer kind {kind!r} (known: {', '.join(trainers)})")
     return trainers[kind]

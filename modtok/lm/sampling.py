@@ -100,7 +100,7 @@ def default_mixture(langs, english: str = "eng_Latn", english_share: float = 0.7
     return {lang: (english_share if lang == english else round(rest, 12)) for lang in langs}
 
 
-def normalise_mixture(mixture: Mapping[str, float]) -> dict[str, float]:
+def normalize_mixture(mixture: Mapping[str, float]) -> dict[str, float]:
     """Weights divided by their sum; languages with weight 0 are dropped."""
     if not mixture or any(w < 0 for w in mixture.values()) or sum(mixture.values()) <= 0:
         raise SchemeError(f"mixture weights must be non-negative with a positive sum, got {dict(mixture)}")
@@ -121,7 +121,7 @@ class SubtokenizerSampler:
 
     def __init__(self, scheme: Scheme, mixture: Mapping[str, float], seed: int):
         self.scheme = scheme
-        self.mixture = normalise_mixture(mixture)
+        self.mixture = normalize_mixture(mixture)
         self.seed = int(seed)
         self._langs = list(self.mixture)
         self._p = np.array([self.mixture[lang] for lang in self._langs])

@@ -39,7 +39,6 @@ come before it.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import math
@@ -440,55 +439,3 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
             run.pipe.close()
         if own_group:
             dist.destroy_process_group()
-
-
-# ---------------------------------------------------------------------------- command line
-
-
-def main(argv=None) -> None:
-    """``python -m modtok.lm.train --tokenizer DIR --out DIR [--langs ...] [--scheme samp_sub --n 2 --p-full 0.5]``."""
-    from modtok.artifacts.modular import ModularTokenizer
-    from modtok.lm.model import config
-    from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture
-    from modtok.text import data
-
-    ap = argparse.ArgumentParser(prog="modtok.lm.train", description=main.__doc__)
-    ap.add_argument("--tokenizer", required=True, help="ModularTokenizer directory")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--langs", nargs="*", help="training languages (default: all of the tokenizer's)")
-    ap.add_argument("--english-share", type=float, default=0.7)
-    ap.add_argument("--scheme", default="samp_sub", choices=["mono", "samp_full", "samp_sub"])
-    ap.add_argument("--n", type=int, default=2)
-    ap.add_argument("--p-full", type=float, default=0.5,
-                    help="probability of the full tokenizer (samp_full) or of the own + n union (samp_sub), App. D.2")
-    ap.add_argument("--p", type=float, default=None, help=argparse.SUPPRESS)  # the old flag, refused below
-    ap.add_argument("--vocab-store", default="device", choices=["device", "host"])
-    ap.add_argument("--update-delay", type=int, default=0, choices=[0, 1])
-    ap.add_argument("--config", default="mini")
-    ap.add_argument("--batch-size", type=int, default=8)
-    ap.add_argument("--seq-len", type=int, default=128)
-    ap.add_argument("--steps", type=int, default=200)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--warmup", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-chars", type=int, default=None, help="training characters per language")
-    ap.add_argument("--progress", action="store_true")
-    args = ap.parse_args(argv)
-    if args.p is not None:
-        ap.error("--p was the own-language probability; use --p-full, the probability of the full tokenizer "
-                 "(or of the own + n union), i.e. 1 - the old --p")
-    tok = ModularTokenizer.load(args.tokenizer)
-    langs = args.langs or tok.languages
-    corpus = data.load_pool(langs, max_chars=args.max_chars, seed=args.seed)
-    n = args.n if args.scheme == "samp_sub" else 0
-    scheme = Scheme(args.scheme, 0.0 if args.scheme == "mono" else args.p_full, n)
-    sampler = SubtokenizerSampler(scheme, default_mixture(langs, english_share=args.english_share), args.seed)
-    source = BatchSource(tok, corpus, sampler, args.batch_size, args.seq_len, seed=args.seed)
-    model_cfg = config(args.config, lm_vocab_size(tok), max_seq_len=args.seq_len)
-    cfg = TrainConfig(steps=args.steps, lr=args.lr, warmup_steps=args.warmup, seed=args.seed,
-                      vocab_store=args.vocab_store, update_delay=args.update_delay)
-    train(model_cfg, cfg, source, args.out, progress=args.progress)
-
-
-if __name__ == "__main__":
-    main()

@@ -25,8 +25,8 @@ Schemes (``SCHEMES``):
 ``llama3-deva``   Devanagari-only repair: the same, with an explicit class of the
                   34 Devanagari combining marks (``DEVANAGARI_MARKS``) instead of
                   ``\\p{M}``, so no other script changes at all.
-``whitespace``    words with their leading space, runs of whitespace; the
-                  whitespace-style pre-tokenization used for the BPE baselines.
+``whitespace``    words with their leading space, runs of whitespace (the
+                  whitespace-style pre-tokenization of the papers' baselines).
 """
 
 from __future__ import annotations
@@ -89,6 +89,9 @@ SCHEMES: dict[str, str] = {
     "whitespace": r""" ?\S+|\s+(?!\S)|\s+""",
 }
 
+# The one default pre-tokenizer of every trainer and baseline (a caller that wants the papers'
+# whitespace baselines passes scheme="whitespace"). Letters-only: it splits Devanagari at its
+# combining marks (the pre-token floor of notebook 07); "llama3-marks" is the repair.
 DEFAULT_SCHEME = "llama3"
 
 

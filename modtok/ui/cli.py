@@ -5,7 +5,7 @@
     modtok modular-unigram OUT -k 8000 [--langs ...]  merged Unigram + EM, save a ModularTokenizer
     modtok nsl TOKDIR [--langs ...]               NSL of each subtokenizer vs monolingual HF BPE
     modtok encode TOKDIR --langs npi_Deva "text"  global ids of a subtokenizer
-    modtok lm-train ...                           the LM loop (same flags as python -m modtok.lm.train)
+    modtok lm-train --tokenizer DIR --out DIR     train a modular LM (torchrun ... -m modtok lm-train)
     modtok count MANIFEST -o DIR [--workers N | --scheduler ADDR]   pre-token counts (on Dask)
     modtok parity-bpe OUT --train F.. --dev F.. -s 1000   parity-aware BPE on files (the reference's flags)
     modtok audit TOKENIZER [--lang npi_Deva --ref eng_Latn] [--json]   pre-token audit on FLORES devtest
@@ -145,10 +145,27 @@ def cmd_count(args) -> None:
     print(f"saved counts ({args.scheme}) -> {args.out}")
 
 
-def cmd_lm_train(args, rest) -> None:
-    from modtok.lm.train import main
+def cmd_lm_train(args) -> None:
+    from modtok.artifacts.modular import ModularTokenizer
+    from modtok.lm.batches import BatchSource, lm_vocab_size
+    from modtok.lm.model import config
+    from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture
+    from modtok.lm.train import TrainConfig, train
 
-    main(rest)
+    if args.p is not None:
+        raise errors.ConfigError("--p was the own-language probability; use --p-full, the probability of the full "
+                                 "tokenizer (or of the own + n union), i.e. 1 - the old --p")
+    tok = ModularTokenizer.load(args.tokenizer)
+    langs = args.langs or tok.languages
+    corpus = data.load_pool(langs, max_chars=args.max_chars, seed=args.seed)
+    n = args.n if args.scheme == "samp_sub" else 0
+    scheme = Scheme(args.scheme, 0.0 if args.scheme == "mono" else args.p_full, n)
+    sampler = SubtokenizerSampler(scheme, default_mixture(langs, english_share=args.english_share), args.seed)
+    source = BatchSource(tok, corpus, sampler, args.batch_size, args.seq_len, seed=args.seed)
+    model_cfg = config(args.config, lm_vocab_size(tok), max_seq_len=args.seq_len)
+    cfg = TrainConfig(steps=args.steps, lr=args.lr, warmup_steps=args.warmup, seed=args.seed,
+                      vocab_store=args.vocab_store, update_delay=args.update_delay)
+    train(model_cfg, cfg, source, args.out, progress=args.progress)
 
 
 def cmd_parity_bpe(args) -> None:
@@ -290,21 +307,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     p.set_defaults(fn=cmd_audit)
 
-    sub.add_parser("lm-train", help="train an LM (flags: python -m modtok.lm.train --help)",
-                   add_help=False).set_defaults(fn=cmd_lm_train)
+    p = sub.add_parser("lm-train", help="train a modular LM on a tokenizer directory (multi-process: "
+                                         "torchrun --nproc_per_node=N -m modtok lm-train ...)")
+    p.add_argument("--tokenizer", required=True, help="ModularTokenizer directory")
+    p.add_argument("--out", required=True)
+    p.add_argument("--langs", nargs="*", help="training languages (default: all of the tokenizer's)")
+    p.add_argument("--english-share", type=float, default=0.7)
+    p.add_argument("--scheme", default="samp_sub", choices=["mono", "samp_full", "samp_sub"])
+    p.add_argument("--n", type=int, default=2)
+    p.add_argument("--p-full", type=float, default=0.5,
+                   help="probability of the full tokenizer (samp_full) or of the own + n union (samp_sub), App. D.2")
+    p.add_argument("--p", type=float, default=None, help=argparse.SUPPRESS)  # the old flag, refused
+    p.add_argument("--vocab-store", default="device", choices=["device", "host"])
+    p.add_argument("--update-delay", type=int, default=0, choices=[0, 1])
+    p.add_argument("--config", default="mini")
+    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--seq-len", type=int, default=128)
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-chars", type=int, default=None, help="training characters per language")
+    p.add_argument("--progress", action="store_true")
+    p.set_defaults(fn=cmd_lm_train)
     return ap
 
 
 def main(argv=None) -> int:
     ap = build_parser()
-    args, rest = ap.parse_known_args(argv)
+    args = ap.parse_args(argv)
     try:
-        if args.command == "lm-train":
-            args.fn(args, rest)
-        elif rest:
-            ap.error(f"unrecognized arguments: {' '.join(rest)}")
-        else:
-            args.fn(args)
+        args.fn(args)
     except ModtokError as e:
         print(f"modtok: error: {e}", file=sys.stderr)
         return 2
