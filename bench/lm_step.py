@@ -41,8 +41,8 @@ from modtok.lm.model import LM, LMConfig
 from modtok.lm.offload import HostVocabStore, VocabPipeline
 from modtok.lm.train import (
     TrainConfig,
-    _Run,
-    _train_step,
+    Run,
+    train_step,
     autocast,
     default_device,
     make_optimizer,
@@ -115,7 +115,7 @@ def main():
     store = HostVocabStore.from_model(body, weight_decay=host_cfg.weight_decay)
     body.embed, body.out = None, None
     body = body.to(device)
-    run = _Run(cfg, host_cfg, device, 0, 1, body, body, make_optimizer(body, host_cfg),
+    run = Run(cfg, host_cfg, device, 0, 1, body, body, make_optimizer(body, host_cfg),
                VocabPipeline(store, device, 0), {}, Path(), Path())
     batch = Batch(0, "l07", ("l00", "l07", "l19"), idx.cpu(), targets.cpu(), active.cpu(), 1.0)
 
@@ -142,7 +142,7 @@ def main():
                 fb_times[name].append(t1 - t0)
         sync(device)
         t0 = time.perf_counter()
-        nats, _ = _train_step(run, batch, batch, host_cfg.lr, first=r == 0)
+        nats, _ = train_step(run, batch, batch, host_cfg.lr, first=r == 0)
         float(nats)
         sync(device)
         if r:

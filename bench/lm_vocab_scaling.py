@@ -8,7 +8,7 @@ Samp_Sub_2(p=1) sampler over a uniform mixture of all languages (every batch:
 own language + 2 others, about 24,001 active ids), drawn per step from seed 0;
 a synthetic tokenizer turns each line into 24 ids drawn from the active set.
 
-Each step is ``modtok.lm.train._train_step`` (the training loop's step: with the
+Each step is ``modtok.lm.train.train_step`` (the training loop's step: with the
 host store, rows gathered, forward/backward/clip/AdamW on the body, row grads
 returned, row-sparse AdamW on the host). The two configurations of one size
 run interleaved, step by step (ABAB...), after two warm-up steps each.
@@ -41,7 +41,7 @@ from modtok.lm.batches import BatchSource, lm_vocab_size
 from modtok.lm.model import LMConfig
 from modtok.lm.offload import device_bytes
 from modtok.lm.sampling import SubtokenizerSampler, samp_sub
-from modtok.lm.train import TrainConfig, _setup, _train_step, default_device, lr_at
+from modtok.lm.train import TrainConfig, setup_run, train_step, default_device, lr_at
 from modtok.text.data import is_smoke
 
 
@@ -96,7 +96,7 @@ def measure(n_langs: int, repeats: int, args, device, delay: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         for store in ("device", "host"):
             run_cfg = replace(cfg, vocab_store=store, update_delay=delay if store == "host" else 0)
-            runs[store] = _setup(model_cfg, run_cfg, source, tmp, device, distributed=False)
+            runs[store] = setup_run(model_cfg, run_cfg, source, tmp, device, distributed=False)
     batches = [source.batch(s) for s in range(repeats + WARMUP + 1)]
     times = {k: [] for k in runs}
     peak = dict.fromkeys(runs, 0)
@@ -106,7 +106,7 @@ def measure(n_langs: int, repeats: int, args, device, delay: int) -> dict:
                 torch.cuda.reset_peak_memory_stats(device)
             sync(device)
             t0 = time.perf_counter()
-            nats, _ = _train_step(run, batches[s], batches[s + 1], lr_at(s, run.cfg), first=s == 0)
+            nats, _ = train_step(run, batches[s], batches[s + 1], lr_at(s, run.cfg), first=s == 0)
             float(nats)
             sync(device)
             if s >= WARMUP:

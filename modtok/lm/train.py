@@ -33,7 +33,7 @@ work with the next step as in App. E. Checkpoints keep the same model state dict
 
 The loop reads like nanoGPT's: per step ``_step`` (forward, backward, clip,
 AdamW), ``_log`` on log steps only (its ``float()`` calls are the one device
-sync), ``_checkpoint`` every ``ckpt_every`` steps; ``_setup`` and ``_resume``
+sync), ``_checkpoint`` every ``ckpt_every`` steps; ``setup_run`` and ``_resume``
 come before it.
 """
 
@@ -211,7 +211,7 @@ class TrainResult:
 
 
 @dataclass
-class _Run:
+class Run:
     """Everything one training process holds: where it runs, the model, the optimizer(s)."""
 
     model_cfg: LMConfig
@@ -239,7 +239,7 @@ def _check_shapes(model_cfg: LMConfig, source: BatchSource) -> None:
         raise ModelConfigError(f"seq_len {source.seq_len} > model max_seq_len {model_cfg.max_seq_len}")
 
 
-def _setup(model_cfg, cfg, source, out_dir, device, distributed, init=None) -> _Run:
+def setup_run(model_cfg, cfg, source, out_dir, device, distributed, init=None) -> Run:
     """Device, initial model (seeded, or ``init``'s weights), optimizer; with the host store the
     vocabulary moves off the model."""
     rank = dist.get_rank() if distributed else 0
@@ -259,11 +259,11 @@ def _setup(model_cfg, cfg, source, out_dir, device, distributed, init=None) -> _
         pipe = VocabPipeline(store, device, cfg.update_delay)
     model = model.to(device)
     out_dir = Path(out_dir)
-    return _Run(model_cfg, cfg, device, rank, world, model, model, make_optimizer(model, cfg), pipe,
+    return Run(model_cfg, cfg, device, rank, world, model, model, make_optimizer(model, cfg), pipe,
                 source.state_dict(), out_dir / CHECKPOINT, out_dir / METRICS)
 
 
-def _resume(run: _Run) -> None:
+def _resume(run: Run) -> None:
     """Load ``run.ckpt_path`` if present (refusing another config, data stream or vocabulary)."""
     ckpt = load_checkpoint(run.ckpt_path)
     _diff("model config", ckpt["model_config"], run.model_cfg.to_dict(), run.ckpt_path)
@@ -280,7 +280,7 @@ def _resume(run: _Run) -> None:
     run.start = int(ckpt["step"])
 
 
-def _vocab_first(run: _Run, rows: VocabRows | None) -> list[torch.Tensor]:
+def _vocab_first(run: Run, rows: VocabRows | None) -> list[torch.Tensor]:
     """The parameters in the full LM's order (embed, body, out, bias): the order clipping sums norms in."""
     if rows is None:
         return list(run.model.parameters())
@@ -288,7 +288,7 @@ def _vocab_first(run: _Run, rows: VocabRows | None) -> list[torch.Tensor]:
     return [t["embed"], *run.model.parameters(), t["out"]] + ([t["out_bias"]] if "out_bias" in t else [])
 
 
-def _step(run: _Run, batch: Batch, lr: float, rows: VocabRows | None):
+def _step(run: Run, batch: Batch, lr: float, rows: VocabRows | None):
     """Forward, backward, clip, AdamW on one batch; returns the summed nats and the gradient norm (tensors)."""
     for group in run.opt.param_groups:
         group["lr"] = lr
@@ -306,7 +306,7 @@ def _step(run: _Run, batch: Batch, lr: float, rows: VocabRows | None):
     return nats.detach(), grad_norm
 
 
-def _train_step(run: _Run, batch: Batch, nxt: Batch | None, lr: float, first: bool = False):
+def train_step(run: Run, batch: Batch, nxt: Batch | None, lr: float, first: bool = False):
     """:func:`_step` with the host store's row traffic around it (``nxt``: the next batch, prefetched)."""
     if run.pipe is None:
         return _step(run, batch, lr, None)
@@ -320,7 +320,7 @@ def _train_step(run: _Run, batch: Batch, nxt: Batch | None, lr: float, first: bo
     return nats, grad_norm
 
 
-def _log(run: _Run, batch: Batch, lr: float, nats, grad_norm, t0: float) -> dict:
+def _log(run: Run, batch: Batch, lr: float, nats, grad_norm, t0: float) -> dict:
     """The metrics line of a logged step (all ranks reduce, rank 0 writes); the only device sync.
 
     ``time_s`` is the wall time since ``t0`` (the step's start) once ``float(nats)`` has synced.
@@ -342,7 +342,7 @@ def _log(run: _Run, batch: Batch, lr: float, nats, grad_norm, t0: float) -> dict
     return line
 
 
-def _full_state(run: _Run) -> tuple[dict, dict]:
+def _full_state(run: Run) -> tuple[dict, dict]:
     """(model state dict with the vocabulary matrices, optimizer state) as a checkpoint stores them."""
     if run.pipe is None:
         return run.model.state_dict(), run.opt.state_dict()
@@ -350,7 +350,7 @@ def _full_state(run: _Run) -> tuple[dict, dict]:
     return model, {"body": run.opt.state_dict(), "vocab": run.pipe.store.state_dict()}
 
 
-def _checkpoint(run: _Run, done: int) -> None:
+def _checkpoint(run: Run, done: int) -> None:
     model, optim = _full_state(run)
     save_atomic({
         "format": FORMAT, "step": done,
@@ -359,7 +359,7 @@ def _checkpoint(run: _Run, done: int) -> None:
     }, run.ckpt_path)
 
 
-def _final_model(run: _Run) -> LM:
+def _final_model(run: Run) -> LM:
     if run.pipe is None:
         return run.model
     model = LM(run.model_cfg)
@@ -398,7 +398,7 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
     run = None
     try:
-        run = _setup(model_cfg, cfg, source, out_dir, device, dist.is_initialized(), init)
+        run = setup_run(model_cfg, cfg, source, out_dir, device, dist.is_initialized(), init)
         if resume and run.ckpt_path.exists():
             _resume(run)
         if run.rank == 0:
@@ -418,7 +418,7 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
         batches = source.batches(run.start, stop, rank=run.rank, prefetch=cfg.prefetch)
         for batch, nxt in _with_next(batches):
             t0, step, lr = time.perf_counter(), batch.step, lr_at(batch.step, cfg)
-            nats, grad_norm = _train_step(run, batch, nxt, lr, first=step == run.start)
+            nats, grad_norm = train_step(run, batch, nxt, lr, first=step == run.start)
             if step % cfg.log_every == 0 or step == cfg.steps - 1:
                 last = _log(run, batch, lr, nats, grad_norm, t0)
             done = step + 1
