@@ -27,7 +27,7 @@ class DataError(ModtokError):
 class UnknownLanguageError(DataError, KeyError):
     """A language code that the source (or tokenizer) does not have."""
 
-    def __init__(self, lang: str, available: Iterable[str] = ()):
+    def __init__(self, lang: str, available: Iterable[str] = (), hint: str = ""):
         self.lang = lang
         self.available = sorted(available)
         shown = ", ".join(self.available[:12])
@@ -36,6 +36,8 @@ class UnknownLanguageError(DataError, KeyError):
         msg = f"unknown language {lang!r}"
         if self.available:
             msg += f" (available: {shown})"
+        if hint:
+            msg += f"; {hint}"
         super().__init__(msg)
 
     def __str__(self) -> str:  # KeyError would repr() the message

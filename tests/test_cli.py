@@ -63,3 +63,14 @@ def test_unknown_language_is_named_with_what_is_available(tiny_data, tmp_path, c
     assert cli.main(["sequential-bpe", str(tmp_path / "t"), "-k", "280", "--langs", "eng_Latn", "xxx_Latn"]) == 2
     err = capsys.readouterr().err
     assert "unknown language 'xxx_Latn'" in err and "eng_Latn, npi_Deva" in err
+
+
+def test_a_language_the_default_lacks_is_refused_not_replaced(tmp_path, monkeypatch, capsys):
+    """On the embedded default (no Nepali list) `--langs npi_Deva` once trained Hindi and saved it;
+    now it names the stand-in and writes nothing."""
+    monkeypatch.delenv("MODTOK_POOL", raising=False)
+    monkeypatch.delenv("MODTOK_FLORES", raising=False)
+    monkeypatch.delenv("MODTOK_MANIFEST", raising=False)
+    out = tmp_path / "t"
+    assert cli.main(["sequential-bpe", str(out), "-k", "280", "--langs", "npi_Deva", "eng_Latn"]) == 2
+    assert "unknown language 'npi_Deva'" in capsys.readouterr().err and not out.exists()

@@ -155,6 +155,10 @@ def test_pick_languages_uses_same_script_stand_ins(pool, flores, monkeypatch):
     monkeypatch.delenv("MODTOK_POOL", raising=False)
     monkeypatch.delenv("MODTOK_FLORES", raising=False)
     assert data.pick_languages(["npi_Deva", "eng_Latn", "hin_Deva", "xxx_Latn"]) == ["hin_Deva", "eng_Latn"]
+    # languages a user typed are never replaced: the stand-in is named, not used
+    with pytest.raises(UnknownLanguageError, match="unknown language 'npi_Deva' .*ask for hin_Deva by its own code"):
+        data.pick_languages(["npi_Deva", "eng_Latn"], strict=True)
+    assert data.pick_languages(["hin_Deva", "eng_Latn"], strict=True) == ["hin_Deva", "eng_Latn"]
     monkeypatch.setenv("MODTOK_POOL", str(pool))
     monkeypatch.setenv("MODTOK_FLORES", str(flores))
     assert data.available_languages() == ["eng_Latn", "npi_Deva"]

@@ -421,20 +421,25 @@ def _manifest_languages(manifest: Path) -> list[str]:
 def pick_languages(preferred: Iterable[str], strict: bool = False) -> list[str]:
     """``preferred`` restricted to :func:`available_languages`, replacing a missing
     language by its same-script stand-in (``STAND_INS``, e.g. Nepali -> Hindi on
-    the wordfreq default). Order is kept.
+    the wordfreq default) under the stand-in's own code. Order is kept.
 
-    A language with neither is dropped (a notebook's wish list), or with
-    ``strict`` (languages a user typed) an :class:`UnknownLanguageError` that
-    names it and lists what is available.
+    That is for a notebook's wish list: a language with neither is dropped. With
+    ``strict`` (languages a user typed) nothing is replaced or dropped: a missing
+    language is an :class:`UnknownLanguageError` that lists what is available and
+    names its stand-in, so a tokenizer never holds another language than the one
+    asked for.
     """
     preferred = list(preferred)
     available = available_languages()
     chosen: list[str] = []
     for asked in preferred:
+        if strict and asked not in available:
+            stand_in = STAND_INS.get(asked)
+            hint = (f"its same-script stand-in {stand_in} is available: ask for {stand_in} by its own code"
+                    if stand_in in available else "")
+            raise UnknownLanguageError(asked, available, hint)
         lang = asked if asked in available else STAND_INS.get(asked, "")
         if lang not in available:
-            if strict:
-                raise UnknownLanguageError(asked, available)
             continue
         if lang not in chosen:
             chosen.append(lang)
