@@ -193,6 +193,10 @@ def test_manifests_in_json_and_yaml(shards, tmp_path):
         with pytest.raises(UnknownLanguageError, match="xxx_Latn"):
             open_corpus(tmp_path / name, langs=["xxx_Latn"])
     assert list(open_corpus({"x": str(shards / "a.txt")})["x"]) == ref
+    for code in ("english", "xx_Fake", "eng_Fake", "eng-Latn"):  # a manifest names real languages
+        (tmp_path / "codes.yaml").write_text(f"{code}: shards/a.txt\n")
+        with pytest.raises(DataError, match=f"codes.yaml: '{code}' is not a language code"):
+            open_corpus(tmp_path / "codes.yaml")
     (tmp_path / "bad.json").write_text('{"eng_Latn": []}')
     with pytest.raises(DataError, match="bad.json: entry 'eng_Latn'"):
         open_corpus(tmp_path / "bad.json")

@@ -181,6 +181,9 @@ def test_a_manifest_replaces_the_pool_for_notebooks(tmp_path, monkeypatch):
     (tmp_path / "eng.jsonl").write_text("".join(_json.dumps({"text": f"doc {i}"}) + "\n" for i in range(50)))
     (tmp_path / "npi.txt").write_text("नमस्ते\nसंसार\n", encoding="utf-8")
     (tmp_path / "m.yaml").write_text('eng_Latn: ["eng.jsonl"]\nnpi_Deva: [npi.txt]\nxyz_Latn: [npi.txt]\n')
+    with pytest.raises(DataError, match="'xyz_Latn' is not a language code"):
+        data.open_corpus(tmp_path / "m.yaml")  # no registry has xyz ...
+    monkeypatch.setenv("MODTOK_NEW_CODES", "abc_Latn,xyz_Latn")  # ... unless the user vouches for it
     monkeypatch.delenv("MODTOK_POOL", raising=False)
     monkeypatch.setenv("MODTOK_FLORES", str(flores))
     monkeypatch.setenv("MODTOK_MANIFEST", str(tmp_path / "m.yaml"))

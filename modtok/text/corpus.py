@@ -72,6 +72,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import unicodedata
 import zlib
 from collections import Counter
@@ -625,7 +626,33 @@ def load_manifest(path: str | os.PathLike) -> dict[str, list[str]]:
     return _check_manifest(obj, path, base=path.parent)
 
 
+LANGUAGE_CODE = re.compile(r"[a-z]{3}_[A-Z][a-z]{3}")  # ISO 639-3 _ ISO 15924, as FLORES-200 writes them
+NEW_CODES_ENV = "MODTOK_NEW_CODES"  # comma-separated codes a user vouches for (a language no registry has yet)
+
+
+def check_language_code(code, where) -> None:
+    """Refuse a manifest key that is not a real language code: ``xxx_Scrp`` (ISO 639-3
+    language, ISO 15924 script, as FLORES-200 names them) that the IANA subtag registry
+    knows (``langcodes``, installed with wordfreq). A code of one's own is accepted when it
+    is listed in ``$MODTOK_NEW_CODES`` (comma-separated).
+
+    >>> check_language_code("npi_Deva", "m.yaml")
+    >>> check_language_code("english", "m.yaml")
+    Traceback (most recent call last):
+    ...
+    modtok.errors.DataError: m.yaml: 'english' is not a language code: write ISO 639-3 + ISO 15924 as FLORES-200 does (eng_Latn, npi_Deva, zho_Hans), or list a code of your own in $MODTOK_NEW_CODES
+    """
+    import langcodes
+
+    if isinstance(code, str) and code in os.environ.get(NEW_CODES_ENV, "").split(","):
+        return
+    if not (isinstance(code, str) and LANGUAGE_CODE.fullmatch(code) and langcodes.tag_is_valid(code.replace("_", "-"))):
+        raise DataError(f"{where}: {code!r} is not a language code: write ISO 639-3 + ISO 15924 as FLORES-200 "
+                        f"does (eng_Latn, npi_Deva, zho_Hans), or list a code of your own in ${NEW_CODES_ENV}")
+
+
 def _check_manifest(obj, where, base: Path | None = None) -> dict[str, list[str]]:
+    """``obj`` as ``{lang: [paths]}``; a manifest *file* (``base`` set) must also name real languages."""
     if not isinstance(obj, Mapping) or not obj:
         raise DataError(f"{where}: a manifest is a non-empty mapping {{lang: [paths or globs]}}")
     out = {}
@@ -635,6 +662,8 @@ def _check_manifest(obj, where, base: Path | None = None) -> dict[str, list[str]
         if not isinstance(lang, str) or not isinstance(paths, list) or not paths \
                 or not all(isinstance(p, (str, os.PathLike)) for p in paths):
             raise DataError(f"{where}: entry {lang!r} must map a language to a path or a non-empty list of paths")
+        if base is not None:
+            check_language_code(lang, where)
         out[lang] = [os.fspath(base / p) if base is not None else os.fspath(p) for p in paths]
     return out
 
