@@ -213,3 +213,15 @@ def test_modular_unigram_from_a_manifest_equals_the_pool(tmp_path, tiny_pool, li
     assert cli.main(["modular-unigram", str(tmp_path / "manifest-uni"), *k, "--manifest", str(manifest)]) == 0
     for name in ("tokenizer.json", "lang_to_ids.json"):
         assert (tmp_path / "manifest-uni" / name).read_bytes() == (tmp_path / "pool-uni" / name).read_bytes()
+
+
+def test_a_failing_dask_task_is_reported_once_without_a_worker_traceback(tmp_path, capfd):
+    """The workers (child processes, so capfd) logged "Compute Failed" and a traceback before
+    the CLI's one-line error; now the error is the only thing said."""
+    (tmp_path / "a.jsonl").write_text('{"text": "ok"}\n{not json\n')
+    (tmp_path / "m.yaml").write_text("eng_Latn: [a.jsonl]\n")
+    assert cli.main(["count", str(tmp_path / "m.yaml"), "-o", str(tmp_path / "out"), "--workers", "2"]) == 2
+    err = capfd.readouterr().err
+    assert "a.jsonl: bad JSON" in err and "(line 2, byte offset 16)" in err
+    assert "Compute Failed" not in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()

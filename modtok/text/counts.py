@@ -44,6 +44,7 @@ True
 from __future__ import annotations
 
 import json
+import logging
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -304,6 +305,8 @@ def local_client(workers: int, threads_per_worker: int = 1):
 
     if workers < 1:
         raise DataError(f"workers must be at least 1, got {workers}")
-    # Client(**kw) starts its own LocalCluster and closes it with the client.
+    # Client(**kw) starts its own LocalCluster and closes it with the client. Its workers log a
+    # failed task ("Compute Failed" + a traceback) at ERROR level before the exception reaches
+    # the caller, who reports it once (the CLI as one line); only CRITICAL worker logs remain.
     return Client(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
-                  host="127.0.0.1", dashboard_address="127.0.0.1:0")
+                  host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL)
