@@ -34,6 +34,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[deployed,notebooks,corpora,test]'
+	$(BIN)/modtok warmup   # numba kernels compiled into their cache now, not on the first command
 	@touch $@
 
 build/notebooks/%.ipynb: notebooks/%.py $(STAMP)

@@ -74,3 +74,8 @@ def test_a_language_the_default_lacks_is_refused_not_replaced(tmp_path, monkeypa
     out = tmp_path / "t"
     assert cli.main(["sequential-bpe", str(out), "-k", "280", "--langs", "npi_Deva", "eng_Latn"]) == 2
     assert "unknown language 'npi_Deva'" in capsys.readouterr().err and not out.exists()
+
+
+def test_warmup_compiles_every_kernel_family(capsys):
+    assert cli.main(["warmup"]) == 0
+    assert "numba kernels compiled and cached" in capsys.readouterr().out
