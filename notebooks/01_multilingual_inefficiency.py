@@ -35,14 +35,13 @@
 #   (cl100k, o200k) when the optional `modtok[deployed]` extra is installed.
 
 # %%
-import functools
 import math
 
 from IPython.display import display
 
-from modtok.artifacts import baselines, deployed
+from modtok.artifacts import deployed
+from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy
 from modtok.text import data
-from modtok.evaluation import metrics
 from modtok.ui import plots, widgets
 
 plots.setup()
@@ -65,45 +64,18 @@ print(f"{len(LANGS)} languages, scripts: {sorted({data.script_of(l) for l in LAN
 
 
 # %%
-@functools.lru_cache(maxsize=None)
-def mono(lang: str, k: int = K):
-    return baselines.train_hf_bpe(corpora.train[lang], k)
-
-
-@functools.lru_cache(maxsize=None)
-def joint(langs: tuple, budget: int):
-    return baselines.train_hf_bpe({l: corpora.train[l] for l in langs}, budget)
-
-
 DEPLOYED = {name: deployed.load(name) for name in deployed.available()}
 print("deployed tokenizers:", ", ".join(DEPLOYED) or "none (pip install 'modtok[deployed]')")
+study = InefficiencyStudy(corpora, K, DEPLOYED)  # monolingual references and joint BPEs, trained once each
 
 # %% [markdown]
 # ## NSL per language
 #
-# `compute(langs, budget)` is the whole analysis: the widgets below call it again
+# `study.nsl_table(langs, budget)` is the whole analysis: the widgets below call it again
 # whenever the language subset or the joint budget changes.
 
 
 # %%
-def compute(langs, budget):
-    langs = tuple(langs)
-    if not langs:
-        return {"langs": (), "budget": budget, "rows": [], "long": []}
-    tokenizers = {f"joint BPE {budget // 1000}k": joint(langs, budget), **DEPLOYED}
-    long = metrics.language_table(tokenizers, {l: mono(l) for l in langs}, {l: corpora.eval[l] for l in langs})
-    rows = []
-    for lang in langs:
-        mine = [r for r in long if r["lang"] == lang]
-        rows.append({
-            "lang": lang, "language": data.lang_name(lang), "script": data.script_of(lang),
-            # the reference's tokens per character: tokens/char of any tokenizer over its NSL
-            f"mono {K // 1000}k tok/char": mine[0]["tokens_per_char"] / mine[0]["nsl"],
-            **{f"NSL {r['tokenizer']}": r["nsl"] for r in mine},
-        })
-    return {"langs": langs, "budget": budget, "rows": rows, "long": long}
-
-
 def render(result):
     title = f"NSL vs monolingual BPE ({K} tokens) — {len(result['langs'])} languages"
     return plots.nsl_panel(result["rows"], result["long"], "nsl", title, result["langs"])
@@ -111,7 +83,7 @@ def render(result):
 
 w_langs = widgets.language_picker(LANGS, LANGS)
 w_budget = widgets.budget_slider(V, min=2_000, max=128_000, step=2_000, description="joint budget V")
-panel = widgets.Panel(compute, {"langs": w_langs, "budget": w_budget}, render)
+panel = widgets.Panel(study.nsl_table, {"langs": w_langs, "budget": w_budget}, render)
 panel.show()
 
 # %% [markdown]
@@ -140,7 +112,7 @@ assert sum(r[joint_col] for r in full["rows"]) / len(full["rows"]) > 0.9
 # %% [markdown]
 # ## The widgets recompute
 #
-# Setting a widget's value (what a click does) re-runs `compute`; here we narrow
+# Setting a widget's value (what a click does) re-runs `study.nsl_table`; here we narrow
 # the subset to three languages and shrink the joint budget, then check that the
 # table followed.
 
@@ -166,13 +138,7 @@ w_budget.value = V
 
 # %%
 if corpora.parallel_eval and {"npi_Deva", "eng_Latn"} <= set(LANGS):
-    prem_rows = []
-    candidates = {f"joint BPE {V // 1000}k": joint(tuple(LANGS), V), **DEPLOYED}
-    for name, tok in candidates.items():
-        prem_rows.append({
-            "tokenizer": name,
-            "premium npi/eng": metrics.premium(tok, corpora.eval["npi_Deva"], corpora.eval["eng_Latn"]),
-        })
+    prem_rows = study.premiums(V, "npi_Deva", "eng_Latn")
     display(plots.table(prem_rows, floatfmt="{:.2f}"))
     plots.grouped_bars(
         [dict(r, lang="Nepali") for r in prem_rows], x="lang", y="premium npi/eng",

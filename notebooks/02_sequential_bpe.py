@@ -45,23 +45,15 @@
 # (c) a word's merge trees, (d) how the global vocabulary grows with languages.
 
 # %%
-import functools
-import random
 import time
 
 import numpy as np
-import plotly.graph_objects as go
-from IPython.display import HTML, display
+from IPython.display import display
 
+from modtok.bpe.tree import label, leaves, walk
+from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy
 from modtok.text import data
-from modtok.evaluation import metrics
 from modtok.ui import plots, widgets
-from modtok.bpe import standard
-from modtok.bpe.concat import concatenate
-from modtok.bpe.sequential import train_sequential
-from modtok.bpe.tree import describe, explain, label, leaves, trace, walk
-from modtok.bpe.export import hf_tokenizer
-from modtok.text.pretokenize import count_by_language, pretokenize
 
 plots.setup()
 T0 = time.time()
@@ -75,44 +67,15 @@ corpora = data.default_corpora(LANGS, train_chars=TRAIN_CHARS, eval_lines=EVAL_L
 print("data:", corpora.source)
 LANGS = [lang for lang in LANGS if lang in corpora.train]
 print("languages:", ", ".join(f"{data.lang_name(l)} ({l})" for l in LANGS), f"— k = {K}")
-counts = count_by_language(corpora.train, SCHEME)
 
 # %% [markdown]
-# Every tokenizer is trained once and cached, so the widgets below only
-# retrain what a new setting needs.
-
+# Every tokenizer (monolingual reference, sequential, concatenation) is trained
+# once and cached by the study, so the widgets below only retrain what a new
+# setting needs.
 
 # %%
-@functools.lru_cache(maxsize=None)
-def mono(lang, k=K):
-    """Monolingual BPE of vocab_size k (the reference T_ℓ, and a part of the concatenation)."""
-    return standard.train(counts[lang], k, SCHEME)
-
-
-@functools.lru_cache(maxsize=None)
-def ref_tokens(lang, k=K):
-    return int(metrics.token_counts(hf_tokenizer(mono(lang, k)), corpora.eval[lang]).sum())
-
-
-@functools.lru_cache(maxsize=None)
-def sequential(order, k=K):
-    """Algorithm 2 over the languages of ``order`` (a tuple), in that order."""
-    return train_sequential({l: counts[l] for l in order}, k, order=order, scheme=SCHEME)
-
-
-@functools.lru_cache(maxsize=None)
-def concatenation(order, k=K):
-    return concatenate({l: mono(l, k) for l in order}, order)
-
-
-@functools.lru_cache(maxsize=None)
-def modular(kind, order, k=K):
-    return (sequential if kind == "sequential" else concatenation)(order, k).modular()
-
-
-def nsl(tokenizer, lang, k=K):
-    return metrics.token_counts(tokenizer, corpora.eval[lang]).sum() / ref_tokens(lang, k)
-
+study = SequentialStudy(corpora, LANGS, K, SCHEME)  # counts the pre-tokens of every language
+counts = study.counts
 
 # %% [markdown]
 # ## (a) Subtokenizer fidelity
@@ -125,38 +88,6 @@ def nsl(tokenizer, lang, k=K):
 # "reused" counts the tokens of V_ℓ that an earlier language had already made.
 
 # %%
-ORDERS = ["as listed", "reversed", "random (seed 0)", "random (seed 1)"]
-
-
-def ordered(langs, order):
-    """The selected languages in the named order (deterministic)."""
-    langs = [l for l in LANGS if l in langs]
-    if order == "reversed":
-        return langs[::-1]
-    if order.startswith("random"):
-        random.Random(int(order.split()[-1].rstrip(")"))).shuffle(langs)
-    return langs
-
-
-def fidelity(langs, order, k):
-    order = tuple(ordered(langs, order))
-    if not order:
-        return {"order": (), "k": k, "rows": [], "long": []}
-    res, mt = sequential(order, k), modular("sequential", order, k)
-    rows, long, seen = [], [], set()
-    for i, lang in enumerate(order):
-        ids = set(res.lang_to_ids[lang])
-        sub, glob = nsl(mt.subtokenizer([lang]).hf, lang, k), nsl(mt.hf, lang, k)
-        rows.append({
-            "position": i + 1, "language": f"{data.lang_name(lang)} ({lang})", "|V_ℓ|": len(ids),
-            "reused": len((ids & seen) - set(range(256))), "NSL subtokenizer": sub, "NSL global": glob,
-        })
-        long += [{"lang": lang, "tokenizer": "subtokenizer V_ℓ", "NSL": sub},
-                 {"lang": lang, "tokenizer": f"global ({len(res.model)} tokens)", "NSL": glob}]
-        seen |= ids
-    return {"order": order, "k": k, "rows": rows, "long": long, "global_size": len(res.model)}
-
-
 def render_fidelity(result):
     title = f"Sequential BPE, k = {result['k']}, order {' → '.join(result['order'])}: NSL vs monolingual BPE"
     return plots.nsl_panel(result["rows"], result["long"], "NSL", title, result["order"])
@@ -165,7 +96,7 @@ def render_fidelity(result):
 w_langs = widgets.language_picker(LANGS, LANGS)
 w_order = widgets.choice(ORDERS, description="order")
 w_k = widgets.budget_slider(K, min=500, max=K, step=100 if SMOKE else 500, description="budget k")
-fid = widgets.Panel(fidelity, {"langs": w_langs, "order": w_order, "k": w_k}, render_fidelity)
+fid = widgets.Panel(study.fidelity, {"langs": w_langs, "order": w_order, "k": w_k}, render_fidelity)
 fid.show()
 
 # %% [markdown]
@@ -186,7 +117,7 @@ assert all(r["NSL global"] <= r["NSL subtokenizer"] + 0.02 for r in full["rows"]
 # %% [markdown]
 # ### The widgets recompute
 #
-# Setting a widget's value (what a click does) reruns `fidelity`: three
+# Setting a widget's value (what a click does) reruns `study.fidelity`: three
 # languages, reversed, at half the budget.
 
 # %%
@@ -212,34 +143,10 @@ assert fid.result["rows"] == full["rows"]
 
 # %%
 TRIALS = 3 if SMOKE else 5
-
-
-def unions(n, trials=TRIALS, seed=0):
-    rng = random.Random(seed + n)
-    out = {"sequential": [], "concatenation": []}
-    for _ in range(trials):
-        order = tuple(rng.sample(LANGS, n))
-        for kind in out:
-            sub = modular(kind, order).subtokenizer(list(order)).hf
-            out[kind].append(float(np.mean([nsl(sub, l) for l in order])))
-    return out
-
-
 NS = [n for n in (1, 2, 3, 4) if n <= len(LANGS)]
-spread = {n: unions(n) for n in NS}
-fig = go.Figure()
-for kind in ("sequential", "concatenation"):
-    fig.add_box(x=[n for n in NS for _ in spread[n][kind]], y=[v for n in NS for v in spread[n][kind]],
-                name=kind, boxpoints="all", jitter=0.3)
-fig.update_layout(boxmode="group", title=f"Union subtokenizers over {TRIALS} random subsets/orders (k = {K})",
-                  xaxis_title="languages in the union (n)", yaxis_title="mean NSL vs monolingual")
-fig.add_hline(y=1.0, line_dash="dash", line_color="gray")
-fig.show()
-display(plots.table([
-    {"n": n, **{f"{kind} {stat}": f(spread[n][kind])
-                for kind in spread[n] for stat, f in (("mean", np.mean), ("std", np.std))}}
-    for n in NS
-]))
+spread = {n: study.unions(n, TRIALS) for n in NS}
+plots.union_boxes(spread, title=f"Union subtokenizers over {TRIALS} random subsets/orders (k = {K})").show()
+display(plots.table(study.union_table(spread)))
 
 # %%
 for n in NS:
@@ -269,75 +176,13 @@ assert max(max(spread[n]["sequential"]) for n in NS) <= 1.10
 #
 # The default word is found on the data: the most frequent word of the second
 # language whose concatenated segmentation is longer than the sequential one
-# and differs from the monolingual one.
-
-# %%
-KINDS = ("monolingual", "concatenated", "sequential")
-
-
-def union_models(lang, union):
-    """The three tokenizers for a word of ``lang`` in the union ``union`` (in LANGS order)."""
-    order = tuple(ordered(union, ORDERS[0]))
-    res = sequential(tuple(LANGS))  # the global tokenizer of (a); the union is its restriction
-    ids = sorted(set().union(*(res.lang_to_ids[l] for l in order)))
-    return {"monolingual": mono(lang), "concatenated": concatenation(order).model,
-            "sequential": res.model.restricted(ids)}, order
-
-
-def word_traces(word, lang, union):
-    models, order = union_models(lang, union)
-    pieces = [p.encode() for p in pretokenize(word, SCHEME)]
-    return {kind: [trace(m, p) for p in pieces] for kind, m in models.items()}, order
-
-
-def explore(word, space, lang, union):
-    """The three trees of ``word`` (after a space when ``space``), and why concatenation differs."""
-    word = (" " if space else "") + word.strip()
-    union = tuple(sorted(set(union) | {lang}, key=LANGS.index))
-    traces, order = word_traces(word, lang, union)
-    why = explain({k: traces[k] for k in ("monolingual", "sequential")}, traces["concatenated"])
-    seg = {kind: [label(n.token) for nodes in traces[kind] for n in nodes] for kind in KINDS}
-    return {"word": word, "lang": lang, "order": order, "traces": traces, "segmentation": seg,
-            "reasons": [f"{kind}: {describe(b, {l: mono(l) for l in order})}" for kind, b in why],
-            "blocked": {(b.piece, b.target.span) for _, b in why},
-            "blockers": {(b.piece, b.blocker.span) for _, b in why if b.blocker is not None}}
-
-
-def tree_figure(result):
-    """Red: tokens of the language's own tokenizers that cannot form under concatenation; orange: the merge in the way."""
-    red = {span: "#e45756" for span in result["blocked"]}
-    return plots.merge_trees(
-        result["word"], result["traces"],
-        colors={"monolingual": red, "sequential": red, "concatenated": {s: "#f58518" for s in result["blockers"]}},
-        title=f"Merge trees of «{label(result['word'].encode())}» ({data.lang_name(result['lang'])}) "
-              f"in the union {' + '.join(result['order'])}")
-
-
-def render_explorer(result):
-    seg = result["segmentation"]
-    rows = [{"tokenizer": k, "tokens": " | ".join(seg[k]), "count": len(seg[k])} for k in KINDS]
-    items = "".join(f"<li>{r}</li>" for r in result["reasons"])
-    items = items or "<li>all tokens of the language's own tokenizers form under concatenation</li>"
-    return [plots.table(rows), HTML(f"<b>Why concatenation differs:</b><ul>{items}</ul>"), tree_figure(result)]
-
-
-# %% [markdown]
-# Finding the default word: the first language and the second one form the
-# union; we scan the second language's most frequent words (leading space, ≥ 4
+# and differs from the monolingual one (`study.find_word`): the first language
+# and the second one form the union; we scan the second language's most frequent words (leading space, ≥ 4
 # letters) for one where the three trees differ as described.
 
 # %%
-def find_word(lang, union, top=2000):
-    for word, _ in counts[lang].most_common(top):
-        if word.startswith(" ") and len(word) >= 5 and word[1:].isalpha():
-            seg = explore(word, True, lang, union)["segmentation"]
-            if len(seg["concatenated"]) > len(seg["sequential"]) and seg["concatenated"] != seg["monolingual"]:
-                return word
-    return None
-
-
 LANG_A, LANG_B = LANGS[0], LANGS[1]
-WORD = find_word(LANG_B, (LANG_A, LANG_B))
+WORD = study.find_word(LANG_B, (LANG_A, LANG_B))
 print(f"default word: {WORD!r} ({data.lang_name(LANG_B)}), union {LANG_A} + {LANG_B}")
 assert WORD is not None
 
@@ -345,7 +190,8 @@ w_word = widgets.text(WORD.strip(), description="word")
 w_space = widgets.toggle(WORD.startswith(" "), description="after a space (as inside a sentence: ␣ in the trees)")
 w_lang = widgets.choice(LANGS, LANG_B, description="language of the word")
 w_union = widgets.language_picker(LANGS, (LANG_A, LANG_B), description="union")
-explorer = widgets.Panel(explore, {"word": w_word, "space": w_space, "lang": w_lang, "union": w_union}, render_explorer)
+explorer = widgets.Panel(study.explore, {"word": w_word, "space": w_space, "lang": w_lang, "union": w_union},
+                         plots.word_explorer)
 explorer.show()
 
 # %%
@@ -357,11 +203,11 @@ for kind in KINDS:  # every tree spells the word: leaves of each token, tokens o
     nodes = [n for nodes in res["traces"][kind] for n in nodes]
     assert b"".join(b"".join(leaves(n)) for n in nodes) == word_bytes, kind
 # the trees are those of the tokenizers that are actually used: HF ids decode to the same tokens
-mt, union = modular("sequential", tuple(LANGS)), list(res["order"])
-assert [sequential(tuple(LANGS)).model.vocab[i] for i in mt.encode(WORD, union)] == [
+mt, union = study.modular("sequential", tuple(LANGS)), list(res["order"])
+assert [study.sequential(tuple(LANGS)).model.vocab[i] for i in mt.encode(WORD, union)] == [
     n.token for nodes in res["traces"]["sequential"] for n in nodes]
-cat_mt = modular("concatenated", res["order"])
-assert [concatenation(res["order"]).model.vocab[i] for i in cat_mt.encode(WORD, union)] == [
+cat_mt = study.modular("concatenation", res["order"])
+assert [study.concatenation(res["order"]).model.vocab[i] for i in cat_mt.encode(WORD, union)] == [
     n.token for nodes in res["traces"]["concatenated"] for n in nodes]
 assert len(res["segmentation"]["concatenated"]) > len(res["segmentation"]["sequential"])
 assert res["segmentation"]["concatenated"] != res["segmentation"]["monolingual"]
@@ -375,7 +221,7 @@ assert res["reasons"] and res["blockers"], "a red token needs an orange blocker"
 # %%
 runs = explorer.runs
 w_lang.value = LANG_A
-top_a = next(w for w, _ in counts[LANG_A].most_common() if w.startswith(" ") and len(w) >= 5 and w[1:].isalpha())
+top_a = next(study.words(LANG_A))  # its most frequent word (a space and ≥ 4 letters)
 w_word.value = top_a.strip()
 assert explorer.runs == runs + 2 and explorer.result["word"] == top_a
 seg = explorer.result["segmentation"]
@@ -392,8 +238,8 @@ w_lang.value, w_word.value = LANG_B, WORD.strip()  # back to the default
 # %%
 LANG_X = next((l for l in reversed(LANGS) if data.script_of(l) not in ("Latn", "Cyrl")), LANGS[-1])
 word_x = next(w for w, _ in counts[LANG_X].most_common() if len(w.encode()) >= 9 and w.strip().isalpha())
-tree_x = explore(word_x, word_x.startswith(" "), LANG_X, (LANG_X,))
-tree_figure(tree_x).show()
+tree_x = study.explore(word_x, word_x.startswith(" "), LANG_X, (LANG_X,))
+plots.concatenation_trees(tree_x).show()
 labels_x = [label(n.token) for top in tree_x["traces"]["monolingual"][0] for n in walk(top)]
 print(word_x, labels_x[:12])
 assert "\ufffd" not in "".join(labels_x)
@@ -410,17 +256,10 @@ if len(word_x.strip().encode()) > len(word_x.strip()):  # multi-byte characters:
 # distinct tokens of the n monolingual vocabularies.
 
 # %%
-res_all = sequential(tuple(LANGS))
-ns = list(range(1, len(LANGS) + 1))
-seq_sizes = [len(set().union(*(res_all.lang_to_ids[l] for l in LANGS[:n]))) for n in ns]
-cat_sizes = [len(set().union(*(mono(l).vocab for l in LANGS[:n]))) for n in ns]
-bound = [256 + n * (K - 256) for n in ns]
-plots.lines({"sequential": (ns, seq_sizes), "concatenation": (ns, cat_sizes),
-             "no sharing: 256 + n·(k − 256)": (ns, bound)},
-            title=f"Global vocabulary vs languages ({' → '.join(LANGS)}, k = {K})",
-            x_title="languages", y_title="global vocabulary size").show()
-display(plots.table([{"n": n, "added": LANGS[n - 1], "sequential": s, "concatenation": c, "no sharing": b}
-                     for n, s, c, b in zip(ns, seq_sizes, cat_sizes, bound)]))
+res_all, growth = study.sequential(tuple(LANGS)), study.vocab_growth()
+plots.vocab_growth(growth, title=f"Global vocabulary vs languages ({' → '.join(LANGS)}, k = {K})").show()
+display(plots.table(growth))
+seq_sizes, bound = [r["sequential"] for r in growth], [r["no sharing"] for r in growth]
 
 # %%
 assert seq_sizes[-1] == len(res_all.model)  # every token of the global model belongs to some V_i

@@ -23,12 +23,9 @@
 import numpy as np
 from IPython.display import HTML, display
 
+from modtok.studies.modular_tokenizers.unigram import UnigramStudy
 from modtok.text import data
 from modtok.ui import plots
-from modtok.errors import BudgetError
-from modtok.unigram.extract import RestrictedUnigram, frequency_subvocab
-from modtok.unigram.merge import merge_unigram
-from modtok.unigram.train import train_unigram_per_language
 from modtok.ui.widgets import Panel, budget_slider, language_picker
 
 plots.setup()
@@ -45,15 +42,10 @@ corpora = data.default_corpora(LANGS, train_chars=TRAIN_CHARS, eval_lines=EVAL_L
 print(corpora.source)
 LANGS = [lang for lang in LANGS if lang in corpora.train]
 
-models = train_unigram_per_language(corpora.train, K)
-merged = merge_unigram(models, corpora.train, max_iter=ITERS)
+study = UnigramStudy(corpora, LANGS)  # monolingual Unigrams, trained once per (language, k)
+merged = study.merge(LANGS, K, ITERS)
 print(f"{len(LANGS)} languages at k={K}: merged vocabulary {len(merged.model):,} pieces "
       f"({merged.n_units:,} distinct words, {merged.n_words:,.0f} occurrences)")
-
-
-def ntokens(encoder, lines):
-    return sum(map(len, encoder.encode_batch(lines)))
-
 
 # %% [markdown]
 # ## (a) NSL vs the monolingual Unigram (Table 11 analog)
@@ -63,27 +55,9 @@ def ntokens(encoder, lines):
 
 # %%
 mt = merged.modular()  # ModularTokenizer: HF tokenizer.json + lang_to_ids
-mono_tokens = {lang: ntokens(models[lang], corpora.eval[lang]) for lang in LANGS}
-
-
-def fidelity_rows(merged, mt, mono_tokens):
-    rows = []
-    for lang in LANGS:
-        lines = corpora.eval[lang]
-        rows.append({
-            "language": data.lang_name(lang),
-            "subtokenizer": ntokens(mt.subtokenizer([lang]), lines) / mono_tokens[lang],
-            "full merged": ntokens(mt, lines) / mono_tokens[lang],
-            "sub-vocab size": len(merged.lang_to_ids[lang]),
-        })
-    return rows
-
-
-rows = fidelity_rows(merged, mt, mono_tokens)
+rows = study.fidelity_rows(merged, K)
 display(plots.table(rows))
-bars = [{"language": r["language"], "tokenizer": t, "NSL": r[t]} for r in rows for t in ("subtokenizer", "full merged")]
-plots.grouped_bars(bars, x="language", y="NSL", color="tokenizer", hline=1.0,
-                   title=f"NSL vs monolingual Unigram (k={K})").show()
+plots.subtokenizer_bars(rows, title=f"NSL vs monolingual Unigram (k={K})").show()
 subs = [r["subtokenizer"] for r in rows]
 assert all(0.95 <= s <= 1.05 for s in subs), subs
 assert np.mean([r["full merged"] for r in rows]) <= 1.0
@@ -97,13 +71,11 @@ assert np.mean([r["full merged"] for r in rows]) <= 1.0
 # (`merge_unigram`'s `max_iter=5`) both starts reach the same model.
 
 # %%
-start = {init: merge_unigram(models, corpora.train, init=init) for init in ("uniform", "average")}
+start = {init: study.merge(LANGS, K, init=init) for init in ("uniform", "average")}  # 5 EM iterations
 plots.lines({f"start: {init}": (range(len(m.loglik)), m.loglik) for init, m in start.items()},
             title="EM on the joint corpus", x_title="M-steps", y_title="log-likelihood").show()
 assert all(b >= a for a, b in zip(merged.loglik, merged.loglik[1:]))
-same = [{"language": data.lang_name(lang),
-         **{f"NSL, {init} start": ntokens(m.modular().subtokenizer([lang]), corpora.eval[lang]) / mono_tokens[lang]
-            for init, m in start.items()}} for lang in LANGS]
+same = study.start_rows(start, K)
 display(plots.table(same))
 final = {init: m.loglik[-1] for init, m in start.items()}
 print(f"final log-likelihood: uniform start {final['uniform']:.6g}, averaged start {final['average']:.6g}")
@@ -118,22 +90,8 @@ assert all(abs(r["NSL, uniform start"] - r["NSL, average start"]) < 0.01 for r i
 # k it falls behind the language's own Unigram.
 
 # %%
-def frequency_rows(ks):
-    rows = []
-    for lang in LANGS:
-        row = {"language": data.lang_name(lang)}
-        for k in ks:
-            try:
-                sub = RestrictedUnigram(merged.model, frequency_subvocab(merged.model, corpora.train[lang], k))
-                row[f"k={k}"] = ntokens(sub, corpora.eval[lang]) / mono_tokens[lang]
-            except BudgetError:  # the language uses fewer pieces than k asks for
-                row[f"k={k}"] = float("nan")
-        rows.append(row)
-    return rows
-
-
 KS = [K // 4, K // 2, K]
-freq_rows = frequency_rows(KS)
+freq_rows = study.frequency_rows(merged, KS, K)
 display(plots.table(freq_rows))
 for row in freq_rows:
     vals = [row[f"k={k}"] for k in KS if not np.isnan(row[f"k={k}"])]
@@ -146,62 +104,34 @@ for row in freq_rows:
 # language's subtokenizer (pieces it lacks fall back to shorter pieces or to UTF-8 bytes).
 
 # %%
-def segment(lang, other, i=0):
-    text = corpora.eval[lang][i]
-    views = {f"{lang} subtokenizer": mt.subtokenizer([lang]), "full merged": mt,
-             f"{other} subtokenizer": mt.subtokenizer([other])}
-    out = {}
-    for name, enc in views.items():
-        ids = enc.encode(text)
-        out[name] = [merged.model.pieces[g] for g in ids]
-        assert ids == merged.model.encode(text, merged.subvocab([name.split()[0]]) if "sub" in name else None)
-        assert mt.decode(ids) == text
-    return text, out
-
-
-text, segs = segment(LANGS[0], LANGS[-1])
-print(text)
-for name, pieces in segs.items():
+seg = study.segment(merged, LANGS[0], LANGS[-1])
+print(seg["text"])
+for name, pieces in seg["pieces"].items():
     print(f"\n{name} ({len(pieces)} tokens):\n  " + " | ".join(pieces))
-assert len(segs["full merged"]) <= len(segs[f"{LANGS[-1]} subtokenizer"])
+assert seg["ids"] == seg["direct"]  # HF-backed encoders = the model's own restricted Viterbi
+assert all(mt.decode(ids) == seg["text"] for ids in seg["ids"].values())
+assert len(seg["pieces"]["full merged"]) <= len(seg["pieces"][f"{LANGS[-1]} subtokenizer"])
 
 # %% [markdown]
 # ## (e) Widgets: language subset, budget k, EM iterations
 #
-# The callback retrains the monolingual models of the chosen languages at budget k, merges them,
-# runs the given number of EM iterations and recomputes table (a). (Training takes a few seconds
-# per language at full size.)
+# The callback (`study.table`) trains the monolingual models of the chosen languages at budget k
+# (once per language and k: the study keeps them), merges them, runs the given number of EM
+# iterations and recomputes table (a). (Training takes a few seconds per language at full size.)
 
 # %%
-def modular_unigram_table(langs, k, iters):
-    langs = list(langs)
-    if not langs:
-        return []
-    ms = train_unigram_per_language({lang: corpora.train[lang] for lang in langs}, k)
-    mg = merge_unigram(ms, {lang: corpora.train[lang] for lang in langs}, max_iter=iters)
-    m = mg.modular()
-    out = []
-    for lang in langs:
-        lines = corpora.eval[lang]
-        mono = ntokens(ms[lang], lines)
-        out.append({"language": data.lang_name(lang), "subtokenizer": ntokens(m.subtokenizer([lang]), lines) / mono,
-                    "full merged": ntokens(m, lines) / mono, "EM log-likelihood": mg.loglik[-1], "k": k, "EM iterations": iters})
-    return out
-
-
 def render(rows):
     if not rows:
         return [HTML("<i>select at least one language</i>"), HTML("")]
-    bars = [{"language": r["language"], "tokenizer": t, "NSL": r[t]} for r in rows for t in ("subtokenizer", "full merged")]
-    return [plots.table(rows), plots.grouped_bars(bars, x="language", y="NSL", color="tokenizer", hline=1.0,
-                                                  title=f"NSL vs monolingual Unigram, {len(rows)} languages, k = {rows[0]['k']}, "
-                                                        f"{rows[0]['EM iterations']} EM iterations")]
+    title = (f"NSL vs monolingual Unigram, {len(rows)} languages, k = {rows[0]['k']}, "
+             f"{rows[0]['EM iterations']} EM iterations")
+    return [plots.table(rows), plots.subtokenizer_bars(rows, title=title)]
 
 
 picker = language_picker(LANGS, value=LANGS[:2])
 k_slider = budget_slider(K // 2, min=400, max=16000, step=200, description="budget k")
 iters = budget_slider(1, min=0, max=10, step=1, description="EM iterations")
-panel = Panel(modular_unigram_table, {"langs": picker, "k": k_slider, "iters": iters}, render)
+panel = Panel(study.table, {"langs": picker, "k": k_slider, "iters": iters}, render)
 panel.show()
 
 # %%

@@ -35,7 +35,7 @@
 # other languages' tokens, and time full vs compact vocabularies (Tables 3/23).
 
 # %%
-import html
+import functools
 import os
 import shutil
 import tempfile
@@ -43,18 +43,18 @@ import time
 
 import numpy as np
 import torch
-from IPython.display import HTML, display
+from IPython.display import display
 
-from modtok.text import data
-from modtok.ui import plots, widgets
 from modtok.bpe.sequential import train_sequential
 from modtok.lm import infer
-from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
-from modtok.errors import SchemeError
+from modtok.lm.batches import active_ids, lm_vocab_size
 from modtok.lm.model import config
-from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture, mono, samp_full, samp_sub
-from modtok.lm.train import TrainConfig, default_device, read_metrics, train
+from modtok.lm.sampling import default_mixture, mono, samp_full, samp_sub
+from modtok.lm.train import TrainConfig, default_device
+from modtok.studies.modular_tokenizers import lm as study
+from modtok.text import data
 from modtok.text.pretokenize import count_by_language
+from modtok.ui import plots, widgets
 
 plots.setup()
 SMOKE = data.is_smoke()
@@ -108,14 +108,10 @@ MIXTURE = default_mixture(LANGS, ENGLISH, 0.7)
 model_cfg = config(MODEL, lm_vocab_size(tok), max_seq_len=SEQ)
 train_cfg = TrainConfig(steps=STEPS, lr=3e-3, warmup_steps=max(1, STEPS // 20), ckpt_every=STEPS, log_every=1)
 runs_dir = tempfile.mkdtemp(prefix="modtok-04-")
-models, curves, train_seconds = {}, {}, {}
-for name, scheme in SCHEMES.items():
-    source = BatchSource(tok, corpora.train, SubtokenizerSampler(scheme, MIXTURE, seed=0), BATCH, SEQ, seed=0)
-    t0 = time.perf_counter()
-    result = train(model_cfg, train_cfg, source, f"{runs_dir}/{name}", resume=False, progress=not SMOKE)
-    train_seconds[name] = time.perf_counter() - t0
-    models[name] = result.model.eval()
-    curves[name] = read_metrics(f"{runs_dir}/{name}")
+trained = study.train_schemes(tok, corpora.train, SCHEMES, MIXTURE, model_cfg, train_cfg, BATCH, SEQ, runs_dir,
+                              progress=not SMOKE)
+models, curves, train_seconds = trained.models, trained.curves, trained.seconds
+for name in SCHEMES:
     print(f"{name:>16}: {train_seconds[name]:6.1f} s, final bpb {curves[name][-1]['bpb']:.3f}")
 print(f"model: {models['Mono-only'].num_params() / 1e6:.2f}M parameters ({model_cfg.d_model=}, {model_cfg.n_layers=})")
 
@@ -126,14 +122,8 @@ for name, rows in curves.items():
 
 
 # %%
-def smooth(ys, w=max(1, STEPS // 50)):
-    return np.convolve(ys, np.ones(w) / w, mode="valid")
-
-
-plots.lines(
-    {name: (np.arange(len(smooth([r["bpb"] for r in rows]))), smooth([r["bpb"] for r in rows])) for name, rows in curves.items()},
-    title="Training loss (bits per byte, moving average)", x_title="step", y_title="bits per byte",
-).show()
+plots.lines(study.loss_curves(curves, max(1, STEPS // 50)), title="Training loss (bits per byte, moving average)",
+            x_title="step", y_title="bits per byte").show()
 
 # %% [markdown]
 # The training loss of each scheme is measured under *its own* subtokenizers, so the
@@ -160,17 +150,12 @@ plots.lines(
 # are comparable.
 
 # %%
-eval_rows = []
 t0 = time.perf_counter()
-for name, model in models.items():
-    for row in infer.evaluate_settings(model, tok, corpora.eval, english=ENGLISH):
-        eval_rows.append({"scheme": name, **row})
+eval_rows = study.evaluate_schemes(models, tok, corpora.eval, english=ENGLISH)
 eval_seconds = time.perf_counter() - t0
-table = [{"scheme": s, "setting": st, **{lang: next(r["bpb"] for r in eval_rows if r["scheme"] == s and r["setting"] == st and r["lang"] == lang) for lang in LANGS}}
-         for s in SCHEMES for st in infer.SETTINGS]
-display(plots.table(table))
+display(plots.table(study.bpb_table(eval_rows, SCHEMES, infer.SETTINGS, LANGS)))
 print(f"evaluation: {eval_seconds:.1f} s")
-coverage = {lang: next(r["coverage"] for r in eval_rows if r["setting"] == "Full-Lang" and r["lang"] == lang) for lang in LANGS}
+coverage = study.coverage(eval_rows, LANGS)
 print("Full-Lang coverage (Full tokens inside the language's ids):", {k: f"{v:.1%}" for k, v in coverage.items()})
 for s in SCHEMES:
     for lang in LANGS:
@@ -180,8 +165,7 @@ for s in SCHEMES:
         assert 0.0 < by["Full-Lang"]["coverage"] <= 1.0 and by["Lang"]["coverage"] == 1.0
 
 # %%
-mean_rows = [{"scheme": s, "setting": st, "bpb": float(np.mean([r["bpb"] for r in eval_rows if r["scheme"] == s and r["setting"] == st]))}
-             for s in SCHEMES for st in infer.SETTINGS]
+mean_rows = study.mean_bpb(eval_rows, SCHEMES, infer.SETTINGS)
 plots.grouped_bars(mean_rows, x="setting", y="bpb", color="scheme", title="Mean bits per byte over languages").show()
 
 # %% [markdown]
@@ -194,11 +178,8 @@ plots.grouped_bars(mean_rows, x="setting", y="bpb", color="scheme", title="Mean 
 
 # %%
 n_prompts = 5 if SMOKE else (40 if GPU else 20)
-prompts = {lang: [" ".join(line.split()[:6]) for line in lines[:n_prompts]] for lang, lines in corpora.eval.items()}
-fid_rows = []
-for name, model in models.items():
-    shares = infer.fidelity(model, tok, prompts, max_new_tokens=20 if SMOKE else 40, top_k=10, seed=0)
-    fid_rows.append({"scheme": name, **shares, "mean": float(np.mean(list(shares.values())))})
+prompts = study.prompts(corpora.eval, n_prompts, words=6)
+fid_rows = study.fidelity_rows(models, tok, prompts, max_new_tokens=20 if SMOKE else 40, top_k=10, seed=0)
 display(plots.table(fid_rows, floatfmt="{:.1%}"))
 assert all(0.0 <= r["mean"] <= 1.0 for r in fid_rows)
 
@@ -250,41 +231,17 @@ assert all(a["params (M)"] > b["params (M)"] for a, b in zip(speed_rows[::2], sp
 # %% [markdown]
 # ## Explore the sampling schemes
 #
-# What does a scheme do to the batches? `sampling_summary` draws 500 batches and reports
+# What does a scheme do to the batches? `study.sampling_summary` draws 500 batches and reports
 # how often each kind of subtokenizer is used, the average size of the active set and the
 # output-layer cost relative to the full vocabulary (the restricted loss's saving).
 
 # %%
-def sampling_summary(scheme: str, n: int, p: float, langs) -> dict:
-    """Shares of subtokenizer kinds, mean active ids and output-layer cost for 500 draws."""
-    try:
-        s = Scheme(scheme, 0.0 if scheme == "mono" else p, n if scheme == "samp_sub" else 0)
-        sampler = SubtokenizerSampler(s, default_mixture(list(langs), ENGLISH, 0.7), seed=0)
-    except SchemeError as e:
-        return {"error": str(e), "rows": []}
-    kinds = {}
-    for step in range(500):
-        d = sampler.draw(step)
-        kind = "full" if d.langs is None else ("own language" if d.langs == (d.lang,) else f"own + {len(d.langs) - 1}")
-        kinds.setdefault(kind, []).append(len(active_ids(tok, d.langs)))
-    rows = [{"subtokenizer": k, "share": len(v) / 500, "mean active ids": float(np.mean(v)),
-             "output cost vs full": float(np.mean(v)) / lm_vocab_size(tok)} for k, v in sorted(kinds.items())]
-    return {"error": None, "rows": rows, "name": s.name}
-
-
-def render(result):
-    if result["error"]:
-        return [HTML(f"<b>{html.escape(result['error'])}</b>"), HTML(""), HTML("")]
-    fig = plots.grouped_bars([dict(r, scheme=result["name"]) for r in result["rows"]], x="subtokenizer", y="share",
-                             color="scheme", title=f"{result['name']}: subtokenizers of 500 batches")
-    return [HTML(f"<b>{html.escape(result['name'])}</b>"), plots.table(result["rows"], floatfmt="{:.3f}"), fig]
-
-
 w_scheme = widgets.choice(["mono", "samp_full", "samp_sub"], "samp_sub", description="scheme")
 w_n = widgets.budget_slider(2, min=1, max=max(1, len(LANGS) - 1), step=1, description="n")
 w_p = widgets.float_slider(0.5, min=0.0, max=1.0, step=0.05, description="p (full)")  # App. D.2
 w_langs = widgets.language_picker(LANGS, LANGS)
-panel = widgets.Panel(sampling_summary, {"scheme": w_scheme, "n": w_n, "p": w_p, "langs": w_langs}, render)
+panel = widgets.Panel(functools.partial(study.sampling_summary, tok, english=ENGLISH),
+                      {"scheme": w_scheme, "n": w_n, "p": w_p, "langs": w_langs}, plots.sampling_explorer)
 panel.show()
 
 # %%

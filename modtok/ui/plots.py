@@ -192,3 +192,83 @@ def stacked_bars(
         fig.add_bar(x=list(xs), y=list(ys), name=str(name))
     fig.update_layout(barmode="stack", title=title, xaxis_title=x_title, yaxis_title=y_title)
     return fig
+
+
+# --- modular tokenizers (notebooks 01-04; data from modtok.studies.modular_tokenizers)
+
+
+def union_boxes(spread: dict[int, dict[str, list[float]]], title: str = "") -> go.Figure:
+    """Box plots (all points shown) of the mean NSL of union subtokenizers: one box per
+    kind and number of languages n (``spread``: n -> kind -> values), NSL = 1 dashed.
+
+    >>> fig = union_boxes({1: {"sequential": [1.0], "concatenation": [1.0]}, 2: {"sequential": [1.0], "concatenation": [1.2]}})
+    >>> [(t.name, list(t.x)) for t in fig.data]
+    [('sequential', [1, 2]), ('concatenation', [1, 2])]
+    """
+    fig = go.Figure()
+    kinds = list(dict.fromkeys(kind for by_kind in spread.values() for kind in by_kind))
+    for kind in kinds:
+        xs = [n for n in spread for _ in spread[n][kind]]
+        fig.add_box(x=xs, y=[v for n in spread for v in spread[n][kind]], name=kind, boxpoints="all", jitter=0.3)
+    fig.update_layout(boxmode="group", title=title, xaxis_title="languages in the union (n)",
+                      yaxis_title="mean NSL vs monolingual")
+    fig.add_hline(y=1.0, line_dash="dash", line_color="gray")
+    return fig
+
+
+def concatenation_trees(result: dict) -> go.Figure:
+    """The merge trees of :meth:`SequentialStudy.explore`'s ``result``
+    (:mod:`modtok.studies.modular_tokenizers.sequential`). Red: tokens of the language's
+    own tokenizers that cannot form under concatenation; orange: the merge in the way."""
+    from modtok.text.data import lang_name
+
+    red = {span: "#e45756" for span in result["blocked"]}
+    orange = {span: "#f58518" for span in result["blockers"]}
+    return merge_trees(
+        result["word"], result["traces"], colors={"monolingual": red, "sequential": red, "concatenated": orange},
+        title=f"Merge trees of «{label(result['word'].encode())}» ({lang_name(result['lang'])}) "
+              f"in the union {' + '.join(result['order'])}")
+
+
+def word_explorer(result: dict) -> list:
+    """What the merge-hierarchy explorer shows for :meth:`SequentialStudy.explore`'s
+    ``result``: the segmentations, why concatenation differs, the trees."""
+    from IPython.display import HTML
+
+    from modtok.studies.modular_tokenizers.sequential import segmentation_rows
+
+    items = "".join(f"<li>{r}</li>" for r in result["reasons"])
+    items = items or "<li>all tokens of the language's own tokenizers form under concatenation</li>"
+    return [table(segmentation_rows(result)), HTML(f"<b>Why concatenation differs:</b><ul>{items}</ul>"),
+            concatenation_trees(result)]
+
+
+def vocab_growth(rows: Sequence[dict], title: str = "") -> go.Figure:
+    """Global vocabulary size vs languages, from :meth:`SequentialStudy.vocab_growth`'s rows:
+    sequential, concatenation and the no-sharing bound."""
+    ns = [r["n"] for r in rows]
+    return lines({"sequential": (ns, [r["sequential"] for r in rows]),
+                  "concatenation": (ns, [r["concatenation"] for r in rows]),
+                  "no sharing: 256 + n·(k − 256)": (ns, [r["no sharing"] for r in rows])},
+                 title=title, x_title="languages", y_title="global vocabulary size")
+
+
+def subtokenizer_bars(rows: Sequence[dict], title: str = "",
+                      columns: Sequence[str] = ("subtokenizer", "full merged")) -> go.Figure:
+    """Grouped NSL bars per language (rows with a ``language`` key), one bar per NSL column
+    of ``columns``, NSL = 1 dashed."""
+    bars = [{"language": r["language"], "tokenizer": c, "NSL": r[c]} for r in rows for c in columns]
+    return grouped_bars(bars, x="language", y="NSL", color="tokenizer", hline=1.0, title=title)
+
+
+def sampling_explorer(result: dict) -> list:
+    """What notebook 04's sampling explorer shows for ``sampling_summary``'s ``result``
+    (:mod:`modtok.studies.modular_tokenizers.lm`): the scheme's name, its table and the
+    shares of subtokenizer kinds; the error in bold instead when the setting is impossible."""
+    from IPython.display import HTML
+
+    if result["error"]:
+        return [HTML(f"<b>{html.escape(result['error'])}</b>"), HTML(""), HTML("")]
+    fig = grouped_bars([dict(r, scheme=result["name"]) for r in result["rows"]], x="subtokenizer", y="share",
+                       color="scheme", title=f"{result['name']}: subtokenizers of 500 batches")
+    return [HTML(f"<b>{html.escape(result['name'])}</b>"), table(result["rows"], floatfmt="{:.3f}"), fig]

@@ -1,0 +1,154 @@
+"""Language models trained with sampled subtokenizers (notebook 04; the paper's §6).
+
+One LM over the global vocabulary of a modular tokenizer; every batch is in one language
+and tokenized with a subtokenizer drawn by a sampling scheme (:mod:`modtok.lm.sampling`:
+Mono-only, Samp_Full(p), Samp_Sub_n(n, p)). This module trains one model per scheme on
+the same data and schedule (:func:`train_schemes`), tabulates bits per byte under the
+paper's four inference settings (:func:`evaluate_schemes`, :func:`bpb_table`, Tables 4/6)
+and the language fidelity of generation (:func:`fidelity_rows`), and summarises what a
+scheme does to the batches (:func:`sampling_summary`, the notebook's explorer).
+
+>>> smooth([1.0, 2.0, 3.0, 4.0], 2).tolist()            # moving average, "valid" part only
+[1.5, 2.5, 3.5]
+>>> rows = [{"scheme": "s", "setting": st, "lang": lang, "bpb": b}
+...         for st, lang, b in [("Lang", "x", 1.0), ("Lang", "y", 3.0), ("Full", "x", 2.0), ("Full", "y", 4.0)]]
+>>> bpb_table(rows, ["s"], ["Lang", "Full"], ["x", "y"])
+[{'scheme': 's', 'setting': 'Lang', 'x': 1.0, 'y': 3.0}, {'scheme': 's', 'setting': 'Full', 'x': 2.0, 'y': 4.0}]
+>>> mean_bpb(rows, ["s"], ["Lang", "Full"])
+[{'scheme': 's', 'setting': 'Lang', 'bpb': 2.0}, {'scheme': 's', 'setting': 'Full', 'bpb': 3.0}]
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from modtok.errors import SchemeError
+from modtok.lm import infer
+from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
+from modtok.lm.model import LM, LMConfig
+from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture
+from modtok.lm.train import TrainConfig, read_metrics, train
+
+
+@dataclass
+class Trained:
+    """One model per scheme (in eval mode), its ``metrics.jsonl`` rows and its training time (s)."""
+
+    models: dict[str, LM]
+    curves: dict[str, list[dict]]
+    seconds: dict[str, float]
+
+
+def train_schemes(tokenizer, train_text: Mapping[str, list[str]], schemes: Mapping[str, Scheme],
+                  mixture: Mapping[str, float], model_cfg: LMConfig, train_cfg: TrainConfig, batch: int,
+                  seq: int, runs_dir, progress: bool = False) -> Trained:
+    """Train one model per ``{name: scheme}`` on the same data, seed (0), model and schedule;
+    run ``name`` writes its checkpoint and metrics under ``runs_dir/name`` (never resumed)."""
+    out = Trained({}, {}, {})
+    for name, scheme in schemes.items():
+        sampler = SubtokenizerSampler(scheme, mixture, seed=0)
+        source = BatchSource(tokenizer, train_text, sampler, batch, seq, seed=0)
+        t0 = time.perf_counter()
+        result = train(model_cfg, train_cfg, source, f"{runs_dir}/{name}", resume=False, progress=progress)
+        out.seconds[name] = time.perf_counter() - t0
+        out.models[name] = result.model.eval()
+        out.curves[name] = read_metrics(f"{runs_dir}/{name}")
+    return out
+
+
+def smooth(ys: Sequence[float], w: int) -> np.ndarray:
+    """Moving average of window ``w`` (the ``len(ys) - w + 1`` full windows)."""
+    return np.convolve(ys, np.ones(w) / w, mode="valid")
+
+
+def loss_curves(curves: Mapping[str, list[dict]], w: int, key: str = "bpb") -> dict[str, tuple]:
+    """``{name: (steps, smoothed key)}`` for :func:`modtok.ui.plots.lines`."""
+    out = {}
+    for name, rows in curves.items():
+        ys = smooth([r[key] for r in rows], w)
+        out[name] = (np.arange(len(ys)), ys)
+    return out
+
+
+def evaluate_schemes(models: Mapping[str, LM], tokenizer, corpus: Mapping[str, list[str]],
+                     english: str = "eng_Latn") -> list[dict]:
+    """:func:`modtok.lm.infer.evaluate_settings` of every model, each row tagged with its ``scheme``."""
+    return [{"scheme": name, **row} for name, model in models.items()
+            for row in infer.evaluate_settings(model, tokenizer, dict(corpus), english=english)]
+
+
+def _cell(rows: list[dict], **match) -> dict:
+    return next(r for r in rows if all(r[k] == v for k, v in match.items()))
+
+
+def bpb_table(rows: list[dict], schemes: Sequence[str], settings: Sequence[str],
+              langs: Sequence[str]) -> list[dict]:
+    """One row per (scheme, setting), one bits-per-byte column per language."""
+    return [{"scheme": s, "setting": st,
+             **{lang: _cell(rows, scheme=s, setting=st, lang=lang)["bpb"] for lang in langs}}
+            for s in schemes for st in settings]
+
+
+def mean_bpb(rows: list[dict], schemes: Sequence[str], settings: Sequence[str]) -> list[dict]:
+    """Bits per byte per (scheme, setting), averaged over the languages."""
+    return [{"scheme": s, "setting": st,
+             "bpb": float(np.mean([r["bpb"] for r in rows if r["scheme"] == s and r["setting"] == st]))}
+            for s in schemes for st in settings]
+
+
+def coverage(rows: list[dict], langs: Sequence[str], setting: str = "Full-Lang") -> dict[str, float]:
+    """Per language, the share of ``setting``'s targets that were scored (the same for every scheme)."""
+    return {lang: _cell(rows, setting=setting, lang=lang)["coverage"] for lang in langs}
+
+
+def prompts(corpus: Mapping[str, list[str]], n: int, words: int = 6) -> dict[str, list[str]]:
+    """The first ``words`` words of each language's first ``n`` lines.
+
+    >>> prompts({"x": ["a b c d", "e f"]}, 1, words=2)
+    {'x': ['a b']}
+    """
+    return {lang: [" ".join(line.split()[:words]) for line in lines[:n]] for lang, lines in corpus.items()}
+
+
+def fidelity_rows(models: Mapping[str, LM], tokenizer, prompts: Mapping[str, list[str]],
+                  **generation) -> list[dict]:
+    """Per scheme, the share of generated tokens (full tokenizer; :func:`modtok.lm.infer.fidelity`
+    with ``generation`` = max_new_tokens, top_k, seed, ...) that belong only to other
+    languages, per prompt language and their ``mean``."""
+    rows = []
+    for name, model in models.items():
+        shares = infer.fidelity(model, tokenizer, dict(prompts), **generation)
+        rows.append({"scheme": name, **shares, "mean": float(np.mean(list(shares.values())))})
+    return rows
+
+
+def sampling_summary(tokenizer, scheme: str, n: int, p: float, langs: Sequence[str],
+                     english: str = "eng_Latn", draws: int = 500) -> dict:
+    """What scheme ``scheme`` ("mono", "samp_full", "samp_sub"; ``n`` other languages for
+    samp_sub, ``p`` the probability of the larger tokenizer, ignored by mono) does to
+    ``draws`` batches of the 70%-English mixture of ``langs``: per kind of subtokenizer
+    ("full", "own language", "own + n") its share of batches, mean active ids and output-layer
+    cost relative to the full vocabulary. ``{"error", "rows", "name"}``; ``error`` is the
+    :class:`~modtok.errors.SchemeError` message of an impossible setting (then no rows).
+    """
+    try:
+        s = Scheme(scheme, 0.0 if scheme == "mono" else p, n if scheme == "samp_sub" else 0)
+        sampler = SubtokenizerSampler(s, default_mixture(list(langs), english, 0.7), seed=0)
+    except SchemeError as e:
+        return {"error": str(e), "rows": []}
+    kinds: dict[str, list[int]] = {}
+    for step in range(draws):
+        d = sampler.draw(step)
+        if d.langs is None:
+            kind = "full"
+        else:
+            kind = "own language" if d.langs == (d.lang,) else f"own + {len(d.langs) - 1}"
+        kinds.setdefault(kind, []).append(len(active_ids(tokenizer, d.langs)))
+    rows = [{"subtokenizer": k, "share": len(v) / draws, "mean active ids": float(np.mean(v)),
+             "output cost vs full": float(np.mean(v)) / lm_vocab_size(tokenizer)}
+            for k, v in sorted(kinds.items())]
+    return {"error": None, "rows": rows, "name": s.name}

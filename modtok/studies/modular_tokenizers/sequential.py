@@ -1,0 +1,236 @@
+"""Sequential multilingual BPE vs concatenation (notebook 02; the paper's §4.2, Algorithm 2).
+
+:class:`SequentialStudy` holds one corpus's pre-token counts and trains, on first use
+and once, every tokenizer the notebook's widgets ask for:
+
+- the monolingual reference BPE of a language (:class:`~.reference.Monolingual`),
+- the sequential tokenizer of an ordered tuple of languages
+  (:func:`modtok.bpe.sequential.train_sequential`),
+- the concatenation of their monolingual BPEs (:func:`modtok.bpe.concat.concatenate`),
+
+and returns what the notebook shows: (a) each subtokenizer's NSL (:meth:`~SequentialStudy.fidelity`),
+(b) n-language unions (:meth:`~SequentialStudy.unions`), (c) a word's merge trees under the three
+tokenizers and why concatenation differs (:meth:`~SequentialStudy.explore`), (d) the global
+vocabulary size by number of languages (:meth:`~SequentialStudy.vocab_growth`).
+
+>>> from modtok.text.data import Corpora
+>>> text = {"x": ["ab abc ab"] * 20, "y": ["bc abc bc"] * 20}
+>>> study = SequentialStudy(Corpora(text, text, "toy"), ["x", "y"], k=260)
+>>> rows = study.fidelity(["x", "y"], "as listed", 260)["rows"]   # the first language is a monolingual BPE
+>>> [(row["position"], row["reused"], float(row["NSL subtokenizer"])) for row in rows]
+[(1, 0, 1.0), (2, 3, 1.3333333333333333)]
+>>> float(study.nsl(study.modular("concatenation", ("y",)).subtokenizer(["y"]).hf, "y"))  # = the reference
+1.0
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from modtok.bpe import standard
+from modtok.bpe.concat import concatenate
+from modtok.bpe.export import hf_tokenizer
+from modtok.bpe.sequential import MultilingualBPE, train_sequential
+from modtok.bpe.tree import describe, explain, label, trace
+from modtok.errors import UsageError
+from modtok.text import data
+from modtok.text.data import Corpora
+from modtok.text.pretokenize import count_by_language, pretokenize
+
+from .reference import Monolingual
+
+ORDERS = ("as listed", "reversed", "random (seed 0)", "random (seed 1)")  # the order widget's choices
+KINDS = ("monolingual", "concatenated", "sequential")  # the three tokenizers of a word's merge trees
+
+
+class SequentialStudy:
+    """Sequential BPE, concatenation and monolingual references on ``corpora``'s
+    languages ``langs`` (in this order: "as listed"), per-language budget ``k``
+    (bytes included), pre-tokenizer ``scheme``."""
+
+    def __init__(self, corpora: Corpora, langs: Sequence[str], k: int, scheme: str = "llama3"):
+        self.corpora, self.langs, self.k, self.scheme = corpora, list(langs), k, scheme
+        self.counts = count_by_language(corpora.train, scheme)
+        self.mono = Monolingual(lambda lang, k: standard.train(self.counts[lang], k, scheme), corpora.eval,
+                                encoder=hf_tokenizer)
+        self._trained: dict[tuple, object] = {}
+
+    def _once(self, key: tuple, make):
+        if key not in self._trained:
+            self._trained[key] = make()
+        return self._trained[key]
+
+    # ------------------------------------------------------------------ tokenizers
+
+    def sequential(self, order: Sequence[str], k: int | None = None) -> MultilingualBPE:
+        """Algorithm 2 over the languages of ``order``, in that order."""
+        order, k = tuple(order), self.k if k is None else k
+        return self._once(("sequential", order, k), lambda: train_sequential(
+            {lang: self.counts[lang] for lang in order}, k, order=order, scheme=self.scheme))
+
+    def concatenation(self, order: Sequence[str], k: int | None = None) -> MultilingualBPE:
+        """The monolingual BPEs of ``order`` (budget ``k`` each), merge lists appended in that order."""
+        order, k = tuple(order), self.k if k is None else k
+        return self._once(("concatenation", order, k),
+                          lambda: concatenate({lang: self.mono(lang, k) for lang in order}, order))
+
+    def modular(self, kind: str, order: Sequence[str], k: int | None = None):
+        """The :class:`~modtok.artifacts.modular.ModularTokenizer` of ``kind``
+        ("sequential" or "concatenation") over ``order``."""
+        if kind not in ("sequential", "concatenation"):
+            raise UsageError(f"kind {kind!r}: expected 'sequential' or 'concatenation'")
+        order, k = tuple(order), self.k if k is None else k
+        return self._once(("modular", kind, order, k), lambda: getattr(self, kind)(order, k).modular())
+
+    def nsl(self, tokenizer, lang: str, k: int | None = None):
+        """NSL of ``tokenizer`` on ``lang``'s evaluation lines vs the monolingual BPE of budget ``k``."""
+        return self.mono.nsl(tokenizer, lang, self.k if k is None else k)
+
+    def ordered(self, langs: Sequence[str], order: str) -> list[str]:
+        """The selected ``langs`` in the named ``order`` (one of :data:`ORDERS`; deterministic).
+
+        >>> from modtok.text.data import Corpora
+        >>> study = SequentialStudy(Corpora({"x": ["a"], "y": ["b"], "z": ["c"]}, {}, "toy"), ["x", "y", "z"], 300)
+        >>> study.ordered(["z", "x"], "as listed"), study.ordered(["z", "x"], "reversed")
+        (['x', 'z'], ['z', 'x'])
+        """
+        langs = [lang for lang in self.langs if lang in langs]
+        if order == "reversed":
+            return langs[::-1]
+        if order.startswith("random"):
+            random.Random(int(order.split()[-1].rstrip(")"))).shuffle(langs)
+        return langs
+
+    # ------------------------------------------------------------------ (a) subtokenizer fidelity
+
+    def fidelity(self, langs: Sequence[str], order: str, k: int) -> dict:
+        """The sequential tokenizer of ``langs`` in ``order`` at budget ``k``: per language
+        (one row each, in training order) its position, |V_ℓ|, the tokens it reuses from
+        earlier languages (bytes excluded), and the NSL of its subtokenizer and of the
+        global tokenizer. ``{"order", "k", "rows", "long", "global_size"}``; ``long``
+        has one row per language x tokenizer for the bars."""
+        order = tuple(self.ordered(langs, order))
+        if not order:
+            return {"order": (), "k": k, "rows": [], "long": []}
+        res, mt = self.sequential(order, k), self.modular("sequential", order, k)
+        rows, long, seen = [], [], set()
+        for i, lang in enumerate(order):
+            ids = set(res.lang_to_ids[lang])
+            sub, glob = self.nsl(mt.subtokenizer([lang]).hf, lang, k), self.nsl(mt.hf, lang, k)
+            rows.append({
+                "position": i + 1, "language": f"{data.lang_name(lang)} ({lang})", "|V_ℓ|": len(ids),
+                "reused": len((ids & seen) - set(range(256))), "NSL subtokenizer": sub, "NSL global": glob,
+            })
+            long += [{"lang": lang, "tokenizer": "subtokenizer V_ℓ", "NSL": sub},
+                     {"lang": lang, "tokenizer": f"global ({len(res.model)} tokens)", "NSL": glob}]
+            seen |= ids
+        return {"order": order, "k": k, "rows": rows, "long": long, "global_size": len(res.model)}
+
+    # ------------------------------------------------------------------ (b) n-language unions
+
+    def unions(self, n: int, trials: int, seed: int = 0) -> dict[str, list[float]]:
+        """``{"sequential": [...], "concatenation": [...]}``: for ``trials`` random ordered
+        subsets of ``n`` languages (seeded by ``seed + n``), the mean NSL over the subset's
+        languages of the union subtokenizer of each kind."""
+        rng = random.Random(seed + n)
+        out = {"sequential": [], "concatenation": []}
+        for _ in range(trials):
+            order = tuple(rng.sample(self.langs, n))
+            for kind, values in out.items():
+                sub = self.modular(kind, order).subtokenizer(list(order)).hf
+                values.append(float(np.mean([self.nsl(sub, lang) for lang in order])))
+        return out
+
+    @staticmethod
+    def union_table(spread: dict[int, dict[str, list[float]]]) -> list[dict]:
+        """One row per n of ``{n: unions(n, ...)}``: mean and std of each kind.
+
+        >>> SequentialStudy.union_table({2: {"sequential": [1.0, 1.0], "concatenation": [1.0, 2.0]}})
+        [{'n': 2, 'sequential mean': 1.0, 'sequential std': 0.0, 'concatenation mean': 1.5, 'concatenation std': 0.5}]
+        """
+        return [{"n": n, **{f"{kind} {stat}": float(f(spread[n][kind])) for kind in spread[n]
+                            for stat, f in (("mean", np.mean), ("std", np.std))}} for n in spread]
+
+    # ------------------------------------------------------------------ (c) the merge trees of a word
+
+    def union_models(self, lang: str, union: Sequence[str]) -> tuple[dict, tuple[str, ...]]:
+        """The three :data:`KINDS` of tokenizer (``BPEModel``) for a word of ``lang`` in the
+        union ``union`` (put in ``langs`` order), and that order. The sequential one is the
+        restriction of the global tokenizer of every language (the run of (a))."""
+        order = tuple(self.ordered(union, ORDERS[0]))
+        res = self.sequential(tuple(self.langs))
+        ids = sorted(set().union(*(res.lang_to_ids[lang] for lang in order)))
+        return {"monolingual": self.mono(lang, self.k), "concatenated": self.concatenation(order).model,
+                "sequential": res.model.restricted(ids)}, order
+
+    def word_traces(self, word: str, lang: str, union: Sequence[str]) -> tuple[dict, tuple[str, ...]]:
+        """:func:`modtok.bpe.tree.trace` of each pre-token of ``word`` under each of
+        :meth:`union_models`, and the union's order."""
+        models, order = self.union_models(lang, union)
+        pieces = [p.encode() for p in pretokenize(word, self.scheme)]
+        return {kind: [trace(m, p) for p in pieces] for kind, m in models.items()}, order
+
+    def explore(self, word: str, space: bool, lang: str, union: Sequence[str]) -> dict:
+        """The merge-hierarchy explorer's callback: the trees of ``word`` (after a space when
+        ``space``) of ``lang`` in the union of ``union`` and ``lang``, and why concatenation
+        differs. ``{"word", "lang", "order", "traces", "segmentation", "reasons", "blocked",
+        "blockers"}``: ``blocked`` are the (pre-token, span) of the tokens of the language's own
+        tokenizers that cannot form under concatenation, ``blockers`` the concatenated merges in
+        the way, ``reasons`` one sentence each (:func:`modtok.bpe.tree.describe`)."""
+        word = (" " if space else "") + word.strip()
+        union = tuple(sorted(set(union) | {lang}, key=self.langs.index))
+        traces, order = self.word_traces(word, lang, union)
+        why = explain({k: traces[k] for k in ("monolingual", "sequential")}, traces["concatenated"])
+        seg = {kind: [label(n.token) for nodes in traces[kind] for n in nodes] for kind in KINDS}
+        refs = {other: self.mono(other, self.k) for other in order}
+        return {"word": word, "lang": lang, "order": order, "traces": traces, "segmentation": seg,
+                "reasons": [f"{kind}: {describe(b, refs)}" for kind, b in why],
+                "blocked": {(b.piece, b.target.span) for _, b in why},
+                "blockers": {(b.piece, b.blocker.span) for _, b in why if b.blocker is not None}}
+
+    def words(self, lang: str, top: int | None = None) -> Iterator[str]:
+        """``lang``'s most frequent (of the ``top``) pre-tokens that are a space and ≥ 4 letters."""
+        for word, _ in self.counts[lang].most_common(top):
+            if word.startswith(" ") and len(word) >= 5 and word[1:].isalpha():
+                yield word
+
+    def find_word(self, lang: str, union: Sequence[str], top: int = 2000) -> str | None:
+        """The explorer's default word: the most frequent of :meth:`words` (of the ``top``)
+        whose concatenated segmentation is longer than the sequential one and differs from
+        the monolingual one; ``None`` if there is none."""
+        for word in self.words(lang, top):
+            seg = self.explore(word, True, lang, union)["segmentation"]
+            longer = len(seg["concatenated"]) > len(seg["sequential"])
+            if longer and seg["concatenated"] != seg["monolingual"]:
+                return word
+        return None
+
+    # ------------------------------------------------------------------ (d) global vocabulary growth
+
+    def vocab_growth(self) -> list[dict]:
+        """Global vocabulary size after the first n languages (n = 1..), one row each:
+        sequential (V_1 ∪ … ∪ V_n of the run over every language: language i depends only on
+        the languages before it), concatenation (distinct tokens of the n monolingual BPEs)
+        and the bound without sharing, 256 + n·(k − 256)."""
+        res = self.sequential(tuple(self.langs))
+        rows = []
+        for n in range(1, len(self.langs) + 1):
+            first = self.langs[:n]
+            seq = set().union(*(res.lang_to_ids[lang] for lang in first))
+            cat = set().union(*(self.mono(lang, self.k).vocab for lang in first))
+            rows.append({"n": n, "added": first[-1], "sequential": len(seq), "concatenation": len(cat),
+                         "no sharing": 256 + n * (self.k - 256)})
+        return rows
+
+
+def segmentation_rows(result: dict) -> list[dict]:
+    """The explorer's table: one row per tokenizer of :data:`KINDS` with its tokens and their count.
+
+    >>> segmentation_rows({"segmentation": {"monolingual": ["ab"], "concatenated": ["a", "b"], "sequential": ["ab"]}})[1]
+    {'tokenizer': 'concatenated', 'tokens': 'a | b', 'count': 2}
+    """
+    seg = result["segmentation"]
+    return [{"tokenizer": kind, "tokens": " | ".join(seg[kind]), "count": len(seg[kind])} for kind in KINDS]

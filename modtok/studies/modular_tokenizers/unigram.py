@@ -1,0 +1,118 @@
+"""Modular Unigram (notebook 03; the paper's §4.1, Algorithm 1, Tables 11/12).
+
+One sentencepiece Unigram per language at budget k (the monolingual reference, trained
+once per (language, k): :class:`~.reference.Monolingual`), their vocabularies merged and
+re-estimated by EM on the joint corpus (:func:`modtok.unigram.merge.merge_unigram`); a
+language's subtokenizer keeps its own pieces. :class:`UnigramStudy` returns the tables:
+subtokenizer fidelity (Table 11 analog), the two EM starts side by side, frequency-based
+extraction (Table 12 analog), one sentence segmented three ways, and the panel's table.
+
+>>> from modtok.text.data import Corpora
+>>> text = {"x": ["aaa ab abab"] * 20, "y": ["bbb ba baba"] * 20}
+>>> study = UnigramStudy(Corpora(text, text, "toy"), ["x", "y"])
+>>> merged = study.merge(["x", "y"], 266, iters=2)
+>>> [row["language"] for row in study.fidelity_rows(merged, 266)]
+['x', 'y']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from modtok.errors import BudgetError
+from modtok.text import data
+from modtok.text.data import Corpora
+from modtok.unigram.extract import RestrictedUnigram, frequency_subvocab
+from modtok.unigram.merge import MergedUnigram, merge_unigram
+from modtok.unigram.train import train_unigram_per_language
+
+from .reference import Monolingual
+
+
+class UnigramStudy:
+    """Merged Unigram tokenizers of subsets of ``langs`` on ``corpora``, measured against
+    each language's own sentencepiece Unigram of the same budget."""
+
+    def __init__(self, corpora: Corpora, langs: Sequence[str]):
+        self.corpora, self.langs = corpora, list(langs)
+        self.mono = Monolingual(
+            lambda lang, k: train_unigram_per_language({lang: corpora.train[lang]}, k)[lang], corpora.eval)
+
+    def models(self, langs: Sequence[str], k: int) -> dict:
+        """``{lang: monolingual Unigram of budget k}``."""
+        return {lang: self.mono(lang, k) for lang in langs}
+
+    def merge(self, langs: Sequence[str], k: int, iters: int = 5, init: str = "uniform") -> MergedUnigram:
+        """Algorithm 1 on the monolingual models of ``langs`` at budget ``k``: ``iters`` EM
+        iterations on their joint training text, starting from ``init``."""
+        return merge_unigram(self.models(langs, k), {lang: self.corpora.train[lang] for lang in langs},
+                             max_iter=iters, init=init)
+
+    def nsl(self, tokenizer, lang: str, k: int):
+        """NSL of ``tokenizer`` on ``lang`` vs the monolingual Unigram of budget ``k``."""
+        return self.mono.nsl(tokenizer, lang, k)
+
+    def fidelity_rows(self, merged: MergedUnigram, k: int) -> list[dict]:
+        """Table 11 analog, one row per language of ``merged`` (in ``langs`` order): NSL of its
+        subtokenizer and of the full merged tokenizer, and its sub-vocabulary size."""
+        mt = merged.modular()
+        return [{"language": data.lang_name(lang), "subtokenizer": self.nsl(mt.subtokenizer([lang]), lang, k),
+                 "full merged": self.nsl(mt, lang, k), "sub-vocab size": len(merged.lang_to_ids[lang])}
+                for lang in self.langs if lang in merged.lang_to_ids]
+
+    def start_rows(self, starts: Mapping[str, MergedUnigram], k: int) -> list[dict]:
+        """One row per language: the subtokenizer NSL of each merged model of ``starts``
+        (``{init: merged}``, e.g. the uniform and averaged EM starts)."""
+        tokenizers = {init: m.modular() for init, m in starts.items()}
+        langs = [lang for lang in self.langs if all(lang in m.lang_to_ids for m in starts.values())]
+        return [{"language": data.lang_name(lang),
+                 **{f"NSL, {init} start": self.nsl(mt.subtokenizer([lang]), lang, k)
+                    for init, mt in tokenizers.items()}}
+                for lang in langs]
+
+    def frequency_rows(self, merged: MergedUnigram, ks: Sequence[int], k: int) -> list[dict]:
+        """Table 12 analog: per language, the NSL (vs the Unigram of budget ``k``) of the
+        frequency-based extraction of each size in ``ks`` from ``merged`` (the pieces the
+        full model uses most on the language's training text); NaN where the language uses
+        fewer pieces than asked for."""
+        rows = []
+        for lang in self.langs:
+            row = {"language": data.lang_name(lang)}
+            for size in ks:
+                try:
+                    ids = frequency_subvocab(merged.model, self.corpora.train[lang], size)
+                    row[f"k={size}"] = self.nsl(RestrictedUnigram(merged.model, ids), lang, k)
+                except BudgetError:  # the language uses fewer pieces than k asks for
+                    row[f"k={size}"] = float("nan")
+            rows.append(row)
+        return rows
+
+    def segment(self, merged: MergedUnigram, lang: str, other: str, i: int = 0) -> dict:
+        """Evaluation line ``i`` of ``lang`` through ``lang``'s subtokenizer, the full merged
+        tokenizer and ``other``'s subtokenizer: ``{"text", "pieces", "ids", "direct"}``, each
+        of the last three ``{view: ...}``; ``direct`` are the ids of the merged model's own
+        restricted Viterbi (:meth:`~modtok.unigram.model.UnigramModel.encode`), which the
+        HF-backed ``ids`` must equal."""
+        text = self.corpora.eval[lang][i]
+        mt = merged.modular()
+        views = {f"{lang} subtokenizer": ([lang], mt.subtokenizer([lang])), "full merged": (None, mt),
+                 f"{other} subtokenizer": ([other], mt.subtokenizer([other]))}
+        ids = {name: enc.encode(text) for name, (_, enc) in views.items()}
+        direct = {name: merged.model.encode(text, None if langs is None else merged.subvocab(langs))
+                  for name, (langs, _) in views.items()}
+        return {"text": text, "ids": ids, "direct": direct,
+                "pieces": {name: [merged.model.pieces[g] for g in seq] for name, seq in ids.items()}}
+
+    def table(self, langs: Sequence[str], k: int, iters: int) -> list[dict]:
+        """The panel's callback: merge the Unigrams of ``langs`` at budget ``k`` with ``iters``
+        EM iterations; one row per language with both NSLs, the final EM log-likelihood, k
+        and the iterations ([] when no language is selected)."""
+        langs = list(langs)
+        if not langs:
+            return []
+        mg = self.merge(langs, k, iters)
+        m = mg.modular()
+        return [{"language": data.lang_name(lang), "subtokenizer": self.nsl(m.subtokenizer([lang]), lang, k),
+                 "full merged": self.nsl(m, lang, k), "EM log-likelihood": mg.loglik[-1], "k": k,
+                 "EM iterations": iters} for lang in langs]
+

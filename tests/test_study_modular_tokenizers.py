@@ -1,0 +1,303 @@
+"""The studies of "To Each Language Its Tokenizer" (modtok.studies.modular_tokenizers, notebooks 01-04).
+
+Hand-written three-language text (no shared data needed). Oracles: a tokenizer against
+itself has NSL 1; a one-language concatenation *is* the monolingual BPE; the first
+language of a sequential run is the same as that language trained alone; union
+subtokenizers are proper BPEs that decode what they encode; merge trees spell their word
+and are the trees of the ids the HF tokenizer emits; Unigram tables agree with direct
+token counts; the sampling explorer's shares add up to one.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from modtok.artifacts.tokenizer_json import check_proper
+from modtok.bpe.tree import leaves
+from modtok.errors import UsageError
+from modtok.evaluation import metrics
+from modtok.lm.batches import lm_vocab_size
+from modtok.lm.model import config
+from modtok.lm.sampling import default_mixture, mono, samp_sub
+from modtok.lm.train import TrainConfig
+from modtok.studies.modular_tokenizers import lm
+from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy
+from modtok.studies.modular_tokenizers.reference import Monolingual
+from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy
+from modtok.studies.modular_tokenizers.unigram import UnigramStudy
+from modtok.text.data import Corpora
+
+TEXT = {
+    "eng_Latn": ["the cat sat on the mat and looked at the window", "a small dog ran after the red ball",
+                 "we walked to the market and bought fresh bread", "the weather was cold but the morning bright",
+                 "she reads a book every evening before sleeping", "they played music together late at night"],
+    "deu_Latn": ["die katze sitzt auf der matte und schaut zum fenster", "ein kleiner hund rennt dem ball nach",
+                 "wir gingen zum markt und kauften frisches brot", "das wetter war kalt aber der morgen hell",
+                 "sie liest jeden abend ein buch vor dem schlafen", "sie spielten zusammen musik bis spät"],
+    "fra_Latn": ["le chat est assis sur le tapis et regarde la fenêtre", "un petit chien court après la balle",
+                 "nous sommes allés au marché acheter du pain frais", "il faisait froid mais le matin lumineux",
+                 "elle lit un livre chaque soir avant de dormir", "ils jouaient de la musique ensemble"],
+}
+LANGS = list(TEXT)
+CORPORA = Corpora({lang: lines * 8 for lang, lines in TEXT.items()}, TEXT, "hand-written test text")
+K = 300  # bytes included: 44 merges per language
+
+
+class Chars:
+    """One token per character."""
+
+    def encode(self, text):
+        return list(text)
+
+
+# ---------------------------------------------------------------------------- the reference
+
+
+def test_reference_is_trained_once_per_language_and_budget_and_has_nsl_one_against_itself():
+    calls = []
+    ref = Monolingual(lambda lang, k: calls.append((lang, k)) or Chars(), TEXT)
+    assert ref("eng_Latn", 5) is ref("eng_Latn", 5) and ref("eng_Latn", 6) is not ref("eng_Latn", 5)
+    assert calls == [("eng_Latn", 5), ("eng_Latn", 6)]
+    assert ref.tokens("deu_Latn", 5) == sum(map(len, TEXT["deu_Latn"]))
+    assert ref.nsl(Chars(), "deu_Latn", 5) == 1.0
+    assert ref.nsl(ref("fra_Latn", 5), "fra_Latn", 5) == 1.0
+
+
+# ---------------------------------------------------------------------------- notebook 01
+
+
+@pytest.fixture(scope="module")
+def inefficiency():
+    return InefficiencyStudy(CORPORA, K, {"chars": Chars()})
+
+
+def test_nsl_table_has_one_row_per_language_and_the_nsl_of_direct_token_counts(inefficiency):
+    result = inefficiency.nsl_table(["fra_Latn", "eng_Latn"], 400)
+    assert result["langs"] == ("fra_Latn", "eng_Latn") and [r["lang"] for r in result["rows"]] == ["fra_Latn", "eng_Latn"]
+    joint = inefficiency.joint(("fra_Latn", "eng_Latn"), 400)
+    for row in result["rows"]:
+        lines, ref = TEXT[row["lang"]], inefficiency.mono(row["lang"], K)
+        ref_tokens = metrics.token_counts(ref, lines).sum()
+        assert row["NSL joint BPE 0k"] == pytest.approx(metrics.token_counts(joint, lines).sum() / ref_tokens)
+        assert row["NSL chars"] == pytest.approx(sum(map(len, lines)) / ref_tokens)
+        assert row["mono 0k tok/char"] == pytest.approx(ref_tokens / sum(map(len, lines)))
+    assert len(result["long"]) == 2 * 2  # languages x tokenizers
+    assert inefficiency.nsl_table([], 400) == {"langs": (), "budget": 400, "rows": [], "long": []}
+
+
+def test_a_deployed_tokenizer_that_is_the_reference_has_nsl_one():
+    study = InefficiencyStudy(CORPORA, K)
+    study.deployed["itself"] = study.mono("deu_Latn", K)
+    row = study.nsl_table(["deu_Latn"], 400)["rows"][0]
+    assert row["NSL itself"] == 1.0 and row["NSL joint BPE 0k"] != 1.0
+
+
+def test_premium_of_a_character_tokenizer_is_the_character_ratio(inefficiency):
+    rows = inefficiency.premiums(400, "deu_Latn", "eng_Latn")
+    assert [r["tokenizer"] for r in rows] == ["joint BPE 0k", "chars"]
+    chars = sum(map(len, TEXT["deu_Latn"])) / sum(map(len, TEXT["eng_Latn"]))
+    assert rows[1]["premium deu/eng"] == pytest.approx(chars)
+    assert inefficiency.joint(LANGS, 400) is inefficiency.joint(tuple(LANGS), 400)  # the one the table used
+
+
+# ---------------------------------------------------------------------------- notebook 02
+
+
+@pytest.fixture(scope="module")
+def seq():
+    return SequentialStudy(CORPORA, LANGS, K)
+
+
+def test_orders_are_deterministic_permutations_of_the_selection(seq):
+    assert seq.ordered(["fra_Latn", "eng_Latn"], "as listed") == ["eng_Latn", "fra_Latn"]
+    assert seq.ordered(LANGS, "reversed") == LANGS[::-1]
+    for order in ORDERS:
+        assert sorted(seq.ordered(LANGS, order)) == sorted(LANGS)
+        assert seq.ordered(LANGS, order) == seq.ordered(LANGS, order)
+
+
+def test_fidelity_has_one_row_per_language_and_the_first_language_is_trained_as_if_alone(seq):
+    order = tuple(seq.ordered(LANGS, "reversed"))
+    result = seq.fidelity(LANGS, "reversed", K)
+    assert result["order"] == order and [r["position"] for r in result["rows"]] == [1, 2, 3]
+    assert [r["language"].split("(")[-1].rstrip(")") for r in result["rows"]] == list(order)
+    assert all(r["|V_ℓ|"] <= K for r in result["rows"]) and result["rows"][0]["reused"] == 0
+    assert result["global_size"] == len(seq.sequential(order, K).model)
+    first = order[0]
+    sub = seq.modular("sequential", order, K).subtokenizer([first])
+    alone = seq.modular("sequential", (first,), K).hf
+    assert [sub.hf.encode(line).tokens for line in TEXT[first]] == [alone.encode(line).tokens for line in TEXT[first]]
+    assert result["rows"][0]["NSL subtokenizer"] == seq.nsl(alone, first, K)
+    assert seq.fidelity([], "reversed", K) == {"order": (), "k": K, "rows": [], "long": []}
+
+
+def test_a_language_in_a_sequential_run_reuses_earlier_tokens(seq):
+    rows = seq.fidelity(LANGS, "as listed", K)["rows"]
+    res = seq.sequential(tuple(LANGS), K)
+    assert rows[1]["reused"] == len((set(res.lang_to_ids[LANGS[0]]) & set(res.lang_to_ids[LANGS[1]])) - set(range(256)))
+    assert rows[1]["reused"] > 0  # " the" / " und" share pieces like "er", " s", ...
+
+
+def test_unions_are_proper_and_lossless_and_one_language_concatenation_is_the_reference(seq):
+    order = ("deu_Latn", "eng_Latn")
+    for kind in ("sequential", "concatenation"):
+        sub = seq.modular(kind, order).subtokenizer(list(order))
+        if kind == "sequential":
+            check_proper(sub.tokenizer_json["model"])
+        for lang in order:
+            assert all(sub.decode(sub.encode(line)) == line for line in TEXT[lang])
+    assert seq.unions(1, trials=3)["concatenation"] == [1.0, 1.0, 1.0]
+    spread = seq.unions(2, trials=2)
+    assert all(len(v) == 2 and all(math.isfinite(x) for x in v) for v in spread.values())
+    assert [r["n"] for r in seq.union_table({2: spread})] == [2]
+    with pytest.raises(UsageError, match="kind"):
+        seq.modular("concatenated", order)
+
+
+def test_explored_trees_spell_the_word_and_are_those_of_the_ids_encoded(seq):
+    union = ("eng_Latn", "deu_Latn")
+    for word in ("kleiner", "kleiner katze", "aber"):
+        result = seq.explore(word, True, "deu_Latn", ("deu_Latn", "eng_Latn"))
+        assert result["word"] == " " + word and result["order"] == union
+        for kind in KINDS:
+            nodes = [n for nodes in result["traces"][kind] for n in nodes]
+            assert b"".join(b"".join(leaves(n)) for n in nodes) == result["word"].encode()
+            assert len(result["segmentation"][kind]) == len(nodes)
+        for kind, model in (("sequential", seq.sequential(tuple(LANGS)).model),
+                            ("concatenated", seq.concatenation(union).model)):
+            mt = seq.modular("sequential", tuple(LANGS)) if kind == "sequential" else seq.modular("concatenation", union)
+            assert [model.vocab[i] for i in mt.encode(result["word"], list(union))] == [
+                n.token for nodes in result["traces"][kind] for n in nodes], (word, kind)
+        assert len(result["blockers"]) <= len(result["blocked"]) == len(result["reasons"])
+
+
+def test_a_word_of_the_first_language_alone_is_built_the_same_by_all_three(seq):
+    word = next(seq.words("eng_Latn"))
+    assert word.startswith(" ") and len(word) >= 5 and word[1:].isalpha()
+    seg = seq.explore(word, True, "eng_Latn", ("eng_Latn",))["segmentation"]
+    assert seg["monolingual"] == seg["concatenated"] == seg["sequential"]
+
+
+def test_the_default_word_is_one_that_concatenation_cuts_longer(seq):
+    union = ("eng_Latn", "deu_Latn")
+    word = seq.find_word("deu_Latn", union)
+    assert word is not None and word in set(seq.words("deu_Latn"))
+    result = seq.explore(word, True, "deu_Latn", union)
+    seg = result["segmentation"]
+    assert len(seg["concatenated"]) > len(seg["sequential"]) and seg["concatenated"] != seg["monolingual"]
+    assert result["reasons"] and result["blockers"]  # a token that cannot form, and the merge in its way
+    assert seq.find_word("eng_Latn", ("eng_Latn",)) is None  # alone, the three trees agree
+
+
+def test_vocab_growth_ends_at_the_global_model_and_stays_under_the_no_sharing_bound(seq):
+    rows = seq.vocab_growth()
+    res = seq.sequential(tuple(LANGS))
+    assert [r["n"] for r in rows] == [1, 2, 3] and [r["added"] for r in rows] == LANGS
+    assert rows[0]["sequential"] == len(res.lang_to_ids[LANGS[0]]) and rows[-1]["sequential"] == len(res.model)
+    assert rows[0]["concatenation"] == len(seq.mono(LANGS[0], K).vocab)
+    assert all(r["sequential"] <= r["no sharing"] and r["concatenation"] <= r["no sharing"] for r in rows)
+    assert all(a["sequential"] < b["sequential"] for a, b in zip(rows, rows[1:]))
+
+
+# ---------------------------------------------------------------------------- notebook 03
+
+
+@pytest.fixture(scope="module")
+def uni():
+    return UnigramStudy(CORPORA, LANGS)
+
+
+@pytest.fixture(scope="module")
+def merged(uni):
+    return uni.merge(LANGS, K, iters=2)
+
+
+def test_unigram_fidelity_has_one_row_per_language_with_direct_token_counts(uni, merged):
+    rows = uni.fidelity_rows(merged, K)
+    assert [r["language"] for r in rows] == ["English", "German", "French"]
+    mt = merged.modular()
+    for row, lang in zip(rows, LANGS):
+        mono_tokens = sum(map(len, uni.mono(lang, K).encode_batch(TEXT[lang])))
+        assert row["subtokenizer"] == sum(map(len, mt.subtokenizer([lang]).encode_batch(TEXT[lang]))) / mono_tokens
+        assert row["full merged"] == sum(map(len, mt.encode_batch(TEXT[lang]))) / mono_tokens
+        assert row["sub-vocab size"] == len(merged.lang_to_ids[lang])
+    same = uni.start_rows({"a": merged, "b": merged}, K)
+    assert [r["NSL, a start"] for r in same] == [r["NSL, b start"] for r in same] == [r["subtokenizer"] for r in rows]
+
+
+def test_frequency_extraction_shortens_with_more_pieces_and_is_nan_past_what_a_language_uses(uni, merged):
+    rows = uni.frequency_rows(merged, [270, 290, 100_000], K)
+    assert len(rows) == 3
+    for row in rows:
+        assert row["k=270"] >= row["k=290"] - 1e-3 and math.isnan(row["k=100000"])
+
+
+def test_segmentations_are_the_models_own_viterbi_and_decode_to_the_line(uni, merged):
+    seg = uni.segment(merged, "eng_Latn", "fra_Latn", i=2)
+    assert seg["text"] == TEXT["eng_Latn"][2]
+    assert list(seg["pieces"]) == ["eng_Latn subtokenizer", "full merged", "fra_Latn subtokenizer"]
+    assert seg["ids"] == seg["direct"]
+    assert all(merged.modular().decode(ids) == seg["text"] for ids in seg["ids"].values())
+    assert len(seg["pieces"]["full merged"]) <= len(seg["pieces"]["fra_Latn subtokenizer"])
+
+
+def test_the_panel_table_reuses_the_monolingual_models_and_em_only_raises_the_likelihood():
+    uni = UnigramStudy(CORPORA, LANGS)
+    calls, train = [], uni.mono.train
+    uni.mono.train = lambda lang, k: calls.append((lang, k)) or train(lang, k)
+    assert uni.table([], K, 1) == []
+    one = uni.table(["deu_Latn", "fra_Latn"], 290, 1)
+    three = uni.table(["deu_Latn", "fra_Latn"], 290, 3)
+    assert calls == [("deu_Latn", 290), ("fra_Latn", 290)]  # same languages and k: nothing retrained
+    assert [r["language"] for r in three] == ["German", "French"] and three[0]["EM iterations"] == 3
+    assert three[0]["EM log-likelihood"] >= one[0]["EM log-likelihood"]
+
+
+# ---------------------------------------------------------------------------- notebook 04
+
+
+@pytest.fixture(scope="module")
+def tok(seq):
+    return seq.sequential(tuple(LANGS)).modular()
+
+
+def test_sampling_summary_shares_add_up_and_match_the_scheme(tok):
+    sub = lm.sampling_summary(tok, "samp_sub", 1, 0.5, LANGS, draws=200)
+    assert sub["error"] is None and sub["name"] == "Samp_Sub_1(0.5)"
+    assert sum(r["share"] for r in sub["rows"]) == pytest.approx(1.0)
+    assert {r["subtokenizer"] for r in sub["rows"]} == {"own language", "own + 1"}
+    full = lm.sampling_summary(tok, "samp_full", 1, 1.0, LANGS, draws=50)["rows"]
+    assert [(r["subtokenizer"], r["share"], r["output cost vs full"]) for r in full] == [("full", 1.0, 1.0)]
+    own = lm.sampling_summary(tok, "mono", 2, 0.7, LANGS, draws=50)  # n and p are ignored by mono
+    assert own["name"] == "Mono-only" and [r["subtokenizer"] for r in own["rows"]] == ["own language"]
+    assert all(r["mean active ids"] < lm_vocab_size(tok) for r in own["rows"])
+    short = lm.sampling_summary(tok, "samp_sub", 2, 0.5, ["eng_Latn", "deu_Latn"])
+    assert short["rows"] == [] and "needs 2 other languages" in short["error"]
+
+
+def test_loss_curves_are_moving_averages():
+    curves = lm.loss_curves({"a": [{"bpb": float(i)} for i in range(10)]}, 4)
+    xs, ys = curves["a"]
+    assert list(xs) == list(range(7)) and np.allclose(ys, np.arange(7) + 1.5)
+
+
+def test_two_schemes_train_evaluate_and_tabulate_end_to_end(tok, tmp_path):
+    schemes = {"Mono-only": mono(), "Samp_Sub_1(0.5)": samp_sub(1, 0.5)}
+    trained = lm.train_schemes(tok, CORPORA.train, schemes, default_mixture(LANGS), config("tiny", lm_vocab_size(tok),
+                               max_seq_len=16), TrainConfig(steps=3, lr=1e-2, warmup_steps=1, ckpt_every=3, log_every=1),
+                               2, 16, tmp_path)
+    assert list(trained.models) == list(schemes) and all(len(c) == 3 for c in trained.curves.values())
+    assert all((tmp_path / name / "metrics.jsonl").exists() for name in schemes)
+    short = {lang: lines[:2] for lang, lines in TEXT.items()}
+    rows = lm.evaluate_schemes(trained.models, tok, short)
+    settings = ("Lang", "Full", "Full-Lang", "EN+Lang")
+    table = lm.bpb_table(rows, list(schemes), settings, LANGS)
+    assert [(r["scheme"], r["setting"]) for r in table] == [(s, st) for s in schemes for st in settings]
+    means = lm.mean_bpb(rows, list(schemes), settings)
+    assert means[0]["bpb"] == pytest.approx(np.mean([table[0][lang] for lang in LANGS]))
+    assert all(0.0 < c <= 1.0 for c in lm.coverage(rows, LANGS).values())
+    fid = lm.fidelity_rows(trained.models, tok, lm.prompts(short, 1, words=3), max_new_tokens=3, top_k=5, seed=0)
+    assert [r["scheme"] for r in fid] == list(schemes) and all(0.0 <= r["mean"] <= 1.0 for r in fid)
