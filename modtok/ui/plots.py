@@ -237,7 +237,7 @@ def word_explorer(result: dict) -> list:
 
     from modtok.studies.modular_tokenizers.sequential import segmentation_rows
 
-    items = "".join(f"<li>{r}</li>" for r in result["reasons"])
+    items = "".join(f"<li>{html.escape(r)}</li>" for r in result["reasons"])  # a reason may show "<e0 a4>"
     items = items or "<li>all tokens of the language's own tokenizers form under concatenation</li>"
     return [table(segmentation_rows(result)), HTML(f"<b>Why concatenation differs:</b><ul>{items}</ul>"),
             concatenation_trees(result)]
