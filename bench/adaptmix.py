@@ -1,6 +1,6 @@
 """One AdaptMix iteration vs the bare trainer on the same mixture.
 
-An AdaptMix iteration (modtok.mixture.step) is: allocate the budget (Eq. 5),
+An AdaptMix iteration (modtok.mixture.step, in modtok/mixture/loop.py) is: allocate the budget (Eq. 5),
 take the sample from the split-once pool (a prefix of each language's fixed
 shuffle; for a counts-consuming trainer, a bincount over the pre-token array),
 train, measure dev fertility, update the mixture (Eqs. 1-4). The bare trainer
@@ -12,7 +12,8 @@ training and the dev text's pre-token split of the first fertility) is timed
 and printed before the repeats, not in them.
 
     MODTOK_POOL=../shared/data/pool MODTOK_FLORES=../shared/data/flores200 \
-        .venv/bin/python bench/adaptmix.py [--trainer modtok-bpe] [--vocab 32000] [--budget 8000000]
+        .venv/bin/python bench/adaptmix.py [--trainer modtok-bpe] [--vocab 32000] [--budget 8000000] \
+        [--scheme whitespace]
 
 Languages: the AdaptMix paper's 16 (modtok.mixture.PAPER_LANGUAGES); dev
 fertility on all 997 FLORES-200 dev lines of each.
@@ -34,20 +35,22 @@ def main() -> None:
     ap.add_argument("--vocab", type=int, default=32_000)
     ap.add_argument("--budget", type=int, default=8_000_000, help="T, characters over all languages")
     ap.add_argument("--repeats", type=int, default=5)
+    # whitespace: the pre-tokenizer of the figures in bench/RESULTS.md (the trainers' default is llama3)
+    ap.add_argument("--scheme", default="whitespace", help="pre-tokenizer of the BPE trainers")
     args = ap.parse_args()
 
     langs = mx.PAPER_LANGUAGES
     train = data.load_pool(langs)
     dev = data.load_flores(langs, "dev")
     pool = mx.TextPool(train, seed=0)
-    trainer = mx.make_trainer(args.trainer, args.vocab)
+    trainer = mx.make_trainer(args.trainer, args.vocab, args.scheme)
     t = time.perf_counter()
     if trainer.consumes == "counts":
         pool.pretokens(trainer.scheme)  # once per run, as adaptmix() does before its first iteration
     devset = mx.DevSet(dev, langs)
     setup = time.perf_counter() - t
     mixture = mx.natural(langs, tau=3.3, missing="floor")  # any fixed, non-uniform mixture
-    sample = pool.take(mx.allocate(mixture, args.budget, pool.available(), "cap"))
+    sample = pool.sample(mixture, args.budget, "cap")
     ready = trainer.data(sample)
     print(f"pool {data.pool_dir()}: {len(langs)} languages, {sum(pool.available().values()):,} characters; "
           f"T = {args.budget:,}; trainer {trainer.name}; dev: FLORES-200 dev, {len(dev[langs[0]])} lines each")

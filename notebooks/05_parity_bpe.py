@@ -47,6 +47,7 @@ from modtok.text import data
 from modtok.evaluation import metrics
 from modtok.ui import plots, widgets
 from modtok.bpe import parity
+from modtok.mixture import TextPool
 
 plots.setup()
 T0 = time.time()
@@ -101,6 +102,7 @@ print(f"vocabulary: {VOCAB:,} tokens (256 bytes included), pre-tokenizer {SCHEME
 
 # %%
 available = data.chars_per_language(corpora.train)
+POOL = TextPool(corpora.train, seed=0)  # the one sampler: a prefix of one fixed shuffle per language
 NATURAL = 1.0
 
 
@@ -108,10 +110,10 @@ NATURAL = 1.0
 def mixture(setting):
     """The training text of ``setting``: a temperature τ, or "balanced"."""
     if setting == "balanced":
-        return data.mix(corpora.train, {l: 1.0 for l in LANGS}, min(available.values()) * len(LANGS), seed=0)
+        return POOL.sample({l: 1.0 for l in LANGS}, min(available.values()) * len(LANGS)).lines()
     share = {l: CC100_GIB[l] ** (1 / setting) for l in LANGS}
     total = int(min(available[l] * sum(share.values()) / share[l] for l in LANGS))
-    return data.mix(corpora.train, share, total, seed=0)
+    return POOL.sample(share, total).lines()
 
 
 @functools.lru_cache(maxsize=None)

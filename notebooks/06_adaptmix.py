@@ -25,7 +25,8 @@
 #     f_range = 0  →  keep the previous mixture (Eq. 7)
 #
 # The loop lives in `modtok.mixture`; it drives any trainer of the project (HF
-# BPE, modtok BPE, sentencepiece Unigram/BPE) through one small protocol.
+# BPE, modtok BPE, sentencepiece Unigram/BPE) through one small protocol. The
+# study — data, runs, baselines and the tables below — is `modtok.studies.adaptmix`.
 # Iteration 0 trains on the uniform mixture, so it **is** the UniMix baseline.
 #
 # On the paper's 16 languages (Assamese … Telugu, all in the pool and in
@@ -42,18 +43,15 @@
 # of AdaptMix (fertility is undefined there); none of the 16 languages is.
 
 # %%
-import functools
 import time
 
-import ipywidgets as W
-from IPython.display import HTML, display
+from IPython.display import display
 
-from modtok.text import data
-from modtok.artifacts import deployed
-from modtok.evaluation import metrics
-from modtok.ui import plots, widgets
 from modtok import mixture as mx
-from modtok.text.pretokenize import count_by_language
+from modtok.artifacts import deployed
+from modtok.studies import adaptmix as study
+from modtok.text import data
+from modtok.ui import plots, widgets
 
 plots.setup()
 T0 = time.time()
@@ -61,75 +59,39 @@ SMOKE = data.is_smoke()
 
 # ---- parameters (smoke: about a minute; full size: see the closing note)
 TRAINER = "modtok-bpe"  # same merges as HF BpeTrainer (tests/test_mixture.py), faster here
+SCHEME = "whitespace"  # the BPE trainers' pre-tokenizer (the library default is llama3; these runs used whitespace)
 VOCAB = 1_000 if SMOKE else 32_000
 ITERATIONS = 3 if SMOKE else 10
 MU, EPS = 0.3, 0.5  # momentum μ and floor ε (how they were picked: see the closing note)
-TRAIN_CHARS = 40_000 if SMOKE else None  # per language from the pool (None = all of it)
+TRAIN_CHARS = 40_000 if SMOKE else 3_000_000  # per language (every pool language has < 3M: all of it)
 EVAL_LINES = 150 if SMOKE else None  # FLORES dev/devtest lines (None = all)
 SEQ_CHARS = 20_000 if SMOKE else 300_000  # per language, for the adaptive-budget section
 SEQ_K = 400 if SMOKE else 4_000  # mean sequential-BPE budget per language (bytes included)
 SEQ_ITERS = 2 if SMOKE else 5
 SEED = 0
 
-LANGS = data.pick_languages(mx.PAPER_LANGUAGES)
-MANIFEST = data.manifest_path()  # $MODTOK_MANIFEST: your own corpora instead of the pool
-if data.have_shared_data() or MANIFEST:
-    train = (data.manifest_train(MANIFEST, LANGS, TRAIN_CHARS or 3_000_000) if MANIFEST
-             else data.load_pool(LANGS, max_chars=TRAIN_CHARS, seed=SEED))
-    dev = data.load_flores(LANGS, "dev", max_lines=EVAL_LINES)
-    test = data.load_flores(LANGS, "devtest", max_lines=EVAL_LINES)
-    PARALLEL = True
-    SOURCE = (f"training: {f'manifest {MANIFEST}' if MANIFEST else f'pool {data.pool_dir()}'} "
-              f"({'all' if TRAIN_CHARS is None else f'≤{TRAIN_CHARS:,} chars'} per language); "
-              f"fertility: FLORES-200 dev (loop) and devtest (tables), {len(test[LANGS[0]])} parallel lines")
-else:
-    n_train = 500 if SMOKE else 20_000
-    train = data.load_wordfreq(LANGS, n_lines=n_train, seed=SEED)
-    dev = data.load_wordfreq(LANGS, n_lines=300, seed=SEED + 1)
-    test = data.load_wordfreq(LANGS, n_lines=300, seed=SEED + 2)
-    PARALLEL = False
-    SOURCE = (f"wordfreq default (no MODTOK_POOL/MODTOK_FLORES): {n_train} sampled 12-word lines per language "
-              "for training, two other samples as dev and test (word statistics only, not parallel text); "
-              f"languages: the paper's 16 restricted to wordfreq with same-script stand-ins")
-print("data:", SOURCE)
-print(f"{len(LANGS)} languages:", ", ".join(f"{data.lang_name(l)} ({l})" for l in LANGS))
-pool = mx.TextPool(train, seed=SEED)  # one fixed shuffle per language, split into pre-tokens once
-AVAILABLE = pool.available()
+# the paper's 16 languages from the pool (or $MODTOK_MANIFEST) with FLORES-200, else the wordfreq default
+S = study.AdaptMixStudy(study.load_data(mx.PAPER_LANGUAGES, TRAIN_CHARS, EVAL_LINES, SEED), seed=SEED, scheme=SCHEME)
+LANGS, AVAILABLE = S.langs, S.pool.available()
+print("data:", S.data.source)
+print(f"{len(LANGS)} languages:", ", ".join(map(study.label, LANGS)))
 BUDGET = (16_000 if SMOKE else 500_000) * len(LANGS)  # T: 500k characters per language on average
-FULL = not SMOKE and PARALLEL and len(LANGS) == 16
-print(f"trainer {TRAINER}, vocabulary {VOCAB:,}, budget T = {BUDGET:,} characters, {ITERATIONS} iterations, "
-      f"μ = {MU}, ε = {EPS}; text available: {sum(AVAILABLE.values()):,} characters")
+FULL = not SMOKE and S.data.parallel and len(LANGS) == 16
+print(f"trainer {TRAINER} ({SCHEME} pre-tokens), vocabulary {VOCAB:,}, budget T = {BUDGET:,} characters, "
+      f"{ITERATIONS} iterations, μ = {MU}, ε = {EPS}; text available: {sum(AVAILABLE.values()):,} characters")
 
 # %% [markdown]
 # ## Runs
 #
-# `run(...)` is one AdaptMix run; it is cached, so the widgets at the end only
+# `S.run(...)` is one AdaptMix run; it is cached, so the widgets at the end only
 # recompute what a new setting needs. Allocations beyond a language's text are
 # **capped and redistributed** (`policy="cap"`); `policy="repeat"` would repeat
 # the text instead.
 
 
 # %%
-@functools.lru_cache(maxsize=None)
-def run(trainer: str, vocab: int, budget: int, iterations: int, mu: float, eps: float,
-        langs: tuple, f_best=1.0) -> mx.History:
-    return mx.adaptmix(mx.make_trainer(trainer, vocab), pool.subset(langs), budget, iterations,
-                       mu, eps, dev, f_best=f_best, policy="cap", keep_tokenizers=True)
-
-
-@functools.lru_cache(maxsize=None)
-def baseline(name: str, trainer: str, vocab: int, budget: int, langs: tuple):
-    mixture = {
-        "natural": lambda: mx.natural(langs, missing="floor"),
-        "natural τ=3.3": lambda: mx.natural(langs, tau=3.3, missing="floor"),
-        "skewed": lambda: mx.skewed(langs),
-    }[name]()
-    tok, alloc = mx.train_on(mx.make_trainer(trainer, vocab), pool.subset(langs), mixture, budget)
-    return tok, alloc
-
-
 t = time.time()
-hist = run(TRAINER, VOCAB, BUDGET, ITERATIONS, MU, EPS, tuple(LANGS))
+hist = S.run(TRAINER, VOCAB, BUDGET, ITERATIONS, MU, EPS)
 print(f"AdaptMix: {ITERATIONS} iterations in {time.time() - t:.0f} s")
 missing = mx.missing_sizes(LANGS)
 if missing:
@@ -145,15 +107,10 @@ if missing:
 # (Hindi, Maithili) give it up.
 
 # %%
-its = [s["iteration"] for s in hist.steps]
-fig_a = plots.lines({data.lang_name(l): (its, [s["fertility"][l] for s in hist.steps]) for l in hist.langs},
-                    title="Fig. 2a analog: dev fertility per language", x_title="iteration",
-                    y_title="tokens per word")
-fig_b = plots.stacked_bars({data.lang_name(l): (its, [s["alloc"][l] for s in hist.steps]) for l in hist.langs},
-                           title="Fig. 2b analog: training characters per language", x_title="iteration",
-                           y_title="characters")
-fig_a.show()
-fig_b.show()
+plots.language_curves([s["fertility"] for s in hist.steps], hist.langs, y_title="tokens per word",
+                      title="Fig. 2a analog: dev fertility per language").show()
+plots.language_layers([s["alloc"] for s in hist.steps], hist.langs, y_title="characters",
+                      title="Fig. 2b analog: training characters per language").show()
 display(plots.table([{"iteration": s["iteration"], "mean dev fertility": s["mean_fertility"],
                       **{l: s["mixture"][l] for l in hist.langs}} for s in hist.steps], floatfmt="{:.3f}"))
 
@@ -177,24 +134,10 @@ assert hist.steps[-1]["mixture"][worst_dev] > first["mixture"][worst_dev], "the 
 # EnHiMix analog).
 
 # %%
-DEVTEST = mx.DevSet(test, hist.langs)
 BEST = hist.best()
-tokenizers = {
-    "UniMix": hist.tokenizers[0],
-    f"AdaptMix (it. {BEST})": hist.tokenizers[BEST],
-    f"AdaptMix (last, it. {ITERATIONS - 1})": hist.tokenizers[-1],
-    **{name: baseline(name, TRAINER, VOCAB, BUDGET, tuple(hist.langs))[0]
-       for name in ("natural", "natural τ=3.3", "skewed")},
-}
-fert = {name: DEVTEST.fertility(tok) for name, tok in tokenizers.items()}
-
-
-def fertility_rows(fert: dict) -> list[dict]:
-    rows = [{"language": f"{data.lang_name(l)} ({l})", **{n: f[l] for n, f in fert.items()}} for l in DEVTEST.lines]
-    return rows + [{"language": "mean", **{n: mx.mean(f) for n, f in fert.items()}}]
-
-
-TABLE5 = fertility_rows(fert)
+tokenizers = S.tokenizers(hist, TRAINER, VOCAB, BUDGET)
+fert = S.fertility(tokenizers)
+TABLE5 = S.fertility_rows(fert)
 display(plots.table(TABLE5, floatfmt="{:.3f}"))
 ADAPT, UNI = f"AdaptMix (it. {BEST})", "UniMix"
 worst = max(fert[UNI], key=fert[UNI].get)
@@ -218,18 +161,13 @@ if FULL:  # what the paper's Table 5 shows, on our data (checked at full size on
 # parallel devtest sentences: 1.0 is parity. Needs parallel text (FLORES).
 
 # %%
-if PARALLEL and "eng_Latn" in hist.langs:
-    prem = {name: metrics.premiums(tok, {l: test[l] for l in hist.langs}) for name, tok in tokenizers.items()}
-    rows = [{"language": f"{data.lang_name(l)} ({l})", **{n: p[l] for n, p in prem.items()}}
-            for l in hist.langs if l != "eng_Latn"]
-    rows.append({"language": "mean (non-English)",
-                 **{n: sum(v for l, v in p.items() if l != "eng_Latn") / (len(p) - 1) for n, p in prem.items()}})
-    rows.append({"language": "Gini of token totals", **{n: metrics.cost_gini(t, {l: test[l] for l in hist.langs})
-                                                        for n, t in tokenizers.items()}})
+table7 = S.premiums(tokenizers)
+if table7:
+    prem, rows = table7
     display(plots.table(rows, floatfmt="{:.3f}"))
     assert all(p["eng_Latn"] == 1.0 for p in prem.values())
 else:
-    print("premium needs parallel text with English (FLORES-200); skipped on", SOURCE)
+    print("premium needs parallel text with English (FLORES-200); skipped on", S.data.source)
 
 # %% [markdown]
 # ## Table 3 analog — deployed tokenizers for reference
@@ -240,8 +178,8 @@ else:
 # %%
 DEPLOYED = {name: deployed.load(name) for name in deployed.available()}
 if DEPLOYED:
-    ref = {ADAPT: fert[ADAPT], UNI: fert[UNI], **{n: DEVTEST.fertility(t) for n, t in DEPLOYED.items()}}
-    display(plots.table(fertility_rows(ref), floatfmt="{:.2f}"))
+    ref = {ADAPT: fert[ADAPT], UNI: fert[UNI], **S.fertility(DEPLOYED)}
+    display(plots.table(S.fertility_rows(ref), floatfmt="{:.2f}"))
     if FULL:  # a 32k vocabulary for these 16 languages beats the deployed ones on average
         assert all(mx.mean(ref[ADAPT]) < mx.mean(f) for n, f in ref.items() if n in DEPLOYED)
 else:
@@ -255,17 +193,10 @@ else:
 # token per word.
 
 # %%
-dyn = run(TRAINER, VOCAB, BUDGET, ITERATIONS, MU, EPS, tuple(LANGS), "dynamic")
-abl = []
-for label, h in (("f_best = 1.0", hist), ("f_best = dynamic", dyn)):
-    b = h.best()
-    f = DEVTEST.fertility(h.tokenizers[b])
-    abl.append({"f_best": label, "selected iteration": b, "mean dev fertility": h.steps[b]["mean_fertility"],
-                "mean devtest fertility": mx.mean(f), "max devtest fertility": max(f.values()),
-                f"{data.lang_name(worst)}": f[worst]})
-display(plots.table(abl, floatfmt="{:.4f}"))
-plots.lines({lab: ([s["iteration"] for s in h.steps], [s["mean_fertility"] for s in h.steps])
-             for lab, h in (("f_best = 1.0", hist), ("f_best = dynamic", dyn))},
+dyn = S.run(TRAINER, VOCAB, BUDGET, ITERATIONS, MU, EPS, f_best="dynamic")
+runs = {"f_best = 1.0": hist, "f_best = dynamic": dyn}
+display(plots.table(S.ablation_rows(runs, worst), floatfmt="{:.4f}"))
+plots.lines({lab: (range(ITERATIONS), [s["mean_fertility"] for s in h.steps]) for lab, h in runs.items()},
             title="mean dev fertility across iterations", x_title="iteration", y_title="tokens per word").show()
 assert dyn.steps[0]["fertility"] == hist.steps[0]["fertility"]  # same UniMix start
 assert dyn.steps[1]["mixture"] != hist.steps[1]["mixture"]  # different targets from iteration 1
@@ -280,72 +211,41 @@ assert dyn.steps[1]["mixture"] != hist.steps[1]["mixture"]  # different targets 
 # budget k_ℓ = K/n.
 
 # %%
-seq_train = {l: pool.take({l: min(SEQ_CHARS, AVAILABLE[l])}).lines()[l] for l in hist.langs}
-seq_counts = count_by_language(seq_train, "whitespace")
 t = time.time()
-budgets = mx.adaptive_budgets(seq_counts, SEQ_K * len(hist.langs), SEQ_ITERS, MU, EPS, dev)
-print(f"adaptive budgets: {SEQ_ITERS} sequential-BPE trainings (K = {SEQ_K * len(hist.langs):,}) in {time.time() - t:.0f} s")
-b_its = [s["iteration"] for s in budgets["steps"]]
-plots.lines({data.lang_name(l): (b_its, [s["score"][l] for s in budgets["steps"]]) for l in hist.langs},
-            title="subtokenizer dev fertility across budget iterations", x_title="iteration",
-            y_title="tokens per word").show()
-plots.stacked_bars({data.lang_name(l): (b_its, [s["k"][l] for s in budgets["steps"]]) for l in hist.langs},
-                   title="per-language budget k_ℓ across iterations", x_title="iteration", y_title="tokens").show()
-display(plots.table([{"language": f"{data.lang_name(l)} ({l})",
-                      "k (uniform)": budgets["steps"][0]["k"][l], "k (last)": budgets["steps"][-1]["k"][l],
-                      "fertility (uniform)": budgets["steps"][0]["score"][l],
-                      "fertility (last)": budgets["steps"][-1]["score"][l]} for l in hist.langs],
-                    floatfmt="{:.3f}"))
-s0, s1 = budgets["steps"][0], budgets["steps"][-1]
-w0 = max(s0["score"], key=s0["score"].get)
-print(f"highest subtokenizer fertility: {data.lang_name(w0)} {s0['score'][w0]:.3f} -> {s1['score'][w0]:.3f}; "
-      f"max over languages {max(s0['score'].values()):.3f} -> {max(s1['score'].values()):.3f}")
-assert all(sum(s["k"].values()) == SEQ_K * len(hist.langs) for s in budgets["steps"])
-assert s1["k"][w0] > s0["k"][w0] and s1["score"][w0] < s0["score"][w0]
+budgets = S.budgets(SEQ_CHARS, SEQ_K, SEQ_ITERS, MU, EPS, hist.langs)
+print(f"adaptive budgets: {SEQ_ITERS} sequential-BPE trainings (K = {budgets.total_k:,}) in {time.time() - t:.0f} s")
+plots.language_curves([s.score for s in budgets.steps], hist.langs, y_title="tokens per word",
+                      title="subtokenizer dev fertility across budget iterations").show()
+plots.language_layers([s.k for s in budgets.steps], hist.langs, y_title="tokens",
+                      title="per-language budget k_ℓ across iterations").show()
+display(plots.table(S.budget_rows(budgets), floatfmt="{:.3f}"))
+s0, s1 = budgets.steps[0], budgets.steps[-1]
+w0 = max(s0.score, key=s0.score.get)
+print(f"highest subtokenizer fertility: {data.lang_name(w0)} {s0.score[w0]:.3f} -> {s1.score[w0]:.3f}; "
+      f"max over languages {max(s0.score.values()):.3f} -> {max(s1.score.values()):.3f}")
+assert all(sum(s.k.values()) == SEQ_K * len(hist.langs) for s in budgets.steps)
+assert s1.k[w0] > s0.k[w0] and s1.score[w0] < s0.score[w0]
 
 # %% [markdown]
 # ## Widgets
 #
 # μ, ε, the budget T, the number of iterations, the vocabulary size, the
-# trainer and the language subset. `explore(...)` is a plain function: the
+# trainer and the language subset. `S.explore(...)` is a plain function: the
 # table shows the last iteration's dev fertility next to UniMix's.
 
 
 # %%
-def explore(mu, eps, budget, iterations, vocab, trainer, langs):
-    langs = tuple(langs)
-    if len(langs) < 2:
-        return {"langs": langs, "rows": []}
-    h = run(trainer, vocab, budget * len(langs), iterations, mu, eps, langs)
-    first, last = h.steps[0], h.steps[-1]
-    rows = [{"language": f"{data.lang_name(l)} ({l})", "UniMix dev fertility": first["fertility"][l],
-             "AdaptMix dev fertility (last)": last["fertility"][l], "share (last)": last["mixture"][l]}
-            for l in h.langs]
-    return {"langs": langs, "history": h, "rows": rows, "trainer": trainer, "iterations": iterations}
-
-
-def render(result):
-    if not result["rows"]:
-        return [HTML("<i>select at least two languages</i>")]
-    h = result["history"]
-    its = [s["iteration"] for s in h.steps]
-    fig = plots.lines({data.lang_name(l): (its, [s["fertility"][l] for s in h.steps]) for l in h.langs},
-                      title=f"dev fertility per iteration ({result['trainer']})", x_title="iteration",
-                      y_title="tokens per word")
-    return [plots.table(result["rows"], floatfmt="{:.3f}"), fig]
-
-
 PER_LANG = BUDGET // len(LANGS)
-w_mu = W.FloatSlider(value=MU, min=0.05, max=1.0, step=0.05, description="μ", continuous_update=False)
-w_eps = W.FloatSlider(value=EPS, min=0.0, max=2.0, step=0.05, description="ε", continuous_update=False)
+w_mu = widgets.float_slider(MU, min=0.05, max=1.0, step=0.05, description="μ")
+w_eps = widgets.float_slider(EPS, min=0.0, max=2.0, step=0.05, description="ε")
 w_budget = widgets.budget_slider(PER_LANG, min=PER_LANG // 10, max=PER_LANG * 2, step=PER_LANG // 10,
                                  description="T per language")
 w_iters = widgets.budget_slider(ITERATIONS, min=1, max=max(ITERATIONS, 12), step=1, description="iterations")
 w_vocab = widgets.budget_slider(VOCAB, min=500, max=64_000, step=500, description="vocabulary")
 w_trainer = widgets.choice(list(mx.TRAINERS), TRAINER, description="trainer")
 w_langs = widgets.language_picker(LANGS, LANGS)
-panel = widgets.Panel(explore, {"mu": w_mu, "eps": w_eps, "budget": w_budget, "iterations": w_iters,
-                                "vocab": w_vocab, "trainer": w_trainer, "langs": w_langs}, render)
+panel = widgets.Panel(S.explore, {"mu": w_mu, "eps": w_eps, "budget": w_budget, "iterations": w_iters,
+                                  "vocab": w_vocab, "trainer": w_trainer, "langs": w_langs}, plots.adaptmix_explorer)
 panel.show()
 
 # %%
@@ -383,9 +283,9 @@ assert panel.result["history"] is hist
 # %%
 display(plots.table(TABLE5, floatfmt="{:.3f}"))
 elapsed = time.time() - T0
-print("data:", SOURCE)
-print(f"{len(LANGS)} languages, trainer {TRAINER}, vocabulary {VOCAB:,}, T = {BUDGET:,} characters, "
-      f"{ITERATIONS} iterations, μ = {MU}, ε = {EPS}, f_best = 1.0, policy = cap")
+print("data:", S.data.source)
+print(f"{len(LANGS)} languages, trainer {TRAINER} ({SCHEME} pre-tokens), vocabulary {VOCAB:,}, T = {BUDGET:,} "
+      f"characters, {ITERATIONS} iterations, μ = {MU}, ε = {EPS}, f_best = 1.0, policy = cap")
 print(f"AdaptMix selected on dev: iteration {BEST}; mean devtest fertility " +
       ", ".join(f"{n} {mx.mean(f):.4f}" for n, f in fert.items()))
 print(f"whole notebook: {elapsed:.0f} s")

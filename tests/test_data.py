@@ -105,17 +105,6 @@ def test_sample_chars_is_deterministic_bounded_and_ordered():
         data.sample_chars(lines, 0)
 
 
-def test_mix_follows_proportions():
-    corpus = {"a_Latn": ["a" * 10] * 1000, "b_Latn": ["b" * 10] * 1000}
-    mixed = data.mix(corpus, {"a_Latn": 3, "b_Latn": 1}, total_chars=4000)
-    assert data.chars_per_language(mixed) == {"a_Latn": 3000, "b_Latn": 1000}
-    assert list(data.mix(corpus, {"a_Latn": 1, "b_Latn": 0}, 100)) == ["a_Latn"]
-    with pytest.raises(UnknownLanguageError):
-        data.mix(corpus, {"c_Latn": 1}, 100)
-    with pytest.raises(DataError):
-        data.mix(corpus, {"a_Latn": -1, "b_Latn": 2}, 100)
-
-
 def test_wordfreq_default_is_seeded_and_script_aware():
     a = data.load_wordfreq(["eng_Latn", "zho_Hans", "hin_Deva"], n_lines=20, words_per_line=5, seed=1)
     assert a == data.load_wordfreq(["eng_Latn", "zho_Hans", "hin_Deva"], n_lines=20, words_per_line=5, seed=1)

@@ -311,7 +311,7 @@ def _top_words(code: str, top_n: int, wordfreq) -> tuple[np.ndarray, np.ndarray]
 
 
 # --------------------------------------------------------------------------
-# sampling and mixing
+# sampling (mixtures of languages: modtok.mixture.TextPool.sample)
 
 
 def sample_chars(lines: list[str], budget: int, seed: int = 0) -> list[str]:
@@ -336,25 +336,6 @@ def sample_chars(lines: list[str], budget: int, seed: int = 0) -> list[str]:
     if not keep:
         keep = [int(order[0])]
     return [lines[i] for i in sorted(keep)]
-
-
-def mix(corpus: Mapping[str, list[str]], proportions: Mapping[str, float], total_chars: int, seed: int = 0) -> dict[str, list[str]]:
-    """Sample each language to ``proportions[lang] * total_chars`` characters.
-
-    Proportions are normalised to sum to 1; languages with proportion 0 are
-    dropped. A language that has less text than its share gives all it has.
-    """
-    for lang in proportions:
-        if lang not in corpus:
-            raise UnknownLanguageError(lang, corpus)
-    weights = {lang: float(w) for lang, w in proportions.items() if w > 0}
-    if not weights or any(w < 0 for w in proportions.values()):
-        raise DataError("mixture proportions must be non-negative with a positive sum")
-    z = sum(weights.values())
-    return {
-        lang: sample_chars(corpus[lang], max(1, int(round(total_chars * w / z))), seed)
-        for lang, w in weights.items()
-    }
 
 
 def chars_per_language(corpus: Mapping[str, list[str]]) -> dict[str, int]:

@@ -15,13 +15,14 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
 from modtok.bpe.tree import Node, label
+from modtok.text.data import lang_name
 
 
 def setup() -> None:
@@ -272,3 +273,42 @@ def sampling_explorer(result: dict) -> list:
     fig = grouped_bars([dict(r, scheme=result["name"]) for r in result["rows"]], x="subtokenizer", y="share",
                        color="scheme", title=f"{result['name']}: subtokenizers of 500 batches")
     return [HTML(f"<b>{html.escape(result['name'])}</b>"), table(result["rows"], floatfmt="{:.3f}"), fig]
+
+
+# --- AdaptMix (notebook 06)
+
+
+def language_curves(steps: Sequence[Mapping[str, float]], langs: Sequence[str], title: str = "",
+                    y_title: str = "", x_title: str = "iteration") -> go.Figure:
+    """One curve per language across iterations, ``steps[i][lang]`` at x = i
+    (e.g. each iteration's dev fertility); languages by their English names.
+
+    >>> [t.name for t in language_curves([{"hin_Deva": 2.0}, {"hin_Deva": 1.9}], ["hin_Deva"]).data]
+    ['Hindi']
+    """
+    its = list(range(len(steps)))
+    return lines({lang_name(lang): (its, [s[lang] for s in steps]) for lang in langs},
+                 title=title, x_title=x_title, y_title=y_title)
+
+
+def language_layers(steps: Sequence[Mapping[str, float]], langs: Sequence[str], title: str = "",
+                    y_title: str = "", x_title: str = "iteration") -> go.Figure:
+    """One stacked bar per iteration i, one layer per language: ``steps[i][lang]``
+    (e.g. the characters or the budget each language got)."""
+    its = list(range(len(steps)))
+    return stacked_bars({lang_name(lang): (its, [s[lang] for s in steps]) for lang in langs},
+                        title=title, x_title=x_title, y_title=y_title)
+
+
+def adaptmix_explorer(result: Mapping) -> list:
+    """What notebook 06's widget shows for a result of
+    :meth:`modtok.studies.adaptmix.AdaptMixStudy.explore`: its table and the dev
+    fertility per iteration (a note instead when fewer than two languages are picked)."""
+    from IPython.display import HTML
+
+    if not result["rows"]:
+        return [HTML("<i>select at least two languages</i>")]
+    h = result["history"]
+    fig = language_curves([s["fertility"] for s in h.steps], h.langs, y_title="tokens per word",
+                          title=f"dev fertility per iteration ({result['trainer']})")
+    return [table(result["rows"], floatfmt="{:.3f}"), fig]

@@ -1,0 +1,163 @@
+"""The AdaptMix outer loop: allocate -> sample -> train -> dev fertility -> update.
+
+Iteration 0 trains on the initial mixture (uniform by default, i.e. the UniMix
+baseline); every later one on the update (Eqs. 1-4, 7 of
+:mod:`modtok.mixture.update`) of the previous. A :class:`History` records what
+each iteration trained on and reached; it saves to JSON and a run resumes from
+it exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from modtok.errors import BudgetError, DataError, MixtureError
+from modtok.evaluation import metrics
+from modtok.mixture.dev import DevSet, mean
+from modtok.mixture.pool import TextPool
+from modtok.mixture.sizes import uniform
+from modtok.mixture.trainers import Trainer
+from modtok.mixture.update import Mixture, adaptmix_update, check_momentum, check_policy, normalise
+from modtok.progress import bar as progress_bar
+
+
+@dataclass
+class History:
+    """Everything an AdaptMix run did; ``steps[i]`` is iteration i:
+    ``{"iteration", "mixture", "alloc", "used", "fertility", "mean_fertility"}``
+    (the mixture and allocation it trained on, the dev fertility it reached).
+    ``next_mixture`` is the update after the last step (where a resumed run starts)."""
+
+    langs: list[str]
+    params: dict
+    steps: list[dict] = field(default_factory=list)
+    next_mixture: dict = field(default_factory=dict)
+    excluded: dict = field(default_factory=dict)
+    tokenizers: list = field(default_factory=list, repr=False)  # per step, in memory only
+
+    def to_json(self) -> dict:
+        return {"langs": self.langs, "params": self.params, "steps": self.steps,
+                "next_mixture": self.next_mixture, "excluded": self.excluded}
+
+    @classmethod
+    def from_json(cls, obj: Mapping) -> History:
+        try:
+            return cls(list(obj["langs"]), dict(obj["params"]), list(obj["steps"]),
+                       dict(obj["next_mixture"]), dict(obj.get("excluded", {})))
+        except (KeyError, TypeError) as e:
+            raise MixtureError(f"not an AdaptMix history: {e}") from None
+
+    def save(self, path) -> None:
+        """Write the history as JSON, atomically (tokenizers are not saved)."""
+        from modtok.atomic import write_json
+
+        write_json(path, self.to_json())
+
+    @classmethod
+    def load(cls, path) -> History:
+        import json
+        from pathlib import Path
+
+        try:
+            obj = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise DataError(f"{path}: cannot read an AdaptMix history ({e})") from None
+        return cls.from_json(obj)
+
+    def best(self) -> int:
+        """The iteration with the lowest mean dev fertility (ties: the earliest)."""
+        return min(range(len(self.steps)), key=lambda i: (self.steps[i]["mean_fertility"], i))
+
+
+def step(trainer: Trainer, pool: TextPool, mixture: Mapping[str, float], budget_chars: int,
+         dev: DevSet, *, mu: float, eps: float, f_best: float | str = 1.0,
+         policy: str = "cap") -> tuple[dict, Mixture, object]:
+    """One AdaptMix iteration: allocate (Eq. 5) -> sample -> train -> dev
+    fertility -> update (Eqs. 1-4, 7). Returns ``(record, next mixture, tokenizer)``."""
+    sample = pool.sample(mixture, budget_chars, policy)
+    tokenizer = trainer.train(trainer.data(sample))
+    fert = dev.fertility(tokenizer)
+    nxt = adaptmix_update(fert, mixture, mu=mu, eps=eps, f_best=f_best)
+    record = {"mixture": dict(mixture), "alloc": sample.alloc, "used": sample.used(),
+              "fertility": fert, "mean_fertility": mean(fert)}
+    return record, nxt, tokenizer
+
+
+def adaptmix(
+    trainer: Trainer,
+    corpora: Mapping[str, Sequence[str]] | TextPool,
+    budget_chars: int,
+    iterations: int,
+    mu: float,
+    eps: float,
+    dev: Mapping[str, Sequence[str]],
+    *,
+    f_best: float | str = 1.0,
+    initial: Mapping[str, float] | None = None,
+    policy: str = "cap",
+    seed: int = 0,
+    resume: History | None = None,
+    checkpoint=None,
+    keep_tokenizers: bool = False,
+    progress: bool = False,
+) -> History:
+    """Run AdaptMix for ``iterations`` iterations (in all, counting resumed ones).
+
+    Iteration 0 trains on ``initial`` (default: uniform, i.e. UniMix) and every
+    later one on the update of the previous. Languages whose script is written
+    without spaces are left out (fertility is undefined there;
+    :func:`modtok.evaluation.metrics.written_without_spaces`) and listed in
+    ``history.excluded``. ``resume`` continues a saved :class:`History` (same
+    settings required); ``checkpoint`` (a path) saves the history after every
+    iteration. ``keep_tokenizers`` keeps every iteration's tokenizer in memory
+    (else only the last one). Same inputs and seed give the same history.
+    """
+    check_momentum(mu, eps)
+    if not isinstance(iterations, int) or iterations < 1:
+        raise MixtureError(f"iterations must be a positive integer, got {iterations!r}")
+    check_policy(policy)
+    pool = corpora if isinstance(corpora, TextPool) else TextPool(corpora, seed)
+    excluded = {lang: "written without spaces: fertility is undefined"
+                for lang in pool.languages if metrics.written_without_spaces(lang)}
+    langs = [lang for lang in pool.languages if lang not in excluded]
+    if not langs:
+        raise DataError("no language written with spaces to run AdaptMix on")
+    if not isinstance(budget_chars, (int, np.integer)) or budget_chars < len(langs):
+        raise BudgetError(f"character budget T={budget_chars!r} is smaller than the number of languages ({len(langs)})")
+    devset = DevSet(dev, langs)
+    params = {"trainer": trainer.name, "budget_chars": int(budget_chars), "mu": mu, "eps": eps,
+              "f_best": f_best, "policy": policy, "seed": pool.seed}
+    if resume is not None:
+        if resume.params != params or resume.langs != langs:
+            raise MixtureError(f"cannot resume: the saved run has {resume.params} on {resume.langs}, "
+                               f"this one {params} on {langs}")
+        history, mixture = resume, dict(resume.next_mixture)
+    else:
+        if initial is None:
+            mixture = uniform(langs)
+        else:
+            if set(initial) != set(langs):
+                raise MixtureError(f"initial mixture languages {sorted(initial)} differ from {sorted(langs)}")
+            mixture = normalise({lang: initial[lang] for lang in langs}, "initial mixture")
+        history = History(langs, params, excluded=excluded)
+    with progress_bar(total=iterations, initial=len(history.steps), desc="AdaptMix", enabled=progress) as bar:
+        while len(history.steps) < iterations:
+            record, mixture, tokenizer = step(trainer, pool, mixture, int(budget_chars), devset,
+                                              mu=mu, eps=eps, f_best=f_best, policy=policy)
+            history.steps.append({"iteration": len(history.steps), **record})
+            history.next_mixture = mixture
+            history.tokenizers = (history.tokenizers if keep_tokenizers else []) + [tokenizer]
+            if checkpoint is not None:
+                history.save(checkpoint)
+            bar.update(1)
+    return history
+
+
+def train_on(trainer: Trainer, pool: TextPool, mixture: Mapping[str, float], budget_chars: int,
+             policy: str = "cap") -> tuple[object, dict[str, int]]:
+    """A tokenizer trained on one fixed mixture (a baseline): ``(tokenizer, allocation)``."""
+    sample = pool.sample(mixture, budget_chars, policy)
+    return trainer.train(trainer.data(sample)), sample.alloc
