@@ -23,23 +23,6 @@ def _bytes_bpe(merges=(), scheme="llama3"):
     return hf_tokenizer(BPEModel(merges, scheme=scheme))
 
 
-def test_ratio_ci_by_hand():
-    # lines (1/1) and (3/1): resamples give 1, 2 or 3, with P(1) = P(3) = 1/4
-    point, lo, hi = audit.ratio_ci([1, 3], [1, 1], n_boot=2000, seed=1)
-    assert (point, lo, hi) == (2.0, 1.0, 3.0)
-    # every line the same ratio: the interval collapses onto it
-    assert audit.ratio_ci([2, 4, 6], [1, 2, 3]) == (2.0, 2.0, 2.0)
-    # paired: resampling lines together keeps a perfectly correlated pair exact,
-    # where unpaired resampling would not
-    rng = np.random.default_rng(0)
-    den = rng.integers(1, 50, 300)
-    p, lo, hi = audit.ratio_ci(2 * den + (np.arange(300) % 2), den)
-    assert lo <= p <= hi and hi - lo < 0.02
-    assert audit.ratio_ci([1, 3], [1, 1], seed=5) == audit.ratio_ci([1, 3], [1, 1], seed=5)
-    with pytest.raises(ValueError, match="aligned"):
-        audit.ratio_ci([1, 2], [1])
-
-
 def test_floor_counts_the_whole_pipeline():
     tok = _bytes_bpe()
     # Nepali: 3 pre-tokens; English "Hi 2024": 'Hi' ' ' '202' '4' -> 2+1+3+1 = 7 byte tokens
@@ -90,6 +73,9 @@ def test_load_tokenizer_paths(tmp_path):
         assert audit.load_tokenizer(where).encode("ab").ids == [97, 98]
     with pytest.raises(audit.TokenizerFileError, match="neither a deployed"):
         audit.load_tokenizer(tmp_path / "missing.json")
+    (tmp_path / "other.json").write_text('{"model": {"type": "WordPiece?"}}')  # JSON, but no tokenizer
+    with pytest.raises(audit.TokenizerFileError, match="not a tokenizers JSON file"):
+        audit.load_tokenizer(tmp_path / "other.json")
 
 
 # --------------------------------------------------------------------------

@@ -16,7 +16,8 @@ import pytest
 import torch
 
 from modtok.bpe import repair
-from modtok.evaluation import audit
+from modtok.errors import UsageError
+from modtok.evaluation import stats
 from modtok.lm.batches import boundary_id, lm_vocab_size
 from modtok.lm.model import LM, config
 from modtok.studies.pretoken_floor import continued_pretraining as continued
@@ -80,12 +81,12 @@ def test_bootstrap_by_hand():
                               pairs=[("A", "B")], n_boot=4000, seed=1)
     assert res["A"] == (1.0, 0.0, 2.0) and res["B"] == (1.0, 1.0, 1.0)
     assert res["A − B"] == (0.0, -1.0, 1.0)
-    # per arm it is audit.ratio_ci of bits over bytes (the same draws for the same seed)
+    # per arm it is stats.ratio_ci of bits over bytes (the same draws for the same seed)
     bits, nbytes = np.array([3.0, 1.0, 5.0, 2.0]), np.array([2, 1, 3, 2])
     res = continued.bootstrap({"x": bits * ln2, "y": bits * ln2 / 2}, {"x": nbytes, "y": nbytes}, n_boot=500, seed=3)
-    assert res["x"] == pytest.approx(audit.ratio_ci(bits, nbytes, n_boot=500, seed=3))
+    assert res["x"] == pytest.approx(stats.ratio_ci(bits, nbytes, n_boot=500, seed=3))
     assert res["y − x"] == pytest.approx((-res["x"][0] / 2, -res["x"][2] / 2, -res["x"][1] / 2))  # paired: exact
-    with pytest.raises(continued.DataError, match="same non-zero number"):
+    with pytest.raises(UsageError, match="aligned non-empty"):
         continued.bootstrap({"x": [1.0], "y": [1.0, 2.0]}, {"x": [1], "y": [1, 1]})
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from modtok.artifacts import deployed
 from modtok.bpe import repair
-from modtok.errors import DataError, ModtokError, TokenizerFileError
+from modtok.errors import ConfigError, DataError, TokenizerFileError, UsageError
 from modtok.evaluation import audit
 from modtok.studies.pretoken_floor import added_tokens, cross_script
 from modtok.text import data, pretokenize
@@ -82,7 +82,7 @@ def test_repaired_pattern_is_the_named_repair():
     assert r"|\p{N}|" in qwen and r"[\p{L}\p{M}]+" in qwen
     with pytest.raises(TokenizerFileError, match="no letters-only word class"):
         repair.repaired_pattern(pretokenize.pattern("o200k"))
-    with pytest.raises(ValueError, match="unknown arm"):
+    with pytest.raises(ConfigError, match="unknown arm"):
         repair.arm_pattern(llama, "R3")
 
 
@@ -102,7 +102,7 @@ def test_block_filter_by_hand():
         assert (strict.keeps(tok), relaxed.keeps(tok)) == (s, r), tok
     bengali = repair.BlockFilter(0x0980, 0x09FF)
     assert bengali.keeps("ক".encode()) and not bengali.keeps(ka)
-    with pytest.raises(ValueError, match="UTF-8 lengths"):
+    with pytest.raises(ConfigError, match="UTF-8 lengths"):
         repair.BlockFilter(0x0700, 0x0900)
 
 
@@ -138,6 +138,30 @@ def test_base_refuses_other_pipelines():
     del bad["model"]["vocab"]["a"]
     with pytest.raises(TokenizerFileError, match="byte 0x61"):
         repair.Base(bad)
+
+
+def test_base_load_reads_a_file_or_its_directory_and_saves_the_same_bytes(tmp_path):
+    """``Base.load`` takes a tokenizer.json or its directory (deployed.load_json), and a
+    small extension's files are byte-identical to those written before the loader and
+    the errors were reworked (sha256 from the code of 2026-12, old module paths)."""
+    import hashlib
+
+    from modtok.bpe.export import to_tokenizer_json
+    from modtok.bpe.model import BPEModel
+
+    tj = to_tokenizer_json(BPEModel([(0xE0, 0xA4), (256, 0x95), (97, 98)], scheme="llama3"))  # 257 = क
+    (tmp_path / "tokenizer.json").write_text(json.dumps(tj))
+    base = repair.Base.load(tmp_path)
+    assert base.json == repair.Base.load(tmp_path / "tokenizer.json").json == tj
+    lines = ["नेपालको सरकार", "नेपाल सरकार नेपालको", "abc नेपाल", "सरकारको नेपाल"] * 3
+    want = {"R1": (20, "d5e3194b4efaddb2396f61692cf5d9792d6e04b68ef2a704079045bda6b2fc33"),
+            "R2": (26, "7dd35af46b9793713226387f1d290c6022d8f5d4e74da14045dbabcb5054472d")}
+    for arm, (n, digest) in want.items():
+        ext = repair.extend(base, repair.count_words(base, lines, repair.arm_pattern(base.regex, arm)), 30, arm, keep=False)
+        out = ext.save(tmp_path / arm)
+        assert len(ext.merges) == n and hashlib.sha256((out / "tokenizer.json").read_bytes()).hexdigest() == digest
+    with pytest.raises(TokenizerFileError, match="neither a deployed tokenizer"):
+        repair.Base.load(tmp_path / "R3")
 
 
 # --------------------------------------------------------------------------
@@ -399,7 +423,7 @@ def test_inside_word_by_hand():
     ]
     for text, s, e, want in cases:
         assert added_tokens.inside_word(text, s, e) == want, (text, s, e)
-    with pytest.raises(ModtokError, match="outside a text of 3"):
+    with pytest.raises(UsageError, match="outside a text of 3"):
         added_tokens.inside_word("cat", 2, 5)
 
 
@@ -432,7 +456,7 @@ def test_whole_script_strings_by_hand():
     # e0a4 is no text, 'कa' and ' कa' hold a Latin letter: left out
     assert added_tokens.whole_script_strings(ext) == ["क", " क", "कक"]
     assert added_tokens.whole_script_strings(ext, space="strip") == ["क", "कक"]
-    with pytest.raises(ModtokError, match="unknown space reading"):
+    with pytest.raises(ConfigError, match="unknown space reading"):
         added_tokens.whole_script_strings(ext, space="both")
 
 

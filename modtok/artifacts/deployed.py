@@ -52,6 +52,7 @@ import base64
 import gzip
 import hashlib
 import importlib.util
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -60,6 +61,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from modtok import atomic
+from modtok.artifacts.tokenizer_json import read_json
 from modtok.errors import (
     MissingPackageError,
     TokenizerFileError,
@@ -349,3 +351,33 @@ def load(name: str, cache: str | os.PathLike | None = None):
     except OSError:
         pass
     return tok
+
+
+def load_json(name_or_path: str | os.PathLike, cache: str | os.PathLike | None = None) -> dict:
+    """The ``tokenizer.json`` dict of a deployed name (:data:`DEPLOYED`), of a
+    ``tokenizer.json`` file, or of a directory holding one: the one place that
+    tells the three apart (:func:`modtok.evaluation.audit.load_tokenizer` and
+    :meth:`modtok.bpe.repair.Base.load` both read through it).
+
+    A deployed tokenizer is :func:`load`-ed and serialized by ``tokenizers``
+    (``to_str``); a file is read as it is, with
+    :func:`modtok.artifacts.tokenizer_json.read_json`. A name that is neither is a
+    :class:`TokenizerFileError`.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "tokenizer.json").write_text('{"model": {"type": "BPE"}}')
+    ...     load_json(d) == load_json(Path(d) / "tokenizer.json") == {"model": {"type": "BPE"}}
+    True
+    """
+    if str(name_or_path) in DEPLOYED:
+        return json.loads(load(str(name_or_path), cache).to_str())
+    path = Path(name_or_path)
+    if path.is_dir():
+        path = path / "tokenizer.json"
+    if not path.is_file():
+        raise TokenizerFileError(
+            f"{name_or_path}: neither a deployed tokenizer ({', '.join(DEPLOYED)}) nor a tokenizer.json "
+            "(a file, or a directory holding one)"
+        )
+    return read_json(path)

@@ -61,9 +61,10 @@ from pathlib import Path
 import numpy as np
 
 from modtok import atomic
+from modtok.artifacts import deployed
 from modtok.artifacts.tokenizer_json import merge_pair
 from modtok.bpe.engine import Engine, words_from_counts
-from modtok.errors import BudgetError, DataError, TokenizerFileError
+from modtok.errors import BudgetError, ConfigError, DataError, TokenizerFileError
 from modtok.text import pretokenize  # noqa: F401 (the doctests use pretokenize)
 from modtok.text.pretokenize import DEVANAGARI_MARKS, byte_level, from_byte_level
 
@@ -120,7 +121,7 @@ def arm_pattern(regex: str, arm: str) -> str:
         return repaired_pattern(regex)
     if arm == "R2-deva":
         return repaired_pattern(regex, DEVANAGARI_MARKS)
-    raise ValueError(f"unknown arm {arm!r} (known: {', '.join(ARMS)})")
+    raise ConfigError(f"arm_pattern: unknown arm {arm!r} (known: {', '.join(ARMS)})")
 
 
 # --------------------------------------------------------------------------
@@ -141,7 +142,8 @@ class BlockFilter:
         self.encodings = [chr(c).encode("utf-8") for c in range(lo, hi + 1)]
         self.width = len(self.encodings[0])
         if any(len(e) != self.width for e in self.encodings):
-            raise ValueError(f"block U+{lo:04X}-U+{hi:04X} spans several UTF-8 lengths")
+            raise ConfigError(f"BlockFilter: block U+{lo:04X}-U+{hi:04X} spans several UTF-8 lengths "
+                              f"({self.width} bytes at U+{lo:04X}); split it where the length changes")
         self.relaxed = relaxed
         self._prefixes = {e[:i] for e in self.encodings for i in range(1, self.width)}
         self._suffixes = {e[i:] for e in self.encodings for i in range(1, self.width)}
@@ -214,9 +216,9 @@ class Base:
     after every original one (special tokens included).
     """
 
-    def __init__(self, tokenizer_json: Mapping, tokenizer=None):
+    def __init__(self, tokenizer_json: Mapping):
         self.json = copy.deepcopy(dict(tokenizer_json))
-        self._tokenizer = tokenizer  # the same tokenizer already built, if the caller has it
+        self._tokenizer = None  # built on first use (a big JSON)
         model = self.json.get("model") or {}
         if model.get("type") != "BPE":
             raise TokenizerFileError(f"model type {model.get('type')!r} is not a BPE")
@@ -241,15 +243,9 @@ class Base:
 
     @classmethod
     def load(cls, name_or_path: str | os.PathLike) -> Base:
-        """A deployed name (``modtok.artifacts.deployed.DEPLOYED``) or a ``tokenizer.json`` path."""
-        from modtok.artifacts import deployed
-
-        if str(name_or_path) in deployed.DEPLOYED:
-            tok = deployed.load(str(name_or_path))
-            return cls(json.loads(tok.to_str()), tok)
-        from modtok.artifacts.tokenizer_json import read_json
-
-        return cls(read_json(name_or_path))
+        """A deployed name (``modtok.artifacts.deployed.DEPLOYED``), a ``tokenizer.json``
+        file or a directory holding one (:func:`modtok.artifacts.deployed.load_json`)."""
+        return cls(deployed.load_json(name_or_path))
 
     def normalize(self, lines: Iterable[str]) -> list[str]:
         """Lines through the tokenizer's normalizer (Qwen: NFC), as HF encodes them."""

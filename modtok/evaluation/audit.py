@@ -31,21 +31,21 @@ tokenizer's own normalizer and pre-tokenizer, never just its last regex.
 >>> tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Digits(individual_digits=True)])
 >>> pretoken_counts(tok, ["ab 12", "c"]).tolist()          # 'ab' '1' '2' | 'c'
 [3, 1]
->>> ratio_ci([2, 4], [1, 2], n_boot=200)[0]                  # (2 + 4) / (1 + 2)
-2.0
 """
 
 from __future__ import annotations
 
+import json
 import os
 import unicodedata
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 import numpy as np
 
+from modtok.artifacts import deployed
 from modtok.errors import TokenizerFileError
 from modtok.evaluation.metrics import aligned, encode_lines, ratio, token_counts
+from modtok.evaluation.stats import ratio_ci
 from modtok.text.pretokenize import from_byte_level, pattern
 
 # what the decomposition's base is measured with (App. G: the repaired Llama-3 pattern)
@@ -57,24 +57,15 @@ _PROBE = " नमस्ते"
 
 def load_tokenizer(name_or_path: str | os.PathLike):
     """An HF ``tokenizers.Tokenizer``: a deployed name (``llama3``, ``qwen3``, …),
-    a ``tokenizer.json`` file, or a directory holding one."""
+    a ``tokenizer.json`` file, or a directory holding one
+    (:func:`modtok.artifacts.deployed.load_json`)."""
     from tokenizers import Tokenizer
 
-    from modtok.artifacts import deployed
-
-    if str(name_or_path) in deployed.DEPLOYED:
-        return deployed.load(str(name_or_path))
-    path = Path(name_or_path)
-    if path.is_dir():
-        path = path / "tokenizer.json"
-    if not path.is_file():
-        raise TokenizerFileError(
-            f"{name_or_path}: neither a deployed tokenizer ({', '.join(deployed.DEPLOYED)}) nor a tokenizer.json"
-        )
+    tokenizer_json = deployed.load_json(name_or_path)
     try:
-        return Tokenizer.from_file(str(path))
+        return Tokenizer.from_str(json.dumps(tokenizer_json))
     except Exception as e:  # tokenizers raises a plain Exception on a bad file
-        raise TokenizerFileError(f"{path}: not a tokenizers JSON file ({e})") from None
+        raise TokenizerFileError(f"{name_or_path}: not a tokenizers JSON file ({e})") from None
 
 
 # --------------------------------------------------------------------------
@@ -109,23 +100,9 @@ def with_split(tokenizer, scheme: str):
 # ratios over aligned lines
 
 
-def ratio_ci(num, den, n_boot: int = 1000, level: float = 0.95, seed: int = 0) -> tuple[float, float, float]:
-    """``(Σnum / Σden, lo, hi)``: the ratio of totals and its paired-bootstrap
-    percentile interval (line i is resampled with its aligned line i)."""
-    num, den = np.asarray(num, np.float64), np.asarray(den, np.float64)
-    if num.shape != den.shape or num.ndim != 1 or num.size == 0:
-        raise ValueError(f"need two aligned non-empty 1-d count arrays, got {num.shape} and {den.shape}")
-    point = ratio(num.sum(), den.sum(), "ratio (the reference side has no token)")
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, num.size, size=(n_boot, num.size))  # (n_boot, n_lines)
-    boot = num[idx].sum(axis=1) / den[idx].sum(axis=1)
-    alpha = (1 - level) / 2
-    lo, hi = np.quantile(boot, [alpha, 1 - alpha])
-    return point, float(lo), float(hi)
-
-
 def premium_ci(tokenizer, lines, ref_lines, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
-    """Premium ΣT(x)/ΣT(ref) with its paired-bootstrap interval: ``(premium, lo, hi)``."""
+    """Premium ΣT(x)/ΣT(ref) with its paired-bootstrap interval (:func:`modtok.evaluation.stats.ratio_ci`,
+    lines resampled with their translations): ``(premium, lo, hi)``."""
     sides = aligned({"x": lines, "ref": ref_lines})
     return ratio_ci(token_counts(tokenizer, sides["x"]), token_counts(tokenizer, sides["ref"]), n_boot, level, seed)
 

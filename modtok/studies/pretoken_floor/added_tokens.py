@@ -48,7 +48,7 @@ from collections.abc import Sequence
 import regex
 
 from modtok.bpe.repair import DEVANAGARI, Base, Extension
-from modtok.errors import ModtokError
+from modtok.errors import ConfigError, UsageError
 from modtok.evaluation import audit
 
 _LETTER_OR_MARK = regex.compile(r"[\p{L}\p{M}]")
@@ -61,7 +61,7 @@ def whole_script_strings(ext: Extension, block: tuple[int, int] = DEVANAGARI, sp
     most one leading space), as strings, in id order (``space`` as in the module
     docstring; duplicates after stripping keep their first place)."""
     if space not in SPACE_READINGS:
-        raise ModtokError(f"unknown space reading {space!r} (known: {', '.join(SPACE_READINGS)})")
+        raise ConfigError(f"whole_script_strings: unknown space reading {space!r} (known: {', '.join(SPACE_READINGS)})")
     lo, hi = block
     out: dict[str, None] = {}
     for token in ext.new_tokens():  # dict in id order
@@ -85,7 +85,7 @@ def added_tokenizer(base: Base, strings: Sequence[str], single_word: bool = Fals
     tok.add_tokens([AddedToken(s, single_word=single_word) for s in strings])
     ids = [tok.token_to_id(s) for s in strings]
     if strings and min(ids) < base.next_id:  # a string that is already a vocabulary entry
-        raise ModtokError(f"added token {strings[ids.index(min(ids))]!r} got original id {min(ids)}")
+        raise UsageError(f"added_tokenizer: added token {strings[ids.index(min(ids))]!r} got original id {min(ids)}")
     return tok
 
 
@@ -93,7 +93,7 @@ def inside_word(text: str, start: int, end: int) -> tuple[bool, bool]:
     """``(starts inside a word, ends inside a word)`` for the match ``text[start:end]``
     (character offsets; definition in the module docstring)."""
     if not 0 <= start < end <= len(text):
-        raise ModtokError(f"match [{start}, {end}) is empty or outside a text of {len(text)} characters")
+        raise UsageError(f"inside_word: match [{start}, {end}) is empty or outside a text of {len(text)} characters")
     word = lambda c: _LETTER_OR_MARK.fullmatch(c) is not None
     starts = start > 0 and word(text[start - 1]) and word(text[start])
     ends = end < len(text) and word(text[end - 1]) and word(text[end])

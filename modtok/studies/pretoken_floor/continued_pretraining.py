@@ -71,6 +71,7 @@ from modtok.bpe import repair
 from modtok.bpe.export import save_tokenizer_json
 from modtok.bpe.standard import train_from_lines
 from modtok.errors import DataError, VocabularyMismatchError
+from modtok.evaluation import stats
 from modtok.lm import embed_init
 from modtok.lm.batches import Batch, boundary_id, lm_vocab_size, vocab_fingerprint
 from modtok.lm.loss import IGNORE
@@ -280,25 +281,21 @@ def bootstrap(nats: Mapping[str, Sequence[float]], nbytes: Mapping[str, Sequence
               seed: int = 0) -> dict[str, tuple[float, float, float]]:
     """Bits per byte ``Σnats / ln 2 / Σbytes`` of every arm and the difference of
     each pair ``(a, b)`` (key ``"a − b"``; default: every later arm minus every
-    earlier one), each as ``(point, lo, hi)`` with the percentile interval of a
-    paired bootstrap: every replicate resamples the same pieces for all arms.
-    (Per arm this is :func:`modtok.evaluation.audit.ratio_ci` of bits over bytes.)"""
+    earlier one), each as ``(point, lo, hi)`` with the percentile interval of
+    :func:`modtok.evaluation.stats.paired_bootstrap`: every replicate resamples
+    the same pieces for all arms (per arm, then, this is
+    :func:`modtok.evaluation.stats.ratio_ci` of bits over bytes)."""
     arms = list(nats)
-    bits = {a: np.asarray(nats[a], np.float64) / math.log(2) for a in arms}
-    den = {a: np.asarray(nbytes[a], np.float64) for a in arms}
-    n = {len(v) for v in bits.values()} | {len(v) for v in den.values()}
-    if len(n) != 1 or 0 in n:
-        raise DataError(f"every arm needs the same non-zero number of pieces, got sizes {sorted(n)}")
+    samples = {f"bits {a}": np.asarray(nats[a], np.float64) / math.log(2) for a in arms}
+    samples |= {f"bytes {a}": nbytes[a] for a in arms}
     if pairs is None:
         pairs = [(b, a) for i, a in enumerate(arms) for b in arms[i + 1 :]]
-    idx = np.random.default_rng(seed).integers(0, n.pop(), size=(n_boot, len(bits[arms[0]])))  # (n_boot, pieces)
-    point = {a: bits[a].sum() / den[a].sum() for a in arms}
-    boot = {a: bits[a][idx].sum(1) / den[a][idx].sum(1) for a in arms}  # (n_boot,) each
-    q = [(1 - level) / 2, (1 + level) / 2]
-    out = {a: (float(point[a]), *map(float, np.quantile(boot[a], q))) for a in arms}
-    for a, b in pairs:
-        out[f"{a} − {b}"] = (float(point[a] - point[b]), *map(float, np.quantile(boot[a] - boot[b], q)))
-    return out
+
+    def bpb(s):  # per arm, then the pairs' differences, from the same replicates
+        out = {a: s[f"bits {a}"].sum(-1) / s[f"bytes {a}"].sum(-1) for a in arms}
+        return out | {f"{a} − {b}": out[a] - out[b] for a, b in pairs}
+
+    return stats.paired_bootstrap(samples, bpb, n_boot, level, seed)
 
 
 # --------------------------------------------------------------------------

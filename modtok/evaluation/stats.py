@@ -1,0 +1,84 @@
+"""One paired bootstrap: percentile intervals for statistics of aligned samples.
+
+*Aligned* samples are arrays of one length ``n`` whose entry ``i`` belongs
+together: the token counts of FLORES line ``i`` and of its English translation
+(the premium, :mod:`modtok.evaluation.audit`), or the nats and scored bytes of
+held-out piece ``i`` under every arm (bits per byte,
+:mod:`modtok.studies.pretoken_floor.continued_pretraining`). A replicate draws
+``n`` indices with replacement, once, and takes entry ``i`` of *every* sample at
+each drawn index, so a statistic that compares samples (a ratio of totals, the
+difference of two arms) always sees the same units on both sides. That is what
+makes the interval of a difference tight where the per-sample intervals
+overlap: the unit-to-unit spread cancels.
+
+The recipe, fixed so that one seed gives the same numbers everywhere:
+
+- draws ``numpy.random.default_rng(seed).integers(0, n, size=(n_boot, n))``;
+- the statistic is computed on the samples (the point) and on the drawn
+  samples, arrays of shape ``(n_boot, n)`` (the replicates): it reduces the
+  last axis, so one function serves both;
+- the interval is the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of
+  the replicates (numpy's default, linear interpolation).
+
+Worked example: two lines with 1 and 3 tokens against 1 and 1. A replicate
+draws the lines {1, 1}, {1, 2} (or {2, 1}) or {2, 2}, with probabilities 1/4,
+1/2, 1/4, so its ratio of totals is 2/2 = 1, 4/2 = 2 or 6/2 = 3 and its
+difference of totals 0, 2 or 4; with 2,000 draws, over 2.5% of them land on
+each end, so the 95% interval is the whole range:
+
+>>> totals = lambda s: {"ratio": s["a"].sum(-1) / s["b"].sum(-1), "difference": s["a"].sum(-1) - s["b"].sum(-1)}
+>>> paired_bootstrap({"a": [1, 3], "b": [1, 1]}, totals, n_boot=2000, seed=1)
+{'ratio': (2.0, 1.0, 3.0), 'difference': (2.0, 0.0, 4.0)}
+>>> ratio_ci([1, 3], [1, 1], n_boot=2000, seed=1)          # the ratio alone
+(2.0, 1.0, 3.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from modtok.errors import UsageError
+from modtok.evaluation.metrics import ratio
+
+Statistic = Callable[[dict[str, np.ndarray]], Mapping[str, "np.ndarray | float"]]
+
+
+def paired_bootstrap(samples: Mapping[str, object], statistic: Statistic, n_boot: int = 1000,
+                     level: float = 0.95, seed: int = 0) -> dict[str, tuple[float, float, float]]:
+    """``{name: (point, lo, hi)}`` for every statistic ``statistic`` returns.
+
+    ``samples``: named aligned 1-d arrays (cast to float64), all of one
+    non-zero length; ``statistic(arrays)`` returns ``{name: value}`` and must
+    reduce the last axis (it gets shape ``(n,)`` for the point and
+    ``(n_boot, n)`` for the replicates). Draws and quantiles as in the module
+    docstring.
+    """
+    arrays = {name: np.asarray(values, np.float64) for name, values in samples.items()}
+    shapes = {name: a.shape for name, a in arrays.items()}
+    if not arrays or len(set(shapes.values())) != 1 or any(len(s) != 1 or s[0] == 0 for s in shapes.values()):
+        raise UsageError(f"paired bootstrap: need aligned non-empty 1-d samples, got shapes {shapes}")
+    n = next(iter(shapes.values()))[0]
+    idx = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))  # (n_boot, n): replicate r takes units idx[r]
+    point = statistic(arrays)
+    boot = statistic({name: a[idx] for name, a in arrays.items()})  # each (n_boot,)
+    q = [(1 - level) / 2, (1 + level) / 2]
+    return {name: (float(point[name]), *map(float, np.quantile(boot[name], q))) for name in point}
+
+
+def ratio_ci(num, den, n_boot: int = 1000, level: float = 0.95, seed: int = 0) -> tuple[float, float, float]:
+    """``(Σnum / Σden, lo, hi)``: the ratio of totals of two aligned count arrays
+    and its paired-bootstrap interval (unit ``i`` of ``num`` is resampled with
+    unit ``i`` of ``den``); a zero ``Σden`` is a :class:`~modtok.errors.DataError`.
+
+    >>> ratio_ci([2, 4, 6], [1, 2, 3])          # every unit has ratio 2: no spread
+    (2.0, 2.0, 2.0)
+    """
+    num, den = np.asarray(num, np.float64), np.asarray(den, np.float64)
+    if num.shape != den.shape or num.ndim != 1 or num.size == 0:
+        raise UsageError(f"ratio_ci: need two aligned non-empty 1-d count arrays, got shapes {num.shape} and {den.shape}")
+    ratio(num.sum(), den.sum(), "ratio (the reference side has no token)")  # a zero total is an error, not inf
+    res = paired_bootstrap({"num": num, "den": den}, lambda s: {"ratio": s["num"].sum(-1) / s["den"].sum(-1)},
+                           n_boot, level, seed)
+    return res["ratio"]
