@@ -29,13 +29,12 @@ from pathlib import Path
 
 from IPython.display import display
 
-from modtok.studies.pretoken_floor import added_tokens, cross_script
-from modtok.evaluation import audit, metrics
-from modtok.text import data, pretokenize
 from modtok.artifacts import deployed
-from modtok.ui import plots
 from modtok.bpe import repair
-from modtok.bpe.tree import label
+from modtok.evaluation import audit
+from modtok.studies.pretoken_floor import added_tokens, cross_script, floor
+from modtok.text import data, pretokenize
+from modtok.ui import plots
 from modtok.ui.widgets import Panel, choice
 
 plots.setup()
@@ -50,8 +49,8 @@ corpora = data.default_corpora(data.pick_languages(["eng_Latn", "npi_Deva"]),
                                train_chars=300_000 if SMOKE else 10**9)
 TARGET = [lang for lang in corpora.train if lang != "eng_Latn"][0]
 train = list(corpora.train[TARGET])
-extra = data.pool_dir() and Path(data.pool_dir()).parent / "extra" / "npi_Deva.large.txt"
-if not SMOKE and TARGET == "npi_Deva" and extra and extra.is_file():
+extra = data.extra_text_path("npi_Deva.large.txt")  # $MODTOK_EXTRA, else extra/ beside the pool
+if not SMOKE and TARGET == "npi_Deva" and extra:
     train += data.read_lines(extra)
 print(corpora.source)
 print(f"training text ({TARGET}): {len(train):,} lines, {sum(len(x.encode()) for x in train) / 1e6:.1f} MB")
@@ -59,6 +58,7 @@ PARALLEL = corpora.parallel_eval and TARGET == "npi_Deva"
 # the whole FLORES devtest (1,012 aligned lines) for the premium, at any size: it is cheap
 flores = data.load_flores(["eng_Latn", "npi_Deva", "rus_Cyrl"]) if PARALLEL else corpora.eval
 ne, en = flores[TARGET], flores["eng_Latn"]
+REF = en if PARALLEL else None  # the cost: premium over English on FLORES, else tokens per character
 print("evaluation:", "FLORES-200 devtest, premium npi/eng" if PARALLEL else "held-out lines, tokens per character")
 
 # %% [markdown]
@@ -66,9 +66,7 @@ print("evaluation:", "FLORES-200 devtest, premium npi/eng" if PARALLEL else "hel
 
 # %%
 PHRASE = "नेपालको सरकार"
-fig4 = [{"regex": name, "pre-tokens": " | ".join(pretokenize.pretokenize(PHRASE, scheme)),
-         "count": len(pretokenize.pretokenize(PHRASE, scheme))}
-        for name, scheme in [("Llama-3 (letters-only)", "llama3"), ("repaired (\\p{M} in the word class)", "llama3-marks")]]
+fig4 = floor.pretoken_rows(PHRASE, {"Llama-3 (letters-only)": "llama3", "repaired (\\p{M} in the word class)": "llama3-marks"})
 display(plots.table(fig4))
 assert fig4[0]["count"] > fig4[1]["count"] == 2
 
@@ -84,8 +82,7 @@ assert fig4[0]["count"] > fig4[1]["count"] == 2
 if PARALLEL:
     audit_rows = {name: audit.audit(deployed.load(name), ne, en, n_boot=200 if SMOKE else 1000)
                   for name in deployed.available()}
-    display(plots.table([{"tokenizer": n, **{k: v for k, v in r.items() if k != "premium_ci"},
-                          "CI": "[{:.3f}, {:.3f}]".format(*r["premium_ci"])} for n, r in audit_rows.items()]))
+    display(plots.ci_table([{"tokenizer": n, **r} for n, r in audit_rows.items()], {"premium_ci": "CI"}))
     assert abs(audit_rows["llama3"]["floor"] - 2.19) <= 0.03 and abs(audit_rows["llama3"]["premium"] - 2.58) < 0.01
     if "qwen3" in audit_rows:
         assert abs(audit_rows["qwen3"]["floor"] - 2.17) <= 0.03
@@ -101,36 +98,14 @@ else:
 
 
 # %%
-def cost(tok, fn=None):
-    """The premium on FLORES, else tokens (or pre-tokens with fn) per character of held-out text."""
-    if PARALLEL:
-        return audit.floor(tok, ne, en) if fn else audit.premium_ci(tok, ne, en, n_boot=10)[0]
-    counts = audit.pretoken_counts(tok, ne) if fn else metrics.token_counts(tok, ne)
-    return counts.sum() / sum(map(len, ne))
-
-
-extensions, learned, sweep_rows = {}, {}, []
-for name, base in BASES.items():
-    for arm in ("R1", "R2"):
-        counts = repair.count_words(base, train, repair.arm_pattern(base.regex, arm))
-        for k, ext in repair.sweep(base, counts, KS, arm).items():
-            tok = ext.tokenizer()
-            extensions[name, arm, k], learned[name, arm, k] = tok, ext
-            sweep_rows.append({"base": name, "arm": arm, "K": k, "merges kept": len(ext.merges),
-                               "cost": cost(tok), "floor": cost(tok, fn="floor")})
-display(plots.table(sweep_rows))
-curves = {}
-for name in BASES:
-    for arm in ("R1", "R2"):
-        rows = [r for r in sweep_rows if (r["base"], r["arm"]) == (name, arm)]
-        curves[f"{name} {arm}"] = ([r["K"] for r in rows], [r["cost"] for r in rows])
-        curves[f"{name} {arm} floor"] = ([r["K"] for r in rows], [r["floor"] for r in rows])
-plots.lines(curves, title="Nepali cost vs appended merges", x_title="K merges",
+sweep = floor.k_sweep(BASES, train, KS, ne, REF)
+display(plots.table(sweep.rows))
+plots.lines(sweep.curves(), title="Nepali cost vs appended merges", x_title="K merges",
             y_title="premium npi/eng" if PARALLEL else "tokens per character").show()
-for r in sweep_rows:
+for r in sweep.rows:
     assert r["cost"] >= r["floor"] - 1e-9, r  # the floor is a floor
 for name in BASES:
-    arm_rows = {arm: [r for r in sweep_rows if (r["base"], r["arm"]) == (name, arm)] for arm in ("R1", "R2")}
+    arm_rows = {arm: sweep.of(name, arm) for arm in floor.ARMS}
     assert min(r["cost"] for r in arm_rows["R2"]) < arm_rows["R1"][0]["floor"]  # R2 goes below R1's floor
     if PARALLEL and not SMOKE:  # the paper's claims at full size (41.5 MB of Nepali here, 1 GB in the paper)
         assert all(r["cost"] <= 1.05 * r["floor"] for r in arm_rows["R1"] if r["K"] >= 8000), name
@@ -148,11 +123,8 @@ check = {"eng_Latn": en}
 if PARALLEL:
     check["rus_Cyrl"] = flores["rus_Cyrl"]
 for lang, lines in check.items():
-    want = {name: [e.ids for e in base.tokenizer.encode_batch(lines, add_special_tokens=False)]
-            for name, base in BASES.items()}
-    for key, tok in extensions.items():
-        assert [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)] == want[key[0]], (lang, key)
-print(f"ids identical on {', '.join(check)} for all {len(extensions)} extended tokenizers")
+    assert not floor.moved_ids(BASES, sweep.tokenizers, lines), lang
+print(f"ids identical on {', '.join(check)} for all {len(sweep.tokenizers)} extended tokenizers")
 
 # %% [markdown]
 # ## (e) One sentence under any arm and K
@@ -160,28 +132,10 @@ print(f"ids identical on {', '.join(check)} for all {len(extensions)} extended t
 
 # %%
 SENTENCE = ne[0]
-
-
-def segment(base, arm, k):
-    tok = extensions[base, arm, k]
-    ids = tok.encode(SENTENCE, add_special_tokens=False).ids
-    # each token's own bytes (never decode a lone token to text: a partial character becomes U+FFFD)
-    pieces = [pretokenize.from_byte_level(tok.id_to_token(i)) for i in ids]
-    return {"base": base, "arm": arm, "K": k, "tokens": len(ids),
-            "segmentation": " | ".join(label(piece) for piece in pieces), "pieces": pieces}
-
-
-def render_segment(r):
-    bars = [{"token": i + 1, "UTF-8 bytes": len(piece), "tokenizer": f"{r['base']} {r['arm']}"}
-            for i, piece in enumerate(r["pieces"])]
-    fig = plots.grouped_bars(bars, x="token", y="UTF-8 bytes", color="tokenizer",
-                             title=f"{r['base']} {r['arm']}, K = {r['K']:,}: {r['tokens']} tokens")
-    return [plots.table([r], columns=["base", "arm", "K", "tokens", "segmentation"]), fig]
-
-
-panel = Panel(segment, {"base": choice(list(BASES), description="base"),
-                        "arm": choice(["R1", "R2"], description="arm"), "k": choice(KS, description="K")},
-              render=render_segment)
+panel = Panel(floor.segmenter(sweep.tokenizers, SENTENCE),
+              {"base": choice(list(BASES), description="base"),
+               "arm": choice(["R1", "R2"], description="arm"), "k": choice(KS, description="K")},
+              render=plots.segmentation)
 panel.show()
 before = panel.result["tokens"]
 panel.controls["k"].value = KS[-1]
@@ -201,11 +155,10 @@ assert panel.runs == 3 and panel.result["tokens"] < before
 
 # %%
 if PARALLEL:
-    app_j = added_tokens.arm_rows(BASES["llama3"], learned["llama3", "R2", KS[-1]], ne, en, n_boot=200 if SMOKE else 1000)
-    display(plots.table([{**{k: v for k, v in r.items() if k != "premium_ci"},
-                          "CI": "[{:.3f}, {:.3f}]".format(*r["premium_ci"])} for r in app_j]))
-    bars = [{"tokenizer": r["tokenizer"], "measure": label_, "value": r[key]} for r in app_j
-            for key, label_ in (("premium", "premium npi/eng"), ("inside", "share of matches inside a word"))]
+    app_j = added_tokens.arm_rows(BASES["llama3"], sweep.extensions["llama3", "R2", KS[-1]], ne, en,
+                                  n_boot=200 if SMOKE else 1000)
+    display(plots.ci_table(app_j, {"premium_ci": "CI"}))
+    bars = floor.long_rows(app_j, "tokenizer", {"premium": "premium npi/eng", "inside": "share of matches inside a word"})
     plots.grouped_bars(bars, x="tokenizer", y="value", color="measure", hline=1.0,
                        title=f"Added tokens vs merges, Llama-3, K = {KS[-1]:,}").show()
     by_name = {r["tokenizer"]: r for r in app_j}
@@ -232,25 +185,20 @@ else:
 if PARALLEL and data.pool_dir():
     K_X = 300 if SMOKE else 8000
     wanted = ("hin_Deva", "mal_Mlym", "rus_Cyrl") if SMOKE else cross_script.INDIC + cross_script.CONTROLS
-    langs_x = [x for x in wanted if x in data.pool_languages() and x in data.flores_languages()]
-    train_x = data.load_pool(langs_x, max_chars=200_000 if SMOKE else None)
-    flores_x = data.load_flores([*langs_x, "eng_Latn"])
+    pool_v = cross_script.pool_table({name: BASES[name] for name in (["llama3"] if SMOKE else BASES)}, wanted, K_X,
+                                     max_chars=200_000 if SMOKE else None, n_boot=200 if SMOKE else 1000)
     print(f"K = {K_X:,}; training text per language (pool):",
-          ", ".join(f"{x} {sum(len(s.encode()) for s in train_x[x]) / 1e6:.1f} MB" for x in langs_x))
-    table_v = [{"base": name, **row} for name in (["llama3"] if SMOKE else BASES)
-               for row in cross_script.sweep(BASES[name], train_x, flores_x, K_X, n_boot=200 if SMOKE else 1000)]
-    ci = "[{:.3f}, {:.3f}]".format
-    display(plots.table([{**r, "CI": ci(*r["premium_ci"]), "R1 CI": ci(*r["R1_ci"]), "R2 CI": ci(*r["R2_ci"])}
-                         for r in table_v],
-                        columns=["base", "language", "filter", "strict_share", "premium", "CI", "floor",
+          ", ".join(f"{x} {n / 1e6:.1f} MB" for x, n in pool_v.train_bytes.items()))
+    table_v = pool_v.rows
+    display(plots.ci_table(table_v, {"premium_ci": "CI", "R1_ci": "R1 CI", "R2_ci": "R2 CI"},
+                           columns=["base", "language", "filter", "strict_share", "premium", "CI", "floor",
                                  "floor_repaired", "mark_initial", "R1_learned", "R1_kept", "R1_premium", "R1 CI",
                                  "R2_kept", "R2_premium", "R2 CI", "R2_strict_premium", "r1_equals_r2",
                                  "english_unchanged"]))
-    fig_rows = [{"language": r["language"], "tokenizer": series, "premium": r[key]}
-                for r in table_v if r["base"] == "llama3"
-                for key, series in (("premium", "original"), ("floor", "floor, original regex"),
-                                    ("R1_premium", f"R1, K = {K_X:,}"), ("R2_premium", f"R2, K = {K_X:,}"),
-                                    ("floor_repaired", "floor, repaired regex"))]
+    fig_rows = floor.long_rows([r for r in table_v if r["base"] == "llama3"], "language",
+                               {"premium": "original", "floor": "floor, original regex", "R1_premium": f"R1, K = {K_X:,}",
+                                "R2_premium": f"R2, K = {K_X:,}", "floor_repaired": "floor, repaired regex"},
+                               value="premium", color="tokenizer")
     plots.grouped_bars(fig_rows, x="language", y="premium", color="tokenizer", hline=1.0,
                        title="Premium vs English on Llama-3 across scripts", x_label=data.LANG_NAMES).show()
     for r in table_v:
@@ -301,18 +249,13 @@ elif GPU:  # "small" (5.9M parameters without the vocabulary), 32 x 256 ids a st
 else:  # base vocabulary 4,096, K = 2,000, d_model 128 x 2 layers, 16 x 128 ids a step, base 1,000 steps
     SETUP = continued.Setup()
     SIZES = dict(base=1_200_000, cpt=1_000_000)
-english = list(corpora.train["eng_Latn"])
-base_en, cpt_en, more_en = continued.consecutive(english, int(0.95 * SIZES["base"]), SIZES["cpt"] // 4, SIZES["cpt"] // 2)
-base_ne, cpt_ne, more_ne = continued.consecutive(train, int(0.05 * SIZES["base"]), 3 * SIZES["cpt"] // 4, 3 * SIZES["cpt"] // 2)
+texts = continued.texts(list(corpora.train["eng_Latn"]), train, SIZES["base"], SIZES["cpt"])  # by bytes, see (h)
 held_out = {"Nepali": ne[:200] if SMOKE else ne, "English": en[:200] if SMOKE else en}
 CPT_DIR = Path("build") / "07_continued"  # checkpoints and metrics of the five runs (about 100 MB at full size)
-cpt = continued.run(SETUP, base_en + base_ne, cpt_ne, cpt_en, more_ne + more_en, held_out, CPT_DIR,
-                    progress=not SMOKE)
+cpt = continued.run(SETUP, **texts, evaluation=held_out, out_dir=CPT_DIR, progress=not SMOKE)
 cpt_rows = cpt.table()
 display(plots.table(cpt_rows))
-bars = [{"arm": arm, "held-out text": ev, "bits per byte": p, "lo": lo, "hi": hi}
-        for ev, res in cpt.intervals.items() for arm, (p, lo, hi) in res.items() if arm in cpt.arms]
-plots.grouped_bars(bars, x="held-out text", y="bits per byte", color="arm", ci=("lo", "hi"),
+plots.grouped_bars(cpt.interval_rows(), x="held-out text", y="bits per byte", color="arm", ci=("lo", "hi"),
                    title="Held-out bits per byte after continued pretraining (95% paired bootstrap)").show()
 arms = cpt.arms
 assert arms["R0"].tokenizer.vocab_size == SETUP.base_vocab < arms["R1"].tokenizer.vocab_size  # R0: no new token

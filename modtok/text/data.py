@@ -179,6 +179,22 @@ def manifest_path(manifest=None) -> Path | None:
     return _root(manifest, "MODTOK_MANIFEST")
 
 
+def extra_text_path(name: str, root=None) -> Path | None:
+    """The extra training text file ``name`` (e.g. ``npi_Deva.large.txt``, a large
+    Nepali file disjoint from the pool), or None when there is none.
+
+    Extra texts are larger than the pool and not part of it; they live in the
+    directory ``root``, else ``$MODTOK_EXTRA``, else ``extra/`` beside the pool
+    (``$MODTOK_POOL/../extra``).
+
+    >>> extra_text_path("npi_Deva.large.txt", root="/nonexistent") is None
+    True
+    """
+    directory = _root(root, "MODTOK_EXTRA") or (pool_dir().parent / "extra" if pool_dir() else None)
+    path = directory / name if directory else None
+    return path if path is not None and path.is_file() else None
+
+
 def _require_dir(path: Path | None, what: str, env: str) -> Path:
     if path is None:
         raise DataError(f"no {what} directory: pass root=... or set ${env}")

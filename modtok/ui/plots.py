@@ -312,3 +312,30 @@ def adaptmix_explorer(result: Mapping) -> list:
     fig = language_curves([s["fertility"] for s in h.steps], h.langs, y_title="tokens per word",
                           title=f"dev fertility per iteration ({result['trainer']})")
     return [table(result["rows"], floatfmt="{:.3f}"), fig]
+
+
+# --- pre-token floor (notebook 07)
+
+
+def ci_table(rows: Sequence[dict], intervals: dict[str, str], columns: Sequence[str] | None = None):
+    """:func:`table` of ``rows`` with each interval ``row[key] = [lo, hi]`` of
+    ``intervals`` (``{key: column}``) shown as the text ``"[lo, hi]"`` in a
+    column at the end (the interval key itself is left out).
+
+    >>> print(ci_table([{"t": "a", "premium_ci": [1.0, 2.5]}], {"premium_ci": "CI"}).data)
+    <table><thead><tr><th>t</th><th>CI</th></tr></thead><tbody><tr><td>a</td><td>[1.000, 2.500]</td></tr></tbody></table>
+    """
+    shown = [{**{k: v for k, v in r.items() if k not in intervals},
+              **{name: "[{:.3f}, {:.3f}]".format(*r[key]) for key, name in intervals.items()}} for r in rows]
+    return table(shown, columns)
+
+
+def segmentation(r: dict) -> list:
+    """What the one-sentence panel shows for a row of
+    :func:`modtok.studies.pretoken_floor.floor.segmenter`: its table and the UTF-8
+    bytes of each token as bars."""
+    bars = [{"token": i + 1, "UTF-8 bytes": len(piece), "tokenizer": f"{r['base']} {r['arm']}"}
+            for i, piece in enumerate(r["pieces"])]
+    fig = grouped_bars(bars, x="token", y="UTF-8 bytes", color="tokenizer",
+                       title=f"{r['base']} {r['arm']}, K = {r['K']:,}: {r['tokens']} tokens")
+    return [table([r], columns=["base", "arm", "K", "tokens", "segmentation"]), fig]

@@ -320,6 +320,23 @@ def consecutive(lines: Sequence[str], *sizes: int) -> list[list[str]]:
     return out
 
 
+def texts(english: Sequence[str], target: Sequence[str], base_bytes: int, cpt_bytes: int) -> dict[str, list[str]]:
+    """The texts of :func:`run` (its keyword arguments ``base_text``,
+    ``cpt_target``, ``cpt_english``, ``more_text``) from consecutive runs of
+    ``english`` and ``target`` lines (:func:`consecutive`), by UTF-8 bytes:
+    the base is 95% English + 5% target of ``base_bytes``; continued
+    pretraining 75% target + 25% English of ``cpt_bytes``; the further text of
+    ``R2 (matched steps)`` twice that, in the same shares.
+
+    >>> t = texts(["e"] * 100, ["t"] * 100, 40, 16)       # 2 bytes a line, newline counted
+    >>> {k: len(v) for k, v in t.items()}
+    {'base_text': 20, 'cpt_target': 6, 'cpt_english': 2, 'more_text': 16}
+    """
+    base_en, cpt_en, more_en = consecutive(english, int(0.95 * base_bytes), cpt_bytes // 4, cpt_bytes // 2)
+    base_t, cpt_t, more_t = consecutive(target, int(0.05 * base_bytes), 3 * cpt_bytes // 4, 3 * cpt_bytes // 2)
+    return {"base_text": base_en + base_t, "cpt_target": cpt_t, "cpt_english": cpt_en, "more_text": more_t + more_en}
+
+
 @dataclasses.dataclass(frozen=True)
 class Setup:
     """Sizes of one run (defaults: the notebook's full size on 2 CPU cores)."""
@@ -369,6 +386,12 @@ class Result:
                     row[f"{ev} − R0"], row[f"{ev} − R0 CI"] = d, f"[{dlo:.3f}, {dhi:.3f}]"
             rows.append(row)
         return rows
+
+    def interval_rows(self) -> list[dict]:
+        """One row per (eval set, arm): ``{"arm", "held-out text", "bits per byte",
+        "lo", "hi"}``, the bars (with their 95% intervals) of the notebook's figure."""
+        return [{"arm": arm, "held-out text": ev, "bits per byte": p, "lo": lo, "hi": hi}
+                for ev, res in self.intervals.items() for arm, (p, lo, hi) in res.items() if arm in self.arms]
 
 
 def _train_cfg(setup: Setup, steps: int, lr: float) -> TrainConfig:

@@ -40,6 +40,7 @@ leave the English ids unchanged (``english_unchanged``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from modtok.bpe import repair
 from modtok.errors import UnknownLanguageError
@@ -128,3 +129,27 @@ def sweep(base: repair.Base, train: Mapping[str, Sequence[str]], flores: Mapping
         raise UnknownLanguageError(missing[0], flores)
     return [language_row(base, lang, train[lang], flores[lang], flores[ref], k, relaxed_below, n_boot, seed)
             for lang in train]
+
+
+@dataclass
+class PoolTable:
+    """What :func:`pool_table` returns: the rows (:func:`language_row` with the
+    ``base`` name first) and the UTF-8 bytes of training text per language."""
+
+    rows: list[dict]
+    train_bytes: dict[str, int]
+
+
+def pool_table(bases: Mapping[str, repair.Base], wanted: Sequence[str], k: int, max_chars: int | None = None,
+               ref: str = "eng_Latn", n_boot: int = 1000, seed: int = 0) -> PoolTable:
+    """Table V on the shared data: the languages of ``wanted`` that both the pool
+    and FLORES-200 have, trained on their pool text (at most ``max_chars``
+    characters each) and evaluated on FLORES-200 devtest against ``ref``, on top
+    of every base of ``bases`` (``{name: Base}``)."""
+    pool, flores_langs = set(data.pool_languages()), set(data.flores_languages())
+    langs = [lang for lang in wanted if lang in pool and lang in flores_langs]
+    train = data.load_pool(langs, max_chars=max_chars)
+    flores = data.load_flores([*langs, ref])
+    rows = [{"base": name, **row} for name, base in bases.items()
+            for row in sweep(base, train, flores, k, ref, n_boot=n_boot, seed=seed)]
+    return PoolTable(rows, {lang: sum(len(s.encode("utf-8")) for s in train[lang]) for lang in langs})

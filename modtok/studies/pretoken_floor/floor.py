@@ -1,0 +1,155 @@
+"""The floor and the repair on deployed tokenizers: the K sweep of notebook 07 (c)–(e).
+
+"Merge-Based Vocabulary Extension Stalls at the Pre-Tokenizer" (§III–V, Fig. 5):
+append K merges learned on target-language text to a deployed byte-level BPE
+under its own regex (R1) or the repaired one (R2, :mod:`modtok.bpe.repair`) and
+watch two numbers per K:
+
+- the **cost**: on aligned text (FLORES-200, English as reference) the premium
+  ΣT(x)/ΣT(en); without parallel text, tokens per character of held-out lines;
+- its **floor**: the same with pre-tokens P instead of tokens
+  (:func:`modtok.evaluation.audit.floor`). No merge crosses a pre-token border,
+  so cost >= floor at every K; R1 stalls at its floor, R2's is lower.
+
+:func:`k_sweep` runs one continued-BPE run per base and arm and reads every K
+off it as a prefix (:func:`modtok.bpe.repair.sweep`); :func:`moved_ids` is the
+English-invariance check (Proposition 1); :func:`segment` shows one sentence
+under one extension, token by token.
+
+>>> from modtok.bpe.export import to_tokenizer_json
+>>> from modtok.bpe.model import BPEModel
+>>> base = Base(to_tokenizer_json(BPEModel([], "llama3")))      # bytes only: 256 ids
+>>> tok = base.tokenizer
+>>> cost(tok, ["नमस्ते"], ["Hi"]), cost(tok, ["नमस्ते"], ["Hi"], floor=True)   # 18 bytes, 3 pre-tokens / 2 tokens
+(9.0, 1.5)
+>>> segment(tok, "ab क")["segmentation"]                  # क is three byte tokens here
+'a | b | ␣ | <e0> | <a4> | <95>'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from modtok.bpe import repair
+from modtok.bpe.repair import Base, Extension
+from modtok.bpe.tree import label
+from modtok.evaluation import audit, metrics
+from modtok.text import pretokenize
+from modtok.text.pretokenize import from_byte_level
+
+ARMS = ("R1", "R2")  # the two arms the sweep compares
+
+Key = tuple[str, str, int]  # (base name, arm, K)
+
+
+def pretoken_rows(phrase: str, schemes: Mapping[str, str]) -> list[dict]:
+    """Fig. 4: ``{"regex", "pre-tokens", "count"}`` of ``phrase`` under each named
+    scheme (``{shown name: scheme of modtok.text.pretokenize}``).
+
+    >>> [r["count"] for r in pretoken_rows("नेपालको सरकार", {"letters-only": "llama3", "repaired": "llama3-marks"})]
+    [6, 2]
+    """
+    rows = []
+    for name, scheme in schemes.items():
+        pieces = pretokenize.pretokenize(phrase, scheme)
+        rows.append({"regex": name, "pre-tokens": " | ".join(pieces), "count": len(pieces)})
+    return rows
+
+
+def cost(tokenizer, lines: Sequence[str], ref_lines: Sequence[str] | None = None, floor: bool = False) -> float:
+    """The premium of ``lines`` over the aligned ``ref_lines`` (``floor=True``: the
+    pre-token floor); with ``ref_lines=None``, tokens (pre-tokens) per character
+    of ``lines``."""
+    if ref_lines is not None:
+        return audit.floor(tokenizer, lines, ref_lines) if floor else metrics.premium(tokenizer, lines, ref_lines)
+    counts = audit.pretoken_counts(tokenizer, lines) if floor else metrics.token_counts(tokenizer, lines)
+    return counts.sum() / sum(map(len, lines))
+
+
+@dataclass
+class Sweep:
+    """What :func:`k_sweep` returns.
+
+    ``rows``: one per (base, arm, K) in run order, keys ``base``, ``arm``, ``K``,
+    ``merges kept`` (after the §V filter), ``cost``, ``floor``; ``extensions``
+    and ``tokenizers``: the :class:`~modtok.bpe.repair.Extension` and its HF
+    tokenizer per ``(base, arm, K)``.
+    """
+
+    rows: list[dict]
+    extensions: dict[Key, Extension]
+    tokenizers: dict[Key, object]
+
+    def of(self, base: str, arm: str) -> list[dict]:
+        """The rows of one base and arm, by increasing K."""
+        return [r for r in self.rows if (r["base"], r["arm"]) == (base, arm)]
+
+    def curves(self) -> dict[str, tuple[list[int], list[float]]]:
+        """``{"<base> <arm>": (Ks, costs), "<base> <arm> floor": (Ks, floors)}`` for
+        :func:`modtok.ui.plots.lines`."""
+        out = {}
+        for base, arm in dict.fromkeys((r["base"], r["arm"]) for r in self.rows):
+            rows = self.of(base, arm)
+            out[f"{base} {arm}"] = ([r["K"] for r in rows], [r["cost"] for r in rows])
+            out[f"{base} {arm} floor"] = ([r["K"] for r in rows], [r["floor"] for r in rows])
+        return out
+
+
+def k_sweep(bases: Mapping[str, Base], train: Sequence[str], ks: Sequence[int], lines: Sequence[str],
+            ref_lines: Sequence[str] | None = None, arms: Sequence[str] = ARMS) -> Sweep:
+    """Continued BPE on every base (``{name: Base}``) and arm, learned on ``train``
+    with the arm's regex (strict §V filter), at every K of ``ks``; cost and floor
+    of each on ``lines`` (and ``ref_lines``, as in :func:`cost`)."""
+    rows, extensions, tokenizers = [], {}, {}
+    for name, base in bases.items():
+        for arm in arms:
+            counts = repair.count_words(base, train, repair.arm_pattern(base.regex, arm))
+            for k, ext in repair.sweep(base, counts, ks, arm).items():
+                tok = ext.tokenizer()
+                extensions[name, arm, k], tokenizers[name, arm, k] = ext, tok
+                rows.append({"base": name, "arm": arm, "K": k, "merges kept": len(ext.merges),
+                             "cost": cost(tok, lines, ref_lines), "floor": cost(tok, lines, ref_lines, floor=True)})
+    return Sweep(rows, extensions, tokenizers)
+
+
+def ids_of(tokenizer, lines: Sequence[str]) -> list[list[int]]:
+    """Token ids of each line (no special tokens)."""
+    return [e.ids for e in tokenizer.encode_batch(list(lines), add_special_tokens=False)]
+
+
+def moved_ids(bases: Mapping[str, Base], tokenizers: Mapping[Key, object], lines: Sequence[str]) -> list[Key]:
+    """The keys ``(base, arm, K)`` of ``tokenizers`` whose ids on ``lines`` differ
+    from their base's (Proposition 1: none, on text without the target block)."""
+    want = {name: ids_of(base.tokenizer, lines) for name, base in bases.items()}
+    return [key for key, tok in tokenizers.items() if ids_of(tok, lines) != want[key[0]]]
+
+
+def segment(tokenizer, sentence: str) -> dict:
+    """``{"tokens", "segmentation", "pieces"}``: the number of tokens of
+    ``sentence``, their bytes as readable labels joined by `` | ``
+    (:func:`modtok.bpe.tree.label`), and each token's bytes. A lone token is
+    never decoded to text: a partial character would become U+FFFD."""
+    ids = tokenizer.encode(sentence, add_special_tokens=False).ids
+    pieces = [from_byte_level(tokenizer.id_to_token(i)) for i in ids]
+    return {"tokens": len(ids), "segmentation": " | ".join(label(piece) for piece in pieces), "pieces": pieces}
+
+
+def segmenter(tokenizers: Mapping[Key, object], sentence: str) -> Callable[..., dict]:
+    """``fn(base, arm, k)`` -> ``{"base", "arm", "K", **segment(...)}`` of
+    ``sentence`` under ``tokenizers[base, arm, k]``: a widget panel's function."""
+    def fn(base: str, arm: str, k: int) -> dict:
+        return {"base": base, "arm": arm, "K": k, **segment(tokenizers[base, arm, k], sentence)}
+
+    return fn
+
+
+def long_rows(rows: Sequence[dict], x: str, series: Mapping[str, str], value: str = "value",
+              color: str = "measure") -> list[dict]:
+    """Wide rows to long ones for grouped bars: one row ``{x, color: label, value}``
+    per row and ``series`` key (``{key: label}``), row by row.
+
+    >>> long_rows([{"t": "a", "p": 1.0, "q": 0.5}], "t", {"p": "premium", "q": "share"})
+    [{'t': 'a', 'measure': 'premium', 'value': 1.0}, {'t': 'a', 'measure': 'share', 'value': 0.5}]
+    """
+    return [{x: r[x], color: name, value: r[key]} for r in rows for key, name in series.items()]
