@@ -33,7 +33,7 @@ from modtok.artifacts import deployed
 from modtok.bpe import repair
 from modtok.evaluation import audit
 from modtok.studies.pretoken_floor import added_tokens, cross_script, floor
-from modtok.text import data, pretokenize
+from modtok.text import data
 from modtok.ui import plots
 from modtok.ui.widgets import Panel, choice
 
@@ -232,8 +232,8 @@ import shutil
 
 import torch
 
-from modtok.studies.pretoken_floor import continued_pretraining as continued
 from modtok.lm.train import default_device
+from modtok.studies.pretoken_floor import continued_pretraining as continued
 
 GPU = default_device().type == "cuda"
 if not GPU:  # small models on a shared CPU: spinning OpenMP threads cost more than they give

@@ -185,6 +185,10 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
             assert (scored + first).tolist() == [len(t.encode()) for t in texts] and (nats > 0).all()
     row = {r["arm"]: r for r in res.table()}
     assert set(row) == set(arms) and "Nepali − R0 CI" in row["R2"] and "Nepali − R0" not in row["R0"]
+    bars = res.interval_rows()  # the figure: one bar per (eval set, arm), no pair differences
+    assert [(b["held-out text"], b["arm"]) for b in bars] == [(ev, a) for ev in res.intervals for a in arms]
+    assert all(b["lo"] <= b["bits per byte"] <= b["hi"] for b in bars)
+    assert bars[0]["bits per byte"] == res.intervals["Nepali"][bars[0]["arm"]][0]
 
 
 def test_bar_figure_draws_the_intervals():

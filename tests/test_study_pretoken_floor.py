@@ -1,0 +1,127 @@
+"""Notebook 07's harness (modtok.studies.pretoken_floor.floor, cross_script.pool_table,
+data.extra_text_path, the plots it draws with): hand-derived costs on a bytes-only
+llama3-regex BPE, the floor as a lower bound, R2's floor below R1's, English ids that
+do not move (and a check that can see them move)."""
+
+from __future__ import annotations
+
+import pytest
+
+from modtok.bpe import repair
+from modtok.bpe.export import to_tokenizer_json
+from modtok.bpe.model import BPEModel
+from modtok.evaluation import audit
+from modtok.studies.pretoken_floor import cross_script, floor
+from modtok.text import data
+from modtok.ui import plots
+
+NEPALI = ["नेपालको सरकार", "नेपाल सरकार नेपालको", "सरकारको नेपाल", "हामीसँग नेपाल छ"] * 4
+ENGLISH = ["Nepal's government", "Nepal government Nepal's", "the government of Nepal", "we have Nepal"] * 4
+KS = [0, 10, 40]
+
+
+@pytest.fixture(scope="module")
+def base():
+    """A llama3-regex byte-level BPE whose tokens hold every Devanagari character
+    of NEPALI whole (e0 a4 -> 256, e0 a5 -> 257, then 256/257 + the last byte), as
+    a deployed base does: learned merges then join whole characters (§V filter)."""
+    chars = sorted({c.encode() for c in "".join(NEPALI) if 0x0900 <= ord(c) <= 0x097F})
+    merges = [(0xE0, 0xA4), (0xE0, 0xA5)] + [(256 + (c[1] == 0xA5), c[2]) for c in chars]
+    return repair.Base(to_tokenizer_json(BPEModel(merges, scheme="llama3")))
+
+
+@pytest.fixture(scope="module")
+def sweep(base):
+    return floor.k_sweep({"bytes": base}, NEPALI, KS, NEPALI, ENGLISH)
+
+
+def test_cost_by_hand():
+    tok = repair.Base(to_tokenizer_json(BPEModel([], scheme="llama3"))).tokenizer  # bytes only
+    ne, en = ["नमस्ते"], ["Hi there"]  # 18 bytes in 3 pre-tokens; 8 bytes in 2 pre-tokens
+    assert floor.cost(tok, ne, en) == 18 / 8 == audit.premium_ci(tok, ne, en, n_boot=10)[0]
+    assert floor.cost(tok, ne, en, floor=True) == 3 / 8
+    assert floor.cost(tok, ne) == 18 / 6 and floor.cost(tok, ne, floor=True) == 3 / 6  # per character
+
+
+def test_sweep_rows_floors_and_curves(sweep, base):
+    assert [(r["base"], r["arm"], r["K"]) for r in sweep.rows] == [("bytes", a, k) for a in floor.ARMS for k in KS]
+    start = {arm: sweep.of("bytes", arm)[0] for arm in floor.ARMS}
+    for r in start.values():  # K = 0 is the base itself (R2 only re-cuts the pre-tokens)
+        assert r["merges kept"] == 0 and r["cost"] == floor.cost(base.tokenizer, NEPALI, ENGLISH)
+    for r in sweep.rows:
+        assert r["cost"] >= r["floor"] - 1e-12, r
+        assert r["merges kept"] == len(sweep.extensions["bytes", r["arm"], r["K"]].merges)
+    assert start["R2"]["floor"] < start["R1"]["floor"]  # the repair lowers the floor
+    r1, r2 = sweep.of("bytes", "R1"), sweep.of("bytes", "R2")
+    assert r1[-1]["cost"] == r1[0]["floor"] < r1[0]["cost"]  # every word repeats: R1 merges down to its floor
+    assert r2[-1]["cost"] < r1[0]["floor"]  # and R2 goes below it
+    curves = sweep.curves()
+    assert list(curves) == ["bytes R1", "bytes R1 floor", "bytes R2", "bytes R2 floor"]
+    assert curves["bytes R2"] == (KS, [r["cost"] for r in r2])
+
+
+def test_moved_ids_sees_what_it_should(sweep, base):
+    assert floor.moved_ids({"bytes": base}, sweep.tokenizers, ENGLISH) == []
+    # unfiltered merges learned on English do move English ids: the check can fail
+    counts = repair.count_words(base, ENGLISH, base.regex)
+    leaky = repair.extend(base, counts, 5, keep=False).tokenizer()
+    assert floor.moved_ids({"bytes": base}, {("bytes", "R1", 5): leaky}, ENGLISH) == [("bytes", "R1", 5)]
+
+
+def test_segment_and_its_panel_view(sweep):
+    tok = sweep.tokenizers["bytes", "R2", KS[-1]]
+    seg = floor.segment(tok, NEPALI[0])
+    assert b"".join(seg["pieces"]) == NEPALI[0].encode() and seg["tokens"] == len(seg["pieces"])
+    assert seg["tokens"] == len(tok.encode(NEPALI[0], add_special_tokens=False).ids) < len(NEPALI[0].encode())
+    row = floor.segmenter(sweep.tokenizers, NEPALI[0])("bytes", "R2", KS[-1])
+    assert row == {"base": "bytes", "arm": "R2", "K": KS[-1], **seg}
+    table, fig = plots.segmentation(row)
+    assert list(fig.data[0].y) == [len(p) for p in seg["pieces"]] and f"{seg['tokens']} tokens" in fig.layout.title.text
+    assert "<th>segmentation</th>" in table.data and "pieces" not in table.data
+
+
+def test_pretoken_rows_and_long_rows():
+    rows = floor.pretoken_rows("नेपालको सरकार", {"letters-only": "llama3", "repaired": "llama3-marks"})
+    assert rows[1] == {"regex": "repaired", "pre-tokens": "नेपालको" + " | " + " सरकार", "count": 2}  # the space leads
+    assert all("".join(r["pre-tokens"].split(" | ")) == "नेपालको सरकार" for r in rows)
+    wide = [{"t": "a", "p": 1, "q": 2}, {"t": "b", "p": 3, "q": 4}]
+    assert [(r["t"], r["m"], r["v"]) for r in floor.long_rows(wide, "t", {"q": "Q", "p": "P"}, "v", "m")] == [
+        ("a", "Q", 2), ("a", "P", 1), ("b", "Q", 4), ("b", "P", 3)]
+
+
+def test_ci_table_formats_and_drops_the_intervals():
+    html = plots.ci_table([{"t": "a", "x_ci": [1.0, 2.0], "y": 0.5}], {"x_ci": "X CI"}).data
+    assert "<th>t</th><th>y</th><th>X CI</th>" in html and "[1.000, 2.000]" in html and "x_ci" not in html
+
+
+def test_extra_text_path(tmp_path, monkeypatch):
+    pool, extra = tmp_path / "pool", tmp_path / "extra"
+    pool.mkdir(), extra.mkdir()
+    (extra / "big.txt").write_text("x\n")
+    monkeypatch.delenv("MODTOK_EXTRA", raising=False)
+    monkeypatch.setenv("MODTOK_POOL", str(pool))
+    assert data.extra_text_path("big.txt") == extra / "big.txt"  # beside the pool
+    assert data.extra_text_path("missing.txt") is None
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    monkeypatch.setenv("MODTOK_EXTRA", str(other))
+    assert data.extra_text_path("big.txt") is None  # $MODTOK_EXTRA wins over the pool's sibling
+    (other / "big.txt").write_text("y\n")
+    assert data.extra_text_path("big.txt") == other / "big.txt"
+    assert data.extra_text_path("big.txt", root=extra) == extra / "big.txt"
+    monkeypatch.delenv("MODTOK_EXTRA"), monkeypatch.delenv("MODTOK_POOL")
+    assert data.extra_text_path("big.txt") is None  # nowhere to look
+
+
+def test_pool_table_is_the_sweep_on_the_shared_data(base, pool_root, flores_root, monkeypatch):
+    monkeypatch.setenv("MODTOK_POOL", str(pool_root))
+    monkeypatch.setenv("MODTOK_FLORES", str(flores_root))
+    table = cross_script.pool_table({"bytes": base}, ["rus_Cyrl", "xxx_Latn", "hin_Deva"], 30, max_chars=20_000,
+                                    n_boot=20)
+    assert list(table.train_bytes) == ["rus_Cyrl", "hin_Deva"]  # in the order asked; unknown codes left out
+    train = data.load_pool(["rus_Cyrl", "hin_Deva"], max_chars=20_000)
+    assert table.train_bytes == {x: sum(len(s.encode()) for s in lines) for x, lines in train.items()}
+    flores = data.load_flores(["rus_Cyrl", "hin_Deva", "eng_Latn"])
+    want = cross_script.sweep(base, train, flores, 30, n_boot=20)
+    assert [r.pop("base") for r in table.rows] == ["bytes", "bytes"]
+    assert repr(table.rows) == repr(want)  # (repr: NaN == NaN)
