@@ -54,9 +54,11 @@ demo: notebooks
 
 # The browser suite (tests/browser) drives Debian's chromium; Playwright's own
 # browser download (`playwright install`) is never used.
+# fonts-noto-core: glyphs for every script of the pool (Devanagari, Bengali, Tamil, ... drew as boxes).
+NOTO := /usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf
 chromium:
-	@test -x $(CHROMIUM) || { $(if $(ROOT_USER),,sudo) apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive $(if $(ROOT_USER),,sudo) apt-get install -y -q chromium; }
+	@test -x $(CHROMIUM) -a -f $(NOTO) || { $(if $(ROOT_USER),,sudo) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(if $(ROOT_USER),,sudo) apt-get install -y -q chromium fonts-noto-core; }
 
 test: notebooks chromium
 	$(BIN)/python -m pytest -q --doctest-modules modtok tests --ignore=tests/browser
