@@ -43,7 +43,14 @@ from pathlib import Path
 import numpy as np
 
 from modtok import atomic
-from modtok.artifacts.tokenizer_json import check_proper, hf_tokenizer, model_ids, read_json, restrict
+from modtok.artifacts.tokenizer_json import (
+    check_proper,
+    hf_tokenizer,
+    model_ids,
+    read_json,
+    restrict,
+    write_json,
+)
 from modtok.errors import OutOfVocabularyError, TokenizerFileError, UnknownLanguageError
 
 TOKENIZER_FILE = "tokenizer.json"
@@ -198,7 +205,7 @@ class ModularTokenizer:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         lang_to_ids = {lang: ids.tolist() for lang, ids in self._lang_ids.items()}
-        atomic.write_json(directory / TOKENIZER_FILE, self.tokenizer_json)
+        write_json(directory / TOKENIZER_FILE, self.tokenizer_json)
         atomic.write_json(directory / LANG_TO_IDS_FILE, lang_to_ids)
         return directory
 

@@ -17,10 +17,9 @@ Loading checks that the merge list is proper (:class:`MergeListError`).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from modtok import atomic
+from modtok.artifacts import tokenizer_json
 from modtok.artifacts.tokenizer_json import merge_pair, read_json
 from modtok.bpe.model import BPEModel
 from modtok.errors import MergeListError, TokenizerFileError
@@ -123,7 +122,7 @@ def from_tokenizer_json(tj: dict) -> BPEModel:
 def save_tokenizer_json(model: BPEModel, path) -> Path:
     """Write ``model`` as an HF ``tokenizer.json`` atomically."""
     path = Path(path)
-    atomic.write_json(path, to_tokenizer_json(model))
+    tokenizer_json.write_json(path, to_tokenizer_json(model))
     return path
 
 
@@ -134,6 +133,4 @@ def load_tokenizer_json(path) -> BPEModel:
 
 def hf_tokenizer(model: BPEModel):
     """The HF ``tokenizers.Tokenizer`` of a model."""
-    from tokenizers import Tokenizer
-
-    return Tokenizer.from_str(json.dumps(to_tokenizer_json(model)))
+    return tokenizer_json.hf_tokenizer(to_tokenizer_json(model))

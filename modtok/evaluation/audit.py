@@ -35,14 +35,13 @@ tokenizer's own normalizer and pre-tokenizer, never just its last regex.
 
 from __future__ import annotations
 
-import json
 import os
 import unicodedata
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from modtok.artifacts import deployed
+from modtok.artifacts import deployed, tokenizer_json
 from modtok.errors import TokenizerFileError
 from modtok.evaluation.metrics import aligned, encode_lines, ratio, token_counts
 from modtok.evaluation.stats import ratio_ci
@@ -59,12 +58,9 @@ def load_tokenizer(name_or_path: str | os.PathLike):
     """An HF ``tokenizers.Tokenizer``: a deployed name (``llama3``, ``qwen3``, …),
     a ``tokenizer.json`` file, or a directory holding one
     (:func:`modtok.artifacts.deployed.load_json`)."""
-    from tokenizers import Tokenizer
-
-    tokenizer_json = deployed.load_json(name_or_path)
     try:
-        return Tokenizer.from_str(json.dumps(tokenizer_json))
-    except Exception as e:  # tokenizers raises a plain Exception on a bad file
+        return tokenizer_json.hf_tokenizer(deployed.load_json(name_or_path))
+    except TokenizerFileError as e:
         raise TokenizerFileError(f"{name_or_path}: not a tokenizers JSON file ({e})") from None
 
 
