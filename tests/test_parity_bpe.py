@@ -10,6 +10,7 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -391,3 +392,83 @@ def test_cli_parity_bpe_reproduces_a_golden_prefix(golden_root, tmp_path, capsys
     assert trajectory["language_per_merge"] == expected["language_per_merge"][:60]
     assert cli.main(["parity-bpe", str(out), "-i", str(golden_root / TRAIN[0]), "-d"]) == 2
     assert "dev set" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------
+# the config, the choosers, the trajectory file
+
+
+def test_config_object_equals_keywords_and_options_override_it():
+    """``train(config=...)`` learns what the same keywords learn; keywords override the
+    config's fields; equal configs are equal and hash alike (a cache key)."""
+    rng = random.Random(3)
+    train_counts = random_counts(rng, list(ALPHABET), ALPHABET, 25)
+    dev_counts = random_counts(rng, list(ALPHABET), ALPHABET, 8)
+    config = parity.ParityConfig(variant="window", window=3, alpha=1.0, hybrid=5)
+    by_config = parity.train(train_counts, dev_counts, 296, config)
+    by_keywords = parity.train(train_counts, dev_counts, 296, variant="window", window=3, alpha=1.0, hybrid=5)
+    assert by_config.merges == by_keywords.merges and by_config.choices == by_keywords.choices
+    overridden = parity.train(train_counts, dev_counts, 296, config, variant="base")
+    assert overridden.merges == parity.train(train_counts, dev_counts, 296, hybrid=5).merges
+    assert hash(parity.ParityConfig(ratios=[1, 2])) == hash(parity.ParityConfig(ratios=(1, 2)))
+    with pytest.raises(errors.ParityConfigError, match="window=0"):
+        parity.ParityConfig(variant="window", window=0)
+    with pytest.raises(errors.ParityConfigError, match="on_exhausted='end'"):
+        parity.ParityConfig(on_exhausted="end")
+    with pytest.raises(errors.ParityConfigError, match=r"ratios must be positive, got \[1, 0\]"):
+        parity.ParityConfig(ratios=[1, 0])
+
+
+def test_moving_window_caps_a_language_and_lifts_the_cap_when_all_are_capped():
+    """Hand-worked: the inner chooser always prefers language 0; with w = 4 and cap 0.5
+    (alpha = 1, L = 2) language 0 is passed over while it holds more than 2 of the last
+    4 merges (strictly more, as in the reference), and with cap 0.25 and both languages
+    over it nobody is passed over."""
+
+    class Zero:
+        def choose(self, candidates):
+            return min(candidates) if candidates else None
+
+    w = parity.MovingWindow(Zero(), 2, window=4, cap=0.5)
+    picks = []
+    for _ in range(8):
+        picks.append(w.choose([0, 1]))
+        w.record(picks[-1])
+    # before each pick the window holds: - / 0 / 00 (2/4 = 0.5: free) / 000 (3/4: capped) /
+    # 0001 (capped) / 0011 (free) / 0110 / 1100 -> 1000
+    assert picks == [0, 0, 0, 1, 1, 0, 0, 0]
+    tight = parity.MovingWindow(Zero(), 2, window=2, cap=0.25)
+    tight.record(0), tight.record(1)
+    assert tight.choose([0, 1]) == 0  # both hold 1/2 > 0.25: the cap is lifted
+
+
+def test_dev_cost_and_ratio_choosers_read_the_engine():
+    from modtok.bpe.engine import Engine
+
+    eng = Engine.from_counts({"x": Counter({"abab": 2}), "y": Counter({"cd": 3})},
+                             tracked={"x": Counter({"ab": 1}), "y": Counter({"cd": 1})},
+                             pair_counts_per_language=True)
+    cost, ratio = parity.DevCost(eng), parity.CompressionRatio(eng, [1.0, 1.0])
+    assert cost.choose([0, 1]) == 0  # tie 2 = 2: the lowest index
+    assert ratio.choose([0, 1]) == 0  # both at compression 1: the lowest index
+    eng.merge(ord("a"), ord("b"), 256)  # x: dev 1 token, training 8 -> 4 tokens
+    assert cost.choose([0, 1]) == 1 and cost.choose([0]) == 0 and cost.choose([]) is None
+    assert ratio.choose([0, 1]) == 1  # x compresses 2x now, y 1x
+
+
+def test_save_trajectory_is_what_the_result_holds(tmp_path):
+    res = _tiny_lossless()
+    path = res.save_trajectory(tmp_path / "t" / "trajectory.json")
+    got = json.loads(path.read_text())
+    assert got["languages"] == res.languages and got["language_per_merge"] == res.choices
+    assert np.array_equal(np.array(got["dev_tokens"]), res.dev_tokens)
+    assert got["train_tokens"][-1] == res.train_tokens[-1].tolist() and got["stop_message"] == res.stop_message
+    assert len(got["dev_tokens"]) == len(res.merges) + 1
+
+
+def test_progress_bar_does_not_change_the_run(capsys):
+    train_lines = {"eng_Latn": ["the cat sat on the mat", "a cat"], "hin_Deva": ["नमस्ते दुनिया", "नमस्ते"]}
+    dev_lines = {"eng_Latn": ["the cat"], "hin_Deva": ["नमस्ते"]}
+    res = parity.train_from_lines(train_lines, dev_lines, 280, scheme="llama3", min_frequency=1, progress=True)
+    assert res.merges == _tiny_lossless().merges
+    assert "parity-aware BPE" in capsys.readouterr().err

@@ -23,13 +23,16 @@ language, in no pair statistic. So the dev set is never re-encoded (a merge
 rewrites just the words, training or dev, that hold the pair), and a word in
 both is rewritten once.
 
-Variants are options of :func:`train`: ``variant`` ``"base"``, ``"window"``
-(``window=w``, ``alpha``) or ``"classical"`` (every merge global, the paper's
-baseline on the same data), ``hybrid=J``, ``ratios=[r_1, ..]`` (ratio mode),
-``min_frequency`` with ``on_exhausted="stop"`` (the reference: the run ends
-when the chosen language has no pair of count >= ``min_frequency``) or
-``"skip"`` (that language is passed over at that step and the next one in cost
-order is tried). When the window caps every language (possible for alpha < 1; the
+Variants are the fields of :class:`ParityConfig` (keywords of :func:`train`):
+``variant`` ``"base"``, ``"window"`` (``window=w``, ``alpha``) or ``"classical"``
+(every merge global, the paper's baseline on the same data), ``hybrid=J``,
+``ratios=[r_1, ..]`` (ratio mode), ``min_frequency`` with ``on_exhausted="stop"``
+(the reference: the run ends when the chosen language has no pair of count >=
+``min_frequency``) or ``"skip"`` (that language is passed over at that step and the
+next one in cost order is tried). The argmax over languages is a *chooser*
+(:class:`DevCost`, :class:`CompressionRatio`, wrapped by :class:`MovingWindow`):
+``choose(candidates)`` names the language, ``record(l)`` tells it which one a merge
+went to. When the window caps every language (possible for alpha < 1; the
 reference then crashes on an empty argmax) the cap is lifted for that step: our reading.
 
 Two modes:
@@ -66,7 +69,7 @@ import json
 import time
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -85,9 +88,11 @@ from modtok.errors import (
     ParityConfigError,
 )
 from modtok.evaluation.metrics import gini
+from modtok.progress import bar as progress_bar
 from modtok.text.pretokenize import DEFAULT_SCHEME, byte_level, count_by_language
 
 VARIANTS = ("base", "window", "classical")
+COMPAT_MODES = (None, "reference")
 GLOBAL = -1  # the "language" of a classical (concatenation) merge in ``choices``
 
 
@@ -134,12 +139,103 @@ def _reference_counts(lines: Iterable[str]) -> Counter:
 
 
 # --------------------------------------------------------------------------
-# counting
+# the options
 
 
 def _check_compat(compat: str | None) -> None:
-    if compat not in (None, "reference"):
+    if compat not in COMPAT_MODES:
         raise ParityConfigError(f"unknown compat mode {compat!r} (known: None, 'reference')")
+
+
+@dataclass(frozen=True)
+class ParityConfig:
+    """The options of one run, checked once when made (hashable: a run's options can
+    key a cache). Module docstring for what each does; ``on_exhausted=None`` is
+    ``"stop"`` in compat mode and ``"skip"`` otherwise (:attr:`stops`).
+
+    >>> ParityConfig(variant="window", window=50).stops, ParityConfig(compat="reference").stops
+    (False, True)
+    >>> ParityConfig(ratios=[1, 2]).ratios
+    (1, 2)
+    >>> ParityConfig(variant="window", alpha=0)
+    Traceback (most recent call last):
+    modtok.errors.ParityConfigError: alpha=0: the window cap alpha/L needs alpha > 0
+    """
+
+    variant: str = "base"
+    hybrid: int = 0
+    window: int = 100
+    alpha: float = 2.0
+    ratios: tuple[float, ...] | None = None
+    min_frequency: int = 2
+    on_exhausted: str | None = None
+    compat: str | None = None
+
+    def __post_init__(self):
+        _check_compat(self.compat)
+        if self.variant not in VARIANTS:
+            raise ParityConfigError(f"unknown variant {self.variant!r} (known: {', '.join(VARIANTS)})")
+        if self.on_exhausted not in (None, "stop", "skip"):
+            raise ParityConfigError(f"on_exhausted={self.on_exhausted!r}: expected 'stop' or 'skip'")
+        if self.variant == "window":
+            if self.window < 1:
+                raise ParityConfigError(f"window={self.window}: the window must hold at least 1 merge")
+            if not self.alpha > 0:
+                raise ParityConfigError(f"alpha={self.alpha}: the window cap alpha/L needs alpha > 0")
+        if self.ratios is not None:
+            if any(not r > 0 for r in self.ratios):
+                raise ParityConfigError(f"ratios must be positive, got {list(self.ratios)}")
+            object.__setattr__(self, "ratios", tuple(self.ratios))
+
+    @property
+    def stops(self) -> bool:
+        """Whether the run ends (rather than skips) when the chosen language is exhausted."""
+        return (self.on_exhausted or ("stop" if self.compat else "skip")) == "stop"
+
+    def check(self, langs: Sequence[str], dev_counts: Mapping[str, Counter] | None, merges: int) -> None:
+        """Refuse what this config cannot do on ``langs`` with ``merges`` to learn and
+        ``dev_counts`` (the checks that need the data)."""
+        if not langs:
+            raise DataError("no training language")
+        if not 0 <= self.hybrid < merges and self.variant != "classical":
+            raise ParityConfigError(
+                f"hybrid J={self.hybrid} must be >= 0 and below the number of merges ({merges}); "
+                "J >= merges is classical BPE (variant='classical')"
+            )
+        if self.ratios is not None:
+            if len(self.ratios) != len(langs):
+                raise ParityConfigError(f"{len(self.ratios)} ratios for {len(langs)} languages "
+                                        f"({', '.join(langs)}): one per language")
+        elif self.variant != "classical":
+            if dev_counts is None:
+                raise MissingDevTextError("parity-aware BPE needs a parallel dev set (dev=...) or ratios=...")
+            for lang in langs:
+                if not sum(dev_counts.get(lang, Counter()).values()):
+                    raise MissingDevTextError(
+                        f"language {lang!r} has no dev text (dev mode ranks languages by it)")
+
+    def chooser(self, engine: Engine):
+        """The language chooser of this config over ``engine``'s languages."""
+        inner = DevCost(engine) if self.ratios is None else CompressionRatio(engine, self.ratios)
+        if self.variant != "window":
+            return inner
+        # The reference divides by L + 1 when J > 0 (its language columns then include
+        # the concatenation column).
+        denominator = len(engine.languages) + (1 if self.compat and self.hybrid > 0 else 0)
+        return MovingWindow(inner, len(engine.languages), self.window, self.alpha / denominator)
+
+
+def as_config(config: ParityConfig | None = None, **options) -> ParityConfig:
+    """``config`` with ``options`` (its field names) replaced, or a new one from ``options``.
+
+    >>> as_config(ParityConfig(variant="window"), window=20) == ParityConfig(variant="window", window=20)
+    True
+    """
+    return ParityConfig(**options) if config is None else replace(config, **options)
+
+
+# --------------------------------------------------------------------------
+# counting
 
 
 def count_corpus(
@@ -217,6 +313,7 @@ class ParityResult:
         return "\n".join(lines) + "\n"
 
     def save_merges(self, path) -> Path:
+        """Write :meth:`merges_txt` atomically."""
         path = Path(path)
         atomic.write_text(path, self.merges_txt())
         return path
@@ -248,240 +345,285 @@ class ParityResult:
 
         return Tokenizer.from_str(json.dumps(self.tokenizer_json()))
 
+    def trajectory(self) -> dict:
+        """What chose the merges, as JSON: ``languages``, ``language_per_merge``
+        (:attr:`choices`), ``dev_tokens``, ``train_tokens`` (lists of rows) and ``stop_message``."""
+        return {"languages": self.languages, "language_per_merge": self.choices,
+                "dev_tokens": self.dev_tokens.tolist(), "train_tokens": self.train_tokens.tolist(),
+                "stop_message": self.stop_message}
+
+    def save_trajectory(self, path) -> Path:
+        """Write :meth:`trajectory` atomically (``trajectory.json`` of ``modtok parity-bpe``)."""
+        path = Path(path)
+        atomic.write_json(path, self.trajectory())
+        return path
+
 
 # --------------------------------------------------------------------------
-# the policy
+# the language choosers: which language the next parity merge is for
+#
+# Plain Python on lists: on a few languages it is faster than numpy, and it runs every merge.
 
 
-def _check_options(langs, dev_counts, variant, hybrid, window, alpha, ratios, merges, on_exhausted):
-    if variant not in VARIANTS:
-        raise ParityConfigError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
-    if on_exhausted not in ("stop", "skip"):
-        raise ParityConfigError(f"on_exhausted={on_exhausted!r}: expected 'stop' or 'skip'")
-    if not langs:
-        raise DataError("no training language")
-    if not 0 <= hybrid < merges and variant != "classical":
-        raise ParityConfigError(
-            f"hybrid J={hybrid} must be >= 0 and below the number of merges ({merges}); "
-            "J >= merges is classical BPE (variant='classical')"
-        )
-    if variant == "window":
-        if window < 1:
-            raise ParityConfigError(f"window={window}: the window must hold at least 1 merge")
-        if not alpha > 0:
-            raise ParityConfigError(f"alpha={alpha}: the window cap alpha/L needs alpha > 0")
-    if ratios is not None:
-        if len(ratios) != len(langs):
-            raise ParityConfigError(
-                f"{len(ratios)} ratios for {len(langs)} languages ({', '.join(langs)}): one per language"
-            )
-        if any(not r > 0 for r in ratios):
-            raise ParityConfigError(f"ratios must be positive, got {list(ratios)}")
-    elif variant != "classical":
-        if dev_counts is None:
-            raise MissingDevTextError("parity-aware BPE needs a parallel dev set (dev=...) or ratios=...")
-        for lang in langs:
-            if not sum(dev_counts.get(lang, Counter()).values()):
-                raise MissingDevTextError(f"language {lang!r} has no dev text (dev mode ranks languages by it)")
+def _first_max(candidates: Sequence[int], key: list) -> int | None:
+    """The candidate with the largest ``key`` (ties: the first, the lowest index); None if none."""
+    return max(candidates, key=key.__getitem__) if candidates else None
+
+
+class DevCost:
+    """Base parity-aware BPE: the language whose dev text costs the most tokens now.
+
+    >>> from collections import Counter
+    >>> eng = Engine.from_counts({"x": Counter({"ab": 1}), "y": Counter({"cd": 1})},
+    ...                          tracked={"x": Counter({"ab": 1}), "y": Counter({"cde": 1})})
+    >>> DevCost(eng).choose([0, 1]), DevCost(eng).choose([0])
+    (1, 0)
+    """
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    def choose(self, candidates: Sequence[int]) -> int | None:
+        return _first_max(candidates, self.engine.tracked_totals().tolist())
+
+    def record(self, lang: int) -> None:
+        """A merge went to ``lang``: nothing to remember."""
+
+
+class CompressionRatio:
+    """Ratio mode (no dev set): the language with the lowest training compression
+    ``T0_l / T_l`` (tokens at the start / now) relative to its target ``r_l / r_1``."""
+
+    def __init__(self, engine: Engine, ratios: Sequence[float]):
+        self.engine = engine
+        self.start = engine.token_totals().astype(np.float64)
+        self.targets = np.asarray(ratios, np.float64) / float(ratios[0])
+
+    def choose(self, candidates: Sequence[int]) -> int | None:
+        adjusted = (self.start / self.engine.token_totals()) / self.targets
+        return _first_max(candidates, [-x for x in adjusted.tolist()])  # lowest first
+
+    def record(self, lang: int) -> None:
+        """A merge went to ``lang``: nothing to remember."""
+
+
+class MovingWindow:
+    """The moving-window variant around another chooser: a language that holds more
+    than ``cap`` (alpha / L) of the last ``window`` parity merges is passed over,
+    unless every language is (then none is).
+
+    >>> class First:
+    ...     def choose(self, candidates): return candidates[0] if candidates else None
+    >>> w = MovingWindow(First(), 2, window=2, cap=0.5)
+    >>> w.record(0); w.choose([0, 1]), w.record(0), w.choose([0, 1])
+    (0, None, 1)
+    """
+
+    def __init__(self, inner, n_langs: int, window: int, cap: float):
+        self.inner, self.window, self.cap = inner, window, cap
+        self.recent: deque[int] = deque(maxlen=window)
+        self.held = [0] * n_langs  # merges of each language in ``recent``
+
+    def choose(self, candidates: Sequence[int]) -> int | None:
+        capped = [n / self.window > self.cap for n in self.held]
+        if not all(capped):  # every language capped (alpha < 1): no cap this step
+            candidates = [l for l in candidates if not capped[l]]
+        return self.inner.choose(candidates)
+
+    def record(self, lang: int) -> None:
+        if len(self.recent) == self.window:
+            self.held[self.recent[0]] -= 1
+        self.recent.append(lang)
+        self.held[lang] += 1
+
+
+# --------------------------------------------------------------------------
+# the loop
 
 
 class _Pairs:
-    """The pair choice of one mode: HF order (engine tie-break) or the reference's
-    lexicographically largest pair of byte-level strings among the tied ones."""
+    """The pair choice of one mode, ``None`` below ``min_frequency``: HF order (engine
+    tie-break) or the reference's lexicographically largest pair of byte-level strings
+    among the tied ones."""
 
-    def __init__(self, engine: Engine, model: BPEModel, compat: str | None):
-        self.engine, self.model, self.compat = engine, model, compat
-        self.strings: list[str] = [byte_level(v) for v in model.vocab] if compat else []
+    def __init__(self, engine: Engine, model: BPEModel, config: ParityConfig):
+        self.engine, self.model = engine, model
+        self.compat, self.min_frequency = config.compat, config.min_frequency
+        self.strings: list[str] = [byte_level(v) for v in model.vocab] if self.compat else []
 
     def best(self, lang: str | None) -> tuple[int, int, int] | None:
         if self.compat is None:
-            return self.engine.best_pair(lang)
-        ties = self.engine.tied_pairs(lang)
-        if not ties:
-            return None
-        strings = self.strings
-        a, b = max(ties, key=lambda p: (strings[p[0]], strings[p[1]]))
-        return a, b, self.engine.pair_count(a, b, lang)
+            top = self.engine.best_pair(lang)
+        else:
+            ties = self.engine.tied_pairs(lang)
+            if not ties:
+                return None
+            strings = self.strings
+            a, b = max(ties, key=lambda p: (strings[p[0]], strings[p[1]]))
+            top = a, b, self.engine.pair_count(a, b, lang)
+        return top if top is not None and top[2] >= self.min_frequency else None
 
     def added(self) -> None:
         while self.compat and len(self.strings) < len(self.model.vocab):
             self.strings.append(byte_level(self.model.vocab[len(self.strings)]))
 
 
+class _Costs:
+    """The trajectory of costs: dev tokens per language after every merge; training
+    tokens too when they choose (ratio mode), else at the start and the end."""
+
+    def __init__(self, engine: Engine, dev: bool, every_merge: bool):
+        self.engine, self.every_merge = engine, every_merge
+        self.dev = [engine.tracked_totals()] if dev else None
+        self.train = [engine.token_totals()]
+
+    def record(self) -> None:
+        if self.dev is not None:
+            self.dev.append(self.engine.tracked_totals())
+        if self.every_merge:
+            self.train.append(self.engine.token_totals())
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(dev_tokens, train_tokens)`` of :class:`ParityResult`."""
+        L = len(self.engine.languages)
+        train = self.train if self.every_merge else [self.train[0], self.engine.token_totals()]
+        dev = np.array(self.dev) if self.dev is not None else np.zeros((0, L), np.int64)
+        return dev, np.array(train)
+
+
+def _parity_pair(chooser, pairs: _Pairs, langs: list[str], open_langs: list[int], stops: bool):
+    """``(l, pair)``: the chosen language among ``open_langs`` and its best pair. A
+    language without a frequent pair ends the run (``stops``: ``(l, None)``) or is
+    dropped from ``open_langs`` and the next one is chosen; ``(None, None)``: none left."""
+    while (l := chooser.choose(open_langs)) is not None:
+        pair = pairs.best(langs[l])
+        if pair is not None or stops:
+            return l, pair
+        open_langs.remove(l)
+    return None, None
+
+
+def _stop_message(lang: int | None, langs: list[str], min_frequency: int, merges: int) -> str:
+    who = ("the concatenation" if lang == GLOBAL else "any language" if lang is None
+           else f"language {langs[lang]!r}")
+    return f"no pair has frequency >= {min_frequency} in {who} after {merges} merges"
+
+
+def learn(
+    engine: Engine, model: BPEModel, budget: int, config: ParityConfig, progress: bool = False
+) -> ParityResult:
+    """Add ``budget`` tokens (compat mode: merges) to ``model`` by ``config``'s policy.
+
+    ``engine`` holds the training words of every language with per-language pair
+    counts and, if there is a dev set, its words as tracked columns in the same
+    language order (:func:`train` builds it)."""
+    langs = engine.languages
+    pairs, chooser = _Pairs(engine, model, config), config.chooser(engine)
+    costs = _Costs(engine, dev=engine.tracked_totals().size > 0, every_merge=config.ratios is not None)
+    start_merges, learned, choices, stop_message = len(model.merges), 0, [], None
+    # Languages whose best pair is below min_frequency stay so while every merge makes a
+    # new token: a new pair (x, c) occurs at most as often as the merged pair did. A merge
+    # into an existing token (two paths to one string) can break that, so it clears them.
+    open_langs = list(range(len(langs)))  # not exhausted, in index order
+    with progress_bar(total=budget, desc="parity-aware BPE", enabled=progress) as bar:
+        while learned < budget:
+            classical = config.variant == "classical" or len(choices) < config.hybrid
+            if not classical and len(choices) == config.hybrid > 0:  # the hybrid phase is over
+                engine.stop_total_best()
+            if classical:
+                lang, pair = GLOBAL, pairs.best(None)
+            else:
+                lang, pair = _parity_pair(chooser, pairs, langs, open_langs, config.stops)
+            if pair is None:  # the stop rule (or nothing left): the exhausted language is the last choice
+                stop_message = _stop_message(lang, langs, config.min_frequency, len(choices))
+                choices += [] if lang is None else [lang]
+                break
+            a, b, _ = pair
+            if (a, b) in model.ranks:  # a pair re-formed through a duplicate string: apply its merge again
+                engine.merge(a, b, model.results[model.ranks[(a, b)]])
+                open_langs = list(range(len(langs)))
+                continue
+            size = len(model)
+            engine.merge(a, b, model.add_merge(a, b))
+            pairs.added()
+            if len(model) == size:
+                open_langs = list(range(len(langs)))
+            choices.append(lang)
+            if not classical:
+                chooser.record(lang)
+            costs.record()
+            step = 1 if config.compat else len(model) - size
+            learned += step
+            bar.update(step)
+    dev_tokens, train_tokens = costs.arrays()
+    return ParityResult(model, langs, choices, dev_tokens, train_tokens, stop_message, config.compat,
+                        start_merges)
+
+
 def train(
     train_counts: Mapping[str, Counter],
     dev_counts: Mapping[str, Counter] | None,
     vocab_size: int,
+    config: ParityConfig | None = None,
     *,
-    variant: str = "base",
-    hybrid: int = 0,
-    window: int = 100,
-    alpha: float = 2.0,
-    ratios: Sequence[float] | None = None,
-    min_frequency: int = 2,
-    on_exhausted: str | None = None,
-    compat: str | None = None,
     base: BPEModel | None = None,
     scheme: str = DEFAULT_SCHEME,
     progress: bool = False,
+    **options,
 ) -> ParityResult:
     """Parity-aware BPE on ``{lang: Counter}`` training counts (language order = index
     order for ties), ranked by ``dev_counts`` (same languages; made by :func:`count_dev`
     with the same pre-tokenizer) or, with ``ratios``, by training compression.
 
-    ``vocab_size``: tokens of the final model, bytes and ``base`` included (in compat
-    mode: ``vocab_size - len(base)`` merges, the reference's ``-s``). ``hybrid=J``:
-    the first J merges classical. ``on_exhausted``: ``"stop"`` (default in compat
-    mode) or ``"skip"`` (default otherwise). With ``ratios`` a ``dev_counts`` is only
-    tracked (``dev_tokens``), never used to choose.
+    ``config`` and/or ``options`` (:class:`ParityConfig` fields: ``variant``, ``hybrid``,
+    ``window``, ``alpha``, ``ratios``, ``min_frequency``, ``on_exhausted``, ``compat``;
+    options override the config's). ``vocab_size``: tokens of the final model, bytes and
+    ``base`` included (in compat mode: ``vocab_size - len(base)`` merges, the reference's
+    ``-s``). With ``ratios`` a ``dev_counts`` is only tracked (``dev_tokens``), never
+    used to choose.
     """
-    _check_compat(compat)
-    on_exhausted = on_exhausted or ("stop" if compat else "skip")
+    config = as_config(config, **options)
     langs = list(train_counts)
     model = BPEModel(base.merges if base is not None else [], base.scheme if base is not None else
-                     ("whitespace" if compat else scheme))
-    start_merges, start_size = len(model.merges), len(model)
-    check_budget(vocab_size, start_size, "vocab_size (bytes and base model included)")
-    budget = vocab_size - start_size
+                     ("whitespace" if config.compat else scheme))
+    check_budget(vocab_size, len(model), "vocab_size (bytes and base model included)")
+    budget = vocab_size - len(model)
     if budget == 0:
-        raise ParityConfigError(f"vocab_size={vocab_size} leaves no merge to learn (the start model has {start_size})")
-    _check_options(langs, dev_counts, variant, hybrid, window, alpha, ratios, budget, on_exhausted)
+        raise ParityConfigError(
+            f"vocab_size={vocab_size} leaves no merge to learn (the start model has {len(model)})")
+    config.check(langs, dev_counts, budget)
 
     t0 = time.perf_counter()
-    cap = vocab_size + budget + 1  # duplicates (compat) can add merges without new ids
     # One engine: the dev words are tracked columns of the training engine (segmented by
     # every merge, totalled per language, never in a pair statistic), so a merge rewrites
     # the words of both in one pass and the dev set is never re-encoded.
     engine = Engine.from_counts(
-        train_counts, merges=model.merges, results=model.results, capacity=cap,
-        pair_counts_per_language=True, total_best=variant == "classical" or hybrid > 0,
+        train_counts, merges=model.merges, results=model.results,
+        capacity=vocab_size + budget + 1,  # duplicates (compat) can add merges without new ids
+        pair_counts_per_language=True, total_best=config.variant == "classical" or config.hybrid > 0,
         tracked=None if dev_counts is None else {lang: dev_counts.get(lang, Counter()) for lang in langs},
     )
-    pairs = _Pairs(engine, model, compat)
-
-    def totals() -> np.ndarray:
-        """Tokens per language of the training words in the current segmentation."""
-        return engine.token_totals()
-
-    def dev_totals() -> np.ndarray:
-        """The same for the dev words: the cost that ranks the languages."""
-        return engine.tracked_totals() if dev_counts is not None else np.zeros(len(langs), np.int64)
-
-    train_len, dev_len = totals(), dev_totals()
-    train_rows, dev_rows = [train_len], [dev_len]
-    ratio = None if ratios is None else np.asarray(ratios, np.float64) / float(ratios[0])
-    train0 = train_len.astype(np.float64)
-    # Window: the last w parity-phase choices; the reference divides by L + 1
-    # when J > 0 (its language columns then include the concatenation column).
-    recent: deque[int] = deque(maxlen=window)
-    in_window = [0] * len(langs)
-    denom = len(langs) + (1 if compat and hybrid > 0 else 0)
-
-    def most_deserving(candidates: list[int]) -> int | None:
-        """The language to merge for among ``candidates`` (the languages not exhausted):
-        highest dev cost (ratio mode: lowest adjusted compression), ties to the lowest
-        index, in the window variant only uncapped ones; None when none is left. (Plain
-        Python: on a few languages it is faster than numpy, and it runs every merge.)"""
-        if ratio is not None:  # compression / normalised ratio, lowest first
-            key = [-x for x in ((train0 / train_len) / ratio).tolist()]
-        else:  # dev cost, highest first
-            key = dev_len.tolist()
-        if variant == "window":
-            capped = [n / window > alpha / denom for n in in_window]
-            if not all(capped):  # every language capped (alpha < 1): no cap this step
-                candidates = [l for l in candidates if not capped[l]]
-        return max(candidates, key=key.__getitem__) if candidates else None  # max: the first, lowest index
-
     t1 = time.perf_counter()
-    choices: list[int] = []
-    stop_message = None
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=budget, desc="parity-aware BPE", mininterval=1.0)
-    learned = 0
-    # Languages whose best pair is below min_frequency stay so while every merge makes a
-    # new token: a new pair (x, c) occurs at most as often as the merged pair did. A merge
-    # into an existing token (two paths to one string) can break that, so it clears them.
-    open_langs = list(range(len(langs)))  # not exhausted, in index order
-    while learned < budget:
-        classical = variant == "classical" or len(choices) < hybrid
-        if not classical and len(choices) == hybrid > 0:  # the hybrid phase is over
-            engine.stop_total_best()
-        chosen = pair = last = None
-        if classical:
-            top, last = pairs.best(None), GLOBAL
-            if top is not None and top[2] >= min_frequency:
-                chosen, pair = GLOBAL, top
-        else:
-            while (l := most_deserving(open_langs)) is not None:
-                top = pairs.best(langs[l])
-                if top is not None and top[2] >= min_frequency:
-                    chosen, pair = l, top
-                    break
-                if on_exhausted == "stop":  # the reference: the run ends here
-                    last = l
-                    break
-                open_langs.remove(l)  # "skip": the next language in cost order
-        if pair is None:
-            who = ("the concatenation" if last == GLOBAL else "any language" if last is None
-                   else f"language {langs[last]!r}")
-            stop_message = f"no pair has frequency >= {min_frequency} in {who} after {len(choices)} merges"
-            if last is not None:
-                choices.append(last)
-            break
-        a, b, _ = pair
-        recorded = (a, b) not in model.ranks
-        if recorded:
-            size = len(model)
-            c = model.add_merge(a, b)
-            pairs.added()
-            learned += 1 if compat else len(model) - size
-            if len(model) == size:
-                open_langs = list(range(len(langs)))
-            choices.append(chosen)
-            if variant == "window" and not classical:
-                if len(recent) == window:
-                    in_window[recent[0]] -= 1
-                recent.append(chosen)
-                in_window[chosen] += 1
-        else:  # a pair re-formed through a duplicate string: apply its merge again
-            c = model.results[model.ranks[(a, b)]]
-            open_langs = list(range(len(langs)))
-        engine.merge(a, b, c)
-        if ratio is not None:  # only ratio mode chooses by the training cost
-            train_len = totals()
-        dev_len = dev_totals()
-        if recorded:
-            if ratio is not None:
-                train_rows.append(train_len)
-            dev_rows.append(dev_len)
-        if bar is not None:
-            bar.update(learned - bar.n)
-    if bar is not None:
-        bar.close()
-    if ratio is None:
-        train_rows.append(totals())
-    timings = {"engines": t1 - t0, "merges": time.perf_counter() - t1}
-    dev_tokens = np.array(dev_rows) if dev_counts is not None else np.zeros((0, len(langs)), np.int64)
-    return ParityResult(model, langs, choices, dev_tokens, np.array(train_rows), stop_message,
-                        compat, start_merges, timings)
+    result = learn(engine, model, budget, config, progress)
+    result.timings = {"engines": t1 - t0, "merges": time.perf_counter() - t1}
+    return result
 
 
 def train_from_lines(
     train_lines: Mapping[str, Iterable[str]],
     dev_lines: Mapping[str, Sequence[str]] | None,
     vocab_size: int,
+    config: ParityConfig | None = None,
     *,
     scheme: str = DEFAULT_SCHEME,
-    compat: str | None = None,
     base: BPEModel | None = None,
+    progress: bool = False,
     **options,
 ) -> ParityResult:
     """Count training and (parallel) dev text with the mode's pre-tokenizer, then :func:`train`."""
+    config = as_config(config, **options)
     if base is not None:
         scheme = base.scheme
-    train_counts = count_corpus(train_lines, scheme, compat)
-    dev_counts = count_dev(dev_lines, scheme, compat) if dev_lines is not None else None
-    return train(train_counts, dev_counts, vocab_size, compat=compat, base=base, scheme=scheme, **options)
+    train_counts = count_corpus(train_lines, scheme, config.compat)
+    dev_counts = count_dev(dev_lines, scheme, config.compat) if dev_lines is not None else None
+    return train(train_counts, dev_counts, vocab_size, config, base=base, scheme=scheme, progress=progress)

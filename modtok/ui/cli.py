@@ -204,7 +204,6 @@ def cmd_lm_train(args) -> None:
 def cmd_parity_bpe(args) -> None:
     from pathlib import Path
 
-    from modtok import atomic
     from modtok.bpe import parity
 
     read = parity.reference_lines if args.compat else data.read_lines
@@ -224,11 +223,7 @@ def cmd_parity_bpe(args) -> None:
     out = Path(args.out)
     res.save_merges(out / "merges.txt")
     res.save(out / "tokenizer.json")
-    atomic.write_json(out / "trajectory.json", {
-        "languages": res.languages, "language_per_merge": res.choices,
-        "dev_tokens": res.dev_tokens.tolist(), "train_tokens": res.train_tokens.tolist(),
-        "stop_message": res.stop_message,
-    })
+    res.save_trajectory(out / "trajectory.json")
     if res.stop_message:
         print(res.stop_message, file=sys.stderr)
     gini = f", dev Gini {res.gini_dev():.4f}" if dev else ""
