@@ -520,6 +520,8 @@ def learn(
     langs = engine.languages
     pairs, chooser = _Pairs(engine, model, config), config.chooser(engine)
     costs = _Costs(engine, dev=engine.tracked_totals().size > 0, every_merge=config.ratios is not None)
+    # the config's answers, read once (the loop runs every merge)
+    all_classical, hybrid, stops = config.variant == "classical", config.hybrid, config.stops
     start_merges, learned, choices, stop_message = len(model.merges), 0, [], None
     # Languages whose best pair is below min_frequency stay so while every merge makes a
     # new token: a new pair (x, c) occurs at most as often as the merged pair did. A merge
@@ -527,13 +529,13 @@ def learn(
     open_langs = list(range(len(langs)))  # not exhausted, in index order
     with progress_bar(total=budget, desc="parity-aware BPE", enabled=progress) as bar:
         while learned < budget:
-            classical = config.variant == "classical" or len(choices) < config.hybrid
-            if not classical and len(choices) == config.hybrid > 0:  # the hybrid phase is over
+            classical = all_classical or len(choices) < hybrid
+            if not classical and len(choices) == hybrid > 0:  # the hybrid phase is over
                 engine.stop_total_best()
             if classical:
                 lang, pair = GLOBAL, pairs.best(None)
             else:
-                lang, pair = _parity_pair(chooser, pairs, langs, open_langs, config.stops)
+                lang, pair = _parity_pair(chooser, pairs, langs, open_langs, stops)
             if pair is None:  # the stop rule (or nothing left): the exhausted language is the last choice
                 stop_message = _stop_message(lang, langs, config.min_frequency, len(choices))
                 choices += [] if lang is None else [lang]
