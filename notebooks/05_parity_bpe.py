@@ -24,8 +24,8 @@
 #         (a, b) ← most frequent pair in l*'s training data
 #         merge (a, b) everywhere; update the dev costs
 #
-# Variants (all options of `modtok.bpe.parity.train`): **hybrid** (the first J merges
-# classical), **moving window** (a language is skipped while it holds more than α/L of
+# Variants (all options of `modtok.bpe.parity.train`, the fields of `parity.ParityConfig`):
+# **hybrid** (the first J merges classical), **moving window** (a language is skipped while it holds more than α/L of
 # the last w parity choices), **ratio** (no dev set: equalise each language's own
 # training compression, scaled by target ratios).
 #
@@ -34,20 +34,19 @@
 # proportions; the pool's own sizes are nearly uniform) and in a **balanced** one, use
 # FLORES-200 *dev* as the parallel dev set and evaluate everything on FLORES-200 *devtest*. The disparity measure is the
 # **Gini coefficient** of the per-language token totals on the parallel devtest lines
-# (0 = every language pays the same).
+# (0 = every language pays the same). The harness (mixtures, cached runs, evaluations, tables)
+# is `modtok.studies.parity_bpe`; this notebook sets the parameters, shows and checks.
 
 # %%
-import functools
 import time
 
 import numpy as np
-from IPython.display import HTML, display
+from IPython.display import display
 
-from modtok.text import data
-from modtok.evaluation import metrics
-from modtok.ui import plots, widgets
 from modtok.bpe import parity
-from modtok.mixture import TextPool
+from modtok.studies import parity_bpe
+from modtok.text import data
+from modtok.ui import plots, widgets
 
 plots.setup()
 T0 = time.time()
@@ -57,38 +56,21 @@ SMOKE = data.is_smoke()
 # that no merge can lower (see modtok.text.pretokenize); parity-aware BPE would then keep
 # choosing a language it cannot help. Lossless like every modtok scheme.
 SCHEME = "llama3-marks"
-
-# Realistic corpus sizes: CC-100 (the XLM-R corpus), GiB of text per language, rounded,
-# as tabulated in Conneau et al. 2020, "Unsupervised Cross-lingual Representation
-# Learning at Scale", Table 6. They only set the skew of the mixture.
-CC100_GIB = {
-    "eng_Latn": 300.8, "rus_Cyrl": 278.0, "vie_Latn": 137.3, "deu_Latn": 66.6, "fra_Latn": 56.8,
-    "spa_Latn": 53.3, "por_Latn": 49.1, "ell_Grek": 46.9, "pol_Latn": 44.6, "ita_Latn": 30.2,
-    "nld_Latn": 29.3, "tur_Latn": 20.9, "hin_Deva": 20.2, "ces_Latn": 16.3, "tam_Taml": 12.2,
-    "ben_Beng": 8.4, "tel_Telu": 4.7, "mar_Deva": 2.8,
-}
-TIERS = {lang: "high" if gib >= 50 else "medium" if gib >= 5 else "low" for lang, gib in CC100_GIB.items()}
+# The mixture's skew comes from realistic corpus sizes: CC-100 GiB per language
+# (parity_bpe.CC100_GIB, Conneau et al. 2020, Table 6). τ = 3.3 is XLM-R's smoothing.
 TAU = 3.3
+NATURAL = parity_bpe.NATURAL  # τ = 1: the natural proportions
 # The paper's 30 languages (its evaluation suite's language list) that the pool has: 18.
-# Its others (Arabic, Persian, Chinese, Japanese, Korean, Thai, Hebrew, Georgian,
-# Indonesian, Filipino, Norwegian, Azerbaijani) have no pool text.
-PREFERRED = list(CC100_GIB)
+PREFERRED = list(parity_bpe.CC100_GIB)
 if SMOKE:
-    PREFERRED = ["eng_Latn", "rus_Cyrl", "ell_Grek", "hin_Deva", "tel_Telu", "mar_Deva"]
-LANGS = data.pick_languages(PREFERRED)  # wordfreq default: same-script stand-ins
+    PREFERRED = parity_bpe.SMOKE_LANGUAGES  # eng rus ell hin tel mar
 VOCAB = 2_000 if SMOKE else 32_000
-corpora = data.default_corpora(LANGS, train_chars=150_000 if SMOKE else 3_000_000,
-                               eval_lines=300 if SMOKE else None)
-LANGS = [lang for lang in LANGS if lang in corpora.train]
-if corpora.parallel_eval:  # FLORES-200 is configured (with the pool or a manifest)
-    dev_all = data.load_flores(LANGS, "dev")
-    dev_source = f"FLORES-200 dev ({len(dev_all[LANGS[0]])} parallel lines)"
-else:  # no parallel text: equal numbers of held-out 12-word pseudo-sentences
-    dev_all = data.load_wordfreq(LANGS, n_lines=300, seed=7)
-    dev_source = "wordfreq held-out sample (300 lines per language, NOT parallel: parity of tokens per 12-word line)"
-test = corpora.eval
-print("data:", corpora.source)
-print("dev set:", dev_source)
+# wordfreq default: same-script stand-ins; FLORES-200 dev ranks, devtest evaluates
+study = parity_bpe.load(PREFERRED, VOCAB, SCHEME, train_chars=150_000 if SMOKE else 3_000_000,
+                        eval_lines=300 if SMOKE else None, tau=TAU)
+LANGS, TIERS, N_DEV = study.langs, study.tiers, study.n_dev
+print("data:", study.source)
+print("dev set:", study.dev_source)
 print(f"{len(LANGS)} languages:", ", ".join(f"{data.lang_name(l)} ({l}, {TIERS[l]})" for l in LANGS))
 print(f"vocabulary: {VOCAB:,} tokens (256 bytes included), pre-tokenizer {SCHEME}")
 
@@ -101,85 +83,14 @@ print(f"vocabulary: {VOCAB:,} tokens (256 bytes included), pre-tokenizer {SCHEME
 # **Balanced**: the same number of characters for every language.
 
 # %%
-available = data.chars_per_language(corpora.train)
-POOL = TextPool(corpora.train, seed=0)  # the one sampler: a prefix of one fixed shuffle per language
-NATURAL = 1.0
-
-
-@functools.lru_cache(maxsize=None)
-def mixture(setting):
-    """The training text of ``setting``: a temperature τ, or "balanced"."""
-    if setting == "balanced":
-        return POOL.sample({l: 1.0 for l in LANGS}, min(available.values()) * len(LANGS)).lines()
-    share = {l: CC100_GIB[l] ** (1 / setting) for l in LANGS}
-    total = int(min(available[l] * sum(share.values()) / share[l] for l in LANGS))
-    return POOL.sample(share, total).lines()
-
-
-@functools.lru_cache(maxsize=None)
-def counts(setting):
-    return parity.count_corpus(mixture(setting), SCHEME)
-
-
-chars = {setting: data.chars_per_language(mixture(setting)) for setting in (TAU, NATURAL, "balanced")}
-mixture_rows = [{"language": f"{data.lang_name(l)} ({l})", "tier": TIERS[l], "CC-100 GiB": CC100_GIB[l],
-                 f"τ = {TAU} chars": chars[TAU][l], "τ = 1 chars": chars[NATURAL][l],
-                 "balanced chars": chars["balanced"][l]} for l in LANGS]
-display(plots.table(mixture_rows))
-skew = {setting: max(c.values()) / min(c.values()) for setting, c in chars.items()}
+display(plots.table(study.mixture_rows()))
+skew = {setting: study.skew(setting) for setting in (TAU, NATURAL, "balanced")}
 assert skew[NATURAL] > skew[TAU] > 2.5 and skew["balanced"] < 1.01, skew  # really unbalanced
 print(f"largest / smallest language: τ = {TAU}: {skew[TAU]:.1f}x, τ = 1: {skew[NATURAL]:.0f}x")
 
 # %% [markdown]
-# Every tokenizer is trained once (cached); the widgets only train what a new setting needs.
-
-
-# %%
-N_DEV = len(dev_all[LANGS[0]])
-
-
-@functools.lru_cache(maxsize=None)
-def dev_counts(n_lines, langs):
-    return parity.count_dev({l: dev_all[l][:n_lines] for l in langs}, SCHEME)
-
-
-def spec(setting=TAU, variant="base", j_frac=0.0, window=100, alpha=2.0,
-         dev_lines=None, vocab=VOCAB, langs=tuple(LANGS)):
-    """One training run as a canonical tuple (settings a variant ignores are dropped)."""
-    if variant != "window":
-        window, alpha = 100, 2.0
-    if variant == "classical":
-        j_frac, dev_lines = 0.0, None
-    return (setting, variant, round(j_frac, 2), window, alpha, dev_lines or N_DEV, vocab, tuple(langs))
-
-
-@functools.lru_cache(maxsize=None)
-def trained(key):
-    """One parity-aware (or classical) BPE; variant in classical / base / window / ratio."""
-    setting, variant, j_frac, window, alpha, dev_lines, vocab, langs = key
-    train_counts = {l: counts(setting)[l] for l in langs}
-    options = {"hybrid": int(j_frac * (vocab - 256))}
-    if variant == "ratio":
-        options["ratios"] = [1.0] * len(langs)  # equal target ratios
-    else:
-        options["variant"] = variant
-        if variant == "window":
-            options.update(window=window, alpha=alpha)
-    return parity.train(train_counts, dev_counts(dev_lines, langs), vocab, scheme=SCHEME, **options)
-
-
-@functools.lru_cache(maxsize=None)
-def evaluate(key):
-    """Table 1 columns on devtest (one encoding per language) + per-language numbers."""
-    res = trained(key)
-    tok, langs = res.tokenizer(), res.languages
-    parallel = {l: test[l] for l in langs}
-    row = metrics.parity_summary(tok, parallel, vocab_size=len(res.model))
-    per_lang = [{"lang": l, "tokens per line": metrics.token_counts(tok, test[l]).mean(),
-                 "bytes per token": metrics.compression_rate(tok, test[l], "bytes"),
-                 "utilisation": metrics.vocab_utilisation(tok, test[l], len(res.model))} for l in langs]
-    tiers = metrics.vocab_utilisation_by_tier(tok, parallel, TIERS, len(res.model))
-    return {"row": row, "per_lang": per_lang, "tiers": tiers, "merges": res.language_merge_counts()}
+# Every tokenizer is trained once and evaluated once (`ParityStudy` caches both); the widgets
+# only train what a new setting needs.
 
 
 # %% [markdown]
@@ -196,39 +107,12 @@ def evaluate(key):
 # Rényi efficiency at α = 2.5.
 
 # %%
-VARIANT_OPTIONS = {
-    "classical": dict(variant="classical"),
-    "parity (base)": dict(variant="base"),
-    "hybrid (J = K/2)": dict(variant="base", j_frac=0.5),
-    "window (w=100, α=2)": dict(variant="window", window=100, alpha=2.0),
-    "ratio (r = 1)": dict(variant="ratio"),
-}
-VARIANTS = {name: spec(**options) for name, options in VARIANT_OPTIONS.items()}  # τ = 3.3
-table1 = []
-for tau in (TAU, NATURAL):
-    for name, options in VARIANT_OPTIONS.items():
-        ev = evaluate(spec(tau, **options))
-        r = ev["row"]
-        table1.append({"mixture": f"τ = {tau:g}", "tokenizer": name, "Gini ↓": r["gini"],
-                       "Gini per byte": r["gini_per_byte"],
-                       "global compression (B/tok) ↑": r["global_compression"],
-                       "mean per-language B/tok": np.mean([p["bytes per token"] for p in ev["per_lang"]]),
-                       "utilisation": r["utilisation"], "Rényi eff.": r["renyi"],
-                       "fertility": r["fertility"], "devtest tokens": r["tokens"]})
+VARIANTS = {name: study.named(name) for name in parity_bpe.TABLE1_VARIANTS}  # τ = 3.3
+table1 = study.table1()  # τ = 3.3, then τ = 1
 display(plots.table(table1, floatfmt="{:.4f}"))
-
-
-def price(setting, vocab=VOCAB):
-    """Base parity-aware vs classical BPE: (how much lower the Gini is, relative change of
-    global compression), both as fractions."""
-    c = evaluate(spec(setting, variant="classical", vocab=vocab))["row"]
-    b = evaluate(spec(setting, vocab=vocab))["row"]
-    return 1 - b["gini"] / c["gini"], b["global_compression"] / c["global_compression"] - 1
-
-
 classical = table1[0]
 for tau in (TAU, NATURAL):
-    cut, comp = price(tau)
+    cut, comp = study.price(tau)
     print(f"τ = {tau:g}: base vs classical Gini {100 * cut:.0f}% lower, global compression {100 * comp:+.2f}%"
           f"   [{len(LANGS)} languages, vocab {VOCAB:,}]")
 
@@ -246,9 +130,9 @@ for tau in (TAU, NATURAL):
 # +26%); on the natural proportions classical BPE spends far more merges on English than
 # parallel text rewards, and parity-aware BPE gets most of the cost back by moving them.
 # Smoke sizes (2k vocabulary) and the wordfreq default (no parallel text) get looser bounds.
-full_claim = corpora.parallel_eval and not SMOKE
-gini_cut, comp_change = price(TAU)
-natural_cut, natural_comp = price(NATURAL)
+full_claim = study.parallel and not SMOKE
+gini_cut, comp_change = study.price(TAU)
+natural_cut, natural_comp = study.price(NATURAL)
 if full_claim:
     assert natural_cut >= 0.6 and abs(natural_comp) <= 0.02, (natural_cut, natural_comp)
     assert gini_cut >= 0.6 and comp_change >= -0.10, (gini_cut, comp_change)
@@ -256,7 +140,7 @@ else:
     assert gini_cut >= 0.3 and natural_cut > 0 and min(comp_change, natural_comp) >= -0.12
 print(f"within 2% of classical: τ = 1 {abs(natural_comp) <= 0.02}, τ = {TAU} {abs(comp_change) <= 0.02}")
 assert all(r["Gini ↓"] < classical["Gini ↓"] for r in table1[1:4])  # base, hybrid, window (τ = 3.3)
-assert evaluate(VARIANTS["hybrid (J = K/2)"])["merges"][parity.GLOBAL] == (VOCAB - 256) // 2
+assert study.evaluate(VARIANTS["hybrid (J = K/2)"])["merges"][parity.GLOBAL] == (VOCAB - 256) // 2
 
 # %% [markdown]
 # ## The price of parity across vocabulary sizes
@@ -267,12 +151,7 @@ assert evaluate(VARIANTS["hybrid (J = K/2)"])["merges"][parity.GLOBAL] == (VOCAB
 
 # %%
 SWEEP = tuple(k * VOCAB for k in (1, 2, 3, 4))  # 32k ... 128k (smoke: 2k ... 8k)
-sweep = []
-for v in SWEEP:
-    cut, comp = price(TAU, v)
-    sweep.append({"vocab": v, "classical Gini": evaluate(spec(variant="classical", vocab=v))["row"]["gini"],
-                  "parity Gini": evaluate(spec(vocab=v))["row"]["gini"],
-                  "Gini cut %": 100 * cut, "global compression change %": 100 * comp})
+sweep = study.vocab_sweep(SWEEP)
 display(plots.table(sweep, floatfmt="{:.4f}"))
 plots.lines({k: (list(SWEEP), [r[k] for r in sweep]) for k in ("Gini cut %", "global compression change %")},
             title=f"Base parity-aware vs classical BPE, {len(LANGS)} languages, τ = {TAU} mixture",
@@ -289,12 +168,7 @@ assert abs(sweep[0]["Gini cut %"] - 100 * gini_cut) < 1e-9  # the first size is 
 
 # %%
 TAUS = (NATURAL, 1.5, 2.0, TAU)
-skew_rows = []
-for tau in TAUS:
-    cut, comp = price(tau)
-    mix_chars = data.chars_per_language(mixture(tau))
-    skew_rows.append({"τ": tau, f"{data.lang_name(LANGS[0])} share of the text": mix_chars[LANGS[0]] / sum(mix_chars.values()),
-                      "Gini cut %": 100 * cut, "global compression change %": 100 * comp})
+skew_rows = study.tau_sweep(TAUS)
 display(plots.table(skew_rows, floatfmt="{:.4f}"))
 plots.lines({k: (list(TAUS), [r[k] for r in skew_rows]) for k in ("Gini cut %", "global compression change %")},
             title=f"Base parity-aware vs classical BPE by mixture temperature, vocab {VOCAB:,}",
@@ -312,13 +186,10 @@ assert all(r["Gini cut %"] > 0 for r in skew_rows)
 # visibly so (the vocabulary sweep above shows how the price moves with the budget).
 
 # %%
-fig2_rows = [{"lang": data.lang_name(p["lang"]), "tokenizer": name, "bytes per token": p["bytes per token"]}
-             for name in ("classical", "parity (base)", "hybrid (J = K/2)")
-             for p in evaluate(VARIANTS[name])["per_lang"]]
+fig2_rows = study.per_language(["classical", "parity (base)", "hybrid (J = K/2)"], "bytes per token")
 plots.grouped_bars(fig2_rows, x="lang", y="bytes per token", color="tokenizer",
                    title=f"Compression per language on FLORES devtest, vocab {VOCAB:,}").show()
-cls_tpl = {p["lang"]: p["tokens per line"] for p in evaluate(VARIANTS["classical"])["per_lang"]}
-par_tpl = {p["lang"]: p["tokens per line"] for p in evaluate(VARIANTS["parity (base)"])["per_lang"]}
+cls_tpl, par_tpl = study.tokens_per_line("classical"), study.tokens_per_line("parity (base)")
 worst = max(cls_tpl, key=cls_tpl.get)
 print(f"costliest language under classical BPE: {data.lang_name(worst)}, "
       f"{cls_tpl[worst]:.1f} -> {par_tpl[worst]:.1f} tokens per line")
@@ -334,14 +205,12 @@ assert max(par_tpl.values()) / min(par_tpl.values()) < max(cls_tpl.values()) / m
 # smaller setting does.
 
 # %%
-fig1_rows = [{"tier": tier, "tokenizer": name, "utilisation": value}
-             for name in ("classical", "parity (base)")
-             for tier, value in evaluate(VARIANTS[name])["tiers"].items()]
+fig1_rows = study.tier_rows(["classical", "parity (base)"])
 plots.grouped_bars(fig1_rows, x="tier", y="utilisation", color="tokenizer",
                    title="Vocabulary utilisation by resource tier (CC-100 size)").show()
 # a tier's value is the mean of its languages' own utilisation
 for name in ("classical", "parity (base)"):
-    ev = evaluate(VARIANTS[name])
+    ev = study.evaluate(VARIANTS[name])
     for tier, value in ev["tiers"].items():
         own = [p["utilisation"] for p in ev["per_lang"] if TIERS[p["lang"]] == tier]
         assert abs(value - np.mean(own)) < 1e-12 and 0 < value < 1, (name, tier)
@@ -356,8 +225,7 @@ print({(r["tier"], r["tokenizer"]): round(r["utilisation"], 4) for r in fig1_row
 # reaches a low Gini from either mixture.
 
 # %%
-bal = [{"setting": str(s), "tokenizer": v, **{k: evaluate(spec(s, v))["row"][k] for k in ("gini", "global_compression")}}
-       for s in ("balanced", TAU, NATURAL) for v in ("classical", "base")]
+bal = study.balanced_rows()  # balanced, τ = 3.3, τ = 1; classical and base
 display(plots.table(bal, floatfmt="{:.4f}"))
 g = {(r["setting"], r["tokenizer"]): r["gini"] for r in bal}
 assert g[("balanced", "base")] < g[("balanced", "classical")]
@@ -369,10 +237,7 @@ assert g[("balanced", "base")] < g[("balanced", "classical")]
 
 # %%
 dev_sizes = [n for n in (100, 300) if n < N_DEV] + [N_DEV]
-abl_dev = [{"dev lines": n, **{k: evaluate(spec(dev_lines=n))["row"][k] for k in ("gini", "global_compression")}}
-           for n in dev_sizes]
-abl_win = [{"window w": w, **{k: evaluate(spec(variant="window", window=w))["row"][k]
-                              for k in ("gini", "global_compression")}} for w in (50, 100, 200)]
+abl_dev, abl_win = study.dev_size_rows(dev_sizes), study.window_rows((50, 100, 200))
 display(plots.table(abl_dev, floatfmt="{:.4f}"), plots.table(abl_win, floatfmt="{:.4f}"))
 assert all(r["gini"] < classical["Gini ↓"] for r in abl_dev + abl_win)
 
@@ -383,11 +248,8 @@ assert all(r["gini"] < classical["Gini ↓"] for r in abl_dev + abl_win)
 # drives the most expensive language down until the costs meet, then keeps them together.
 
 # %%
-res_base = trained(spec())
-step = max(1, len(res_base.merges) // 200)
-curves = {data.lang_name(l): (list(range(0, len(res_base.dev_tokens), step)),
-                              res_base.dev_tokens[::step, i].tolist()) for i, l in enumerate(res_base.languages)}
-plots.lines(curves, title="Dev cost per language during parity-aware training",
+res_base = study.trained(study.spec())
+plots.lines(study.dev_curves(study.spec()), title="Dev cost per language during parity-aware training",
             x_title="merges", y_title="dev tokens").show()
 assert (np.diff(res_base.dev_tokens, axis=0) <= 0).all()  # a merge never makes text longer
 
@@ -398,27 +260,6 @@ assert (np.diff(res_base.dev_tokens, axis=0) <= 0).all()  # a merge never makes 
 # and languages. Each change trains what it needs (cached) and re-evaluates on devtest.
 
 # %%
-def explore(variant, setting, j_frac, window, alpha, dev_lines, vocab, langs):
-    langs = tuple(l for l in LANGS if l in langs)
-    if len(langs) < 2:
-        return {"langs": langs, "rows": [], "per_lang": []}
-    key = spec(setting, variant, j_frac, window, alpha, dev_lines, vocab, langs)
-    ev, ref = evaluate(key), evaluate(spec(setting, variant="classical", vocab=vocab, langs=langs))
-    rows = [{"tokenizer": name, **{k: e["row"][k] for k in ("gini", "global_compression", "utilisation", "renyi")}}
-            for name, e in (("classical", ref), (variant, ev))]
-    per_lang = [{"lang": data.lang_name(p["lang"]), "tokenizer": name, "tokens per line": p["tokens per line"]}
-                for name, e in (("classical", ref), (variant, ev)) for p in e["per_lang"]]
-    return {"langs": langs, "key": key, "rows": rows, "per_lang": per_lang}
-
-
-def render(result):
-    if not result["rows"]:
-        return [HTML("<i>select at least two languages</i>")]
-    return [plots.table(result["rows"], floatfmt="{:.4f}"),
-            plots.grouped_bars(result["per_lang"], x="lang", y="tokens per line", color="tokenizer",
-                               title="Devtest tokens per line")]
-
-
 controls = {
     "variant": widgets.choice(["base", "window", "ratio", "classical"], description="variant"),
     "setting": widgets.choice([(f"τ = {TAU}", TAU), ("τ = 1 (natural)", NATURAL), ("balanced", "balanced")], TAU,
@@ -431,7 +272,8 @@ controls = {
     "vocab": widgets.budget_slider(VOCAB, min=1_000, max=VOCAB, step=500 if SMOKE else 1_000, description="vocab"),
     "langs": widgets.language_picker(LANGS, LANGS),
 }
-panel = widgets.Panel(explore, controls, render)
+# study.explore trains what the settings need (next to classical BPE); plots.parity_explore draws it
+panel = widgets.Panel(study.explore, controls, plots.parity_explore)
 panel.show()
 
 # %% [markdown]

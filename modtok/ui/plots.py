@@ -339,3 +339,20 @@ def segmentation(r: dict) -> list:
     fig = grouped_bars(bars, x="token", y="UTF-8 bytes", color="tokenizer",
                        title=f"{r['base']} {r['arm']}, K = {r['K']:,}: {r['tokens']} tokens")
     return [table([r], columns=["base", "arm", "K", "tokens", "segmentation"]), fig]
+
+
+# --- parity-aware BPE
+
+
+def parity_explore(result: dict) -> list:
+    """What notebook 05's Explore panel shows for a
+    :meth:`modtok.studies.parity_bpe.ParityStudy.explore` result: its table and the
+    devtest tokens per line of each language (classical vs the chosen variant); a
+    hint when fewer than two languages are selected (the same two outputs)."""
+    from IPython.display import HTML
+
+    if not result["rows"]:
+        return [HTML("<i>select at least two languages</i>"), HTML("")]
+    return [table(result["rows"], floatfmt="{:.4f}"),
+            grouped_bars(result["per_lang"], x="lang", y="tokens per line", color="tokenizer",
+                         title="Devtest tokens per line")]
