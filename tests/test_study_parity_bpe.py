@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numpy as np
@@ -103,7 +104,8 @@ def test_table1_has_its_columns_and_parity_lowers_the_gini(study):
     cut, comp = study.price(pb.TAU)
     base, classical = rows[1], rows[0]
     assert cut == pytest.approx(1 - base["Gini ↓"] / classical["Gini ↓"]) and cut > 0.3
-    assert comp == pytest.approx(base["global compression (B/tok) ↑"] / classical["global compression (B/tok) ↑"] - 1)
+    compression = "global compression (B/tok) ↑"
+    assert comp == pytest.approx(base[compression] / classical[compression] - 1)
 
 
 def test_vocab_sweep_is_greedy_in_the_budget(study):
@@ -114,7 +116,7 @@ def test_vocab_sweep_is_greedy_in_the_budget(study):
     assert [r["vocab"] for r in sweep] == list(sizes)
     for variant in ("classical", "base"):
         runs = [study.trained(study.spec(variant=variant, vocab=v)) for v in sizes]
-        for small, large in zip(runs, runs[1:]):
+        for small, large in itertools.pairwise(runs):
             assert large.model.merges[: len(small.model.merges)] == small.model.merges
         tokens = [study.evaluate(study.spec(variant=variant, vocab=v))["row"]["tokens"] for v in sizes]
         assert tokens == sorted(tokens, reverse=True) and tokens[0] > tokens[-1]
