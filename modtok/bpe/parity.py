@@ -65,7 +65,6 @@ first merge is y's most frequent pair although x's pair is more frequent overall
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -76,6 +75,7 @@ import numpy as np
 import regex
 
 from modtok import atomic
+from modtok.artifacts.tokenizer_json import hf_tokenizer, write_json
 from modtok.bpe.engine import Engine
 from modtok.bpe.export import to_tokenizer_json
 from modtok.bpe.model import BPEModel
@@ -335,15 +335,11 @@ class ParityResult:
 
     def save(self, path) -> Path:
         """Write :meth:`tokenizer_json` atomically."""
-        path = Path(path)
-        atomic.write_json(path, self.tokenizer_json())
-        return path
+        return write_json(path, self.tokenizer_json())
 
     def tokenizer(self):
         """The HF ``tokenizers.Tokenizer`` of :meth:`tokenizer_json`."""
-        from tokenizers import Tokenizer
-
-        return Tokenizer.from_str(json.dumps(self.tokenizer_json()))
+        return hf_tokenizer(self.tokenizer_json())
 
     def trajectory(self) -> dict:
         """What chose the merges, as JSON: ``languages``, ``language_per_merge``
