@@ -68,14 +68,16 @@ def test_usage_text_is_encoded_identically(llama3, llama_trim):
             assert result.kept[ids].tolist() == base.encode(line, add_special_tokens=False).ids, line
     assert result.report.usage_identical == 1.0
     assert result.report.kept_tokens < result.report.base_tokens / 2  # something was cut
+    for line in random_lines(200, 42):  # held-out text: other tokens maybe, the same text back
+        assert trimmed.decode(trimmed.encode(line, add_special_tokens=False).ids, skip_special_tokens=False) == line
 
 
 def test_replay_is_hf_bpe_without_ignore_merges(llama3, usage_text):
     model = llama3["model"]
     hf = tj.hf_tokenizer(llama3)
     ranks = trim.merge_ranks(model)
-    words = {w for lines in usage_text.values() for line in lines[:200]
-             for w, _ in hf.pre_tokenizer.pre_tokenize_str(line)} | {"Ġunbelievably", "Ġzzzyzx"}
+    lines = [line for lines in usage_text.values() for line in lines[:200]] + random_lines(300, 3)
+    words = {w for line in lines for w, _ in hf.pre_tokenizer.pre_tokenize_str(line)} | {"Ġunbelievably"}
     outside = [w for w in words if w not in model["vocab"]]  # ignore_merges emits the others whole
     assert len(outside) > 20
     for w in outside:
@@ -228,6 +230,10 @@ def test_cli_trims_a_tokenizer_and_a_model_atomically(tmp_path, monkeypatch, cap
     assert {int(k): v for k, v in id_map["old_to_new"].items()} == {int(o): n for n, o in enumerate(kept)}
     report = json.loads((out / "trim_report.json").read_text())
     assert set(report["usage"]) == {"eng_Latn", "fra_Latn"} and report["embedding_bytes_saved"] > 0
+    from transformers import AutoTokenizer
+
+    assert AutoTokenizer.from_pretrained(out).encode("The lazy fox.") == \
+        [id_map["old_to_new"][str(i)] for i in hf.encode("The lazy fox.").ids]
     model = AutoModelForCausalLM.from_pretrained(out)
     assert model.config.vocab_size == len(kept) == report["kept_tokens"]
     ids = tj.hf_tokenizer(tj.read_json(out / "tokenizer.json")).encode(SAMPLE["fra_Latn"][0]).ids
