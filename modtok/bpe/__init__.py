@@ -15,6 +15,7 @@ lists, lazy heaps, apply-merge) live once in the engine.
   :mod:`.parity`     parity-aware BPE: the pair of the currently costliest language
   :mod:`.repair`     continued BPE on a *deployed* tokenizer in its own ids (arms R1, R2)
 - :mod:`.export`     ``BPEModel`` <-> HF ``tokenizer.json``
+- :mod:`.trim`       a tokenizer.json (and an HF model's rows) cut to the tokens a text uses
 - :mod:`.tree`       the merge hierarchy of a word (for the notebooks' explorer)
 - :mod:`.reference`  the naive twin of the engine that every differential test drives
 

@@ -8,6 +8,7 @@
     modtok encode TOKDIR --langs npi_Deva "text"  global ids of a subtokenizer
     modtok lm-train --tokenizer DIR --out DIR     train a modular LM (torchrun ... -m modtok lm-train)
     modtok count MANIFEST -o DIR [--workers N | --scheduler ADDR]   pre-token counts (on Dask)
+    modtok trim BASE -o OUT --langs L... [--model HF_DIR]   trim a tokenizer (and model) to languages
     modtok parity-bpe OUT --train F.. --dev F.. -s 1000   parity-aware BPE on files (the reference's flags)
     modtok audit TOKENIZER [--lang npi_Deva --ref eng_Latn] [--json]   pre-token audit on FLORES devtest
 
@@ -178,6 +179,46 @@ def cmd_count(args) -> None:
     print(f"saved counts ({args.scheme}) -> {args.out}")
 
 
+def cmd_trim(args) -> None:
+    from pathlib import Path
+
+    from modtok.artifacts import deployed
+    from modtok.bpe import trim
+
+    base = deployed.load_json(args.base)
+    if args.manifest:
+        usage_text = data.manifest_train(args.manifest, args.langs, args.max_chars)
+        usage_source = f"manifest {args.manifest} (first ≤{args.max_chars:,} chars/language)"
+    else:
+        usage_text = data.load_pool(args.langs, max_chars=args.max_chars)
+        usage_source = f"pool {data.pool_dir()} (≤{args.max_chars:,} chars/language)"
+    if args.eval:
+        held_out = {Path(f).name: data.read_lines(f) for f in args.eval}
+        held_out_source = "files " + " ".join(args.eval)
+    elif data.flores_dir() is not None and (data.flores_dir() / "devtest").is_dir():
+        held_out, held_out_source = data.load_flores(args.langs), f"FLORES-200 devtest {data.flores_dir()}"
+    else:
+        held_out, held_out_source = {}, ""
+    result = trim.trim_json(base, usage_text, held_out, keep_first=args.keep_first,
+                            usage_source=usage_source, held_out_source=held_out_source)
+    trim.save(result, args.out, args.model)
+    r = result.report
+    print(f"usage text: {usage_source}")
+    print(f"kept {r.kept_tokens:,} of {r.base_tokens:,} tokens ({r.kept_by_usage:,} used), "
+          f"{r.kept_merges:,} of {r.base_merges:,} merges; tokenizer.json {r.json_bytes_base:,} -> "
+          f"{r.json_bytes_trimmed:,} bytes; merges using a part made later: {r.late_merges_kept:,} "
+          f"(base {r.late_merges_base:,})")
+    print(f"usage text encoded identically: {r.usage_identical:.2%} of lines")
+    if r.held_out:
+        print(f"held-out text: {held_out_source}")
+        for name, t in r.held_out.items():
+            print(f"  {name}: {t.identical:.1%} of {t.lines} lines identical, tokens/byte "
+                  f"{t.tokens_per_byte_base:.4f} -> {t.tokens_per_byte_trimmed:.4f} ({t.tokens_per_byte_change:+.2%})")
+    if r.embedding_bytes_saved is not None:
+        print(f"model: {r.embedding_bytes_saved:,} bytes of embedding/output rows saved")
+    print(f"saved -> {args.out}")
+
+
 def cmd_lm_train(args) -> None:
     from modtok.artifacts.modular import ModularTokenizer
     from modtok.lm.batches import BatchSource, lm_vocab_size
@@ -328,6 +369,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--partition-mb", type=int, default=64, help="input MB per Dask task (small shards are grouped)")
     p.add_argument("--connect-timeout", type=float, default=30, help="seconds to wait for the scheduler")
     p.set_defaults(fn=cmd_count)
+
+    p = sub.add_parser("trim", help="trim a BPE tokenizer (and an HF model) to the tokens some languages use")
+    p.add_argument("base", help="a deployed name (llama3, qwen3, ...), a tokenizer.json or its directory")
+    p.add_argument("-o", "--out", required=True, help="output directory (tokenizer.json, id_map.json, ...)")
+    p.add_argument("--langs", nargs="+", action=_Langs, required=True, help="languages to keep")
+    p.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]}: usage text instead of the pool")
+    p.add_argument("--max-chars", type=int, default=3_000_000, help="usage characters per language")
+    p.add_argument("--eval", nargs="+", help="held-out text files (default: FLORES-200 devtest when configured)")
+    p.add_argument("--keep-first", type=int, default=0, help="also keep the ids below this (most frequent)")
+    p.add_argument("--model", help="HF causal-LM directory: cut its embedding/output rows into OUT")
+    p.set_defaults(fn=cmd_trim)
 
     p = sub.add_parser("audit", help="premium, pre-token floor and its decomposition on FLORES-200")
     p.add_argument("tokenizer", help="a deployed name (llama3, qwen3, ...), a tokenizer.json or its directory")
