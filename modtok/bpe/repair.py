@@ -538,10 +538,33 @@ class Invariance:
                f"special tokens {yes[self.specials_kept]}"]
         for name, (n, same, skipped) in self.probes.items():
             out.append(f"{name}: {same}/{n} lines with identical ids"
-                       + (f" ({skipped} lines with marks or the target script skipped)" if skipped else ""))
+                       + (f" ({skipped} line{'s' * (skipped > 1)} with marks or the target script skipped)"
+                          if skipped else ""))
             if name in self.examples:
                 out.append(f"  first changed line: {self.examples[name][:120]!r}")
         return out
+
+
+def neutral_lines(ext: Extension, lines: Iterable[str], script: str = "Deva") -> list[str]:
+    """The ``lines`` Proposition 1 speaks of: without a character of ``script``'s block
+    (:data:`SCRIPT_BLOCKS`) and, when ``ext``'s regex is not the base's, without a
+    combining mark (``\\p{M}``; a superset of R2-deva's Devanagari marks).
+
+    >>> from modtok.bpe.model import BPEModel
+    >>> from modtok.bpe.export import to_tokenizer_json
+    >>> base = Base(to_tokenizer_json(BPEModel([], scheme="llama3")))
+    >>> r2 = Extension(base, [], arm_pattern(base.regex, "R2"))
+    >>> neutral_lines(r2, ["Hello", "नमस्ते", "cafe\u0301", "Привет"])
+    ['Hello', 'Привет']
+    """
+    import regex as re
+
+    if script not in SCRIPT_BLOCKS:
+        raise DataError(f"no Unicode block for script {script!r} (known: {', '.join(SCRIPT_BLOCKS)})")
+    lo, hi = SCRIPT_BLOCKS[script]
+    marks = r"\p{M}" if ext.regex != ext.base.regex else ""
+    moved = re.compile(f"[{chr(lo)}-{chr(hi)}{marks}]").search
+    return [line for line in lines if not moved(line)]
 
 
 def invariance(ext: Extension, probes: Mapping[str, Sequence[str]], script: str = "Deva", tokenizer=None) -> Invariance:
@@ -551,8 +574,6 @@ def invariance(ext: Extension, probes: Mapping[str, Sequence[str]], script: str 
     same ids (``add_special_tokens=False``). ``tokenizer``: ``ext.tokenizer()`` if
     already built.
     """
-    import regex as re
-
     tj = ext.tokenizer_json()
     base_model, model = ext.base.json["model"], tj["model"]
     vocab = model["vocab"]
@@ -560,15 +581,10 @@ def invariance(ext: Extension, probes: Mapping[str, Sequence[str]], script: str 
     n = len(base_model["merges"])
     merges_kept = [merge_pair(m) for m in model["merges"][:n]] == [merge_pair(m) for m in base_model["merges"]]
     specials_kept = tj.get("added_tokens") == ext.base.json.get("added_tokens")
-    if script not in SCRIPT_BLOCKS:
-        raise DataError(f"no Unicode block for script {script!r} (known: {', '.join(SCRIPT_BLOCKS)})")
-    lo, hi = SCRIPT_BLOCKS[script]
-    marks = r"\p{M}" if ext.regex != ext.base.regex else ""
-    moved = re.compile(f"[{chr(lo)}-{chr(hi)}{marks}]").search
     tok = tokenizer if tokenizer is not None else ext.tokenizer()
     report, examples = {}, {}
     for name, lines in probes.items():
-        kept = [line for line in lines if not moved(line)]
+        kept = neutral_lines(ext, lines, script)
         old = ext.base.tokenizer.encode_batch(kept, add_special_tokens=False)
         new = tok.encode_batch(kept, add_special_tokens=False)
         same = [a.ids == b.ids for a, b in zip(old, new)]
