@@ -221,3 +221,22 @@ def test_the_strict_filter_passes_and_saves_atomically(tmp_path, capsys):
     assert sorted(p.name for p in out.parent.iterdir()) == ["ext"]
     rc, _, cap = _cli(tmp_path, capsys)  # OUT exists now: refused, untouched
     assert rc == 2 and "exists" in cap.err
+
+
+def test_a_manifest_entry_is_the_text_and_progress_shows_the_merges(tmp_path, capsys):
+    manifest = tmp_path / "corpora.yaml"
+    manifest.write_text("npi_Deva: [train.txt]\n", encoding="utf-8")
+    rc, out, cap = _cli(tmp_path, capsys, "--progress")
+    assert rc == 0 and "continued BPE merges" in cap.err
+    (tmp_path / "train.txt").write_text("zqxv zqxv zqxv कक कक\n" * 20, encoding="utf-8")
+    rc = cli.main(["extend", str(tmp_path / "base"), "-o", str(tmp_path / "m"), "--lang", "npi_Deva", "-K", "20",
+                   "--manifest", str(manifest), "--probe", str(tmp_path / "probe.txt")])
+    m = capsys.readouterr()
+    assert rc == 0 and "20 lines" in m.err
+    assert (tmp_path / "m" / "tokenizer.json").read_bytes() == (out / "tokenizer.json").read_bytes()
+
+
+def test_a_model_smaller_than_the_tokenizer_is_refused(tmp_path, capsys):
+    rc, out, cap = _cli(tmp_path, capsys, "--model", str(_tiny(tmp_path / "small", tied=True, rows=100)))
+    assert rc == 2 and "100 embedding rows" in cap.err
+    assert not out.exists() and list(out.parent.iterdir()) == []

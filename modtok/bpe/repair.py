@@ -534,8 +534,8 @@ class Invariance:
     def lines(self) -> list[str]:
         """The report, one line per check."""
         yes = {True: "kept", False: "CHANGED"}
-        out = [f"original ids {yes[self.ids_kept]}, original merges {yes[self.merges_kept]}, "
-               f"special tokens {yes[self.specials_kept]}"]
+        out = [f"original ids {yes[self.ids_kept]}, original merges {yes[self.merges_kept]}, special tokens "
+               + yes[self.specials_kept]]
         for name, (n, same, skipped) in self.probes.items():
             out.append(f"{name}: {same}/{n} lines with identical ids"
                        + (f" ({skipped} line{'s' * (skipped > 1)} with marks or the target script skipped)"
