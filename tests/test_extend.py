@@ -196,6 +196,17 @@ def test_a_base_without_settings_adds_nothing(tmp_path):
     assert at("hi").input_ids == [ord("h"), ord("i")] and at.bos_token is None
 
 
+def test_a_template_in_the_base_file_is_read_not_doubled(tmp_path):
+    folder = _small_base(tmp_path / "base")
+    tj = json.loads((folder / "tokenizer.json").read_text())
+    tj["post_processor"] = repair.with_template(tj, {"bos_token": "<s>", "add_bos_token": True})["post_processor"]
+    (folder / "tokenizer.json").write_text(json.dumps(tj))
+    base = repair.Base.load(folder)
+    assert base.config == {"bos_token": "<s>"}  # the file adds it: no add_bos_token to write again
+    at = transformers.AutoTokenizer.from_pretrained(repair.Extension(base, [], base.regex).save(tmp_path / "ext"))
+    assert at("hi").input_ids == [257, ord("h"), ord("i")] and at.bos_token == "<s>"
+
+
 def _cli(tmp_path, capsys, *extra, probe="zqxv wbk zqxv\n"):
     base = _small_base(tmp_path / "base")
     (tmp_path / "train.txt").write_text("zqxv zqxv zqxv कक कक\n" * 20, encoding="utf-8")
