@@ -62,7 +62,7 @@ import numpy as np
 
 from modtok import atomic
 from modtok.artifacts import deployed
-from modtok.artifacts.tokenizer_json import merge_pair
+from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair, write_json
 from modtok.bpe.engine import Engine, words_from_counts
 from modtok.errors import BudgetError, ConfigError, DataError, TokenizerFileError
 from modtok.progress import bar as progress_bar
@@ -269,9 +269,7 @@ class Base:
     def tokenizer(self):
         """The base as an HF ``tokenizers.Tokenizer`` (built once: a big JSON)."""
         if self._tokenizer is None:
-            from tokenizers import Tokenizer
-
-            self._tokenizer = Tokenizer.from_str(json.dumps(self.json))
+            self._tokenizer = hf_tokenizer(self.json)
         return self._tokenizer
 
 
@@ -400,7 +398,10 @@ def base_config(name_or_path: str | os.PathLike, tokenizer_json: Mapping) -> dic
         folder = path if path.is_dir() else path.parent
         for name in ("special_tokens_map.json", "tokenizer_config.json"):
             if (folder / name).is_file():
-                own = json.loads((folder / name).read_text(encoding="utf-8"))
+                try:
+                    own = json.loads((folder / name).read_text(encoding="utf-8"))
+                except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+                    raise TokenizerFileError(f"{folder / name}: cannot read it ({e})") from None
                 config.update({k: v for k, v in own.items() if k not in _NOT_CARRIED})
         if (folder / "chat_template.jinja").is_file():
             config["chat_template"] = (folder / "chat_template.jinja").read_text(encoding="utf-8")
@@ -478,9 +479,7 @@ class Extension:
 
     def tokenizer(self):
         """The extended tokenizer as an HF ``tokenizers.Tokenizer``."""
-        from tokenizers import Tokenizer
-
-        return Tokenizer.from_str(json.dumps(self.tokenizer_json()))
+        return hf_tokenizer(self.tokenizer_json())
 
     def tokenizer_config(self, tokenizer_class: str = "PreTrainedTokenizerFast") -> dict:
         """``tokenizer_config.json``: ``tokenizer_class`` (``PreTrainedTokenizerFast``
@@ -499,7 +498,7 @@ class Extension:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         tj = with_template(self.tokenizer_json(), self.base.config)
-        atomic.write_text(out / "tokenizer.json", json.dumps(tj, ensure_ascii=False))
+        write_json(out / "tokenizer.json", tj)
         atomic.write_json(out / "tokenizer_config.json", self.tokenizer_config(tokenizer_class), indent=2)
         return out
 
