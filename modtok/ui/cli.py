@@ -11,6 +11,8 @@
     modtok trim BASE -o OUT --langs L... [--model HF_DIR]   trim a tokenizer (and model) to languages
     modtok parity-bpe OUT --train F.. --dev F.. -s 1000   parity-aware BPE on files (the reference's flags)
     modtok audit TOKENIZER [--lang npi_Deva --ref eng_Latn] [--json]   pre-token audit on FLORES devtest
+    modtok extend BASE -o OUT --lang L (--manifest M | --text F...) -K N [--arm R2] [--model HF_DIR]
+                                                  continued BPE on a deployed tokenizer, model resized
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
 YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`);
@@ -283,6 +285,90 @@ def cmd_audit(args) -> None:
         print(audit.format_rows({args.tokenizer: row}))
 
 
+PROBE_LANGS = ("eng_Latn", "rus_Cyrl")  # the invariance's default probe: FLORES devtest, no Indic mark
+
+
+def cmd_extend(args) -> None:
+    """Continued BPE on a deployed tokenizer (``modtok.bpe.repair``), the invariance checked
+    before anything is written, the model resized with it; OUT appears only when complete."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from modtok.bpe import repair
+
+    out = Path(args.out)
+    if out.exists():
+        raise errors.UsageError(f"{out} exists: give a new directory (nothing was written)")
+    script = data.script_of(args.lang)
+    keep = {"strict": lambda: repair.BlockFilter.for_script(script),
+            "relaxed": lambda: repair.BlockFilter.for_script(script, relaxed=True),
+            "none": lambda: False}[args.filter]()
+    if args.probe:
+        probes = {f: data.open_corpus(f, lang="probe").lines() for f in args.probe}
+        probe_source = "--probe " + " ".join(args.probe)
+    elif data.flores_dir() is not None:
+        flores = data.load_flores(list(PROBE_LANGS), split="devtest")
+        probes = {f"FLORES-200 devtest {lang}": flores[lang] for lang in PROBE_LANGS}
+        probe_source = f"FLORES-200 devtest {', '.join(PROBE_LANGS)} ($MODTOK_FLORES)"
+    else:
+        raise errors.UsageError("no probe text for the invariance check: set MODTOK_FLORES or give --probe F...")
+    model = None
+    if args.model:
+        from transformers.utils import logging as hf_logging
+
+        from modtok.lm import hf_resize
+
+        if not args.progress:
+            hf_logging.disable_progress_bar()  # its loading / writing bars
+        model = hf_resize.load_causal_lm(args.model)  # before the long work: a bad directory fails fast
+
+    base = repair.Base.load(args.base)
+    print(f"base: {base!r}", file=sys.stderr)
+    corpus = data.open_corpus(args.manifest or args.text, lang=args.lang, max_chars=args.max_chars)
+    lines = corpus.lines()
+    print(f"text: {args.lang}, {corpus.n_units:,} lines, {corpus.chars:,} chars from "
+          f"{args.manifest or ' '.join(args.text)}", file=sys.stderr)
+    counts = repair.count_words(base, lines, repair.arm_pattern(base.regex, args.arm))
+    ext = repair.extend(base, counts, args.K, args.arm, keep=keep, min_count=args.min_count, progress=args.progress)
+    print(f"{ext!r} (arm {args.arm}, filter {args.filter})")
+    tok = ext.tokenizer()
+    inv = repair.invariance(ext, probes, script, tokenizer=tok)
+    print(f"invariance, probe text {probe_source}:")
+    for line in inv.lines():
+        print("  " + line)
+    if not inv.ok:
+        raise errors.ConfigError("the extension changes the base's ids or merges, or the ids of probe text "
+                                 f"without marks or {script} characters: not saved, nothing written")
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    try:
+        ext.save(tmp)
+        if model is not None:
+            from transformers import AutoTokenizer
+
+            hf_tok = AutoTokenizer.from_pretrained(tmp)
+            text = [line for lines in probes.values() for line in repair.neutral_lines(ext, lines, script)[:4]]
+            ids = [hf_tok(line).input_ids[:64] for line in text]
+            resized = hf_resize.resize_causal_lm(model, ext, ids)
+            print(f"model {args.model}: {resized.rows_before:,} -> {resized.rows_after:,} rows "
+                  f"({'tied' if resized.tied else 'untied'} embeddings, new rows the mean of their constituents); "
+                  f"logits over the original ids on {len(ids)} probe lines: max |change| "
+                  f"{resized.max_logit_change:.3g}")
+            if not resized.max_logit_change <= args.logit_tol:
+                raise errors.ConfigError(f"the resized model's logits moved by {resized.max_logit_change:.3g} "
+                                         f"(> {args.logit_tol:g}) on mark-free text: nothing written")
+            resized.model.save_pretrained(tmp)
+        tmp.chmod(0o755)  # mkdtemp makes it 0o700
+        os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    print(f"saved {len(ext.new_tokens())} new tokens" + (" and the model" if model is not None else "")
+          + f" -> {out}")
+
+
 class _Langs(argparse.Action):
     """``--langs``: codes separated by commas or spaces, flags repeatable (``npi_Deva,eng_Latn``)."""
 
@@ -388,6 +474,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", default="devtest")
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     p.set_defaults(fn=cmd_audit)
+
+    p = sub.add_parser("extend", help="extend a deployed tokenizer with merges for a language, keep every "
+                                      "original id (checked), resize its model")
+    p.add_argument("base", help="a deployed name (llama3, qwen3, ...), a tokenizer.json or its directory")
+    p.add_argument("-o", "--out", required=True, help="output directory (must not exist; appears when complete)")
+    p.add_argument("--lang", required=True, help="the language of the text, e.g. npi_Deva (its script's block "
+                                                 "is the merge filter's)")
+    text = p.add_mutually_exclusive_group(required=True)
+    text.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]}: its --lang entry")
+    text.add_argument("--text", nargs="+", help="training text files (any format modtok.text.corpus reads)")
+    p.add_argument("-K", type=int, required=True, help="merges to learn (before the filter)")
+    p.add_argument("--arm", default="R2", choices=["R1", "R2", "R2-deva"],
+                   help="R1: the base's regex; R2: marks joined to letters (default); R2-deva: Devanagari marks")
+    p.add_argument("--filter", default="strict", choices=["strict", "relaxed", "none"],
+                   help="keep merges holding a complete code point of the script (strict), also byte "
+                        "pieces (relaxed, App. H), or all (none: breaks the invariance, so nothing is saved "
+                        "when probe text changes)")
+    p.add_argument("--min-count", type=int, default=2, help="stop when no pair occurs this often")
+    p.add_argument("--max-chars", type=int, help="read at most this many characters of text (stream order)")
+    p.add_argument("--probe", nargs="+", help="probe text files for the invariance check "
+                                              "(default: FLORES-200 devtest eng_Latn + rus_Cyrl)")
+    p.add_argument("--model", help="a transformers causal-LM directory to resize and save with the tokenizer")
+    p.add_argument("--logit-tol", type=float, default=1e-4,
+                   help="largest change of a logit over the original ids allowed on mark-free text")
+    p.add_argument("--progress", action="store_true", help="a progress bar over the merges")
+    p.set_defaults(fn=cmd_extend)
 
     p = sub.add_parser("lm-train", help="train a modular LM on a tokenizer directory (multi-process: "
                                          "torchrun --nproc_per_node=N -m modtok lm-train ...)")

