@@ -79,3 +79,38 @@ def test_a_language_the_default_lacks_is_refused_not_replaced(tmp_path, monkeypa
 def test_warmup_compiles_every_kernel_family(capsys):
     assert cli.main(["warmup"]) == 0
     assert "numba kernels compiled and cached" in capsys.readouterr().out
+
+
+def test_parity_bpe_reads_any_corpus_format_and_names_languages_by_code(tmp_path, capsys):
+    import gzip
+
+    import zstandard
+
+    rng = __import__("random").Random(3)
+    words = {"eng_Latn": ["the", "cat", "sat", "mat", "dog"], "deu_Latn": ["der", "hund", "katze", "matte"]}
+    text = {lang: [" ".join(rng.choice(w) for _ in range(8)) for _ in range(300)] for lang, w in words.items()}
+    (tmp_path / "eng_Latn.txt.zst").write_bytes(zstandard.ZstdCompressor().compress("\n".join(text["eng_Latn"]).encode()))
+    (tmp_path / "deu_Latn.jsonl.gz").write_bytes(gzip.compress(
+        "".join(f'{{"text": "{line}"}}\n' for line in text["deu_Latn"]).encode()))
+    for lang in words:
+        (tmp_path / f"{lang}.dev").write_text("\n".join(text[lang][:20]) + "\n")
+    dev = [str(tmp_path / "eng_Latn.dev"), str(tmp_path / "deu_Latn.dev")]
+    files = [str(tmp_path / "eng_Latn.txt.zst"), str(tmp_path / "deu_Latn.jsonl.gz")]
+    assert cli.main(["parity-bpe", str(tmp_path / "a"), "-i", *files, "-d", *dev, "-s", "20"]) == 0
+    out = capsys.readouterr().out
+    merges = dict(part.rsplit(" ", 1) for part in out.split("merges per language: ")[1].strip().split(", "))
+    assert set(merges) == {"eng_Latn", "deu_Latn"} and sum(map(int, merges.values())) == 20
+    # a manifest gives the same run
+    (tmp_path / "m.yaml").write_text("eng_Latn: eng_Latn.txt.zst\ndeu_Latn: deu_Latn.jsonl.gz\n")
+    assert cli.main(["parity-bpe", str(tmp_path / "b"), "--manifest", str(tmp_path / "m.yaml"), "-d", *dev, "-s", "20"]) == 0
+    assert (tmp_path / "a" / "merges.txt").read_bytes() == (tmp_path / "b" / "merges.txt").read_bytes()
+    capsys.readouterr()
+    # an empty training file and a short dev file are refused, by name
+    (tmp_path / "empty.txt").write_text("\n\n")
+    assert cli.main(["parity-bpe", str(tmp_path / "c"), "-i", files[0], str(tmp_path / "empty.txt"), "-s", "5",
+                     "--variant", "classical"]) == 2
+    err = capsys.readouterr().err
+    assert "language 'empty': empty corpus" in err and "empty.txt" in err
+    (tmp_path / "short.dev").write_text("\n".join(text["deu_Latn"][:7]) + "\n")
+    assert cli.main(["parity-bpe", str(tmp_path / "d"), "-i", *files, "-d", dev[0], str(tmp_path / "short.dev")]) == 2
+    assert "short.dev: 7" in capsys.readouterr().err and not (tmp_path / "d").exists()

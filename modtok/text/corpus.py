@@ -588,8 +588,9 @@ class Corpus:
         """All units in a list (what the in-memory trainers take); at least one."""
         out = list(self)
         if not out:
+            names = ", ".join(src.path for src in self.sources[:3]) + (", ..." if len(self.sources) > 3 else "")
             raise DataError(f"language {self.lang!r}: empty corpus (no non-blank line in "
-                            f"{len(self.sources)} file(s))")
+                            f"{len(self.sources)} file(s): {names})")
         return out
 
     def parts(self, target_bytes: int = 64 << 20) -> list[Part]:

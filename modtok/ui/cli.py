@@ -244,19 +244,65 @@ def cmd_lm_train(args) -> None:
     train(model_cfg, cfg, source, args.out, progress=args.progress)
 
 
+def _language_of(path: str) -> str:
+    """The language a file is named after: the first ``xxx_Scrp`` code in its name
+    (``x/eng_Latn.txt.zst`` -> ``eng_Latn``), else the name without its corpus suffixes
+    (``train.eng.txt`` -> ``train.eng``)."""
+    import re
+    from pathlib import Path
+
+    from modtok.text.corpus import COMPRESSIONS, SUFFIXES
+
+    name = Path(path).name
+    code = re.search(r"[a-z]{3}_[A-Z][a-z]{3}", name)
+    if code:
+        return code.group(0)
+    while Path(name).suffix in {*SUFFIXES, *COMPRESSIONS, ".dev", ".devtest"}:
+        name = Path(name).stem
+    return name
+
+
 def cmd_parity_bpe(args) -> None:
     from pathlib import Path
 
     from modtok.bpe import parity
+    from modtok.text.corpus import TEXT, detect, load_manifest, open_corpus
 
-    read = parity.reference_lines if args.compat else data.read_lines
-    langs = args.langs or [Path(f).name for f in args.train]
-    if len(langs) != len(args.train) or len(set(langs)) != len(langs):
-        raise errors.ParityConfigError(f"--langs needs one distinct name per --train file ({len(args.train)})")
-    if args.dev and len(args.dev) != len(args.train):
-        raise errors.ParityConfigError(f"{len(args.dev)} --dev files for {len(args.train)} --train files")
-    train = {lang: read(f) for lang, f in zip(langs, args.train)}
-    dev = {lang: read(f) for lang, f in zip(langs, args.dev)} if args.dev else None
+    if bool(args.train) == bool(args.manifest):
+        raise errors.ConfigError("give the training text as --train FILE... or --manifest FILE (one of them)")
+    if args.manifest:
+        files = load_manifest(args.manifest)
+        langs = args.langs or list(files)
+        missing = [lang for lang in langs if lang not in files]
+        if missing:
+            raise errors.UnknownLanguageError(missing[0], files)
+        sources = {lang: files[lang] for lang in langs}
+    else:
+        langs = args.langs or [_language_of(f) for f in args.train]
+        if len(langs) != len(args.train) or len(set(langs)) != len(langs):
+            raise errors.ParityConfigError(f"--langs needs one distinct name per --train file ({len(args.train)})")
+        sources = dict(zip(langs, args.train))
+    if args.dev and len(args.dev) != len(langs):
+        raise errors.ParityConfigError(f"{len(args.dev)} --dev files for {len(langs)} languages ({', '.join(langs)})")
+
+    def read(spec, lang: str) -> list[str]:
+        """Any format open_corpus reads; compat mode reads plain text the reference's way."""
+        if args.compat:
+            plain = [spec] if isinstance(spec, str) else spec
+            if any(detect(f).format != TEXT or detect(f).compression for f in plain):
+                raise errors.ConfigError(f"{lang}: --compat reference reads plain text files, as the reference does")
+            lines = [line for f in plain for line in parity.reference_lines(f)]
+        else:
+            lines = open_corpus(spec, lang=lang).lines()
+        if not any(line.strip() for line in lines):
+            raise errors.DataError(f"{spec}: no text for {lang} (an empty file trains nothing)")
+        return lines
+
+    train = {lang: read(spec, lang) for lang, spec in sources.items()}
+    dev = {lang: read(f, lang) for lang, f in zip(langs, args.dev)} if args.dev else None
+    if dev and len({len(lines) for lines in dev.values()}) > 1:
+        sizes = ", ".join(f"{f}: {len(dev[lang])}" for lang, f in zip(langs, args.dev))
+        raise errors.ParallelCorpusError(f"the --dev files are not parallel (lines: {sizes})")
     vocab = args.vocab or 256 + args.merges
     res = parity.train_from_lines(
         train, dev, vocab, scheme=args.scheme, compat=args.compat, variant=args.variant,
@@ -269,8 +315,11 @@ def cmd_parity_bpe(args) -> None:
     res.save_trajectory(out / "trajectory.json")
     if res.stop_message:
         print(res.stop_message, file=sys.stderr)
+    per_lang = ", ".join(f"{'global' if i == parity.GLOBAL else res.languages[i]} {n}"
+                         for i, n in res.language_merge_counts().items())
     gini = f", dev Gini {res.gini_dev():.4f}" if dev else ""
     print(f"saved {len(res.merges)} merges, {len(res.model)} tokens{gini} -> {out}")
+    print(f"merges per language: {per_lang}")
 
 
 def cmd_audit(args) -> None:
@@ -421,9 +470,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("parity-bpe", help="parity-aware BPE on text files (one per language)")
     p.add_argument("out", help="output directory: merges.txt, tokenizer.json, trajectory.json")
-    p.add_argument("--train", "-i", nargs="+", required=True, help="training text, one file per language")
-    p.add_argument("--dev", "-d", nargs="*", help="parallel dev text, same order as --train")
-    p.add_argument("--langs", nargs="*", help="language names (default: the training file names)")
+    p.add_argument("--train", "-i", nargs="+", help="training text, one file per language (any format of "
+                                                      "modtok.text.corpus: text, JSONL, .gz/.zst, Parquet, ...)")
+    p.add_argument("--manifest", help="instead of --train: a JSON/YAML {lang: [paths or globs]}")
+    p.add_argument("--dev", "-d", nargs="*", help="parallel dev text, one file per language in the same order")
+    p.add_argument("--langs", nargs="*", help="language codes (default: the training file names without "
+                                              "suffixes, e.g. eng_Latn.txt.zst -> eng_Latn; or the manifest's)")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--merges", "-s", type=int, default=1000, help="number of merges (the reference's -s)")
     size.add_argument("--vocab", type=int, help="vocabulary size instead (bytes included)")
