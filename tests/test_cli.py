@@ -114,3 +114,35 @@ def test_parity_bpe_reads_any_corpus_format_and_names_languages_by_code(tmp_path
     (tmp_path / "short.dev").write_text("\n".join(text["deu_Latn"][:7]) + "\n")
     assert cli.main(["parity-bpe", str(tmp_path / "d"), "-i", *files, "-d", dev[0], str(tmp_path / "short.dev")]) == 2
     assert "short.dev: 7" in capsys.readouterr().err and not (tmp_path / "d").exists()
+
+
+def test_adaptmix_writes_a_resumable_history_and_the_last_tokenizer(tiny_data, tmp_path, capsys):
+    import json
+
+    from tokenizers import Tokenizer
+
+    from modtok import mixture
+
+    dev = []
+    for lang, line in tiny_data.items():
+        (tmp_path / f"{lang}.dev").write_text(line + "\n", encoding="utf-8")
+        dev.append(str(tmp_path / f"{lang}.dev"))
+    out = tmp_path / "am"
+    args = ["adaptmix", str(out), "--vocab", "300", "--budget-chars", "4000", "--iterations", "2",
+            "--langs", "eng_Latn", "npi_Deva", "--dev", *dev]
+    assert cli.main(args) == 0
+    said = capsys.readouterr().out
+    assert "iteration 0: mean dev fertility" in said and "iteration 1:" in said
+    hist = mixture.History.load(out / "history.json")
+    assert [s["iteration"] for s in hist.steps] == [0, 1] and set(hist.langs) == set(tiny_data)
+    assert abs(sum(hist.steps[1]["mixture"].values()) - 1) < 1e-9
+    tok = Tokenizer.from_file(str(out / "tokenizer.json"))  # the last iteration's, lossless
+    assert tok.decode(tok.encode(tiny_data["npi_Deva"]).ids) == tiny_data["npi_Deva"]
+    assert json.loads((out / "history.json").read_text())["params"]["mu"] == 0.3
+    capsys.readouterr()
+    assert cli.main(["adaptmix", str(tmp_path / "x"), "--budget-chars", "100", "--langs", "eng_Latn",
+                     "--dev", *dev]) == 2  # one dev file per language
+    assert "2 --dev files for 1 --langs" in capsys.readouterr().err
+    # without --dev it reads FLORES *dev* (never devtest: the mixture is chosen on it); this one has none
+    assert cli.main(["adaptmix", str(tmp_path / "y"), "--budget-chars", "100", "--langs", "eng_Latn"]) == 2
+    assert "dev" in capsys.readouterr().err and not (tmp_path / "y" / "tokenizer.json").exists()

@@ -10,6 +10,7 @@
     modtok count MANIFEST -o DIR [--workers N | --scheduler ADDR]   pre-token counts (on Dask)
     modtok trim BASE -o OUT --langs L... [--model HF_DIR]   trim a tokenizer (and model) to languages
     modtok parity-bpe OUT --train F.. --dev F.. -s 1000   parity-aware BPE on files (the reference's flags)
+    modtok adaptmix OUT --budget-chars N [--trainer hf-bpe -V 32000 --langs ...]   AdaptMix on dev fertility
     modtok audit TOKENIZER [--lang npi_Deva --ref eng_Latn] [--json]   pre-token audit on FLORES devtest
     modtok extend BASE -o OUT --lang L (--manifest M | --text F...) -K N [--arm R2] [--model HF_DIR]
                                                   continued BPE on a deployed tokenizer, model resized
@@ -322,6 +323,55 @@ def cmd_parity_bpe(args) -> None:
     print(f"merges per language: {per_lang}")
 
 
+def cmd_adaptmix(args) -> None:
+    from pathlib import Path
+
+    from modtok import atomic, mixture
+
+    if args.dev and args.langs and len(args.dev) != len(args.langs):
+        raise errors.ConfigError(f"{len(args.dev)} --dev files for {len(args.langs)} --langs")
+    if args.manifest:
+        train = data.manifest_train(args.manifest, args.langs or None, args.train_chars)
+        what = f"manifest {args.manifest}"
+    else:
+        langs = data.pick_languages(args.langs, strict=True) if args.langs else data.pool_languages()
+        train = data.load_pool(langs, max_chars=args.train_chars)
+        what = f"pool {data.pool_dir()}"
+    langs = list(train)
+    if args.dev:
+        dev = {lang: open_lines(f, lang) for lang, f in zip(langs, args.dev)}
+        dev_what = "--dev files"
+    elif data.flores_dir() is not None:
+        dev = data.load_flores(langs, "dev")  # dev, never devtest: the mixture is chosen on it
+        dev_what = f"FLORES-200 dev {data.flores_dir()}"
+    else:
+        raise errors.DataError("AdaptMix measures fertility on dev text: pass --dev FILE... (one per language) "
+                               "or set MODTOK_FLORES")
+    print(f"training: {what} ({len(langs)} languages, ≤{args.train_chars:,} chars each); dev: {dev_what}",
+          file=sys.stderr)
+    trainer = mixture.make_trainer(args.trainer, args.vocab, args.scheme)
+    out = Path(args.out)
+    hist = mixture.adaptmix(trainer, train, args.budget_chars, args.iterations, args.mu, args.eps, dev,
+                            seed=args.seed, checkpoint=out / "history.json", progress=True)
+    for st in hist.steps:
+        print(f"iteration {st['iteration']}: mean dev fertility {st['mean_fertility']:.4f}")
+    last = hist.tokenizers[-1]
+    if hasattr(last, "to_str"):  # an HF tokenizers.Tokenizer
+        atomic.write_text(out / "tokenizer.json", last.to_str())
+        saved = "tokenizer.json"
+    else:  # a sentencepiece processor
+        atomic.write_bytes(out / "tokenizer.model", last.serialized_model_proto())
+        saved = "tokenizer.model"
+    print(f"saved history.json ({len(hist.steps)} iterations) and the last iteration's {saved} -> {out}")
+
+
+def open_lines(path: str, lang: str) -> list[str]:
+    """The lines of one file in any format :func:`modtok.text.corpus.open_corpus` reads."""
+    from modtok.text.corpus import open_corpus
+
+    return open_corpus(path, lang=lang).lines()
+
+
 def cmd_audit(args) -> None:
     from modtok.evaluation import audit
 
@@ -489,6 +539,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compat", choices=["reference"], help="reproduce the reference implementation")
     p.add_argument("--scheme", default="llama3", help="pre-tokenizer in the default (lossless) mode")
     p.set_defaults(fn=cmd_parity_bpe)
+
+    p = sub.add_parser("adaptmix", help="AdaptMix: iterate a trainer's data mixture on dev fertility "
+                                         "(history.json + the last tokenizer)")
+    p.add_argument("out", help="output directory: history.json (resumable, saved every iteration), "
+                               "tokenizer.json (HF trainers) or tokenizer.model (sentencepiece)")
+    p.add_argument("--trainer", default="hf-bpe", choices=["hf-bpe", "modtok-bpe", "sp-unigram", "sp-bpe"])
+    p.add_argument("--vocab", "-V", type=int, default=32000, help="vocabulary size")
+    p.add_argument("--langs", nargs="*", action=_Langs, help="languages (default: the pool's or the manifest's)")
+    p.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]} instead of the pool")
+    p.add_argument("--train-chars", type=int, default=3_000_000, help="text per language the mixture draws from")
+    p.add_argument("--budget-chars", type=int, required=True, help="characters of each iteration's training mixture")
+    p.add_argument("--iterations", type=int, default=5)
+    p.add_argument("--mu", type=float, default=0.3, help="momentum (Eq. 4)")
+    p.add_argument("--eps", type=float, default=0.5, help="smoothing ε (Eq. 2)")
+    p.add_argument("--dev", nargs="*", help="dev text, one file per language in --langs order (default: FLORES dev)")
+    p.add_argument("--scheme", default="llama3", help="pre-tokenizer of the BPE trainers")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(fn=cmd_adaptmix)
 
     p = sub.add_parser("count", help="count pre-tokens of a manifest's corpora, save them (on Dask with "
                                      "--workers N or --scheduler ADDR)")
