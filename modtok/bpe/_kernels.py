@@ -4,13 +4,14 @@ Kernel convention (the same in :mod:`modtok.unigram.lattice`): a kernel's state 
 a few flat named tuples of numpy arrays, passed whole, so a new field touches only
 the tuple, its constructor and :func:`_grown`, never a kernel signature. A kernel
 binds the fields it uses to local names once, at its top, and what it calls inside
-its loops takes those arrays (or scalars), never the tuple: inside a loop Numba
+its hot loops takes those arrays (or scalars), never the tuple: inside a loop Numba
 re-reads a named tuple's array field on every access. On the parity-aware benchmark
 workload (``bench/parity_bpe.py``) binding once alone made the merge kernel 2.8x
-faster. The tuples are flat because each call from Python unboxes its arguments: a
-named tuple costs about 0.5 us on top of its arrays, a nested one more (the heaps as
-two nested tuples made a call of :func:`merge` 1.5 us slower, 7% of a parity-aware
-merge).
+faster. (A helper called once per item of an outer loop, like a lattice unit, may
+take tuples and bind them at its top: about 0.1 us a call.) The tuples are flat
+because each call from Python unboxes its arguments: a named tuple costs about
+0.5 us on top of its arrays, a nested one more (the heaps as two nested tuples made a
+call of :func:`merge` 1.5 us slower, 7% of a parity-aware merge).
 
 The state of the merge engine:
 
