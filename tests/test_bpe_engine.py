@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from itertools import pairwise
 
+import numpy as np
 import pytest
 
 from modtok.artifacts.baselines import train_hf_bpe
+from modtok.bpe import _kernels as K
 from modtok.bpe import reference, standard
 from modtok.bpe.engine import Engine
 from modtok.bpe.reference import ReferenceEngine, as_dict
-from modtok.errors import BudgetError, UnknownLanguageError
+from modtok.errors import BudgetError, UnknownLanguageError, UsageError
 from modtok.text.pretokenize import byte_level
 
 
@@ -111,7 +114,7 @@ def test_tied_pairs_hand_oracle():
 
 def test_per_language_needs_the_option_and_a_known_language():
     eng = Engine.from_counts({"x": Counter({"ab": 2})})
-    with pytest.raises(ValueError, match="pair_counts_per_language"):
+    with pytest.raises(UsageError, match="pair_counts_per_language"):
         eng.best_pair("x")
     with pytest.raises(UnknownLanguageError, match="'q'"):
         eng.token_counts("q")
@@ -194,9 +197,49 @@ def test_total_heap_can_be_off():
         a, b, _ = on.best_pair(lang)
         assert off.merge(a, b, c) == on.merge(a, b, c)
         c += 1
-    with pytest.raises(ValueError, match="total counts is off"):
+    with pytest.raises(UsageError, match="total counts is off"):
         off.best_pair()
     on.stop_total_best()
-    with pytest.raises(ValueError, match="total counts is off"):
+    with pytest.raises(UsageError, match="total counts is off"):
         on.tied_pairs()
     assert on.pair_count(*on.best_pair("x")[:2]) == off.pair_count(*off.best_pair("x")[:2])
+
+
+def test_constructor_arguments_that_disagree():
+    with pytest.raises(UsageError, match="1 words but counts has 2 rows"):
+        Engine([b"ab"], np.ones((2, 1), np.int64))
+    with pytest.raises(UsageError, match="2 languages but counts has 1 columns"):
+        Engine([b"ab"], np.ones((1, 1), np.int64), languages=["x", "y"])
+    with pytest.raises(UsageError, match=r"tracked counts must have shape \(1, D\)"):
+        Engine([b"ab"], np.ones((1, 1), np.int64), tracked=np.ones((2, 1), np.int64))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_merge_word_changes_are_the_pair_difference(seed):
+    """The rewrite alone (no statistics): the word equals the naive left-to-right
+    rewrite, and the pair multiset of the old word plus the reported changes is the
+    pair multiset of the new word: except the merged pair (a, b) itself, which the
+    engine zeroes (the new word has none of it; with a == b a change may hit it)."""
+    rng = random.Random(seed)
+    for _ in range(200):
+        word = [rng.choice([1, 2, 3]) for _ in range(rng.randint(1, 12))]
+        a, b, c = rng.choice([1, 2, 3]), rng.choice([1, 2, 3]), 9
+        expected, i = [], 0
+        while i < len(word):
+            if word[i : i + 2] == [a, b]:
+                expected.append(c)
+                i += 2
+            else:
+                expected.append(word[i])
+                i += 1
+        sym = np.array([7, *word, 7], np.int32)  # padded: the rewrite stays inside its word
+        keys, deltas = np.empty(2 * len(word), np.int64), np.empty(2 * len(word), np.int64)
+        n, occurrences, k = K.merge_word(sym, 1, len(word), a, b, c, keys, deltas)
+        assert sym[1 : 1 + n].tolist() == expected and sym[0] == 7 and sym[-1] == 7
+        assert occurrences == (len(word) - n) and k <= 2 * len(word)
+        pairs = Counter(pairwise(word))
+        for key, d in zip(keys[:k].tolist(), deltas[:k].tolist()):
+            pairs[(key >> K.KEY_SHIFT, key & 0xFFFFFFFF)] += d
+        del pairs[(a, b)]
+        assert (a, b) not in pairwise(expected) and min(pairs.values(), default=0) >= 0
+        assert +pairs == Counter(pairwise(expected))

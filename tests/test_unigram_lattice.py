@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from modtok.artifacts.modular import ModularTokenizer
+from modtok.errors import TokenizerFileError
 from modtok.unigram import lattice, reference
 from modtok.unigram.merge import BASE_PIECES, BASE_TYPES, em
 from modtok.unigram.model import SPACE, UnigramModel, normalize, quantize_scores
@@ -194,3 +195,10 @@ def test_em_log_likelihood_never_decreases(seed):
     assert res.loglik[-1] > res.loglik[0]  # and it does improve on a random start
     normal = m.types == 1
     assert np.exp(res.logp[normal]).sum() == pytest.approx(1.0)
+
+
+def test_trie_refuses_an_empty_or_repeated_piece():
+    with pytest.raises(TokenizerFileError, match="piece 1 is the empty string"):
+        lattice.Trie(["a", ""], [0, 1])
+    with pytest.raises(TokenizerFileError, match="pieces 0 and 2 are the same string 'ab'"):
+        lattice.Trie(["ab", "b", "ab"], [0, 1, 2])

@@ -1,56 +1,63 @@
 """Numba kernels of the merge engine (see :mod:`modtok.bpe.engine` for the idea).
 
-The state is two named tuples of flat numpy arrays, so one call does a whole
-merge and a new field touches only the tuple, :func:`new_pairs` and
-:func:`_grown` — never a kernel signature:
+Kernel convention (the same in :mod:`modtok.unigram.lattice`): a kernel's state is
+a few flat named tuples of numpy arrays, passed whole, so a new field touches only
+the tuple, its constructor and :func:`_grown`, never a kernel signature. A kernel
+binds the fields it uses to local names once, at its top, and what it calls inside
+its hot loops takes those arrays (or scalars), never the tuple: inside a loop Numba
+re-reads a named tuple's array field on every access. On the parity-aware benchmark
+workload (``bench/parity_bpe.py``) binding once alone made the merge kernel 2.8x
+faster. (A helper called once per item of an outer loop, like a lattice unit, may
+take tuples and bind them at its top: about 0.1 us a call.) The tuples are flat
+because each call from Python unboxes its arguments: a named tuple costs about
+0.5 us on top of its arrays, a nested one more (the heaps as two nested tuples made a
+call of :func:`merge` 1.5 us slower, 7% of a parity-aware merge).
 
-:class:`Words` — the corpus as unique pre-tokens:
-  ``sym[wstart[w] : wstart[w] + wlen[w]]`` are the current symbols of word ``w``
-  (compacted in place by each merge), ``wcnt[w]`` its total count, ``wlc[w, l]``
-  its count in language ``l``, ``wsole[w]`` the one language it occurs in (-1 if
-  several, -2 if none: most words belong to one language, and then a per-language
-  update touches one column instead of L), ``visit[w]`` the stamp of the last merge that
-  rewrote it, ``ntok[l]`` the number of tokens of language ``l`` in the current
-  segmentation (``ntok[L]``: all languages); ``wtr[w, t]`` / ``ntr[t]``: counts
-  and token totals of *tracked* columns, segmented like the rest but never in a
-  statistic (parity-aware BPE's dev set: a word only there has ``wcnt`` 0), and
-  ``wtsole[w]`` the one tracked column it has a count in (-1 several, -2 none: a
-  training word then never loads its tracked row).
+The state of the merge engine:
+
+:class:`Words` — the corpus as unique pre-tokens (words) and its current
+segmentation. Word ``w`` is ``symbols[start[w] : start[w] + length[w]]`` (compacted
+in place by each merge); it occurs ``count[w]`` times, ``lang_count[w, l]`` of them
+in language ``l``. ``sole_lang[w]`` is the one language it occurs in (-1 several, -2
+none): most words belong to one language, and then a per-language update touches one
+column instead of L. ``visited[w]`` is the stamp of the last merge that rewrote it.
+Per token id: ``token_count`` and ``token_lang_count[id, l]`` in the current
+segmentation (the engine grows them before a merge creates an id beyond them);
+``tokens[l]`` the tokens of language ``l`` (``tokens[L]``: all languages).
+*Tracked* columns (parity-aware BPE's dev set) are segmented like the rest but in no
+statistic (a word only there has ``count`` 0): ``tracked[w, t]`` the counts,
+``sole_tracked[w]`` as ``sole_lang`` (a training word then never loads its tracked
+row), ``tracked_tokens[t]`` the token totals.
+
+``rank[id]``: the tie-break order of the token ids (:mod:`modtok.bpe.engine`).
 
 :class:`Pairs` — pair statistics:
-  - an open-addressing hash table ``hkeys/hvals`` maps ``(a << 32) | b`` to a
-    pair id; ``pa, pb, pcnt`` hold the pair and its total count, ``plc[pid, l]``
-    its count per language (zero columns when per-language counts are off),
-    ``pocc[pid]`` its number of positions (unweighted), which bounds what a
-    merge of it can create;
-  - occurrences: per pair a singly linked list of chunks ``phead[pid] -> chunk``,
-    ``chunks[chunk] = (next chunk, n, n word ids)`` (see ``CHUNK_WORDS``): the
-    words that held the pair when it was counted or created (stale entries are
-    skipped at merge time, duplicates via ``visit``; a word is not listed twice
-    in a row, which drops the duplicates of one word's repeated pair: 22% of the
-    visits on bench8); ``meta[1]`` chunks are in use;
-    ``tstamp[pid]``: the last merge that touched the pair;
-  - heaps: binary max-heaps over ``(count, -tie)`` with ``tie = rank[a] << 32 |
-    rank[b]``, one column per heap: ``gc/gt/gp[:, 0]`` the heap of total
-    counts, ``lc/lt/lp[:, l]`` the heap of language ``l``'s counts (no columns
-    when off); ``gsize``/``lsize`` the heap sizes. Lazy: an entry whose count differs from the
-    pair's current count is stale. Counts of old pairs only go down, and a pair
-    whose count goes up is pushed again, so every live pair has an entry at
-    least as high as its count;
-  - ``meta``: [number of pairs, number of chunks, merge stamp, 1 if the heap of total
-    counts is kept].
+  - the hash table ``table_keys -> table_ids`` (open addressing) maps the key
+    ``(a << 32) | b`` to a pair id; pair ``p`` is ``(left[p], right[p])``, with
+    ``count[p]`` occurrences (weighted), ``lang_count[p, l]`` per language (no
+    columns when per-language counts are off) and ``positions[p]`` positions
+    (unweighted), which bounds what a merge of it can create;
+  - occurrence lists: per pair a linked list of chunks ``list_head[p] -> chunk``,
+    ``chunks[chunk] = (next chunk, n, n word ids)`` (see ``CHUNK_WORDS``) of the
+    words that held the pair when it was counted or created. Stale entries are
+    skipped at merge time, duplicates via ``visited``; a word is not listed twice in
+    a row, which drops the duplicates of one word's repeated pair (22% of the visits
+    on bench8). ``touched_at[p]``: the stamp of the last merge that added to ``p``;
+  - heaps: binary max-heaps, one per column ``r``, as four arrays ``(count, tie,
+    pair, size)``: entry ``i`` is pair ``pair[i, r]`` pushed with ``count[i, r]`` and
+    ``tie[i, r] = rank[a] << 32 | rank[b]`` (the higher count, then the lower tie,
+    on top); ``size[r]`` entries. ``heap_*`` (one column) ranks pairs by ``count``,
+    ``lang_heap_*`` (column ``l``) by ``lang_count[:, l]`` (no columns when off).
+    Lazy: an entry whose count differs from the pair's current count is stale.
+    Counts of old pairs only go down, and a pair whose count goes up is pushed
+    again, so every live pair has an entry at least as high as its count;
+  - ``meta``: ``meta[N_PAIRS]`` pairs and ``meta[N_CHUNKS]`` chunks in use, the merge
+    stamp ``meta[STAMP]`` and ``meta[TOTAL_ON]`` 1 while the total heap is kept.
 
-Speed: inside a loop Numba re-reads a named tuple's array fields on every access
-(their data pointers and strides), so the hot kernels bind the fields to local
-names once and the helpers they call take arrays, never the tuple. On the
-parity-aware benchmark workload (``bench/parity_bpe.py``) that alone made the
-merge kernel 2.8x faster.
-
-Growth: :func:`init_counts` grows the arrays as it goes; :func:`merge` never
-does — it returns -1 when the room it may need (:func:`_room`) is missing,
-the caller calls :func:`reserve` and merges again. So a merge
-returns one integer instead of the whole state (boxing 19 arrays back into
-Python costs more than a small merge).
+Growth: :func:`init_counts` grows the arrays as it goes; :func:`merge` never does: it
+returns -1 when the room it may need (:func:`_room`) is missing, the caller calls
+:func:`reserve` and merges again. So a merge returns one integer instead of the whole
+state (boxing 19 arrays back into Python costs more than a small merge).
 """
 
 from __future__ import annotations
@@ -61,6 +68,7 @@ import numpy as np
 from numba import njit
 
 KEY_SHIFT = 32
+_LOW = (1 << KEY_SHIFT) - 1
 _EMPTY = -1
 _GOLDEN = np.uint64(11400714819323198485)
 # An occurrence list is a linked list of chunks, ``chunks[c] = (next chunk, words in it,
@@ -70,14 +78,19 @@ _GOLDEN = np.uint64(11400714819323198485)
 # a chunk was no better. The append is written out in init_counts and merge: as an inlined
 # helper taking the arrays it made the merge kernel 20% slower (0.31 -> 0.37 s).
 CHUNK_WORDS = 14
+N_PAIRS, N_CHUNKS, STAMP, TOTAL_ON = 0, 1, 2, 3  # the entries of Pairs.meta
 
-Words = namedtuple("Words", ["sym", "wstart", "wlen", "wcnt", "wlc", "wsole", "visit", "ntok", "wtr", "wtsole", "ntr"])
+Words = namedtuple("Words", [
+    "symbols", "start", "length", "count", "lang_count", "sole_lang", "visited",
+    "token_count", "token_lang_count", "tokens",
+    "tracked", "sole_tracked", "tracked_tokens",
+])
 Pairs = namedtuple("Pairs", [
-    "hkeys", "hvals",
-    "pa", "pb", "pcnt", "plc", "pocc", "phead", "tstamp",
-    "chunks",
-    "gc", "gt", "gp", "gsize",
-    "lc", "lt", "lp", "lsize",
+    "table_keys", "table_ids",
+    "left", "right", "count", "lang_count", "positions",
+    "list_head", "chunks", "touched_at",
+    "heap_count", "heap_tie", "heap_pair", "heap_size",
+    "lang_heap_count", "lang_heap_tie", "lang_heap_pair", "lang_heap_size",
     "meta",
 ])
 
@@ -106,10 +119,10 @@ def grow_rows(arr, need):
 
 # ---------------------------------------------------------------- hash table
 @njit(cache=True, inline="always")
-def _slot(hkeys, key):
-    mask = hkeys.shape[0] - 1
+def _slot(table_keys, key):
+    mask = table_keys.shape[0] - 1
     h = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(20)) & mask
-    while hkeys[h] != _EMPTY and hkeys[h] != key:
+    while table_keys[h] != _EMPTY and table_keys[h] != key:
         h = (h + 1) & mask
     return h
 
@@ -123,80 +136,83 @@ def table_new(n):
 
 
 @njit(cache=True)
-def table_get(hkeys, hvals, key):
-    h = _slot(hkeys, key)
-    return hvals[h] if hkeys[h] == key else -1
+def table_get(table_keys, table_ids, key):
+    h = _slot(table_keys, key)
+    return table_ids[h] if table_keys[h] == key else -1
 
 
 @njit(cache=True)
-def table_put(hkeys, hvals, key, value):
-    h = _slot(hkeys, key)
-    hkeys[h] = key
-    hvals[h] = value
+def table_put(table_keys, table_ids, key, value):
+    h = _slot(table_keys, key)
+    table_keys[h] = key
+    table_ids[h] = value
 
 
 @njit(cache=True)
-def table_reserve(hkeys, hvals, n):
+def table_reserve(table_keys, table_ids, n):
     """A table with room for ``n`` keys at load <= 1/2 (rehashed if needed)."""
-    if 2 * n <= hkeys.shape[0]:
-        return hkeys, hvals
+    if 2 * n <= table_keys.shape[0]:
+        return table_keys, table_ids
     nk, nv = table_new(n)
-    for h in range(hkeys.shape[0]):
-        if hkeys[h] != _EMPTY:
-            table_put(nk, nv, hkeys[h], hvals[h])
+    for h in range(table_keys.shape[0]):
+        if table_keys[h] != _EMPTY:
+            table_put(nk, nv, table_keys[h], table_ids[h])
     return nk, nv
 
 
 # ---------------------------------------------------------------- state
+def _new_heaps(columns: int) -> tuple:
+    """Empty heaps ``(count, tie, pair, size)`` of ``columns`` columns (room for one entry)."""
+    return (np.zeros((1, columns), np.int64), np.zeros((1, columns), np.int64),
+            np.zeros((1, columns), np.int64), np.zeros(columns, np.int64))
+
+
 def new_pairs(hint: int, nodes: int, languages: int, per_language: bool, total_heap: bool = True) -> Pairs:
     """Empty pair statistics with room for about ``hint`` pairs and ``nodes`` chunks;
-    ``total_heap``: keep the heap of total counts (``meta[3]``, see :func:`_push_live`)."""
+    ``total_heap``: keep the heap of total counts (``meta[TOTAL_ON]``, see :func:`_push_live`)."""
     nl = languages if per_language else 0
-    nodes = max(64, nodes)
-    hkeys, hvals = table_new(hint)
+    table_keys, table_ids = table_new(hint)
     return Pairs(
-        hkeys, hvals,
+        table_keys, table_ids,
         np.zeros(hint, np.int32), np.zeros(hint, np.int32), np.zeros(hint, np.int64),
         np.zeros((hint, nl), np.int64), np.zeros(hint, np.int64),
-        np.full(hint, -1, np.int64), np.zeros(hint, np.int64),
-        np.zeros((nodes, 2 + CHUNK_WORDS), np.int32),
-        np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64),
-        np.zeros(1, np.int64),
-        np.zeros((1, nl), np.int64), np.zeros((1, nl), np.int64), np.zeros((1, nl), np.int64),
-        np.zeros(nl, np.int64),
+        np.full(hint, -1, np.int64), np.zeros((max(64, nodes), 2 + CHUNK_WORDS), np.int32),
+        np.zeros(hint, np.int64),
+        *_new_heaps(1), *_new_heaps(nl),
         np.array([0, 0, 0, int(total_heap)], np.int64),
     )
 
 
 @njit(cache=True, inline="always")
-def _fits(st, pairs, nodes, gheap, lheap):
-    return (pairs <= st.pa.shape[0] and 2 * pairs <= st.hkeys.shape[0] and nodes <= st.chunks.shape[0]
-            and gheap <= st.gc.shape[0] and lheap <= st.lc.shape[0])
+def _fits(st, pairs, nodes, total_entries, lang_entries):
+    return (pairs <= st.left.shape[0] and 2 * pairs <= st.table_keys.shape[0] and nodes <= st.chunks.shape[0]
+            and total_entries <= st.heap_count.shape[0] and lang_entries <= st.lang_heap_count.shape[0])
 
 
 @njit(cache=True, inline="always")
-def _lmax(st):
+def _largest_lang_heap(st):
     """The size of the largest per-language heap (0 when there are none)."""
     m = 0
-    for l in range(st.lsize.shape[0]):
-        m = max(m, st.lsize[l])
+    for l in range(st.lang_heap_size.shape[0]):
+        m = max(m, st.lang_heap_size[l])
     return m
 
 
 @njit(cache=True)
-def _grown(st, pairs, nodes, gheap, lheap):
-    """``st`` with room for ``pairs`` pairs, ``nodes`` occurrence chunks and heaps
-    of ``gheap`` (total) and ``lheap`` (per language) entries. Callers test
+def _grown(st, pairs, nodes, total_entries, lang_entries):
+    """``st`` with room for ``pairs`` pairs, ``nodes`` occurrence chunks and heaps of
+    ``total_entries`` (total) and ``lang_entries`` (per language) entries. Callers test
     :func:`_fits` first: building a new tuple costs a reference count per array."""
-    hkeys, hvals = table_reserve(st.hkeys, st.hvals, pairs)
+    table_keys, table_ids = table_reserve(st.table_keys, st.table_ids, pairs)
     return Pairs(
-        hkeys, hvals,
-        grow1(st.pa, pairs, 0), grow1(st.pb, pairs, 0), grow1(st.pcnt, pairs, 0),
-        grow_rows(st.plc, pairs), grow1(st.pocc, pairs, 0),
-        grow1(st.phead, pairs, -1), grow1(st.tstamp, pairs, 0),
-        grow_rows(st.chunks, nodes),
-        grow_rows(st.gc, gheap), grow_rows(st.gt, gheap), grow_rows(st.gp, gheap), st.gsize,
-        grow_rows(st.lc, lheap), grow_rows(st.lt, lheap), grow_rows(st.lp, lheap), st.lsize,
+        table_keys, table_ids,
+        grow1(st.left, pairs, 0), grow1(st.right, pairs, 0), grow1(st.count, pairs, 0),
+        grow_rows(st.lang_count, pairs), grow1(st.positions, pairs, 0),
+        grow1(st.list_head, pairs, -1), grow_rows(st.chunks, nodes), grow1(st.touched_at, pairs, 0),
+        grow_rows(st.heap_count, total_entries), grow_rows(st.heap_tie, total_entries),
+        grow_rows(st.heap_pair, total_entries), st.heap_size,
+        grow_rows(st.lang_heap_count, lang_entries), grow_rows(st.lang_heap_tie, lang_entries),
+        grow_rows(st.lang_heap_pair, lang_entries), st.lang_heap_size,
         st.meta,
     )
 
@@ -216,7 +232,8 @@ def _swap(hc, ht, hp, r, i, j):
 
 @njit(cache=True)
 def heap_push(hc, ht, hp, size, r, count, tie, pid):
-    """Push onto heap (column) ``r``; capacity is ensured by the caller."""
+    """Push onto heap (column) ``r`` of the heap ``(hc, ht, hp, size)`` (count, tie,
+    pair, size); capacity is ensured by the caller."""
     i = size[r]
     size[r] += 1
     hc[i, r] = count
@@ -261,7 +278,7 @@ def _tie(rank, x, y):
 
 
 @njit(cache=True)
-def _heap_best(hc, ht, hp, size, r, counts, rank, pa, pb):
+def _heap_best(hc, ht, hp, size, r, counts, rank, left, right):
     """Peek heap ``r`` for the pair with the highest ``counts`` (ties: smallest
     ``(rank[a], rank[b])``). Returns its pid, or -1. Stale entries are refreshed."""
     while size[r] > 0:
@@ -271,14 +288,14 @@ def _heap_best(hc, ht, hp, size, r, counts, rank, pa, pb):
             return pid
         heap_pop(hc, ht, hp, size, r)
         if cur > 0:
-            heap_push(hc, ht, hp, size, r, cur, _tie(rank, pa[pid], pb[pid]), pid)
+            heap_push(hc, ht, hp, size, r, cur, _tie(rank, left[pid], right[pid]), pid)
     return -1
 
 
 @njit(cache=True)
-def _heap_ties(hc, ht, hp, size, r, counts, rank, pa, pb):
+def _heap_ties(hc, ht, hp, size, r, counts, rank, left, right):
     """Every distinct pid whose ``counts`` equals the maximum (heap order), left in the heap."""
-    top = _heap_best(hc, ht, hp, size, r, counts, rank, pa, pb)
+    top = _heap_best(hc, ht, hp, size, r, counts, rank, left, right)
     out = np.empty(0, np.int64)
     if top < 0:
         return out
@@ -290,7 +307,7 @@ def _heap_ties(hc, ht, hp, size, r, counts, rank, pa, pb):
         if hc[0, r] != cur or cur == 0:  # stale: refresh (it may be a tie too)
             heap_pop(hc, ht, hp, size, r)
             if cur > 0:
-                heap_push(hc, ht, hp, size, r, cur, _tie(rank, pa[pid], pb[pid]), pid)
+                heap_push(hc, ht, hp, size, r, cur, _tie(rank, left[pid], right[pid]), pid)
             continue
         if cur != best:
             break
@@ -300,7 +317,7 @@ def _heap_ties(hc, ht, hp, size, r, counts, rank, pa, pb):
     out = np.empty(len(found), np.int64)
     for i in range(len(found)):
         out[i] = found[i]
-        heap_push(hc, ht, hp, size, r, best, _tie(rank, pa[found[i]], pb[found[i]]), found[i])
+        heap_push(hc, ht, hp, size, r, best, _tie(rank, left[found[i]], right[found[i]]), found[i])
     return out
 
 
@@ -308,301 +325,346 @@ def _heap_ties(hc, ht, hp, size, r, counts, rank, pa, pb):
 def best(st, rank, lang):
     """The pid of the most frequent pair in total (``lang < 0``) or in language ``lang``; -1 if none."""
     if lang < 0:
-        return _heap_best(st.gc, st.gt, st.gp, st.gsize, 0, st.pcnt, rank, st.pa, st.pb)
-    return _heap_best(st.lc, st.lt, st.lp, st.lsize, lang, st.plc[:, lang], rank, st.pa, st.pb)
+        return _heap_best(st.heap_count, st.heap_tie, st.heap_pair, st.heap_size, 0,
+                          st.count, rank, st.left, st.right)
+    return _heap_best(st.lang_heap_count, st.lang_heap_tie, st.lang_heap_pair, st.lang_heap_size, lang,
+                      st.lang_count[:, lang], rank, st.left, st.right)
 
 
 @njit(cache=True)
 def ties(st, rank, lang):
     """The pids of every pair tied at the maximum count (total or in ``lang``)."""
     if lang < 0:
-        return _heap_ties(st.gc, st.gt, st.gp, st.gsize, 0, st.pcnt, rank, st.pa, st.pb)
-    return _heap_ties(st.lc, st.lt, st.lp, st.lsize, lang, st.plc[:, lang], rank, st.pa, st.pb)
+        return _heap_ties(st.heap_count, st.heap_tie, st.heap_pair, st.heap_size, 0,
+                          st.count, rank, st.left, st.right)
+    return _heap_ties(st.lang_heap_count, st.lang_heap_tie, st.lang_heap_pair, st.lang_heap_size, lang,
+                      st.lang_count[:, lang], rank, st.left, st.right)
 
 
 @njit(cache=True, inline="always")
-def _room(st, pid, nsym):
+def _room(st, pid, ntokens):
     """What merging ``pid`` can add: ``(pairs, chunks)``. Every occurrence adds at
-    most two list entries (so at most as many chunks), 2 x ``pocc``; new pairs (and
-    heap pushes, one per touched pair) are only ``(x, c)`` and ``(c, y)``, so also
-    at most 2 x the number of symbols ``nsym``. (Sized by positions alone, the first
-    merges of bench8 reserved heap rows for 384k pairs where a few hundred appear.)"""
-    nodes = 2 * st.pocc[pid]
-    return min(nodes, 2 * nsym), nodes
+    most two list entries (so at most as many chunks), 2 x ``positions``; new pairs
+    (and heap pushes, one per touched pair) are only ``(x, c)`` and ``(c, y)``, so
+    also at most 2 x the number of token ids ``ntokens``. (Sized by positions alone,
+    the first merges of bench8 reserved heap rows for 384k pairs where a few hundred
+    appear.)"""
+    nodes = 2 * st.positions[pid]
+    return min(nodes, 2 * ntokens), nodes
 
 
 @njit(cache=True)
-def reserve(st, pid, nsym):
-    """``st`` with the room that merging pair ``pid`` may need (symbols < ``nsym``)."""
-    new, nodes = _room(st, pid, nsym)
-    pairs, nodes, gheap, lheap = st.meta[0] + new, st.meta[1] + nodes, st.gsize[0] + new, _lmax(st) + new
-    if _fits(st, pairs, nodes, gheap, lheap):
+def reserve(st, pid, ntokens):
+    """``st`` with the room that merging pair ``pid`` may need (token ids < ``ntokens``)."""
+    new, nodes = _room(st, pid, ntokens)
+    pairs, nodes = st.meta[N_PAIRS] + new, st.meta[N_CHUNKS] + nodes
+    total_entries, lang_entries = st.heap_size[0] + new, _largest_lang_heap(st) + new
+    if _fits(st, pairs, nodes, total_entries, lang_entries):
         return st
-    return _grown(st, pairs, nodes, gheap, lheap)
+    return _grown(st, pairs, nodes, total_entries, lang_entries)
 
 
 @njit(cache=True)
 def _push_live(st, rank, pids, n):
     """Push pairs ``pids[:n]`` onto every heap where their count is positive (the heap
-    of total counts only while ``meta[3]``: a policy that only asks per language, like
-    parity-aware BPE, turns it off; on its benchmark that is 17% of the training time).
-    Capacity is ensured by the caller."""
-    pa, pb, pcnt, plc = st.pa, st.pb, st.pcnt, st.plc
-    gc, gt, gp, gsize, lc, lt, lp, lsize = st.gc, st.gt, st.gp, st.gsize, st.lc, st.lt, st.lp, st.lsize
-    nl = plc.shape[1]
-    total = st.meta[3] != 0
+    of total counts only while ``meta[TOTAL_ON]``: a policy that only asks per language,
+    like parity-aware BPE, turns it off; on its benchmark that is 17% of the training
+    time). Capacity is ensured by the caller."""
+    left, right, count, lang_count = st.left, st.right, st.count, st.lang_count
+    gc, gt, gp, gsize = st.heap_count, st.heap_tie, st.heap_pair, st.heap_size
+    lc, lt, lp, lsize = st.lang_heap_count, st.lang_heap_tie, st.lang_heap_pair, st.lang_heap_size
+    total = st.meta[TOTAL_ON] != 0
     for t in range(n):
         q = pids[t]
-        tie = _tie(rank, pa[q], pb[q])
-        if total and pcnt[q] > 0:
-            heap_push(gc, gt, gp, gsize, 0, pcnt[q], tie, q)
-        for l in range(nl):
-            if plc[q, l] > 0:
-                heap_push(lc, lt, lp, lsize, l, plc[q, l], tie, q)
+        tie = _tie(rank, left[q], right[q])
+        if total and count[q] > 0:
+            heap_push(gc, gt, gp, gsize, 0, count[q], tie, q)
+        for l in range(lang_count.shape[1]):
+            if lang_count[q, l] > 0:
+                heap_push(lc, lt, lp, lsize, l, lang_count[q, l], tie, q)
 
 
 # ---------------------------------------------------------------- pairs
 @njit(cache=True)
-def _new_pair(h, key, x, y, hkeys, hvals, pa, pb, meta):
-    """Pair ``(x, y)`` (key ``key``, free slot ``h`` of the table) gets the next free
-    id ``meta[0]``. Capacity is ensured by the caller.
+def _new_pair(h, key, table_keys, table_ids, left, right, meta):
+    """The pair of key ``key`` (free slot ``h`` of the table) gets the next free id
+    ``meta[N_PAIRS]``. Capacity is ensured by the caller.
 
     The kernels look a pair up inline (``_slot``, then this on a miss) rather than
     through a helper taking the arrays: such a call costs Numba tens of nanoseconds
     even when inlined, and a merge makes up to four lookups per occurrence
     (measured on bench8: the merge kernel 1.6x slower through a helper)."""
-    pid = meta[0]
-    meta[0] += 1
-    hkeys[h] = key
-    hvals[h] = pid
-    pa[pid] = x
-    pb[pid] = y
+    pid = meta[N_PAIRS]
+    meta[N_PAIRS] += 1
+    table_keys[h] = key
+    table_ids[h] = pid
+    left[pid] = key >> KEY_SHIFT
+    right[pid] = key & _LOW
     return pid
 
 
 # ---------------------------------------------------------------- engine steps
 @njit(cache=True)
-def init_counts(wd, rank, tcnt, tlc, st):
+def init_counts(words, rank, st):
     """Count every adjacent pair and every token; fill the occurrence lists and the heaps."""
-    sym, wstart, wlen, wcnt, wlc, wsole, visit, ntok, wtr, wtsole, ntr = wd
-    hkeys, hvals, pa, pb, pcnt, plc, pocc = st.hkeys, st.hvals, st.pa, st.pb, st.pcnt, st.plc, st.pocc
-    phead, chunks, meta = st.phead, st.chunks, st.meta
-    nl = plc.shape[1]
-    L = wlc.shape[1]
-    for w in range(wstart.shape[0]):
-        s = wstart[w]
-        n = wlen[w]
-        c = wcnt[w]
-        sole = wsole[w]
-        for t in range(wtr.shape[1]):
-            ntr[t] += n * wtr[w, t]
-        ntok[L] += n * c
+    symbols, start, length, word_count, word_lang, sole_lang = (
+        words.symbols, words.start, words.length, words.count, words.lang_count, words.sole_lang)
+    token_count, token_lang, lang_tokens = words.token_count, words.token_lang_count, words.tokens
+    tracked, tracked_tokens = words.tracked, words.tracked_tokens
+    table_keys, table_ids, left, right = st.table_keys, st.table_ids, st.left, st.right
+    pair_count, pair_lang, positions = st.count, st.lang_count, st.positions
+    list_head, chunks, meta = st.list_head, st.chunks, st.meta
+    nl = pair_lang.shape[1]
+    L = word_lang.shape[1]
+    for w in range(start.shape[0]):
+        s = start[w]
+        n = length[w]
+        c = word_count[w]
+        sole = sole_lang[w]
+        for t in range(tracked.shape[1]):
+            tracked_tokens[t] += n * tracked[w, t]
+        lang_tokens[L] += n * c
         for i in range(n):
-            tcnt[sym[s + i]] += c
+            token_count[symbols[s + i]] += c
         if sole >= 0:
-            ntok[sole] += n * c
+            lang_tokens[sole] += n * c
             for i in range(n):
-                tlc[sym[s + i], sole] += c
+                token_lang[symbols[s + i], sole] += c
         else:
             for l in range(L):
-                ntok[l] += n * wlc[w, l]
+                lang_tokens[l] += n * word_lang[w, l]
                 for i in range(n):
-                    tlc[sym[s + i], l] += wlc[w, l]
-        if not _fits(st, meta[0] + n, meta[1] + n, 1, 1):
-            st = _grown(st, meta[0] + n, meta[1] + n, 1, 1)
-            hkeys, hvals, pa, pb, pcnt, plc, pocc = st.hkeys, st.hvals, st.pa, st.pb, st.pcnt, st.plc, st.pocc
-            phead, chunks = st.phead, st.chunks
+                    token_lang[symbols[s + i], l] += word_lang[w, l]
+        if not _fits(st, meta[N_PAIRS] + n, meta[N_CHUNKS] + n, 1, 1):
+            st = _grown(st, meta[N_PAIRS] + n, meta[N_CHUNKS] + n, 1, 1)
+            table_keys, table_ids, left, right = st.table_keys, st.table_ids, st.left, st.right
+            pair_count, pair_lang, positions = st.count, st.lang_count, st.positions
+            list_head, chunks = st.list_head, st.chunks
         for i in range(n - 1):
-            x, y = sym[s + i], sym[s + i + 1]
-            key = (np.int64(x) << KEY_SHIFT) | np.int64(y)
-            h = _slot(hkeys, key)
-            pid = hvals[h] if hkeys[h] == key else _new_pair(h, key, x, y, hkeys, hvals, pa, pb, meta)
-            pcnt[pid] += c
+            key = (np.int64(symbols[s + i]) << KEY_SHIFT) | np.int64(symbols[s + i + 1])
+            h = _slot(table_keys, key)
+            pid = table_ids[h] if table_keys[h] == key else _new_pair(h, key, table_keys, table_ids,
+                                                                      left, right, meta)
+            pair_count[pid] += c
             if nl > 0 and sole >= 0:
-                plc[pid, sole] += c
+                pair_lang[pid, sole] += c
             else:
                 for l in range(nl):
-                    plc[pid, l] += wlc[w, l]
-            pocc[pid] += 1
-            head = phead[pid]
-            if head < 0 or chunks[head, 1 + chunks[head, 1]] != w:  # w joins pid's list (once; written out, see CHUNK_WORDS)
+                    pair_lang[pid, l] += word_lang[w, l]
+            positions[pid] += 1
+            head = list_head[pid]
+            # w joins pid's list (once in a row; written out, see CHUNK_WORDS)
+            if head < 0 or chunks[head, 1 + chunks[head, 1]] != w:
                 if head < 0 or chunks[head, 1] == CHUNK_WORDS:
-                    node = meta[1]
-                    meta[1] += 1
+                    node = meta[N_CHUNKS]
+                    meta[N_CHUNKS] += 1
                     chunks[node, 0] = head
                     chunks[node, 1] = 0
-                    phead[pid] = node
+                    list_head[pid] = node
                     head = node
                 fill = chunks[head, 1]
                 chunks[head, 2 + fill] = w
                 chunks[head, 1] = fill + 1
-    npairs = meta[0]
-    lneed = 1  # exact heaps: one entry per pair live in the row
+    npairs = meta[N_PAIRS]
+    lang_entries = 1  # exact heaps: one entry per pair live in the column
     for l in range(nl):
-        lneed = max(lneed, np.count_nonzero(plc[:npairs, l]))
-    if not _fits(st, npairs, meta[1], npairs, lneed):
-        st = _grown(st, npairs, meta[1], npairs, lneed)
+        lang_entries = max(lang_entries, np.count_nonzero(pair_lang[:npairs, l]))
+    if not _fits(st, npairs, meta[N_CHUNKS], npairs, lang_entries):
+        st = _grown(st, npairs, meta[N_CHUNKS], npairs, lang_entries)
     _push_live(st, rank, np.arange(npairs), npairs)
     return st
 
 
-@njit(cache=True)
-def merge(pid, c, wd, rank, tcnt, tlc, st):
-    """Replace every occurrence of pair ``pid`` = (a, b) by token ``c`` (left to right,
-    non-overlapping, as HF's trainer does) in the words that hold it; update pair,
-    token and length counts; push the pairs whose count went up.
+# Inlined into merge: as a call per visited word the merge kernel was 10-13% slower
+# (replays of the bench8 and 32k-vocab parity-aware runs, interleaved processes).
+@njit(cache=True, inline="always")
+def merge_word(symbols, s, n, a, b, c, change_key, change_delta):
+    """Rewrite the word ``symbols[s : s + n]``: every ``a b``, left to right and
+    non-overlapping (as HF's ``Word::merge``), becomes ``c``, compacted in place.
+    The pair changes go to ``change_key[:k]`` (pair keys) and ``change_delta[:k]``
+    (-1 / +1), in order: each occurrence ``x a b y`` -> ``x c y`` makes
+    ``(x, a) -1, (x, c) +1, (b, y) -1, (c, y) +1`` (so ``k <= 2 n``). Returns
+    ``(new length, occurrences, k)``.
 
-    Each occurrence ``x a b y`` -> ``x c y`` changes (up to) four pairs:
-    (x, a) -1, (x, c) +1, (b, y) -1, (c, y) +1. In ``a b a b`` the second
-    occurrence's left neighbour is the ``c`` just written, so the transient
-    (c, a) +1 of the first is undone by the second's -1 and (c, c) +1 remains.
+    In ``a b a b`` the second occurrence's left neighbour is the ``c`` just written,
+    so the ``(c, a) +1`` of the first is undone by the second's -1, and ``(c, c) +1``
+    remains:
+
+    >>> sym, keys, deltas = np.array([1, 2, 1, 2], np.int32), np.empty(8, np.int64), np.empty(8, np.int64)
+    >>> merge_word(sym, 0, 4, 1, 2, 9, keys, deltas), sym[:2].tolist()
+    ((2, 2, 4), [9, 9])
+    >>> [(int(k) >> KEY_SHIFT, int(k) & 0xFFFFFFFF, int(d)) for k, d in zip(keys[:4], deltas[:4])]
+    [(2, 1, -1), (9, 1, 1), (9, 1, -1), (9, 9, 1)]
+    """
+    i = 0
+    j = 0  # symbols[s : s + j] are rewritten
+    occurrences = 0
+    k = 0
+    while i < n:
+        if i + 1 < n and symbols[s + i] == a and symbols[s + i + 1] == b:
+            if j > 0:
+                x = np.int64(symbols[s + j - 1]) << KEY_SHIFT
+                change_key[k], change_delta[k] = x | a, -1
+                change_key[k + 1], change_delta[k + 1] = x | c, 1
+                k += 2
+            if i + 2 < n:
+                y = np.int64(symbols[s + i + 2])
+                change_key[k], change_delta[k] = (b << KEY_SHIFT) | y, -1
+                change_key[k + 1], change_delta[k + 1] = (c << KEY_SHIFT) | y, 1
+                k += 2
+            symbols[s + j] = c
+            i += 2
+            occurrences += 1
+        else:
+            symbols[s + j] = symbols[s + i]
+            i += 1
+        j += 1
+    return j, occurrences, k
+
+
+@njit(cache=True)
+def merge(pid, c, words, rank, st):
+    """Replace every occurrence of pair ``pid`` = (a, b) by token ``c`` in the words
+    that hold it (:func:`merge_word` rewrites a word and says which pairs changed),
+    then apply the changes: pair counts (total and per language), positions and
+    occurrence lists; token counts and token totals (per language and tracked); push
+    the pairs whose count went up.
 
     Returns the number of occurrences merged (weighted by word counts), or -1,
     having changed nothing, when ``st`` lacks the room the merge may need."""
-    new, nodes = _room(st, pid, tcnt.shape[0])
-    if not _fits(st, st.meta[0] + new, st.meta[1] + nodes, st.gsize[0] + new, _lmax(st) + new):
+    new, nodes = _room(st, pid, words.token_count.shape[0])
+    if not _fits(st, st.meta[N_PAIRS] + new, st.meta[N_CHUNKS] + nodes, st.heap_size[0] + new,
+                 _largest_lang_heap(st) + new):
         return -1
-    sym, wstart, wlen, wcnt, wlc, wsole, visit, ntok, wtr, wtsole, ntr = wd
-    hkeys, hvals, pa, pb, pcnt, plc, pocc = st.hkeys, st.hvals, st.pa, st.pb, st.pcnt, st.plc, st.pocc
-    phead, tstamp, chunks, meta = st.phead, st.tstamp, st.chunks, st.meta
-    nl = plc.shape[1]
-    L = wlc.shape[1]
-    a = pa[pid]
-    b = pb[pid]
-    meta[2] += 1
-    stamp = meta[2]
+    symbols, start, length, word_count, word_lang, sole_lang = (
+        words.symbols, words.start, words.length, words.count, words.lang_count, words.sole_lang)
+    visited, lang_tokens = words.visited, words.tokens
+    token_count, token_lang = words.token_count, words.token_lang_count
+    tracked, sole_tracked, tracked_tokens = words.tracked, words.sole_tracked, words.tracked_tokens
+    table_keys, table_ids, left, right = st.table_keys, st.table_ids, st.left, st.right
+    pair_count, pair_lang, positions = st.count, st.lang_count, st.positions
+    list_head, chunks, touched_at, meta = st.list_head, st.chunks, st.touched_at, st.meta
+    nl = pair_lang.shape[1]
+    L = word_lang.shape[1]
+    a = np.int64(left[pid])
+    b = np.int64(right[pid])
+    meta[STAMP] += 1
+    stamp = meta[STAMP]
     touched = np.empty(new, np.int64)  # pairs whose count went up, each once
     ntouched = 0
-    xs = np.empty(4, np.int64)  # the pair changes of one occurrence: (xs, ys) += ds
-    ys = np.empty(4, np.int64)
-    ds = np.empty(4, np.int64)
+    change_key = np.empty(64, np.int64)  # one word's pair changes (merge_word)
+    change_delta = np.empty(64, np.int64)
     merged = 0
-    chunk = phead[pid]
-    phead[pid] = -1
+    chunk = list_head[pid]
+    list_head[pid] = -1
     while chunk != -1:
         for e in range(chunks[chunk, 1]):  # the words of this chunk
             w = chunks[chunk, 2 + e]
-            if visit[w] == stamp:  # a word may be listed more than once
+            if visited[w] == stamp:  # a word may be listed more than once
                 continue
-            visit[w] = stamp
-            s = wstart[w]
-            n = wlen[w]
-            cw = wcnt[w]
-            sole = wsole[w]
-            i = 0
-            j = 0
-            occ = 0
-            while i < n:
-                if i + 1 < n and sym[s + i] == a and sym[s + i + 1] == b:
-                    k = 0
-                    if j > 0:
-                        x = sym[s + j - 1]
-                        xs[0], ys[0], ds[0] = x, a, -1
-                        xs[1], ys[1], ds[1] = x, c, 1
-                        k = 2
-                    if i + 2 < n:
-                        y = sym[s + i + 2]
-                        xs[k], ys[k], ds[k] = b, y, -1
-                        xs[k + 1], ys[k + 1], ds[k + 1] = c, y, 1
-                        k += 2
-                    for t in range(k):
-                        key = (xs[t] << KEY_SHIFT) | ys[t]
-                        h = _slot(hkeys, key)
-                        q = hvals[h] if hkeys[h] == key else _new_pair(h, key, xs[t], ys[t], hkeys, hvals, pa, pb, meta)
-                        d = ds[t]
-                        pocc[q] += d
-                        if cw != 0:  # (a tracked-only word is in no statistic)
-                            pcnt[q] += d * cw
-                            if nl > 0 and sole >= 0:
-                                plc[q, sole] += d * cw
-                            else:
-                                for l in range(nl):
-                                    plc[q, l] += d * wlc[w, l]
-                        if d > 0:
-                            head = phead[q]
-                            if head < 0 or chunks[head, 1 + chunks[head, 1]] != w:  # w joins q's list (once; as in init_counts)
-                                if head < 0 or chunks[head, 1] == CHUNK_WORDS:
-                                    node_q = meta[1]
-                                    meta[1] += 1
-                                    chunks[node_q, 0] = head
-                                    chunks[node_q, 1] = 0
-                                    phead[q] = node_q
-                                    head = node_q
-                                fill = chunks[head, 1]
-                                chunks[head, 2 + fill] = w
-                                chunks[head, 1] = fill + 1
-                            if tstamp[q] != stamp:
-                                tstamp[q] = stamp
-                                touched[ntouched] = q
-                                ntouched += 1
-                    sym[s + j] = c
-                    j += 1
-                    i += 2
-                    occ += 1
-                else:
-                    sym[s + j] = sym[s + i]
-                    j += 1
-                    i += 1
-            if occ > 0:
-                wlen[w] = j
-                ts = wtsole[w]
-                if ts >= 0:
-                    ntr[ts] -= occ * wtr[w, ts]
-                elif ts == -1:
-                    for t in range(wtr.shape[1]):
-                        ntr[t] -= occ * wtr[w, t]
-                k = occ * cw
-                merged += k
-                ntok[L] -= k
-                tcnt[a] -= k
-                tcnt[b] -= k
-                tcnt[c] += k
-                if sole >= 0:  # then wlc[w, sole] == cw
-                    ntok[sole] -= k
-                    tlc[a, sole] -= k
-                    tlc[b, sole] -= k
-                    tlc[c, sole] += k
-                else:
-                    for l in range(L):
-                        kl = occ * wlc[w, l]
-                        ntok[l] -= kl
-                        tlc[a, l] -= kl
-                        tlc[b, l] -= kl
-                        tlc[c, l] += kl
+            visited[w] = stamp
+            s = start[w]
+            n = length[w]
+            if 2 * n > change_key.shape[0]:
+                change_key = np.empty(2 * n, np.int64)
+                change_delta = np.empty(2 * n, np.int64)
+            n, occurrences, k = merge_word(symbols, s, n, a, b, c, change_key, change_delta)
+            if occurrences == 0:  # a stale entry: the pair left this word
+                continue
+            length[w] = n
+            cw = word_count[w]
+            sole = sole_lang[w]
+            # the pair changes
+            for t in range(k):
+                key = change_key[t]
+                d = change_delta[t]
+                h = _slot(table_keys, key)
+                q = table_ids[h] if table_keys[h] == key else _new_pair(h, key, table_keys, table_ids,
+                                                                        left, right, meta)
+                positions[q] += d
+                if cw != 0:  # (a tracked-only word is in no statistic)
+                    pair_count[q] += d * cw
+                    if nl > 0 and sole >= 0:
+                        pair_lang[q, sole] += d * cw
+                    else:
+                        for l in range(nl):
+                            pair_lang[q, l] += d * word_lang[w, l]
+                if d > 0:
+                    head = list_head[q]
+                    if head < 0 or chunks[head, 1 + chunks[head, 1]] != w:  # w joins q's list (as in init_counts)
+                        if head < 0 or chunks[head, 1] == CHUNK_WORDS:
+                            node = meta[N_CHUNKS]
+                            meta[N_CHUNKS] += 1
+                            chunks[node, 0] = head
+                            chunks[node, 1] = 0
+                            list_head[q] = node
+                            head = node
+                        fill = chunks[head, 1]
+                        chunks[head, 2 + fill] = w
+                        chunks[head, 1] = fill + 1
+                    if touched_at[q] != stamp:
+                        touched_at[q] = stamp
+                        touched[ntouched] = q
+                        ntouched += 1
+            # the token changes: a, b -occurrences each, c +occurrences, length -occurrences
+            ts = sole_tracked[w]
+            if ts >= 0:
+                tracked_tokens[ts] -= occurrences * tracked[w, ts]
+            elif ts == -1:
+                for t in range(tracked.shape[1]):
+                    tracked_tokens[t] -= occurrences * tracked[w, t]
+            weighted = occurrences * cw
+            merged += weighted
+            lang_tokens[L] -= weighted
+            token_count[a] -= weighted
+            token_count[b] -= weighted
+            token_count[c] += weighted
+            if sole >= 0:  # then word_lang[w, sole] == cw
+                lang_tokens[sole] -= weighted
+                token_lang[a, sole] -= weighted
+                token_lang[b, sole] -= weighted
+                token_lang[c, sole] += weighted
+            else:
+                for l in range(L):
+                    kl = occurrences * word_lang[w, l]
+                    lang_tokens[l] -= kl
+                    token_lang[a, l] -= kl
+                    token_lang[b, l] -= kl
+                    token_lang[c, l] += kl
         chunk = chunks[chunk, 0]
-    pcnt[pid] = 0
-    pocc[pid] = 0
+    pair_count[pid] = 0
+    positions[pid] = 0
     for l in range(nl):
-        plc[pid, l] = 0
+        pair_lang[pid, l] = 0
     _push_live(st, rank, touched, ntouched)
     return merged
 
 
 @njit(cache=True)
-def encode_words(sym, wstart, wlen, hkeys, hvals, results):
+def encode_words(symbols, start, length, table_keys, table_ids, results):
     """Segment every word with an existing merge list, in place.
 
     The table maps ``(a << 32) | b`` to the merge's rank, ``results[rank]`` is its
     output. Rule (HF ``tokenizers``' rule): repeatedly merge the adjacent pair of
     lowest rank, leftmost occurrence first, until no adjacent pair is a merge."""
-    for w in range(wstart.shape[0]):
-        s = wstart[w]
-        n = wlen[w]
+    for w in range(start.shape[0]):
+        s = start[w]
+        n = length[w]
         while n > 1:
             best_r = -1
             best_i = -1
             for i in range(n - 1):
-                key = (np.int64(sym[s + i]) << KEY_SHIFT) | np.int64(sym[s + i + 1])
-                h = _slot(hkeys, key)
-                if hkeys[h] == key:
-                    r = hvals[h]
+                key = (np.int64(symbols[s + i]) << KEY_SHIFT) | np.int64(symbols[s + i + 1])
+                h = _slot(table_keys, key)
+                if table_keys[h] == key:
+                    r = table_ids[h]
                     if best_r == -1 or r < best_r:
                         best_r = r
                         best_i = i
             if best_r == -1:
                 break
-            sym[s + best_i] = results[best_r]
+            symbols[s + best_i] = results[best_r]
             for i in range(best_i + 1, n - 1):
-                sym[s + i] = sym[s + i + 1]
+                symbols[s + i] = symbols[s + i + 1]
             n -= 1
-        wlen[w] = n
+        length[w] = n

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from modtok.bpe import _kernels as K
-from modtok.errors import UnknownLanguageError
+from modtok.errors import UnknownLanguageError, UsageError
 from modtok.text.pretokenize import bytes_to_unicode
 
 
@@ -129,33 +129,35 @@ class Engine:
         if counts.ndim == 1:
             counts = counts[:, None]
         if counts.shape[0] != len(words):
-            raise ValueError(f"{len(words)} words but counts has {counts.shape[0]} rows")
+            raise UsageError(f"{len(words)} words but counts has {counts.shape[0]} rows")
         self.languages = list(languages) if languages is not None else [
             str(i) for i in range(counts.shape[1])
         ]
         if len(self.languages) != counts.shape[1]:
-            raise ValueError(f"{len(self.languages)} languages but counts has {counts.shape[1]} columns")
+            raise UsageError(f"{len(self.languages)} languages but counts has {counts.shape[1]} columns")
         W, L = counts.shape
         tracked = np.zeros((W, 0), np.int64) if tracked is None else np.ascontiguousarray(tracked, dtype=np.int64)
         if tracked.ndim != 2 or tracked.shape[0] != W:
-            raise ValueError(f"tracked counts must have shape ({W}, D), got {tracked.shape}")
+            raise UsageError(f"tracked counts must have shape ({W}, D), got {tracked.shape}")
         lens = np.fromiter(map(len, words), np.int64, W)
         sole, tracked_sole = _sole_column(counts), _sole_column(tracked)
         wstart = np.zeros(W, np.int64)
         if W > 1:
             np.cumsum(lens[:-1], out=wstart[1:])
         self._words = K.Words(
-            sym=np.frombuffer(b"".join(words), np.uint8).astype(np.int32),
-            wstart=wstart,
-            wlen=lens.astype(np.int32),
-            wcnt=counts.sum(axis=1),
-            wlc=counts,
-            wsole=sole,
-            visit=np.zeros(W, np.int64),
-            ntok=np.zeros(L + 1, np.int64),
-            wtr=tracked,
-            wtsole=tracked_sole,
-            ntr=np.zeros(tracked.shape[1], np.int64),
+            symbols=np.frombuffer(b"".join(words), np.uint8).astype(np.int32),
+            start=wstart,
+            length=lens.astype(np.int32),
+            count=counts.sum(axis=1),
+            lang_count=counts,
+            sole_lang=sole,
+            visited=np.zeros(W, np.int64),
+            token_count=np.zeros(0, np.int64),
+            token_lang_count=np.zeros((0, L), np.int64),
+            tokens=np.zeros(L + 1, np.int64),
+            tracked=tracked,
+            sole_tracked=tracked_sole,
+            tracked_tokens=np.zeros(tracked.shape[1], np.int64),
         )
         capacity = max(capacity, 256, max(results, default=0) + 1)
         if rank is None:
@@ -168,23 +170,21 @@ class Engine:
             for r in range(len(keys) - 1, -1, -1):  # first rank wins for a repeated pair
                 K.table_put(rk, rv, keys[r], r)
             wd = self._words
-            K.encode_words(wd.sym, wd.wstart, wd.wlen, rk, rv, np.asarray(results, np.int64))
-        self._tcnt = np.zeros(0, np.int64)
-        self._tlc = np.zeros((0, L), np.int64)
+            K.encode_words(wd.symbols, wd.start, wd.length, rk, rv, np.asarray(results, np.int64))
         self._ensure(capacity - 1)
         # Room for few pairs (the distinct pairs are far fewer than positions: 4,130 of
         # 1.9M on bench8; the arrays grow on demand, and oversized rows cost every later
         # regrowth) and for a list chunk per 4 adjacent positions (bench8 ends its 4,000
         # merges with 446k chunks for 1.9M positions; more are grown on demand). np.zeros
         # maps untouched pages lazily, so the headroom costs memory only once used.
-        positions = int(self._words.wlen.sum()) - W
+        positions = int(self._words.length.sum()) - W
         pairs = K.new_pairs(4096, positions // 4, L, pair_counts_per_language, total_best)
-        self._pairs = K.init_counts(self._words, self._rank, self._tcnt, self._tlc, pairs)
+        self._pairs = K.init_counts(self._words, self._rank, pairs)
 
     @classmethod
     def from_counts(
         cls, counts_by_lang: Mapping[str, Counter], tracked: Mapping[str, Counter] | None = None, **kw
-    ) -> "Engine":
+    ) -> Engine:
         """An engine over ``{lang: Counter(pre-token -> count)}``; ``tracked``: more
         ``{name: Counter}`` columns that are only segmented and totalled
         (:meth:`tracked_totals`)."""
@@ -206,19 +206,19 @@ class Engine:
             col = self.languages.index(lang)
         except ValueError:
             raise UnknownLanguageError(lang, self.languages) from None
-        if pairs and self._pairs.plc.shape[1] == 0:
-            raise ValueError("per-language pair counts are off (pass pair_counts_per_language=True)")
+        if pairs and self._pairs.lang_count.shape[1] == 0:
+            raise UsageError("per-language pair counts are off (pass pair_counts_per_language=True)")
         return col
 
     def _heap(self, lang: str | None) -> int:
         """The heap that :meth:`best_pair` / :meth:`tied_pairs` read for ``lang``."""
         col = self._lang(lang, pairs=True)
-        if col < 0 and not self._pairs.meta[3]:
-            raise ValueError("the heap of total counts is off (total_best=False or stop_total_best())")
+        if col < 0 and not self._pairs.meta[K.TOTAL_ON]:
+            raise UsageError("the heap of total counts is off (total_best=False or stop_total_best())")
         return col
 
     def _pair(self, pid: int) -> tuple[int, int]:
-        return int(self._pairs.pa[pid]), int(self._pairs.pb[pid])
+        return int(self._pairs.left[pid]), int(self._pairs.right[pid])
 
     def best_pair(self, lang: str | None = None) -> tuple[int, int, int] | None:
         """``(a, b, count)`` of the most frequent pair overall, or in language ``lang``
@@ -229,7 +229,7 @@ class Engine:
         if pid < 0:
             return None
         a, b = self._pair(pid)
-        return a, b, int(self._pairs.pcnt[pid] if col < 0 else self._pairs.plc[pid, col])
+        return a, b, int(self._pairs.count[pid] if col < 0 else self._pairs.lang_count[pid, col])
 
     def tied_pairs(self, lang: str | None = None) -> list[tuple[int, int]]:
         """Every pair whose count (overall, or in ``lang``) equals the current maximum,
@@ -242,7 +242,7 @@ class Engine:
 
     def _pid(self, a: int, b: int) -> int:
         st = self._pairs
-        return int(K.table_get(st.hkeys, st.hvals, (int(a) << K.KEY_SHIFT) | int(b)))
+        return int(K.table_get(st.table_keys, st.table_ids, (int(a) << K.KEY_SHIFT) | int(b)))
 
     def pair_count(self, a: int, b: int, lang: str | None = None) -> int:
         """Occurrences of the adjacent pair ``(a, b)`` overall or in ``lang``."""
@@ -250,21 +250,22 @@ class Engine:
         pid = self._pid(a, b)
         if pid < 0:
             return 0
-        return int(self._pairs.pcnt[pid] if col < 0 else self._pairs.plc[pid, col])
+        return int(self._pairs.count[pid] if col < 0 else self._pairs.lang_count[pid, col])
 
     def pair_counts(self, lang: str | None = None) -> dict[tuple[int, int], int]:
         """All pairs with a positive count, overall or in ``lang`` (for tests and small corpora)."""
         col = self._lang(lang, pairs=True)
         st = self._pairs
-        n = int(st.meta[0])
-        cnt = st.pcnt[:n] if col < 0 else st.plc[:n, col]
+        n = int(st.meta[K.N_PAIRS])
+        cnt = st.count[:n] if col < 0 else st.lang_count[:n, col]
         return {self._pair(p): int(cnt[p]) for p in np.flatnonzero(cnt > 0)}
 
     def token_counts(self, lang: str | None = None) -> np.ndarray:
         """Occurrences of each token id in the current segmentation, overall or in
         ``lang`` (a read-only view; re-read it after :meth:`merge`, which may grow it)."""
         col = self._lang(lang)
-        view = (self._tcnt if col < 0 else self._tlc[:, col]).view()
+        wd = self._words
+        view = (wd.token_count if col < 0 else wd.token_lang_count[:, col]).view()
         view.flags.writeable = False
         return view
 
@@ -276,38 +277,40 @@ class Engine:
         >>> eng.tracked_totals().tolist(), eng.merge(ord("a"), ord("b"), 256), eng.tracked_totals().tolist()
         ([6], 5, [4])
         """
-        return self._words.ntr.copy()
+        return self._words.tracked_tokens.copy()
 
     def token_totals(self) -> np.ndarray:
         """:meth:`num_tokens` of every language at once, in :attr:`languages` order (a copy)."""
-        return self._words.ntok[:-1].copy()
+        return self._words.tokens[:-1].copy()
 
     def num_tokens(self, lang: str | None = None) -> int:
         """Tokens in the current segmentation of all words (weighted by counts), overall or in ``lang``."""
         col = self._lang(lang)
-        return int(self._words.ntok[col])
+        return int(self._words.tokens[col])
 
     def segmentation(self, w: int) -> list[int]:
         """Current token ids of word ``w`` (in :func:`words_from_counts` order)."""
         wd = self._words
-        s = wd.wstart[w]
-        return wd.sym[s : s + wd.wlen[w]].tolist()
+        s = wd.start[w]
+        return wd.symbols[s : s + wd.length[w]].tolist()
 
     def stop_total_best(self) -> None:
         """Stop keeping the heap of total counts: :meth:`best_pair` and
         :meth:`tied_pairs` then answer per language only (for good: the heap is not
         rebuilt). Pair and token counts stay exact."""
-        self._pairs.meta[3] = 0
+        self._pairs.meta[K.TOTAL_ON] = 0
 
     # ---- the one mutation
     def _ensure(self, c: int) -> None:
         """Room for token id ``c`` in the token counts and ranks (merged ids rank by id)."""
-        if c < len(self._tcnt):
+        count, lang_count = self._words.token_count, self._words.token_lang_count
+        if c < len(count):
             return
-        cap = max(c + 1, 2 * len(self._tcnt), 256)
-        grow = cap - len(self._tcnt)
-        self._tcnt = np.concatenate([self._tcnt, np.zeros(grow, np.int64)])
-        self._tlc = np.concatenate([self._tlc, np.zeros((grow, self._tlc.shape[1]), np.int64)])
+        cap = max(c + 1, 2 * len(count), 256)
+        grow = cap - len(count)
+        self._words = self._words._replace(
+            token_count=np.concatenate([count, np.zeros(grow, np.int64)]),
+            token_lang_count=np.concatenate([lang_count, np.zeros((grow, lang_count.shape[1]), np.int64)]))
         if len(self._rank) < cap:
             self._rank = np.concatenate([self._rank, np.arange(len(self._rank), cap, dtype=np.int64)])
 
@@ -318,8 +321,8 @@ class Engine:
         if pid < 0:
             return 0
         self._ensure(c)
-        merged = K.merge(pid, c, self._words, self._rank, self._tcnt, self._tlc, self._pairs)
+        merged = K.merge(pid, c, self._words, self._rank, self._pairs)
         if merged < 0:  # the kernel needs room for what the merge may create
-            self._pairs = K.reserve(self._pairs, pid, len(self._tcnt))
-            merged = K.merge(pid, c, self._words, self._rank, self._tcnt, self._tlc, self._pairs)
+            self._pairs = K.reserve(self._pairs, pid, len(self._words.token_count))
+            merged = K.merge(pid, c, self._words, self._rank, self._pairs)
         return int(merged)

@@ -24,6 +24,15 @@ paths the one whose last piece starts earliest wins.
 A restricted model (a subtokenizer) is the same lattice with a boolean mask
 over piece ids: masked pieces are simply not edges (probability 0).
 
+The kernels follow the convention of :mod:`modtok.bpe._kernels`: their inputs are
+a few named tuples of arrays (:class:`Units`, :class:`TrieArrays`,
+:class:`ViterbiScores`, and per-thread scratch :class:`ViterbiWork` /
+:class:`PathWork`), and a kernel binds the fields it uses to local names once, at
+its top. The per-unit kernels take the tuples too (they run once per unit, not per
+position): against 17 positional arrays each, measured interleaved on 85k pre-tokens
+of 4 pool languages and 40k pieces, Viterbi took the same time and forward-backward
+up to 3% more.
+
 >>> import numpy as np
 >>> pieces = ["a", "b", "ab"]
 >>> trie = Trie(pieces, [0, 1, 2])
@@ -36,14 +45,32 @@ over piece ids: masked pieces are simply not edges (probability 0).
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Sequence
 
 import numba
 import numpy as np
 from numba import njit, prange
 
+from modtok.errors import TokenizerFileError
+
 UNK_PENALTY = 10.0  # sentencepiece kUnkPenalty and HF K_UNK_PENALTY
 N_CHUNKS = 16  # work split of the batch kernels; fixed so sums do not depend on the thread count
+
+# The strings as code points: unit u is cps[offsets[u] : offsets[u + 1]]; chunk c of the
+# work split is units bounds[c] : bounds[c + 1]; max_len the longest unit.
+Units = namedtuple("Units", ["cps", "offsets", "bounds", "max_len"])
+# The trie (see Trie): the children of node v are first[v] : first[v] + count[v], by label.
+TrieArrays = namedtuple("TrieArrays", ["first", "count", "label", "target", "piece"])
+# Viterbi's model: a score per piece id, the pieces that are edges, the score of an
+# unknown character's edge and the ids of the 256 byte pieces it is emitted as.
+ViterbiScores = namedtuple("ViterbiScores", ["score", "allowed", "unk_score", "byte_ids"])
+# Per-thread scratch for one unit of n characters (n + 1 positions): Viterbi's best score
+# into each position and the start and piece of the edge that gives it (piece -1: unknown).
+ViterbiWork = namedtuple("ViterbiWork", ["best", "start", "piece"])
+# Forward-backward's: alpha / beta per position, and the lattice's edges in order of
+# start (start, end, piece; piece -1: an unknown character).
+PathWork = namedtuple("PathWork", ["alpha", "beta", "edge_start", "edge_end", "edge_piece"])
 
 
 # --------------------------------------------------------------------------
@@ -103,9 +130,9 @@ class Trie:
                     piece_at.append(-1)
                 node = nxt
             if node == 0:
-                raise ValueError(f"piece {pid} is the empty string")
+                raise TokenizerFileError(f"piece {pid} is the empty string")
             if piece_at[node] != -1:
-                raise ValueError(f"pieces {piece_at[node]} and {pid} are the same string {pieces[pid]!r}")
+                raise TokenizerFileError(f"pieces {piece_at[node]} and {pid} are the same string {pieces[pid]!r}")
             piece_at[node] = pid
         n = len(children)
         self.first = np.zeros(n, dtype=np.int32)
@@ -131,8 +158,9 @@ class Trie:
                 return -1
         return int(self.piece[node])
 
-    def arrays(self) -> tuple:
-        return self.first, self.count, self.label, self.target, self.piece
+    def arrays(self) -> TrieArrays:
+        """The trie as the kernels take it."""
+        return TrieArrays(self.first, self.count, self.label, self.target, self.piece)
 
 
 @njit(cache=True, inline="always")
@@ -162,17 +190,14 @@ def _logaddexp(a, b):
     return b + np.log1p(np.exp(a - b))
 
 
-def _chunks(offsets: np.ndarray) -> np.ndarray:
-    """Unit boundaries of N_CHUNKS contiguous chunks of about equal characters."""
+def _units(cps: np.ndarray, offsets: np.ndarray) -> Units:
+    """The units with their work split: N_CHUNKS contiguous chunks of about equal characters."""
     n_units = len(offsets) - 1
     targets = np.linspace(0, offsets[-1], N_CHUNKS + 1)
     bounds = np.searchsorted(offsets[:-1], targets, side="left").astype(np.int64)
     bounds[0], bounds[-1] = 0, n_units
-    return np.maximum.accumulate(bounds)
-
-
-def _max_len(offsets: np.ndarray) -> int:
-    return int(np.diff(offsets).max()) if len(offsets) > 1 else 0
+    max_len = int(np.diff(offsets).max()) if len(offsets) > 1 else 0
+    return Units(cps, offsets, np.maximum.accumulate(bounds), max_len)
 
 
 # --------------------------------------------------------------------------
@@ -180,8 +205,11 @@ def _max_len(offsets: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _viterbi_unit(cps, lo, n, first, count, label, target, tpiece, scores, allowed,
-                  unk_score, byte_ids, best, bstart, bid, out, pos):
+def _viterbi_unit(cps, lo, n, trie, model, work, out, pos):
+    """Writes the best path of the unit ``cps[lo : lo + n]`` to ``out[pos:]``; returns its length."""
+    first, count, label, target, tpiece = trie
+    scores, allowed, unk_score, byte_ids = model
+    best, bstart, bid = work
     best[0] = 0.0
     for e in range(1, n + 1):
         bstart[e] = -1
@@ -242,20 +270,17 @@ def _viterbi_unit(cps, lo, n, first, count, label, target, tpiece, scores, allow
 
 
 @njit(cache=True, parallel=True)
-def _viterbi_batch(cps, offsets, bounds, max_len, first, count, label, target, tpiece,
-                   scores, allowed, unk_score, byte_ids):
+def _viterbi_batch(units, trie, model):
+    cps, offsets, bounds, max_len = units
     n_units = len(offsets) - 1
     out = np.empty(4 * len(cps), dtype=np.int32)
     lens = np.zeros(n_units, dtype=np.int64)
     for c in prange(len(bounds) - 1):
-        best = np.empty(max_len + 1, dtype=np.float64)
-        bstart = np.empty(max_len + 1, dtype=np.int64)
-        bid = np.empty(max_len + 1, dtype=np.int64)
+        work = ViterbiWork(np.empty(max_len + 1, dtype=np.float64), np.empty(max_len + 1, dtype=np.int64),
+                           np.empty(max_len + 1, dtype=np.int64))
         for u in range(bounds[c], bounds[c + 1]):
             lo = offsets[u]
-            lens[u] = _viterbi_unit(cps, lo, offsets[u + 1] - lo, first, count, label, target,
-                                    tpiece, scores, allowed, unk_score, byte_ids, best, bstart,
-                                    bid, out, 4 * lo)
+            lens[u] = _viterbi_unit(cps, lo, offsets[u + 1] - lo, trie, model, work, out, 4 * lo)
     return out, lens
 
 
@@ -269,9 +294,9 @@ def viterbi(cps, offsets, trie: Trie, scores, unk_score: float, byte_ids, allowe
     scores = np.asarray(scores, dtype=np.float64)
     if allowed is None:
         allowed = np.ones(len(scores), dtype=np.bool_)
-    return _viterbi_batch(cps, offsets, _chunks(offsets), _max_len(offsets), *trie.arrays(),
-                          scores, np.asarray(allowed, dtype=np.bool_), float(unk_score),
+    model = ViterbiScores(scores, np.asarray(allowed, dtype=np.bool_), float(unk_score),
                           np.asarray(byte_ids, dtype=np.int32))
+    return _viterbi_batch(_units(cps, offsets), trie.arrays(), model)
 
 
 # --------------------------------------------------------------------------
@@ -279,10 +304,11 @@ def viterbi(cps, offsets, trie: Trie, scores, unk_score: float, byte_ids, allowe
 
 
 @njit(cache=True)
-def _fb_unit(cps, lo, n, weight, first, count, label, target, tpiece, logp, unk_logp,
-             alpha, beta, es, ee, ep, counts):
-    """Adds the unit's expected piece counts (times ``weight``) to ``counts``;
-    returns (log Z, expected unknown count)."""
+def _fb_unit(cps, lo, n, weight, trie, logp, unk_logp, work, counts):
+    """Adds the expected piece counts of the unit ``cps[lo : lo + n]`` (times ``weight``)
+    to ``counts``; returns (log Z, expected unknown count)."""
+    first, count, label, target, tpiece = trie
+    alpha, beta, es, ee, ep = work
     # edges in order of increasing start; ep = -1 marks an unknown edge
     m = 0
     for s in range(n):
@@ -329,26 +355,22 @@ def _fb_unit(cps, lo, n, weight, first, count, label, target, tpiece, logp, unk_
 
 
 @njit(cache=True, parallel=True)
-def _fb_batch(cps, offsets, weights, bounds, max_len, depth, first, count, label, target,
-              tpiece, logp, unk_logp):
+def _fb_batch(units, weights, trie, depth, logp, unk_logp):
+    cps, offsets, bounds, max_len = units
     n_chunks = len(bounds) - 1
     counts = np.zeros((n_chunks, len(logp)), dtype=np.float64)
     unks = np.zeros(n_chunks, dtype=np.float64)
     lls = np.zeros(n_chunks, dtype=np.float64)
     for c in prange(n_chunks):
-        alpha = np.empty(max_len + 1, dtype=np.float64)
-        beta = np.empty(max_len + 1, dtype=np.float64)
-        cap = max_len * (depth + 1) + 1
-        es = np.empty(cap, dtype=np.int32)
-        ee = np.empty(cap, dtype=np.int32)
-        ep = np.empty(cap, dtype=np.int32)
+        cap = max_len * (depth + 1) + 1  # edges: at most depth pieces + 1 unknown per start
+        work = PathWork(np.empty(max_len + 1, dtype=np.float64), np.empty(max_len + 1, dtype=np.float64),
+                        np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int32))
         for u in range(bounds[c], bounds[c + 1]):
             lo = offsets[u]
             n = offsets[u + 1] - lo
             if n == 0:
                 continue
-            z, unk = _fb_unit(cps, lo, n, weights[u], first, count, label, target, tpiece,
-                              logp, unk_logp, alpha, beta, es, ee, ep, counts[c])
+            z, unk = _fb_unit(cps, lo, n, weights[u], trie, logp, unk_logp, work, counts[c])
             lls[c] += weights[u] * z
             unks[c] += unk
     total = np.zeros(len(logp), dtype=np.float64)
@@ -365,8 +387,7 @@ def expected_counts(cps, offsets, weights, trie: Trie, logp, unk_logp: float):
     where ``Z_u`` sums ``exp(score)`` over all segmentations of unit ``u``.
     Pieces not in ``trie`` get count 0; ``logp`` may hold ``-inf``.
     """
-    return _fb_batch(cps, offsets, np.asarray(weights, dtype=np.float64), _chunks(offsets),
-                     _max_len(offsets), trie.depth, *trie.arrays(),
+    return _fb_batch(_units(cps, offsets), np.asarray(weights, dtype=np.float64), trie.arrays(), trie.depth,
                      np.asarray(logp, dtype=np.float64), float(unk_logp))
 
 
