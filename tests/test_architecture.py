@@ -126,7 +126,7 @@ def private_imports(tree) -> list[tuple[int, str]]:
 
 
 def test_no_private_name_crosses_a_module():
-    """A private module (``bpe._kernels``) is its package's own: only its siblings import it."""
+    """A private module (``bpe.kernels``) is its package's own: only its siblings import it."""
     leaks = []
     for m, path in MODULES.items():
         for line, name in private_imports(ast.parse(path.read_text(encoding="utf-8"))):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from modtok.artifacts.baselines import train_hf_bpe
-from modtok.bpe import _kernels as K
+from modtok.bpe import kernels as K
 from modtok.bpe import reference, standard
 from modtok.bpe.engine import Engine
 from modtok.bpe.reference import ReferenceEngine, as_dict

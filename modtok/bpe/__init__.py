@@ -4,7 +4,7 @@ Every BPE trainer here differs only in *which pair to merge next and where to re
 it*; the statistics (unique pre-tokens with per-language counts, pair counts, occurrence
 lists, lazy heaps, apply-merge) live once in the engine.
 
-- :mod:`.engine` (+ :mod:`._kernels`, numba)  the incremental pair statistics
+- :mod:`.engine` (+ :mod:`.kernels`, numba)  the incremental pair statistics
 - :mod:`.model`      ``BPEModel``: merges, ranks, properness, reference encode/decode
 - policies:
   :mod:`.standard`   the most frequent pair overall (HF ``BpeTrainer`` order)

@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from modtok.bpe import _kernels as K
+from modtok.bpe import kernels as K
 from modtok.errors import UnknownLanguageError, UsageError
 from modtok.text.pretokenize import bytes_to_unicode
 

@@ -24,7 +24,7 @@ paths the one whose last piece starts earliest wins.
 A restricted model (a subtokenizer) is the same lattice with a boolean mask
 over piece ids: masked pieces are simply not edges (probability 0).
 
-The kernels follow the convention of :mod:`modtok.bpe._kernels`: their inputs are
+The kernels follow the convention of :mod:`modtok.bpe.kernels`: their inputs are
 a few named tuples of arrays (:class:`Units`, :class:`TrieArrays`,
 :class:`ViterbiScores`, and per-thread scratch :class:`ViterbiWork` /
 :class:`PathWork`), and a kernel binds the fields it uses to local names once, at
