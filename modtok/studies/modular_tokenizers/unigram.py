@@ -137,7 +137,8 @@ def paper_values(rows: list[dict], no_em_rows: list[dict], freq_rows: list[dict]
 
     def freq(size):  # NaN: the language uses fewer pieces than asked for
         vals = [r[f"k={size}"] for r in freq_rows if not np.isnan(r[f"k={size}"])]
-        return float(np.mean(vals)) if vals else NotMeasured(f"no language uses {size} distinct pieces")
+        return float(np.mean(vals)) if vals else NotMeasured(f"no language has a frequency-based extraction of {size} pieces "
+                                                                "(the base pieces or more than it uses)")
 
     return {"subtokenizer_nsl_worst": float(max(subs, key=lambda s: abs(s - 1.0))),
             "full_merged_nsl_mean": float(np.mean([r["full merged"] for r in rows])),
