@@ -158,5 +158,5 @@ else:
 
 # %%
 setting = (f"{len(LANGS)} languages, mono k = {K}, joint V = {V}, "
-           f"{'parallel' if corpora.parallel_eval else 'held-out, non-parallel'} evaluation text")
+           f"evaluation: {corpora.eval_label}")
 plots.table(paper_vs_here.table("modular_tokenizers_inefficiency", paper_values(full, prem_rows), setting))

@@ -282,5 +282,5 @@ print(f"notebook ran in {time.time() - T0:.0f} s")
 
 # %%
 setting = (f"{len(LANGS)} languages, k = {K}, {SCHEME} pre-tokenizer, {TRIALS} random unions per n, "
-           f"{'parallel' if corpora.parallel_eval else 'held-out, non-parallel'} evaluation text")
+           f"evaluation: {corpora.eval_label}")
 plots.table(paper_vs_here.table("modular_tokenizers_sequential", paper_values(full, spread), setting))

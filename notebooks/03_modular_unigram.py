@@ -167,5 +167,5 @@ assert panel.runs == 4 and panel.result != before
 
 # %%
 setting = (f"{len(LANGS)} languages, k = {K}, {ITERS} EM iterations (uniform start), "
-           f"{'parallel' if corpora.parallel_eval else 'held-out, non-parallel'} evaluation text")
+           f"evaluation: {corpora.eval_label}")
 plots.table(paper_vs_here.table("modular_tokenizers_unigram", paper_values(rows, no_em, freq_rows, KS), setting))

@@ -124,8 +124,10 @@ print(f"model: {models['Mono-only'].num_params() / 1e6:.2f}M parameters ({model_
 
 for name, rows in curves.items():
     assert len(rows) == STEPS
-    first, last = np.mean([r["bpb"] for r in rows[:5]]), np.mean([r["bpb"] for r in rows[-5:]])
-    assert last < first, (name, first, last)
+    # each step's bits per byte are of its own language and subtokenizer, so first vs last steps is a finding
+    # (on a few languages the draw of languages can hide the fall); the evaluation below checks what must hold
+    print(f"{name}: mean bpb of the first 5 steps {np.mean([r['bpb'] for r in rows[:5]]):.3f}, "
+          f"of the last 5 {np.mean([r['bpb'] for r in rows[-5:]]):.3f}")
 
 
 # %%
@@ -170,6 +172,8 @@ for s in SCHEMES:
         # Full-Lang scores a subset of Full's targets, each under a smaller softmax: never more nats
         assert by["Full-Lang"]["tokens"] == by["Full"]["tokens"] and by["Full-Lang"]["nats"] <= by["Full"]["nats"] + 1e-6
         assert 0.0 < by["Full-Lang"]["coverage"] <= 1.0 and by["Lang"]["coverage"] == 1.0
+        # trained, every model beats its untrained start (uniform over L's ids): tokens of any text are skewed
+        assert by["Lang"]["bpb"] < by["Lang"]["tokens"] * np.log2(len(active_ids(tok, [lang]))) / by["Lang"]["bytes"]
 
 # %%
 mean_rows = study.mean_bpb(eval_rows, SCHEMES, infer.SETTINGS)
@@ -328,5 +332,5 @@ shutil.rmtree(runs_dir)  # checkpoints, metrics and the compact model were tempo
 # %%
 setting = (f"{len(LANGS)} languages, k = {K}, {MODEL!r} model ({models['Mono-only'].num_params() / 1e6:.1f}M), "
            f"{STEPS} steps of {BATCH} x {SEQ} on {DEVICE}; {len(corpora.eval[ENGLISH])} "
-           f"{'parallel' if corpora.parallel_eval else 'held-out'} evaluation lines; timing: {speed_rows[-1]['vocabulary']}")
+           f"{corpora.eval_label} lines; timing: {speed_rows[-1]['vocabulary']}")
 plots.table(paper_vs_here.table("modular_tokenizers_lm", study.paper_values(eval_rows, fid_rows, speed_rows), setting))
