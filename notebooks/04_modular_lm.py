@@ -280,9 +280,9 @@ w_p.value = 0.5
 # * `MODTOK_SMOKE=1` (4 languages, k = 1000, "tiny" 0.2M parameters, 60 steps of 8 x 64,
 #   40 FLORES lines): about 40 s for the whole notebook.
 # * full CPU setting (5 languages, k = 4000, "mini" 5.0M parameters, 600 steps of 8 x 128,
-#   300 FLORES lines, paper-scale timing table): 26 min for the whole notebook — training
-#   231 s (Mono-only), 503 s (Samp_Full(0.5): the full softmax on half the batches), 292 s
-#   (Samp_Sub_2(0.5)), evaluation 405 s.
+#   300 FLORES lines, paper-scale timing table): 19-26 min for the whole notebook — on
+#   2026-12-02 19 min: training 153 s (Mono-only), 374 s (Samp_Full(0.5): the full softmax on
+#   half the batches), 290 s (Samp_Sub_2(0.5)), evaluation 229 s.
 # * with a CUDA GPU the notebook trains "small" models (3000 steps of 32 x 256, bf16 autocast)
 #   and evaluates all 1012 devtest lines.
 #
@@ -297,7 +297,7 @@ shutil.rmtree(runs_dir)  # checkpoints, metrics and the compact model were tempo
 # ## Closing note: the Table 4/6 analog at the full CPU setting
 #
 # Measured 2026-12-01 on the shared 2-core CPU (one torch thread; 24.5 min for the whole
-# notebook), pool + FLORES devtest (300 lines), no Unicode normalisation, the settings above
+# notebook; the same numbers to the last digit on 2026-12-02), pool + FLORES devtest (300 lines), no Unicode normalisation, the settings above
 # (Full−Lang as in the paper, p the probability of the full tokenizer). Bits per byte:
 #
 # | scheme | setting | eng_Latn | deu_Latn | fra_Latn | rus_Cyrl | ell_Grek | mean |

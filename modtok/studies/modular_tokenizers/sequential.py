@@ -267,10 +267,13 @@ def paper_values(fidelity: dict, spread: dict[int, dict[str, list[float]]]) -> d
     >>> spread = {1: {"sequential": [1.0], "concatenation": [1.0]}, 2: {"sequential": [1.01, 1.02], "concatenation": [1.1, 1.2]}}
     >>> {k: round(v, 3) for k, v in paper_values(fid, spread).items()}
     {'subtokenizer_nsl_max': 1.03, 'sequential_vs_concatenation': 0.135, 'union_nsl_max': 1.02}
+    >>> paper_values(fid, {1: spread[1]})["union_nsl_max"].reason
+    'needs unions of at least 2 languages'
     """
-    multi = [n for n in spread if n >= 2]
-    gap = (float(np.mean([np.mean(spread[n]["concatenation"]) - np.mean(spread[n]["sequential"]) for n in multi]))
-           if multi else NotMeasured("needs unions of at least 2 languages"))
+    multi = [n for n in spread if n >= 2]  # a "union" of one language is the language's own subtokenizer
+    if not multi:
+        none = NotMeasured("needs unions of at least 2 languages")
     return {"subtokenizer_nsl_max": float(max(r["NSL subtokenizer"] for r in fidelity["rows"])),
-            "sequential_vs_concatenation": gap,
-            "union_nsl_max": float(max(max(spread[n]["sequential"]) for n in spread))}
+            "sequential_vs_concatenation": float(np.mean([np.mean(spread[n]["concatenation"]) - np.mean(spread[n]["sequential"])
+                                                          for n in multi])) if multi else none,
+            "union_nsl_max": float(max(max(spread[n]["sequential"]) for n in multi)) if multi else none}
