@@ -175,13 +175,13 @@ def load(preferred: Sequence[str], vocab: int, scheme: str, train_chars: int, ev
          tau: float = TAU, sizes: Mapping[str, float] = MC4_TOKENS_B) -> ParityStudy:
     """The study on the configured data (:func:`modtok.text.data.default_corpora`):
     the ``preferred`` languages the data has (same-script stand-ins on the wordfreq
-    default), or every language it has when fewer than :data:`MIN_LANGUAGES` of them are
-    there; a language without a size in ``sizes`` is left out (``study.dropped``). The
+    default), or every language it has when fewer than :data:`MIN_LANGUAGES` of them (or
+    not all, when fewer are preferred) are there; a language without a size in ``sizes`` is left out (``study.dropped``). The
     parallel dev set ranks, the evaluation lines test; without a parallel dev split the
     study has no dev set (``study.has_dev`` False) and says so in ``dev_source``."""
     available = data.available_languages()
     asked = [lang for lang in preferred if lang in available or data.STAND_INS.get(lang) in available]
-    langs = data.pick_languages(asked) if len(asked) >= MIN_LANGUAGES else list(available)
+    langs = data.pick_languages(asked) if len(asked) >= min(MIN_LANGUAGES, len(preferred)) else list(available)
     dropped = [lang for lang in langs if lang not in sizes]
     langs = [lang for lang in langs if lang in sizes]
     if len(langs) < 2:
@@ -406,14 +406,17 @@ class ParityStudy:
     def table1_extras(self, asked: Sequence[int] = (), small: int | None = None) -> list[tuple[str, str, RunSpec]]:
         """The labelled extra rows beside the headline, ``(what, tokenizer, run)``: the
         ratio variant with r = 1; the natural proportions (τ = 1); a ``small``
-        vocabulary; each of ``asked`` (the paper's sizes) under the non-reference rule
-        "skip" (an exhausted language is passed over), classical beside it."""
+        vocabulary; each of ``asked`` (the paper's sizes) under the study's rule where the
+        text allows more tokens than the headline has, and under the non-reference rule
+        "skip" (an exhausted language is passed over); classical beside each."""
         pair = ("classical", "parity (base)")
         extras = [("r = 1 targets", "ratio (r = 1)", self.named("ratio (r = 1)"))]
         extras += [(label(NATURAL), name, self.named(name, NATURAL)) for name in pair]
         if small:
             extras += [(f"vocab {small:,}", name, self.named(name, vocab=small)) for name in pair]
         for vocab in asked:
+            if self.allowed_vocab(vocab)[0] > self.vocab:
+                extras += [(f"vocab {vocab:,}", name, self.named(name, vocab=vocab)) for name in pair]
             extras += [(f"vocab {vocab:,}, rule skip", name, self.named(name, vocab=vocab, rule="skip"))
                        for name in pair]
         return extras
@@ -432,8 +435,8 @@ class ParityStudy:
 
     def tau_sweep(self, taus: Sequence[float]) -> list[dict]:
         """Classical vs base parity-aware BPE (same size) at the study's vocabulary,
-        mixture by mixture, with the first language's share of the training text."""
-        first = self.langs[0]
+        mixture by mixture, with the largest language's share of the training text."""
+        first = max(self.langs, key=self.sizes.__getitem__)
         rows = []
         for tau in taus:
             spec = self.spec(tau)
