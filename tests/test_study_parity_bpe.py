@@ -104,6 +104,7 @@ def test_table1_has_its_columns_and_parity_lowers_the_gini(study):
     assert [(r["row"], r["tokenizer"]) for r in rows] == [("headline", n) for n in names] + [
         ("extra: r = 1 targets", "ratio (r = 1)"), ("extra: τ = 1", "classical"), ("extra: τ = 1", "parity (base)"),
         ("extra: vocab 300", "classical"), ("extra: vocab 300", "parity (base)"),
+        (f"extra: vocab {VOCAB + 40:,}", "classical"), (f"extra: vocab {VOCAB + 40:,}", "parity (base)"),
         (f"extra: vocab {VOCAB + 40:,}, rule skip", "classical"),
         (f"extra: vocab {VOCAB + 40:,}, rule skip", "parity (base)")]
     assert list(rows[0]) == ["row", "tokenizer", "mixture", "asked", "tokens", "rule", "Gini ↓",
@@ -247,12 +248,12 @@ def test_load_takes_every_language_of_the_data_when_few_preferred_are_there(monk
     for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_MANIFEST"):
         monkeypatch.delenv(var, raising=False)
     have = ["deu_Latn", "eng_Latn", "fin_Latn", "tgl_Latn"]
-    monkeypatch.setattr(data, "available_languages", lambda: have)
+    monkeypatch.setattr(data, "available_languages", lambda *a, **k: have)
     s = pb.load(["eng_Latn", "npi_Deva"], 300, SCHEME, train_chars=2_000, eval_lines=10)
     assert s.langs == have and s.dropped == []
     s = pb.load(["eng_Latn", "fin_Latn", "deu_Latn"], 300, SCHEME, train_chars=2_000, eval_lines=10)
     assert s.langs == ["eng_Latn", "fin_Latn", "deu_Latn"]
-    monkeypatch.setattr(data, "available_languages", lambda: ["eng_Latn", "xxx_Fake", "yyy_Fake"])
+    monkeypatch.setattr(data, "available_languages", lambda *a, **k: ["eng_Latn", "xxx_Fake", "yyy_Fake"])
     with pytest.raises(DataError, match="two languages with a corpus size"):
         pb.load(["eng_Latn"], 300, SCHEME, train_chars=2_000, eval_lines=10)
 
@@ -273,4 +274,5 @@ def test_load_on_pool_and_flores(pool_root, flores_root, monkeypatch):
     s = pb.load(["eng_Latn", "hin_Deva"], 300, SCHEME, train_chars=5_000, eval_lines=20, tau=2.0)
     assert s.parallel and s.tau == 2.0 and s.spec().setting == 2.0
     assert s.dev == data.load_flores(s.langs, "dev") and s.dev_source.startswith("FLORES-200 dev (")
+    assert s.dev_source.endswith(f"{len(s.dev['eng_Latn'])} parallel lines")
     assert s.has_dev and s.tiers == {"eng_Latn": "high", "hin_Deva": "medium"}

@@ -154,21 +154,16 @@ class RunSpec(NamedTuple):
         return parity.ParityConfig(variant=self.variant, window=self.window, alpha=self.alpha, **options)
 
 
-def _parallel_dev(corpora, langs: Sequence[str]) -> tuple[dict[str, list[str]] | None, str]:
-    """The parallel dev lines of ``langs`` and where they came from, or ``(None, why)``.
-    The data API of issue 21 (``corpora.has_dev`` / ``corpora.dev()``) when it is there,
-    else FLORES-200 dev when FLORES is configured. Never a substitute: no parallel dev
-    split, no dev set."""
-    if hasattr(corpora, "has_dev"):
-        if not corpora.has_dev:
-            return None, "none: the data has no dev split"
-        dev = corpora.dev()
-        dev = {lang: dev[lang] for lang in langs}
-        return dev, f"{getattr(corpora, 'eval_label', 'own parallel text')} dev split ({len(dev[langs[0]])} lines)"
-    if corpora.parallel_eval:
-        dev = data.load_flores(langs, "dev")
-        return dev, f"FLORES-200 dev ({len(dev[langs[0]])} parallel lines)"
-    return None, "none: no parallel dev set (FLORES-200 is not configured)"
+def _parallel_dev(corpora: data.Corpora, langs: Sequence[str]) -> tuple[dict[str, list[str]] | None, str]:
+    """The parallel dev lines of ``langs`` (FLORES-200 dev, or the dev split of one's own
+    evaluation text) and where they came from, or ``(None, why not)``. Never a
+    substitute: no parallel dev split, no dev set."""
+    if not corpora.has_dev:
+        return None, f"none: {corpora.eval_label or 'the evaluation text'} has no dev split"
+    if not corpora.eval_set.parallel("dev"):
+        return None, f"none: {corpora.eval_set.label('dev')} is not parallel (different numbers of lines)"
+    dev = corpora.dev(langs=langs)
+    return dev, f"{corpora.eval_set.label('dev')}, {len(dev[langs[0]])} parallel lines"
 
 
 def load(preferred: Sequence[str], vocab: int, scheme: str, train_chars: int, eval_lines: int | None = None,
