@@ -276,15 +276,15 @@ if PARALLEL:
     panel = widgets.Panel(study.explore, controls, plots.parity_explore)
     panel.show()
     # Setting widget values (what a click does) retrains: the window variant on all but the last
-    # language of the natural-proportions mixture, with fewer dev lines and half the vocabulary.
+    # language of the balanced mixture, with fewer dev lines and half the vocabulary.
     runs, SUBSET, FEWER = panel.runs, tuple(LANGS[: min(4, len(LANGS) - 1)]), DEV_CHOICES[0]
     controls["langs"].value = SUBSET
     controls["variant"].value = "window"
-    controls["setting"].value = NATURAL
+    controls["setting"].value = "balanced"
     controls["dev_lines"].value = FEWER
     controls["vocab"].value = VOCAB // 2
     assert panel.runs == runs + 5
-    assert panel.result["langs"] == SUBSET and panel.result["key"][:2] == (NATURAL, "window")
+    assert panel.result["langs"] == SUBSET and panel.result["key"][:2] == ("balanced", "window")
     assert panel.result["key"][5:7] == (FEWER, VOCAB // 2) and len(panel.result["per_lang"]) == 2 * len(SUBSET)
     assert panel.result["rows"][0]["tokens"] <= panel.result["rows"][1]["tokens"] <= VOCAB // 2  # classical: as many, at most
 else:

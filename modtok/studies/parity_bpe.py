@@ -244,7 +244,10 @@ class ParityStudy:
                 return self.pool.sample(share, min(available.values()) * len(self.langs)).lines()
             share = mixtures.natural(self.langs, self.sizes, tau=setting)
             total = int(min(available[lang] / share[lang] for lang in self.langs))  # the binding language
-            return self.pool.sample(share, total).lines()
+            lines = self.pool.sample(share, total).lines()
+            # A share below one line gets none (mC4 at τ = 1: Telugu is 1/2100 of English): an
+            # empty training text, which the stop rule ends at once; every language stays listed.
+            return {lang: lines.get(lang, []) for lang in self.langs}
         return self._once(("mixture", setting), make)
 
     def shares(self, setting) -> dict[str, float]:
@@ -275,9 +278,10 @@ class ParityStudy:
                 for lang in self.langs]
 
     def skew(self, setting) -> float:
-        """Characters of the largest language / of the smallest, in ``setting``'s mixture."""
+        """Characters of the largest language / of the smallest, in ``setting``'s mixture
+        (inf when a language's share is below one line)."""
         chars = data.chars_per_language(self.mixture(setting))
-        return max(chars.values()) / min(chars.values())
+        return max(chars.values()) / min(chars.values()) if min(chars.values()) else float("inf")
 
     # ---- runs
     def spec(self, setting=None, variant: str = "base", j_frac: float = 0.0, window: int = 100,
@@ -358,8 +362,10 @@ class ParityStudy:
 
     def classical_at(self, spec: RunSpec) -> RunSpec:
         """Classical BPE on ``spec``'s mixture and languages with as many tokens as
-        ``spec``'s run has (a run the stop rule ended early is compared at its own size)."""
-        return self.spec(spec.setting, "classical", vocab=self.evaluate(spec)["size"], langs=spec.langs)
+        ``spec``'s run has (a run the stop rule ended early is compared at its own size; one
+        merge at least: a run that stopped before its first merge is the bytes alone)."""
+        size = max(self.evaluate(spec)["size"], 257)
+        return self.spec(spec.setting, "classical", vocab=size, langs=spec.langs)
 
     def versus_classical(self, spec: RunSpec) -> tuple[float, float]:
         """``spec`` vs classical BPE at the same size (:meth:`classical_at`): the relative
@@ -402,18 +408,21 @@ class ParityStudy:
         """The labelled extra rows beside the headline, ``(what, tokenizer, run)``: the
         ratio variant with r = 1; the natural proportions (τ = 1); a ``small``
         vocabulary; each of ``asked`` (the paper's sizes) under the study's rule where the
-        text allows more tokens than the headline has, and under the non-reference rule
-        "skip" (an exhausted language is passed over); classical beside each."""
+        text allows more tokens than the headline has, and, where that rule stopped the run,
+        under the non-reference rule "skip" (an exhausted language is passed over);
+        classical beside each."""
         pair = ("classical", "parity (base)")
         extras = [("r = 1 targets", "ratio (r = 1)", self.named("ratio (r = 1)"))]
         extras += [(label(NATURAL), name, self.named(name, NATURAL)) for name in pair]
         if small:
             extras += [(f"vocab {small:,}", name, self.named(name, vocab=small)) for name in pair]
         for vocab in asked:
-            if self.allowed_vocab(vocab)[0] > self.vocab:
+            reached = self.allowed_vocab(vocab)[0]
+            if reached > self.vocab:
                 extras += [(f"vocab {vocab:,}", name, self.named(name, vocab=vocab)) for name in pair]
-            extras += [(f"vocab {vocab:,}, rule skip", name, self.named(name, vocab=vocab, rule="skip"))
-                       for name in pair]
+            if reached < vocab:  # the stop rule bit: what "skip" would have done
+                extras += [(f"vocab {vocab:,}, rule skip", name, self.named(name, vocab=vocab, rule="skip"))
+                           for name in pair]
         return extras
 
     def vocab_sweep(self, sizes: Sequence[int], setting=None) -> list[dict]:
