@@ -84,12 +84,16 @@ def test_units_are_sentencepiece_words(line):
 def test_counts_equal_text_through_the_cli(corpus, tmp_path, capsys):
     """The must-show: ``modtok count --scheme sentencepiece`` then ``modular-unigram --counts``
     writes the very files ``modular-unigram --manifest`` writes from the text: the same
-    pieces and scores (exactly), language sets, and ids on held-out lines."""
+    pieces and scores (exactly), language sets, and ids on held-out lines; a character
+    budget (``--max-chars`` there, ``--train-chars`` here) takes the same lines."""
     root, manifest, train, held_out = corpus
     counts = tmp_path / "counts"
-    assert cli.main(["count", str(manifest), "-o", str(counts), "--scheme", "sentencepiece"]) == 0
+    budget = sum(map(len, train["eng_Latn"])) * 3 // 4  # a budget cuts both alike (stream order)
+    assert cli.main(["count", str(manifest), "-o", str(counts), "--scheme", "sentencepiece",
+                     "--max-chars", str(budget)]) == 0
     k = ["-k", str(K), "--em-iters", "2"]
-    assert cli.main(["modular-unigram", str(tmp_path / "text"), *k, "--manifest", str(manifest)]) == 0
+    assert cli.main(["modular-unigram", str(tmp_path / "text"), *k, "--manifest", str(manifest),
+                     "--train-chars", str(budget)]) == 0
     assert cli.main(["modular-unigram", str(tmp_path / "counts-uni"), *k, "--counts", str(counts)]) == 0
     assert "training: saved counts" in capsys.readouterr().err
     for name in ("tokenizer.json", "lang_to_ids.json"):

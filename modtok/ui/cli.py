@@ -511,8 +511,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--counts", help="train from saved pre-token counts (modtok count) instead of text")
     p = trainer("modular-unigram", cmd_modular_unigram, "train merged Unigram with EM")
     p.add_argument("--em-iters", type=int, default=5)
-    p.add_argument("--counts", help="train from saved counts (modtok count --scheme sentencepiece) instead of text; "
-                                    "the same model as from the text counted")
+    p.add_argument("--counts", help="train from saved counts (modtok count --scheme sentencepiece) instead of text: "
+                                    "the model the counted text gives (--train-chars does not apply; count with "
+                                    "--max-chars N for the text's --train-chars N)")
 
     p = sub.add_parser("nsl", help="NSL of every subtokenizer vs a monolingual HF BPE")
     p.add_argument("tokenizer")
