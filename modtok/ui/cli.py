@@ -18,7 +18,8 @@
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
 YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`);
-``sequential-bpe`` also trains from saved counts (``--counts DIR``); ``parity-bpe`` reads
+``sequential-bpe`` and ``modular-unigram`` also train from saved counts (``--counts DIR``;
+Unigram's made with ``--scheme sentencepiece``); ``parity-bpe`` reads
 the text files it is given (one per language).
 
 Tokenizer directories hold ``tokenizer.json`` + ``lang_to_ids.json`` (see
@@ -147,10 +148,19 @@ def cmd_modular_unigram(args) -> None:
     from modtok.unigram.merge import merge_unigram
     from modtok.unigram.train import train_unigram_per_language
 
-    corpora = _corpora(args)
-    print(corpora.source, file=sys.stderr)
-    models = train_unigram_per_language(corpora.train, args.k, num_threads=2, progress=True)
-    merged = merge_unigram(models, corpora.train, max_iter=args.em_iters, progress=True)
+    if args.counts:
+        from modtok.unigram.units import load_units
+
+        if args.manifest:
+            raise ModtokError("give --counts or --manifest, not both")
+        train = load_units(args.counts, args.langs or None)  # {lang: Counter of units}
+        print(f"training: saved counts {args.counts}", file=sys.stderr)
+    else:
+        corpora = _corpora(args)
+        print(corpora.source, file=sys.stderr)
+        train = corpora.train  # lines: counted into the same units (modtok.unigram.units)
+    models = train_unigram_per_language(train, args.k, num_threads=2, progress=True)
+    merged = merge_unigram(models, train, max_iter=args.em_iters, progress=True)
     tok = merged.modular()
     tok.save(args.out)
     print(f"saved {tok.vocab_size} pieces, {len(tok.languages)} languages, "
@@ -550,8 +560,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = trainer("sequential-bpe", cmd_sequential_bpe, "train sequential multilingual BPE")
     p.add_argument("--scheme", help=SCHEME_HELP + " (with --counts: the counts' own)")
     p.add_argument("--counts", help="train from saved pre-token counts (modtok count) instead of text")
-    trainer("modular-unigram", cmd_modular_unigram, "train merged Unigram with EM").add_argument(
-        "--em-iters", type=int, default=5)
+    p = trainer("modular-unigram", cmd_modular_unigram, "train merged Unigram with EM")
+    p.add_argument("--em-iters", type=int, default=5)
+    p.add_argument("--counts", help="train from saved counts (modtok count --scheme sentencepiece) instead of text: "
+                                    "the model the counted text gives (--train-chars does not apply; count with "
+                                    "--max-chars N for the text's --train-chars N)")
 
     p = sub.add_parser("nsl", help="NSL of every subtokenizer vs a monolingual HF BPE")
     p.add_argument("tokenizer")
