@@ -244,7 +244,8 @@ def cmd_trim(args) -> None:
         held_out, held_out_source = evals.load(args.langs), evals.label()
     else:
         held_out, held_out_source = {}, ""
-    result = trim.trim_json(base, usage_text, held_out, keep_first=args.keep_first,
+    scripts = sorted({data.script_of(lang) for lang in args.langs}) if args.keep_script else ()
+    result = trim.trim_json(base, usage_text, held_out, keep_first=args.keep_first, keep_scripts=scripts,
                             usage_source=usage_source, held_out_source=held_out_source)
     trim.save(result, args.out, args.model)
     r = result.report
@@ -649,6 +650,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-chars", type=int, default=3_000_000, help="usage characters per language")
     p.add_argument("--eval", nargs="+", help="held-out text files (default: $MODTOK_EVAL, else FLORES-200 devtest)")
     p.add_argument("--keep-first", type=int, default=0, help="also keep the ids below this (most frequent)")
+    p.add_argument("--keep-script", action="store_true",
+                   help="also keep every token written only in the languages' scripts (+ digits, punctuation)")
     p.add_argument("--model", help="HF causal-LM directory: cut its embedding/output rows into OUT")
     p.set_defaults(fn=cmd_trim)
 
