@@ -278,6 +278,7 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
     rows = {r["arm"]: r for r in res.table()}
     assert set(rows) == set(arms) and len({r["Nepali scored bytes"] for r in rows.values()}) == 1
     assert rows[continued.BASE]["Nepali ± seeds"] == 0.0 and rows["R2"]["Nepali ± seeds"] > 0
+    assert rows["R0"]["Nepali bytes/token"] < rows["R1"]["Nepali bytes/token"]  # the same regex plus merges
     assert rows[continued.R0_MATCHED]["note"].startswith("addition") and rows["R2"]["note"] == "the paper's"
     comp = {(c["held-out text"], c["comparison"]): c for c in res.comparisons()}
     assert len(comp) == 2 * len(continued.PAIRS)

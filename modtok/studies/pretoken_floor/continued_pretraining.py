@@ -539,6 +539,28 @@ class Setup:
     seeds: tuple[int, ...] = (0, 1, 2)  # continued pretraining: the order of its lines, and torch's seed
 
 
+def preset(size: str) -> tuple[Setup, dict[str, int]]:
+    """Notebook 07's settings and its text sizes in bytes (``{"base", "cpt"}``, see
+    :func:`texts`): ``"smoke"`` (CI: 3 seeds of a few dozen steps), ``"cpu"`` (the
+    full size on 2 CPU cores: base vocabulary 4,096, K = 2,000, d_model 128 x 2
+    layers, 16 x 128 ids a step, base 1,000 steps) or ``"gpu"`` ("small", 5.9M
+    parameters without the vocabulary, 32 x 256 ids a step; not yet run on a GPU).
+
+    >>> setup, sizes = preset("smoke")
+    >>> len(setup.seeds), sizes
+    (3, {'base': 120000, 'cpt': 20000})
+    """
+    if size == "smoke":
+        return (Setup(base_vocab=600, merges=200, model=dict(d_model=64, n_layers=1), batch_size=8, seq_len=64,
+                      base_steps=100, n_boot=200), {"base": 120_000, "cpt": 20_000})
+    if size == "gpu":
+        return (Setup(base_vocab=8192, merges=8000, model=dict(d_model=256, n_layers=8, n_heads=8, n_kv_heads=4),
+                      batch_size=32, seq_len=256, base_steps=4000), {"base": 2_400_000, "cpt": 8_000_000})
+    if size == "cpu":
+        return Setup(), {"base": 1_200_000, "cpt": 1_000_000}
+    raise UsageError(f"preset {size!r}: one of smoke, cpu, gpu")
+
+
 @dataclasses.dataclass
 class Arm:
     name: str
@@ -557,6 +579,8 @@ class Result:
     intervals: dict[str, dict[str, tuple[float, float, float]]]  # eval set -> compare()
     seeds: tuple[int, ...]
     base_steps: int
+    tokens: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # eval set -> arm -> tokens of the pieces
+    seq_len: int = 0  # the context in ids of training and scoring windows
 
     def spread(self, ev: str, key: str) -> float:
         """Standard deviation over the seeds (ddof 1; 0 with one seed) of the
@@ -566,8 +590,8 @@ class Result:
 
     def table(self) -> list[dict]:
         """One row per arm: what it is, vocabulary, steps, training bytes, and per
-        eval set the scored bytes, bits per byte (mean over seeds), its spread over
-        seeds and its 95% interval over units (documents)."""
+        eval set the scored bytes, bytes per token, bits per byte (mean over seeds),
+        its spread over seeds and its 95% interval over units (documents)."""
         rows = []
         for name, arm in self.arms.items():
             row = {"arm": name, "note": ADDITIONS.get(name, "the paper's"), "vocabulary": arm.tokenizer.vocab_size,
@@ -576,6 +600,8 @@ class Result:
             for ev, res in self.intervals.items():
                 p, lo, hi = res[name]
                 row[f"{ev} scored bytes"] = int(self.scores[ev][name][self.seeds[0]][1].sum())
+                if self.tokens:
+                    row[f"{ev} bytes/token"] = row[f"{ev} scored bytes"] / self.tokens[ev][name]
                 row[f"{ev} bpb"], row[f"{ev} ± seeds"] = p, self.spread(ev, name)
                 row[f"{ev} CI"] = f"[{lo:.3f}, {hi:.3f}]"
             rows.append(row)
@@ -598,6 +624,17 @@ class Result:
                              "per seed": ", ".join(f"{x[0]:+.3f}" for x in per_seed),
                              "label": label(lo, hi), "per-seed labels": ", ".join(label(x[1], x[2]) for x in per_seed)})
         return rows
+
+    def summary(self, ev: str) -> str:
+        """One line on eval set ``ev``: which of R0, R1, R2 has the lowest bits per
+        byte (the paper: R0), and what bears on why: the bytes of text a window of
+        ``seq_len`` ids holds under each arm, the base model against R0, and R0 at
+        R1's step count."""
+        bpb = {a: self.intervals[ev][a][0] for a in self.arms}
+        ctx = {r["arm"]: round(r[f"{ev} bytes/token"] * self.seq_len) for r in self.table() if r["arm"] in ("R0", "R1", "R2")}
+        return (f"lowest held-out {ev} bits per byte of R0, R1, R2: {min(('R0', 'R1', 'R2'), key=bpb.get)} (the paper: "
+                f"R0); bytes per {self.seq_len}-id window: {ctx}; base model {bpb[BASE]:.3f} vs R0 {bpb['R0']:.3f}; "
+                f"R0 at R1's step count {bpb[R0_MATCHED]:.3f}")
 
     def interval_rows(self) -> list[dict]:
         """One row per (eval set, arm): ``{"arm", "held-out text", "bits per byte",
@@ -665,4 +702,6 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
                 scores[ev][name][seed] = score_pieces(model, arm.tokenizer, h.texts, device=device)
             shutil.rmtree(arm_dir, ignore_errors=True)
     intervals = {ev: compare(scores[ev], held[ev].units, PAIRS, n_boot=setup.n_boot, seed=setup.seed) for ev in held}
-    return Result(arms, held, scores, intervals, tuple(setup.seeds), setup.base_steps)
+    tokens = {ev: {name: sum(map(len, arm.tokenizer.encode_batch(h.texts))) for name, arm in arms.items()}
+              for ev, h in held.items()}
+    return Result(arms, held, scores, intervals, tuple(setup.seeds), setup.base_steps, tokens, setup.seq_len)

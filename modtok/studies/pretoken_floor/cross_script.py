@@ -64,6 +64,9 @@ PAPER_CONTROLS = ("amh_Ethi", "kor_Hang")
 CONTROLS = PAPER_CONTROLS + ("rus_Cyrl", "ell_Grek")
 PAPER_K = 32_000  # the paper's K for the sweep
 RULES = ("App. H", "strict", "App. H (runs)")
+COLUMNS = ["base", "language", "filter", "strict_share", "premium", "CI", "floor", "floor_repaired", "mark_initial",
+           "R1_learned", "R1_kept", "R1_premium", "R1 CI", "R2_kept", "R2_premium", "R2 CI", "R2_strict_premium",
+           "r1_equals_r2", "english_unchanged"]  # notebook 07's table (CIs as plots.ci_table names them)
 
 
 def block_filter(script: str, rule: str = "App. H") -> repair.BlockFilter:
@@ -150,6 +153,19 @@ def sweep(base: repair.Base, train: Mapping[str, Sequence[str]], flores: Mapping
         raise UnknownLanguageError(missing[0], flores)
     return [language_row(base, lang, train[lang], flores[lang], flores[ref], k, rule, n_boot, seed)
             for lang in train]
+
+
+def figure_rows(rows: Sequence[dict], base: str = "llama3") -> list[dict]:
+    """Long rows ``{"language", "tokenizer", "premium"}`` of one base's rows for the
+    grouped bars: the original premium, both floors and both arms."""
+    out = []
+    for r in rows:
+        if r["base"] != base:
+            continue
+        for key, name in {"premium": "original", "floor": "floor, original regex", "R1_premium": f"R1, K = {r['K']:,}",
+                          "R2_premium": f"R2, K = {r['K']:,}", "floor_repaired": "floor, repaired regex"}.items():
+            out.append({"language": r["language"], "tokenizer": name, "premium": r[key]})
+    return out
 
 
 @dataclass
