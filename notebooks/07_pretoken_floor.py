@@ -53,8 +53,7 @@ corpora = data.default_corpora([x for x in ("eng_Latn", TARGET, "rus_Cyrl") if x
                                train_chars=300_000 if SMOKE else 10**9)
 print(corpora.source)
 if not HAVE:
-    print("sections (b)-(h) need English and a Devanagari language (Nepali, or e.g. Hindi); this data has:",
-          ", ".join(AVAILABLE))
+    print("sections (b)-(h) need English and a Devanagari language (Nepali, Hindi, ...); the data has", AVAILABLE)
 train = list(corpora.train.get(TARGET, []))
 extra = data.extra_text_path("npi_Deva.large.txt")  # $MODTOK_EXTRA, else extra/ beside the pool
 if not SMOKE and TARGET == "npi_Deva" and extra:
@@ -259,7 +258,8 @@ if HAVE:
     docs = {ev: continued.flores_documents(held[ev], x) for ev, x in ((NAME, TARGET), ("English", "eng_Latn"))}
     CPT_DIR = Path("build") / "07_continued"  # the base model's files (each arm's are removed once scored)
     cpt = continued.run(SETUP, **texts, evaluation=held, out_dir=CPT_DIR, documents=docs, progress=not SMOKE)
-    print({ev: f"{h.n_units} {h.unit}s, {len(h.texts)} pieces, {h.nbytes:,} bytes" for ev, h in cpt.held_out.items()})
+    print({ev: f"{len(h.texts)} pieces, {h.nbytes:,} bytes; bootstrap unit: {h.unit} ({h.n_units})"
+           for ev, h in cpt.held_out.items()})
     cpt_rows = cpt.table()
     display(plots.table(cpt_rows))
     display(plots.table(sorted(cpt.comparisons(), key=lambda c: not c["registered"]),

@@ -19,10 +19,13 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from modtok.studies.paper_vs_here import NotMeasured
-from modtok.studies.pretoken_floor import continued_pretraining as continued
 from modtok.studies.pretoken_floor import cross_script
+
+if TYPE_CHECKING:  # torch is not needed to read a result
+    from modtok.studies.pretoken_floor.continued_pretraining import Result
 
 KEYS = ("llama3_floor", "llama3_premium", "qwen3_floor", "r2_floor_llama3", "r1_stalls", "r2_below_r1_floor",
         "english_ids_moved", "indic_r2_below_r1", "controls_r1_differs", "cpt_r0_lowest", "cpt_r2_minus_r0")
@@ -30,7 +33,7 @@ KEYS = ("llama3_floor", "llama3_premium", "qwen3_floor", "r2_floor_llama3", "r1_
 
 def measured(target: str | None, parallel: bool, audit_rows: Mapping[str, dict] | None = None, sweep=None,
              moved: Sequence | None = None, table_v: Sequence[dict] | None = None,
-             cpt: continued.Result | None = None, min_stall_k: int = 8000) -> dict:
+             cpt: Result | None = None, min_stall_k: int = 8000) -> dict:
     """``{key: value or NotMeasured}`` for every claim of :data:`KEYS`.
 
     ``target``: the language the notebook studies (Nepali, or a Devanagari
