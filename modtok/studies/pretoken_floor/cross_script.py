@@ -29,7 +29,12 @@ block characters). Every row also gives R2's premium under the strict filter
 (the project once switched where strict kept < 95%: not the paper's setup).
 
 The paper's K is 32k (``PAPER_K``); a row's ``R1_learned`` / ``R2_learned`` say
-when the text ran out of pairs seen twice before K. The paper's no-mark controls
+when the text ran out of pairs seen twice before K. The shared pool (at most 3 MB
+a language) does not allow 32k: on Llama-3, Nepali (1.6 MB), Sinhala, Odia and
+Assamese give R1 3,461 / 4,608 / 5,120 / 5,352 merges and R2 16,466 / 16,437 /
+19,281 / 20,277 (measured 2026-12-02), so at K = 32k each arm runs until its
+pairs seen twice are exhausted, R1 much earlier (its letters-only pre-tokens
+are short and few), which is not the paper's 1 GB setting. The paper's no-mark controls
 are Amharic and Korean (``PAPER_CONTROLS``); the shared pool has neither, so
 Russian and Greek stand as controls where they are absent.
 
