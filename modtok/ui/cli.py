@@ -1,6 +1,7 @@
 """``modtok ...``: scripted runs of what the notebooks do interactively.
 
     modtok data                                   which data the notebooks would use
+    modtok example-corpus DIR                     a small corpus of one's own to try things on
     modtok warmup                                 compile the numba kernels once (make install does)
     modtok sequential-bpe OUT -k 8000 [--langs ...]   train sequential BPE, save a ModularTokenizer
     modtok modular-unigram OUT -k 8000 [--langs ...]  merged Unigram + EM, save a ModularTokenizer
@@ -17,7 +18,8 @@
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
 YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`);
-``sequential-bpe`` also trains from saved counts (``--counts DIR``); ``parity-bpe`` reads
+``sequential-bpe`` and ``modular-unigram`` also train from saved counts (``--counts DIR``;
+Unigram's made with ``--scheme sentencepiece``); ``parity-bpe`` reads
 the text files it is given (one per language).
 
 Tokenizer directories hold ``tokenizer.json`` + ``lang_to_ids.json`` (see
@@ -37,19 +39,30 @@ from modtok.errors import ModtokError
 from modtok.text import data
 
 
+# Training commands pre-tokenize with the mark-aware Llama-3 regex: the letters-only
+# "llama3" splits Indic words at every combining mark, so merges for them stall at the
+# pre-token floor (notebook 07; Nepali premium 1.60 with llama3 vs 1.12 with llama3-marks on
+# the same run). `--scheme llama3` is one flag away (the deployed Llama-3's own regex).
+TRAINING_SCHEME = "llama3-marks"
+
+
 def _corpora(args) -> data.Corpora:
-    if getattr(args, "manifest", None):
-        return _manifest_corpora(args)
-    langs = data.pick_languages(args.langs, strict=True) if args.langs else None
-    return data.default_corpora(langs, train_chars=args.train_chars)
+    """Training text only (a training command reads no evaluation text, so a run is the
+    same whether or not $MODTOK_EVAL/$MODTOK_FLORES is set)."""
+    manifest = getattr(args, "manifest", None)
+    langs = data.pick_languages(args.langs, strict=True, manifest=manifest, need_eval=False) if args.langs else None
+    return data.default_corpora(langs, train_chars=args.train_chars, manifest=manifest, need_eval=False)
 
 
-def _manifest_corpora(args) -> data.Corpora:
-    """Training text from a manifest: each language's first ``--train-chars``
-    characters in stream order (the pool's budget samples lines instead)."""
-    train = data.manifest_train(args.manifest, args.langs or None, args.train_chars)
-    return data.Corpora(train, {}, f"training: manifest {args.manifest} "
-                                   f"(first ≤{args.train_chars:,} chars/language in stream order)")
+def _eval_set(args):
+    """The evaluation text: --eval, else $MODTOK_EVAL, else FLORES-200; an error when none."""
+    from modtok.text.eval_sets import eval_set
+
+    found = eval_set(getattr(args, "eval", None))
+    if found is None:
+        raise errors.DataError("no evaluation text: give --eval DIR (a directory of <lang>.<ext> files, or "
+                               "dev/ and devtest/ of them, or a manifest), or set $MODTOK_EVAL or $MODTOK_FLORES")
+    return found
 
 
 def cmd_warmup(args) -> None:
@@ -84,9 +97,26 @@ def cmd_warmup(args) -> None:
     print(f"numba kernels compiled and cached in {time.perf_counter() - t0:.1f} s")
 
 
+def cmd_example_corpus(args) -> None:
+    from modtok.text import example
+
+    manifest, evaluation = example.build(args.out)
+    print(f"example corpus ({', '.join(example.LANGS)}) -> {args.out}")
+    print(f"export MODTOK_MANIFEST={manifest} MODTOK_EVAL={evaluation}")
+
+
 def cmd_data(args) -> None:
-    print("pool:  ", data.pool_dir() or "(unset: $MODTOK_POOL)")
-    print("FLORES:", data.flores_dir() or "(unset: $MODTOK_FLORES)")
+    from modtok.text.eval_sets import eval_set
+
+    for name, env in (("manifest", "MODTOK_MANIFEST"), ("pool", "MODTOK_POOL"), ("eval", "MODTOK_EVAL"),
+                      ("FLORES", "MODTOK_FLORES")):
+        print(f"{name + ':':10s}", os.environ.get(env) or f"(unset: ${env})")
+    kind = data.training_source()
+    print("training:", {"manifest": f"manifest {data.manifest_path()}", "pool": f"pool {data.pool_dir()}",
+                        "wordfreq": "the wordfreq default (embedded)"}[kind])
+    evals = eval_set(getattr(args, "eval", None))
+    print("evaluation:", evals.label() + (", with a dev split" if evals.has("dev") else ", no dev split")
+          if evals else "none configured (notebooks hold out training lines)")
     langs = data.available_languages()
     print(f"{len(langs)} languages available:", " ".join(langs))
 
@@ -96,17 +126,19 @@ def cmd_sequential_bpe(args) -> None:
     from modtok.text.pretokenize import count_by_language
 
     if args.counts:
-        from modtok.text.counts import load_counts
+        from modtok.text.counts import Counts, load_counts
 
         if args.manifest:
             raise ModtokError("give --counts or --manifest, not both")
-        counts = load_counts(args.counts, args.langs or None, scheme=args.scheme)
-        print(f"training: saved counts {args.counts}", file=sys.stderr)
+        scheme = args.scheme or Counts.load(args.counts).scheme  # the counts' own pre-tokenizer by default
+        counts = load_counts(args.counts, args.langs or None, scheme=scheme)
+        print(f"training: saved counts {args.counts} (pre-tokenizer {scheme})", file=sys.stderr)
     else:
+        scheme = args.scheme or TRAINING_SCHEME
         corpora = _corpora(args)
-        print(corpora.source, file=sys.stderr)
-        counts = count_by_language(corpora.train, args.scheme, workers=os.cpu_count() or 1)  # a job: all cores
-    multi = train_sequential(counts, args.k, order=list(counts), scheme=args.scheme, progress=True)
+        print(corpora.source + f"; pre-tokenizer {scheme}", file=sys.stderr)
+        counts = count_by_language(corpora.train, scheme, workers=os.cpu_count() or 1)  # a job: all cores
+    multi = train_sequential(counts, args.k, order=list(counts), scheme=scheme, progress=True)
     tok = multi.modular()
     tok.save(args.out)
     print(f"saved {tok.vocab_size} tokens, {len(tok.languages)} languages -> {args.out}")
@@ -116,10 +148,19 @@ def cmd_modular_unigram(args) -> None:
     from modtok.unigram.merge import merge_unigram
     from modtok.unigram.train import train_unigram_per_language
 
-    corpora = _corpora(args)
-    print(corpora.source, file=sys.stderr)
-    models = train_unigram_per_language(corpora.train, args.k, num_threads=2, progress=True)
-    merged = merge_unigram(models, corpora.train, max_iter=args.em_iters, progress=True)
+    if args.counts:
+        from modtok.unigram.units import load_units
+
+        if args.manifest:
+            raise ModtokError("give --counts or --manifest, not both")
+        train = load_units(args.counts, args.langs or None)  # {lang: Counter of units}
+        print(f"training: saved counts {args.counts}", file=sys.stderr)
+    else:
+        corpora = _corpora(args)
+        print(corpora.source, file=sys.stderr)
+        train = corpora.train  # lines: counted into the same units (modtok.unigram.units)
+    models = train_unigram_per_language(train, args.k, num_threads=2, progress=True)
+    merged = merge_unigram(models, train, max_iter=args.em_iters, progress=True)
     tok = merged.modular()
     tok.save(args.out)
     print(f"saved {tok.vocab_size} pieces, {len(tok.languages)} languages, "
@@ -133,7 +174,7 @@ def cmd_nsl(args) -> None:
 
     tok = ModularTokenizer.load(args.tokenizer)
     langs = args.langs or tok.languages
-    corpora = data.default_corpora(langs, train_chars=args.train_chars)
+    corpora = data.default_corpora(langs, train_chars=args.train_chars, eval=_eval_set(args).root)
     print(corpora.source, file=sys.stderr)
     print(f"{'language':12s} {'subtok':>8s} {'full':>8s}   (NSL vs monolingual HF BPE of {args.k} tokens)")
     for lang in langs:
@@ -187,6 +228,7 @@ def cmd_trim(args) -> None:
 
     from modtok.artifacts import deployed
     from modtok.bpe import trim
+    from modtok.text.eval_sets import eval_set
 
     base = deployed.load_json(args.base)
     if args.manifest:
@@ -198,11 +240,12 @@ def cmd_trim(args) -> None:
     if args.eval:
         held_out = {Path(f).name: data.read_lines(f) for f in args.eval}
         held_out_source = "files " + " ".join(args.eval)
-    elif data.flores_dir() is not None and (data.flores_dir() / "devtest").is_dir():
-        held_out, held_out_source = data.load_flores(args.langs), f"FLORES-200 devtest {data.flores_dir()}"
+    elif (evals := eval_set()) is not None:
+        held_out, held_out_source = evals.load(args.langs), evals.label()
     else:
         held_out, held_out_source = {}, ""
-    result = trim.trim_json(base, usage_text, held_out, keep_first=args.keep_first,
+    scripts = sorted({data.script_of(lang) for lang in args.langs}) if args.keep_script else ()
+    result = trim.trim_json(base, usage_text, held_out, keep_first=args.keep_first, keep_scripts=scripts,
                             usage_source=usage_source, held_out_source=held_out_source)
     trim.save(result, args.out, args.model)
     r = result.report
@@ -380,12 +423,16 @@ def open_lines(path: str, lang: str) -> list[str]:
 def cmd_audit(args) -> None:
     from modtok.evaluation import audit
 
-    flores = data.load_flores([args.lang, args.ref], split=args.split)
-    row = audit.audit(audit.load_tokenizer(args.tokenizer), flores[args.lang], flores[args.ref])
+    evals = _eval_set(args)
+    text = evals.load([args.lang, args.ref], split=args.split)
+    if len(text[args.lang]) != len(text[args.ref]):
+        raise errors.ParallelCorpusError(f"{evals.label(args.split)}: {args.lang} has {len(text[args.lang])} "
+                                         f"lines, {args.ref} {len(text[args.ref])}: a premium needs parallel text")
+    row = audit.audit(audit.load_tokenizer(args.tokenizer), text[args.lang], text[args.ref])
     if args.json:
-        print(json.dumps(row))
+        print(json.dumps({**row, "evaluation": evals.label(args.split)}))
     else:
-        print(f"{args.lang} vs {args.ref}, FLORES-200 {args.split} ({len(flores[args.lang])} lines)")
+        print(f"{args.lang} vs {args.ref}, {evals.label(args.split)} ({len(text[args.lang])} parallel lines)")
         print(audit.format_rows({args.tokenizer: row}))
 
 
@@ -411,12 +458,14 @@ def cmd_extend(args) -> None:
     if args.probe:
         probes = {f: data.open_corpus(f, lang="probe").lines() for f in args.probe}
         probe_source = "--probe " + " ".join(args.probe)
-    elif data.flores_dir() is not None:
-        flores = data.load_flores(list(PROBE_LANGS), split="devtest")
-        probes = {f"FLORES-200 devtest {lang}": flores[lang] for lang in PROBE_LANGS}
-        probe_source = f"FLORES-200 devtest {', '.join(PROBE_LANGS)} ($MODTOK_FLORES)"
     else:
-        raise errors.UsageError("no probe text for the invariance check: set MODTOK_FLORES or give --probe F...")
+        evals = _eval_set(args)
+        langs = [lang for lang in PROBE_LANGS if lang in evals.languages()]
+        if not langs:
+            raise errors.UsageError(f"no probe text for the invariance check: {evals.label()} has neither "
+                                    f"{' nor '.join(PROBE_LANGS)}; give --probe F...")
+        probes = {f"{evals.label()} {lang}": lines for lang, lines in evals.load(langs).items()}
+        probe_source = f"{evals.label()}: {', '.join(langs)}"
     model = None
     if args.model:
         from transformers.utils import logging as hf_logging
@@ -482,11 +531,24 @@ class _Langs(argparse.Action):
         setattr(namespace, self.dest, (getattr(namespace, self.dest) or []) + codes)
 
 
+EVAL_HELP = ("evaluation text: a directory of <lang>_<Script>.<ext> files (parallel: same line counts), "
+             "or dev/ and devtest/ of them, or a manifest (default: $MODTOK_EVAL, else $MODTOK_FLORES)")
+SCHEME_HELP = (f"pre-tokenizer (modtok.text.pretokenize.SCHEMES); default {TRAINING_SCHEME} keeps Indic "
+               "words whole at combining marks, --scheme llama3 is the deployed Llama-3 regex")
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="modtok", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
 
-    sub.add_parser("data", help="show which data is configured").set_defaults(fn=cmd_data)
+    p = sub.add_parser("example-corpus", help="write a small corpus of one's own to try things on (4 languages, "
+                                              "JSONL.zst + Parquet, a manifest, dev/devtest evaluation text)")
+    p.add_argument("out", help="output directory")
+    p.set_defaults(fn=cmd_example_corpus)
+
+    p = sub.add_parser("data", help="show which data is configured")
+    p.add_argument("--eval", help=EVAL_HELP)
+    p.set_defaults(fn=cmd_data)
     sub.add_parser("warmup", help="compile the numba kernels into their cache (make install runs it)"
                    ).set_defaults(fn=cmd_warmup)
 
@@ -502,17 +564,21 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = trainer("sequential-bpe", cmd_sequential_bpe, "train sequential multilingual BPE")
-    p.add_argument("--scheme", default="llama3", help="pre-tokenizer (modtok.text.pretokenize.SCHEMES)")
+    p.add_argument("--scheme", help=SCHEME_HELP + " (with --counts: the counts' own)")
     p.add_argument("--counts", help="train from saved pre-token counts (modtok count) instead of text")
-    trainer("modular-unigram", cmd_modular_unigram, "train merged Unigram with EM").add_argument(
-        "--em-iters", type=int, default=5)
+    p = trainer("modular-unigram", cmd_modular_unigram, "train merged Unigram with EM")
+    p.add_argument("--em-iters", type=int, default=5)
+    p.add_argument("--counts", help="train from saved counts (modtok count --scheme sentencepiece) instead of text: "
+                                    "the model the counted text gives (--train-chars does not apply; count with "
+                                    "--max-chars N for the text's --train-chars N)")
 
     p = sub.add_parser("nsl", help="NSL of every subtokenizer vs a monolingual HF BPE")
     p.add_argument("tokenizer")
     p.add_argument("--langs", nargs="*", action=_Langs)
     p.add_argument("-k", type=int, default=8000, help="reference budget")
-    p.add_argument("--scheme", default="llama3")
+    p.add_argument("--scheme", default=TRAINING_SCHEME, help="the reference's pre-tokenizer")
     p.add_argument("--train-chars", type=int, default=1_000_000)
+    p.add_argument("--eval", help=EVAL_HELP)
     p.set_defaults(fn=cmd_nsl)
 
     p = sub.add_parser("encode", help="encode text with a subtokenizer (global ids)")
@@ -542,7 +608,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-frequency", type=int, default=2)
     p.add_argument("--on-exhausted", choices=["stop", "skip"])
     p.add_argument("--compat", choices=["reference"], help="reproduce the reference implementation")
-    p.add_argument("--scheme", default="llama3", help="pre-tokenizer in the default (lossless) mode")
+    p.add_argument("--scheme", default=TRAINING_SCHEME, help="pre-tokenizer in the default (lossless) mode; " + SCHEME_HELP)
     p.set_defaults(fn=cmd_parity_bpe)
 
     p = sub.add_parser("adaptmix", help="AdaptMix: iterate a trainer's data mixture on dev fertility "
@@ -559,7 +625,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mu", type=float, default=0.3, help="momentum (Eq. 4)")
     p.add_argument("--eps", type=float, default=0.5, help="smoothing ε (Eq. 2)")
     p.add_argument("--dev", nargs="*", help="dev text, one file per language in --langs order (default: FLORES dev)")
-    p.add_argument("--scheme", default="llama3", help="pre-tokenizer of the BPE trainers")
+    p.add_argument("--scheme", default=TRAINING_SCHEME, help="pre-tokenizer of the BPE trainers; " + SCHEME_HELP)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(fn=cmd_adaptmix)
 
@@ -567,7 +633,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "--workers N or --scheduler ADDR)")
     p.add_argument("manifest", help="JSON/YAML {lang: [paths or globs]}")
     p.add_argument("-o", "--out", required=True, help="output counts directory")
-    p.add_argument("--scheme", default="llama3", help="pre-tokenizer (modtok.text.pretokenize.SCHEMES)")
+    p.add_argument("--scheme", default=TRAINING_SCHEME, help=SCHEME_HELP)
     p.add_argument("--langs", nargs="*", help="languages of the manifest to count (default: all)")
     p.add_argument("--text-field", default="text", help="JSONL field / Parquet or Arrow column of the text")
     p.add_argument("--max-chars", type=int, help="character budget per language (first N, stream order)")
@@ -587,16 +653,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--langs", nargs="+", action=_Langs, required=True, help="languages to keep")
     p.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]}: usage text instead of the pool")
     p.add_argument("--max-chars", type=int, default=3_000_000, help="usage characters per language")
-    p.add_argument("--eval", nargs="+", help="held-out text files (default: FLORES-200 devtest when configured)")
+    p.add_argument("--eval", nargs="+", help="held-out text files (default: $MODTOK_EVAL, else FLORES-200 devtest)")
     p.add_argument("--keep-first", type=int, default=0, help="also keep the ids below this (most frequent)")
+    p.add_argument("--keep-script", action="store_true",
+                   help="also keep every token written only in the languages' scripts (+ digits, punctuation)")
     p.add_argument("--model", help="HF causal-LM directory: cut its embedding/output rows into OUT")
     p.set_defaults(fn=cmd_trim)
 
-    p = sub.add_parser("audit", help="premium, pre-token floor and its decomposition on FLORES-200")
+    p = sub.add_parser("audit", help="premium, pre-token floor and its decomposition on parallel text")
     p.add_argument("tokenizer", help="a deployed name (llama3, qwen3, ...), a tokenizer.json or its directory")
     p.add_argument("--lang", default="npi_Deva")
     p.add_argument("--ref", default="eng_Latn")
-    p.add_argument("--split", default="devtest")
+    p.add_argument("--split", default="devtest", choices=["dev", "devtest"])
+    p.add_argument("--eval", help=EVAL_HELP)
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     p.set_defaults(fn=cmd_audit)
 
@@ -619,7 +688,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-count", type=int, default=2, help="stop when no pair occurs this often")
     p.add_argument("--max-chars", type=int, help="read at most this many characters of text (stream order)")
     p.add_argument("--probe", nargs="+", help="probe text files for the invariance check "
-                                              "(default: FLORES-200 devtest eng_Latn + rus_Cyrl)")
+                                              "(default: eng_Latn + rus_Cyrl of the evaluation text)")
+    p.add_argument("--eval", help=EVAL_HELP + " (the default probe text)")
     p.add_argument("--model", help="a transformers causal-LM directory to resize and save with the tokenizer")
     p.add_argument("--logit-tol", type=float, default=1e-4,
                    help="largest change of a logit over the original ids allowed on mark-free text")
