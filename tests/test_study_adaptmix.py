@@ -73,7 +73,7 @@ def s():
 def test_load_data_on_the_wordfreq_default(monkeypatch):
     for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_MANIFEST"):
         monkeypatch.delenv(var, raising=False)
-    d = study.load_data(["eng_Latn", "npi_Deva", "hin_Deva"], train_chars=4_000, eval_lines=20, seed=3)
+    d = study.load_data(["eng_Latn", "npi_Deva", "hin_Deva"], train_chars=4_000, eval_lines=20, seed=3, min_langs=1)
     assert d.langs == ["eng_Latn", "hin_Deva"]  # Nepali -> its stand-in Hindi, once
     assert not d.parallel and "wordfreq" in d.source and "another wordfreq sample" in d.dev_label
     corpora = data.default_corpora(d.langs, train_chars=4_000, eval_lines=20, seed=3)
@@ -87,7 +87,7 @@ def test_load_data_on_pool_and_flores(pool_root, flores_root, monkeypatch):
     monkeypatch.setenv("MODTOK_POOL", str(pool_root))
     monkeypatch.setenv("MODTOK_FLORES", str(flores_root))
     monkeypatch.delenv("MODTOK_MANIFEST", raising=False)
-    d = study.load_data(["hin_Deva", "tel_Telu"], train_chars=5_000, eval_lines=7)
+    d = study.load_data(["hin_Deva", "tel_Telu"], train_chars=5_000, eval_lines=7, min_langs=2)
     assert d.langs == ["hin_Deva", "tel_Telu"] and d.parallel and d.dev_label == "FLORES-200 dev (7 parallel lines)"
     assert d.dev == data.load_flores(d.langs, "dev", max_lines=7)
     assert d.test == data.load_flores(d.langs, "devtest", max_lines=7)
@@ -103,7 +103,7 @@ def test_load_data_without_a_dev_split_substitutes_nothing(pool_root, flores_roo
     monkeypatch.setenv("MODTOK_POOL", str(pool_root))
     monkeypatch.setenv("MODTOK_FLORES", str(root))
     monkeypatch.delenv("MODTOK_MANIFEST", raising=False)
-    d = study.load_data(["hin_Deva", "tel_Telu"], train_chars=5_000, eval_lines=7)
+    d = study.load_data(["hin_Deva", "tel_Telu"], train_chars=5_000, eval_lines=7, min_langs=2)
     assert d.dev is None and d.test and "no dev split" in d.dev_label
     st = study.AdaptMixStudy(d, scheme=WS)
     assert not st.has_dev
@@ -114,6 +114,21 @@ def test_load_data_without_a_dev_split_substitutes_nothing(pool_root, flores_roo
     here = st.paper_vs_here(None)  # every claim: not measured, and why
     assert set(here) == {c.key for c in paper_vs_here.claims("adaptmix")}
     assert all(isinstance(v, paper_vs_here.NotMeasured) and "dev split" in v.reason for v in here.values())
+
+
+def test_load_data_on_a_users_own_corpus_takes_its_languages_and_its_dev_split(tmp_path, monkeypatch):
+    from modtok.text import example
+
+    manifest, evals = example.build(tmp_path)
+    for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_EXTRA"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MODTOK_MANIFEST", str(manifest))
+    monkeypatch.setenv("MODTOK_EVAL", str(evals))
+    d = study.load_data(train_chars=3_000, eval_lines=20)  # only English and Hindi are the paper's: take all 4
+    assert sorted(d.langs) == sorted(example.LANGS) and d.parallel
+    assert d.dev_label == "own evaluation text dev (20 parallel lines)" and "own evaluation text devtest" in d.source
+    corpora = data.default_corpora(d.langs, train_chars=3_000, eval_lines=20)
+    assert d.dev == corpora.dev(max_lines=20) and d.test == corpora.eval and d.dev != d.test
 
 
 # --------------------------------------------------------------------------

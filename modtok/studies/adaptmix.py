@@ -43,7 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from modtok import mixture
-from modtok.errors import DataError, MissingDevTextError, MixtureError, UsageError
+from modtok.errors import MissingDevTextError, MixtureError, UsageError
 from modtok.evaluation import metrics
 from modtok.studies import paper_vs_here
 from modtok.text import data
@@ -51,6 +51,7 @@ from modtok.text.pretokenize import DEFAULT_SCHEME, count_by_language
 
 BASELINES = ("natural", "natural τ=3.3", "skewed")
 WORDFREQ_DEV_LINES = 300  # dev lines per language on the wordfreq default
+MIN_LANGUAGES = 3  # fewer of the preferred languages than this: take every language the data has
 UNI = "UniMix"
 ADAPT = "AdaptMix"  # the paper's: the last iteration
 SELECTED = "AdaptMix, dev-selected (addition)"  # the iteration with the lowest mean dev fertility
@@ -90,33 +91,37 @@ class Data:
 
 
 def load_data(preferred: Sequence[str] = mixture.PAPER_LANGUAGES, train_chars: int | None = None,
-              eval_lines: int | None = None, seed: int = 0) -> Data:
+              eval_lines: int | None = None, seed: int = 0, min_langs: int = MIN_LANGUAGES) -> Data:
     """The languages of ``preferred`` the project has (same-script stand-ins on the
     wordfreq default), with :func:`modtok.text.data.default_corpora`'s training
-    and evaluation (devtest) text, and a dev split.
+    and evaluation (devtest) text, and its dev split.
 
     ``train_chars`` caps each language's training text (``default_corpora``'s
     default is 2M characters; every pool language has fewer than 3M, so 3M is
-    all of it); ``eval_lines`` caps the dev and devtest lines. Dev is FLORES-200
-    dev beside FLORES devtest; on the wordfreq default, another sample (seed + 1)
-    of :data:`WORDFREQ_DEV_LINES` lines, not parallel text; without either,
-    ``dev`` is ``None`` (nothing is put in its place).
+    all of it); ``eval_lines`` caps the dev and devtest lines. Dev is the
+    evaluation text's dev split (:attr:`~modtok.text.data.Corpora.has_dev`: FLORES-200
+    dev, or ``$MODTOK_EVAL/dev``); on the wordfreq default, whose evaluation text is
+    itself a held-out sample, another sample (seed + 1) of :data:`WORDFREQ_DEV_LINES`
+    lines; otherwise (evaluation text without a dev split, or lines held out of the
+    training text) ``dev`` is ``None`` and nothing is put in its place. When fewer
+    than ``min_langs`` (:data:`MIN_LANGUAGES`) of ``preferred`` are available, every
+    available language is taken instead (a user's own corpus need not have the paper's).
     """
     langs = data.pick_languages(preferred)
+    if len(langs) < min_langs:  # a mixture of one or two is thin: use every language the data has
+        langs = data.available_languages()
     corpora = data.default_corpora(langs, train_chars=train_chars, eval_lines=eval_lines, seed=seed)
     langs = corpora.languages
-    if corpora.parallel_eval:
-        try:
-            dev = data.load_flores(langs, "dev", max_lines=eval_lines)
-            missing = [lang for lang in langs if lang not in dev]
-            if missing:
-                raise MissingDevTextError(f"no FLORES-200 dev file for {', '.join(missing)}")
-            dev_label = f"FLORES-200 dev ({len(dev[langs[0]])} parallel lines)"
-        except DataError as e:  # no dev split beside the evaluation text: say so, substitute nothing
-            dev, dev_label = None, f"no dev split ({e}); AdaptMix needs one"
-    else:
+    if corpora.has_dev:
+        dev = corpora.dev(max_lines=eval_lines)
+        kind = corpora.eval_set.kind
+        aligned = len({len(lines) for lines in dev.values()}) == 1
+        dev_label = f"{kind} dev ({len(dev[langs[0]])} {'parallel ' if aligned else ''}lines)"
+    elif corpora.eval_set is None and data.training_source() == "wordfreq":
         dev = data.load_wordfreq(langs, n_lines=WORDFREQ_DEV_LINES, seed=seed + 1)
         dev_label = f"another wordfreq sample ({WORDFREQ_DEV_LINES} lines per language)"
+    else:
+        dev, dev_label = None, f"no dev split: the evaluation text ({corpora.eval_label}) has none"
     return Data(langs, corpora.train, dev, corpora.eval, corpora.parallel_eval,
                 corpora.source + "; dev (the loop and the choice of μ, ε): " + dev_label, dev_label)
 
