@@ -398,6 +398,11 @@ def cmd_adaptmix(args) -> None:
                             seed=args.seed, checkpoint=out / "history.json", progress=True)
     for st in hist.steps:
         print(f"iteration {st['iteration']}: mean dev fertility {st['mean_fertility']:.4f}")
+    # the paper's AdaptMix is the last iteration (§3.4 iterates "until the optimal mixture was reached");
+    # the lowest-dev-fertility iteration is a selection it does not make, so it is only named
+    moved = hist.mixture_changes()[-1]
+    print(f"the last update moves the mixture by {moved:.4f} (L1): {'converged' if hist.converged() else 'not converged'}"
+          f" at 0.01; lowest mean dev fertility at iteration {hist.best()} (not saved: the paper keeps the last)")
     last = hist.tokenizers[-1]
     if hasattr(last, "to_str"):  # an HF tokenizers.Tokenizer
         atomic.write_text(out / "tokenizer.json", last.to_str())
