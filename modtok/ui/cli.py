@@ -373,29 +373,21 @@ def cmd_adaptmix(args) -> None:
 
     if args.dev and args.langs and len(args.dev) != len(args.langs):
         raise errors.ConfigError(f"{len(args.dev)} --dev files for {len(args.langs)} --langs")
-    if args.manifest:
-        train = data.manifest_train(args.manifest, args.langs or None, args.train_chars)
-        what = f"manifest {args.manifest}"
-    else:
-        langs = data.pick_languages(args.langs, strict=True) if args.langs else data.pool_languages()
-        train = data.load_pool(langs, max_chars=args.train_chars)
-        what = f"pool {data.pool_dir()}"
-    langs = list(train)
+    corpora = _corpora(args)  # --manifest, $MODTOK_MANIFEST or the pool, as every training command
+    train, langs = corpora.train, corpora.languages
     if args.dev:
         dev = {lang: open_lines(f, lang) for lang, f in zip(langs, args.dev)}
         dev_what = "--dev files"
-    elif data.flores_dir() is not None:
-        dev = data.load_flores(langs, "dev")  # dev, never devtest: the mixture is chosen on it
-        dev_what = f"FLORES-200 dev {data.flores_dir()}"
     else:
-        raise errors.DataError("AdaptMix measures fertility on dev text: pass --dev FILE... (one per language) "
-                               "or set MODTOK_FLORES")
-    print(f"training: {what} ({len(langs)} languages, ≤{args.train_chars:,} chars each); dev: {dev_what}",
-          file=sys.stderr)
+        evals = _eval_set(args)
+        dev = evals.load(langs, "dev")  # dev, never devtest: the mixture is chosen on it
+        dev_what = evals.label("dev")
+    print(f"{corpora.source}; {len(langs)} languages; dev: {dev_what}", file=sys.stderr)
     trainer = mixture.make_trainer(args.trainer, args.vocab, args.scheme)
     out = Path(args.out)
     hist = mixture.adaptmix(trainer, train, args.budget_chars, args.iterations, args.mu, args.eps, dev,
-                            seed=args.seed, checkpoint=out / "history.json", progress=True)
+                            seed=args.seed, checkpoint=out / "history.json", progress=True,
+                            clamp_delta=args.clamp_delta)
     for st in hist.steps:
         print(f"iteration {st['iteration']}: mean dev fertility {st['mean_fertility']:.4f}")
     # the paper's AdaptMix is the last iteration (§3.4 iterates "until the optimal mixture was reached");
@@ -624,7 +616,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, default=5)
     p.add_argument("--mu", type=float, default=0.3, help="momentum (Eq. 4)")
     p.add_argument("--eps", type=float, default=0.5, help="smoothing ε (Eq. 2)")
-    p.add_argument("--dev", nargs="*", help="dev text, one file per language in --langs order (default: FLORES dev)")
+    p.add_argument("--dev", nargs="*", help="dev text, one file per language in --langs order (default: the dev "
+                                            "split of --eval / $MODTOK_EVAL / FLORES-200)")
+    p.add_argument("--eval", help=EVAL_HELP + " (its dev split is read, never devtest)")
+    p.add_argument("--clamp-delta", action="store_true",
+                   help="clamp Eq. 1's delta at 0 (fertility below f_best); the paper's formula is unclamped")
     p.add_argument("--scheme", default=TRAINING_SCHEME, help="pre-tokenizer of the BPE trainers; " + SCHEME_HELP)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(fn=cmd_adaptmix)
