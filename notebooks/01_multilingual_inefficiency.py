@@ -40,19 +40,20 @@ import math
 from IPython.display import display
 
 from modtok.artifacts import deployed
-from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy
+from modtok.studies import paper_vs_here
+from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy, paper_values
 from modtok.text import data
 from modtok.ui import plots, widgets
 
 plots.setup()
 SMOKE = data.is_smoke()  # MODTOK_SMOKE=1 (CI): small sizes, same code
 TRAIN_CHARS = 100_000 if SMOKE else 1_000_000  # training characters per language
-EVAL_LINES = 300 if SMOKE else None  # FLORES devtest lines per language (None: all 1012)
+EVAL_LINES = 300 if SMOKE else None  # evaluation lines per language (None: all, e.g. FLORES devtest's 1012)
 K = 2_000 if SMOKE else 8_000  # monolingual reference budget per language
 V = 8_000 if SMOKE else 64_000  # joint multilingual budget (the widget's default)
 corpora = data.default_corpora(train_chars=TRAIN_CHARS, eval_lines=EVAL_LINES)
 print("data:", corpora.source)
-LANGS = corpora.languages
+LANGS = corpora.languages  # every language the data has (any >= 3 run this notebook)
 print(f"{len(LANGS)} languages, scripts: {sorted({data.script_of(l) for l in LANGS})}")
 
 # %% [markdown]
@@ -98,26 +99,24 @@ panel.show()
 # %%
 full = panel.result
 assert len(full["rows"]) == len(LANGS)
-assert len({data.script_of(r["lang"]) for r in full["rows"]}) >= 3
-if corpora.parallel_eval:
-    assert len(LANGS) >= 20 and "npi_Deva" in LANGS, "the pool has 26 languages incl. Nepali"
-for row in full["rows"]:
+for row in full["rows"]:  # what holds for any data: a finite, positive NSL for every tokenizer
     for key, value in row.items():
         if key.startswith("NSL"):
             assert math.isfinite(value) and value > 0, (row["lang"], key, value)
-# A joint vocabulary shared by many languages cannot beat every dedicated one.
+# How far the joint vocabulary falls behind the dedicated ones is a finding, not a law (a few languages
+# sharing a large V can beat k each): it is a row of the "paper vs here" table at the end.
 joint_col = next(k for k in full["rows"][0] if k.startswith("NSL joint"))
-assert sum(r[joint_col] for r in full["rows"]) / len(full["rows"]) > 0.9
+print(f"mean {joint_col}: {sum(r[joint_col] for r in full['rows']) / len(full['rows']):.3f}")
 
 # %% [markdown]
 # ## The widgets recompute
 #
 # Setting a widget's value (what a click does) re-runs `study.nsl_table`; here we narrow
-# the subset to three languages and shrink the joint budget, then check that the
-# table followed.
+# the subset to three languages (two when the data has three) and shrink the joint budget,
+# then check that the table followed.
 
 # %%
-subset = tuple(LANGS[:3])
+subset = tuple(LANGS[:min(3, len(LANGS) - 1)])  # a proper subset, so the value changes
 runs = panel.runs
 w_langs.value = subset
 w_budget.value = 4_000
@@ -133,8 +132,9 @@ w_budget.value = V
 #
 # The *premium* of a language is how many more tokens a tokenizer spends on it
 # than on English **for the same content** (parallel sentences):
-# Σ_s |T(s_ℓ)| / Σ_s |T(s_eng)| over aligned FLORES lines.
-# It needs parallel text, so it is computed only on FLORES.
+# Σ_s |T(s_ℓ)| / Σ_s |T(s_eng)| over aligned evaluation lines.
+# It needs parallel evaluation text with English and Nepali (FLORES-200, or your own
+# parallel files); without them the section says so and skips itself.
 
 # %%
 if corpora.parallel_eval and {"npi_Deva", "eng_Latn"} <= set(LANGS):
@@ -144,9 +144,19 @@ if corpora.parallel_eval and {"npi_Deva", "eng_Latn"} <= set(LANGS):
         [dict(r, lang="Nepali") for r in prem_rows], x="lang", y="premium npi/eng",
         color="tokenizer", hline=1.0, title="Tokens for Nepali per token for the same English text",
     ).show()
-    for r in prem_rows:
-        if r["tokenizer"] in ("cl100k", "llama3", "qwen3"):
-            # letters-only deployed vocabularies split Devanagari into bytes and fragments
-            assert r["premium npi/eng"] > 1.5, r
+    assert all(math.isfinite(r["premium npi/eng"]) and r["premium npi/eng"] > 0 for r in prem_rows)
 else:
-    print("premium needs parallel text (FLORES-200 with eng_Latn and npi_Deva); skipped on", corpora.source)
+    need = "parallel evaluation text" if not corpora.parallel_eval else "eng_Latn and npi_Deva in the data"
+    prem_rows = paper_vs_here.NotMeasured(f"needs {need}")
+    print(f"the premium needs {need}; skipped on: {corpora.source}")
+
+# %% [markdown]
+# ## Paper vs here
+#
+# The claims of the paper this notebook measures, the paper's figures (from
+# `modtok/studies/paper_figures.toml`) and ours, computed from the tables above.
+
+# %%
+setting = (f"{len(LANGS)} languages, mono k = {K}, joint V = {V}, "
+           f"evaluation: {corpora.eval_label}")
+plots.table(paper_vs_here.table("modular_tokenizers_inefficiency", paper_values(full, prem_rows), setting))

@@ -37,7 +37,7 @@
 # language's merge can consume the bytes a later language needed.
 #
 # We measure both with the normalised sequence length against a monolingual BPE
-# T_ℓ of the same budget k (trained on the pool, evaluated on FLORES devtest):
+# T_ℓ of the same budget k (trained on the training text, evaluated on the evaluation lines):
 #
 #     NSL(T, ℓ) = Σ_s |T(s)| / Σ_s |T_ℓ(s)|     over ℓ's evaluation lines s
 #
@@ -51,7 +51,9 @@ import numpy as np
 from IPython.display import display
 
 from modtok.bpe.tree import label, leaves, walk
-from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy
+from modtok.studies import paper_vs_here
+from modtok.studies.modular_tokenizers.languages import choose_languages
+from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy, paper_values
 from modtok.text import data
 from modtok.ui import plots, widgets
 
@@ -59,10 +61,11 @@ plots.setup()
 T0 = time.time()
 SMOKE = data.is_smoke()  # MODTOK_SMOKE=1 (CI): small sizes, same code
 TRAIN_CHARS = 100_000 if SMOKE else 1_000_000  # training characters per language
-EVAL_LINES = 300 if SMOKE else None  # FLORES devtest lines per language (None: all 1012)
+EVAL_LINES = 300 if SMOKE else None  # evaluation lines per language (None: all, e.g. FLORES devtest's 1012)
 K = 1_000 if SMOKE else 8_000  # per-language budget k (bytes included)
 SCHEME = "llama3"
-LANGS = data.pick_languages(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "npi_Deva", "swh_Latn"])
+# the languages wished for, those the data has (a stand-in under its own code), else the first ones it has
+LANGS = choose_languages(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "npi_Deva", "swh_Latn"], at_least=3)
 corpora = data.default_corpora(LANGS, train_chars=TRAIN_CHARS, eval_lines=EVAL_LINES)
 print("data:", corpora.source)
 LANGS = [lang for lang in LANGS if lang in corpora.train]
@@ -108,26 +111,29 @@ fid.show()
 # %%
 full = fid.result
 subs = [r["NSL subtokenizer"] for r in full["rows"]]
-print(f"subtokenizer NSL: mean {np.mean(subs):.3f}, max {max(subs):.3f}")
+print(f"subtokenizer NSL: mean {np.mean(subs):.3f}, max {max(subs):.3f} (the paper's figure: table at the end)")
+print("global tokenizer shorter than the subtokenizer on", sum(r["NSL global"] <= r["NSL subtokenizer"] for r in full["rows"]),
+      f"of {len(LANGS)} languages (more merges need not mean fewer tokens: a finding, not a law)")
+# what holds for any data: one row per language in training order, each V_ℓ within its budget k,
+# and the first language reuses nothing (nothing was trained before it)
 assert [r["language"].split("(")[-1].rstrip(")") for r in full["rows"]] == LANGS
 assert all(r["|V_ℓ|"] <= K for r in full["rows"]) and full["rows"][0]["reused"] == 0
-assert np.mean(subs) <= 1.05 and max(subs) <= 1.10, subs
-assert all(r["NSL global"] <= r["NSL subtokenizer"] + 0.02 for r in full["rows"])
+assert all(np.isfinite(subs)) and min(subs) > 0
 
 # %% [markdown]
 # ### The widgets recompute
 #
 # Setting a widget's value (what a click does) reruns `study.fidelity`: three
-# languages, reversed, at half the budget.
+# languages (two when the data has three), reversed, at half the budget.
 
 # %%
-runs = fid.runs
-w_langs.value = tuple(LANGS[:3])
+runs, sub = fid.runs, tuple(LANGS[:min(3, len(LANGS) - 1)])  # a proper subset: the value changes
+w_langs.value = sub
 w_order.value = "reversed"
 w_k.value = max(500, K // 2 // 100 * 100)
 assert fid.runs == runs + 3
-assert fid.result["order"] == tuple(LANGS[:3][::-1]) and fid.result["k"] == w_k.value
-assert [r["position"] for r in fid.result["rows"]] == [1, 2, 3]
+assert fid.result["order"] == sub[::-1] and fid.result["k"] == w_k.value
+assert [r["position"] for r in fid.result["rows"]] == list(range(1, len(sub) + 1))
 assert all(r["|V_ℓ|"] <= w_k.value for r in fid.result["rows"])
 w_k.value, w_order.value, w_langs.value = K, ORDERS[0], tuple(LANGS)  # restore the full view
 assert fid.result["rows"] == full["rows"]
@@ -149,13 +155,10 @@ plots.union_boxes(spread, title=f"Union subtokenizers over {TRIALS} random subse
 display(plots.table(study.union_table(spread)))
 
 # %%
-for n in NS:
-    if n == 1:  # one language: the concatenation *is* the monolingual BPE
-        assert all(abs(v - 1.0) < 1e-9 for v in spread[1]["concatenation"])
-    else:
-        seq_mean, cat_mean = np.mean(spread[n]["sequential"]), np.mean(spread[n]["concatenation"])
-        assert cat_mean > seq_mean + 0.01, (n, seq_mean, cat_mean)
-assert max(max(spread[n]["sequential"]) for n in NS) <= 1.10
+# one language: the concatenation *is* the monolingual BPE (NSL exactly 1, on any data); for n >= 2 how
+# much concatenation loses is the paper's claim, compared in the table at the end
+assert all(abs(v - 1.0) < 1e-9 for v in spread[1]["concatenation"])
+assert all(np.isfinite(v).all() for n in NS for v in spread[n].values())
 
 # %% [markdown]
 # ## (c) The merge hierarchy of a word
@@ -177,14 +180,15 @@ assert max(max(spread[n]["sequential"]) for n in NS) <= 1.10
 # The default word is found on the data: the most frequent word of the second
 # language whose concatenated segmentation is longer than the sequential one
 # and differs from the monolingual one (`study.find_word`): the first language
-# and the second one form the union; we scan the second language's most frequent words (leading space, ≥ 4
-# letters) for one where the three trees differ as described.
+# and the next one in the same script (else the second language) form the union; we scan its most
+# frequent words (leading space, ≥ 4 letters) for one where the three trees differ as described.
+# Where no such word exists (e.g. no two languages share a script) its most frequent word is shown.
 
 # %%
-LANG_A, LANG_B = LANGS[0], LANGS[1]
-WORD = study.find_word(LANG_B, (LANG_A, LANG_B))
-print(f"default word: {WORD!r} ({data.lang_name(LANG_B)}), union {LANG_A} + {LANG_B}")
-assert WORD is not None
+LANG_A, LANG_B = study.explorer_pair()
+WORD, DIFFERS = study.default_word(LANG_B, (LANG_A, LANG_B))
+print(f"default word: {WORD!r} ({data.lang_name(LANG_B)}), union {LANG_A} + {LANG_B}"
+      + ("" if DIFFERS else " — no word of the data is cut longer by concatenation: showing the most frequent one"))
 
 w_word = widgets.text(WORD.strip(), description="word")
 w_space = widgets.toggle(WORD.startswith(" "), description="after a space (as inside a sentence: ␣ in the trees)")
@@ -209,25 +213,26 @@ assert [study.sequential(tuple(LANGS)).model.vocab[i] for i in mt.encode(WORD, u
 cat_mt = study.modular("concatenation", res["order"])
 assert [study.concatenation(res["order"]).model.vocab[i] for i in cat_mt.encode(WORD, union)] == [
     n.token for nodes in res["traces"]["concatenated"] for n in nodes]
-assert len(res["segmentation"]["concatenated"]) > len(res["segmentation"]["sequential"])
-assert res["segmentation"]["concatenated"] != res["segmentation"]["monolingual"]
-assert res["reasons"] and res["blockers"], "a red token needs an orange blocker"
+if DIFFERS:  # the word was chosen for this: concatenation cuts it longer, and a red token has an orange blocker
+    assert len(res["segmentation"]["concatenated"]) > len(res["segmentation"]["sequential"])
+    assert res["segmentation"]["concatenated"] != res["segmentation"]["monolingual"]
+    assert res["reasons"] and res["blockers"], "a red token needs an orange blocker"
 
 # %% [markdown]
 # Changing the word (or the union) recomputes the trees; a word of the first
-# language alone is built identically by all three tokenizers, because the
-# first language's merges come first in both global lists.
+# language in a union of that language alone is built identically by the monolingual
+# and the concatenated tokenizer: a one-language concatenation *is* its monolingual BPE.
 
 # %%
 runs = explorer.runs
-w_lang.value = LANG_A
-top_a = next(study.words(LANG_A))  # its most frequent word (a space and ≥ 4 letters)
-w_word.value = top_a.strip()
-assert explorer.runs == runs + 2 and explorer.result["word"] == top_a
+w_lang.value, w_union.value = LANG_A, (LANG_A,)
+top_a = next(study.words(LANG_A), None) or counts[LANG_A].most_common(1)[0][0]  # its most frequent word
+w_word.value, w_space.value = top_a.strip(), top_a.startswith(" ")
+assert explorer.runs >= runs + 3 and explorer.result["word"] == top_a and explorer.result["order"] == (LANG_A,)
 seg = explorer.result["segmentation"]
 print(top_a, seg)
-assert seg["monolingual"] == seg["concatenated"] and not explorer.result["reasons"]
-w_lang.value, w_word.value = LANG_B, WORD.strip()  # back to the default
+assert seg["monolingual"] == seg["concatenated"]
+w_lang.value, w_union.value, w_word.value, w_space.value = LANG_B, (LANG_A, LANG_B), WORD.strip(), WORD.startswith(" ")
 
 # %% [markdown]
 # In a script whose characters take several bytes (Devanagari: 3 bytes each),
@@ -237,7 +242,8 @@ w_lang.value, w_word.value = LANG_B, WORD.strip()  # back to the default
 
 # %%
 LANG_X = next((l for l in reversed(LANGS) if data.script_of(l) not in ("Latn", "Cyrl")), LANGS[-1])
-word_x = next(w for w, _ in counts[LANG_X].most_common() if len(w.encode()) >= 9 and w.strip().isalpha())
+word_x = next((w for w, _ in counts[LANG_X].most_common() if len(w.encode()) >= 9 and w.strip().isalpha()),
+              counts[LANG_X].most_common(1)[0][0])  # else its most frequent pre-token
 tree_x = study.explore(word_x, word_x.startswith(" "), LANG_X, (LANG_X,))
 plots.concatenation_trees(tree_x).show()
 labels_x = [label(n.token) for top in tree_x["traces"]["monolingual"][0] for n in walk(top)]
@@ -263,6 +269,18 @@ seq_sizes, bound = [r["sequential"] for r in growth], [r["no sharing"] for r in 
 
 # %%
 assert seq_sizes[-1] == len(res_all.model)  # every token of the global model belongs to some V_i
-assert all(a < b for a, b in zip(seq_sizes, seq_sizes[1:])) and all(s <= b for s, b in zip(seq_sizes, bound))
+# a union can only grow, never past the no-sharing bound (a language could add nothing if it reused everything)
+assert all(a <= b for a, b in zip(seq_sizes, seq_sizes[1:])) and all(s <= b for s, b in zip(seq_sizes, bound))
 assert seq_sizes[0] == len(res_all.lang_to_ids[LANGS[0]]) <= K
 print(f"notebook ran in {time.time() - T0:.0f} s")
+
+# %% [markdown]
+# ## Paper vs here
+#
+# The paper's claims this notebook measures, its figures (`modtok/studies/paper_figures.toml`)
+# and ours, computed from (a) and (b) above.
+
+# %%
+setting = (f"{len(LANGS)} languages, k = {K}, {SCHEME} pre-tokenizer, {TRIALS} random unions per n, "
+           f"evaluation: {corpora.eval_label}")
+plots.table(paper_vs_here.table("modular_tokenizers_sequential", paper_values(full, spread), setting))

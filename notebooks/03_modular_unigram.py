@@ -23,7 +23,9 @@
 import numpy as np
 from IPython.display import HTML, display
 
-from modtok.studies.modular_tokenizers.unigram import UnigramStudy
+from modtok.studies import paper_vs_here
+from modtok.studies.modular_tokenizers.languages import choose_languages
+from modtok.studies.modular_tokenizers.unigram import UnigramStudy, paper_values
 from modtok.text import data
 from modtok.ui import plots
 from modtok.ui.widgets import Panel, budget_slider, language_picker
@@ -31,13 +33,15 @@ from modtok.ui.widgets import Panel, budget_slider, language_picker
 plots.setup()
 SMOKE = data.is_smoke()  # MODTOK_SMOKE=1 (CI): small sizes, same code
 TRAIN_CHARS = 100_000 if SMOKE else 1_000_000  # training characters per language
-EVAL_LINES = 300 if SMOKE else None  # FLORES devtest lines per language (None: all 1012)
+EVAL_LINES = 300 if SMOKE else None  # evaluation lines per language (None: all, e.g. FLORES devtest's 1012)
 K = 800 if SMOKE else 8000  # pieces per monolingual Unigram
 ITERS = 2 if SMOKE else 5  # EM iterations
-LANGS = ["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "ukr_Cyrl", "npi_Deva", "tel_Telu", "swh_Latn"]
+WISH = ["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "ukr_Cyrl", "npi_Deva", "tel_Telu", "swh_Latn"]
 if SMOKE:
-    LANGS = ["eng_Latn", "deu_Latn", "rus_Cyrl", "npi_Deva"]
-LANGS = data.pick_languages(LANGS)  # wordfreq default: Hindi for Nepali, Tamil for Telugu, ...
+    WISH = ["eng_Latn", "deu_Latn", "rus_Cyrl", "npi_Deva"]
+# those the data has (wordfreq default: Hindi for Nepali, Tamil for Telugu, ... under their own codes),
+# topped up with the first languages it has to at least 3
+LANGS = choose_languages(WISH, at_least=3)
 corpora = data.default_corpora(LANGS, train_chars=TRAIN_CHARS, eval_lines=EVAL_LINES)
 print(corpora.source)
 LANGS = [lang for lang in LANGS if lang in corpora.train]
@@ -59,8 +63,11 @@ rows = study.fidelity_rows(merged, K)
 display(plots.table(rows))
 plots.subtokenizer_bars(rows, title=f"NSL vs monolingual Unigram (k={K})").show()
 subs = [r["subtokenizer"] for r in rows]
-assert all(0.95 <= s <= 1.05 for s in subs), subs
-assert np.mean([r["full merged"] for r in rows]) <= 1.0
+print(f"subtokenizer NSL: {min(subs):.3f} to {max(subs):.3f}; full merged: mean "
+      f"{np.mean([r['full merged'] for r in rows]):.3f} (the paper's figures: table at the end)")
+# what holds for any data: one row per language, its sub-vocabulary ⊆ the merged one, finite NSLs
+assert [r["language"] for r in rows] == [data.lang_name(lang) for lang in LANGS]
+assert all(r["sub-vocab size"] <= len(merged.model) for r in rows) and all(np.isfinite(subs))
 
 # %% [markdown]
 # ## (b) EM log-likelihood per iteration
@@ -74,13 +81,17 @@ assert np.mean([r["full merged"] for r in rows]) <= 1.0
 start = {init: study.merge(LANGS, K, init=init) for init in ("uniform", "average")}  # 5 EM iterations
 plots.lines({f"start: {init}": (range(len(m.loglik)), m.loglik) for init, m in start.items()},
             title="EM on the joint corpus", x_title="M-steps", y_title="log-likelihood").show()
-assert all(b >= a for a, b in zip(merged.loglik, merged.loglik[1:]))
+# EM is a minorise-maximise step: the joint log-likelihood never decreases, on any data (float slack only)
+for m in (merged, *start.values()):
+    assert all(b >= a - 1e-9 * abs(a) for a, b in zip(m.loglik, m.loglik[1:])), m.loglik
 same = study.start_rows(start, K)
 display(plots.table(same))
 final = {init: m.loglik[-1] for init, m in start.items()}
-print(f"final log-likelihood: uniform start {final['uniform']:.6g}, averaged start {final['average']:.6g}")
-assert abs(final["uniform"] - final["average"]) < 1e-3 * abs(final["average"])
-assert all(abs(r["NSL, uniform start"] - r["NSL, average start"]) < 0.01 for r in same), same
+# whether both starts reach the same model is a finding about this data (EM finds a local optimum)
+print(f"final log-likelihood: uniform start {final['uniform']:.6g}, averaged start {final['average']:.6g} "
+      f"(relative difference {abs(final['uniform'] - final['average']) / abs(final['average']):.1e}); largest NSL "
+      f"difference {max(abs(r['NSL, uniform start'] - r['NSL, average start']) for r in same):.4f}")
+no_em = study.fidelity_rows(study.merge(LANGS, K, 0, init="average"), K)  # the union without re-estimation
 
 # %% [markdown]
 # ## (c) Frequency-based extraction (Table 12 analog)
@@ -90,12 +101,15 @@ assert all(abs(r["NSL, uniform start"] - r["NSL, average start"]) < 0.01 for r i
 # k it falls behind the language's own Unigram.
 
 # %%
-KS = [K // 4, K // 2, K]
+KS = [max(K // 4, 300), K // 2, K]  # more than the 259 base pieces (<unk>, <s>, </s>, bytes)
 freq_rows = study.frequency_rows(merged, KS, K)
 display(plots.table(freq_rows))
+# Viterbi maximises likelihood, not brevity, so more pieces need not mean fewer tokens: a finding, not a law
 for row in freq_rows:
     vals = [row[f"k={k}"] for k in KS if not np.isnan(row[f"k={k}"])]
-    assert all(a >= b - 1e-3 for a, b in zip(vals, vals[1:])), row  # more pieces, fewer tokens
+    assert all(np.isfinite(vals)) and min(vals, default=1.0) > 0, row
+    if any(b > a + 1e-3 for a, b in zip(vals, vals[1:])):
+        print(f"{row['language']}: more pieces, more tokens here: {vals}")
 
 # %% [markdown]
 # ## (d) One sentence, three segmentations
@@ -109,8 +123,8 @@ print(seg["text"])
 for name, pieces in seg["pieces"].items():
     print(f"\n{name} ({len(pieces)} tokens):\n  " + " | ".join(pieces))
 assert seg["ids"] == seg["direct"]  # HF-backed encoders = the model's own restricted Viterbi
-assert all(mt.decode(ids) == seg["text"] for ids in seg["ids"].values())
-assert len(seg["pieces"]["full merged"]) <= len(seg["pieces"][f"{LANGS[-1]} subtokenizer"])
+assert all(mt.decode(ids) == seg["text"] for ids in seg["ids"].values())  # lossless, whatever the view
+assert set(seg["ids"][f"{LANGS[0]} subtokenizer"]) <= set(merged.subvocab(LANGS[0]).tolist())  # only its own ids
 
 # %% [markdown]
 # ## (e) Widgets: language subset, budget k, EM iterations
@@ -129,7 +143,7 @@ def render(rows):
 
 
 picker = language_picker(LANGS, value=LANGS[:2])
-k_slider = budget_slider(K // 2, min=400, max=16000, step=200, description="budget k")
+k_slider = budget_slider(K, min=400, max=16000, step=200, description="budget k")  # K: every language trains at it
 iters = budget_slider(1, min=0, max=10, step=1, description="EM iterations")
 panel = Panel(study.table, {"langs": picker, "k": k_slider, "iters": iters}, render)
 panel.show()
@@ -141,5 +155,17 @@ assert panel.runs == 2 and panel.result[1]["language"] == data.lang_name(LANGS[2
 one_iter = panel.result
 iters.value = 3  # same languages and k, more EM: the likelihood can only go up
 assert panel.runs == 3 and panel.result[0]["EM log-likelihood"] >= one_iter[0]["EM log-likelihood"]
-k_slider.value = K // 2 + 200
+k_slider.value = K + 200
 assert panel.runs == 4 and panel.result != before
+
+# %% [markdown]
+# ## Paper vs here
+#
+# The paper's claims this notebook measures, its figures (`modtok/studies/paper_figures.toml`) and
+# ours, computed from (a)-(c) above ("EM vs the union without it": the subtokenizer NSL after EM
+# minus that of the merged vocabulary with averaged monolingual probabilities and no EM).
+
+# %%
+setting = (f"{len(LANGS)} languages, k = {K}, {ITERS} EM iterations (uniform start), "
+           f"evaluation: {corpora.eval_label}")
+plots.table(paper_vs_here.table("modular_tokenizers_unigram", paper_values(rows, no_em, freq_rows, KS), setting))

@@ -30,7 +30,7 @@
 # model can even be **exported** with only those rows (a compact model).
 #
 # We train three tiny models (Mono-only, Samp_Full(0.5), Samp_Sub_2(0.5)) on the
-# pool, compare bits per byte under four inference settings (the paper's
+# training text, compare bits per byte under four inference settings (the paper's
 # Tables 4/6), measure how often generation with the full tokenizer drifts into
 # other languages' tokens, and time full vs compact vocabularies (Tables 3/23).
 
@@ -51,7 +51,9 @@ from modtok.lm.batches import active_ids, lm_vocab_size
 from modtok.lm.model import config
 from modtok.lm.sampling import default_mixture, mono, samp_full, samp_sub
 from modtok.lm.train import TrainConfig, default_device
+from modtok.studies import paper_vs_here
 from modtok.studies.modular_tokenizers import lm as study
+from modtok.studies.modular_tokenizers.languages import choose_languages
 from modtok.text import data
 from modtok.text.pretokenize import count_by_language
 from modtok.ui import plots, widgets
@@ -63,12 +65,16 @@ GPU = DEVICE.type == "cuda"
 if not GPU:  # small models on a shared CPU: OpenMP threads that spin against other jobs cost more than they give
     torch.set_num_threads(max(1, min(torch.get_num_threads(), (os.cpu_count() or 2) // 2)))
 
-WANTED = ["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl"] + ([] if SMOKE else ["ell_Grek"])
-EVAL_LINES = 40 if SMOKE else (None if GPU else 300)  # None = all 1012 FLORES devtest lines
+# the languages wished for that the data has, topped up with the first ones it has to at least 3
+WANTED = choose_languages(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl"] + ([] if SMOKE else ["ell_Grek"]))
+EVAL_LINES = 40 if SMOKE else (None if GPU else 300)  # None = all evaluation lines (FLORES devtest: 1012)
 corpora = data.default_corpora(WANTED, train_chars=100_000 if SMOKE else 1_000_000, eval_lines=EVAL_LINES)
 print("data:", corpora.source)
 LANGS = corpora.languages
-ENGLISH = "eng_Latn"
+# the mixture's 70% language and the EN+Lang pivot: English, else (said here) the first language
+ENGLISH = "eng_Latn" if "eng_Latn" in LANGS else LANGS[0]
+OTHER = next(lang for lang in ["deu_Latn", *LANGS] if lang in LANGS and lang != ENGLISH)  # a second language
+print(f"pivot (EN+Lang, 70% of batches): {ENGLISH}; second language of the examples below: {OTHER}")
 
 # sizes: smoke (CI) / CPU / GPU
 K = 1_000 if SMOKE else 4_000  # tokens per language in the sequential BPE
@@ -89,10 +95,11 @@ t0 = time.perf_counter()
 tok = train_sequential(count_by_language(corpora.train, workers=1), K).modular()
 print(f"{tok}; {time.perf_counter() - t0:.1f} s")
 print({lang: len(tok.ids([lang])) for lang in LANGS}, "ids per language;", lm_vocab_size(tok), "LM rows")
-sample = corpora.eval["deu_Latn"][0]
-print(f"{sample[:60]!r}: {len(tok.encode(sample, ['deu_Latn']))} tokens with deu_Latn, "
+sample = corpora.eval[OTHER][0]
+print(f"{sample[:60]!r}: {len(tok.encode(sample, [OTHER]))} tokens with {OTHER}, "
       f"{len(tok.encode(sample))} with the full tokenizer")
-assert tok.decode(tok.encode(sample, ["deu_Latn"])) == sample
+assert tok.decode(tok.encode(sample, [OTHER])) == sample  # lossless, subtokenizer and full
+assert tok.decode(tok.encode(sample)) == sample and all(len(tok.ids([lang])) <= K for lang in LANGS)
 
 # %% [markdown]
 # ## Training three models
@@ -117,8 +124,10 @@ print(f"model: {models['Mono-only'].num_params() / 1e6:.2f}M parameters ({model_
 
 for name, rows in curves.items():
     assert len(rows) == STEPS
-    first, last = np.mean([r["bpb"] for r in rows[:5]]), np.mean([r["bpb"] for r in rows[-5:]])
-    assert last < first, (name, first, last)
+    # each step's bits per byte are of its own language and subtokenizer, so first vs last steps is a finding
+    # (on a few languages the draw of languages can hide the fall); the evaluation below checks what must hold
+    print(f"{name}: mean bpb of the first 5 steps {np.mean([r['bpb'] for r in rows[:5]]):.3f}, "
+          f"of the last 5 {np.mean([r['bpb'] for r in rows[-5:]]):.3f}")
 
 
 # %%
@@ -131,7 +140,7 @@ plots.lines(study.loss_curves(curves, max(1, STEPS // 50)), title="Training loss
 #
 # ## Bits per byte under four inference settings (Tables 4/6 analog)
 #
-# For each evaluation language $L$ (FLORES devtest when configured; never trained on):
+# For each evaluation language $L$ (the evaluation lines, e.g. FLORES devtest; never trained on):
 #
 # | setting | text encoded with | softmax over |
 # |---|---|---|
@@ -163,6 +172,8 @@ for s in SCHEMES:
         # Full-Lang scores a subset of Full's targets, each under a smaller softmax: never more nats
         assert by["Full-Lang"]["tokens"] == by["Full"]["tokens"] and by["Full-Lang"]["nats"] <= by["Full"]["nats"] + 1e-6
         assert 0.0 < by["Full-Lang"]["coverage"] <= 1.0 and by["Lang"]["coverage"] == 1.0
+        # trained, every model beats its untrained start (uniform over L's ids): tokens of any text are skewed
+        assert by["Lang"]["bpb"] < by["Lang"]["tokens"] * np.log2(len(active_ids(tok, [lang]))) / by["Lang"]["bytes"]
 
 # %%
 mean_rows = study.mean_bpb(eval_rows, SCHEMES, infer.SETTINGS)
@@ -184,11 +195,13 @@ display(plots.table(fid_rows, floatfmt="{:.1%}"))
 assert all(0.0 <= r["mean"] <= 1.0 for r in fid_rows)
 
 # %%
-# EN | Lang: an English prompt, continued with the German subtokenizer only
-text, ids = infer.continue_text(models["Samp_Sub_2(0.5)"], tok, "The city council said that", [ENGLISH], ["deu_Latn"],
+# EN | Lang: a prompt in the pivot language (its first evaluation line's first words), continued with
+# the second language's subtokenizer only
+prompt = " ".join(corpora.eval[ENGLISH][0].split()[:5])
+text, ids = infer.continue_text(models["Samp_Sub_2(0.5)"], tok, prompt, [ENGLISH], [OTHER],
                                 max_new_tokens=25, top_k=10, seed=0)
-print("EN | deu_Latn:", repr(text))
-assert np.isin([i for i in ids if i < tok.vocab_size], tok.ids(["deu_Latn"])).all()
+print(f"{ENGLISH} | {OTHER}:", repr(prompt), "->", repr(text))
+assert np.isin([i for i in ids if i < tok.vocab_size], tok.ids([OTHER])).all()
 
 # %% [markdown]
 # ## Compact models: full vs extracted vocabulary (Tables 3/23 analog)
@@ -198,14 +211,14 @@ assert np.isin([i for i in ids if i < tok.vocab_size], tok.ids(["deu_Latn"])).al
 # logits equal the full model's logits restricted to that union:
 
 # %%
-compact = infer.export_compact(models["Samp_Sub_2(0.5)"], tok, ["deu_Latn"], f"{runs_dir}/compact-deu")
-loaded = infer.CompactLM.load(f"{runs_dir}/compact-deu")
-line = corpora.eval["deu_Latn"][1]
+compact = infer.export_compact(models["Samp_Sub_2(0.5)"], tok, [OTHER], f"{runs_dir}/compact-{OTHER}")
+loaded = infer.CompactLM.load(f"{runs_dir}/compact-{OTHER}")
+line = corpora.eval[OTHER][1]
 local = torch.tensor([[lm_vocab_size(loaded.tokenizer) - 1] + loaded.tokenizer.encode(line)][:1])[:, :SEQ]
 glob = torch.as_tensor(loaded.global_ids)[local]
 full_logits = models["Samp_Sub_2(0.5)"].logits(glob, torch.as_tensor(loaded.global_ids))
 assert torch.allclose(loaded.model.logits(local), full_logits, atol=1e-5)
-print(f"compact deu_Latn model: {loaded.model.num_params() / 1e6:.2f}M parameters vs "
+print(f"compact {OTHER} model: {loaded.model.num_params() / 1e6:.2f}M parameters vs "
       f"{models['Samp_Sub_2(0.5)'].num_params() / 1e6:.2f}M; identical restricted logits")
 
 
@@ -218,7 +231,7 @@ print(f"compact deu_Latn model: {loaded.model.num_params() / 1e6:.2f}M parameter
 
 # %%
 widths = [64, 128, 256] if SMOKE else [128, 256, 512]
-speed_rows = infer.full_vs_compact_timing(lm_vocab_size(tok), active_ids(tok, ["deu_Latn"]), widths, "trained", DEVICE)
+speed_rows = infer.full_vs_compact_timing(lm_vocab_size(tok), active_ids(tok, [OTHER]), widths, "trained", DEVICE)
 if not SMOKE:
     speed_rows += infer.full_vs_compact_timing(26 * 8000 + 1, np.append(np.arange(8000), 26 * 8000), widths,
                                                "26 x 8000 (synthetic)", DEVICE)
@@ -254,7 +267,7 @@ assert [r["subtokenizer"] for r in panel.result["rows"]] == ["full"]
 assert panel.result["rows"][0]["output cost vs full"] == 1.0
 w_scheme.value = "samp_sub"  # p = 1: always own + n others
 assert {r["subtokenizer"] for r in panel.result["rows"]} == {f"own + {w_n.value}"}
-w_langs.value = (ENGLISH, "deu_Latn")  # too few languages for n = 2
+w_langs.value = (ENGLISH, OTHER)  # too few languages for n = 2
 assert panel.result["error"] and "needs 2 other languages" in panel.result["error"]
 w_langs.value = tuple(LANGS)
 w_p.value = 0.5
@@ -309,3 +322,15 @@ shutil.rmtree(runs_dir)  # checkpoints, metrics and the compact model were tempo
 # Lang here). Sampling the full tokenizer in training (Samp_Full) narrows the gap between Full and
 # Lang (mean 3.262 vs 3.053, against 3.428 vs 2.976 for Mono-only); Samp_Sub_2 sits between.
 # Training: Mono-only 259 s, Samp_Full(0.5) 526 s, Samp_Sub_2(0.5) 405 s; evaluation 238 s.
+
+# %% [markdown]
+# ## Paper vs here
+#
+# The paper's claims this notebook measures, its figures (`modtok/studies/paper_figures.toml`) and
+# ours, computed from this run's tables above (bits per byte, generation, compact-model timing).
+
+# %%
+setting = (f"{len(LANGS)} languages, k = {K}, {MODEL!r} model ({models['Mono-only'].num_params() / 1e6:.1f}M), "
+           f"{STEPS} steps of {BATCH} x {SEQ} on {DEVICE}; {len(corpora.eval[ENGLISH])} "
+           f"{corpora.eval_label} lines; timing: {speed_rows[-1]['vocabulary']}")
+plots.table(paper_vs_here.table("modular_tokenizers_lm", study.paper_values(eval_rows, fid_rows, speed_rows), setting))

@@ -10,7 +10,8 @@ from modtok.errors import ConfigError
 from modtok.studies import paper_vs_here as pvh
 
 ROOT = Path(__file__).resolve().parents[1]
-STUDY_OF = {"02": "modular_tokenizers", "03": "modular_tokenizers", "04": "modular_tokenizers",
+STUDY_OF = {"01": "modular_tokenizers_inefficiency", "02": "modular_tokenizers_sequential",
+            "03": "modular_tokenizers_unigram", "04": "modular_tokenizers_lm",
             "05": "parity_bpe", "06": "adaptmix", "07": "pretoken_floor"}
 
 

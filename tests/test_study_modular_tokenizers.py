@@ -17,17 +17,24 @@ import pytest
 
 from modtok.artifacts.tokenizer_json import check_proper
 from modtok.bpe.tree import leaves
-from modtok.errors import UsageError
+from modtok.errors import DataError, UsageError
 from modtok.evaluation import metrics
-from modtok.lm.batches import lm_vocab_size
+from modtok.lm import infer
+from modtok.lm.batches import active_ids, lm_vocab_size
 from modtok.lm.model import config
 from modtok.lm.sampling import default_mixture, mono, samp_sub
 from modtok.lm.train import TrainConfig
+from modtok.studies import paper_vs_here
 from modtok.studies.modular_tokenizers import lm
 from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy
+from modtok.studies.modular_tokenizers.inefficiency import paper_values as inefficiency_values
+from modtok.studies.modular_tokenizers.languages import choose_languages
 from modtok.studies.modular_tokenizers.reference import Monolingual
 from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy
+from modtok.studies.modular_tokenizers.sequential import paper_values as sequential_values
 from modtok.studies.modular_tokenizers.unigram import UnigramStudy
+from modtok.studies.modular_tokenizers.unigram import paper_values as unigram_values
+from modtok.text import data
 from modtok.text.data import Corpora
 
 TEXT = {
@@ -51,6 +58,29 @@ class Chars:
 
     def encode(self, text):
         return list(text)
+
+
+# ---------------------------------------------------------------------------- languages for any data
+
+
+def test_choose_languages_keeps_the_wish_list_uses_stand_ins_under_their_own_code_and_tops_up():
+    avail = ["deu_Latn", "eng_Latn", "hin_Deva", "rus_Cyrl"]  # the manifest fixture's languages: no Nepali
+    assert choose_languages(["eng_Latn", "fra_Latn", "npi_Deva", "rus_Cyrl"], available=avail) == [
+        "eng_Latn", "hin_Deva", "rus_Cyrl"]  # fra dropped, npi -> hin under hin's code
+    assert choose_languages(["fra_Latn"], available=avail) == avail[:3]  # nothing wished: the first three
+    assert choose_languages(["rus_Cyrl"], at_least=2, available=avail) == ["rus_Cyrl", "deu_Latn"]
+    assert choose_languages(["eng_Latn", "eng_Latn"], at_least=1, available=avail) == ["eng_Latn"]
+    with pytest.raises(DataError, match="at least 3 languages.*2: a_Latn, b_Latn"):
+        choose_languages(["eng_Latn"], available=["a_Latn", "b_Latn"])
+
+
+def test_choose_languages_reads_what_the_data_has(monkeypatch):
+    monkeypatch.setattr(data, "available_languages", lambda: ["spa_Latn", "ita_Latn", "por_Latn", "cat_Latn"])
+    assert choose_languages(["eng_Latn", "ita_Latn"]) == ["ita_Latn", "spa_Latn", "por_Latn"]
+
+
+def _claim_keys(study):
+    return {c.key for c in paper_vs_here.claims(study)}
 
 
 # ---------------------------------------------------------------------------- the reference
@@ -101,6 +131,22 @@ def test_premium_of_a_character_tokenizer_is_the_character_ratio(inefficiency):
     chars = sum(map(len, TEXT["deu_Latn"])) / sum(map(len, TEXT["eng_Latn"]))
     assert rows[1]["premium deu/eng"] == pytest.approx(chars)
     assert inefficiency.joint(LANGS, 400) is inefficiency.joint(tuple(LANGS), 400)  # the one the table used
+
+
+def test_inefficiency_paper_values_cover_every_claim_and_say_what_is_missing(inefficiency):
+    result = inefficiency.nsl_table(LANGS, 400)
+    premiums = inefficiency.premiums(400, "deu_Latn", "eng_Latn")
+    here = inefficiency_values(result, paper_vs_here.NotMeasured("needs parallel text"))
+    assert set(here) == _claim_keys("modular_tokenizers_inefficiency")
+    assert here["joint_mean_nsl"] == pytest.approx(np.mean([r["NSL joint BPE 0k"] for r in result["rows"]]))
+    assert here["deployed_max_nsl"] == max(r["NSL chars"] for r in result["rows"])  # "chars" stands for a deployed one
+    assert here["premium_npi_letters_only"].reason == "needs parallel text"
+    renamed = [{"tokenizer": "llama3" if r["tokenizer"] == "chars" else r["tokenizer"],
+                "premium npi/eng": r["premium deu/eng"]} for r in premiums]
+    assert inefficiency_values(result, renamed)["premium_npi_letters_only"] == renamed[1]["premium npi/eng"]
+    assert "none of" in inefficiency_values(result, renamed[:1])["premium_npi_letters_only"].reason
+    rows = paper_vs_here.table("modular_tokenizers_inefficiency", here, "test")
+    assert [r["holds?"] for r in rows][2] == "not measured: needs parallel text"
 
 
 # ---------------------------------------------------------------------------- notebook 02
@@ -202,6 +248,28 @@ def test_vocab_growth_ends_at_the_global_model_and_stays_under_the_no_sharing_bo
     assert all(a["sequential"] < b["sequential"] for a, b in zip(rows, rows[1:]))
 
 
+def test_the_explorer_falls_back_to_a_frequent_word_where_concatenation_cuts_nothing_longer(seq):
+    assert seq.explorer_pair() == ("eng_Latn", "deu_Latn")
+    word, differs = seq.default_word("eng_Latn", ("eng_Latn",))  # alone: nothing differs
+    assert not differs and word == next(seq.words("eng_Latn"))
+    union = ("eng_Latn", "deu_Latn")
+    assert seq.default_word("deu_Latn", union) == (seq.find_word("deu_Latn", union), True)
+
+
+def test_sequential_paper_values_are_the_fidelity_and_union_numbers(seq):
+    fid = seq.fidelity(LANGS, "as listed", K)
+    spread = {n: seq.unions(n, trials=2) for n in (1, 2)}
+    here = sequential_values(fid, spread)
+    assert set(here) == _claim_keys("modular_tokenizers_sequential")
+    assert here["subtokenizer_nsl_max"] == max(r["NSL subtokenizer"] for r in fid["rows"])
+    assert here["sequential_vs_concatenation"] == pytest.approx(
+        np.mean(spread[2]["concatenation"]) - np.mean(spread[2]["sequential"]))
+    assert here["union_nsl_max"] == max(spread[1]["sequential"] + spread[2]["sequential"])
+    alone = sequential_values(fid, {1: spread[1]})["sequential_vs_concatenation"]
+    assert isinstance(alone, paper_vs_here.NotMeasured) and "2 languages" in alone.reason
+    assert len(paper_vs_here.table("modular_tokenizers_sequential", here, "test")) == len(here)
+
+
 # ---------------------------------------------------------------------------- notebook 03
 
 
@@ -256,6 +324,23 @@ def test_the_panel_table_reuses_the_monolingual_models_and_em_only_raises_the_li
     assert three[0]["EM log-likelihood"] >= one[0]["EM log-likelihood"]
 
 
+def test_unigram_paper_values_compare_em_with_the_union_without_it(uni, merged):
+    rows = uni.fidelity_rows(merged, K)
+    plain = uni.merge(LANGS, K, 0, init="average")  # no M-step: one scoring E-step only
+    assert len(plain.loglik) == 1 and plain.loglik[0] <= uni.merge(LANGS, K, 2, init="average").loglik[-1]
+    no_em = uni.fidelity_rows(plain, K)
+    freq = uni.frequency_rows(merged, [270, 290], K)
+    here = unigram_values(rows, no_em, freq, [270, 290])
+    assert set(here) == _claim_keys("modular_tokenizers_unigram")
+    subs = [r["subtokenizer"] for r in rows]
+    assert here["subtokenizer_nsl_worst"] in subs and all(abs(s - 1) <= abs(here["subtokenizer_nsl_worst"] - 1) for s in subs)
+    assert here["em_vs_average_union"] == pytest.approx(np.mean(subs) - np.mean([r["subtokenizer"] for r in no_em]))
+    assert here["frequency_small_k"] == pytest.approx(np.mean([r["k=270"] for r in freq]))
+    assert here["full_merged_nsl_mean"] == pytest.approx(np.mean([r["full merged"] for r in rows]))
+    too_big = unigram_values(rows, no_em, uni.frequency_rows(merged, [270, 100_000], K), [270, 100_000])
+    assert isinstance(too_big["frequency_full_k"], paper_vs_here.NotMeasured)
+
+
 # ---------------------------------------------------------------------------- notebook 04
 
 
@@ -301,3 +386,14 @@ def test_two_schemes_train_evaluate_and_tabulate_end_to_end(tok, tmp_path):
     assert all(0.0 < c <= 1.0 for c in lm.coverage(rows, LANGS).values())
     fid = lm.fidelity_rows(trained.models, tok, lm.prompts(short, 1, words=3), max_new_tokens=3, top_k=5, seed=0)
     assert [r["scheme"] for r in fid] == list(schemes) and all(0.0 <= r["mean"] <= 1.0 for r in fid)
+    speed = infer.full_vs_compact_timing(lm_vocab_size(tok), active_ids(tok, ["deu_Latn"]), [32], "t",
+                                         n_layers=1, batch=1, seq=8, repeats=1)
+    here = lm.paper_values(rows, fid, speed, "Mono-only", "Samp_Sub_1(0.5)", "Samp_Sub_1(0.5)")
+    assert set(here) == _claim_keys("modular_tokenizers_lm")
+    by = {(m["scheme"], m["setting"]): m["bpb"] for m in means}
+    assert here["lang_vs_full"] == pytest.approx(by["Samp_Sub_1(0.5)", "Lang"] - by["Samp_Sub_1(0.5)", "Full"])
+    assert here["mono_only_mixes_languages"] == pytest.approx(fid[0]["mean"] - fid[1]["mean"])
+    assert here["compact_speedup"] == pytest.approx(speed[0]["forward ms"] / speed[1]["forward ms"])
+    assert 0 < here["compact_params"] == pytest.approx(1 - speed[1]["params (M)"] / speed[0]["params (M)"])
+    assert isinstance(lm.paper_values(rows, fid, [], "Mono-only", "Samp_Sub_1(0.5)", "Samp_Sub_1(0.5)")[
+        "compact_speedup"], paper_vs_here.NotMeasured)

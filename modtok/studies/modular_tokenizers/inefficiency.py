@@ -13,18 +13,26 @@ English on parallel lines.
 [('English', 1.25), ('German', 1.25)]
 >>> study.joint(("eng_Latn", "deu_Latn"), 262) is study.joint(["eng_Latn", "deu_Latn"], 262)  # trained once
 True
+>>> here = paper_values(result, NotMeasured("needs parallel text"))   # the notebook's "paper vs here" values
+>>> here["joint_mean_nsl"], here["deployed_max_nsl"].reason
+(1.25, "no deployed tokenizer installed (pip install 'modtok[deployed]')")
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from modtok.artifacts import baselines
 from modtok.evaluation import metrics
+from modtok.studies.paper_vs_here import NotMeasured
 from modtok.text import data
 from modtok.text.data import Corpora
 
 from .reference import Monolingual
+
+LETTERS_ONLY = ("cl100k", "llama3", "qwen3")  # deployed tokenizers whose pre-tokenizer splits at combining marks
 
 
 class InefficiencyStudy:
@@ -82,3 +90,31 @@ class InefficiencyStudy:
         ev = self.corpora.eval
         return [{"tokenizer": name, column: metrics.premium(tok, ev[lang], ev[pivot])}
                 for name, tok in candidates.items()]
+
+
+def paper_values(result: dict, premiums: list[dict] | NotMeasured) -> dict:
+    """The measured values of the ``modular_tokenizers_inefficiency`` claims (``paper_figures.toml``)
+    from :meth:`InefficiencyStudy.nsl_table`'s ``result`` and the rows of
+    :meth:`InefficiencyStudy.premiums` for Nepali over English (or why they were not computed).
+
+    >>> rows = [{"lang": "x", "NSL joint BPE 8k": 1.5, "NSL llama3": 3.0}, {"lang": "y", "NSL joint BPE 8k": 0.9, "NSL llama3": 1.0}]
+    >>> prem = [{"tokenizer": "joint BPE 8k", "premium npi/eng": 1.1}, {"tokenizer": "llama3", "premium npi/eng": 2.5}]
+    >>> paper_values({"rows": rows}, prem)
+    {'joint_mean_nsl': 1.2, 'deployed_max_nsl': 3.0, 'premium_npi_letters_only': 2.5}
+    """
+    rows = result["rows"]
+    if not rows:
+        none = NotMeasured("no language selected")
+        return {"joint_mean_nsl": none, "deployed_max_nsl": none, "premium_npi_letters_only": none}
+    joint = next(k for k in rows[0] if k.startswith("NSL joint"))
+    deployed = [k for k in rows[0] if k.startswith("NSL ") and k != joint]
+    out: dict = {"joint_mean_nsl": float(np.mean([r[joint] for r in rows]))}
+    out["deployed_max_nsl"] = (max(float(r[k]) for r in rows for k in deployed) if deployed
+                               else NotMeasured("no deployed tokenizer installed (pip install 'modtok[deployed]')"))
+    if isinstance(premiums, NotMeasured):
+        out["premium_npi_letters_only"] = premiums
+    else:
+        letters = [r["premium npi/eng"] for r in premiums if r["tokenizer"] in LETTERS_ONLY]
+        out["premium_npi_letters_only"] = (float(min(letters)) if letters else
+                                           NotMeasured(f"none of {', '.join(LETTERS_ONLY)} is installed"))
+    return out

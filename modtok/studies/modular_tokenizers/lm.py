@@ -32,6 +32,7 @@ from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
 from modtok.lm.model import LM, LMConfig
 from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture
 from modtok.lm.train import TrainConfig, read_metrics, train
+from modtok.studies.paper_vs_here import NotMeasured
 
 
 @dataclass
@@ -152,3 +153,35 @@ def sampling_summary(tokenizer, scheme: str, n: int, p: float, langs: Sequence[s
              "output cost vs full": float(np.mean(v)) / lm_vocab_size(tokenizer)}
             for k, v in sorted(kinds.items())]
     return {"error": None, "rows": rows, "name": s.name}
+
+
+def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[dict], mono: str = "Mono-only",
+                 full: str = "Samp_Full(0.5)", sub: str = "Samp_Sub_2(0.5)") -> dict:
+    """The measured values of the ``modular_tokenizers_lm`` claims (``paper_figures.toml``) from
+    :func:`evaluate_schemes` (schemes named ``mono``, ``full``, ``sub``), :func:`fidelity_rows` and
+    :func:`modtok.lm.infer.full_vs_compact_timing` (its last vocabulary: the paper-scale one when timed).
+
+    >>> ev = [{"scheme": s, "setting": st, "lang": "x", "bpb": b} for s, st, b in
+    ...       [("m", "Lang", 3.0), ("m", "Full", 3.5), ("f", "Lang", 3.1), ("f", "Full", 3.2), ("s", "Lang", 3.0), ("s", "Full", 3.3)]]
+    >>> fid = [{"scheme": "m", "mean": 0.2}, {"scheme": "f", "mean": 0.05}, {"scheme": "s", "mean": 0.1}]
+    >>> speed = [{"vocabulary": "v", "d_model": d, "model": m, "params (M)": p, "forward ms": t}
+    ...          for d, m, p, t in [(64, "full", 2.0, 4.0), (64, "compact", 1.0, 1.0), (128, "full", 4.0, 6.0), (128, "compact", 3.0, 3.0)]]
+    >>> {k: round(v, 3) for k, v in paper_values(ev, fid, speed, "m", "f", "s").items()}
+    {'lang_vs_full': -0.3, 'samp_full_narrows_gap': 0.4, 'mono_only_mixes_languages': 0.15, 'compact_speedup': 4.0, 'compact_params': 0.25}
+    """
+    means = {(r["scheme"], r["setting"]): r["bpb"] for r in mean_bpb(eval_rows, [mono, full, sub], ["Lang", "Full"])}
+    gap = {s: means[s, "Full"] - means[s, "Lang"] for s in (mono, full)}
+    shares = {r["scheme"]: r["mean"] for r in fid_rows}
+    last = [r for r in speed_rows if r["vocabulary"] == speed_rows[-1]["vocabulary"]] if speed_rows else []
+    pairs = {}
+    for r in last:
+        pairs.setdefault(r["d_model"], {})[r["model"]] = r
+    pairs = {d: p for d, p in pairs.items() if {"full", "compact"} <= set(p)}
+    untimed = NotMeasured("no full/compact timing")
+    widest = pairs[max(pairs)] if pairs else None
+    return {"lang_vs_full": means[sub, "Lang"] - means[sub, "Full"], "samp_full_narrows_gap": gap[mono] - gap[full],
+            "mono_only_mixes_languages": shares[mono] - shares[full],
+            "compact_speedup": (max(p["full"]["forward ms"] / p["compact"]["forward ms"] for p in pairs.values())
+                                if pairs else untimed),
+            "compact_params": (1.0 - widest["compact"]["params (M)"] / widest["full"]["params (M)"]
+                               if widest else untimed)}

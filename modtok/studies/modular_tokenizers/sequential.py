@@ -36,6 +36,7 @@ from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.sequential import MultilingualBPE, train_sequential
 from modtok.bpe.tree import describe, explain, label, trace
 from modtok.errors import UsageError
+from modtok.studies.paper_vs_here import NotMeasured
 from modtok.text import data
 from modtok.text.data import Corpora
 from modtok.text.pretokenize import count_by_language, pretokenize
@@ -208,6 +209,28 @@ class SequentialStudy:
                 return word
         return None
 
+    def explorer_pair(self) -> tuple[str, str]:
+        """The explorer's default union: the first language and the first later one in the same
+        script (where concatenation's merges can collide), else the second language.
+
+        >>> from modtok.text.data import Corpora
+        >>> SequentialStudy(Corpora({l: ["a"] for l in ("eng_Latn", "rus_Cyrl", "deu_Latn")}, {}, "toy"),
+        ...                 ["eng_Latn", "rus_Cyrl", "deu_Latn"], 300).explorer_pair()
+        ('eng_Latn', 'deu_Latn')
+        """
+        first = self.langs[0]
+        same = [lang for lang in self.langs[1:] if data.script_of(lang) == data.script_of(first)]
+        return first, (same or self.langs[1:])[0]
+
+    def default_word(self, lang: str, union: Sequence[str], top: int = 2000) -> tuple[str, bool]:
+        """:meth:`find_word`, and ``True``; where there is none, ``lang``'s most frequent of
+        :meth:`words` (else its most frequent pre-token) and ``False``: a word to show, for
+        which concatenation happens to cut no differently."""
+        word = self.find_word(lang, union, top)
+        if word is not None:
+            return word, True
+        return next(self.words(lang), None) or self.counts[lang].most_common(1)[0][0], False
+
     # ------------------------------------------------------------------ (d) global vocabulary growth
 
     def vocab_growth(self) -> list[dict]:
@@ -234,3 +257,20 @@ def segmentation_rows(result: dict) -> list[dict]:
     """
     seg = result["segmentation"]
     return [{"tokenizer": kind, "tokens": " | ".join(seg[kind]), "count": len(seg[kind])} for kind in KINDS]
+
+
+def paper_values(fidelity: dict, spread: dict[int, dict[str, list[float]]]) -> dict:
+    """The measured values of the ``modular_tokenizers_sequential`` claims (``paper_figures.toml``)
+    from :meth:`SequentialStudy.fidelity` and ``{n: SequentialStudy.unions(n, ...)}``.
+
+    >>> fid = {"rows": [{"NSL subtokenizer": 1.0}, {"NSL subtokenizer": 1.03}]}
+    >>> spread = {1: {"sequential": [1.0], "concatenation": [1.0]}, 2: {"sequential": [1.01, 1.02], "concatenation": [1.1, 1.2]}}
+    >>> {k: round(v, 3) for k, v in paper_values(fid, spread).items()}
+    {'subtokenizer_nsl_max': 1.03, 'sequential_vs_concatenation': 0.135, 'union_nsl_max': 1.02}
+    """
+    multi = [n for n in spread if n >= 2]
+    gap = (float(np.mean([np.mean(spread[n]["concatenation"]) - np.mean(spread[n]["sequential"]) for n in multi]))
+           if multi else NotMeasured("needs unions of at least 2 languages"))
+    return {"subtokenizer_nsl_max": float(max(r["NSL subtokenizer"] for r in fidelity["rows"])),
+            "sequential_vs_concatenation": gap,
+            "union_nsl_max": float(max(max(spread[n]["sequential"]) for n in spread))}

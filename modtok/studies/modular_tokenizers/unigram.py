@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from modtok.errors import BudgetError
+from modtok.studies.paper_vs_here import NotMeasured
 from modtok.text import data
 from modtok.text.data import Corpora
 from modtok.unigram.extract import RestrictedUnigram, frequency_subvocab
@@ -116,3 +119,28 @@ class UnigramStudy:
                  "full merged": self.nsl(m, lang, k), "EM log-likelihood": mg.loglik[-1], "k": k,
                  "EM iterations": iters} for lang in langs]
 
+
+
+def paper_values(rows: list[dict], no_em_rows: list[dict], freq_rows: list[dict], ks: Sequence[int]) -> dict:
+    """The measured values of the ``modular_tokenizers_unigram`` claims (``paper_figures.toml``):
+    ``rows`` are :meth:`UnigramStudy.fidelity_rows` of the merged model after EM, ``no_em_rows`` the
+    same for the union without EM (averaged monolingual probabilities, 0 iterations), ``freq_rows``
+    :meth:`UnigramStudy.frequency_rows` for the sizes ``ks`` (smallest first, largest = k).
+
+    >>> rows = [{"subtokenizer": 1.0, "full merged": 0.9}, {"subtokenizer": 1.04, "full merged": 0.95}]
+    >>> no_em = [{"subtokenizer": 1.05, "full merged": 0.9}, {"subtokenizer": 1.05, "full merged": 0.9}]
+    >>> freq = [{"k=2": 1.5, "k=8": 1.0}, {"k=2": float("nan"), "k=8": 1.02}]
+    >>> {k: round(v, 3) for k, v in paper_values(rows, no_em, freq, [2, 8]).items()}
+    {'subtokenizer_nsl_worst': 1.04, 'full_merged_nsl_mean': 0.925, 'em_vs_average_union': -0.03, 'frequency_small_k': 1.5, 'frequency_full_k': 1.01}
+    """
+    subs = [r["subtokenizer"] for r in rows]
+
+    def freq(size):  # NaN: the language uses fewer pieces than asked for
+        vals = [r[f"k={size}"] for r in freq_rows if not np.isnan(r[f"k={size}"])]
+        return float(np.mean(vals)) if vals else NotMeasured(f"no language has a frequency-based extraction of {size} pieces "
+                                                                "(the base pieces or more than it uses)")
+
+    return {"subtokenizer_nsl_worst": float(max(subs, key=lambda s: abs(s - 1.0))),
+            "full_merged_nsl_mean": float(np.mean([r["full merged"] for r in rows])),
+            "em_vs_average_union": float(np.mean(subs) - np.mean([r["subtokenizer"] for r in no_em_rows])),
+            "frequency_small_k": freq(min(ks)), "frequency_full_k": freq(max(ks))}
