@@ -166,9 +166,7 @@ class Engine:
         if len(merges):
             m = np.asarray(merges, np.int64)
             keys = (m[:, 0] << K.KEY_SHIFT) | m[:, 1]
-            rk, rv = K.table_new(len(keys))
-            for r in range(len(keys) - 1, -1, -1):  # first rank wins for a repeated pair
-                K.table_put(rk, rv, keys[r], r)
+            rk, rv = K.table_of_ranks(keys)  # first rank wins for a repeated pair
             wd = self._words
             K.encode_words(wd.symbols, wd.start, wd.length, rk, rv, np.asarray(results, np.int64))
         self._ensure(capacity - 1)
