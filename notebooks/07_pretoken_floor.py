@@ -301,6 +301,18 @@ else:
 # give a small-context model more text to condition on; the paper's 1B models have long
 # contexts), how far the base model was from R0 on the target text (how much of the gain is
 # learning the language at all), and R0 at R1's step count (how much the extra steps gave R0).
+#
+# *Evidence from the full CPU run (2026-12-02, `continued.preset("cpu")`, 3 seeds, 340,192 scored
+# Nepali bytes for every arm, intervals over FLORES-200's 281 articles):* R2 was lowest, not R0,
+# in every seed (R2 − R0 "better", R2 − R1 "better", both 3 of 3 seeds, the seed spread about
+# 0.002 bits per byte against differences of 0.06–0.11). R0 cut to R1's step count lost only
+# 0.016 bits per byte, so R0's extra steps are not what separates it from R2. What differs
+# most is context: a 128-id window holds about 550 bytes of Nepali under R0, 690 under R1 and
+# 995 under R2, in training and in scoring (a 2,000-byte piece is scored in windows of 128 ids),
+# so at this context length the arm with the longest tokens conditions on the most text. The
+# paper's 1B models read long contexts, where that advantage is small; a model this small and
+# this briefly trained (the base model is 0.30 bits per byte behind R0 on Nepali) is also far
+# from the paper's regime, where new rows must catch up with well-trained old ones.
 
 # %%
 here = claims.measured(TARGET, PARALLEL, audit_rows, sweep, moved, table_v, cpt)
