@@ -10,11 +10,22 @@
    and orders) of sequential vs the concatenation baseline (mean and spread).
 
 Timed runs are interleaved (A B A B ...), ``--repeats`` times (default 5): median,
-range and the ratio of medians.
+range and the ratio of medians. The sizes are arguments (issue 23): ``--langs`` a list
+of pool languages, ``pool`` (every pool language) or ``26`` (the default set);
+``--slice-mb`` the text of [1] in MB shared equally by the languages, or ``all``;
+``--std-chars`` instead, characters per language of [1] (or ``all``); ``--chars``
+characters per language of [2]-[3] (or ``all``); ``--vocab`` / ``--k`` the sizes.
 
-    python bench/bpe_train.py                    # full run (20 MB slice, k = 8000)
+    python bench/bpe_train.py                    # full run (today's configuration)
     python bench/bpe_train.py --skip-fidelity    # speed only
+    python bench/bpe_train.py --langs pool --slice-mb all --vocab 128000 --skip-sequential --skip-fidelity
+    python bench/bpe_train.py --langs pool --skip-standard --skip-fidelity         # 39 x 1M chars, k = 8k
+    python bench/bpe_train.py --langs eng_Latn npi_Deva --slice-mb 2 --chars 1000000 --skip-fidelity
     MODTOK_SMOKE=1 python bench/bpe_train.py     # tiny sizes
+
+``--rss``: after the timed runs, each arm of [1] once more in a forked child, whose
+peak RSS (``os.wait4``) is printed; both children start from the parent's memory
+at the fork (the text and the counts already read), printed beside them.
 """
 
 from __future__ import annotations
@@ -22,7 +33,9 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import time
+from collections import Counter
 
 import numpy as np
 
@@ -54,6 +67,52 @@ LANGS_26 = [
 ]
 
 
+def select_languages(names: list[str]) -> list[str]:
+    """``["pool"]``: every pool language; ``["26"]``: :data:`LANGS_26`; else the names
+    (each must be a pool language)."""
+    have = data.pool_languages()
+    if names == ["pool"]:
+        return have
+    langs = LANGS_26 if names == ["26"] else names
+    missing = [lang for lang in langs if lang not in have]
+    if missing:
+        raise SystemExit(f"not in the pool {data.pool_dir()}: {' '.join(missing)}")
+    return list(langs)
+
+
+def select_text(langs: list[str], chars: str | None, slice_mb: str | None) -> tuple[dict, str]:
+    """``({lang: lines}, what)``: ``chars`` per language ("all" or a number), else
+    ``slice_mb`` MB shared equally by the languages ("all" or a number)."""
+    if chars is None and slice_mb is None:
+        raise SystemExit("give --chars or --slice-mb")
+    if (chars or slice_mb) == "all":
+        return data.load_pool(langs), "all text"
+    if chars is not None:
+        return data.load_pool(langs, max_chars=int(float(chars))), f"<= {int(float(chars)):,} chars per language"
+    per_lang = int(float(slice_mb) * 1e6 / len(langs))
+    return data.load_pool(langs, max_chars=per_lang), f"{slice_mb} MB slice (<= {per_lang:,} chars per language)"
+
+
+def peak_rss_mb(fn) -> tuple[float, float]:
+    """Peak RSS (MB) of a forked child that runs ``fn()``, and the largest peak of the
+    processes that child started (modtok's counting workers; 0 if none)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            fn()
+            os.write(w, str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        grandchild = float(f.read() or 0)
+    _, status, usage = os.wait4(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, status
+    return usage.ru_maxrss / 1024, grandchild / 1024  # KiB on Linux
+
+
 def interleaved(runs: dict, repeats: int) -> dict[str, list[float]]:
     """Wall seconds of each named callable, run A B A B ... ``repeats`` times."""
     times: dict[str, list[float]] = {name: [] for name in runs}
@@ -74,31 +133,41 @@ def summary(times: dict[str, list[float]], ours: str, peer: str) -> str:
 def main() -> None:
     smoke = data.is_smoke()
     ap = argparse.ArgumentParser()
-    ap.add_argument("--slice-mb", type=float, default=1.0 if smoke else 20.0)
+    ap.add_argument("--slice-mb", default="1" if smoke else "20",
+                    help="[1]: MB shared equally by the languages, or 'all'")
+    ap.add_argument("--std-chars", default=None, help="[1]: characters per language, or 'all' (instead of --slice-mb)")
     ap.add_argument("--vocab", type=int, default=2000 if smoke else 32000)
     ap.add_argument("--k", type=int, default=1000 if smoke else 8000)
-    ap.add_argument("--chars", type=int, default=100_000 if smoke else 1_000_000,
-                    help="training characters per language for parts 2-3")
+    ap.add_argument("--chars", default="100000" if smoke else "1000000",
+                    help="training characters per language for parts 2-3, or 'all'")
     ap.add_argument("--scheme", default="llama3")
-    ap.add_argument("--langs", nargs="*", default=LANGS_26, help="pool languages (default: the 26 of issue 3)")
+    ap.add_argument("--langs", nargs="+", default=["26"],
+                    help="pool languages, 'pool' (all of them) or '26' (default: the 26 of issue 3)")
     ap.add_argument("--repeats", type=int, default=5, help="interleaved repeats of each timed run")
     ap.add_argument("--subsets", type=int, default=4, help="random subsets per n")
     ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--skip-standard", action="store_true", help="skip [1]")
+    ap.add_argument("--skip-sequential", action="store_true", help="skip [2] (and [3])")
+    ap.add_argument("--rss", action="store_true", help="[1]: peak RSS of each arm in a forked child")
     ap.add_argument("--skip-fidelity", action="store_true")
     args = ap.parse_args()
-    langs = [lang for lang in args.langs if lang in data.pool_languages()]
+    langs = select_languages(args.langs)
     print(f"pool: {data.pool_dir()}  FLORES: {data.flores_dir()}  languages ({len(langs)}): {' '.join(langs)}")
     workers = os.cpu_count() or 1
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {workers} cores")
+    t = time.perf_counter()  # numba: load (or, on a cold cache, compile) the kernels before timing
+    train_sequential({"x": Counter({"ab": 2, "bc": 1})}, 258, scheme=args.scheme)
+    print(f"warm-up (numba kernels loaded or compiled): {time.perf_counter() - t:.1f} s")
 
     # 1. speed on a >= slice-mb multilingual slice, end to end from text
-    if not args.skip_speed:
-        per_lang = int(args.slice_mb * 1e6 / len(langs))
-        pool = data.load_pool(langs, max_chars=per_lang)
+    if not (args.skip_speed or args.skip_standard):
+        pool, what = select_text(langs, args.std_chars, None if args.std_chars else args.slice_mb)
         lines = [line for ls in pool.values() for line in ls]
         mb = sum(len(line.encode("utf-8")) + 1 for line in lines) / 1e6
         counts = count_pretokens(lines, args.scheme, workers=workers)
-        print(f"\n[1] standard BPE, {mb:.1f} MB, {len(lines):,} lines, {len(counts):,} unique pre-tokens, "
-              f"vocab {args.vocab}, {args.repeats} interleaved repeats (each from text: counting + training)")
+        print(f"\n[1] standard BPE, {len(langs)} languages, {what}: {mb:.1f} MB, {len(lines):,} lines, "
+              f"{len(counts):,} unique pre-tokens, vocab {args.vocab}, {args.repeats} interleaved repeats "
+              f"(each from text: counting + training)")
         times = interleaved({
             "modtok": lambda: standard.train(count_pretokens(lines, args.scheme, workers=workers), args.vocab,
                                              args.scheme),
@@ -108,14 +177,25 @@ def main() -> None:
         print(summary(times, "modtok", "HF BpeTrainer"))
         print(f"    ratio training only / HF = "
               f"{np.median(times['modtok training only']) / np.median(times['HF BpeTrainer']):.2f}")
+        if args.rss:
+            base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            (ours, workers_rss) = peak_rss_mb(lambda: standard.train(count_pretokens(lines, args.scheme, workers=workers),
+                                                      args.vocab, args.scheme))
+            peer, _ = peak_rss_mb(lambda: hf_train(lines, args.vocab, args.scheme))
+            print(f"    peak RSS (forked child, from the parent's {base:.0f} MB peak): modtok {ours:.0f} MB "
+                  f"(its counting workers: {workers_rss:.0f} MB each at most), HF BpeTrainer {peer:.0f} MB, "
+                  f"ratio {ours / peer:.2f}")
         del pool, lines, counts
+    if args.skip_sequential:
+        return
 
     # 2. sequential over all languages vs monolingual HF trainings
-    pool = data.load_pool(langs, max_chars=args.chars)
+    pool, what = select_text(langs, args.chars, None)
     counts = count_by_language(pool, args.scheme, workers=workers)
     if not args.skip_speed:
-        print(f"\n[2] sequential BPE, {len(langs)} languages x {args.chars:,} chars, k = {args.k}, "
-              f"{args.repeats} interleaved repeats")
+        mb = sum(len(line.encode("utf-8")) + 1 for ls in pool.values() for line in ls) / 1e6
+        print(f"\n[2] sequential BPE, {len(langs)} languages, {what} ({mb:.1f} MB), k = {args.k}, "
+              f"{args.repeats} interleaved repeats (each from text: counting + training)")
         times = interleaved({
             "modtok sequential": lambda: train_sequential(count_by_language(pool, args.scheme, workers=workers),
                                                           args.k, scheme=args.scheme),

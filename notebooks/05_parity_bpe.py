@@ -25,17 +25,20 @@
 #         merge (a, b) everywhere; update the dev costs
 #
 # Variants (all options of `modtok.bpe.parity.train`, the fields of `parity.ParityConfig`):
-# **hybrid** (the first J merges classical), **moving window** (a language is skipped while it holds more than α/L of
-# the last w parity choices), **ratio** (no dev set: equalise each language's own
-# training compression, scaled by target ratios).
+# **hybrid** (the first J merges classical), **moving window** (a language is skipped while it
+# holds more than α/L of the last w parity choices), **ratio** (no dev set: equalise each
+# language's training compression against target ratios, which the paper derives "from
+# bytes-per-line statistics in the parallel FLORES+ dataset": `parity.ratio_targets`).
 #
-# We train on the pool in the paper's **unbalanced** setting (a temperature-sampled
-# mixture of realistic per-language corpus sizes: τ = 3.3 and τ = 1, the natural
-# proportions; the pool's own sizes are nearly uniform) and in a **balanced** one, use
-# FLORES-200 *dev* as the parallel dev set and evaluate everything on FLORES-200 *devtest*. The disparity measure is the
-# **Gini coefficient** of the per-language token totals on the parallel devtest lines
-# (0 = every language pays the same). The harness (mixtures, cached runs, evaluations, tables)
-# is `modtok.studies.parity_bpe`; this notebook sets the parameters, shows and checks.
+# **The paper's setting (its Table 1)**: the *unbalanced* mixture, shares ∝ size^(1/τ) of the
+# mC4 per-language sizes with τ = 3.3, at 128k (and 256k) tokens, trained by the reference
+# implementation, whose run **stops** when the language it chose has no pair of frequency ≥ 2.
+# That is our headline. τ = 1 (the natural proportions), a 32k vocabulary and the rule "skip"
+# (pass over an exhausted language: ours, not the reference's) are labelled extra rows. The
+# disparity measure is the **Gini coefficient** of the per-language token totals on the
+# parallel test lines (0 = every language pays the same). The harness (mixtures, cached runs,
+# evaluations, tables) is `modtok.studies.parity_bpe`; this notebook sets the parameters, shows
+# and checks, and ends with the "paper vs here" table.
 
 # %%
 import time
@@ -44,7 +47,8 @@ import numpy as np
 from IPython.display import display
 
 from modtok.bpe import parity
-from modtok.studies import parity_bpe
+from modtok.evaluation import audit
+from modtok.studies import paper_vs_here, parity_bpe
 from modtok.text import data
 from modtok.ui import plots, widgets
 
@@ -56,240 +60,270 @@ SMOKE = data.is_smoke()
 # that no merge can lower (see modtok.text.pretokenize); parity-aware BPE would then keep
 # choosing a language it cannot help. Lossless like every modtok scheme.
 SCHEME = "llama3-marks"
-# The mixture's skew comes from realistic corpus sizes: CC-100 GiB per language
-# (parity_bpe.CC100_GIB, Conneau et al. 2020, Table 6). τ = 3.3 is XLM-R's smoothing.
+# The mixture's skew: mC4 tokens per language (parity_bpe.MC4_TOKENS_B, the mT5 paper's
+# table). τ = 3.3 is the paper's Table 1 smoothing.
 TAU = 3.3
 NATURAL = parity_bpe.NATURAL  # τ = 1: the natural proportions
-# The paper's 30 languages (its evaluation suite's language list) that the pool has: 18.
-PREFERRED = list(parity_bpe.CC100_GIB)
-if SMOKE:
-    PREFERRED = parity_bpe.SMOKE_LANGUAGES  # eng rus ell hin tel mar
-VOCAB = 2_000 if SMOKE else 32_000
-# wordfreq default: same-script stand-ins; FLORES-200 dev ranks, devtest evaluates
-study = parity_bpe.load(PREFERRED, VOCAB, SCHEME, train_chars=150_000 if SMOKE else 3_000_000,
+# The paper's languages that the pool has (18); on other data, those it has (all of its
+# languages when fewer than 3 of them are there).
+PREFERRED = parity_bpe.SMOKE_LANGUAGES if SMOKE else parity_bpe.PAPER_LANGUAGES
+# The paper's 128k and 256k, and 32k as an extra row (smoke: 2k, 4k, 1k).
+ASKED, LARGE, SMALL = (2_000, 4_000, 1_000) if SMOKE else (128_000, 256_000, 32_000)
+study = parity_bpe.load(PREFERRED, ASKED, SCHEME, train_chars=150_000 if SMOKE else 3_000_000,
                         eval_lines=300 if SMOKE else None, tau=TAU)
 LANGS, TIERS, N_DEV = study.langs, study.tiers, study.n_dev
+# Parity-aware BPE ranks by a parallel dev set and the paper's Gini is of parallel test lines.
+PARALLEL = study.has_dev and study.parallel
+NEEDS = "needs a parallel dev set and parallel test lines (FLORES-200, or your own with dev/ and devtest/)"
+VOCAB = ASKED  # the headline vocabulary: the paper's, or as far as the text goes (below)
 print("data:", study.source)
 print("dev set:", study.dev_source)
 print(f"{len(LANGS)} languages:", ", ".join(f"{data.lang_name(l)} ({l}, {TIERS[l]})" for l in LANGS))
-print(f"vocabulary: {VOCAB:,} tokens (256 bytes included), pre-tokenizer {SCHEME}")
+print("left out (no mC4 size for the mixture):", ", ".join(study.dropped) or "none")
+if not PARALLEL:
+    print(f"parity-aware BPE {NEEDS}; this data has none: the sections that need it are skipped")
 
 # %% [markdown]
 # ## The training mixtures
 #
-# **Unbalanced**: share_l ∝ size_l^(1/τ) with the CC-100 sizes above, scaled so that every
+# **Unbalanced**: share_l ∝ size_l^(1/τ) with the mC4 sizes, scaled so that every
 # language's share fits in the text we have (the binding language gives all of its text):
-# τ = 3.3 (XLM-R's smoothing; the default below) and τ = 1 (the natural proportions).
-# **Balanced**: the same number of characters for every language.
+# τ = 3.3 (the paper's) and τ = 1 (the natural proportions). **Balanced**: the same number of
+# characters for every language.
 
 # %%
 display(plots.table(study.mixture_rows()))
-skew = {setting: study.skew(setting) for setting in (TAU, NATURAL, "balanced")}
-assert skew[NATURAL] > skew[TAU] > 2.5 and skew["balanced"] < 1.01, skew  # really unbalanced
-print(f"largest / smallest language: τ = {TAU}: {skew[TAU]:.1f}x, τ = 1: {skew[NATURAL]:.0f}x")
+spread = {s: max(study.shares(s).values()) / min(study.shares(s).values()) for s in (TAU, NATURAL)}
+assert spread[NATURAL] >= spread[TAU] >= 1  # size^(1/τ): a larger τ flattens the shares
+balanced = data.chars_per_language(study.mixture("balanced"))
+longest = max(len(line) for lines in study.train.values() for line in lines)
+assert max(balanced.values()) - min(balanced.values()) <= longest  # equal up to a line
+print(f"largest / smallest language: τ = {TAU}: {study.skew(TAU):.1f}x, τ = 1: {study.skew(NATURAL):.0f}x")
 
 # %% [markdown]
-# Every tokenizer is trained once and evaluated once (`ParityStudy` caches both); the widgets
-# only train what a new setting needs.
-
-
-# %% [markdown]
-# ## Table 1 analog — same unbalanced mixture, same vocabulary
+# ## How far the text goes under the reference rule, and the Table 1 analog
 #
-# classical BPE; base parity-aware; hybrid with J = half of the merges classical;
-# moving window (w = 100, α = 2); ratio (equal target ratios, no dev set) — on the
-# τ = 3.3 mixture and on the natural proportions (τ = 1).
-# The Gini is of per-language token totals on the parallel lines (the cost of the same
-# content, what parity-aware BPE equalises); "Gini per byte" is the headline measure of
-# the paper's evaluation suite, tokens per UTF-8 byte, which also charges a script for
-# its bytes per character. Global compression is bytes per token over all devtest
-# languages pooled; utilisation is the share of the vocabulary the devtest text uses;
-# Rényi efficiency at α = 2.5.
+# The reference ends the run when the language it chose has no pair of frequency ≥ 2. The
+# paper's mC4 text never runs out; ours can: the smallest languages of a τ = 3.3 mixture get
+# little text, and parity-aware BPE gives them the most merges. The headline vocabulary is
+# the paper's where the text allows it, else as far as base parity-aware BPE gets (every
+# tokenizer of the table is then compared with classical BPE of the same size).
+#
+# **Table 1 analog.** Headline: classical BPE; base parity-aware; hybrid with J = half of the merges classical;
+# moving window (w = 100, α = 2); ratio with bytes-per-line targets from the parallel dev
+# lines (never the test lines) — τ = 3.3, the headline vocabulary, the reference rule.
+# Extra rows, labelled: the ratio variant with r = 1 for every language; τ = 1; the 32k
+# vocabulary; the paper's sizes where the text allows more than the headline, and under the
+# rule "skip" where the reference rule stopped the run. "tokens" is what each run learned
+# ("asked" is what it was asked for); "vs classical" compares with classical BPE of the same
+# number of tokens on the same mixture. "Gini per byte" is the headline measure of the
+# paper's evaluation suite (tokens per UTF-8 byte, which also charges a script for its
+# bytes per character); global compression is bytes per token over all test languages.
 
 # %%
-VARIANTS = {name: study.named(name) for name in parity_bpe.TABLE1_VARIANTS}  # τ = 3.3
-table1 = study.table1()  # τ = 3.3, then τ = 1
-display(plots.table(table1, floatfmt="{:.4f}"))
-classical = table1[0]
-for tau in (TAU, NATURAL):
-    cut, comp = study.price(tau)
-    print(f"τ = {tau:g}: base vs classical Gini {100 * cut:.0f}% lower, global compression {100 * comp:+.2f}%"
-          f"   [{len(LANGS)} languages, vocab {VOCAB:,}]")
-
-# %%
-# The paper's claim: much less Gini (>= 60%) at almost the same global compression (within
-# 2%). It holds on the natural proportions and not on the τ = 3.3 mixture, where the
-# global-compression cost is larger; we guard that one at 10% and print where it stands.
-# Measured (2026-12-01, base vs classical on devtest, these 18 languages, 32k): τ = 1
-# -80% Gini / -0.13% global compression (hybrid -60% / +1.3%, window -69% / +1.3%); τ = 1.5
-# -92% / -3.8%; τ = 2 -92% / -5.2%;
-# τ = 3.3 -93% / -5.7% (64k -92% / -6.3%, 96k -82% / -4.7%, 128k -51% / -2.0%); balanced
-# -93% / -5.8%. On a mildly skewed mixture classical BPE already spends its merges about
-# as parallel text needs them, so equalising the dev cost (base parity reaches a Gini of
-# 0.004; the paper reports 0.019) is paid for by the languages that were cheap (English
-# +26%); on the natural proportions classical BPE spends far more merges on English than
-# parallel text rewards, and parity-aware BPE gets most of the cost back by moving them.
-# Smoke sizes (2k vocabulary) and the wordfreq default (no parallel text) get looser bounds.
-full_claim = study.parallel and not SMOKE
-gini_cut, comp_change = study.price(TAU)
-natural_cut, natural_comp = study.price(NATURAL)
-if full_claim:
-    assert natural_cut >= 0.6 and abs(natural_comp) <= 0.02, (natural_cut, natural_comp)
-    assert gini_cut >= 0.6 and comp_change >= -0.10, (gini_cut, comp_change)
+if PARALLEL:
+    VOCAB, STOPPED = study.allowed_vocab(ASKED)
+    LARGE_VOCAB, LARGE_STOPPED = study.allowed_vocab(LARGE)
+    study.vocab = VOCAB  # every run below defaults to the headline vocabulary
+    assert VOCAB <= ASKED and (STOPPED is None) == (VOCAB == ASKED), (VOCAB, STOPPED)
+    assert VOCAB <= LARGE_VOCAB <= LARGE  # a larger budget extends the same greedy run
+    print(f"asked {ASKED:,}: {VOCAB:,} tokens ({STOPPED or 'the text allows it'}); "
+          f"asked {LARGE:,}: {LARGE_VOCAB:,} tokens ({LARGE_STOPPED or 'the text allows it'})")
+    VARIANTS = {name: study.named(name) for name in parity_bpe.TABLE1_VARIANTS}
+    table1 = study.table1(study.table1_extras(asked=(ASKED, LARGE), small=SMALL))
+    display(plots.table(table1, floatfmt="{:.4f}"))
+    # what holds for any data: sizes, the greedy prefixes, lossless tokenizers
+    assert all(r["tokens"] <= r["asked"] for r in table1)
+    cls, hyb = study.trained(VARIANTS["classical"]), study.trained(VARIANTS["hybrid (J = K/2)"])
+    n = min(int(0.5 * (VOCAB - 256)), len(cls.merges))
+    assert hyb.model.merges[:n] == cls.model.merges[:n]  # the hybrid's first J merges are classical
+    stop, skip = study.trained(study.spec(vocab=ASKED)), study.trained(study.spec(vocab=ASKED, rule="skip"))
+    assert skip.model.merges[: len(stop.model.merges)] == stop.model.merges  # the same run until it stops
+    for spec in VARIANTS.values():
+        assert audit.lossless(study.trained(spec).tokenizer(), [l for lines in study.test.values() for l in lines[:20]])
 else:
-    assert gini_cut >= 0.3 and natural_cut > 0 and min(comp_change, natural_comp) >= -0.12
-print(f"within 2% of classical: τ = 1 {abs(natural_comp) <= 0.02}, τ = {TAU} {abs(comp_change) <= 0.02}")
-assert all(r["Gini ↓"] < classical["Gini ↓"] for r in table1[1:4])  # base, hybrid, window (τ = 3.3)
-assert study.evaluate(VARIANTS["hybrid (J = K/2)"])["merges"][parity.GLOBAL] == (VOCAB - 256) // 2
+    print(f"skipped: {NEEDS}")
 
 # %% [markdown]
-# ## The price of parity across vocabulary sizes
+# Reading the table (full size on the pool + FLORES-200, 18 languages, 2026-12-02; the numbers
+# above are this run's). Under the reference rule base parity-aware BPE stops at **44,736
+# tokens** when asked for 128k (and for 256k): Telugu, the smallest share of the τ = 3.3
+# mixture (227k characters), has no pair of frequency ≥ 2 left. Asked for 128k, hybrid, window
+# and ratio stop later (75,758 / 83,083 / 58,961 tokens: they give Telugu fewer merges), and
+# classical BPE stops at 180,020 (no pair of frequency ≥ 2 in the concatenation), so 256k is
+# out of reach for every tokenizer on this text. The headline is therefore at 44,736 tokens,
+# where base parity-aware BPE has a 93% lower Gini than classical BPE (0.0042 vs 0.0586) at
+# 5.9% lower global compression; hybrid (−70% / −3.8%) and window (−77% / −2.8%) trade less.
+# The ratio variant with bytes-per-line targets has a 19% *higher* Gini than classical BPE
+# (−2.9% compression), though far below r = 1 (+136% / −14.8%): it reaches its targets on the
+# training text exactly (training compression relative to English = r_l to 3 decimals), but
+# the test text compresses differently — relative to English, Hindi/Tamil/Marathi get 3.2–4.0
+# bytes per token on devtest where 2.6–3.2 were targeted, Russian/Greek 1.6–1.8 where 2.0–2.2
+# were — so tokens per devtest line range from 37 to 59. Extra rows: τ = 1 gives Telugu 1,236
+# characters, and base parity-aware BPE stops at 1,060 tokens; 32k: −93% / −4.9%; 128k with
+# "skip": −52% / −2.3% (the earlier CC-100 measurement: −51% / −2.0%); 256k with "skip": both
+# stop near 180k, −1.4% / −0.5%.
+
+# %% [markdown]
+# ## The price of parity across vocabulary sizes and mixture skews
 #
-# Table 1 at one vocabulary hides how the trade moves with the budget. Classical and base
-# parity-aware BPE on the same unbalanced mixture at several sizes: how much lower the
-# Gini is, and how much global compression changes (the paper: "negligible", within 2%).
+# Classical and base parity-aware BPE on the same mixture at sizes up to the headline one:
+# how much lower the Gini is, and how much global compression changes (the paper:
+# "negligible"). Then the same comparison at the same vocabulary, from the natural
+# proportions (τ = 1) to the paper's smoothed mixture (τ = 3.3): the stop rule bites harder
+# on the skewed mixtures ("parity tokens": where the run ended; classical BPE is compared at
+# that size).
 
 # %%
-SWEEP = tuple(k * VOCAB for k in (1, 2, 3, 4))  # 32k ... 128k (smoke: 2k ... 8k)
-sweep = study.vocab_sweep(SWEEP)
-display(plots.table(sweep, floatfmt="{:.4f}"))
-plots.lines({k: (list(SWEEP), [r[k] for r in sweep]) for k in ("Gini cut %", "global compression change %")},
-            title=f"Base parity-aware vs classical BPE, {len(LANGS)} languages, τ = {TAU} mixture",
-            x_title="vocabulary size", y_title="% vs classical BPE").show()
-assert all(r["parity Gini"] < r["classical Gini"] for r in sweep)
-assert abs(sweep[0]["Gini cut %"] - 100 * gini_cut) < 1e-9  # the first size is Table 1's
+if PARALLEL:
+    SWEEP = tuple(max(300, int(VOCAB * f)) for f in (0.25, 0.5, 0.75, 1.0))
+    sweep = study.vocab_sweep(SWEEP)
+    display(plots.table(sweep, floatfmt="{:.4f}"))
+    plots.lines({k: (list(SWEEP), [r[k] for r in sweep]) for k in ("Gini cut %", "global compression change %")},
+                title=f"Base parity-aware vs classical BPE, {len(LANGS)} languages, τ = {TAU} mixture",
+                x_title="vocabulary size", y_title="% vs classical BPE").show()
+    tokens = [study.evaluate(study.spec(vocab=v))["row"]["tokens"] for v in SWEEP]
+    assert tokens == sorted(tokens, reverse=True)  # more merges of the same run never lengthen text
+    assert sweep[-1]["parity Gini"] == table1[1]["Gini ↓"]  # the last size is the headline's
+    TAUS = (NATURAL, 1.5, 2.0, TAU)
+    skew_rows = study.tau_sweep(TAUS)
+    display(plots.table(skew_rows, floatfmt="{:.4f}"))
+    plots.lines({k: (list(TAUS), [r[k] for r in skew_rows]) for k in ("Gini cut %", "global compression change %")},
+                title=f"Base parity-aware vs classical BPE by mixture temperature, vocab {VOCAB:,}",
+                x_title="τ (1 = natural proportions)", y_title="% vs classical BPE").show()
+    shares = [study.shares(t)[max(LANGS, key=study.sizes.get)] for t in TAUS]
+    assert shares == sorted(shares, reverse=True)  # the largest language's share falls as τ grows
+    assert abs(skew_rows[-1]["Gini cut %"] + table1[1]["Gini vs classical %"]) < 1e-9  # τ = 3.3: the headline
+else:
+    print(f"skipped: {NEEDS}")
 
 # %% [markdown]
-# ## The skew of the mixture sets the price
+# ## Per-language compression (Fig. 2 analog) and utilisation by tier (Fig. 1 analog)
 #
-# The same comparison at the same vocabulary, from the natural proportions (τ = 1) to the
-# smoothed mixture (τ = 3.3): the more classical BPE's merges follow one big language, the
-# more of the global compression parity-aware BPE wins back by spreading them.
+# Bytes per token on each language's test lines. Parity-aware BPE is a min-max rule on raw
+# token counts: it gives the costliest languages longer tokens, and the languages that were
+# cheapest under classical BPE pay for it.
+#
+# **Vocabulary utilisation by resource tier (Fig. 1 analog)**: mean over a tier's languages of
+# the share of the vocabulary that its test text uses (tiers by mC4 size: high ≥ 100B tokens,
+# medium ≥ 10B, low below: our split, the paper's is not in the material we could read).
 
 # %%
-TAUS = (NATURAL, 1.5, 2.0, TAU)
-skew_rows = study.tau_sweep(TAUS)
-display(plots.table(skew_rows, floatfmt="{:.4f}"))
-plots.lines({k: (list(TAUS), [r[k] for r in skew_rows]) for k in ("Gini cut %", "global compression change %")},
-            title=f"Base parity-aware vs classical BPE by mixture temperature, vocab {VOCAB:,}",
-            x_title="τ (1 = natural proportions)", y_title="% vs classical BPE").show()
-assert abs(skew_rows[0]["global compression change %"] - 100 * natural_comp) < 1e-9
-assert all(r["Gini cut %"] > 0 for r in skew_rows)
+if PARALLEL:
+    fig2_rows = study.per_language(["classical", "parity (base)", "hybrid (J = K/2)"], "bytes per token")
+    plots.grouped_bars(fig2_rows, x="lang", y="bytes per token", color="tokenizer",
+                       title=f"Compression per language on the test lines, vocab {VOCAB:,}").show()
+    cls_tpl, par_tpl = study.tokens_per_line("classical"), study.tokens_per_line("parity (base)")
+    worst = max(cls_tpl, key=cls_tpl.get)
+    print(f"costliest under classical BPE: {data.lang_name(worst)}, {cls_tpl[worst]:.1f} -> {par_tpl[worst]:.1f} "
+          f"tokens/line; max/min {max(cls_tpl.values()) / min(cls_tpl.values()):.2f} -> {max(par_tpl.values()) / min(par_tpl.values()):.2f}")
+    assert len(fig2_rows) == 3 * len(LANGS) and all(r["bytes per token"] >= 1 for r in fig2_rows)
+    fig1_rows = study.tier_rows(["classical", "parity (base)"])
+    plots.grouped_bars(fig1_rows, x="tier", y="utilisation", color="tokenizer",
+                       title="Vocabulary utilisation by resource tier (mC4 size)").show()
+    for name in ("classical", "parity (base)"):  # a tier's value is the mean of its languages' own
+        ev = study.evaluate(VARIANTS[name])
+        for tier, value in ev["tiers"].items():
+            own = [p["utilisation"] for p in ev["per_lang"] if TIERS[p["lang"]] == tier]
+            assert abs(value - np.mean(own)) < 1e-12 and 0 < value <= 1, (name, tier)
+    print({(r["tier"], r["tokenizer"]): round(r["utilisation"], 4) for r in fig1_rows})
+else:
+    print(f"skipped: {NEEDS}")
 
 # %% [markdown]
-# ## Per-language compression (Fig. 2 analog)
-#
-# Bytes per token on each language's devtest lines. Parity-aware BPE is a min-max rule
-# on raw token counts: it gives the costliest languages longer tokens until every
-# language costs about the same per line, and the languages that were cheapest under
-# classical BPE (few merges chosen for them) pay for it — at 32k tokens for 18 languages
-# visibly so (the vocabulary sweep above shows how the price moves with the budget).
-
-# %%
-fig2_rows = study.per_language(["classical", "parity (base)", "hybrid (J = K/2)"], "bytes per token")
-plots.grouped_bars(fig2_rows, x="lang", y="bytes per token", color="tokenizer",
-                   title=f"Compression per language on FLORES devtest, vocab {VOCAB:,}").show()
-cls_tpl, par_tpl = study.tokens_per_line("classical"), study.tokens_per_line("parity (base)")
-worst = max(cls_tpl, key=cls_tpl.get)
-print(f"costliest language under classical BPE: {data.lang_name(worst)}, "
-      f"{cls_tpl[worst]:.1f} -> {par_tpl[worst]:.1f} tokens per line")
-assert par_tpl[worst] < cls_tpl[worst]
-assert max(par_tpl.values()) / min(par_tpl.values()) < max(cls_tpl.values()) / min(cls_tpl.values())
-
-# %% [markdown]
-# ## Vocabulary utilisation by resource tier (Fig. 1 analog)
-#
-# Mean over a tier's languages of the share of the vocabulary that its devtest text uses
-# (tiers by CC-100 size: high >= 50 GiB, medium >= 5 GiB, low below). The paper reports
-# more uniform utilisation with parity-aware BPE at 128k; read the figure for what this
-# smaller setting does.
-
-# %%
-fig1_rows = study.tier_rows(["classical", "parity (base)"])
-plots.grouped_bars(fig1_rows, x="tier", y="utilisation", color="tokenizer",
-                   title="Vocabulary utilisation by resource tier (CC-100 size)").show()
-# a tier's value is the mean of its languages' own utilisation
-for name in ("classical", "parity (base)"):
-    ev = study.evaluate(VARIANTS[name])
-    for tier, value in ev["tiers"].items():
-        own = [p["utilisation"] for p in ev["per_lang"] if TIERS[p["lang"]] == tier]
-        assert abs(value - np.mean(own)) < 1e-12 and 0 < value < 1, (name, tier)
-print({(r["tier"], r["tokenizer"]): round(r["utilisation"], 4) for r in fig1_rows})
-
-# %% [markdown]
-# ## Balanced setting
+# ## Balanced setting, ablations, convergence
 #
 # Equal characters per language is not equal cost: scripts differ in bytes per character
 # and languages in how well their own data compresses, so classical BPE on a balanced
-# mixture is not fair by itself. Parity-aware BPE ranks by the parallel dev cost, so it
-# reaches a low Gini from either mixture.
-
-# %%
-bal = study.balanced_rows()  # balanced, τ = 3.3, τ = 1; classical and base
-display(plots.table(bal, floatfmt="{:.4f}"))
-g = {(r["setting"], r["tokenizer"]): r["gini"] for r in bal}
-assert g[("balanced", "base")] < g[("balanced", "classical")]
-
-# %% [markdown]
-# ## Ablations: dev-set size (Table 4 analog) and window size (Table 3 analog)
+# mixture is not fair by itself. Parity-aware BPE ranks by the parallel dev cost.
 #
-# The dev set only ranks languages, so a few hundred parallel lines are enough.
-
-# %%
-dev_sizes = [n for n in (100, 300) if n < N_DEV] + [N_DEV]
-abl_dev, abl_win = study.dev_size_rows(dev_sizes), study.window_rows((50, 100, 200))
-display(plots.table(abl_dev, floatfmt="{:.4f}"), plots.table(abl_win, floatfmt="{:.4f}"))
-assert all(r["gini"] < classical["Gini ↓"] for r in abl_dev + abl_win)
-
-# %% [markdown]
-# ## How the dev costs converge
+# **Ablations**: dev-set size (Table 4 analog) and window size (Table 3 analog). The dev set
+# only ranks languages, so a few hundred parallel lines may be enough.
 #
-# Per-language dev cost (tokens on the dev lines) after every merge: parity-aware BPE
-# drives the most expensive language down until the costs meet, then keeps them together.
+# **How the dev costs converge**: per-language dev cost (tokens on the dev lines) after every
+# merge: parity-aware BPE drives the most expensive language down until the costs meet, then
+# keeps them together.
 
 # %%
-res_base = study.trained(study.spec())
-plots.lines(study.dev_curves(study.spec()), title="Dev cost per language during parity-aware training",
-            x_title="merges", y_title="dev tokens").show()
-assert (np.diff(res_base.dev_tokens, axis=0) <= 0).all()  # a merge never makes text longer
+if PARALLEL:
+    bal = study.balanced_rows()  # balanced, τ = 3.3, τ = 1; classical and base
+    display(plots.table(bal, floatfmt="{:.4f}"))
+    assert len(bal) == 6 and all(r["tokens"] <= VOCAB for r in bal)
+    dev_sizes = [n for n in (100, 300) if n < N_DEV] + [N_DEV]
+    abl_dev, abl_win = study.dev_size_rows(dev_sizes), study.window_rows((50, 100, 200))
+    display(plots.table(abl_dev, floatfmt="{:.4f}"), plots.table(abl_win, floatfmt="{:.4f}"))
+    assert abl_dev[-1]["gini"] == table1[1]["Gini ↓"]  # all dev lines: the headline base run
+    assert abl_win[1]["gini"] == table1[3]["Gini ↓"]  # w = 100: the headline window run
+    plots.lines(study.dev_curves(study.spec()), title="Dev cost per language during parity-aware training",
+                x_title="merges", y_title="dev tokens").show()
+    assert (np.diff(study.trained(study.spec()).dev_tokens, axis=0) <= 0).all()  # no merge lengthens text
+else:
+    print(f"skipped: {NEEDS}")
 
 # %% [markdown]
 # ## Explore
 #
-# Variant, training mixture, hybrid fraction J/K, window w and α, dev lines, vocabulary
-# and languages. Each change trains what it needs (cached) and re-evaluates on devtest.
+# Variant, training mixture, hybrid fraction J/K, window w and α, dev lines, vocabulary,
+# languages and the exhaustion rule. Each change trains what it needs (cached) and
+# re-evaluates on the test lines, next to classical BPE of the same size.
 
 # %%
-controls = {
-    "variant": widgets.choice(["base", "window", "ratio", "classical"], description="variant"),
-    "setting": widgets.choice([(f"τ = {TAU}", TAU), ("τ = 1 (natural)", NATURAL), ("balanced", "balanced")], TAU,
-                              description="mixture"),
-    "j_frac": widgets.float_slider(0.0, min=0.0, max=0.9, step=0.1, description="J / K"),
-    "window": widgets.budget_slider(100, min=10, max=300, step=10, description="window w"),
-    "alpha": widgets.float_slider(2.0, min=0.5, max=4.0, step=0.5, description="α"),
-    "dev_lines": widgets.choice([n for n in (50, 100, 200, 300, 500) if n < N_DEV] + [N_DEV], N_DEV,
-                                description="dev lines"),
-    "vocab": widgets.budget_slider(VOCAB, min=1_000, max=VOCAB, step=500 if SMOKE else 1_000, description="vocab"),
-    "langs": widgets.language_picker(LANGS, LANGS),
-}
-# study.explore trains what the settings need (next to classical BPE); plots.parity_explore draws it
-panel = widgets.Panel(study.explore, controls, plots.parity_explore)
-panel.show()
+if PARALLEL:
+    DEV_CHOICES = sorted({max(1, N_DEV // 2), N_DEV} | {n for n in (50, 100, 200, 300, 500) if n < N_DEV})
+    controls = {
+        "variant": widgets.choice(["base", "window", "ratio", "classical"], description="variant"),
+        "setting": widgets.choice([(f"τ = {TAU}", TAU), ("τ = 1 (natural)", NATURAL), ("balanced", "balanced")],
+                                  TAU, description="mixture"),
+        "j_frac": widgets.float_slider(0.0, min=0.0, max=0.9, step=0.1, description="J / K"),
+        "window": widgets.budget_slider(100, min=10, max=300, step=10, description="window w"),
+        "alpha": widgets.float_slider(2.0, min=0.5, max=4.0, step=0.5, description="α"),
+        "dev_lines": widgets.choice(DEV_CHOICES, N_DEV, description="dev lines"),
+        "vocab": widgets.budget_slider(VOCAB, min=257, max=VOCAB, step=500 if SMOKE else 1_000, description="vocab"),
+        "langs": widgets.language_picker(LANGS, LANGS),
+        "rule": widgets.choice(list(parity_bpe.RULES), parity_bpe.RULE, description="exhausted"),
+    }
+    # study.explore trains what the settings need (next to classical BPE); plots.parity_explore draws it
+    panel = widgets.Panel(study.explore, controls, plots.parity_explore)
+    panel.show()
+    # Setting widget values (what a click does) retrains: the window variant on all but the last
+    # language of the balanced mixture, with fewer dev lines and half the vocabulary.
+    runs, SUBSET, FEWER = panel.runs, tuple(LANGS[: min(4, len(LANGS) - 1)]), DEV_CHOICES[0]
+    controls["langs"].value = SUBSET
+    controls["variant"].value = "window"
+    controls["setting"].value = "balanced"
+    controls["dev_lines"].value = FEWER
+    controls["vocab"].value = VOCAB // 2
+    assert panel.runs == runs + 5
+    assert panel.result["langs"] == SUBSET and panel.result["key"][:2] == ("balanced", "window")
+    assert panel.result["key"][5:7] == (FEWER, VOCAB // 2) and len(panel.result["per_lang"]) == 2 * len(SUBSET)
+    assert panel.result["rows"][0]["tokens"] <= panel.result["rows"][1]["tokens"] <= VOCAB // 2  # classical: as many, at most
+else:
+    print(f"skipped: {NEEDS}")
 
 # %% [markdown]
-# Setting widget values (what a click does) retrains: the window variant on four
-# languages of the natural-proportions mixture, with half the dev lines and a smaller
-# vocabulary.
+# ## Paper vs here
+#
+# Each claim, the paper's figure (from `modtok/studies/paper_figures.toml`), ours at the
+# headline setting, and whether it holds. Where it does not, the measured reason (full size,
+# 2026-12-02; see "Reading the table"): **vocabulary** — the reference rule stops at 44,736
+# tokens, where Telugu's 227k characters run out (mC4 does not run out); **global
+# compression** — −5.9% at 44,736 tokens, not "negligible": here 18 languages share the
+# vocabulary, base parity equalises the dev cost almost exactly (Gini 0.004; the paper's
+# 0.019), and the gentler hybrid/window variants (Gini 0.013–0.018) cost −3.8% / −2.8%; at 128k
+# under "skip" the cost is −2.3%; **ratio variant** — its targets are met on the training
+# text, whose per-language compression is not the test text's (our pool: ≤ 3 MB per language
+# from other domains than FLORES), so its Gini is above classical BPE's. Every row compares
+# tokenizers of the same size on 18 of the paper's languages, not its 30 on mC4.
 
 # %%
-runs = panel.runs
-controls["langs"].value = tuple(LANGS[:4])
-controls["variant"].value = "window"
-controls["setting"].value = NATURAL
-controls["dev_lines"].value = 100
-controls["vocab"].value = VOCAB // 2
-assert panel.runs == runs + 5
-assert panel.result["langs"] == tuple(LANGS[:4]) and panel.result["key"][:2] == (NATURAL, "window")
-assert panel.result["key"][5:7] == (100, VOCAB // 2) and len(panel.result["per_lang"]) == 8
-assert panel.result["rows"][1]["gini"] <= panel.result["rows"][0]["gini"] + 1e-9
+if PARALLEL:
+    gini, comp = study.versus_classical(VARIANTS["parity (base)"])
+    ratio_gini, ratio_comp = study.versus_classical(VARIANTS["ratio (bytes-per-line targets)"])
+    here = {"vocabulary": VOCAB, "gini_change": gini, "compression_change": comp,
+            "ratio_gini_change": ratio_gini, "ratio_compression_change": ratio_comp}
+else:
+    here = {c.key: paper_vs_here.NotMeasured(NEEDS) for c in paper_vs_here.claims("parity_bpe")}
+SETTING = (f"{len(LANGS)} languages, mC4 τ = {TAU}, {VOCAB:,} tokens ({ASKED:,} asked), reference stop rule; "
+           f"{study.dev_source}; {'parallel' if study.parallel else 'non-parallel'} test lines")
 print(f"notebook ran in {time.time() - T0:.0f} s")
+plots.table(paper_vs_here.table("parity_bpe", here, SETTING))

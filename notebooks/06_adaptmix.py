@@ -18,7 +18,7 @@
 # and give the next training mixture more of the languages that fragment most:
 #
 #     δ_ℓ = (f_ℓ − f_best) / f_range          (Eq. 1)   f_range = max f − min f of this iteration
-#     w_ℓ = δ_ℓ + ε                            (Eq. 2)
+#     w_ℓ = δ_ℓ + ε                            (Eq. 2)   δ_ℓ not clamped (clamp_delta=True is the option)
 #     t_ℓ = w_ℓ / Σ w                          (Eq. 3)
 #     m_ℓ = (1 − μ) m_ℓ(previous) + μ t_ℓ      (Eq. 4)
 #     C_ℓ = round(m_ℓ · T),  Σ C = T           (Eq. 5)   characters of language ℓ
@@ -26,23 +26,31 @@
 #
 # The loop lives in `modtok.mixture`; it drives any trainer of the project (HF
 # BPE, modtok BPE, sentencepiece Unigram/BPE) through one small protocol. The
-# study — data, runs, baselines and the tables below — is `modtok.studies.adaptmix`.
-# Iteration 0 trains on the uniform mixture, so it **is** the UniMix baseline.
+# study — data, runs, the choice of μ and ε, baselines and the tables below — is
+# `modtok.studies.adaptmix`. Iteration 0 trains on the uniform mixture, so it
+# **is** the UniMix baseline.
+#
+# **How the experiment is set up.** μ and ε are chosen on the **dev** split only
+# (FLORES-200 dev, or `$MODTOK_EVAL/dev` for your own evaluation text; on the
+# wordfreq default another held-out sample; without a dev split every section
+# says so and skips itself). The test split (devtest) is sealed inside the study until that choice is
+# made — `S.devtest` raises before it — and is read once, afterwards, for the
+# tables. The paper iterates "until the optimal mixture was reached" (§3.4), so
+# **AdaptMix is the last iteration**; the iteration with the lowest mean dev
+# fertility is shown beside it only as a labelled addition.
 #
 # On the paper's 16 languages (Assamese … Telugu, all in the pool and in
-# FLORES-200) we show: fertility per language across iterations (Fig. 2a),
-# the allocation across iterations (Fig. 2b), the Table 5 analog on FLORES
-# **devtest** (AdaptMix vs UniMix vs natural vs skewed, same trainer,
-# vocabulary and budget), parity with English (Table 7 analog), deployed
-# tokenizers for reference (Table 3 analog), the f_best fixed-vs-dynamic
-# ablation (App. A.2), and — beyond the paper — the same feedback loop applied
-# to the per-language budgets k_ℓ of a modular (sequential) BPE.
-#
-# Fertility is measured on FLORES **dev** inside the loop and on **devtest**
-# in the tables (never trained on). Scripts written without spaces are left out
-# of AdaptMix (fertility is undefined there); none of the 16 languages is.
+# FLORES-200), or whatever languages the data has, we show: the choice of μ and
+# ε on dev, fertility and allocation across iterations (Fig. 2a/2b), the Table 5
+# analog (per-language fertility under UniMix and AdaptMix, the change, the
+# paper's change beside it), parity with English (Table 7 analog), deployed
+# tokenizers (Table 3 analog), the f_best ablation (App. A.2), adaptive
+# sequential-BPE budgets (beyond the paper), widgets, and the "paper vs here"
+# table. Scripts written without spaces are left out of AdaptMix (fertility is
+# undefined there); none of the 16 languages is.
 
 # %%
+import math
 import time
 
 from IPython.display import display
@@ -50,6 +58,7 @@ from IPython.display import display
 from modtok import mixture as mx
 from modtok.artifacts import deployed
 from modtok.studies import adaptmix as study
+from modtok.studies import paper_vs_here
 from modtok.text import data
 from modtok.ui import plots, widgets
 
@@ -61,10 +70,11 @@ SMOKE = data.is_smoke()
 TRAINER = "modtok-bpe"  # same merges as HF BpeTrainer (tests/test_mixture.py), faster here
 SCHEME = "whitespace"  # the BPE trainers' pre-tokenizer (the library default is llama3; these runs used whitespace)
 VOCAB = 1_000 if SMOKE else 32_000
-ITERATIONS = 3 if SMOKE else 10
-MU, EPS = 0.3, 0.5  # momentum μ and floor ε (how they were picked: see the closing note)
+ITERATIONS = 2 if SMOKE else 10
+# (μ, ε) candidates, chosen on dev by the lowest mean dev fertility of the last iteration (the reported AdaptMix)
+GRID = ((0.3, 0.5), (0.5, 1.0)) if SMOKE else tuple((mu, eps) for mu in (0.3, 0.5) for eps in (0.1, 0.5, 1.0))
 TRAIN_CHARS = 40_000 if SMOKE else 3_000_000  # per language (every pool language has < 3M: all of it)
-EVAL_LINES = 150 if SMOKE else None  # FLORES dev/devtest lines (None = all)
+EVAL_LINES = 150 if SMOKE else None  # dev/devtest lines (None = all)
 SEQ_CHARS = 20_000 if SMOKE else 300_000  # per language, for the adaptive-budget section
 SEQ_K = 400 if SMOKE else 4_000  # mean sequential-BPE budget per language (bytes included)
 SEQ_ITERS = 2 if SMOKE else 5
@@ -76,98 +86,104 @@ LANGS, AVAILABLE = S.langs, S.pool.available()
 print("data:", S.data.source)
 print(f"{len(LANGS)} languages:", ", ".join(map(study.label, LANGS)))
 BUDGET = (16_000 if SMOKE else 500_000) * len(LANGS)  # T: 500k characters per language on average
-FULL = not SMOKE and S.data.parallel and len(LANGS) == 16
+HAVE_DEV = S.has_dev
 print(f"trainer {TRAINER} ({SCHEME} pre-tokens), vocabulary {VOCAB:,}, budget T = {BUDGET:,} characters, "
-      f"{ITERATIONS} iterations, μ = {MU}, ε = {EPS}; text available: {sum(AVAILABLE.values()):,} characters")
+      f"{ITERATIONS} iterations, (μ, ε) candidates {GRID}; text available: {sum(AVAILABLE.values()):,} characters")
+print("dev split:", S.data.dev_label if HAVE_DEV else f"none ({S.data.dev_label}): every section below skips itself")
 
 # %% [markdown]
-# ## Runs
+# ## Choosing μ and ε on dev
 #
-# `S.run(...)` is one AdaptMix run; it is cached, so the widgets at the end only
-# recompute what a new setting needs. Allocations beyond a language's text are
-# **capped and redistributed** (`policy="cap"`); `policy="repeat"` would repeat
-# the text instead.
-
+# `S.choose(...)` runs AdaptMix once per (μ, ε) candidate (the runs share
+# iteration 0, which μ and ε do not touch) and keeps the candidate whose
+# **last** iteration has the lowest mean **dev** fertility. Only after this call
+# does the study hand out devtest. Allocations beyond a language's text are
+# **capped and redistributed** (`policy="cap"`).
 
 # %%
-t = time.time()
-hist = S.run(TRAINER, VOCAB, BUDGET, ITERATIONS, MU, EPS)
-print(f"AdaptMix: {ITERATIONS} iterations in {time.time() - t:.0f} s")
-missing = mx.missing_sizes(LANGS)
-if missing:
+if HAVE_DEV:
+    CHOICE = S.choose(TRAINER, VOCAB, BUDGET, ITERATIONS, GRID)
+    MU, EPS = CHOICE.mu, CHOICE.eps
+    hist = S.run(TRAINER, VOCAB, BUDGET, ITERATIONS, MU, EPS)  # the chosen run (cached)
+    print(f"chosen on {CHOICE.dev}: μ = {MU}, ε = {EPS} ({CHOICE.criterion}; {time.time() - T0:.0f} s so far)")
+    display(plots.table(CHOICE.rows, floatfmt="{:.4f}"))
+    last = [r["mean dev fertility, last it."] for r in CHOICE.rows]
+    assert (MU, EPS) in GRID and last[GRID.index((MU, EPS))] == min(last) and hist.params["mu"] == MU
+else:
+    MU, EPS = GRID[0]  # nothing chosen: without dev text no AdaptMix run is made
+if mx.missing_sizes(LANGS):
     print("natural mixture: IndicCorp sizes (Kakwani et al. 2020); no published figure for",
-          ", ".join(missing), "— they get the smallest known size (a stated stand-in, not a figure)")
+          ", ".join(mx.missing_sizes(LANGS)), "— they get the smallest known size (a stated stand-in)")
 
 # %% [markdown]
 # ## Fig. 2a / 2b analogs — fertility and allocation across iterations
 #
 # Left: each language's dev fertility at every iteration (iteration 0 = UniMix).
 # Right: the characters each language got. The languages that fragment most
-# (Dravidian scripts, Odia, Sanskrit) gain text; the low-fertility ones
-# (Hindi, Maithili) give it up.
+# gain text; the low-fertility ones give it up. The last column of the table is
+# how far each update moved the mixture (L1; 0 is a fixed point).
 
 # %%
-plots.language_curves([s["fertility"] for s in hist.steps], hist.langs, y_title="tokens per word",
-                      title="Fig. 2a analog: dev fertility per language").show()
-plots.language_layers([s["alloc"] for s in hist.steps], hist.langs, y_title="characters",
-                      title="Fig. 2b analog: training characters per language").show()
-display(plots.table([{"iteration": s["iteration"], "mean dev fertility": s["mean_fertility"],
-                      **{l: s["mixture"][l] for l in hist.langs}} for s in hist.steps], floatfmt="{:.3f}"))
-
-# %%
-assert [s["iteration"] for s in hist.steps] == list(range(ITERATIONS))
-assert hist.steps[0]["mixture"] == mx.uniform(hist.langs)
-for s in hist.steps:
-    assert sum(s["alloc"].values()) == BUDGET or any(s["alloc"][l] == AVAILABLE[l] for l in hist.langs)
-    assert all(s["used"][l] <= min(s["alloc"][l], AVAILABLE[l]) for l in hist.langs)
-first = hist.steps[0]
-worst_dev = max(first["fertility"], key=first["fertility"].get)
-assert hist.steps[-1]["mixture"][worst_dev] > first["mixture"][worst_dev], "the most fragmented language gains data"
+if HAVE_DEV:
+    plots.language_curves([s["fertility"] for s in hist.steps], hist.langs, y_title="tokens per word",
+                          title="Fig. 2a analog: dev fertility per language").show()
+    plots.language_layers([s["alloc"] for s in hist.steps], hist.langs, y_title="characters",
+                          title="Fig. 2b analog: training characters per language").show()
+    moves = hist.mixture_changes()
+    display(plots.table([{"iteration": s["iteration"], "mean dev fertility": s["mean_fertility"],
+                          **{l: s["mixture"][l] for l in hist.langs}, "update moves (L1)": moves[i]}
+                         for i, s in enumerate(hist.steps)], floatfmt="{:.4f}"))
+    print(f"last update moves the mixture by {moves[-1]:.4f} (L1): converged at 0.01: {hist.converged()}")
+    assert [s["iteration"] for s in hist.steps] == list(range(ITERATIONS))
+    assert hist.steps[0]["mixture"] == mx.uniform(hist.langs)
+    for s in hist.steps:
+        assert sum(s["alloc"].values()) == BUDGET or any(s["alloc"][l] == AVAILABLE[l] for l in hist.langs)
+        assert all(s["used"][l] <= min(s["alloc"][l], AVAILABLE[l]) for l in hist.langs)
+    f0 = hist.steps[0]["fertility"]
+    worst_dev = max(f0, key=f0.get)
+    if ITERATIONS > 1 and max(f0.values()) > min(f0.values()):  # Eqs. 1-4: the largest δ gets more than 1/n
+        assert hist.steps[1]["mixture"][worst_dev] > hist.steps[0]["mixture"][worst_dev]
 
 # %% [markdown]
-# ## Table 5 analog — FLORES devtest fertility
+# ## Table 5 analog — devtest fertility, UniMix vs AdaptMix, per language
 #
-# Same trainer, vocabulary and total budget T for every row. **AdaptMix** is the
-# iteration with the lowest mean *dev* fertility (model selection on dev; devtest
-# is only read here), **UniMix** is iteration 0; **natural** follows published
-# IndicCorp sizes, **skewed** gives English and Hindi half of the budget (the
-# EnHiMix analog).
+# **Devtest is read here for the first time**, after μ and ε were fixed on dev.
+# Same trainer, vocabulary and total budget T for every column. **AdaptMix** is
+# the last iteration (the paper's); **UniMix** is iteration 0. The change is
+# 100 · (AdaptMix − UniMix) / UniMix; the paper's Table 5 figures sit beside it
+# where the stored material gives them ("—" elsewhere: not in stored material).
+# The second table adds the dev-selected iteration (an addition, not the
+# paper's), **natural** (published IndicCorp sizes) and **skewed** (English and
+# Hindi half of the budget: the EnHiMix analog).
 
 # %%
-BEST = hist.best()
-tokenizers = S.tokenizers(hist, TRAINER, VOCAB, BUDGET)
-fert = S.fertility(tokenizers)
-TABLE5 = S.fertility_rows(fert)
-display(plots.table(TABLE5, floatfmt="{:.3f}"))
-ADAPT, UNI = f"AdaptMix (it. {BEST})", "UniMix"
-worst = max(fert[UNI], key=fert[UNI].get)
-print("mean devtest fertility: " + ", ".join(f"{n} {mx.mean(f):.4f}" for n, f in fert.items()))
-print(f"highest-fertility language under UniMix: {data.lang_name(worst)} "
-      f"{fert[UNI][worst]:.3f} -> AdaptMix {fert[ADAPT][worst]:.3f}")
-
-# %%
-m = {n: mx.mean(f) for n, f in fert.items()}
-assert m[ADAPT] <= hist.steps[0]["mean_fertility"] * 10  # sanity: finite, positive
-assert all(0 < v < 20 for f in fert.values() for v in f.values())
-if FULL:  # what the paper's Table 5 shows, on our data (checked at full size only)
-    assert m[ADAPT] < m["natural"] and m[ADAPT] < m["skewed"], m
-    assert m[ADAPT] <= m[UNI], m
-    assert fert[ADAPT][worst] < fert[UNI][worst], (worst, fert[ADAPT][worst], fert[UNI][worst])
+if HAVE_DEV:
+    tokenizers = S.tokenizers(hist, TRAINER, VOCAB, BUDGET)
+    fert = S.fertility(tokenizers)
+    PAPER5 = study.paper_table5()
+    display(plots.table(S.table5_rows(fert, PAPER5), floatfmt="{:.3f}"))
+    display(plots.table(S.fertility_rows(fert), floatfmt="{:.3f}"))
+    print("\n".join(S.table5_summary(hist, fert)))
+    worst = max(fert[study.UNI], key=fert[study.UNI].get)
+    assert tokenizers[study.UNI] is hist.tokenizers[0] and tokenizers[study.ADAPT] is hist.tokenizers[-1]
+    assert all(math.isfinite(v) and v > 0 for f in fert.values() for v in f.values())
+    if SCHEME == "whitespace":  # every whitespace word is at least one pre-token, so at least one token
+        assert all(v >= 1 for f in fert.values() for v in f.values())
 
 # %% [markdown]
 # ## Table 7 analog — parity with English
 #
 # The premium of a language is Σ tokens(ℓ) / Σ tokens(English) over the same
-# parallel devtest sentences: 1.0 is parity. Needs parallel text (FLORES).
+# parallel devtest sentences: 1.0 is parity. Needs parallel text with English.
 
 # %%
-table7 = S.premiums(tokenizers)
+table7 = S.premiums(tokenizers) if HAVE_DEV else None
 if table7:
-    prem, rows = table7
-    display(plots.table(rows, floatfmt="{:.3f}"))
+    prem, PREMIUM_ROWS = table7
+    display(plots.table(PREMIUM_ROWS, floatfmt="{:.3f}"))
     assert all(p["eng_Latn"] == 1.0 for p in prem.values())
 else:
-    print("premium needs parallel text with English (FLORES-200); skipped on", S.data.source)
+    print("premium needs parallel text with English (and a dev split for AdaptMix); skipped on", S.data.source)
 
 # %% [markdown]
 # ## Table 3 analog — deployed tokenizers for reference
@@ -176,30 +192,31 @@ else:
 # extra `modtok[deployed]`), next to AdaptMix and UniMix at our vocabulary size.
 
 # %%
-DEPLOYED = {name: deployed.load(name) for name in deployed.available()}
+DEPLOYED = {name: deployed.load(name) for name in deployed.available()} if HAVE_DEV else {}
 if DEPLOYED:
-    ref = {ADAPT: fert[ADAPT], UNI: fert[UNI], **S.fertility(DEPLOYED)}
+    ref = {study.ADAPT: fert[study.ADAPT], study.UNI: fert[study.UNI], **S.fertility(DEPLOYED)}
     display(plots.table(S.fertility_rows(ref), floatfmt="{:.2f}"))
-    if FULL:  # a 32k vocabulary for these 16 languages beats the deployed ones on average
-        assert all(mx.mean(ref[ADAPT]) < mx.mean(f) for n, f in ref.items() if n in DEPLOYED)
 else:
-    print("no deployed tokenizer installed (pip install 'modtok[deployed]')")
+    print("no deployed tokenizer installed (pip install 'modtok[deployed]'), or no dev split")
 
 # %% [markdown]
 # ## App. A.2 ablation — f_best fixed at 1.0 vs dynamic
 #
 # With `f_best = "dynamic"` the best language of each iteration sets δ = 0, so
 # the excess is measured against the best language instead of the ideal of one
-# token per word.
+# token per word. Both runs use the μ and ε chosen on dev; the rows give the
+# last iteration (the paper's AdaptMix) and, as an addition, the dev-selected one.
 
 # %%
-dyn = S.run(TRAINER, VOCAB, BUDGET, ITERATIONS, MU, EPS, f_best="dynamic")
-runs = {"f_best = 1.0": hist, "f_best = dynamic": dyn}
-display(plots.table(S.ablation_rows(runs, worst), floatfmt="{:.4f}"))
-plots.lines({lab: (range(ITERATIONS), [s["mean_fertility"] for s in h.steps]) for lab, h in runs.items()},
-            title="mean dev fertility across iterations", x_title="iteration", y_title="tokens per word").show()
-assert dyn.steps[0]["fertility"] == hist.steps[0]["fertility"]  # same UniMix start
-assert dyn.steps[1]["mixture"] != hist.steps[1]["mixture"]  # different targets from iteration 1
+if HAVE_DEV:
+    dyn = S.run(TRAINER, VOCAB, BUDGET, ITERATIONS, MU, EPS, f_best="dynamic")
+    runs = {"f_best = 1.0": hist, "f_best = dynamic": dyn}
+    display(plots.table(S.ablation_rows(runs, worst), floatfmt="{:.4f}"))
+    plots.lines({lab: (range(ITERATIONS), [s["mean_fertility"] for s in h.steps]) for lab, h in runs.items()},
+                title="mean dev fertility across iterations", x_title="iteration", y_title="tokens per word").show()
+    assert dyn.steps[0]["fertility"] == hist.steps[0]["fertility"]  # same UniMix start
+    if ITERATIONS > 1 and min(f0.values()) != 1.0 and max(f0.values()) > min(f0.values()):
+        assert dyn.steps[1]["mixture"] != hist.steps[1]["mixture"]  # the targets differ by a shift of every δ
 
 # %% [markdown]
 # ## Beyond the paper — adaptive budgets for a modular tokenizer
@@ -211,27 +228,28 @@ assert dyn.steps[1]["mixture"] != hist.steps[1]["mixture"]  # different targets 
 # budget k_ℓ = K/n.
 
 # %%
-t = time.time()
-budgets = S.budgets(SEQ_CHARS, SEQ_K, SEQ_ITERS, MU, EPS, hist.langs)
-print(f"adaptive budgets: {SEQ_ITERS} sequential-BPE trainings (K = {budgets.total_k:,}) in {time.time() - t:.0f} s")
-plots.language_curves([s.score for s in budgets.steps], hist.langs, y_title="tokens per word",
-                      title="subtokenizer dev fertility across budget iterations").show()
-plots.language_layers([s.k for s in budgets.steps], hist.langs, y_title="tokens",
-                      title="per-language budget k_ℓ across iterations").show()
-display(plots.table(S.budget_rows(budgets), floatfmt="{:.3f}"))
-s0, s1 = budgets.steps[0], budgets.steps[-1]
-w0 = max(s0.score, key=s0.score.get)
-print(f"highest subtokenizer fertility: {data.lang_name(w0)} {s0.score[w0]:.3f} -> {s1.score[w0]:.3f}; "
-      f"max over languages {max(s0.score.values()):.3f} -> {max(s1.score.values()):.3f}")
-assert all(sum(s.k.values()) == SEQ_K * len(hist.langs) for s in budgets.steps)
-assert s1.k[w0] > s0.k[w0] and s1.score[w0] < s0.score[w0]
+if HAVE_DEV:
+    budgets = S.budgets(SEQ_CHARS, SEQ_K, SEQ_ITERS, MU, EPS, hist.langs)  # K = SEQ_K · n
+    plots.language_curves([s.score for s in budgets.steps], hist.langs, y_title="tokens per word",
+                          title="subtokenizer dev fertility across budget iterations").show()
+    plots.language_layers([s.k for s in budgets.steps], hist.langs, y_title="tokens",
+                          title="per-language budget k_ℓ across iterations").show()
+    display(plots.table(S.budget_rows(budgets), floatfmt="{:.3f}"))
+    s0, s1 = budgets.steps[0], budgets.steps[-1]
+    w0 = max(s0.score, key=s0.score.get)
+    print(f"highest subtokenizer fertility: {data.lang_name(w0)} {s0.score[w0]:.3f} -> {s1.score[w0]:.3f} "
+          f"(k {s0.k[w0]} -> {s1.k[w0]})")
+    assert all(sum(s.k.values()) == SEQ_K * len(hist.langs) for s in budgets.steps)
+    if SEQ_ITERS > 1 and max(s0.score.values()) > min(s0.score.values()):  # Eqs. 1-4 on the budget shares
+        assert budgets.steps[1].k[w0] > s0.k[w0]
 
 # %% [markdown]
 # ## Widgets
 #
 # μ, ε, the budget T, the number of iterations, the vocabulary size, the
-# trainer and the language subset. `S.explore(...)` is a plain function: the
-# table shows the last iteration's dev fertility next to UniMix's.
+# trainer and the language subset. `S.explore(...)` is a plain function on
+# **dev** (exploring is not choosing: devtest is not shown here): the table
+# shows the last iteration's dev fertility next to UniMix's.
 
 
 # %%
@@ -244,48 +262,71 @@ w_iters = widgets.budget_slider(ITERATIONS, min=1, max=max(ITERATIONS, 12), step
 w_vocab = widgets.budget_slider(VOCAB, min=500, max=64_000, step=500, description="vocabulary")
 w_trainer = widgets.choice(list(mx.TRAINERS), TRAINER, description="trainer")
 w_langs = widgets.language_picker(LANGS, LANGS)
-panel = widgets.Panel(S.explore, {"mu": w_mu, "eps": w_eps, "budget": w_budget, "iterations": w_iters,
-                                  "vocab": w_vocab, "trainer": w_trainer, "langs": w_langs}, plots.adaptmix_explorer)
-panel.show()
+if HAVE_DEV:
+    panel = widgets.Panel(S.explore, {"mu": w_mu, "eps": w_eps, "budget": w_budget, "iterations": w_iters,
+                                      "vocab": w_vocab, "trainer": w_trainer, "langs": w_langs},
+                          plots.adaptmix_explorer)
+    panel.show()
 
 # %%
-assert panel.result["history"] is hist  # the defaults are the main run (cached)
-runs = panel.runs
-subset = tuple(LANGS[:3])
-w_iters.value, w_vocab.value = 2, 500 if SMOKE else 4_000  # small, so the check is quick
-w_langs.value = subset
-w_trainer.value = "hf-bpe"
-assert panel.runs == runs + 4
-assert panel.result["langs"] == subset and len(panel.result["history"].steps) == 2
-assert panel.result["history"].params["trainer"] == ("hf-bpe-500" if SMOKE else "hf-bpe-4000")
-assert [r["language"].split("(")[-1][:-1] for r in panel.result["rows"]] == list(subset)
-w_langs.value, w_trainer.value, w_vocab.value, w_iters.value = tuple(LANGS), TRAINER, VOCAB, ITERATIONS
-assert panel.result["history"] is hist
+if HAVE_DEV:
+    assert panel.result["history"] is hist  # the defaults are the chosen run (cached)
+    runs, subset = panel.runs, tuple(LANGS[:3])
+    moves = [(w_iters, 2), (w_vocab, 500 if SMOKE else 4_000), (w_langs, subset), (w_trainer, "hf-bpe")]
+    changed = sum(w.value != v for w, v in moves)  # a value set to what it already is fires no recompute
+    for w, v in moves:
+        w.value = v  # small, so the check is quick
+    assert panel.runs == runs + changed
+    assert panel.result["langs"] == subset and len(panel.result["history"].steps) == 2
+    assert panel.result["history"].params["trainer"] == ("hf-bpe-500" if SMOKE else "hf-bpe-4000")
+    assert [r["language"].split("(")[-1][:-1] for r in panel.result["rows"]] == list(subset)
+    w_langs.value, w_trainer.value, w_vocab.value, w_iters.value = tuple(LANGS), TRAINER, VOCAB, ITERATIONS
+    assert panel.result["history"] is hist
 
 # %% [markdown]
 # ## Closing note
 #
-# What this run used and found (recomputed on every run): the data, the
-# settings, the whole devtest table and the run time. At full size (16
-# languages, 32k, T = 8M characters, 10 iterations) AdaptMix's mean devtest
-# fertility is below natural's and skewed's and not above UniMix's, and the
-# language that fragments most under UniMix (Telugu) improves; the gain in the
-# *mean* over UniMix is small on this pool, because the pool is already
-# near-uniform (≤ 3 MB a language) and what the high-fertility languages gain
-# the low-fertility ones give back. The Gini of per-language token totals
-# (Table 7 analog) shows the parity gain more clearly. μ = 0.3, ε = 0.5 were
-# picked after short (4–5 iteration) runs of (μ, ε) = (0.5, 0.1), (0.3, 0.5)
-# and (0.5, 1.0): (0.5, 0.1) overshoots after one iteration, the other two
-# reach the same mean dev fertility (2.2487 and 2.2484), (0.3, 0.5) more
-# smoothly. (Those short runs also printed devtest means, so the choice is not
-# blind to devtest.)
+# What this run used and found is printed below (recomputed on every run); the
+# "paper vs here" table closes the notebook. Measured at full size on 2026-12-02
+# (16 languages, pool + FLORES-200, modtok-bpe 32k on whitespace pre-tokens,
+# T = 8M characters, 10 iterations; 1413 s on a shared 2-core machine):
+#
+# - **The choice on dev.** Of the six (μ, ε) candidates, (0.5, 1.0) has the lowest
+#   last-iteration mean dev fertility, 2.2825 (UniMix 2.2844); the six span
+#   2.2825–2.2882, i.e. −0.08% to +0.17%. Every run converged (the last update
+#   moves < 0.002 of T).
+# - **Table 5.** Devtest mean: UniMix 2.2905, AdaptMix (last iteration) 2.2882,
+#   −0.10% (paper −0.32%); natural 2.4208, natural τ = 3.3 2.2960, skewed 2.3291.
+#   Per language the moves are the paper's in direction and about half its size:
+#   Malayalam −3.8% (paper −8.1%), Telugu −3.6% (−4.1%), Kannada −2.1%, Tamil −1.2%;
+#   Sindhi +3.0% (+7.7%), Hindi +2.6% (+5.9%), Punjabi +2.6% (+7.3%), Maithili +2.4%.
+# - **Parity (Table 7 analog).** The mean premium over English is unchanged
+#   (0.886 under both; +0.0003), so "closer to parity" does not hold for the mean:
+#   Telugu (1.177 → 1.133) and Malayalam (0.943 → 0.906) gain what Hindi, Maithili,
+#   Sindhi and Punjabi lose. The spread does narrow: the Gini of token totals
+#   drops 0.058 → 0.052.
+# - **Why the last iteration was UniMix's mean** (issue 20, at μ = 0.3, ε = 0.5:
+#   devtest 2.29044 vs 2.29049). Fertility responds little to the mixture, so the
+#   target t of Eq. 3 is almost fixed and Eq. 4 converges geometrically (each
+#   update moves ≈ (1 − μ) times the previous: L1 0.054, 0.037, 0.025, …, 0.0015) to
+#   t ≈ (δ + ε)/Σ(δ + ε) of UniMix's fertilities. That fixed point is not where the
+#   *mean* is lowest: along the way the mean dev fertility has a shallow minimum
+#   (2.28231 at iteration 4, −0.09%) and rises back to UniMix's level as the
+#   mixture keeps moving (Hindi 6.25% → 4.34% of T, Telugu 6.25% → 9.17%), the
+#   high-fertility languages' gains (Telugu −4.8%, Malayalam −4.6% on dev) and the
+#   low-fertility languages' losses (Sindhi +4.5%, Hindi +3.5%) cancelling in the
+#   unweighted mean. A larger ε keeps the fixed point nearer the uniform mixture,
+#   which is why dev picked ε = 1.0.
+# - δ is unclamped (Eq. 1 as printed); with whitespace pre-tokens every fertility
+#   is ≥ 1 = f_best, so the clamp (`clamp_delta=True`) would change nothing here.
 
 # %%
-display(plots.table(TABLE5, floatfmt="{:.3f}"))
-elapsed = time.time() - T0
-print("data:", S.data.source)
-print(f"{len(LANGS)} languages, trainer {TRAINER} ({SCHEME} pre-tokens), vocabulary {VOCAB:,}, T = {BUDGET:,} "
-      f"characters, {ITERATIONS} iterations, μ = {MU}, ε = {EPS}, f_best = 1.0, policy = cap")
-print(f"AdaptMix selected on dev: iteration {BEST}; mean devtest fertility " +
-      ", ".join(f"{n} {mx.mean(f):.4f}" for n, f in fert.items()))
-print(f"whole notebook: {elapsed:.0f} s")
+print(f"data: {S.data.source}\n{len(LANGS)} languages, μ = {MU}, ε = {EPS} (chosen on dev: {HAVE_DEV}), "
+      f"f_best = 1.0, δ unclamped, policy = cap; whole notebook: {time.time() - T0:.0f} s")
+
+# %%
+HERE = S.paper_vs_here(fert if HAVE_DEV else None, PREMIUM_ROWS if table7 else None)
+SETTING = (f"{len(LANGS)} languages; {TRAINER} {VOCAB:,} ({SCHEME}); T = {BUDGET:,} chars; {ITERATIONS} iterations; "
+           f"μ = {MU}, ε = {EPS} chosen on dev; tables on "
+           f"{'FLORES-200 devtest' if S.data.parallel else 'a held-out sample'}")
+plots.table(paper_vs_here.table("adaptmix", HERE, SETTING))

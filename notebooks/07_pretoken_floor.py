@@ -21,8 +21,17 @@
 # tokenizers (Table III), (c) a K sweep of R1 vs R2 on top of Llama-3 with the floors drawn,
 # (d) the English-invariance check, (e) a widget to look at one sentence under any base, arm and K,
 # (f) the added-tokens arm (App. J: R2's strings as HF added tokens on the unchanged regex), and
-# (g) the same study across scripts (Table V: Indic languages, Russian and Greek as no-mark controls),
-# and (h) continued pretraining of a small LM under R0 / R1 / R2 (§VI–VII analog).
+# (g) the same study across scripts (Table V: Indic languages; the paper's no-mark controls are
+# Amharic and Korean, Russian and Greek stand in where those are absent), and (h) continued
+# pretraining of a small LM under R0 / R1 / R2 (§VI–VII analog), 3 seeds, the same bytes for
+# every arm. The notebook ends with the generated "paper vs here" table.
+#
+# **Any data.** The study is about Nepali against English; without Nepali the notebook takes the
+# data's first Devanagari language under its own code (Hindi on the wordfreq default) and says
+# so; sections that need aligned text (the premium, Table III, App. J), the pool and FLORES-200
+# (Table V) or a Devanagari language at all print what they need and skip. The paper's numbers
+# are rows of the closing table, never asserts; the asserts check what holds for any data (the
+# floor is a floor, lossless round trips, English ids unchanged, equal scored bytes).
 
 # %%
 from pathlib import Path
@@ -32,7 +41,8 @@ from IPython.display import display
 from modtok.artifacts import deployed
 from modtok.bpe import repair
 from modtok.evaluation import audit
-from modtok.studies.pretoken_floor import added_tokens, cross_script, floor
+from modtok.studies import paper_vs_here
+from modtok.studies.pretoken_floor import added_tokens, claims, cross_script, floor
 from modtok.text import data
 from modtok.ui import plots
 from modtok.ui.widgets import Panel, choice
@@ -43,23 +53,25 @@ KS = [0, 200, 1000] if SMOKE else [0, 1000, 2000, 4000, 8000, 16000, 32000]
 assert "llama3" in deployed.available(), "needs the deployed tokenizers: pip install 'modtok[deployed]'"
 BASES = {name: repair.Base.load(name) for name in ("llama3", "qwen3") if name in deployed.available()}
 
-# Nepali training text: the pool (plus the large disjoint Nepali file at full size); without
-# the shared data, the wordfreq default (Hindi pseudo-sentences stand in for Nepali).
-corpora = data.default_corpora(data.pick_languages(["eng_Latn", "npi_Deva"]),
+# The target: Nepali, else the first Devanagari language the data has (under its own code, e.g.
+# hin_Deva on the wordfreq default); English is the reference, Russian a second no-Devanagari check.
+AVAILABLE = data.available_languages()
+TARGET = "npi_Deva" if "npi_Deva" in AVAILABLE else next((x for x in AVAILABLE if x.endswith("_Deva")), None)
+HAVE = TARGET is not None and "eng_Latn" in AVAILABLE  # sections (c)-(h) need both
+corpora = data.default_corpora([x for x in ("eng_Latn", TARGET, "rus_Cyrl") if x in AVAILABLE],
                                train_chars=300_000 if SMOKE else 10**9)
-TARGET = [lang for lang in corpora.train if lang != "eng_Latn"][0]
-train = list(corpora.train[TARGET])
+print(corpora.source)
+if not HAVE:
+    print("sections (b)-(h) need English and a Devanagari language (Nepali, Hindi, ...); the data has", AVAILABLE)
+train = list(corpora.train.get(TARGET, []))
 extra = data.extra_text_path("npi_Deva.large.txt")  # $MODTOK_EXTRA, else extra/ beside the pool
 if not SMOKE and TARGET == "npi_Deva" and extra:
     train += data.read_lines(extra)
-print(corpora.source)
 print(f"training text ({TARGET}): {len(train):,} lines, {sum(len(x.encode()) for x in train) / 1e6:.1f} MB")
-PARALLEL = corpora.parallel_eval and TARGET == "npi_Deva"
-# the whole FLORES devtest (1,012 aligned lines) for the premium, at any size: it is cheap
-flores = data.load_flores(["eng_Latn", "npi_Deva", "rus_Cyrl"]) if PARALLEL else corpora.eval
-ne, en = flores[TARGET], flores["eng_Latn"]
-REF = en if PARALLEL else None  # the cost: premium over English on FLORES, else tokens per character
-print("evaluation:", "FLORES-200 devtest, premium npi/eng" if PARALLEL else "held-out lines, tokens per character")
+PARALLEL = HAVE and corpora.parallel_eval  # the whole aligned devtest (1,012 lines on FLORES): cheap
+ne, en = corpora.eval.get(TARGET, []), corpora.eval.get("eng_Latn", [])
+REF = en if PARALLEL else None  # the cost: premium over English on aligned text, else tokens per character
+print("evaluation:", f"aligned lines, premium {TARGET}/eng" if PARALLEL else "held-out lines, tokens per character")
 
 # %% [markdown]
 # ## (a) Fig. 4: pre-tokens of *nepālko sarkār* under both regexes
@@ -79,15 +91,17 @@ assert fig4[0]["count"] > fig4[1]["count"] == 2
 # and the lossless round trip. Same as `modtok audit NAME`.
 
 # %%
+audit_rows = {}
 if PARALLEL:
     audit_rows = {name: audit.audit(deployed.load(name), ne, en, n_boot=200 if SMOKE else 1000)
                   for name in deployed.available()}
     display(plots.ci_table([{"tokenizer": n, **r} for n, r in audit_rows.items()], {"premium_ci": "CI"}))
-    assert abs(audit_rows["llama3"]["floor"] - 2.19) <= 0.03 and abs(audit_rows["llama3"]["premium"] - 2.58) < 0.01
-    if "qwen3" in audit_rows:
-        assert abs(audit_rows["qwen3"]["floor"] - 2.17) <= 0.03
+    for name, r in audit_rows.items():  # a pre-token is at least one token: premium >= floor on any text
+        assert r["premium"] >= r["floor"] - 1e-12 and r["lossless"], name
+    # the paper's Table III figures (Llama-3 floor 2.19, premium 2.58; Qwen3 floor 2.17): 'paper vs here' below
 else:
-    print("the premium and the floor need parallel text (FLORES-200 eng_Latn + npi_Deva); skipped on", corpora.source)
+    print(f"the premium and the floor need {TARGET or 'a Devanagari language'} and English on aligned text "
+          "(FLORES-200, or your own parallel evaluation text); skipped on", corpora.source)
 
 # %% [markdown]
 # ## (c) K merges on top of Llama-3 and Qwen3: R1 stalls at its floor, R2 keeps falling
@@ -98,49 +112,45 @@ else:
 
 
 # %%
-sweep = floor.k_sweep(BASES, train, KS, ne, REF)
-display(plots.table(sweep.rows))
-plots.lines(sweep.curves(), title="Nepali cost vs appended merges", x_title="K merges",
-            y_title="premium npi/eng" if PARALLEL else "tokens per character").show()
-for r in sweep.rows:
-    assert r["cost"] >= r["floor"] - 1e-9, r  # the floor is a floor
-for name in BASES:
-    arm_rows = {arm: sweep.of(name, arm) for arm in floor.ARMS}
-    assert min(r["cost"] for r in arm_rows["R2"]) < arm_rows["R1"][0]["floor"]  # R2 goes below R1's floor
-    if PARALLEL and not SMOKE:  # the paper's claims at full size (41.5 MB of Nepali here, 1 GB in the paper)
-        assert all(r["cost"] <= 1.05 * r["floor"] for r in arm_rows["R1"] if r["K"] >= 8000), name
-        r2 = [r["cost"] for r in arm_rows["R2"]]
-        assert all(b < a for a, b in zip(r2[1:], r2[2:])) and r2[-1] < 1.3, name
+sweep = floor.k_sweep(BASES, train, KS, ne, REF) if HAVE else None
+if HAVE:
+    display(plots.table(sweep.rows))
+    plots.lines(sweep.curves(), title=f"{TARGET} cost vs appended merges", x_title="K merges",
+                y_title=f"premium {TARGET}/eng" if PARALLEL else "tokens per character").show()
+    for r in sweep.rows:
+        assert r["cost"] >= r["floor"] - 1e-9, r  # the floor is a floor
+    for name in BASES:  # the repaired regex cuts no more pre-tokens than the letters-only one
+        assert sweep.of(name, "R2")[0]["floor"] <= sweep.of(name, "R1")[0]["floor"] + 1e-9, name
+    # the paper's claims (R1 stalls at its floor, R2 goes below it) are rows of the 'paper vs here' table
 
 # %% [markdown]
 # ## (d) English ids do not move
 #
 # Every extended tokenizer gives the original ids on the English evaluation lines (and on the
-# Russian ones when FLORES is there); `tests/test_repair.py` adds hypothesis strings.
+# Russian ones when the data has them); `tests/test_repair.py` adds hypothesis strings.
 
 # %%
-check = {"eng_Latn": en}
-if PARALLEL:
-    check["rus_Cyrl"] = flores["rus_Cyrl"]
-for lang, lines in check.items():
-    assert not floor.moved_ids(BASES, sweep.tokenizers, lines), lang
-print(f"ids identical on {', '.join(check)} for all {len(sweep.tokenizers)} extended tokenizers")
+check = {lang: corpora.eval[lang] for lang in ("eng_Latn", "rus_Cyrl") if HAVE and lang in corpora.eval}
+moved = [key for lines in check.values() for key in floor.moved_ids(BASES, sweep.tokenizers, lines)] if HAVE else None
+assert not moved, moved  # Proposition 1, on any text without combining marks or Devanagari
+print(f"ids identical on {', '.join(check) or '(nothing: skipped)'} for all "
+      f"{len(sweep.tokenizers) if HAVE else 0} extended tokenizers")
 
 # %% [markdown]
 # ## (e) One sentence under any arm and K
 
 
 # %%
-SENTENCE = ne[0]
-panel = Panel(floor.segmenter(sweep.tokenizers, SENTENCE),
-              {"base": choice(list(BASES), description="base"),
-               "arm": choice(["R1", "R2"], description="arm"), "k": choice(KS, description="K")},
-              render=plots.segmentation)
-panel.show()
-before = panel.result["tokens"]
-panel.controls["k"].value = KS[-1]
-panel.controls["arm"].value = "R2"
-assert panel.runs == 3 and panel.result["tokens"] < before
+if HAVE:
+    panel = Panel(floor.segmenter(sweep.tokenizers, ne[0]),
+                  {"base": choice(list(BASES), description="base"),
+                   "arm": choice(["R1", "R2"], description="arm"), "k": choice(KS, description="K")},
+                  render=plots.segmentation)
+    panel.show()
+    before = panel.result["tokens"]
+    panel.controls["k"].value = KS[-1]
+    panel.controls["arm"].value = "R2"
+    assert panel.runs == 3 and panel.result["tokens"] <= before  # more merges, and a coarser regex: never more
 
 # %% [markdown]
 # ## (f) The added-tokens arm (App. J)
@@ -158,18 +168,20 @@ if PARALLEL:
     app_j = added_tokens.arm_rows(BASES["llama3"], sweep.extensions["llama3", "R2", KS[-1]], ne, en,
                                   n_boot=200 if SMOKE else 1000)
     display(plots.ci_table(app_j, {"premium_ci": "CI"}))
-    bars = floor.long_rows(app_j, "tokenizer", {"premium": "premium npi/eng", "inside": "share of matches inside a word"})
+    bars = floor.long_rows(app_j, "tokenizer", {"premium": f"premium {TARGET}/eng",
+                                                "inside": "share of matches inside a word"})
     plots.grouped_bars(bars, x="tokenizer", y="value", color="measure", hline=1.0,
                        title=f"Added tokens vs merges, Llama-3, K = {KS[-1]:,}").show()
     by_name = {r["tokenizer"]: r for r in app_j}
-    assert not any(0x0900 <= ord(c) <= 0x097F for line in en for c in line)  # no Devanagari in the English lines
-    assert all(r["english_unchanged"] and r["lossless"] for r in app_j)
-    assert by_name["added tokens, space keep"]["premium"] < by_name["original"]["premium"]
+    if not any(0x0900 <= ord(c) <= 0x097F for line in en for c in line):  # English without Devanagari: no match
+        assert all(r["english_unchanged"] for r in app_j)
+    assert all(r["lossless"] for r in app_j)
     for space in added_tokens.SPACE_READINGS:  # single_word drops every match our rule calls inside
         single = by_name[f"added tokens, space {space}, single_word"]
         assert single["matches"] == 0 or single["inside"] == 0, space
 else:
-    print("the added-tokens arm needs parallel text (FLORES-200 eng_Latn + npi_Deva); skipped on", corpora.source)
+    print(f"the added-tokens arm needs {TARGET or 'a Devanagari language'} and English on aligned text; skipped on",
+          corpora.source)
 
 # %% [markdown]
 # ## (g) Across scripts (Table V)
@@ -177,39 +189,40 @@ else:
 # Per language, on top of each base: the original premium vs English (FLORES-200 devtest), the
 # floor under the original and under the repaired regex, the share of tokens that begin with a
 # combining mark, and the premium after K merges of R1 and of R2 learned on the language's pool
-# text, filtered by its own script block (`repair.SCRIPT_BLOCKS`; the relaxed App. H filter
-# where the strict one keeps under 95% of the merges, with R2's premium under the strict one beside it). Russian and Greek have no combining marks: R1 and R2
-# must give the same ids there. Every extension must leave the English ids unchanged.
+# text, filtered by its own script block (`repair.SCRIPT_BLOCKS`). One filter for every language:
+# App. H *as worded* (a kept token holds a complete character of the script, or is a byte piece
+# of **one** such character after an optional space; `cross_script.RULES` has the strict §V rule
+# and the looser "runs" rule this project used before), with R2 under the strict filter beside it
+# (`R2_strict_premium`) and the share of merges strict would keep (`strict_share`). K is the
+# paper's 32k at full size, but the pool's ≤ 3 MB a language does not allow it: `R1_learned` and
+# `R2_learned` say where the text ran out of pairs seen twice (on Llama-3, R1 stops at 3.5k–5.4k
+# merges and R2 at 16k–20k on Nepali, Sinhala, Odia and Assamese; the paper has 1 GB). The
+# paper's no-mark controls are Amharic and Korean; the shared pool has neither, so Russian and
+# Greek stand in, and the table below says which were used. Every extension must leave the
+# English ids unchanged.
 
 # %%
-if PARALLEL and data.pool_dir():
-    K_X = 300 if SMOKE else 8000
+table_v = None
+if PARALLEL and data.pool_dir() and data.flores_dir():
+    K_X = 300 if SMOKE else cross_script.PAPER_K
     wanted = ("hin_Deva", "mal_Mlym", "rus_Cyrl") if SMOKE else cross_script.INDIC + cross_script.CONTROLS
     pool_v = cross_script.pool_table({name: BASES[name] for name in (["llama3"] if SMOKE else BASES)}, wanted, K_X,
                                      max_chars=200_000 if SMOKE else None, n_boot=200 if SMOKE else 1000)
-    print(f"K = {K_X:,}; training text per language (pool):",
+    print(f"K = {K_X:,}, filter {pool_v.rows[0]['filter']}; training text per language (pool):",
           ", ".join(f"{x} {n / 1e6:.1f} MB" for x, n in pool_v.train_bytes.items()))
+    print("no-mark controls:", ", ".join(x for x in cross_script.CONTROLS if x in pool_v.train_bytes),
+          "| the paper's controls absent from the pool:",
+          ", ".join(x for x in cross_script.PAPER_CONTROLS if x not in pool_v.train_bytes) or "none")
     table_v = pool_v.rows
-    display(plots.ci_table(table_v, {"premium_ci": "CI", "R1_ci": "R1 CI", "R2_ci": "R2 CI"},
-                           columns=["base", "language", "filter", "strict_share", "premium", "CI", "floor",
-                                 "floor_repaired", "mark_initial", "R1_learned", "R1_kept", "R1_premium", "R1 CI",
-                                 "R2_kept", "R2_premium", "R2 CI", "R2_strict_premium", "r1_equals_r2",
-                                 "english_unchanged"]))
-    fig_rows = floor.long_rows([r for r in table_v if r["base"] == "llama3"], "language",
-                               {"premium": "original", "floor": "floor, original regex", "R1_premium": f"R1, K = {K_X:,}",
-                                "R2_premium": f"R2, K = {K_X:,}", "floor_repaired": "floor, repaired regex"},
-                               value="premium", color="tokenizer")
-    plots.grouped_bars(fig_rows, x="language", y="premium", color="tokenizer", hline=1.0,
+    display(plots.ci_table(table_v, {"premium_ci": "CI", "R1_ci": "R1 CI", "R2_ci": "R2 CI"}, cross_script.COLUMNS))
+    plots.grouped_bars(cross_script.figure_rows(table_v), x="language", y="premium", color="tokenizer", hline=1.0,
                        title="Premium vs English on Llama-3 across scripts", x_label=data.LANG_NAMES).show()
-    for r in table_v:
+    for r in table_v:  # Proposition 1 under App. H, and the floors are floors
         assert r["english_unchanged"], r["language"]
         assert r["R1_premium"] >= r["floor"] - 1e-9 and r["R2_premium"] >= r["floor_repaired"] - 1e-9, r["language"]
-        if r["language"] in cross_script.CONTROLS:  # no marks: the repair changes nothing
-            assert r["r1_equals_r2"] and r["R1_premium"] == r["R2_premium"], r["language"]
-        else:
-            assert not r["r1_equals_r2"] and r["R2_premium"] < r["R1_premium"], r["language"]
 else:
-    print("the cross-script table needs the pool and FLORES-200; skipped on", corpora.source)
+    print("the cross-script table needs the training pool and FLORES-200 (several scripts); skipped on",
+          corpora.source)
 
 
 # %% [markdown]
@@ -217,15 +230,24 @@ else:
 #
 # The §VI–VII analog at workspace scale (`modtok.studies.pretoken_floor.continued_pretraining`): the base is the project's
 # own byte-level BPE with the Llama-3 letters-only regex, trained on English-heavy text (pool
-# English plus 5% Nepali by bytes), and a small GPT pretrained on the same text. Three arms
-# continue from its weights on the SAME Nepali + English lines (75% / 25% by bytes, shuffled
-# with a fixed seed): **R0** the base tokenizer, **R1** K merges under the original regex,
-# **R2** the repaired regex + K merges; new rows are the mean of their constituents (§V).
-# R0, R1 and R2 read those bytes once, so R2 takes fewer optimizer steps; **R2 (matched
-# steps)** takes as many steps as R0, reading further into the same stream. Held-out text
-# (FLORES-200 devtest, never trained on) is cut into pieces of at most 2,000 bytes at
-# whitespace, the same pieces for every arm; a piece is scored after its first token, in
-# bits per byte of the bytes after that token, with a paired bootstrap over pieces (95%).
+# English plus 5% Nepali by bytes), and a small GPT pretrained on the same text. The arms
+# continue from its weights on the SAME Nepali + English lines (75% / 25% by bytes): **R0** the
+# base tokenizer, **R1** K merges under the original regex, **R2** the repaired regex + K
+# merges; new rows are the mean of their constituents (§V). R0, R1 and R2 read those bytes
+# once (R2 in the fewest steps). As in the paper, **R2 (matched steps)** takes R1's step count,
+# its extra windows a second pass over the same stream; **R0 (matched steps)** (R0 cut to R1's
+# step count) is our addition: the paper "did not run R0 at matched steps". Each arm runs once
+# per seed (3 seeds; a seed orders the lines). **The same bytes for every arm** (§VI): held-out
+# text (FLORES-200 devtest, never trained on) is cut into pieces of at most 2,000 bytes inside
+# each document, every piece is scored after a registered prefix token every arm has (our
+# tokenizers have no BOS: the LM's document boundary, which the training stream puts at every
+# document start), and every byte of it is scored, so the *scored bytes* column is one number.
+# Intervals (95%) resample **documents** (FLORES-200's metadata; a piece on other data, as the
+# `unit` printed below says), the same for every arm and seed; `± seeds` is the spread over
+# seeds. The labels of R2 − R1 and R2 − R0 (better / non-inferior at 0.01 / worse / no
+# detectable difference) are defined in the module's docstring: the paper's exact wording of its
+# registered labels was not in the material we could search, so the usual non-inferiority
+# reading is what runs.
 
 # %%
 import shutil
@@ -238,65 +260,64 @@ from modtok.studies.pretoken_floor import continued_pretraining as continued
 GPU = default_device().type == "cuda"
 if not GPU:  # small models on a shared CPU: spinning OpenMP threads cost more than they give
     torch.set_num_threads(1)
-if SMOKE:
-    SETUP = continued.Setup(base_vocab=600, merges=200, model=dict(d_model=64, n_layers=1), batch_size=8,
-                            seq_len=64, base_steps=150, n_boot=200)
-    SIZES = dict(base=120_000, cpt=60_000)  # bytes
-elif GPU:  # "small" (5.9M parameters without the vocabulary), 32 x 256 ids a step (not yet run on a GPU)
-    SETUP = continued.Setup(base_vocab=8192, merges=8000, model=dict(d_model=256, n_layers=8, n_heads=8, n_kv_heads=4),
-                            batch_size=32, seq_len=256, base_steps=4000)
-    SIZES = dict(base=2_400_000, cpt=8_000_000)
-else:  # base vocabulary 4,096, K = 2,000, d_model 128 x 2 layers, 16 x 128 ids a step, base 1,000 steps
-    SETUP = continued.Setup()
-    SIZES = dict(base=1_200_000, cpt=1_000_000)
-texts = continued.texts(list(corpora.train["eng_Latn"]), train, SIZES["base"], SIZES["cpt"])  # by bytes, see (h)
-held_out = {"Nepali": ne[:200] if SMOKE else ne, "English": en[:200] if SMOKE else en}
-CPT_DIR = Path("build") / "07_continued"  # checkpoints and metrics of the five runs (about 100 MB at full size)
-cpt = continued.run(SETUP, **texts, evaluation=held_out, out_dir=CPT_DIR, progress=not SMOKE)
-cpt_rows = cpt.table()
-display(plots.table(cpt_rows))
-plots.grouped_bars(cpt.interval_rows(), x="held-out text", y="bits per byte", color="arm", ci=("lo", "hi"),
-                   title="Held-out bits per byte after continued pretraining (95% paired bootstrap)").show()
-arms = cpt.arms
-assert arms["R0"].tokenizer.vocab_size == SETUP.base_vocab < arms["R1"].tokenizer.vocab_size  # R0: no new token
-assert arms["R0"].bytes == arms["R1"].bytes == arms["R2"].bytes  # the same byte budget
-assert arms["R2"].steps < arms["R0"].steps == arms[continued.MATCHED].steps
-assert all(r["Nepali bpb"] < cpt_rows[0]["Nepali bpb"] for r in cpt_rows[1:])  # every arm learned Nepali
-shutil.rmtree(CPT_DIR)  # the models stay in `cpt.arms`; the files were temporary
+SETUP, SIZES = continued.preset("smoke" if SMOKE else "gpu" if GPU else "cpu")  # sizes, models, 3 seeds
+print(SETUP, SIZES)
+cpt, NAME = None, data.lang_name(TARGET) if TARGET else None
+if HAVE:
+    texts = continued.texts(list(corpora.train["eng_Latn"]), train, SIZES["base"], SIZES["cpt"])  # by bytes
+    held = {NAME: ne[:200] if SMOKE else ne, "English": en[:200] if SMOKE else en}
+    docs = {ev: continued.flores_documents(held[ev], x) for ev, x in ((NAME, TARGET), ("English", "eng_Latn"))}
+    CPT_DIR = Path("build") / "07_continued"  # the base model's files (each arm's are removed once scored)
+    cpt = continued.run(SETUP, **texts, evaluation=held, out_dir=CPT_DIR, documents=docs, progress=not SMOKE)
+    print({ev: f"{len(h.texts)} pieces, {h.nbytes:,} bytes; bootstrap unit: {h.unit} ({h.n_units})"
+           for ev, h in cpt.held_out.items()})
+    cpt_rows = cpt.table()
+    display(plots.table(cpt_rows))
+    display(plots.table(sorted(cpt.comparisons(), key=lambda c: not c["registered"]),
+                        columns=["held-out text", "comparison", "registered", "difference", "CI", "± seeds",
+                                 "per seed", "label", "per-seed labels"]))
+    plots.grouped_bars(cpt.interval_rows(), x="held-out text", y="bits per byte", color="arm", ci=("lo", "hi"),
+                       title=f"Held-out bits per byte after continued pretraining (mean of {len(SETUP.seeds)} "
+                             "seeds, 95% interval over documents)").show()
+    arms = cpt.arms
+    assert arms["R0"].tokenizer.vocab_size <= arms["R1"].tokenizer.vocab_size  # R1: the base + its kept merges
+    assert arms["R0"].bytes == arms["R1"].bytes == arms["R2"].bytes  # byte-matched: one pass each
+    assert arms["R1"].steps == arms[continued.MATCHED].steps == arms[continued.R0_MATCHED].steps <= arms["R0"].steps
+    assert all(len({r[f"{ev} scored bytes"] for r in cpt_rows}) == 1 for ev in held)  # the same bytes, every arm
+    shutil.rmtree(CPT_DIR)
+else:
+    print("continued pretraining needs English and a Devanagari language; skipped on", corpora.source)
 
 # %% [markdown]
-# ### Closing note: what the continued-pretraining table shows at this scale
+# ## Paper vs here
 #
-# Measured 2026-12-01 on the shared 2-core CPU (one torch thread), the full CPU setting above:
-# base tokenizer trained on 1.14 MB of pool English + 60 kB of pool Nepali; base model 1.5M
-# parameters (d_model 128, 2 layers, 4,096 + 1 vocabulary rows), 1,000 steps of 16 x 128 ids;
-# continued pretraining on 1.00 MB (750 kB Nepali, 250 kB English; K = 2,000 merges learned on
-# that Nepali, leaving 1,991 (R1) and 1,998 (R2) new tokens after the §V filter); evaluation on
-# all of FLORES-200 devtest in pieces of at most 2,000 bytes (npi_Deva: 172 pieces, 340 kB;
-# eng_Latn: 67 pieces, 133 kB), 1,000 bootstrap replicates.
-# Section (h) took 646 s (base training 371 s, the four arms 40-58 s each).
+# Every claim with the paper's figure and ours, from the numbers computed above
+# (`modtok.studies.pretoken_floor.claims`, the paper's figures in `paper_figures.toml`). Rows
+# that need Nepali against English on aligned text say so on other data. On continued
+# pretraining, the paper's conclusion is that "continued pretraining with no new tokens gave the
+# lowest held-out Nepali BPB on both models" (R0 best); the line printed below says which arm is
+# lowest here and gives the measurements that bear on why ours may differ: how many bytes of
+# text a training and scoring window of `seq_len` ids holds under each arm (the longer R2 tokens
+# give a small-context model more text to condition on; the paper's 1B models have long
+# contexts), how far the base model was from R0 on the target text (how much of the gain is
+# learning the language at all), and R0 at R1's step count (how much the extra steps gave R0).
 #
-# | arm | vocabulary | steps | training bytes | Nepali bpb [95% CI] | − R0 [95% CI] | English bpb [95% CI] | − R0 [95% CI] |
-# |---|---:|---:|---:|---|---|---|---|
-# | base (no continued pretraining) | 4,096 | 0 | 0 | 1.671 [1.656, 1.687] | +0.287 [+0.283, +0.292] | 3.470 [3.400, 3.537] | +0.053 [+0.048, +0.059] |
-# | R0 | 4,096 | 116 | 1,000,248 | 1.384 [1.369, 1.399] | | 3.417 [3.351, 3.482] | |
-# | R1 | 6,087 | 98 | 1,000,248 | 1.342 [1.325, 1.359] | −0.042 [−0.045, −0.039] | 3.429 [3.363, 3.494] | +0.012 [+0.010, +0.014] |
-# | R2 | 6,094 | 76 | 1,000,248 | 1.285 [1.267, 1.302] | −0.099 [−0.103, −0.095] | 3.414 [3.348, 3.480] | −0.003 [−0.005, −0.001] |
-# | R2 (matched steps) | 6,094 | 116 | 1,510,501 | 1.220 [1.203, 1.237] | −0.164 [−0.168, −0.160] | 3.371 [3.307, 3.435] | −0.046 [−0.049, −0.043] |
-#
-# R2 − R1 on Nepali: −0.057 [−0.061, −0.054]. **What it shows:** on the same bytes, with 35%
-# fewer optimizer steps than R0, the repaired tokenizer reaches a lower Nepali bits per byte
-# than both R0 and R1, and R1's gain is less than half of R2's (R1's merges stall at the
-# pre-token floor); R2 does not cost English (−0.003), while R1 costs a little (+0.012); with R0's step
-# count R2 gains further on both. The intervals are tight because they are *paired*: every
-# replicate draws the same pieces for every arm, so the piece-to-piece spread (wide for
-# English's 67 pieces: the per-arm intervals overlap) cancels in the differences.
-# **What it does not show:** the intervals cover the choice of evaluation pieces only, not
-# the training run: one seed, one base model, one data order, so seed-to-seed variation of
-# the arms (which may be of the order of these differences) is not in them. The models are
-# tiny (1.5M parameters, mostly vocabulary rows) and trained briefly on 1 MB, against the
-# paper's 1B parameters and 1 GB of Nepali; the byte-budget arms differ in steps and thus in
-# learning-rate schedule length as well as in tokenization; R2 (matched steps) also reads 51%
-# more bytes, so its gain mixes more data with more steps. English bits per byte are high
-# (3.4) because the base model is small and short-trained; the English comparison is a
-# control at this model quality, not a claim about a deployed model.
+# *Evidence from the full CPU run (2026-12-02, `continued.preset("cpu")`, 3 seeds, 340,192 scored
+# Nepali bytes for every arm, intervals over FLORES-200's 281 articles):* R2 was lowest, not R0,
+# in every seed (R2 − R0 "better", R2 − R1 "better", both 3 of 3 seeds, the seed spread about
+# 0.002 bits per byte against differences of 0.06–0.11). R0 cut to R1's step count lost only
+# 0.016 bits per byte, so R0's extra steps are not what separates it from R2. What differs
+# most is context: a 128-id window holds about 550 bytes of Nepali under R0, 690 under R1 and
+# 995 under R2, in training and in scoring (a 2,000-byte piece is scored in windows of 128 ids),
+# so at this context length the arm with the longest tokens conditions on the most text. The
+# paper's 1B models read long contexts, where that advantage is small; a model this small and
+# this briefly trained (the base model is 0.30 bits per byte behind R0 on Nepali) is also far
+# from the paper's regime, where new rows must catch up with well-trained old ones.
+
+# %%
+here = claims.measured(TARGET, PARALLEL, audit_rows, sweep, moved, table_v, cpt)
+print(cpt.summary(NAME) if cpt is not None else "no continued pretraining on this data")
+SETTING = (f"{'smoke' if SMOKE else 'full'} size; {TARGET} vs English; sweep K <= {KS[-1]:,} on "
+           f"{sum(len(x.encode()) for x in train) / 1e6:.1f} MB; continued pretraining on {SIZES['cpt'] / 1e6:g} MB, "
+           f"{len(SETUP.seeds)} seeds, base vocabulary {SETUP.base_vocab:,}, K = {SETUP.merges:,}, {SETUP.model}")
+plots.table(paper_vs_here.table("pretoken_floor", here, SETTING))

@@ -179,6 +179,7 @@ def test_adaptmix_writes_a_resumable_history_and_the_last_tokenizer(tiny_data, t
     assert cli.main(args) == 0
     said = capsys.readouterr().out
     assert "iteration 0: mean dev fertility" in said and "iteration 1:" in said
+    assert "converged at 0.01" in said and "the paper keeps the last" in said
     hist = mixture.History.load(out / "history.json")
     assert [s["iteration"] for s in hist.steps] == [0, 1] and set(hist.langs) == set(tiny_data)
     assert abs(sum(hist.steps[1]["mixture"].values()) - 1) < 1e-9

@@ -83,10 +83,31 @@ def test_eq7_zero_range_keeps_the_previous_mixture_rescaled():
     assert m == approx({"a": 0.5, "b": 0.25, "c": 0.25})
 
 
-def test_below_f_best_is_clamped_to_zero_excess():
-    # f_best = 1 fixed, f = (0.8, 1.8): f_range = 1, δ = (max(0, -0.2), 0.8), ε = 0.2 -> t = (0.2, 1.0)/1.2
-    t = mx.adaptmix_update({"a": 0.8, "b": 1.8}, mx.uniform("ab"), mu=1.0, eps=0.2)
-    assert t == approx({"a": Fraction(1, 6), "b": Fraction(5, 6)})
+# Fertility below f_best (Eq. 1 as printed has no clamp): f_best = 1 fixed, f = (0.8, 1.8),
+# f_range = 1.8 - 0.8 = 1, δ = (-0.2, 0.8).
+#   unclamped (default), ε = 0.4: w = (0.2, 1.2), Σw = 1.4, t = (1/7, 6/7)
+#   clamp_delta=True,    ε = 0.4: δ = (0, 0.8), w = (0.4, 1.2), Σw = 1.6, t = (1/4, 3/4)
+#   unclamped, ε = 0.2: w = (0, 1), t = (0, 1);  clamped: w = (0.2, 1), t = (1/6, 5/6)
+#   unclamped, ε = 0.1: w = (-0.1, 0.9): no share exists -> MixtureError; clamped: t = (1/10, 9/10)
+
+BELOW = {"a": 0.8, "b": 1.8}
+
+
+def test_eq1_unclamped_by_default_and_clamped_as_an_option():
+    assert mx.adaptmix_update(BELOW, mx.uniform("ab"), mu=1.0, eps=0.4) == approx(
+        {"a": Fraction(1, 7), "b": Fraction(6, 7)})
+    assert mx.adaptmix_update(BELOW, mx.uniform("ab"), mu=1.0, eps=0.4, clamp_delta=True) == approx(
+        {"a": Fraction(1, 4), "b": Fraction(3, 4)})
+    assert mx.adaptmix_update(BELOW, mx.uniform("ab"), mu=1.0, eps=0.2) == approx({"a": 0, "b": 1})
+    assert mx.adaptmix_update(BELOW, mx.uniform("ab"), mu=1.0, eps=0.2, clamp_delta=True) == approx(
+        {"a": Fraction(1, 6), "b": Fraction(5, 6)})
+    with pytest.raises(MixtureError, match=r"negative weight δ \+ ε for a \(fertility 0.8\).*clamp_delta=True"):
+        mx.adaptmix_update(BELOW, mx.uniform("ab"), mu=1.0, eps=0.1)
+    assert mx.adaptmix_update(BELOW, mx.uniform("ab"), mu=1.0, eps=0.1, clamp_delta=True) == approx(
+        {"a": Fraction(1, 10), "b": Fraction(9, 10)})
+    # at or above f_best the two agree (the clamp never acts): the worked example of Eqs. 1-4
+    assert mx.adaptmix_update(F, mx.uniform("abc"), mu=0.5, eps=0.5, clamp_delta=True) == approx(
+        mx.adaptmix_update(F, mx.uniform("abc"), mu=0.5, eps=0.5))
 
 
 # --------------------------------------------------------------------------
@@ -312,6 +333,40 @@ def test_modtok_bpe_and_hf_bpe_give_the_same_fertilities():
     h1 = mx.adaptmix(mx.hf_bpe(400, WS), train, 9000, 2, mu=0.5, eps=0.1, dev=dev)
     h2 = mx.adaptmix(mx.modtok_bpe(400, WS), train, 9000, 2, mu=0.5, eps=0.1, dev=dev)
     assert [s["fertility"] for s in h1.steps] == [s["fertility"] for s in h2.steps]
+
+
+def test_the_loop_passes_clamp_delta_and_records_it():
+    train, dev = _toy_corpora(80)
+    h = mx.adaptmix(mx.hf_bpe(300, WS), train, 5000, 2, mu=0.5, eps=0.1, dev=dev, clamp_delta=True)
+    assert h.params["clamp_delta"] is True
+    assert mx.adaptmix(mx.hf_bpe(300, WS), train, 5000, 1, mu=0.5, eps=0.1, dev=dev).params["clamp_delta"] is False
+    # the recorded update is the clamped one (fertility >= 1 here, so it equals the unclamped one too)
+    assert h.steps[1]["mixture"] == approx(mx.adaptmix_update(h.steps[0]["fertility"], h.steps[0]["mixture"],
+                                                              mu=0.5, eps=0.1, clamp_delta=True))
+
+
+def test_last_is_the_papers_adaptmix_and_convergence_is_the_last_update():
+    h = mx.History(["a", "b"], {}, [{"mixture": {"a": 0.5, "b": 0.5}, "mean_fertility": 2.0},
+                                    {"mixture": {"a": 0.6, "b": 0.4}, "mean_fertility": 1.5},
+                                    {"mixture": {"a": 0.7, "b": 0.3}, "mean_fertility": 1.8}],
+                   {"a": 0.704, "b": 0.296})
+    assert h.last() == 2 and h.best() == 1  # the paper's (last) vs the dev-selected addition
+    assert h.mixture_changes() == pytest.approx([0.2, 0.2, 0.008])
+    assert h.converged() and not h.converged(tol=0.005)
+    with pytest.raises(MixtureError, match="no iteration"):
+        mx.History(["a"], {}).last()
+
+
+def test_a_branch_continues_exactly_as_a_fresh_run():
+    train, dev = _toy_corpora(150)
+    base = mx.adaptmix(mx.hf_bpe(300, WS), train, 6000, 2, mu=0.4, eps=0.2, dev=dev, seed=1, keep_tokenizers=True)
+    for kw in (dict(mu=0.7, eps=0.5), dict(mu=0.4, eps=0.2, f_best="dynamic"), dict(mu=0.3, eps=1.0, clamp_delta=True)):
+        fresh = mx.adaptmix(mx.hf_bpe(300, WS), train, 6000, 3, dev=dev, seed=1, keep_tokenizers=True, **kw)
+        branched = mx.adaptmix(mx.hf_bpe(300, WS), train, 6000, 3, dev=dev, seed=1, keep_tokenizers=True,
+                               resume=base.branch(**kw), **kw)
+        assert json.dumps(branched.to_json()) == json.dumps(fresh.to_json())
+        assert branched.tokenizers[0] is base.tokenizers[0]  # iteration 0 shared, not retrained
+        assert [t.to_str() for t in branched.tokenizers[1:]] == [t.to_str() for t in fresh.tokenizers[1:]]
 
 
 def test_resume_continues_exactly(tmp_path):

@@ -52,7 +52,7 @@ def _modtok_aliases(tree):
     """``{name: module}`` for every ``import modtok...`` / ``from modtok... import m``
     of a parsed script that names a module."""
     import ast
-    import importlib
+    import importlib.util
 
     aliases = {}
     for node in ast.walk(tree):
@@ -75,6 +75,8 @@ def test_bench_scripts_use_only_what_modtok_has():
     script reads from a modtok module must exist."""
     import ast
 
+    import importlib.util
+
     missing = []
     for path in sorted((REPO / "bench").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -83,4 +85,13 @@ def test_bench_scripts_use_only_what_modtok_has():
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
                 if not hasattr(aliases[node.value.id], node.attr):
                     missing.append(f"{path.name}:{node.lineno} {node.value.id}.{node.attr}")
+            # ``from modtok.x import name``: the name must exist too (a function or a module)
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("modtok"):
+                module = importlib.import_module(node.module)
+                for a in node.names:
+                    is_package = hasattr(module, "__path__")
+                    if not hasattr(module, a.name) and not (
+                            is_package and importlib.util.find_spec(f"{node.module}.{a.name}") is not None):
+                        missing.append(f"{path.name}:{node.lineno} {node.module}.{a.name}")
+    assert len(list((REPO / "bench").glob("*.py"))) >= 10
     assert not missing, missing

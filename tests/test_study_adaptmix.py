@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import ast
 import random
+from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 
 from modtok import mixture as mx
-from modtok.errors import MixtureError
+from modtok.errors import MissingDevTextError, MixtureError, UsageError
 from modtok.evaluation import metrics
 from modtok.studies import adaptmix as study
+from modtok.studies import paper_vs_here
 from modtok.text import data
 from modtok.text.pretokenize import DEFAULT_SCHEME
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "06_adaptmix.py"
+GRID = ((0.5, 0.1), (0.3, 0.5))
+SEALED = {"devtest", "test_lines", "fertility", "fertility_rows", "premiums", "ablation_rows"}  # read devtest
 
 WS = "whitespace"
 # letters and the longest word of each toy language
@@ -36,17 +44,38 @@ def _toy_data(parallel=True, thai=False) -> study.Data:
     return study.Data(list(train), train, dev, test, parallel, "toy text")
 
 
+class Spy(Mapping):
+    """A test split that records every read of it."""
+
+    def __init__(self, lines):
+        self.lines, self.reads = lines, 0
+
+    def __getitem__(self, lang):
+        self.reads += 1
+        return self.lines[lang]
+
+    def __iter__(self):
+        self.reads += 1
+        return iter(self.lines)
+
+    def __len__(self):
+        return len(self.lines)
+
+
 @pytest.fixture(scope="module")
 def s():
-    return study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
+    """A study whose μ and ε were chosen on dev (the tables may read devtest)."""
+    st = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
+    st.choose("hf-bpe", 300, 9_000, 2, GRID)
+    return st
 
 
 def test_load_data_on_the_wordfreq_default(monkeypatch):
     for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_MANIFEST"):
         monkeypatch.delenv(var, raising=False)
-    d = study.load_data(["eng_Latn", "npi_Deva", "hin_Deva"], train_chars=4_000, eval_lines=20, seed=3)
+    d = study.load_data(["eng_Latn", "npi_Deva", "hin_Deva"], train_chars=4_000, eval_lines=20, seed=3, min_langs=1)
     assert d.langs == ["eng_Latn", "hin_Deva"]  # Nepali -> its stand-in Hindi, once
-    assert not d.parallel and "wordfreq" in d.source and "in the loop" in d.source
+    assert not d.parallel and "wordfreq" in d.source and "another wordfreq sample" in d.dev_label
     corpora = data.default_corpora(d.langs, train_chars=4_000, eval_lines=20, seed=3)
     assert d.train == corpora.train and d.test == corpora.eval  # the project's one data selection
     assert d.dev == data.load_wordfreq(d.langs, n_lines=study.WORDFREQ_DEV_LINES, seed=4)
@@ -58,12 +87,145 @@ def test_load_data_on_pool_and_flores(pool_root, flores_root, monkeypatch):
     monkeypatch.setenv("MODTOK_POOL", str(pool_root))
     monkeypatch.setenv("MODTOK_FLORES", str(flores_root))
     monkeypatch.delenv("MODTOK_MANIFEST", raising=False)
-    d = study.load_data(["hin_Deva", "tel_Telu"], train_chars=5_000, eval_lines=7)
-    assert d.langs == ["hin_Deva", "tel_Telu"] and d.parallel and "FLORES-200 dev (7 parallel lines)" in d.source
+    d = study.load_data(["hin_Deva", "tel_Telu"], train_chars=5_000, eval_lines=7, min_langs=2)
+    assert d.langs == ["hin_Deva", "tel_Telu"] and d.parallel and d.dev_label == "FLORES-200 dev (7 parallel lines)"
     assert d.dev == data.load_flores(d.langs, "dev", max_lines=7)
     assert d.test == data.load_flores(d.langs, "devtest", max_lines=7)
     assert d.train == data.load_pool(d.langs, max_chars=5_000)
     assert sum(map(len, d.train["hin_Deva"])) <= 5_000
+
+
+def test_load_data_without_a_dev_split_substitutes_nothing(pool_root, flores_root, tmp_path, monkeypatch):
+    root = tmp_path / "flores"
+    (root / "devtest").mkdir(parents=True)
+    for lang in ("hin_Deva", "tel_Telu"):
+        (root / "devtest" / f"{lang}.devtest").write_bytes((flores_root / "devtest" / f"{lang}.devtest").read_bytes())
+    monkeypatch.setenv("MODTOK_POOL", str(pool_root))
+    monkeypatch.setenv("MODTOK_FLORES", str(root))
+    monkeypatch.delenv("MODTOK_MANIFEST", raising=False)
+    d = study.load_data(["hin_Deva", "tel_Telu"], train_chars=5_000, eval_lines=7, min_langs=2)
+    assert d.dev is None and d.test and "no dev split" in d.dev_label
+    st = study.AdaptMixStudy(d, scheme=WS)
+    assert not st.has_dev
+    with pytest.raises(MissingDevTextError, match="no dev split"):
+        st.run("hf-bpe", 300, 9_000, 1, 0.5, 0.1)
+    with pytest.raises(MissingDevTextError, match="no dev split"):
+        st.choose("hf-bpe", 300, 9_000, 1, GRID)
+    here = st.paper_vs_here(None)  # every claim: not measured, and why
+    assert set(here) == {c.key for c in paper_vs_here.claims("adaptmix")}
+    assert all(isinstance(v, paper_vs_here.NotMeasured) and "dev split" in v.reason for v in here.values())
+
+
+def test_load_data_on_a_users_own_corpus_takes_its_languages_and_its_dev_split(tmp_path, monkeypatch):
+    from modtok.text import example
+
+    manifest, evals = example.build(tmp_path)
+    for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_EXTRA"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MODTOK_MANIFEST", str(manifest))
+    monkeypatch.setenv("MODTOK_EVAL", str(evals))
+    d = study.load_data(train_chars=3_000, eval_lines=20)  # only English and Hindi are the paper's: take all 4
+    assert sorted(d.langs) == sorted(example.LANGS) and d.parallel
+    assert d.dev_label == "own evaluation text dev (20 parallel lines)" and "own evaluation text devtest" in d.source
+    corpora = data.default_corpora(d.langs, train_chars=3_000, eval_lines=20)
+    assert d.dev == corpora.dev(max_lines=20) and d.test == corpora.eval and d.dev != d.test
+
+
+# --------------------------------------------------------------------------
+# the seal: no hyper-parameter sees devtest
+
+
+def test_devtest_is_sealed_until_mu_and_eps_are_chosen_on_dev():
+    d = _toy_data()
+    spy = Spy(d.test)
+    st = study.AdaptMixStudy(study.Data(d.langs, d.train, d.dev, spy, True, "toy"), scheme=WS)
+    assert st.data.test is None  # the study's data no longer hands the split out
+    h = st.run("hf-bpe", 300, 9_000, 2, 0.5, 0.1)
+    toks = {"UniMix": h.tokenizers[0], "AdaptMix": h.tokenizers[-1]}
+    for read in (lambda: st.devtest, st.test_lines, lambda: st.fertility(toks), lambda: st.premiums(toks),
+                 lambda: st.fertility_rows({}), lambda: st.ablation_rows({"fixed": h}, "hin_Deva")):
+        with pytest.raises(UsageError, match="devtest is sealed until μ and ε are chosen on dev"):
+            read()
+    choice = st.choose("hf-bpe", 300, 9_000, 2, GRID)
+    assert spy.reads == 0  # the choice (and every run before it) read dev only
+    assert (choice.mu, choice.eps) in GRID and st.choice is choice
+    assert st.fertility(toks)["UniMix"] == {lang: metrics.fertility(h.tokenizers[0], d.test[lang], lang)
+                                            for lang in d.langs}
+    assert spy.reads > 0
+    with pytest.raises(UsageError, match="already read"):  # once devtest is seen, no new choice
+        st.choose("hf-bpe", 300, 9_000, 2, GRID)
+
+
+def test_choose_keeps_the_lowest_mean_dev_fertility_at_the_last_iteration():
+    st = study.AdaptMixStudy(_toy_data(), scheme=WS)
+    grid = ((0.5, 0.1), (0.3, 0.5), (1.0, 0.0))
+    choice = st.choose("hf-bpe", 300, 9_000, 3, grid)
+    last = [st.run("hf-bpe", 300, 9_000, 3, mu, eps).steps[-1]["mean_fertility"] for mu, eps in grid]
+    assert [r["mean dev fertility, last it."] for r in choice.rows] == last
+    assert (choice.mu, choice.eps) == grid[min(range(3), key=lambda i: (last[i], i))]
+    assert [(r["μ"], r["ε"]) for r in choice.rows] == list(grid) and choice.criterion == study.CRITERION
+    # the candidates share iteration 0 (μ and ε do not touch it): trained once
+    assert len({id(st.run("hf-bpe", 300, 9_000, 3, mu, eps).tokenizers[0]) for mu, eps in grid}) == 1
+    tie = study.AdaptMixStudy(_toy_data(), scheme=WS).choose("hf-bpe", 300, 9_000, 1, grid)
+    assert (tie.mu, tie.eps) == grid[0]  # one iteration: every candidate is UniMix, the first wins
+    with pytest.raises(MixtureError, match="at least one"):
+        st.choose("hf-bpe", 300, 9_000, 3, ())
+
+
+def _reads_before_choice(source: str) -> list[str]:
+    """What notebook 06's code cells do with the test split before the cell that calls
+    ``.choose(``: a devtest-reading study method called, a ``.test``/``.eval``/``._test``
+    attribute read, or a ``"devtest"`` argument passed to a loader."""
+    found = []
+    for k, cell in enumerate(source.split("\n# %%")):
+        if cell.lstrip().startswith("[markdown]"):
+            continue
+        tree = ast.parse(cell.partition("\n")[2])  # the cell's code, after its "# %%" line
+        calls = {n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+        if "choose" in calls:
+            return found
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute) and n.attr in SEALED | {"test", "eval", "_test"}:
+                found.append(f"{n.attr} (cell {k})")
+            if isinstance(n, ast.Call) and any(isinstance(a, ast.Constant) and a.value == "devtest" for a in n.args):
+                found.append(f'"devtest" passed to a call (cell {k})')
+    raise AssertionError("notebook 06 never calls .choose(...): μ and ε are not chosen on dev")
+
+
+def test_notebook_06_reads_devtest_only_after_choosing_mu_and_eps():
+    assert _reads_before_choice(NOTEBOOK.read_text(encoding="utf-8")) == []
+    # the check itself: a notebook that reads devtest first, or never chooses, fails it
+    early = "# %%\nS = 1\n# %%\nfert = S.fertility(toks)\n# %%\nCHOICE = S.choose(1, 2, 3, 4, GRID)\n"
+    assert _reads_before_choice(early) == ["fertility (cell 1)"]
+    loader = '# %%\nx = data.load_flores(LANGS, "devtest")\n# %%\nS.choose(GRID)\n'
+    assert _reads_before_choice(loader) == ['"devtest" passed to a call (cell 0)']
+    with pytest.raises(AssertionError, match="never calls .choose"):
+        _reads_before_choice("# %%\nfert = S.fertility(toks)\n")
+
+
+def test_every_table_method_is_sealed_and_the_notebook_check_knows_them():
+    """The readers the notebook check looks for are exactly the study's methods that
+    the seal refuses (a new devtest-reading method must be added to both)."""
+    st = study.AdaptMixStudy(_toy_data(), scheme=WS)
+    sealed = set()
+    for name in dir(study.AdaptMixStudy):
+        if name.startswith("_") or name in {"choose", "run", "baseline", "tokenizers", "budgets", "explore", "trainer"}:
+            continue
+        attr = getattr(study.AdaptMixStudy, name)
+        try:
+            if isinstance(attr, property):
+                getattr(st, name)
+            elif callable(attr):
+                getattr(st, name)(*([{}] * (attr.__code__.co_argcount - 1)))
+        except UsageError:
+            sealed.add(name)
+        except Exception:  # noqa: BLE001 (wrong dummy arguments: not a reader)
+            pass
+    assert sealed == SEALED
+
+
+# --------------------------------------------------------------------------
+# runs and tables
 
 
 def test_runs_are_cached_and_the_widget_default_is_the_main_run(s):
@@ -86,22 +248,61 @@ def test_table5_columns_and_rows(s):
     h = s.run("modtok-bpe", 300, 9_000, 3, 0.5, 0.1)
     toks = s.tokenizers(h, "modtok-bpe", 300, 9_000)
     best = h.best()
-    assert list(toks) == ["UniMix", f"AdaptMix (it. {best})", "AdaptMix (last, it. 2)", *study.BASELINES]
-    assert toks["UniMix"] is h.tokenizers[0] and toks["AdaptMix (last, it. 2)"] is h.tokenizers[2]
+    assert list(toks) == [study.UNI, study.ADAPT, study.SELECTED, *study.BASELINES]
+    assert toks[study.UNI] is h.tokenizers[0] and toks[study.ADAPT] is h.tokenizers[2]  # the paper's: the last
+    assert toks[study.SELECTED] is h.tokenizers[best]  # the dev-selected addition
     for name in study.BASELINES:  # each baseline trained on its own mixture, the same T
         tok, alloc = s.baseline(name, "modtok-bpe", 300, 9_000, h.langs)
         assert alloc == mx.allocate(study.baseline_mixture(name, h.langs), 9_000, s.pool.available(), "cap")
         assert toks[name] is tok
     fert = s.fertility(toks)
-    assert fert["UniMix"] == {lang: metrics.fertility(h.tokenizers[0], s.data.test[lang], lang) for lang in s.langs}
+    assert fert["UniMix"] == {lang: metrics.fertility(h.tokenizers[0], s.test_lines()[lang], lang) for lang in s.langs}
     rows = s.fertility_rows(fert)
     assert [r["language"] for r in rows] == [*map(study.label, s.langs), "mean"]
     assert rows[-1]["UniMix"] == pytest.approx(sum(fert["UniMix"].values()) / 3, abs=1e-12)
-    assert rows[2][f"AdaptMix (it. {best})"] == fert[f"AdaptMix (it. {best})"]["hin_Deva"]
+    assert rows[2][study.SELECTED] == fert[study.SELECTED]["hin_Deva"]
     # Hindi's words are longest: it fragments most under every mixture
     assert all(max(f, key=f.get) == "hin_Deva" for f in fert.values())
     with pytest.raises(MixtureError, match="unknown baseline"):
         study.baseline_mixture("EnHiMix", h.langs)
+
+
+def test_table5_analog_by_hand_beside_the_papers_figures(s):
+    fert = {study.UNI: {"eng_Latn": 2.0, "rus_Cyrl": 4.0, "hin_Deva": 5.0},
+            study.ADAPT: {"eng_Latn": 2.1, "rus_Cyrl": 3.8, "hin_Deva": 5.0}}
+    rows = s.table5_rows(fert, {"hin_Deva": 5.9, "rus_Cyrl": 1.0, "mean": -0.32})
+    assert [r["language"] for r in rows] == [*map(study.label, s.langs), "mean", "mean of the changes"]
+    # 2.0 -> 2.1: +5%; 4.0 -> 3.8: -5%; 5.0 -> 5.0: 0%
+    assert [r["change (%)"] for r in rows[:3]] == pytest.approx([5.0, -5.0, 0.0])
+    assert [r["paper change (%)"] for r in rows[:3]] == ["—", 1.0, 5.9]  # "—": not in stored material
+    assert [r["same direction"] for r in rows[:3]] == ["—", "no", "yes"]  # 0 counts as +0: the sign of the paper's
+    # the mean: 11/3 -> 10.9/3, a change of -0.1/11 = -0.909%; the mean of the changes: 0%
+    assert rows[3][study.UNI] == pytest.approx(11 / 3) and rows[3]["change (%)"] == pytest.approx(-100 / 110)
+    assert rows[3]["paper change (%)"] == -0.32 and rows[4]["change (%)"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_paper_figures_and_the_measured_values_for_every_claim(s):
+    paper = study.paper_table5()
+    assert paper == {"mean": -0.32, "mal_Mlym": -8.1, "tel_Telu": -4.1, "pan_Guru": 7.3, "snd_Arab": 7.7,
+                     "hin_Deva": 5.9}  # issue 20's quotation of Table 5; the rest is not in stored material
+    h = s.run("hf-bpe", 300, 9_000, 2, 0.5, 0.1)
+    toks = s.tokenizers(h, "hf-bpe", 300, 9_000)
+    fert = s.fertility(toks)
+    here = s.paper_vs_here(fert, s.premiums(toks)[1])
+    assert set(here) == {c.key for c in paper_vs_here.claims("adaptmix")}
+    change = study.change_pct(fert[study.UNI], fert[study.ADAPT])
+    assert here["table5_hin_Deva"] == change["hin_Deva"] and here["most_fragmented"] == change["hin_Deva"]
+    assert isinstance(here["table5_mal_Mlym"], paper_vs_here.NotMeasured)  # not a toy language
+    mean = {n: mx.mean(f) for n, f in fert.items()}
+    assert here["table5_mean"] == pytest.approx(100 * (mean[study.ADAPT] - mean[study.UNI]) / mean[study.UNI])
+    assert here["abstract_vs_natural"] == pytest.approx(100 * (mean[study.ADAPT] - mean["natural"]) / mean["natural"])
+    prem = s.premiums(toks)[0]
+    assert here["parity_english"] == pytest.approx((prem[study.ADAPT]["rus_Cyrl"] + prem[study.ADAPT]["hin_Deva"]
+                                                    - prem[study.UNI]["rus_Cyrl"] - prem[study.UNI]["hin_Deva"]) / 2)
+    assert isinstance(s.paper_vs_here(fert)["parity_english"], paper_vs_here.NotMeasured)
+    rows = paper_vs_here.table("adaptmix", here, "toy")
+    assert len(rows) == len(here) and all(r["holds?"] for r in rows)
+    assert len(s.table5_summary(h, fert)) == 4
 
 
 def test_premiums_need_parallel_text_with_the_pivot(s):
@@ -111,24 +312,28 @@ def test_premiums_need_parallel_text_with_the_pivot(s):
     assert all(p["eng_Latn"] == 1.0 for p in prem.values())
     assert [r["language"] for r in rows] == [study.label("rus_Cyrl"), study.label("hin_Deva"),
                                             "mean (non-English)", "Gini of token totals"]
-    totals = {lang: metrics.token_counts(toks["last"], s.data.test[lang]).sum() for lang in s.langs}
+    totals = {lang: metrics.token_counts(toks["last"], s.test_lines()[lang]).sum() for lang in s.langs}
     assert rows[1]["last"] == totals["hin_Deva"] / totals["eng_Latn"]
     assert rows[2]["last"] == pytest.approx((prem["last"]["rus_Cyrl"] + prem["last"]["hin_Deva"]) / 2, abs=1e-12)
-    assert rows[3]["UniMix"] == metrics.cost_gini(toks["UniMix"], s.data.test)
-    assert study.AdaptMixStudy(_toy_data(parallel=False), scheme=WS).premiums(toks) is None
+    assert rows[3]["UniMix"] == metrics.cost_gini(toks["UniMix"], s.test_lines())
+    unaligned = study.AdaptMixStudy(_toy_data(parallel=False), scheme=WS)
+    unaligned.choose("hf-bpe", 300, 9_000, 1, GRID[:1])
+    assert unaligned.premiums(toks) is None
     assert s.premiums(toks, pivot="tha_Thai") is None
 
 
-def test_ablation_rows_report_the_selected_iteration(s):
+def test_ablation_rows_report_the_last_iteration_and_the_selected_one(s):
     runs = {"fixed": s.run("hf-bpe", 300, 9_000, 2, 0.5, 0.1),
             "dynamic": s.run("hf-bpe", 300, 9_000, 2, 0.5, 0.1, f_best="dynamic")}
     assert runs["dynamic"].steps[0]["fertility"] == runs["fixed"].steps[0]["fertility"]
+    assert runs["dynamic"].tokenizers[0] is runs["fixed"].tokenizers[0]  # one iteration 0 (branched)
     rows = s.ablation_rows(runs, "hin_Deva")
+    assert [r["f_best"] for r in rows] == ["fixed", "dynamic"]
     for row, h in zip(rows, runs.values()):
-        f = s.devtest.fertility(h.tokenizers[h.best()])
-        assert row["selected iteration"] == h.best() and row["mean dev fertility"] == h.steps[h.best()]["mean_fertility"]
-        assert row["mean devtest fertility"] == mx.mean(f) and row["Hindi"] == f["hin_Deva"]
-        assert row["max devtest fertility"] == f["hin_Deva"]
+        last, best = s.devtest.fertility(h.tokenizers[-1]), s.devtest.fertility(h.tokenizers[h.best()])
+        assert row["mean devtest fertility (last it.)"] == mx.mean(last) and row["Hindi (last it.)"] == last["hin_Deva"]
+        assert row["max devtest fertility (last it.)"] == last["hin_Deva"] and row["converged"] == h.converged()
+        assert row["dev-selected it. (addition)"] == h.best() and row["its mean devtest fertility"] == mx.mean(best)
 
 
 def test_budgets_keep_the_total_and_name_every_language(s):
@@ -143,6 +348,7 @@ def test_budgets_keep_the_total_and_name_every_language(s):
 
 def test_spaceless_languages_are_left_out_of_fertility():
     s = study.AdaptMixStudy(_toy_data(thai=True), scheme=WS)
+    s.choose("hf-bpe", 300, 9_000, 1, GRID[:1])
     assert "tha_Thai" in s.langs and "tha_Thai" not in s.devtest.lines
     h = s.run("hf-bpe", 300, 9_000, 1, 0.5, 0.1)
     assert "tha_Thai" in h.excluded and "tha_Thai" not in h.langs

@@ -10,7 +10,7 @@ import pytest
 
 from modtok import mixture
 from modtok.bpe import parity
-from modtok.errors import DataError, ParityConfigError
+from modtok.errors import DataError, MissingDevTextError, ParityConfigError
 from modtok.studies import parity_bpe as pb
 from modtok.text import data
 from modtok.ui import plots
@@ -64,7 +64,7 @@ def test_mixtures_follow_the_natural_shares_and_the_binding_language_gives_all(s
 def test_mixture_rows_name_every_setting(study):
     rows = study.mixture_rows()
     assert [r["language"] for r in rows] == [f"{data.lang_name(lang)} ({lang})" for lang in study.langs]
-    assert list(rows[0]) == ["language", "tier", "CC-100 GiB", "τ = 3.3 chars", "τ = 1 chars", "balanced chars"]
+    assert list(rows[0]) == ["language", "tier", pb.SIZES_LABEL, "τ = 3.3 chars", "τ = 1 chars", "balanced chars"]
     assert [r["tier"] for r in rows] == ["high", "medium", "low"]  # 100, 10, 1 GiB
     assert rows[0]["τ = 1 chars"] == data.chars_per_language(study.mixture(pb.NATURAL))["eng_Latn"]
 
@@ -74,13 +74,23 @@ def test_spec_is_canonical_and_its_config_is_the_run():
     classical = s.spec(variant="classical", j_frac=0.5, window=7, dev_lines=10)
     assert classical == s.spec(variant="classical")  # J, w, α and dev lines mean nothing to it
     assert s.spec(window=50, alpha=3.0) == s.spec()  # only the window variant has w and α
-    win = s.spec(pb.NATURAL, "window", 0.333, 50, 3.0, 10, 300, ["rus_Cyrl", "eng_Latn"])
-    assert win == (pb.NATURAL, "window", 0.33, 50, 3.0, 10, 300, ("rus_Cyrl", "eng_Latn"))
-    assert win.config() == parity.ParityConfig(variant="window", window=50, alpha=3.0, hybrid=int(0.33 * 44))
-    assert s.spec(variant="ratio").config().ratios == (1.0, 1.0, 1.0)
-    assert s.spec() == (pb.TAU, "base", 0.0, 100, 2.0, 30, VOCAB, tuple(s.langs))
+    assert s.spec(variant="classical", rule="skip") == s.spec(variant="classical")  # no rule for classical
+    win = s.spec(pb.NATURAL, "window", 0.333, 50, 3.0, 10, 300, ["rus_Cyrl", "eng_Latn"], "skip")
+    assert win == (pb.NATURAL, "window", 0.33, 50, 3.0, 10, 300, ("rus_Cyrl", "eng_Latn"), "skip", None)
+    assert win.config() == parity.ParityConfig(variant="window", window=50, alpha=3.0, hybrid=int(0.33 * 44),
+                                               on_exhausted="skip")
+    assert s.spec() == (pb.TAU, "base", 0.0, 100, 2.0, 30, VOCAB, tuple(s.langs), "stop", None)
+    assert s.spec().config().stops  # the reference's rule by default
+    # the ratio variant: targets from the run's dev lines (bytes per line), or r = 1
+    derived = s.spec(variant="ratio", dev_lines=10)
+    expected = parity.ratio_targets({lang: s.dev[lang][:10] for lang in s.langs})
+    assert derived.ratios == tuple(expected.values()) and derived.config().ratios == derived.ratios
+    assert derived.ratios[0] == 1.0 and derived.ratios[1] > 1.5 and derived.ratios[2] > derived.ratios[1]
+    assert s.spec(variant="ratio", targets=pb.EQUAL).config().ratios == (1.0, 1.0, 1.0)
     with pytest.raises(ParityConfigError, match="unknown variant 'windowed'"):
         s.spec(variant="windowed")
+    with pytest.raises(ParityConfigError, match="unknown exhaustion rule 'halt'"):
+        s.spec(rule="halt")
     with pytest.raises(DataError, match="no corpus size for rus_Cyrl"):
         pb.ParityStudy(s.train, s.dev, s.test, vocab=VOCAB, scheme=SCHEME, sizes={"eng_Latn": 1, "hin_Deva": 1})
 
@@ -88,24 +98,61 @@ def test_spec_is_canonical_and_its_config_is_the_run():
 def test_table1_has_its_columns_and_parity_lowers_the_gini(study):
     """The toy has to show the paper's effect: every parity-aware variant that ranks by
     the dev set has a lower devtest Gini than classical BPE on the same mixture."""
-    rows = study.table1()
-    assert [(r["mixture"], r["tokenizer"]) for r in rows] == [
-        (m, name) for m in ("τ = 3.3", "τ = 1") for name in pb.TABLE1_VARIANTS]
-    assert list(rows[0]) == ["mixture", "tokenizer", "Gini ↓", "Gini per byte", "global compression (B/tok) ↑",
-                             "mean per-language B/tok", "utilisation", "Rényi eff.", "fertility", "devtest tokens"]
-    for r in rows:
-        ev = study.evaluate(study.named(r["tokenizer"], pb.TAU if r["mixture"] == "τ = 3.3" else pb.NATURAL))
-        assert r["Gini ↓"] == ev["row"]["gini"] and r["devtest tokens"] == ev["row"]["tokens"]
-    for block in (rows[:5], rows[5:]):
-        classical = block[0]["Gini ↓"]
-        assert all(r["Gini ↓"] < classical for r in block[1:4]), block  # base, hybrid, window
+    extras = study.table1_extras(asked=(VOCAB + 40, 2000), small=300)  # the toy's text ends before 2000
+    rows = study.table1(extras)
+    names = list(pb.TABLE1_VARIANTS)
+    assert [(r["row"], r["tokenizer"]) for r in rows] == [("headline", n) for n in names] + [
+        ("extra: r = 1 targets", "ratio (r = 1)"), ("extra: τ = 1", "classical"), ("extra: τ = 1", "parity (base)"),
+        ("extra: vocab 300", "classical"), ("extra: vocab 300", "parity (base)"),
+        (f"extra: vocab {VOCAB + 40:,}", "classical"), (f"extra: vocab {VOCAB + 40:,}", "parity (base)"),
+        ("extra: vocab 2,000", "classical"), ("extra: vocab 2,000", "parity (base)"),
+        ("extra: vocab 2,000, rule skip", "classical"), ("extra: vocab 2,000, rule skip", "parity (base)")]
+    assert study.allowed_vocab(VOCAB + 40) == (VOCAB + 40, None) and study.allowed_vocab(2000)[1]
+    assert list(rows[0]) == ["row", "tokenizer", "mixture", "asked", "tokens", "rule", "Gini ↓",
+                             "Gini vs classical %", "global compression (B/tok) ↑", "compression vs classical %",
+                             "Gini per byte", "mean per-language B/tok", "utilisation", "Rényi eff.", "fertility",
+                             "devtest tokens"]
+    for r, (_, _, spec) in zip(rows[len(names):], extras):
+        ev = study.evaluate(spec)
+        assert r["Gini ↓"] == ev["row"]["gini"] and r["tokens"] == ev["size"] and r["asked"] == spec.vocab
+    assert rows[0]["Gini vs classical %"] == 0 and rows[0]["rule"] == "—" and rows[1]["rule"] == "stop"
+    assert rows[-1]["rule"] == "skip"
+    classical = rows[0]["Gini ↓"]
+    assert all(r["Gini ↓"] < classical for r in rows[1:4])  # base, hybrid, window
     hybrid = study.evaluate(study.named("hybrid (J = K/2)"))
     assert hybrid["merges"][parity.GLOBAL] == (VOCAB - 256) // 2
     cut, comp = study.price(pb.TAU)
-    base, classical = rows[1], rows[0]
-    assert cut == pytest.approx(1 - base["Gini ↓"] / classical["Gini ↓"]) and cut > 0.3
-    compression = "global compression (B/tok) ↑"
-    assert comp == pytest.approx(base[compression] / classical[compression] - 1)
+    base = rows[1]
+    assert cut == pytest.approx(-base["Gini vs classical %"] / 100) and cut > 0.3
+    assert comp == pytest.approx(base["compression vs classical %"] / 100)
+
+
+def test_stop_rule_run_is_a_prefix_of_the_skip_run_and_classical_is_compared_at_its_size():
+    """The reference rule ends the run when the chosen language is exhausted; "skip" goes
+    on with the others, so the two agree up to that point. A run that stopped is compared
+    with classical BPE of its own size."""
+    s = _toy(train_lines=(400, 100, 3))  # Hindi: 3 lines, exhausted soon
+    stop, skip = (s.trained(s.spec(vocab=VOCAB, rule=r)) for r in ("stop", "skip"))
+    assert stop.stop_message and len(stop.model) < VOCAB
+    assert skip.model.merges[: len(stop.model.merges)] == stop.model.merges and len(skip.model) > len(stop.model)
+    assert s.allowed_vocab(VOCAB) == (len(stop.model), stop.stop_message)
+    assert s.allowed_vocab(len(stop.model)) == (len(stop.model), None)  # that size is reached, no stop
+    matched = s.classical_at(s.spec(vocab=VOCAB))
+    assert matched.variant == "classical" and matched.vocab == len(stop.model)
+    gini, comp = s.versus_classical(s.spec(vocab=VOCAB))
+    r, c = s.evaluate(s.spec(vocab=VOCAB))["row"], s.evaluate(matched)["row"]
+    assert gini == pytest.approx(r["gini"] / c["gini"] - 1) and comp == pytest.approx(
+        r["global_compression"] / c["global_compression"] - 1)
+
+
+def test_without_a_dev_set_only_classical_runs():
+    s = _toy()
+    nodev = pb.ParityStudy(s.train, None, s.test, vocab=VOCAB, scheme=SCHEME, sizes=SIZES, dev_source="none: x")
+    assert not nodev.has_dev and nodev.n_dev == 0 and nodev.dev_counts(10, nodev.langs) is None
+    assert nodev.evaluate(nodev.spec(variant="classical"))["row"] == s.evaluate(s.spec(variant="classical"))["row"]
+    for variant in ("base", "window", "ratio"):
+        with pytest.raises(MissingDevTextError, match=f"the {variant} variant needs a parallel dev set"):
+            nodev.spec(variant=variant)
 
 
 def test_vocab_sweep_is_greedy_in_the_budget(study):
@@ -122,7 +169,7 @@ def test_vocab_sweep_is_greedy_in_the_budget(study):
         assert tokens == sorted(tokens, reverse=True) and tokens[0] > tokens[-1]
     for r in sweep:
         assert r["Gini cut %"] == pytest.approx(100 * (1 - r["parity Gini"] / r["classical Gini"]))
-        assert r["parity Gini"] < r["classical Gini"]
+        assert r["parity Gini"] < r["classical Gini"] and r["parity tokens"] == r["vocab"]
 
 
 def test_tau_sweep_the_largest_language_loses_share_as_tau_grows(study):
@@ -148,7 +195,7 @@ def test_per_language_tier_and_ablation_rows(study):
     bal = study.balanced_rows()
     assert [(r["setting"], r["tokenizer"]) for r in bal] == [
         (s, v) for s in ("balanced", "3.3", "1.0") for v in ("classical", "base")]
-    assert list(bal[0]) == ["setting", "tokenizer", "gini", "global_compression"]
+    assert list(bal[0]) == ["setting", "tokenizer", "gini", "global_compression", "tokens"]
     dev_rows, win_rows = study.dev_size_rows([10, 30]), study.window_rows([20, 100])
     assert [r["dev lines"] for r in dev_rows] == [10, 30] and [r["window w"] for r in win_rows] == [20, 100]
     assert dev_rows[1]["gini"] == study.evaluate(study.spec())["row"]["gini"]  # all 30 lines: the base run
@@ -176,23 +223,49 @@ def test_explore_and_its_rendering(study):
     assert empty["rows"] == [] and len(plots.parity_explore(empty)) == 2
     two = study.explore("window", pb.NATURAL, 0.0, 20, 2.0, 10, 350, ("hin_Deva", "eng_Latn"))
     assert two["langs"] == ("eng_Latn", "hin_Deva")  # the study's order
-    assert two["key"][:2] == (pb.NATURAL, "window") and two["key"][5:7] == (10, 350)
+    assert two["key"][:2] == (pb.NATURAL, "window") and two["key"][5:7] == (10, 350) and two["key"].rule == "stop"
     assert [r["tokenizer"] for r in two["rows"]] == ["classical", "window"] and len(two["per_lang"]) == 4
-    classical = study.evaluate(study.spec(pb.NATURAL, "classical", vocab=350, langs=two["langs"]))
-    assert two["rows"][0]["gini"] == classical["row"]["gini"]
+    size = study.evaluate(two["key"])["size"]
+    classical = study.evaluate(study.spec(pb.NATURAL, "classical", vocab=size, langs=two["langs"]))
+    assert two["rows"][0]["gini"] == classical["row"]["gini"] and two["rows"][0]["tokens"] == two["rows"][1]["tokens"]
+    skip = study.explore("base", pb.TAU, 0.0, 100, 2.0, 30, VOCAB, study.langs, "skip")
+    assert skip["key"].rule == "skip"
     shown = plots.parity_explore(two)
     assert len(shown) == 2 and [t.name for t in shown[1].data] == ["classical", "window"]
 
 
 def test_load_on_the_wordfreq_default(monkeypatch):
+    """No parallel text: no dev set (no substitute), and the study says so."""
     for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_MANIFEST"):
         monkeypatch.delenv(var, raising=False)
     s = pb.load(["eng_Latn", "rus_Cyrl"], 300, SCHEME, train_chars=3_000, eval_lines=20)
     assert s.langs == ["eng_Latn", "rus_Cyrl"] and not s.parallel
-    assert "wordfreq" in s.dev_source and "NOT parallel" in s.dev_source and s.n_dev == 300
-    assert s.dev == data.load_wordfreq(s.langs, n_lines=300, seed=7)
+    assert not s.has_dev and s.dev is None and s.dev_source.startswith("none: ")
     corpora = data.default_corpora(s.langs, train_chars=3_000, eval_lines=20)
     assert s.train == corpora.train and s.test == corpora.eval and s.source == corpora.source
+
+
+def test_load_takes_every_language_of_the_data_when_few_preferred_are_there(monkeypatch):
+    for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_MANIFEST"):
+        monkeypatch.delenv(var, raising=False)
+    have = ["deu_Latn", "eng_Latn", "fin_Latn", "tgl_Latn"]
+    monkeypatch.setattr(data, "available_languages", lambda *a, **k: have)
+    s = pb.load(["eng_Latn", "npi_Deva"], 300, SCHEME, train_chars=2_000, eval_lines=10)
+    assert s.langs == have and s.dropped == []
+    s = pb.load(["eng_Latn", "fin_Latn", "deu_Latn"], 300, SCHEME, train_chars=2_000, eval_lines=10)
+    assert s.langs == ["eng_Latn", "fin_Latn", "deu_Latn"]
+    monkeypatch.setattr(data, "available_languages", lambda *a, **k: ["eng_Latn", "xxx_Fake", "yyy_Fake"])
+    with pytest.raises(DataError, match="two languages with a corpus size"):
+        pb.load(["eng_Latn"], 300, SCHEME, train_chars=2_000, eval_lines=10)
+
+
+def test_mc4_sizes_and_tiers():
+    assert all(lang in pb.MC4_TOKENS_B for lang in pb.PAPER_LANGUAGES)
+    assert set(pb.SMOKE_LANGUAGES) <= set(pb.PAPER_LANGUAGES)
+    assert pb.MC4_TOKENS_B["eng_Latn"] == 2733 and pb.MC4_TOKENS_B["tel_Telu"] == 1.3  # mT5's mC4 table
+    assert all(data.script_of(lang) for lang in pb.MC4_TOKENS_B)
+    tiers = pb.tiers_of({lang: pb.MC4_TOKENS_B[lang] for lang in pb.PAPER_LANGUAGES})
+    assert tiers["eng_Latn"] == "high" and tiers["hin_Deva"] == "medium" and tiers["tel_Telu"] == "low"
 
 
 def test_load_on_pool_and_flores(pool_root, flores_root, monkeypatch):
@@ -202,4 +275,5 @@ def test_load_on_pool_and_flores(pool_root, flores_root, monkeypatch):
     s = pb.load(["eng_Latn", "hin_Deva"], 300, SCHEME, train_chars=5_000, eval_lines=20, tau=2.0)
     assert s.parallel and s.tau == 2.0 and s.spec().setting == 2.0
     assert s.dev == data.load_flores(s.langs, "dev") and s.dev_source.startswith("FLORES-200 dev (")
-    assert s.tiers == {"eng_Latn": "high", "hin_Deva": "medium"}
+    assert s.dev_source.endswith(f"{len(s.dev['eng_Latn'])} parallel lines")
+    assert s.has_dev and s.tiers == {"eng_Latn": "high", "hin_Deva": "medium"}

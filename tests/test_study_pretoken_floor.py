@@ -125,3 +125,44 @@ def test_pool_table_is_the_sweep_on_the_shared_data(base, pool_root, flores_root
     want = cross_script.sweep(base, train, flores, 30, n_boot=20)
     assert [r.pop("base") for r in table.rows] == ["bytes", "bytes"]
     assert repr(table.rows) == repr(want)  # (repr: NaN == NaN)
+
+
+def test_claims_from_measured_values_and_what_is_missing(sweep):
+    """The 'paper vs here' values come from what was computed; rows that need
+    Nepali on aligned text say so elsewhere, never a stand-in's number."""
+    from modtok.studies import paper_vs_here
+    from modtok.studies.pretoken_floor import claims
+
+    renamed = floor.Sweep([{**r, "base": "llama3"} for r in sweep.rows], {}, {})
+    audit_rows = {"llama3": {"floor": 2.2, "premium": 2.58}}
+    v = claims.measured("npi_Deva", True, audit_rows, renamed, moved=[], table_v=None, min_stall_k=KS[-1])
+    assert (v["llama3_floor"], v["llama3_premium"], v["english_ids_moved"]) == (2.2, 2.58, 0.0)
+    r1, r2 = renamed.of("llama3", "R1"), renamed.of("llama3", "R2")
+    assert v["r1_stalls"] == r1[-1]["cost"] / r1[-1]["floor"] and v["r2_floor_llama3"] == r2[0]["floor"]
+    assert v["r2_below_r1_floor"] == r2[-1]["cost"] - r1[0]["floor"]
+    assert isinstance(v["qwen3_floor"], paper_vs_here.NotMeasured) and "Qwen3" in v["qwen3_floor"].reason
+    assert isinstance(v["indic_r2_below_r1"], paper_vs_here.NotMeasured)
+    rows = {r["claim"]: r for r in paper_vs_here.table("pretoken_floor", v, "test")}
+    assert len(rows) == len(claims.KEYS)
+    assert [r["holds?"] for r in rows.values() if r["source"] == "Table III"][:2] == ["holds", "holds"]
+    other = claims.measured("hin_Deva", False, audit_rows, renamed, moved=[("llama3", "R2", 40)])
+    assert other["english_ids_moved"] == 1.0  # measured on any data
+    assert all(isinstance(other[k], paper_vs_here.NotMeasured) for k in ("llama3_floor", "r1_stalls", "cpt_r0_lowest"))
+    table_v = [{"language": "hin_Deva", "R1_premium": 2.0, "R2_premium": 1.5, "r1_equals_r2": False},
+               {"language": "mal_Mlym", "R1_premium": 2.0, "R2_premium": 2.5, "r1_equals_r2": False},
+               {"language": "rus_Cyrl", "R1_premium": 1.2, "R2_premium": 1.2, "r1_equals_r2": True}]
+    v = claims.measured("npi_Deva", True, table_v=table_v)
+    assert v["indic_r2_below_r1"] == 0.5 and v["controls_r1_differs"] == 0.0
+
+
+def test_cross_script_figure_rows_and_rules():
+    row = {"base": "llama3", "language": "hin_Deva", "K": 300, "premium": 3.0, "floor": 2.0, "R1_premium": 2.5,
+           "R2_premium": 1.5, "floor_repaired": 1.0}
+    got = cross_script.figure_rows([row, {**row, "base": "qwen3"}])
+    assert [(r["tokenizer"], r["premium"]) for r in got] == [
+        ("original", 3.0), ("floor, original regex", 2.0), ("R1, K = 300", 2.5), ("R2, K = 300", 1.5),
+        ("floor, repaired regex", 1.0)]
+    assert cross_script.CONTROLS[:2] == cross_script.PAPER_CONTROLS == ("amh_Ethi", "kor_Hang")
+    assert cross_script.PAPER_K == 32_000
+    strict, worded = cross_script.block_filter("Deva", "strict"), cross_script.block_filter("Deva")
+    assert not strict.relaxed and worded.relaxed and worded.pieces == "character"

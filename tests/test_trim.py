@@ -72,6 +72,21 @@ def test_usage_text_is_encoded_identically(llama3, llama_trim):
         assert trimmed.decode(trimmed.encode(line, add_special_tokens=False).ids, skip_special_tokens=False) == line
 
 
+def test_keep_scripts_keeps_every_token_of_the_script():
+    """keep_scripts=["Latn"]: every Latin/Common-only token is kept (with its ancestry), so a
+    Latin line the usage text never saw needs no dropped token; Cyrillic tokens still go."""
+    russian = ["привет мир, как дела", "мир и привет"] * 30
+    lines = [line for lines in SAMPLE.values() for line in lines] * 20 + russian + random_lines(200, 5)
+    base = json.loads(baselines.train_hf_bpe(lines, 700, min_frequency=2).to_str())
+    latin = trim.script_tokens(base, ["Latn"])
+    result = trim.trim_json(base, {"eng_Latn": SAMPLE["eng_Latn"][:1]}, keep_scripts=["Latn"])
+    assert latin <= set(result.kept.tolist()) and result.report.kept_tokens < result.report.base_tokens
+    hf_base, trimmed = tj.hf_tokenizer(base), tj.hf_tokenizer(result.tokenizer_json)
+    for line in SAMPLE["deu_Latn"] + SAMPLE["fra_Latn"]:  # not usage text
+        assert result.kept[trimmed.encode(line).ids].tolist() == hf_base.encode(line).ids, line
+    assert len(trimmed.encode(russian[0]).ids) > len(hf_base.encode(russian[0]).ids)  # Cyrillic was cut
+
+
 def test_replay_is_hf_bpe_without_ignore_merges(llama3, usage_text):
     model = llama3["model"]
     hf = tj.hf_tokenizer(llama3)

@@ -166,9 +166,7 @@ class Engine:
         if len(merges):
             m = np.asarray(merges, np.int64)
             keys = (m[:, 0] << K.KEY_SHIFT) | m[:, 1]
-            rk, rv = K.table_new(len(keys))
-            for r in range(len(keys) - 1, -1, -1):  # first rank wins for a repeated pair
-                K.table_put(rk, rv, keys[r], r)
+            rk, rv = K.table_of_ranks(keys)  # first rank wins for a repeated pair
             wd = self._words
             K.encode_words(wd.symbols, wd.start, wd.length, rk, rv, np.asarray(results, np.int64))
         self._ensure(capacity - 1)
@@ -180,6 +178,16 @@ class Engine:
         positions = int(self._words.length.sum()) - W
         pairs = K.new_pairs(4096, positions // 4, L, pair_counts_per_language, total_best)
         self._pairs = K.init_counts(self._words, self._rank, pairs)
+        # Once a policy asks best_pair() for the total counts, merge() finds the next total
+        # best pair in the same kernel call (K.merge_best) and best_pair() answers from
+        # `_best`: one unboxing of the state per merge instead of two (issue 23). The heap
+        # orders pairs totally (count, then the unique rank tie), so asking early changes
+        # no answer. `_last`: (a, b, pid) of the last pair answered (a pair keeps its id
+        # for good), so merging it skips the hash lookup.
+        self._total_asked = False
+        self._cached = False
+        self._best: tuple[int, int, int] | None = None
+        self._last: tuple[int, int, int] | None = None
 
     @classmethod
     def from_counts(
@@ -224,11 +232,16 @@ class Engine:
         """``(a, b, count)`` of the most frequent pair overall, or in language ``lang``
         (``count`` is then the count in ``lang``); None when no pair is left.
         Ties: the smallest ``(rank[a], rank[b])`` (module docstring)."""
+        if lang is None and self._cached:
+            return self._best
         col = self._heap(lang)
+        if col < 0:
+            self._total_asked = True
         pid = K.best(self._pairs, self._rank, col)
         if pid < 0:
             return None
         a, b = self._pair(pid)
+        self._last = (a, b, pid)
         return a, b, int(self._pairs.count[pid] if col < 0 else self._pairs.lang_count[pid, col])
 
     def tied_pairs(self, lang: str | None = None) -> list[tuple[int, int]]:
@@ -299,6 +312,7 @@ class Engine:
         :meth:`tied_pairs` then answer per language only (for good: the heap is not
         rebuilt). Pair and token counts stay exact."""
         self._pairs.meta[K.TOTAL_ON] = 0
+        self._total_asked = self._cached = False
 
     # ---- the one mutation
     def _ensure(self, c: int) -> None:
@@ -317,12 +331,26 @@ class Engine:
     def merge(self, a: int, b: int, c: int) -> int:
         """Replace every occurrence of (a, b) by token ``c``; returns how many (weighted).
         ``c`` may be an existing id (a merge whose output string already exists)."""
-        pid = self._pid(a, b)
+        last = self._last
+        pid = last[2] if last is not None and last[0] == a and last[1] == b else self._pid(a, b)
         if pid < 0:
             return 0
         self._ensure(c)
-        merged = K.merge(pid, c, self._words, self._rank, self._pairs)
-        if merged < 0:  # the kernel needs room for what the merge may create
-            self._pairs = K.reserve(self._pairs, pid, len(self._words.token_count))
+        self._cached = False
+        if not self._total_asked:
             merged = K.merge(pid, c, self._words, self._rank, self._pairs)
+            if merged < 0:  # the kernel needs room for what the merge may create
+                self._pairs = K.reserve(self._pairs, pid, len(self._words.token_count))
+                merged = K.merge(pid, c, self._words, self._rank, self._pairs)
+            return int(merged)
+        merged, nxt = K.merge_best(pid, c, self._words, self._rank, self._pairs)
+        if merged < 0:
+            self._pairs = K.reserve(self._pairs, pid, len(self._words.token_count))
+            merged, nxt = K.merge_best(pid, c, self._words, self._rank, self._pairs)
+        if nxt < 0:
+            self._best = None
+        else:
+            x, y = self._pair(nxt)
+            self._best, self._last = (x, y, int(self._pairs.count[nxt])), (x, y, nxt)
+        self._cached = True
         return int(merged)

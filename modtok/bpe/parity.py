@@ -26,7 +26,8 @@ both is rewritten once.
 Variants are the fields of :class:`ParityConfig` (keywords of :func:`train`):
 ``variant`` ``"base"``, ``"window"`` (``window=w``, ``alpha``) or ``"classical"``
 (every merge global, the paper's baseline on the same data), ``hybrid=J``,
-``ratios=[r_1, ..]`` (ratio mode), ``min_frequency`` with ``on_exhausted="stop"``
+``ratios=[r_1, ..]`` (ratio mode; :func:`ratio_targets` derives them from the bytes per
+line of parallel text, as the paper does), ``min_frequency`` with ``on_exhausted="stop"``
 (the reference: the run ends when the chosen language has no pair of count >=
 ``min_frequency``) or ``"skip"`` (that language is passed over at that step and the
 next one in cost order is tried). The argmax over languages is a *chooser*
@@ -87,7 +88,7 @@ from modtok.errors import (
     ParallelCorpusError,
     ParityConfigError,
 )
-from modtok.evaluation.metrics import gini
+from modtok.evaluation.metrics import byte_count, gini
 from modtok.progress import bar as progress_bar
 from modtok.text.pretokenize import DEFAULT_SCHEME, byte_level, count_by_language
 
@@ -232,6 +233,55 @@ def as_config(config: ParityConfig | None = None, **options) -> ParityConfig:
     True
     """
     return ParityConfig(**options) if config is None else replace(config, **options)
+
+
+# --------------------------------------------------------------------------
+# the ratio variant's targets
+
+
+def ratio_targets(parallel_lines: Mapping[str, Sequence[str]]) -> dict[str, float]:
+    """The ratio variant's target compression ratios, one per language (the first is 1):
+    mean UTF-8 bytes per line of each language over mean bytes per line of the first
+    language, on parallel lines (line i is the same sentence everywhere).
+
+    The paper derives the ratio variant's targets "from bytes-per-line
+    statistics in the parallel FLORES+ dataset" (as quoted in issue 20); the formula
+    itself is not in the stored material we could search (only the paper's abstract
+    and first page are). The derivation used here:
+
+    - ratio mode lifts, at each merge, the language with the lowest training
+      compression T0_l / T_l relative to r_l / r_1 (reference README item 11;
+      :class:`CompressionRatio`), so training keeps T0_l / T_l ≈ c · r_l, i.e. bytes per
+      token of language l ≈ c · r_l (T0 counts the bytes, plus one prefix space per
+      pre-token in compat mode);
+    - with r_l ∝ bytes per parallel line B_l, a parallel line then costs
+      B_l / (c · B_l) = 1 / c tokens in *every* language: the same parity target as the
+      dev-set variants, reached from training statistics alone;
+    - a public tokenizer trained with the reference's ``-r`` flag
+      (huggingface.co/flexitok/bpe-parity-aware-ratio, 21 languages) lists exactly these
+      numbers, rounded to two decimals, for FLORES-200 dev against English: measured
+      here on our FLORES-200 dev, ell 2.183, rus 2.014, vie 1.395, fra 1.234, spa 1.214,
+      deu 1.189, ita 1.183, pol 1.132, por 1.117, tur 1.117, nld 1.112, ces 1.085 — the
+      card's 2.18, 2.01, 1.4, 1.23, 1.21, 1.19, 1.18, 1.13, 1.12, 1.12, 1.11, 1.09.
+
+    Only ratios matter (the chooser divides by r_1), so normalising by the first
+    language changes nothing. Read them from the dev split, never from the test lines.
+
+    >>> ratio_targets({"eng_Latn": ["ab", "abcd"], "rus_Cyrl": ["аб", "абвг"]})
+    {'eng_Latn': 1.0, 'rus_Cyrl': 2.0}
+    """
+    sides = {lang: list(lines) for lang, lines in parallel_lines.items()}
+    if not sides:
+        raise DataError("ratio targets of no language")
+    sizes = {lang: len(lines) for lang, lines in sides.items()}
+    if len(set(sizes.values())) > 1:
+        shown = ", ".join(f"{lang}: {n}" for lang, n in sizes.items())
+        raise ParallelCorpusError(f"ratio targets need parallel lines: different numbers of lines ({shown})")
+    per_line = {lang: byte_count(lines) / max(1, len(lines)) for lang, lines in sides.items()}
+    if empty := [lang for lang, b in per_line.items() if b == 0]:
+        raise DataError(f"no bytes to derive a ratio target from for {', '.join(empty)}")
+    first = next(iter(per_line.values()))
+    return {lang: b / first for lang, b in per_line.items()}
 
 
 # --------------------------------------------------------------------------

@@ -127,6 +127,7 @@ def train_sequential(
                 capacity=len(model) + k_lang + 1,
             )
             vocab = set(range(256))
+            closed = True  # every token of V_i has its ancestors in V_i
             tokens = _TokenQueue(engine.token_counts(), vocab)
             while len(vocab) < k_lang:
                 t, t_count = tokens.top()
@@ -138,16 +139,22 @@ def train_sequential(
                     missing = model.ancestors(t) - vocab
                 else:  # bigram rule
                     a, b, _ = best
-                    missing = (model.ancestors(a) | model.ancestors(b)) - vocab
+                    # While V_i is closed under ancestry, parts in V_i bring nothing new (the
+                    # common case: no walk down two ancestor trees per merge)
+                    missing = (set() if closed and a in vocab and b in vocab
+                               else (model.ancestors(a) | model.ancestors(b)) - vocab)
                 if len(vocab) + len(missing) + (t_count < p_count) > k_lang:
                     break
                 size = len(vocab)
                 vocab |= missing
                 if t_count < p_count:
+                    n_model = len(model)
                     c = model.add_merge(a, b)
                     engine.merge(a, b, c)
                     tokens.counts = engine.token_counts()  # the engine may grow its arrays
                     vocab.add(c)
+                    if len(model) == n_model:  # an existing token: its first merge's parts may be outside V_i
+                        closed = closed and model.ancestors(c) <= vocab
                 bar.update(len(vocab) - size)
             bar.update(k_lang - len(vocab))  # a language that stops early still counts as done
             lang_to_ids[lang] = sorted(vocab)

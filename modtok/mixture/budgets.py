@@ -58,6 +58,7 @@ def adaptive_budgets(
     target: str = "fertility",
     pivot: str = "eng_Latn",
     f_best: float | str = 1.0,
+    clamp_delta: bool = False,
     order: Sequence[str] | None = None,
     scheme: str = DEFAULT_SCHEME,
 ) -> BudgetRun:
@@ -68,6 +69,8 @@ def adaptive_budgets(
     content relative to the ``pivot`` language's own subtokenizer; needs
     parallel dev text, and f_best = 1.0 is then parity). ``scheme`` is the
     pre-tokenizer sequential BPE trains with; ``counts_by_lang`` must be cut by it.
+    ``f_best`` and ``clamp_delta`` are :func:`~modtok.mixture.update.adaptmix_update`'s
+    (a premium below parity gives a negative δ unless ``clamp_delta``).
 
     >>> from collections import Counter
     >>> counts = {"x_Latn": Counter({"abab": 9, "ab": 3}), "y_Latn": Counter({"cdcdcd": 7, "cd": 2})}
@@ -108,5 +111,5 @@ def adaptive_budgets(
             tokens = {lang: devset.token_totals(subs[lang], [lang])[lang] for lang in langs}
             score = {lang: tokens[lang] / tokens[pivot] for lang in langs}
         run.steps.append(BudgetStep(it, k, score, mean(score)))
-        mixture = adaptmix_update(score, mixture, mu=mu, eps=eps, f_best=f_best)
+        mixture = adaptmix_update(score, mixture, mu=mu, eps=eps, f_best=f_best, clamp_delta=clamp_delta)
     return run

@@ -5,6 +5,13 @@ baseline); every later one on the update (Eqs. 1-4, 7 of
 :mod:`modtok.mixture.update`) of the previous. A :class:`History` records what
 each iteration trained on and reached; it saves to JSON and a run resumes from
 it exactly.
+
+Which iteration is "AdaptMix": the paper iterates "until the optimal mixture
+was reached" (§3.4), so its AdaptMix is the converged, i.e. the last, iteration:
+:meth:`History.last`, with :meth:`History.converged` saying whether the mixture
+had stopped moving. :meth:`History.best` (the iteration with the lowest mean dev
+fertility, iteration 0 = UniMix included) is a selection the paper does not
+make; report it only as a labelled addition.
 """
 
 from __future__ import annotations
@@ -68,19 +75,61 @@ class History:
         return cls.from_json(obj)
 
     def best(self) -> int:
-        """The iteration with the lowest mean dev fertility (ties: the earliest)."""
+        """The iteration with the lowest mean dev fertility (ties: the earliest).
+        A model selection on dev that the paper does not make (see the module docstring)."""
         return min(range(len(self.steps)), key=lambda i: (self.steps[i]["mean_fertility"], i))
+
+    def last(self) -> int:
+        """The paper's AdaptMix: the last iteration (§3.4 iterates "until the optimal
+        mixture was reached"; whether it was, :meth:`converged` says)."""
+        if not self.steps:
+            raise MixtureError("an AdaptMix history with no iteration")
+        return len(self.steps) - 1
+
+    def mixture_changes(self) -> list[float]:
+        """How far each update moved the mixture: entry i is the L1 distance
+        Σ_l |m_l^{i+1} − m_l^i| between the mixture iteration i trained on and the
+        next one (the last entry uses :attr:`next_mixture`); 0 is a fixed point.
+
+        >>> h = History(["a", "b"], {}, [{"mixture": {"a": 0.5, "b": 0.5}}, {"mixture": {"a": 0.7, "b": 0.3}}],
+        ...             {"a": 0.71, "b": 0.29})
+        >>> [round(x, 6) for x in h.mixture_changes()]
+        [0.4, 0.02]
+        """
+        mixtures = [s["mixture"] for s in self.steps] + ([self.next_mixture] if self.next_mixture else [])
+        return [sum(abs(b[lang] - a[lang]) for lang in a) for a, b in zip(mixtures, mixtures[1:])]
+
+    def branch(self, *, mu: float, eps: float, f_best: float | str = 1.0, clamp_delta: bool = False) -> History:
+        """A new run that shares this one's iteration 0 and continues it with other
+        update parameters: iteration 0 trains on the initial mixture, which μ, ε,
+        ``f_best`` and ``clamp_delta`` do not touch, so its record and tokenizer are
+        the same in every such run. Pass the result as ``resume=`` to :func:`adaptmix`
+        (with the new parameters); it continues exactly as a fresh run would (tested)."""
+        if not self.steps:
+            raise MixtureError("an AdaptMix history with no iteration has nothing to branch from")
+        first = self.steps[0]
+        params = {**self.params, "mu": mu, "eps": eps, "f_best": f_best, "clamp_delta": bool(clamp_delta)}
+        nxt = adaptmix_update(first["fertility"], first["mixture"], mu=mu, eps=eps, f_best=f_best,
+                              clamp_delta=clamp_delta)
+        return History(list(self.langs), params, [dict(first)], nxt, dict(self.excluded), self.tokenizers[:1])
+
+    def converged(self, tol: float = 0.01) -> bool:
+        """True when the update after the last iteration moves less than ``tol`` of
+        the budget (L1, :meth:`mixture_changes`): the mixture has stopped moving.
+        ``tol = 0.01`` (1% of T) is our reading; the paper gives no threshold."""
+        changes = self.mixture_changes()
+        return bool(changes) and changes[-1] < tol
 
 
 def step(trainer: Trainer, pool: TextPool, mixture: Mapping[str, float], budget_chars: int,
          dev: DevSet, *, mu: float, eps: float, f_best: float | str = 1.0,
-         policy: str = "cap") -> tuple[dict, Mixture, object]:
+         policy: str = "cap", clamp_delta: bool = False) -> tuple[dict, Mixture, object]:
     """One AdaptMix iteration: allocate (Eq. 5) -> sample -> train -> dev
     fertility -> update (Eqs. 1-4, 7). Returns ``(record, next mixture, tokenizer)``."""
     sample = pool.sample(mixture, budget_chars, policy)
     tokenizer = trainer.train(trainer.data(sample))
     fert = dev.fertility(tokenizer)
-    nxt = adaptmix_update(fert, mixture, mu=mu, eps=eps, f_best=f_best)
+    nxt = adaptmix_update(fert, mixture, mu=mu, eps=eps, f_best=f_best, clamp_delta=clamp_delta)
     record = {"mixture": dict(mixture), "alloc": sample.alloc, "used": sample.used(),
               "fertility": fert, "mean_fertility": mean(fert)}
     return record, nxt, tokenizer
@@ -96,6 +145,7 @@ def adaptmix(
     dev: Mapping[str, Sequence[str]],
     *,
     f_best: float | str = 1.0,
+    clamp_delta: bool = False,
     initial: Mapping[str, float] | None = None,
     policy: str = "cap",
     seed: int = 0,
@@ -113,7 +163,9 @@ def adaptmix(
     ``history.excluded``. ``resume`` continues a saved :class:`History` (same
     settings required); ``checkpoint`` (a path) saves the history after every
     iteration. ``keep_tokenizers`` keeps every iteration's tokenizer in memory
-    (else only the last one). Same inputs and seed give the same history.
+    (else only the last one). ``f_best`` and ``clamp_delta`` (δ clamped at 0; off
+    by default, as the paper's Eq. 1) are :func:`~modtok.mixture.update.adaptmix_update`'s.
+    Same inputs and seed give the same history.
     """
     check_momentum(mu, eps)
     if not isinstance(iterations, int) or iterations < 1:
@@ -129,7 +181,7 @@ def adaptmix(
         raise BudgetError(f"character budget T={budget_chars!r} is smaller than the number of languages ({len(langs)})")
     devset = DevSet(dev, langs)
     params = {"trainer": trainer.name, "budget_chars": int(budget_chars), "mu": mu, "eps": eps,
-              "f_best": f_best, "policy": policy, "seed": pool.seed}
+              "f_best": f_best, "clamp_delta": bool(clamp_delta), "policy": policy, "seed": pool.seed}
     if resume is not None:
         if resume.params != params or resume.langs != langs:
             raise MixtureError(f"cannot resume: the saved run has {resume.params} on {resume.langs}, "
@@ -146,7 +198,8 @@ def adaptmix(
     with progress_bar(total=iterations, initial=len(history.steps), desc="AdaptMix", enabled=progress) as bar:
         while len(history.steps) < iterations:
             record, mixture, tokenizer = step(trainer, pool, mixture, int(budget_chars), devset,
-                                              mu=mu, eps=eps, f_best=f_best, policy=policy)
+                                              mu=mu, eps=eps, f_best=f_best, policy=policy,
+                                              clamp_delta=clamp_delta)
             history.steps.append({"iteration": len(history.steps), **record})
             history.next_mixture = mixture
             history.tokenizers = (history.tokenizers if keep_tokenizers else []) + [tokenizer]

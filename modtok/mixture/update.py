@@ -19,9 +19,14 @@ How we read the quantities (interpretations are marked *reading*):
 - ``f_best`` — fixed at 1.0 (one token per word, the ideal) by default;
   ``f_best="dynamic"`` takes the lowest fertility of the iteration (the App. A.2
   ablation), so the best language's δ is 0 and only ε keeps it in the mix.
-- δ_l is clamped at 0 from below — *reading*: a language already below
-  ``f_best`` (possible only with a fixed ``f_best``) needs no extra data; the
-  paper assumes f_l ≥ f_best and does not say.
+- δ_l is **not** clamped (the default, as the paper's Eq. 1 is written): a
+  language below a fixed ``f_best`` (fertility under 1.0, possible when tokens
+  cross whitespace) gets a negative δ_l, so ε − |δ_l| of weight. The paper does
+  not say what happens then; ``clamp_delta=True`` is the option that clamps δ_l
+  at 0 from below (such a language gets ε, as the best language does). A weight
+  w_l = δ_l + ε that comes out negative gives no share at all, so it is refused
+  (:class:`~modtok.errors.MixtureError`) rather than silently changed: pass
+  ``clamp_delta=True`` or a larger ε.
 - Eq. 5's rounding — *reading*: round half up, then the ±1 corrections that
   make Σ C = T go to the languages whose exact share m_l·T lost (or gained)
   most by rounding; ties by language order.
@@ -95,15 +100,26 @@ def adaptmix_update(
     mu: float,
     eps: float,
     f_best: float | str = 1.0,
+    clamp_delta: bool = False,
 ) -> Mixture:
     """The next mixture m^N from this iteration's fertilities and m^{N−1} (Eqs. 1–4, 7).
 
     ``fertility`` and ``previous`` have the same languages; ``previous`` is
     normalised first. ``f_best`` is a number (1.0 by default) or ``"dynamic"``
-    (the lowest fertility of this iteration, App. A.2).
+    (the lowest fertility of this iteration, App. A.2). ``clamp_delta`` clamps
+    δ_l at 0 from below (an option; the paper's Eq. 1 has no clamp, and neither
+    has the default).
 
     >>> adaptmix_update({"a": 2.0, "b": 2.0}, {"a": 3, "b": 1}, mu=0.5, eps=0.1)   # Eq. 7
     {'a': 0.75, 'b': 0.25}
+
+    Fertility below ``f_best``: f = (0.8, 1.8), f_range = 1, δ = (−0.2, 0.8), ε = 0.4,
+    w = (0.2, 1.2) unclamped; clamped δ = (0, 0.8), w = (0.4, 1.2):
+
+    >>> adaptmix_update({"a": 0.8, "b": 1.8}, {"a": 1, "b": 1}, mu=1.0, eps=0.4)["a"]   # 0.2 / 1.4
+    0.14285714285714288
+    >>> adaptmix_update({"a": 0.8, "b": 1.8}, {"a": 1, "b": 1}, mu=1.0, eps=0.4, clamp_delta=True)["a"]
+    0.25
     """
     check_momentum(mu, eps)
     if set(fertility) != set(previous):
@@ -124,9 +140,17 @@ def adaptmix_update(
         best = float(f_best)
     else:
         raise MixtureError(f"f_best must be a number or 'dynamic', got {f_best!r}")
-    delta = {lang: max(0.0, (f - best) / f_range) for lang, f in fertility.items()}  # Eq. 1
+    delta = {lang: (f - best) / f_range for lang, f in fertility.items()}  # Eq. 1, as printed
+    if clamp_delta:  # the option: a language below f_best counts as being at it
+        delta = {lang: max(0.0, d) for lang, d in delta.items()}
     w = {lang: d + eps for lang, d in delta.items()}  # Eq. 2
-    if sum(w.values()) == 0:  # eps = 0 and every language at or below f_best
+    negative = {lang: x for lang, x in w.items() if x < 0}
+    if negative:
+        shown = ", ".join(f"{lang} (fertility {fertility[lang]:.4g})" for lang in negative)
+        raise MixtureError(f"Eq. 2 gives a negative weight δ + ε for {shown}: fertility below "
+                           f"f_best = {best:g} by more than ε·f_range; pass clamp_delta=True "
+                           f"or a larger ε (now {eps:g})")
+    if sum(w.values()) == 0:  # eps = 0 and every language at f_best (or below it, clamped)
         return prev
     t = normalise(w, "target shares")  # Eq. 3
     return {lang: (1.0 - mu) * prev[lang] + mu * t[lang] for lang in fertility}  # Eq. 4

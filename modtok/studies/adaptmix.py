@@ -6,36 +6,57 @@ evaluation:
 
 - :func:`load_data`: the paper's 16 languages as the project serves them
   (:func:`modtok.text.data.pick_languages`, :func:`modtok.text.data.default_corpora`):
-  pool training text, FLORES-200 **dev** for fertility inside the loop and
-  **devtest** for the tables; without the shared data, the wordfreq default
-  (training and evaluation samples from ``default_corpora``, a third sample as dev);
+  training text, a **dev** split for fertility inside the loop and for choosing
+  μ and ε, and the test split (FLORES-200 **devtest**) for the tables; on the
+  wordfreq default, dev is another held-out sample of the same lists;
 - :class:`AdaptMixStudy`: one sampler over the training text, cached runs
-  (:meth:`~AdaptMixStudy.run`) and fixed-mixture baselines
-  (:meth:`~AdaptMixStudy.baseline`: natural, natural τ = 3.3, skewed), and the
-  rows of the paper's tables: Table 5 (devtest fertility), Table 7 (premium
-  over English, with the Gini of token totals), the App. A.2 f_best ablation,
-  and — beyond the paper — adaptive budgets for sequential BPE;
-  :meth:`~AdaptMixStudy.explore` is the widget's function.
+  (:meth:`~AdaptMixStudy.run`), the choice of μ and ε **on dev**
+  (:meth:`~AdaptMixStudy.choose`), fixed-mixture baselines
+  (:meth:`~AdaptMixStudy.baseline`: natural, natural τ = 3.3, skewed) and the
+  rows of the paper's tables: Table 5 (devtest fertility, and the per-language
+  change AdaptMix vs UniMix beside the paper's), Table 7 (premium over English,
+  with the Gini of token totals), the App. A.2 f_best ablation, and — beyond the
+  paper — adaptive budgets for sequential BPE; :meth:`~AdaptMixStudy.explore`
+  is the widget's function.
 
-Every comparison uses the same trainer, vocabulary, pre-tokenizer ``scheme``
-and total budget T. AdaptMix's iteration 0 is the uniform mixture, so it *is*
-UniMix; "AdaptMix" in the tables is the iteration with the lowest mean dev
-fertility (model selection on dev; devtest is only read for the tables).
+**No hyper-parameter sees the test split.** The study keeps the test split
+sealed: :attr:`AdaptMixStudy.devtest` (and every method that reads it) raises
+:class:`~modtok.errors.UsageError` until :meth:`~AdaptMixStudy.choose` has fixed
+μ and ε on dev, and once devtest has been read a new choice is refused.
+
+**Which iteration is AdaptMix.** The paper iterates "until the optimal mixture
+was reached" (§3.4): its AdaptMix is the converged — here the last — iteration
+(:data:`ADAPT`). The iteration with the lowest mean dev fertility (iteration 0,
+i.e. UniMix, included) is a selection the paper does not make; it is shown only
+as a labelled addition (:data:`SELECTED`). Every comparison uses the same
+trainer, vocabulary, pre-tokenizer ``scheme`` and total budget T; AdaptMix's
+iteration 0 is the uniform mixture, so it *is* UniMix.
+
+>>> change_pct({"a": 2.0, "b": 4.0}, {"a": 1.9, "b": 4.2})     # per language, AdaptMix vs UniMix
+{'a': -5.000000000000004, 'b': 5.000000000000004}
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from modtok import mixture
-from modtok.errors import MixtureError
+from modtok.errors import MissingDevTextError, MixtureError, UsageError
 from modtok.evaluation import metrics
+from modtok.studies import paper_vs_here
 from modtok.text import data
 from modtok.text.pretokenize import DEFAULT_SCHEME, count_by_language
 
 BASELINES = ("natural", "natural τ=3.3", "skewed")
 WORDFREQ_DEV_LINES = 300  # dev lines per language on the wordfreq default
+MIN_LANGUAGES = 3  # fewer of the preferred languages than this: take every language the data has
+UNI = "UniMix"
+ADAPT = "AdaptMix"  # the paper's: the last iteration
+SELECTED = "AdaptMix, dev-selected (addition)"  # the iteration with the lowest mean dev fertility
+TABLE5_KEY = "table5_"  # paper_figures.toml keys [adaptmix.table5_<lang>] (and table5_mean): Table 5's changes
+CRITERION = "lowest mean dev fertility at the last iteration (the iteration reported as AdaptMix)"
 
 
 def label(lang: str) -> str:
@@ -47,41 +68,62 @@ def label(lang: str) -> str:
     return f"{data.lang_name(lang)} ({lang})"
 
 
+def change_pct(before: Mapping[str, float], after: Mapping[str, float]) -> dict[str, float]:
+    """``100 · (after − before) / before`` per key of ``before`` (the % change of Table 5)."""
+    return {k: 100.0 * (after[k] - b) / b for k, b in before.items()}
+
+
 @dataclass
 class Data:
     """The study's text: ``train`` (the sampler draws from it), ``dev`` (fertility
-    in the loop), ``test`` (the tables), whether dev/test are ``parallel``
-    (FLORES-200) and a sentence saying where it all came from."""
+    in the loop and the choice of μ, ε; ``None`` when the data has no dev split,
+    ``dev_label`` then says what is missing), ``test`` (the tables: sealed by
+    :class:`AdaptMixStudy` until the choice), whether dev/test are ``parallel``
+    and a sentence saying where it all came from."""
 
     langs: list[str]
     train: dict[str, list[str]]
-    dev: dict[str, list[str]]
-    test: dict[str, list[str]]
+    dev: dict[str, list[str]] | None
+    test: dict[str, list[str]] | None
     parallel: bool
     source: str
+    dev_label: str = ""
 
 
 def load_data(preferred: Sequence[str] = mixture.PAPER_LANGUAGES, train_chars: int | None = None,
-              eval_lines: int | None = None, seed: int = 0) -> Data:
+              eval_lines: int | None = None, seed: int = 0, min_langs: int = MIN_LANGUAGES) -> Data:
     """The languages of ``preferred`` the project has (same-script stand-ins on the
     wordfreq default), with :func:`modtok.text.data.default_corpora`'s training
-    and evaluation (devtest) text.
+    and evaluation (devtest) text, and its dev split.
 
     ``train_chars`` caps each language's training text (``default_corpora``'s
     default is 2M characters; every pool language has fewer than 3M, so 3M is
-    all of it); ``eval_lines`` caps the FLORES dev and devtest lines. On the
-    wordfreq default, dev is another sample (seed + 1) of
-    :data:`WORDFREQ_DEV_LINES` lines, not parallel text.
+    all of it); ``eval_lines`` caps the dev and devtest lines. Dev is the
+    evaluation text's dev split (:attr:`~modtok.text.data.Corpora.has_dev`: FLORES-200
+    dev, or ``$MODTOK_EVAL/dev``); on the wordfreq default, whose evaluation text is
+    itself a held-out sample, another sample (seed + 1) of :data:`WORDFREQ_DEV_LINES`
+    lines; otherwise (evaluation text without a dev split, or lines held out of the
+    training text) ``dev`` is ``None`` and nothing is put in its place. When fewer
+    than ``min_langs`` (:data:`MIN_LANGUAGES`) of ``preferred`` are available, every
+    available language is taken instead (a user's own corpus need not have the paper's).
     """
     langs = data.pick_languages(preferred)
+    if len(langs) < min_langs:  # a mixture of one or two is thin: use every language the data has
+        langs = data.available_languages()
     corpora = data.default_corpora(langs, train_chars=train_chars, eval_lines=eval_lines, seed=seed)
-    if corpora.parallel_eval:
-        dev = data.load_flores(langs, "dev", max_lines=eval_lines)
-        said = f"; in the loop: FLORES-200 dev ({len(dev[langs[0]])} parallel lines)"
-    else:
+    langs = corpora.languages
+    if corpora.has_dev:
+        dev = corpora.dev(max_lines=eval_lines)
+        kind = corpora.eval_set.kind
+        aligned = len({len(lines) for lines in dev.values()}) == 1
+        dev_label = f"{kind} dev ({len(dev[langs[0]])} {'parallel ' if aligned else ''}lines)"
+    elif corpora.eval_set is None and data.training_source() == "wordfreq":
         dev = data.load_wordfreq(langs, n_lines=WORDFREQ_DEV_LINES, seed=seed + 1)
-        said = f"; in the loop: another wordfreq sample ({WORDFREQ_DEV_LINES} lines per language)"
-    return Data(langs, corpora.train, dev, corpora.eval, corpora.parallel_eval, corpora.source + said)
+        dev_label = f"another wordfreq sample ({WORDFREQ_DEV_LINES} lines per language)"
+    else:
+        dev, dev_label = None, f"no dev split: the evaluation text ({corpora.eval_label}) has none"
+    return Data(langs, corpora.train, dev, corpora.eval, corpora.parallel_eval,
+                corpora.source + "; dev (the loop and the choice of μ, ε): " + dev_label, dev_label)
 
 
 def baseline_mixture(name: str, langs: Sequence[str]) -> mixture.Mixture:
@@ -102,8 +144,43 @@ def baseline_mixture(name: str, langs: Sequence[str]) -> mixture.Mixture:
     raise MixtureError(f"unknown baseline mixture {name!r} (known: {', '.join(BASELINES)})")
 
 
+def paper_table5(claims: Sequence[paper_vs_here.Claim] | None = None) -> dict[str, float]:
+    """The paper's Table 5 change per language (%), from ``paper_figures.toml``'s
+    ``[adaptmix.table5_<lang>]`` claims, and the mean's (``table5_mean``): ``{lang
+    or "mean": figure}``, only where the stored material gives one.
+
+    >>> claim = paper_vs_here.Claim("adaptmix", "table5_hin_Deva", "", "", 5.9, "%", "same sign", "")
+    >>> paper_table5([claim])
+    {'hin_Deva': 5.9}
+    """
+    claims = paper_vs_here.claims("adaptmix") if claims is None else claims
+    return {c.key[len(TABLE5_KEY):]: c.paper for c in claims
+            if c.key.startswith(TABLE5_KEY) and isinstance(c.paper, (int, float))}
+
+
+def _per_tokenizer(tokenizers: Mapping[str, object], measure) -> dict:
+    """``{name: measure(tokenizer)}``, measuring each distinct tokenizer object once."""
+    done: dict[int, object] = {}
+    for tok in tokenizers.values():
+        if id(tok) not in done:
+            done[id(tok)] = measure(tok)
+    return {name: done[id(tok)] for name, tok in tokenizers.items()}
+
+
 def _mean_except(values: Mapping[str, float], lang: str) -> float:
     return sum(v for key, v in values.items() if key != lang) / (len(values) - 1)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """μ and ε as chosen on dev: the pick, the ``rows`` of every candidate, the
+    ``criterion`` and the ``dev`` text it was made on."""
+
+    mu: float
+    eps: float
+    rows: list[dict] = field(compare=False)
+    criterion: str = CRITERION
+    dev: str = ""
 
 
 class AdaptMixStudy:
@@ -113,31 +190,89 @@ class AdaptMixStudy:
     once) serves every run; :meth:`run` and :meth:`baseline` are cached on
     their arguments, so a widget recomputes only what a new setting needs.
     ``scheme`` is the pre-tokenizer of the BPE trainers and of sequential BPE.
+    The test split is sealed until :meth:`choose` (see the module docstring).
     """
 
     def __init__(self, d: Data, seed: int = 0, scheme: str = DEFAULT_SCHEME):
-        self.data, self.seed, self.scheme = d, seed, scheme
+        self._test = d.test  # sealed: only self.devtest / self.test_lines() hand it out
+        self.data, self.seed, self.scheme = replace(d, test=None), seed, scheme
         self.langs = list(d.langs)
         self.pool = mixture.TextPool(d.train, seed=seed)
-        spaced = [lang for lang in self.langs if not metrics.written_without_spaces(lang)]
-        self.devtest = mixture.DevSet(d.test, spaced)  # fertility is undefined without spaces
+        self.choice: Choice | None = None
+        self._devtest: mixture.DevSet | None = None
         self._runs: dict[tuple, mixture.History] = {}
         self._baselines: dict[tuple, tuple] = {}
+
+    @property
+    def has_dev(self) -> bool:
+        """Whether the data has a dev split (AdaptMix and the choice of μ, ε need one)."""
+        return self.data.dev is not None
+
+    # ---- the seal
+
+    @property
+    def devtest(self) -> mixture.DevSet:
+        """The test split as a :class:`~modtok.mixture.DevSet` (languages written with
+        spaces): refused with :class:`~modtok.errors.UsageError` until :meth:`choose`."""
+        if self.choice is None:
+            raise UsageError("devtest is sealed until μ and ε are chosen on dev: call "
+                             "AdaptMixStudy.choose(...) first (no hyper-parameter may see the test split)")
+        if self._devtest is None:
+            spaced = [lang for lang in self.langs if not metrics.written_without_spaces(lang)]
+            self._devtest = mixture.DevSet(self._test, spaced)  # fertility is undefined without spaces
+        return self._devtest
+
+    def test_lines(self) -> dict[str, list[str]]:
+        """The test split's lines (sealed as :attr:`devtest` is)."""
+        self.devtest  # noqa: B018 (the seal's check)
+        return self._test
+
+    def choose(self, trainer: str, vocab: int, budget: int, iterations: int,
+               grid: Sequence[tuple[float, float]], f_best: float | str = 1.0) -> Choice:
+        """Fix μ and ε on dev: one :meth:`run` per ``(μ, ε)`` of ``grid``, the pick is
+        :data:`CRITERION` (ties: grid order). Dev only — the test split stays sealed
+        until this has been called, and a new choice is refused once it was read.
+        A grid of one is a fixed choice, recorded the same way."""
+        if self._devtest is not None:
+            raise UsageError("devtest was already read: a new choice of μ and ε now would be made with it visible")
+        if not grid:
+            raise MixtureError("choose needs at least one (μ, ε) candidate")
+        rows = []
+        for mu, eps in grid:
+            h = self.run(trainer, vocab, budget, iterations, mu, eps, f_best=f_best)
+            first, last = h.steps[0]["mean_fertility"], h.steps[-1]["mean_fertility"]
+            rows.append({"μ": mu, "ε": eps, "mean dev fertility, UniMix": first,
+                         "mean dev fertility, last it.": last, "change (%)": 100.0 * (last - first) / first,
+                         "last update moves (L1)": h.mixture_changes()[-1], "converged": h.converged()})
+        pick = min(range(len(rows)), key=lambda i: (rows[i]["mean dev fertility, last it."], i))
+        self.choice = Choice(rows[pick]["μ"], rows[pick]["ε"], rows, CRITERION, self.data.dev_label)
+        return self.choice
+
+    # ---- runs
 
     def trainer(self, kind: str, vocab: int) -> mixture.Trainer:
         """A trainer of :data:`modtok.mixture.TRAINERS` with this study's scheme."""
         return mixture.make_trainer(kind, vocab, self.scheme)
 
     def run(self, trainer: str, vocab: int, budget: int, iterations: int, mu: float, eps: float,
-            langs: Sequence[str] | None = None, f_best: float | str = 1.0) -> mixture.History:
-        """One AdaptMix run (cached): ``budget`` is T, all languages' characters;
-        over-allocation is capped and redistributed; every tokenizer is kept."""
+            langs: Sequence[str] | None = None, f_best: float | str = 1.0,
+            clamp_delta: bool = False) -> mixture.History:
+        """One AdaptMix run on dev (cached): ``budget`` is T, all languages' characters;
+        over-allocation is capped and redistributed; every tokenizer is kept. Runs
+        that differ only in μ, ε, ``f_best`` or ``clamp_delta`` share iteration 0
+        (:meth:`modtok.mixture.History.branch`: it is the same training)."""
+        if not self.has_dev:
+            raise MissingDevTextError(f"AdaptMix measures fertility on a dev split: {self.data.dev_label}")
         langs = tuple(self.langs if langs is None else langs)
-        key = (trainer, vocab, budget, iterations, mu, eps, langs, f_best)
+        key = (trainer, vocab, budget, iterations, mu, eps, langs, f_best, clamp_delta)
         if key not in self._runs:
+            start = next((h for k, h in self._runs.items() if k[:3] == key[:3] and k[6] == langs), None)
+            if start is not None:
+                start = start.branch(mu=mu, eps=eps, f_best=f_best, clamp_delta=clamp_delta)
             self._runs[key] = mixture.adaptmix(
                 self.trainer(trainer, vocab), self.pool.subset(langs), budget, iterations, mu, eps,
-                self.data.dev, f_best=f_best, policy="cap", keep_tokenizers=True)
+                self.data.dev, f_best=f_best, clamp_delta=clamp_delta, policy="cap", keep_tokenizers=True,
+                resume=start)
         return self._runs[key]
 
     def baseline(self, name: str, trainer: str, vocab: int, budget: int,
@@ -151,21 +286,82 @@ class AdaptMixStudy:
         return self._baselines[key]
 
     def tokenizers(self, hist: mixture.History, trainer: str, vocab: int, budget: int) -> dict[str, object]:
-        """The Table 5 columns: UniMix (iteration 0), AdaptMix (selected on dev, and
-        the last iteration) and the :data:`BASELINES`, same trainer, vocabulary and T."""
-        best, last = hist.best(), len(hist.steps) - 1
-        return {"UniMix": hist.tokenizers[0], f"AdaptMix (it. {best})": hist.tokenizers[best],
-                f"AdaptMix (last, it. {last})": hist.tokenizers[-1],
+        """The Table 5 columns: :data:`UNI` (iteration 0), :data:`ADAPT` (the last
+        iteration, the paper's), :data:`SELECTED` (lowest mean dev fertility, an
+        addition) and the :data:`BASELINES`, same trainer, vocabulary and T."""
+        return {UNI: hist.tokenizers[0], ADAPT: hist.tokenizers[hist.last()], SELECTED: hist.tokenizers[hist.best()],
                 **{name: self.baseline(name, trainer, vocab, budget, hist.langs)[0] for name in BASELINES}}
 
+    # ---- the tables (they read the test split: sealed until choose)
+
     def fertility(self, tokenizers: Mapping[str, object]) -> dict[str, dict[str, float]]:
-        """Devtest fertility of each named tokenizer, per language."""
-        return {name: self.devtest.fertility(tok) for name, tok in tokenizers.items()}
+        """Devtest fertility of each named tokenizer, per language (a tokenizer under
+        two names, e.g. AdaptMix and the dev-selected iteration when they are the
+        same iteration, is measured once)."""
+        devtest = self.devtest
+        return _per_tokenizer(tokenizers, devtest.fertility)
 
     def fertility_rows(self, fert: Mapping[str, Mapping[str, float]]) -> list[dict]:
         """One row per language, one column per tokenizer, and the (unweighted) mean."""
         rows = [{"language": label(lang), **{n: f[lang] for n, f in fert.items()}} for lang in self.devtest.lines]
         return rows + [{"language": "mean", **{n: mixture.mean(f) for n, f in fert.items()}}]
+
+    def table5_rows(self, fert: Mapping[str, Mapping[str, float]], paper: Mapping[str, float]) -> list[dict]:
+        """The Table 5 analog: per language, fertility under :data:`UNI` and
+        :data:`ADAPT`, the change (%) and the paper's change (``paper``: ``{lang: %}``;
+        "—" where the stored material has none), and whether the directions agree;
+        then the mean (the change of the mean fertility, and the mean of the changes)."""
+        uni, ada = fert[UNI], fert[ADAPT]
+        change = change_pct(uni, ada)
+        rows = []
+        for lang in uni:
+            p = paper.get(lang)
+            agree = "—" if p is None else ("yes" if math.copysign(1, p) == math.copysign(1, change[lang]) else "no")
+            rows.append({"language": label(lang), UNI: uni[lang], ADAPT: ada[lang], "change (%)": change[lang],
+                         "paper change (%)": "—" if p is None else p, "same direction": agree})
+        mu, ma = mixture.mean(uni), mixture.mean(ada)
+        rows.append({"language": "mean", UNI: mu, ADAPT: ma, "change (%)": 100.0 * (ma - mu) / mu,
+                     "paper change (%)": paper.get("mean", "—"), "same direction": "—"})
+        rows.append({"language": "mean of the changes", UNI: "", ADAPT: "", "change (%)": mixture.mean(change),
+                     "paper change (%)": "—", "same direction": "—"})
+        return rows
+
+    def table5_summary(self, hist: mixture.History, fert: Mapping[str, Mapping[str, float]]) -> list[str]:
+        """What the Table 5 analog found, as lines to print: which iterations the
+        columns are, the means, the most fragmented language, and how the
+        per-language changes add up (the gains against the losses)."""
+        uni, ada = fert[UNI], fert[ADAPT]
+        change, worst = change_pct(uni, ada), max(uni, key=uni.get)
+        gain = sum(c for c in change.values() if c < 0)
+        mean_change = 100.0 * (mixture.mean(ada) - mixture.mean(uni)) / mixture.mean(uni)
+        return [f"AdaptMix = the last iteration ({hist.last()}); the dev-selected addition = iteration {hist.best()}",
+                "mean devtest fertility: " + ", ".join(f"{n} {mixture.mean(f):.4f}" for n, f in fert.items()),
+                f"highest fertility under UniMix: {data.lang_name(worst)} {uni[worst]:.3f} -> AdaptMix "
+                f"{ada[worst]:.3f} ({change[worst]:+.2f}%)",
+                f"per-language changes sum to {gain:+.2f} points where fertility fell and "
+                f"{sum(change.values()) - gain:+.2f} where it rose; the mean fertility changes {mean_change:+.3f}%"]
+
+    def paper_vs_here(self, fert: Mapping[str, Mapping[str, float]] | None,
+                      premium_rows: Sequence[dict] | None = None) -> dict[str, float | paper_vs_here.NotMeasured]:
+        """The measured value of every ``[adaptmix.*]`` claim of ``paper_figures.toml``
+        (devtest ``fert`` of :meth:`fertility`, Table 7's ``premium_rows`` of
+        :meth:`premiums`), or :class:`~modtok.studies.paper_vs_here.NotMeasured` with
+        the reason: no dev split (``fert`` is ``None``), a language the data lacks,
+        no parallel text with English."""
+        claims = paper_vs_here.claims("adaptmix")
+        if fert is None:
+            return {c.key: paper_vs_here.NotMeasured(f"needs a dev split ({self.data.dev_label})") for c in claims}
+        uni, ada, nat = (mixture.mean(fert[name]) for name in (UNI, ADAPT, "natural"))
+        change = change_pct(fert[UNI], fert[ADAPT])
+        here: dict[str, float | paper_vs_here.NotMeasured] = {
+            f"{TABLE5_KEY}{lang}": change[lang] if lang in change else
+            paper_vs_here.NotMeasured(f"{lang} is not in this data") for lang in paper_table5(claims) if lang != "mean"}
+        here.update({f"{TABLE5_KEY}mean": 100.0 * (ada - uni) / uni, "abstract_vs_natural": 100.0 * (ada - nat) / nat,
+                     "most_fragmented": change[max(fert[UNI], key=fert[UNI].get)]})
+        mean_row = next((r for r in premium_rows or () if r["language"].startswith("mean")), None)
+        here["parity_english"] = (mean_row[ADAPT] - mean_row[UNI] if mean_row is not None
+                                  else paper_vs_here.NotMeasured("needs parallel text with English"))
+        return here
 
     def premiums(self, tokenizers: Mapping[str, object], pivot: str = "eng_Latn") -> tuple[dict, list[dict]] | None:
         """Table 7: ``(premiums, rows)``, each language's tokens over ``pivot``'s on
@@ -173,34 +369,40 @@ class AdaptMixStudy:
         totals; ``None`` without parallel text or without ``pivot``."""
         if not self.data.parallel or pivot not in self.devtest.lines:
             return None
-        parallel = {lang: self.data.test[lang] for lang in self.devtest.lines}
-        prem = {name: metrics.premiums(tok, parallel, pivot) for name, tok in tokenizers.items()}
+        test = self.test_lines()
+        parallel = {lang: test[lang] for lang in self.devtest.lines}
+        prem = _per_tokenizer(tokenizers, lambda tok: metrics.premiums(tok, parallel, pivot))
+        gini = _per_tokenizer(tokenizers, lambda tok: metrics.cost_gini(tok, parallel))
         rows = [{"language": label(lang), **{n: p[lang] for n, p in prem.items()}}
                 for lang in parallel if lang != pivot]
         rows.append({"language": f"mean (non-{data.lang_name(pivot)})",
                      **{n: _mean_except(p, pivot) for n, p in prem.items()}})
-        rows.append({"language": "Gini of token totals",
-                     **{n: metrics.cost_gini(t, parallel) for n, t in tokenizers.items()}})
+        rows.append({"language": "Gini of token totals", **gini})
         return prem, rows
 
     def ablation_rows(self, runs: Mapping[str, mixture.History], lang: str) -> list[dict]:
-        """App. A.2: per run, the iteration selected on dev and its devtest
-        fertility (mean, max, and ``lang``'s)."""
-        rows = []
+        """App. A.2: per run, the last iteration's devtest fertility (mean, max and
+        ``lang``'s: the paper's AdaptMix), whether it converged, and — an addition —
+        the iteration selected on dev with its mean devtest fertility."""
+        devtest, rows = self.devtest, []
         for name, h in runs.items():
-            best = h.best()
-            f = self.devtest.fertility(h.tokenizers[best])
-            rows.append({"f_best": name, "selected iteration": best,
-                         "mean dev fertility": h.steps[best]["mean_fertility"],
-                         "mean devtest fertility": mixture.mean(f), "max devtest fertility": max(f.values()),
-                         data.lang_name(lang): f[lang]})
+            last, best = devtest.fertility(h.tokenizers[h.last()]), h.best()
+            rows.append({"f_best": name, "mean devtest fertility (last it.)": mixture.mean(last),
+                         "max devtest fertility (last it.)": max(last.values()),
+                         f"{data.lang_name(lang)} (last it.)": last[lang], "converged": h.converged(),
+                         "dev-selected it. (addition)": best,
+                         "its mean devtest fertility": mixture.mean(devtest.fertility(h.tokenizers[best]))})
         return rows
+
+    # ---- beyond the paper, and the widget (dev only)
 
     def budgets(self, chars: int, k: int, iterations: int, mu: float, eps: float,
                 langs: Sequence[str] | None = None) -> mixture.BudgetRun:
         """Adaptive sequential-BPE budgets (:func:`modtok.mixture.adaptive_budgets`)
         on each language's first ``chars`` characters of the sampler's shuffle,
-        with a mean budget of ``k`` tokens per language (K = k · n)."""
+        with a mean budget of ``k`` tokens per language (K = k · n), on dev."""
+        if not self.has_dev:
+            raise MissingDevTextError(f"adaptive budgets measure fertility on a dev split: {self.data.dev_label}")
         langs = list(self.langs if langs is None else langs)
         available = self.pool.available(langs)
         train = self.pool.take({lang: min(chars, available[lang]) for lang in langs}).lines()
@@ -218,9 +420,9 @@ class AdaptMixStudy:
 
     def explore(self, mu: float, eps: float, budget: int, iterations: int, vocab: int, trainer: str,
                 langs: Sequence[str]) -> dict:
-        """The widget's function: an AdaptMix run with T = ``budget`` per language.
-        ``rows``: each language's dev fertility under UniMix and at the last
-        iteration, and its last share (empty for fewer than two languages)."""
+        """The widget's function: an AdaptMix run with T = ``budget`` per language,
+        on dev only. ``rows``: each language's dev fertility under UniMix and at the
+        last iteration, and its last share (empty for fewer than two languages)."""
         langs = tuple(langs)
         if len(langs) < 2:
             return {"langs": langs, "rows": []}

@@ -99,7 +99,10 @@ def claims(study: str, path: Path = FIGURES) -> list[Claim]:
 
 
 def _fmt(value) -> str:
-    if isinstance(value, float):
+    """``0.0586`` as ``0.0586``, ``44736.0`` as ``44,736`` (not ``4.474e+04``)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if float(value).is_integer() and abs(value) >= 1000:
+            return f"{int(value):,}"
         return f"{value:.4g}"
     return str(value)
 

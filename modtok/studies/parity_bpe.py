@@ -3,19 +3,27 @@
 a parallel dev set, evaluated on parallel devtest ("Parity-Aware Byte-Pair
 Encoding", Foroutan, Meister et al. 2025: Table 1, Figs. 1-2, Tables 3-4).
 
+The paper's Table 1 setting (issue 20): the **unbalanced** mixture, shares ∝
+size_l^(1/τ) of the mC4 per-language sizes (:data:`MC4_TOKENS_B`) with τ = 3.3, at 128k
+(and 256k) tokens, trained by the reference implementation, whose run **stops** when the
+language it chose has no pair of frequency >= 2 (``on_exhausted="stop"``, golden README
+item 8). That is this study's default (:data:`TAU`, :data:`RULE`). Where our text is too
+small for the asked size under that rule, :meth:`ParityStudy.allowed_vocab` says how far
+it goes and why; classical BPE is compared at the same number of tokens
+(:meth:`ParityStudy.versus_classical`).
+
 The training mixtures (:meth:`ParityStudy.mixture`):
 
-- **unbalanced**: shares ∝ size_l^(1/τ) (:func:`modtok.mixture.natural`) with the
-  CC-100 sizes below, τ = 3.3 (XLM-R's smoothing, :data:`TAU`) or τ = 1 (the natural
-  proportions); the total is the largest that every language's share fits in the
-  text we have, so the binding language gives all of its text;
+- **unbalanced**: shares ∝ size_l^(1/τ) (:func:`modtok.mixture.natural`), τ = 3.3 or
+  τ = 1 (the natural proportions); the total is the largest that every language's share
+  fits in the text we have, so the binding language gives all of its text;
 - **balanced** (:data:`BALANCED`): the same number of characters for every language.
 
 A run is a :class:`RunSpec` (mixture, variant, J/K, window, α, dev lines, vocabulary,
-languages), canonical so that settings a variant ignores do not train it twice;
-:class:`ParityStudy` trains each run once and evaluates it once (cached), and
-builds the notebook's tables from those evaluations. The disparity measure is the
-Gini of the per-language token totals on the parallel devtest lines (0 = every
+languages, exhaustion rule, ratio targets), canonical so that settings a variant ignores
+do not train it twice; :class:`ParityStudy` trains each run once and evaluates it once
+(cached), and builds the notebook's tables from those evaluations. The disparity measure
+is the Gini of the per-language token totals on the parallel devtest lines (0 = every
 language pays the same).
 
 A toy: English has most of the training text, so classical BPE spends its merges
@@ -41,26 +49,54 @@ import numpy as np
 
 from modtok import mixture as mixtures
 from modtok.bpe import parity
-from modtok.errors import DataError, ParityConfigError
+from modtok.errors import DataError, MissingDevTextError, ParityConfigError
 from modtok.evaluation import metrics
 from modtok.text import data
 
-# Realistic corpus sizes: CC-100 (the XLM-R corpus), GiB of text per language, rounded,
-# as tabulated in Conneau et al. 2020, "Unsupervised Cross-lingual Representation
-# Learning at Scale", Table 6. They only set the skew of the mixture. The keys are the
-# paper's 30 languages (its evaluation suite's language list) that the pool has: 18.
-# Its others (Arabic, Persian, Chinese, Japanese, Korean, Thai, Hebrew, Georgian,
-# Indonesian, Filipino, Norwegian, Azerbaijani) have no pool text.
-CC100_GIB = {
-    "eng_Latn": 300.8, "rus_Cyrl": 278.0, "vie_Latn": 137.3, "deu_Latn": 66.6, "fra_Latn": 56.8,
-    "spa_Latn": 53.3, "por_Latn": 49.1, "ell_Grek": 46.9, "pol_Latn": 44.6, "ita_Latn": 30.2,
-    "nld_Latn": 29.3, "tur_Latn": 20.9, "hin_Deva": 20.2, "ces_Latn": 16.3, "tam_Taml": 12.2,
-    "ben_Beng": 8.4, "tel_Telu": 4.7, "mar_Deva": 2.8,
+# The mixture's skew: mC4 per-language sizes, billions of tokens, from the mT5 paper (Xue
+# et al. 2021, "mT5: A Massively Multilingual Pre-trained Text-to-Text Transformer", the
+# per-language statistics of mC4), as tabulated in mayhewsw/multilingual-data-stats
+# mc4/mc4.csv ("These numbers came from Table 5 in the mT5 paper"). The paper's Table 1
+# mixture is derived from mC4 proportions (issue 20). Every mC4 language with a FLORES-200
+# code is here (the romanised variants ru-Latn, hi-Latn, ... and co, fy, haw, hmn, la, which
+# FLORES-200 lacks, are not); a language without a size is left out of the study (say so).
+MC4_TOKENS_B: dict[str, float] = {
+    "eng_Latn": 2733, "rus_Cyrl": 713, "spa_Latn": 433, "deu_Latn": 347, "fra_Latn": 318,
+    "jpn_Jpan": 164, "ita_Latn": 162, "por_Latn": 146, "pol_Latn": 130, "vie_Latn": 116,
+    "nld_Latn": 73, "tur_Latn": 71, "ind_Latn": 69, "ces_Latn": 63, "arb_Arab": 57,
+    "pes_Arab": 52, "ron_Latn": 52, "swe_Latn": 45, "ell_Grek": 43, "ukr_Cyrl": 41,
+    "zho_Hans": 39, "hun_Latn": 39, "dan_Latn": 29, "nob_Latn": 27, "kor_Hang": 26,
+    "fin_Latn": 25, "hin_Deva": 24, "bul_Cyrl": 22, "slk_Latn": 18, "heb_Hebr": 17,
+    "mar_Deva": 14, "cat_Latn": 13, "zsm_Latn": 13, "tha_Thai": 11, "lit_Latn": 11,
+    "slv_Latn": 8.8, "ben_Beng": 7.3, "lvs_Latn": 7, "est_Latn": 6.9, "mlt_Latn": 5.2,
+    "cym_Latn": 4.9, "azj_Latn": 4.4, "srp_Cyrl": 4.3, "als_Latn": 4, "tam_Taml": 3.4,
+    "npi_Deva": 3.2, "kaz_Cyrl": 3.1, "mal_Mlym": 2.7, "isl_Latn": 2.6, "kat_Geor": 2.5,
+    "glg_Latn": 2.4, "hye_Armn": 2.4, "urd_Arab": 2.4, "tgl_Latn": 2.1, "bel_Cyrl": 2,
+    "mkd_Cyrl": 1.8, "khk_Cyrl": 1.8, "afr_Latn": 1.7, "snd_Arab": 1.6, "eus_Latn": 1.4,
+    "tgk_Cyrl": 1.4, "som_Latn": 1.4, "tel_Telu": 1.3, "kan_Knda": 1.1, "ltz_Latn": 1,
+    "kir_Cyrl": 1, "swh_Latn": 1, "mya_Mymr": 0.9, "uzn_Latn": 0.9, "guj_Gujr": 0.8,
+    "sin_Sinh": 0.8, "epo_Latn": 0.7, "khm_Khmr": 0.6, "pan_Guru": 0.6, "gle_Latn": 0.5,
+    "pbt_Arab": 0.4, "gla_Latn": 0.4, "kmr_Latn": 0.4, "jav_Latn": 0.3, "amh_Ethi": 0.3,
+    "ydd_Hebr": 0.3, "zul_Latn": 0.2, "ceb_Latn": 0.2, "plt_Latn": 0.2, "sna_Latn": 0.2,
+    "hat_Latn": 0.2, "hau_Latn": 0.2, "sun_Latn": 0.1, "nya_Latn": 0.1, "lao_Laoo": 0.1,
+    "mri_Latn": 0.1, "smo_Latn": 0.09, "ibo_Latn": 0.09, "sot_Latn": 0.08, "xho_Latn": 0.06,
+    "yor_Latn": 0.05,
 }
+SIZES_LABEL = "mC4 tokens (B)"
+# The paper's languages (its evaluation suite's list of 30) that the pool has: 18. Its
+# others (Arabic, Persian, Chinese, Japanese, Korean, Thai, Hebrew, Georgian, Indonesian,
+# Filipino, Norwegian, Azerbaijani) have no pool text.
+PAPER_LANGUAGES = ["eng_Latn", "rus_Cyrl", "vie_Latn", "deu_Latn", "fra_Latn", "spa_Latn", "por_Latn",
+                   "ell_Grek", "pol_Latn", "ita_Latn", "nld_Latn", "tur_Latn", "hin_Deva", "ces_Latn",
+                   "tam_Taml", "ben_Beng", "tel_Telu", "mar_Deva"]
 SMOKE_LANGUAGES = ["eng_Latn", "rus_Cyrl", "ell_Grek", "hin_Deva", "tel_Telu", "mar_Deva"]
+MIN_LANGUAGES = 3  # fewer of the paper's languages in the data: the study takes all the data has
 TAU = 3.3
 NATURAL = 1.0
 BALANCED = "balanced"
+RULE = "stop"  # the reference's exhaustion rule; "skip" (pass over an exhausted language) is ours
+RULES = ("stop", "skip")
+BYTES_PER_LINE, EQUAL = "bytes per line", "equal"  # the ratio variant's targets
 
 # Table 1's tokenizers: name -> the RunSpec fields that make it (on top of a mixture).
 TABLE1_VARIANTS = {
@@ -68,18 +104,22 @@ TABLE1_VARIANTS = {
     "parity (base)": {"variant": "base"},
     "hybrid (J = K/2)": {"variant": "base", "j_frac": 0.5},
     "window (w=100, α=2)": {"variant": "window", "window": 100, "alpha": 2.0},
-    "ratio (r = 1)": {"variant": "ratio"},
+    "ratio (bytes-per-line targets)": {"variant": "ratio"},
 }
+# An extra row beside them: the ratio variant with every target 1 (not the paper's).
+EQUAL_RATIO = {"ratio (r = 1)": {"variant": "ratio", "targets": EQUAL}}
 RUN_VARIANTS = ("classical", "base", "window", "ratio")
 
 
-def tiers_of(sizes: Mapping[str, float]) -> dict[str, str]:
-    """Resource tier by corpus size (GiB): high >= 50, medium >= 5, low below.
+def tiers_of(sizes: Mapping[str, float], high: float = 100, medium: float = 10) -> dict[str, str]:
+    """Resource tier by corpus size (default: mC4 billions of tokens; high >= 100,
+    medium >= 10, low below: our split, the paper's tier boundaries are not in the
+    material we could read).
 
-    >>> tiers_of({"a": 300.8, "b": 20.2, "c": 2.8})
+    >>> tiers_of({"a": 2733, "b": 24, "c": 1.3})
     {'a': 'high', 'b': 'medium', 'c': 'low'}
     """
-    return {lang: "high" if gib >= 50 else "medium" if gib >= 5 else "low" for lang, gib in sizes.items()}
+    return {lang: "high" if n >= high else "medium" if n >= medium else "low" for lang, n in sizes.items()}
 
 
 def label(setting) -> str:
@@ -89,9 +129,11 @@ def label(setting) -> str:
 
 class RunSpec(NamedTuple):
     """One training run (hashable: the cache key). ``setting``: a temperature τ or
-    :data:`BALANCED`; ``variant``: one of :data:`RUN_VARIANTS` (``"ratio"``: equal
-    target ratios, no dev set to choose); ``j_frac``: the hybrid share J/K of classical
-    merges; ``dev_lines``: how many dev lines rank the languages."""
+    :data:`BALANCED`; ``variant``: one of :data:`RUN_VARIANTS`; ``j_frac``: the hybrid
+    share J/K of classical merges; ``dev_lines``: how many dev lines rank the languages
+    (ratio: derive its targets); ``rule``: what happens when the chosen language has no
+    pair of frequency >= 2 (:data:`RULES`); ``ratios``: the ratio variant's targets, in
+    ``langs`` order (None for the others)."""
 
     setting: float | str
     variant: str
@@ -101,61 +143,89 @@ class RunSpec(NamedTuple):
     dev_lines: int
     vocab: int
     langs: tuple[str, ...]
+    rule: str = RULE
+    ratios: tuple[float, ...] | None = None
 
     def config(self) -> parity.ParityConfig:
         """The :class:`~modtok.bpe.parity.ParityConfig` of this run (J = ⌊j_frac · merges⌋)."""
-        options = {"hybrid": int(self.j_frac * (self.vocab - 256))}
+        options = {"hybrid": int(self.j_frac * (self.vocab - 256)), "on_exhausted": self.rule}
         if self.variant == "ratio":
-            return parity.ParityConfig(ratios=[1.0] * len(self.langs), **options)
+            return parity.ParityConfig(ratios=self.ratios, **options)
         return parity.ParityConfig(variant=self.variant, window=self.window, alpha=self.alpha, **options)
 
 
+def _parallel_dev(corpora: data.Corpora, langs: Sequence[str]) -> tuple[dict[str, list[str]] | None, str]:
+    """The parallel dev lines of ``langs`` (FLORES-200 dev, or the dev split of one's own
+    evaluation text) and where they came from, or ``(None, why not)``. Never a
+    substitute: no parallel dev split, no dev set."""
+    if not corpora.has_dev:
+        return None, f"none: {corpora.eval_label or 'the evaluation text'} has no dev split"
+    if not corpora.eval_set.parallel("dev"):
+        return None, f"none: {corpora.eval_set.label('dev')} is not parallel (different numbers of lines)"
+    dev = corpora.dev(langs=langs)
+    return dev, f"{corpora.eval_set.label('dev')}, {len(dev[langs[0]])} parallel lines"
+
+
 def load(preferred: Sequence[str], vocab: int, scheme: str, train_chars: int, eval_lines: int | None = None,
-         tau: float = TAU, sizes: Mapping[str, float] = CC100_GIB) -> ParityStudy:
+         tau: float = TAU, sizes: Mapping[str, float] = MC4_TOKENS_B) -> ParityStudy:
     """The study on the configured data (:func:`modtok.text.data.default_corpora`):
-    ``preferred`` languages that have text (same-script stand-ins on the wordfreq
-    default), FLORES-200 dev as the parallel dev set and devtest as the test set, or,
-    without FLORES, 300 held-out wordfreq pseudo-sentences per language (not parallel)."""
-    langs = data.pick_languages(preferred)
+    the ``preferred`` languages the data has (same-script stand-ins on the wordfreq
+    default), or every language it has when fewer than :data:`MIN_LANGUAGES` of them (or
+    not all, when fewer are preferred) are there; a language without a size in ``sizes`` is left out (``study.dropped``). The
+    parallel dev set ranks, the evaluation lines test; without a parallel dev split the
+    study has no dev set (``study.has_dev`` False) and says so in ``dev_source``."""
+    available = data.available_languages()
+    asked = [lang for lang in preferred if lang in available or data.STAND_INS.get(lang) in available]
+    langs = data.pick_languages(asked) if len(asked) >= min(MIN_LANGUAGES, len(preferred)) else list(available)
+    dropped = [lang for lang in langs if lang not in sizes]
+    langs = [lang for lang in langs if lang in sizes]
+    if len(langs) < 2:
+        raise DataError(f"parity-aware BPE needs two languages with a corpus size; {', '.join(dropped)} "
+                        "have none (sizes= sets the mixtures' skew)")
     corpora = data.default_corpora(langs, train_chars=train_chars, eval_lines=eval_lines)
     langs = [lang for lang in langs if lang in corpora.train]
-    if corpora.parallel_eval:  # FLORES-200 is configured (with the pool or a manifest)
-        dev = data.load_flores(langs, "dev")
-        dev_source = f"FLORES-200 dev ({len(dev[langs[0]])} parallel lines)"
-    else:  # no parallel text: equal numbers of held-out 12-word pseudo-sentences
-        dev = data.load_wordfreq(langs, n_lines=300, seed=7)
-        dev_source = ("wordfreq held-out sample (300 lines per language, NOT parallel: "
-                      "parity of tokens per 12-word line)")
-    return ParityStudy({lang: corpora.train[lang] for lang in langs}, dev, corpora.eval, vocab=vocab,
-                       scheme=scheme, tau=tau, sizes=sizes, parallel=corpora.parallel_eval,
-                       source=corpora.source, dev_source=dev_source)
+    dev, dev_source = _parallel_dev(corpora, langs)
+    study = ParityStudy({lang: corpora.train[lang] for lang in langs}, dev, corpora.eval, vocab=vocab,
+                        scheme=scheme, tau=tau, sizes=sizes, parallel=corpora.parallel_eval,
+                        source=corpora.source, dev_source=dev_source)
+    study.dropped = dropped
+    return study
 
 
 class ParityStudy:
     """Training text, dev and test lines of the same languages, and every run on them,
     each trained and evaluated once.
 
-    ``vocab``, ``tau``: the vocabulary and the unbalanced mixture that a run has unless
-    told otherwise (``setting=None``); ``sizes``: the corpus sizes that skew the
-    unbalanced mixtures (and set the tiers);
-    ``parallel``: whether the test lines are parallel (FLORES), which the paper's
-    claims need; ``source`` / ``dev_source``: where the text came from, in words.
+    ``vocab``, ``tau``, ``rule``: the vocabulary, the unbalanced mixture and the
+    exhaustion rule that a run has unless told otherwise; ``sizes``: the corpus sizes
+    that skew the unbalanced mixtures (and set the tiers); ``dev``: parallel dev lines
+    (None: the data has none, and only classical BPE and the mixtures can be asked for);
+    ``parallel``: whether the test lines are parallel, which the paper's claims need;
+    ``source`` / ``dev_source``: where the text came from, in words.
     """
 
-    def __init__(self, train: Mapping[str, list[str]], dev: Mapping[str, list[str]],
+    def __init__(self, train: Mapping[str, list[str]], dev: Mapping[str, list[str]] | None,
                  test: Mapping[str, list[str]], *, vocab: int, scheme: str, tau: float = TAU,
-                 sizes: Mapping[str, float] = CC100_GIB, parallel: bool = True, source: str = "",
-                 dev_source: str = ""):
+                 sizes: Mapping[str, float] = MC4_TOKENS_B, parallel: bool = True, source: str = "",
+                 dev_source: str = "", rule: str = RULE):
+        if rule not in RULES:
+            raise ParityConfigError(f"unknown exhaustion rule {rule!r} (known: {', '.join(RULES)})")
         self.langs = list(train)
         self.train, self.dev, self.test = dict(train), dev, test
-        self.vocab, self.scheme, self.tau, self.sizes = vocab, scheme, tau, sizes
+        self.vocab, self.scheme, self.tau, self.sizes, self.rule = vocab, scheme, tau, sizes, rule
         if missing := mixtures.missing_sizes(self.langs, sizes):
             raise DataError(f"no corpus size for {', '.join(missing)} (sizes= sets the mixtures' skew)")
         self.tiers = tiers_of({lang: sizes[lang] for lang in self.langs})
         self.parallel, self.source, self.dev_source = parallel, source, dev_source
-        self.n_dev = len(dev[self.langs[0]])
+        self.n_dev = len(dev[self.langs[0]]) if dev else 0
+        self.dropped: list[str] = []  # languages :func:`load` left out (no corpus size)
         self.pool = mixtures.TextPool(self.train, seed=0)
         self._memo: dict[tuple, object] = {}
+
+    @property
+    def has_dev(self) -> bool:
+        """Whether there is a parallel dev set (parity-aware BPE ranks languages by it)."""
+        return self.n_dev > 0
 
     def _once(self, key: tuple, make: Callable):
         """``make()``, computed on the first call with ``key`` and remembered."""
@@ -174,67 +244,109 @@ class ParityStudy:
                 return self.pool.sample(share, min(available.values()) * len(self.langs)).lines()
             share = mixtures.natural(self.langs, self.sizes, tau=setting)
             total = int(min(available[lang] / share[lang] for lang in self.langs))  # the binding language
-            return self.pool.sample(share, total).lines()
+            lines = self.pool.sample(share, total).lines()
+            # A share below one line gets none (mC4 at τ = 1: Telugu is 1/2100 of English): an
+            # empty training text, which the stop rule ends at once; every language stays listed.
+            return {lang: lines.get(lang, []) for lang in self.langs}
         return self._once(("mixture", setting), make)
+
+    def shares(self, setting) -> dict[str, float]:
+        """The shares ``setting``'s mixture aims at (equal for :data:`BALANCED`)."""
+        if setting == BALANCED:
+            return mixtures.uniform(self.langs)
+        return mixtures.natural(self.langs, self.sizes, tau=setting)
 
     def counts(self, setting) -> dict[str, Counter]:
         """Pre-token counts of :meth:`mixture`."""
         return self._once(("counts", setting),
                           lambda: parity.count_corpus(self.mixture(setting), self.scheme))
 
-    def dev_counts(self, n_lines: int, langs: Sequence[str]) -> dict[str, Counter]:
-        """Pre-token counts of the first ``n_lines`` dev lines of ``langs``."""
+    def dev_counts(self, n_lines: int, langs: Sequence[str]) -> dict[str, Counter] | None:
+        """Pre-token counts of the first ``n_lines`` dev lines of ``langs`` (None: no dev set)."""
+        if not self.has_dev:
+            return None
         return self._once(("dev", n_lines, tuple(langs)), lambda: parity.count_dev(
             {lang: self.dev[lang][:n_lines] for lang in langs}, self.scheme))
 
     def mixture_rows(self, settings: Sequence | None = None) -> list[dict]:
         """Characters per language in each mixture (default: τ, the natural proportions,
-        balanced), with tier and CC-100 size."""
+        balanced), with tier and corpus size."""
         settings = settings or (self.tau, NATURAL, BALANCED)
         chars = {s: data.chars_per_language(self.mixture(s)) for s in settings}
         return [{"language": f"{data.lang_name(lang)} ({lang})", "tier": self.tiers[lang],
-                 "CC-100 GiB": self.sizes[lang], **{f"{label(s)} chars": chars[s][lang] for s in settings}}
+                 SIZES_LABEL: self.sizes[lang], **{f"{label(s)} chars": chars[s][lang] for s in settings}}
                 for lang in self.langs]
 
     def skew(self, setting) -> float:
-        """Characters of the largest language / of the smallest, in ``setting``'s mixture."""
+        """Characters of the largest language / of the smallest, in ``setting``'s mixture
+        (inf when a language's share is below one line)."""
         chars = data.chars_per_language(self.mixture(setting))
-        return max(chars.values()) / min(chars.values())
+        return max(chars.values()) / min(chars.values()) if min(chars.values()) else float("inf")
 
     # ---- runs
     def spec(self, setting=None, variant: str = "base", j_frac: float = 0.0, window: int = 100,
              alpha: float = 2.0, dev_lines: int | None = None, vocab: int | None = None,
-             langs: Sequence[str] | None = None) -> RunSpec:
+             langs: Sequence[str] | None = None, rule: str | None = None,
+             targets: str = BYTES_PER_LINE) -> RunSpec:
         """One run, canonical: the window and α only for the window variant, J and the
-        dev lines not for classical BPE (it ranks nothing); defaults: all dev lines, the
-        study's τ, vocabulary and languages."""
+        dev lines not for classical BPE (it ranks nothing), nor the exhaustion rule (its
+        run ends when no pair of the concatenation is frequent, whatever the rule); the
+        ratio variant's targets (``targets``: :data:`BYTES_PER_LINE`, derived by
+        :func:`~modtok.bpe.parity.ratio_targets` from the run's dev lines, or
+        :data:`EQUAL`, every r = 1). Defaults: all dev lines, the study's τ, vocabulary,
+        rule and languages. Anything but classical needs the dev set."""
         if variant not in RUN_VARIANTS:
             raise ParityConfigError(f"unknown variant {variant!r} (known: {', '.join(RUN_VARIANTS)})")
+        if variant != "classical" and not self.has_dev:
+            raise MissingDevTextError(f"the {variant} variant needs a parallel dev set ({self.dev_source})")
+        if targets not in (BYTES_PER_LINE, EQUAL):
+            raise ParityConfigError(f"unknown ratio targets {targets!r} (known: {BYTES_PER_LINE!r}, {EQUAL!r})")
+        rule = rule or self.rule
+        if rule not in RULES:
+            raise ParityConfigError(f"unknown exhaustion rule {rule!r} (known: {', '.join(RULES)})")
         if variant != "window":
             window, alpha = 100, 2.0
         if variant == "classical":
-            j_frac, dev_lines = 0.0, None
+            j_frac, dev_lines, rule = 0.0, None, RULE
+        langs = tuple(langs or self.langs)
+        dev_lines = dev_lines or self.n_dev
+        ratios = None
+        if variant == "ratio":
+            ratios = ((1.0,) * len(langs) if targets == EQUAL else
+                      tuple(parity.ratio_targets({lang: self.dev[lang][:dev_lines] for lang in langs}).values()))
         return RunSpec(self.tau if setting is None else setting, variant, round(j_frac, 2), window, alpha,
-                       dev_lines or self.n_dev, vocab or self.vocab, tuple(langs or self.langs))
+                       dev_lines, vocab or self.vocab, langs, rule, ratios)
 
-    def named(self, name: str, setting=None) -> RunSpec:
-        """The Table 1 tokenizer ``name`` (:data:`TABLE1_VARIANTS`) on ``setting``'s mixture."""
-        return self.spec(setting, **TABLE1_VARIANTS[name])
+    def named(self, name: str, setting=None, **options) -> RunSpec:
+        """The Table 1 tokenizer ``name`` (:data:`TABLE1_VARIANTS` or :data:`EQUAL_RATIO`)
+        on ``setting``'s mixture; ``options``: other :meth:`spec` fields (vocab, rule)."""
+        return self.spec(setting, **{**TABLE1_VARIANTS, **EQUAL_RATIO}[name], **options)
 
     def trained(self, spec: RunSpec) -> parity.ParityResult:
         """The run ``spec`` (trained once)."""
         def make():
             counts = self.counts(spec.setting)
-            return parity.train({lang: counts[lang] for lang in spec.langs},
-                                self.dev_counts(spec.dev_lines, spec.langs), spec.vocab, spec.config(),
+            dev = None if spec.variant == "classical" else self.dev_counts(spec.dev_lines, spec.langs)
+            return parity.train({lang: counts[lang] for lang in spec.langs}, dev, spec.vocab, spec.config(),
                                 scheme=self.scheme)
         return self._once(("trained", spec), make)
+
+    def allowed_vocab(self, asked: int, setting=None) -> tuple[int, str | None]:
+        """How far base parity-aware BPE gets towards ``asked`` tokens on ``setting``'s
+        mixture under the study's rule: ``(tokens, stop message or None)``. Under the
+        reference rule the run ends when the language it chose has no pair of frequency
+        >= 2, so a small text can allow less than the paper's vocabulary; a run asked for
+        fewer tokens than that is the same run, cut (greedy: a prefix)."""
+        res = self.trained(self.spec(setting, vocab=asked))
+        return len(res.model), res.stop_message
 
     def evaluate(self, spec: RunSpec) -> dict:
         """The run on the test lines (each language encoded once): ``row`` (Table 1's
         columns, :func:`modtok.evaluation.metrics.parity_summary`), ``per_lang`` (tokens
-        per line, bytes per token, utilisation), ``tiers`` (utilisation by tier) and
-        ``merges`` (merges per choosing language, -1 = classical)."""
+        per line, bytes per token, utilisation), ``tiers`` (utilisation by tier),
+        ``merges`` (merges per choosing language, -1 = classical), ``size`` (tokens of
+        the model: below ``spec.vocab`` when the run stopped) and ``stop`` (its stop
+        message or None)."""
         def make():
             res = self.trained(spec)
             tok, size = res.tokenizer(), len(res.model)
@@ -245,55 +357,96 @@ class ParityStudy:
                         for lang, lines in parallel.items()]
             return {"row": metrics.parity_summary(tok, parallel, vocab_size=size), "per_lang": per_lang,
                     "tiers": metrics.vocab_utilisation_by_tier(tok, parallel, self.tiers, size),
-                    "merges": res.language_merge_counts()}
+                    "merges": res.language_merge_counts(), "size": size, "stop": res.stop_message}
         return self._once(("evaluate", spec), make)
 
-    def price(self, setting, vocab: int | None = None) -> tuple[float, float]:
-        """Base parity-aware vs classical BPE on ``setting``: (how much lower the Gini
-        is, relative change of global compression), both as fractions."""
-        c = self.evaluate(self.spec(setting, variant="classical", vocab=vocab))["row"]
-        b = self.evaluate(self.spec(setting, vocab=vocab))["row"]
-        return 1 - b["gini"] / c["gini"], b["global_compression"] / c["global_compression"] - 1
+    def classical_at(self, spec: RunSpec) -> RunSpec:
+        """Classical BPE on ``spec``'s mixture and languages with as many tokens as
+        ``spec``'s run has (a run the stop rule ended early is compared at its own size; one
+        merge at least: a run that stopped before its first merge is the bytes alone)."""
+        size = max(self.evaluate(spec)["size"], 257)
+        return self.spec(spec.setting, "classical", vocab=size, langs=spec.langs)
+
+    def versus_classical(self, spec: RunSpec) -> tuple[float, float]:
+        """``spec`` vs classical BPE at the same size (:meth:`classical_at`): the relative
+        change of the devtest Gini and of global compression, as fractions (negative:
+        lower)."""
+        r = self.evaluate(spec)["row"]
+        c = self.evaluate(self.classical_at(spec))["row"]
+        return _change(r["gini"], c["gini"]), _change(r["global_compression"], c["global_compression"])
+
+    def price(self, setting=None, vocab: int | None = None, rule: str | None = None) -> tuple[float, float]:
+        """Base parity-aware vs classical BPE (same size) on ``setting``: (how much lower
+        the Gini is, relative change of global compression), both as fractions."""
+        gini, comp = self.versus_classical(self.spec(setting, vocab=vocab, rule=rule))
+        return -gini, comp
 
     # ---- the tables
-    def table1(self, settings: Sequence | None = None,
+    def table1_row(self, spec: RunSpec, names: Mapping[str, object]) -> dict:
+        """One row of the Table 1 analog: ``names`` (the columns that name it), the size,
+        the rule, the measures, and the change vs classical BPE of the same size."""
+        ev = self.evaluate(spec)
+        r = ev["row"]
+        gini, comp = self.versus_classical(spec)
+        return {**names, "mixture": label(spec.setting), "asked": spec.vocab, "tokens": ev["size"],
+                "rule": spec.rule if spec.variant != "classical" else "—", "Gini ↓": r["gini"],
+                "Gini vs classical %": 100 * gini, "global compression (B/tok) ↑": r["global_compression"],
+                "compression vs classical %": 100 * comp, "Gini per byte": r["gini_per_byte"],
+                "mean per-language B/tok": np.mean([p["bytes per token"] for p in ev["per_lang"]]),
+                "utilisation": r["utilisation"], "Rényi eff.": r["renyi"], "fertility": r["fertility"],
+                "devtest tokens": r["tokens"]}
+
+    def table1(self, extras: Sequence[tuple[str, str, RunSpec]] = (),
                variants: Mapping[str, dict] = TABLE1_VARIANTS) -> list[dict]:
-        """Table 1 analog: one row per mixture (default: τ, then the natural proportions)
-        and tokenizer."""
-        rows = []
-        for setting in settings or (self.tau, NATURAL):
-            for name, options in variants.items():
-                ev = self.evaluate(self.spec(setting, **options))
-                r = ev["row"]
-                rows.append({"mixture": label(setting), "tokenizer": name, "Gini ↓": r["gini"],
-                             "Gini per byte": r["gini_per_byte"],
-                             "global compression (B/tok) ↑": r["global_compression"],
-                             "mean per-language B/tok": np.mean([p["bytes per token"]
-                                                                 for p in ev["per_lang"]]),
-                             "utilisation": r["utilisation"], "Rényi eff.": r["renyi"],
-                             "fertility": r["fertility"], "devtest tokens": r["tokens"]})
-        return rows
+        """Table 1 analog: the headline rows (each of ``variants`` on the study's τ,
+        vocabulary and rule), then the labelled ``extras`` ``(what, tokenizer, run)``."""
+        rows = [self.table1_row(self.named(name), {"row": "headline", "tokenizer": name}) for name in variants]
+        return rows + [self.table1_row(spec, {"row": f"extra: {what}", "tokenizer": name})
+                       for what, name, spec in extras]
+
+    def table1_extras(self, asked: Sequence[int] = (), small: int | None = None) -> list[tuple[str, str, RunSpec]]:
+        """The labelled extra rows beside the headline, ``(what, tokenizer, run)``: the
+        ratio variant with r = 1; the natural proportions (τ = 1); a ``small``
+        vocabulary; each of ``asked`` (the paper's sizes) under the study's rule where the
+        text allows more tokens than the headline has, and, where that rule stopped the run,
+        under the non-reference rule "skip" (an exhausted language is passed over);
+        classical beside each."""
+        pair = ("classical", "parity (base)")
+        extras = [("r = 1 targets", "ratio (r = 1)", self.named("ratio (r = 1)"))]
+        extras += [(label(NATURAL), name, self.named(name, NATURAL)) for name in pair]
+        if small:
+            extras += [(f"vocab {small:,}", name, self.named(name, vocab=small)) for name in pair]
+        for vocab in asked:
+            reached = self.allowed_vocab(vocab)[0]
+            if reached > self.vocab:
+                extras += [(f"vocab {vocab:,}", name, self.named(name, vocab=vocab)) for name in pair]
+            if reached < vocab:  # the stop rule bit: what "skip" would have done
+                extras += [(f"vocab {vocab:,}, rule skip", name, self.named(name, vocab=vocab, rule="skip"))
+                           for name in pair]
+        return extras
 
     def vocab_sweep(self, sizes: Sequence[int], setting=None) -> list[dict]:
-        """Classical vs base parity-aware BPE at several vocabulary sizes."""
+        """Classical vs base parity-aware BPE at several vocabulary sizes (same size)."""
         rows = []
         for v in sizes:
-            cut, comp = self.price(setting, v)
-            gini = {variant: self.evaluate(self.spec(setting, variant, vocab=v))["row"]["gini"]
-                    for variant in ("classical", "base")}
-            rows.append({"vocab": v, "classical Gini": gini["classical"], "parity Gini": gini["base"],
-                         "Gini cut %": 100 * cut, "global compression change %": 100 * comp})
+            spec = self.spec(setting, vocab=v)
+            gini, comp = self.versus_classical(spec)
+            rows.append({"vocab": v, "parity tokens": self.evaluate(spec)["size"],
+                         "classical Gini": self.evaluate(self.classical_at(spec))["row"]["gini"],
+                         "parity Gini": self.evaluate(spec)["row"]["gini"],
+                         "Gini cut %": -100 * gini, "global compression change %": 100 * comp})
         return rows
 
     def tau_sweep(self, taus: Sequence[float]) -> list[dict]:
-        """Classical vs base parity-aware BPE at the study's vocabulary, mixture by
-        mixture, with the first language's share of the training text."""
-        first = self.langs[0]
+        """Classical vs base parity-aware BPE (same size) at the study's vocabulary,
+        mixture by mixture, with the largest language's share of the training text."""
+        first = max(self.langs, key=self.sizes.__getitem__)
         rows = []
         for tau in taus:
+            spec = self.spec(tau)
             cut, comp = self.price(tau)
             chars = data.chars_per_language(self.mixture(tau))
-            rows.append({"τ": tau,
+            rows.append({"τ": tau, "parity tokens": self.evaluate(spec)["size"],
                          f"{data.lang_name(first)} share of the text": chars[first] / sum(chars.values()),
                          "Gini cut %": 100 * cut, "global compression change %": 100 * comp})
         return rows
@@ -315,9 +468,9 @@ class ParityStudy:
                 for tier, value in self.evaluate(self.named(name, setting))["tiers"].items()]
 
     def gini_rows(self, runs: Sequence[tuple[dict, RunSpec]]) -> list[dict]:
-        """Gini and global compression of each ``(columns that name it, run)``."""
-        return [{**names, **{k: self.evaluate(spec)["row"][k] for k in ("gini", "global_compression")}}
-                for names, spec in runs]
+        """Gini, global compression and size of each ``(columns that name it, run)``."""
+        return [{**names, **{k: self.evaluate(spec)["row"][k] for k in ("gini", "global_compression")},
+                 "tokens": self.evaluate(spec)["size"]} for names, spec in runs]
 
     def balanced_rows(self, variants: Sequence[str] = ("classical", "base")) -> list[dict]:
         """The balanced mixture next to the unbalanced ones (τ, the natural proportions)."""
@@ -341,19 +494,25 @@ class ParityStudy:
                 for i, lang in enumerate(res.languages)}
 
     # ---- the Explore panel
-    def explore(self, variant, setting, j_frac, window, alpha, dev_lines, vocab, langs) -> dict:
+    def explore(self, variant, setting, j_frac, window, alpha, dev_lines, vocab, langs, rule=RULE) -> dict:
         """One run of the panel's settings next to classical BPE on the same mixture,
-        vocabulary and languages: ``rows`` (Gini, global compression, utilisation,
-        Rényi), ``per_lang`` (devtest tokens per line), ``key`` (the run); no rows
-        under two languages."""
+        languages and size: ``rows`` (tokens, Gini, global compression, utilisation,
+        Rényi), ``per_lang`` (devtest tokens per line), ``key`` (the run); no rows under
+        two languages."""
         langs = tuple(lang for lang in self.langs if lang in langs)
         if len(langs) < 2:
             return {"langs": langs, "rows": [], "per_lang": []}
-        key = self.spec(setting, variant, j_frac, window, alpha, dev_lines, vocab, langs)
-        runs = (("classical", self.evaluate(self.spec(setting, "classical", vocab=vocab, langs=langs))),
-                (variant, self.evaluate(key)))
+        key = self.spec(setting, variant, j_frac, window, alpha, dev_lines, vocab, langs, rule)
+        runs = (("classical", self.classical_at(key)), (variant, key))
         columns = ("gini", "global_compression", "utilisation", "renyi")
-        rows = [{"tokenizer": name, **{k: e["row"][k] for k in columns}} for name, e in runs]
+        rows = [{"tokenizer": name, "tokens": self.evaluate(s)["size"],
+                 **{k: self.evaluate(s)["row"][k] for k in columns}} for name, s in runs]
         per_lang = [{"lang": data.lang_name(p["lang"]), "tokenizer": name,
-                     "tokens per line": p["tokens per line"]} for name, e in runs for p in e["per_lang"]]
+                     "tokens per line": p["tokens per line"]} for name, s in runs for p in self.evaluate(s)["per_lang"]]
         return {"langs": langs, "key": key, "rows": rows, "per_lang": per_lang}
+
+
+
+def _change(new: float, old: float) -> float:
+    """``new / old - 1`` (nan when ``old`` is 0: no change can be stated)."""
+    return new / old - 1 if old else float("nan")

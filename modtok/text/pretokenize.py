@@ -27,6 +27,11 @@ Schemes (``SCHEMES``):
                   ``\\p{M}``, so no other script changes at all.
 ``whitespace``    words with their leading space, runs of whitespace (the
                   whitespace-style pre-tokenization of the papers' baselines).
+``sentencepiece`` sentencepiece's words (``split_by_whitespace`` with whitespace-only
+                  pieces allowed): a run of spaces (or ``▁``) with the text after it up to
+                  the next space; what merged Unigram trains on (:mod:`modtok.unigram.units`
+                  adds the dummy-prefix ``▁``), so its counts can be saved (``modtok count
+                  --scheme sentencepiece``) like any other scheme's.
 """
 
 from __future__ import annotations
@@ -87,6 +92,10 @@ SCHEMES: dict[str, str] = {
     "llama3-marks": _mark_repair(r"\p{M}"),
     "llama3-deva": _mark_repair(DEVANAGARI_MARKS),
     "whitespace": r""" ?\S+|\s+(?!\S)|\s+""",
+    # Only U+0020 and U+2581 separate: sentencepiece's identity normalisation turns spaces (and
+    # nothing else: not tabs, not U+00A0) into "▁" and cuts before a "▁" that follows another
+    # character (tests/test_unigram_counts.py checks the map to sentencepiece's words).
+    "sentencepiece": "[ \u2581]+[^ \u2581]*|[^ \u2581]+",
 }
 
 # The one default pre-tokenizer of every trainer and baseline (a caller that wants the papers'

@@ -18,7 +18,8 @@
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
 YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`);
-``sequential-bpe`` also trains from saved counts (``--counts DIR``); ``parity-bpe`` reads
+``sequential-bpe`` and ``modular-unigram`` also train from saved counts (``--counts DIR``;
+Unigram's made with ``--scheme sentencepiece``); ``parity-bpe`` reads
 the text files it is given (one per language).
 
 Tokenizer directories hold ``tokenizer.json`` + ``lang_to_ids.json`` (see
@@ -147,10 +148,19 @@ def cmd_modular_unigram(args) -> None:
     from modtok.unigram.merge import merge_unigram
     from modtok.unigram.train import train_unigram_per_language
 
-    corpora = _corpora(args)
-    print(corpora.source, file=sys.stderr)
-    models = train_unigram_per_language(corpora.train, args.k, num_threads=2, progress=True)
-    merged = merge_unigram(models, corpora.train, max_iter=args.em_iters, progress=True)
+    if args.counts:
+        from modtok.unigram.units import load_units
+
+        if args.manifest:
+            raise ModtokError("give --counts or --manifest, not both")
+        train = load_units(args.counts, args.langs or None)  # {lang: Counter of units}
+        print(f"training: saved counts {args.counts}", file=sys.stderr)
+    else:
+        corpora = _corpora(args)
+        print(corpora.source, file=sys.stderr)
+        train = corpora.train  # lines: counted into the same units (modtok.unigram.units)
+    models = train_unigram_per_language(train, args.k, num_threads=2, progress=True)
+    merged = merge_unigram(models, train, max_iter=args.em_iters, progress=True)
     tok = merged.modular()
     tok.save(args.out)
     print(f"saved {tok.vocab_size} pieces, {len(tok.languages)} languages, "
@@ -234,7 +244,8 @@ def cmd_trim(args) -> None:
         held_out, held_out_source = evals.load(args.langs), evals.label()
     else:
         held_out, held_out_source = {}, ""
-    result = trim.trim_json(base, usage_text, held_out, keep_first=args.keep_first,
+    scripts = sorted({data.script_of(lang) for lang in args.langs}) if args.keep_script else ()
+    result = trim.trim_json(base, usage_text, held_out, keep_first=args.keep_first, keep_scripts=scripts,
                             usage_source=usage_source, held_out_source=held_out_source)
     trim.save(result, args.out, args.model)
     r = result.report
@@ -362,31 +373,28 @@ def cmd_adaptmix(args) -> None:
 
     if args.dev and args.langs and len(args.dev) != len(args.langs):
         raise errors.ConfigError(f"{len(args.dev)} --dev files for {len(args.langs)} --langs")
-    if args.manifest:
-        train = data.manifest_train(args.manifest, args.langs or None, args.train_chars)
-        what = f"manifest {args.manifest}"
-    else:
-        langs = data.pick_languages(args.langs, strict=True) if args.langs else data.pool_languages()
-        train = data.load_pool(langs, max_chars=args.train_chars)
-        what = f"pool {data.pool_dir()}"
-    langs = list(train)
+    corpora = _corpora(args)  # --manifest, $MODTOK_MANIFEST or the pool, as every training command
+    train, langs = corpora.train, corpora.languages
     if args.dev:
         dev = {lang: open_lines(f, lang) for lang, f in zip(langs, args.dev)}
         dev_what = "--dev files"
-    elif data.flores_dir() is not None:
-        dev = data.load_flores(langs, "dev")  # dev, never devtest: the mixture is chosen on it
-        dev_what = f"FLORES-200 dev {data.flores_dir()}"
     else:
-        raise errors.DataError("AdaptMix measures fertility on dev text: pass --dev FILE... (one per language) "
-                               "or set MODTOK_FLORES")
-    print(f"training: {what} ({len(langs)} languages, ≤{args.train_chars:,} chars each); dev: {dev_what}",
-          file=sys.stderr)
+        evals = _eval_set(args)
+        dev = evals.load(langs, "dev")  # dev, never devtest: the mixture is chosen on it
+        dev_what = evals.label("dev")
+    print(f"{corpora.source}; {len(langs)} languages; dev: {dev_what}", file=sys.stderr)
     trainer = mixture.make_trainer(args.trainer, args.vocab, args.scheme)
     out = Path(args.out)
     hist = mixture.adaptmix(trainer, train, args.budget_chars, args.iterations, args.mu, args.eps, dev,
-                            seed=args.seed, checkpoint=out / "history.json", progress=True)
+                            seed=args.seed, checkpoint=out / "history.json", progress=True,
+                            clamp_delta=args.clamp_delta)
     for st in hist.steps:
         print(f"iteration {st['iteration']}: mean dev fertility {st['mean_fertility']:.4f}")
+    # the paper's AdaptMix is the last iteration (§3.4 iterates "until the optimal mixture was reached");
+    # the lowest-dev-fertility iteration is a selection it does not make, so it is only named
+    moved = hist.mixture_changes()[-1]
+    print(f"the last update moves the mixture by {moved:.4f} (L1): {'converged' if hist.converged() else 'not converged'}"
+          f" at 0.01; lowest mean dev fertility at iteration {hist.best()} (not saved: the paper keeps the last)")
     last = hist.tokenizers[-1]
     if hasattr(last, "to_str"):  # an HF tokenizers.Tokenizer
         atomic.write_text(out / "tokenizer.json", last.to_str())
@@ -550,8 +558,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = trainer("sequential-bpe", cmd_sequential_bpe, "train sequential multilingual BPE")
     p.add_argument("--scheme", help=SCHEME_HELP + " (with --counts: the counts' own)")
     p.add_argument("--counts", help="train from saved pre-token counts (modtok count) instead of text")
-    trainer("modular-unigram", cmd_modular_unigram, "train merged Unigram with EM").add_argument(
-        "--em-iters", type=int, default=5)
+    p = trainer("modular-unigram", cmd_modular_unigram, "train merged Unigram with EM")
+    p.add_argument("--em-iters", type=int, default=5)
+    p.add_argument("--counts", help="train from saved counts (modtok count --scheme sentencepiece) instead of text: "
+                                    "the model the counted text gives (--train-chars does not apply; count with "
+                                    "--max-chars N for the text's --train-chars N)")
 
     p = sub.add_parser("nsl", help="NSL of every subtokenizer vs a monolingual HF BPE")
     p.add_argument("tokenizer")
@@ -605,7 +616,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, default=5)
     p.add_argument("--mu", type=float, default=0.3, help="momentum (Eq. 4)")
     p.add_argument("--eps", type=float, default=0.5, help="smoothing ε (Eq. 2)")
-    p.add_argument("--dev", nargs="*", help="dev text, one file per language in --langs order (default: FLORES dev)")
+    p.add_argument("--dev", nargs="*", help="dev text, one file per language in --langs order (default: the dev "
+                                            "split of --eval / $MODTOK_EVAL / FLORES-200)")
+    p.add_argument("--eval", help=EVAL_HELP + " (its dev split is read, never devtest)")
+    p.add_argument("--clamp-delta", action="store_true",
+                   help="clamp Eq. 1's delta at 0 (fertility below f_best); the paper's formula is unclamped")
     p.add_argument("--scheme", default=TRAINING_SCHEME, help="pre-tokenizer of the BPE trainers; " + SCHEME_HELP)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(fn=cmd_adaptmix)
@@ -636,6 +651,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-chars", type=int, default=3_000_000, help="usage characters per language")
     p.add_argument("--eval", nargs="+", help="held-out text files (default: $MODTOK_EVAL, else FLORES-200 devtest)")
     p.add_argument("--keep-first", type=int, default=0, help="also keep the ids below this (most frequent)")
+    p.add_argument("--keep-script", action="store_true",
+                   help="also keep every token written only in the languages' scripts (+ digits, punctuation)")
     p.add_argument("--model", help="HF causal-LM directory: cut its embedding/output rows into OUT")
     p.set_defaults(fn=cmd_trim)
 

@@ -15,12 +15,15 @@
    ``p(v) = E[c(v)] / Σ_v' E[c(v')]``. Repeat until the log-likelihood improves by
    less than ``tol`` (relative) or ``max_iter`` M-steps were made.
 
-Units. The corpus is normalised line by line (``▁`` for spaces, dummy prefix)
-and cut into words before every ``▁`` that follows a non-``▁`` character
-(``▁▁a▁b`` -> ``▁▁a``, ``▁b``); identical words are counted once with their
-frequency. This is exact (the same lattices as whole lines) because no piece
-contains a non-``▁`` character followed by ``▁`` (sentencepiece's
-``split_by_whitespace``); for a vocabulary where one does, whole lines are used.
+Units. EM runs on the units sentencepiece trains on (:mod:`modtok.unigram.units`):
+the words of the normalised lines (``▁`` for spaces, dummy prefix), cut before
+every ``▁`` that follows a non-``▁`` character (``▁▁a▁b`` -> ``▁▁a``, ``▁b``), each
+distinct word once with its count -- from lines (``units.unit_counts``) or from
+saved counts (``units.load_units``), the same ``Counter`` either way. This is
+exact (the same lattices as whole lines) because no piece contains a non-``▁``
+character followed by ``▁`` (sentencepiece's ``split_by_whitespace``); for a
+vocabulary where one does, whole lines are used (:func:`count_units` with
+``by_word=False``), which needs the lines.
 
 Byte fallback in EM: an unknown edge (a character without a single-character
 piece) has a fixed log-weight, the initial model's ``min score - 10``. Being a
@@ -57,6 +60,7 @@ from modtok.progress import bar as progress_bar
 from modtok.unigram import lattice
 from modtok.unigram.model import SPACE, UnigramModel, normalize, quantize_scores
 from modtok.unigram.spm_proto import BYTE, CONTROL, NORMAL, UNKNOWN
+from modtok.unigram.units import as_units
 
 LOGP_FLOOR = -100.0
 BASE_PIECES = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)]
@@ -232,13 +236,15 @@ class MergedUnigram:
         return np.unique(np.concatenate([self.lang_to_ids[lang] for lang in langs]))
 
 
-def merge_unigram(models: Mapping[str, UnigramModel], corpus: Mapping[str, Sequence[str]],
+def merge_unigram(models: Mapping[str, UnigramModel], corpus: Mapping[str, Sequence[str] | Mapping[str, int]],
                   max_iter: int = 5, tol: float = 1e-4, progress: bool = False,
                   init: str = "uniform") -> MergedUnigram:
     """Algorithm 1: union of the languages' pieces, EM on their joint corpus.
 
-    ``corpus`` must hold (non-empty) text for exactly the languages of ``models``; ``init`` is the
-    starting distribution (``"uniform"``, Algorithm 1 line 3, or ``"average"``; module docstring).
+    ``corpus`` must hold (non-empty) text for exactly the languages of ``models``: each
+    language's lines, or its ``Counter`` of units (:mod:`modtok.unigram.units`; the same
+    model as from the lines it was counted from); ``init`` is the starting distribution
+    (``"uniform"``, Algorithm 1 line 3, or ``"average"``; module docstring).
     """
     for lang in corpus:
         if lang not in models:
@@ -246,13 +252,21 @@ def merge_unigram(models: Mapping[str, UnigramModel], corpus: Mapping[str, Seque
     for lang in models:
         if lang not in corpus:
             raise UnknownLanguageError(lang, corpus)
-        if not any(line.strip() for line in corpus[lang]):
-            raise DataError(f"language {lang!r} has an empty corpus")
     model, lang_ids = union(models, init)
     by_word = word_safe(model)
     counts: Counter = Counter()
     for lang in sorted(corpus):
-        counts.update(count_units(corpus[lang], by_word))
+        text = corpus[lang]
+        if by_word:
+            lang_units = as_units(text)
+        elif isinstance(text, Mapping):
+            raise DataError(f"language {lang!r}: a piece of the merged vocabulary crosses a word start, so EM "
+                            "needs whole lines; it was given unit counts")
+        else:
+            lang_units = count_units([line for line in text if line.strip()], by_word=False)
+        if not lang_units:
+            raise DataError(f"language {lang!r} has an empty corpus")
+        counts.update(lang_units)
     units = sorted(counts)  # sorted: the result does not depend on corpus order
     weights = np.array([counts[u] for u in units], dtype=np.float64)
     res = em(model, units, weights, max_iter, tol, progress)

@@ -2,7 +2,7 @@
 
 "Merge-Based Vocabulary Extension Stalls at the Pre-Tokenizer" (§VI–VII)
 continues pretraining a model whose tokenizer has the letters-only regex on
-Nepali text, in three arms that differ only in the tokenizer:
+Nepali text, in arms that differ only in the tokenizer:
 
     R0   the original tokenizer, no new tokens
     R1   K merges appended under the original regex (they stall at the floor)
@@ -17,39 +17,65 @@ here, at workspace scale, the same experiment runs end to end on a CPU:
    split regex (:mod:`modtok.bpe.standard`), trained on English-heavy text and
    exported as ``tokenizer.json``, which :meth:`repair.Base.load` reads back.
 2. **Base model**: a small :class:`~modtok.lm.model.LM` pretrained on that
-   English-heavy text (:func:`modtok.lm.train.train`).
+   English-heavy text (:func:`modtok.lm.train.train`), once (the paper's
+   pretrained model is one model too).
 3. **Arms** continue from the base weights on the SAME Nepali + English lines
-   (the R1/R2 merges are learned on the Nepali part of them). Byte-matched arms
-   read those lines exactly once, so R2, whose tokens are longer, takes fewer
-   optimizer steps; ``R2 (matched steps)`` takes as many steps as R0 and reads
-   further into the same stream of lines.
-4. **Evaluation**: held-out text cut into pieces of at most ``piece_bytes``
-   bytes at whitespace (:func:`pieces`; the same byte strings for every arm).
-   A piece tokenized as ``t0 t1 ... tn`` is scored from ``t1`` on (``t0`` is the
-   one context token), and its **scored bytes** are the piece's UTF-8 bytes
-   minus the bytes of ``t0``::
+   (the R1/R2 merges are learned on the Nepali part of them). R0, R1 and R2 read
+   those lines exactly once (byte-matched), so R2, whose tokens are longer,
+   takes fewer optimizer steps than R1, and R1 fewer than R0. As in the paper,
+   ``R2 (matched steps)`` takes **R1's** step count, its extra windows drawn
+   from a **second pass over the same stream** (not fresh text). The paper
+   states "We did not run R0 at matched steps"; ``R0 (matched steps)`` (R0 cut
+   to R1's step count, so it reads less) is our labelled addition
+   (:data:`ADDITIONS`). Every arm runs once per seed of ``Setup.seeds``
+   (at least 3 at full size): a seed fixes the order of the continued-
+   pretraining lines, the same order for every arm of that seed.
+4. **Evaluation, the same bytes for every arm** (§VI): held-out text cut into
+   pieces of at most ``piece_bytes`` bytes at whitespace (:func:`held_out`),
+   never across a document. Every piece is scored after a *registered prefix
+   token* that every arm's vocabulary has, and every byte of it is scored
+   (:func:`score_pieces`). Our tokenizers have no BOS, so the prefix is the
+   LM's document boundary ``DOC`` (:func:`modtok.lm.batches.boundary_id`, the
+   end-of-text of the paper's "BOS, or end-of-text where there is no BOS"),
+   which no text encodes to and which the training stream puts at every
+   document start, as the paper's BOS rerun trains with BOS there::
 
-       bpb(arm) = Σ_pieces nats(t1..tn | t0) / ln 2  /  Σ_pieces (bytes(piece) − bytes(t0))
+       bpb(arm) = mean over seeds of  Σ_pieces nats(t1..tn | DOC) / ln 2  /  Σ_pieces bytes(piece)
 
-   with a paired bootstrap over pieces (:func:`bootstrap`): every replicate
-   resamples the same pieces for every arm, which gives the 95% intervals of
-   each arm and of the differences R1−R0, R2−R0, R2−R1. The English control is
-   the same measurement on English pieces.
+   The denominator is the same for every arm by construction (the scored-bytes
+   column of :meth:`Result.table`).
+5. **Intervals over documents, spread over seeds** (:func:`compare`): a paired
+   bootstrap that resamples *documents* (on FLORES-200, the sentence's document
+   id from its metadata, :func:`flores_documents`; on other data the unit is a
+   piece of consecutive lines, stated in :attr:`HeldOut.unit`), the same
+   documents for every arm and seed; and, beside it, the standard deviation of
+   each seed's own point over the seeds.
+6. **Labels** (:func:`label`) for R2 − R1 and R2 − R0 (:data:`LABELLED`), on the
+   document interval of the seed-mean difference, margin δ = 0.01 bits per
+   byte. The paper's exact wording of its registered labels was not in any
+   stored material we could search, so the definitions implemented are the
+   usual non-inferiority ones (lower bits per byte is better):
+   *better* if the interval's upper end is below 0; *worse* if its lower end is
+   above 0; *non-inferior at 0.01* if it holds 0 and its upper end is below
+   +0.01; *no detectable difference* otherwise. Each seed's own label is
+   reported beside it.
 
 Training text is a stream: ``[DOC] line1 [DOC] line2 [DOC] ...`` (``DOC``: the
-LM's boundary id, standing for the newline) cut into consecutive windows of
-``seq_len + 1`` ids that share their edge id, so every id after the first is a
-target exactly once; a batch is ``batch_size`` consecutive windows
-(:class:`StreamSource`). The bytes of a step are the exact UTF-8 bytes of its
-targets (a token's own bytes, 1 for ``DOC``), so two arms that read the same
-lines see the same byte total, whatever their tokenization.
+LM's boundary id; a line is a document, and the boundary stands for its
+newline) cut into consecutive windows of ``seq_len + 1`` ids that share their
+edge id, so every id after the first is a target exactly once a pass; a batch
+is ``batch_size`` consecutive windows (:class:`StreamSource`). The bytes of a
+step are the exact UTF-8 bytes of its targets (a token's own bytes, 1 for
+``DOC``), so two arms that read the same lines see the same byte total,
+whatever their tokenization.
 
 >>> list(pieces(["aa bb cc dd", "eeeeeeee"], 6))   # at most 6 bytes, cut at whitespace
 ['aa bb', 'cc dd', 'eeeeee', 'ee']
->>> ln2 = math.log(2)                          # nats of 2 and 4 bits on two 1-byte pieces
->>> res = bootstrap({"A": [2 * ln2, 4 * ln2], "B": [ln2, ln2]}, {"A": [1, 1], "B": [1, 1]}, n_boot=200)
->>> round(res["A"][0], 6), round(res["B − A"][0], 6)
-(3.0, -2.0)
+>>> h = held_out(["a b", "c", "d e f"], 3, documents=["x", "x", "y"])   # never across a document
+>>> h.texts, h.units.tolist(), h.unit
+(['a b', 'c', 'd e', 'f'], [0, 0, 1, 1], 'document')
+>>> [label(lo, hi) for lo, hi in [(-0.3, -0.1), (-0.02, 0.005), (-0.02, 0.04), (0.001, 0.02)]]
+['better', 'non-inferior at 0.01', 'no detectable difference', 'worse']
 """
 
 from __future__ import annotations
@@ -58,6 +84,7 @@ import copy
 import dataclasses
 import hashlib
 import math
+import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -70,18 +97,28 @@ from modtok.artifacts.modular import ModularTokenizer
 from modtok.bpe import repair
 from modtok.bpe.export import save_tokenizer_json
 from modtok.bpe.standard import train_from_lines
-from modtok.errors import DataError, VocabularyMismatchError
+from modtok.errors import DataError, ModtokError, UsageError, VocabularyMismatchError
 from modtok.evaluation import stats
 from modtok.lm import embed_init
 from modtok.lm.batches import Batch, boundary_id, lm_vocab_size, vocab_fingerprint
 from modtok.lm.loss import IGNORE
 from modtok.lm.model import LM, config
 from modtok.lm.train import TrainConfig, default_device, train
+from modtok.text import data
 from modtok.text.pretokenize import from_byte_level
 
 ALL = "all"  # the one "language" of an arm's tokenizer: every id is in its softmax
-BASE, MATCHED = "base (no continued pretraining)", "R2 (matched steps)"
-PAIRS = (("R1", "R0"), ("R2", "R0"), ("R2", "R1"), (MATCHED, "R0"), (BASE, "R0"))
+BASE = "base (no continued pretraining)"
+MATCHED = "R2 (matched steps)"  # the paper's: R1's step count, the extra windows a second pass
+R0_MATCHED = "R0 (matched steps)"  # our addition: R0 cut to R1's step count
+ARMS = ("R0", "R1", "R2", MATCHED, R0_MATCHED)  # trained once per seed, in this order
+ADDITIONS = {BASE: "reference: the base model, no continued pretraining",
+             R0_MATCHED: "addition: not in the paper (\"We did not run R0 at matched steps\")"}
+PAIRS = (("R2", "R1"), ("R2", "R0"), ("R1", "R0"), (MATCHED, "R1"), (MATCHED, "R0"), (R0_MATCHED, "R0"),
+         (BASE, "R0"))
+LABELLED = (("R2", "R1"), ("R2", "R0"))  # the paper's registered comparisons
+MARGIN = 0.01  # bits per byte: the non-inferiority margin of the labels
+LABELS = ("better", f"non-inferior at {MARGIN}", "worse", "no detectable difference")
 
 
 # --------------------------------------------------------------------------
@@ -216,48 +253,126 @@ class StreamSource:
 
 
 # --------------------------------------------------------------------------
-# evaluation
+# held-out text: pieces within documents
 
 
 def pieces(lines: Iterable[str], size: int = 2000) -> Iterable[str]:
-    """The text of ``lines`` (joined by newlines) in consecutive pieces of at most
-    ``size`` UTF-8 bytes, each cut at the last whitespace that fits (a word
+    """The text of ``lines`` (joined by single spaces) in consecutive pieces of at
+    most ``size`` UTF-8 bytes, each cut at the last whitespace that fits (a word
     longer than ``size`` is cut at a character boundary); the whitespace at a cut
-    belongs to no piece, and a piece never starts or ends with whitespace."""
-    text = "\n".join(s.strip() for s in lines if s.strip())
-    data = text.encode("utf-8")
+    belongs to no piece, and a piece never starts or ends with whitespace.
+
+    Lines are joined by a space, not a newline: in training the boundary id
+    stands where a newline would be, so no model has seen the newline byte, and
+    the lines of one document (FLORES-200: consecutive sentences of one article)
+    read as running text."""
+    text = " ".join(s.strip() for s in lines if s.strip())
+    raw = text.encode("utf-8")
     start = 0
-    while start < len(data):
-        end = min(start + size, len(data))
-        if end < len(data):
-            cut = max(data.rfind(b" ", start, end + 1), data.rfind(b"\n", start, end + 1))
+    while start < len(raw):
+        end = min(start + size, len(raw))
+        if end < len(raw):
+            cut = max(raw.rfind(b" ", start, end + 1), raw.rfind(b"\n", start, end + 1))
             if cut > start:
                 end = cut
             else:  # one long word: back off to a character boundary
-                while data[end] & 0xC0 == 0x80:
+                while raw[end] & 0xC0 == 0x80:
                     end -= 1
-        piece = data[start:end].decode("utf-8").strip()
+        piece = raw[start:end].decode("utf-8").strip()
         if piece:
             yield piece
         start = end
-        while start < len(data) and data[start : start + 1].isspace():
+        while start < len(raw) and raw[start : start + 1].isspace():
             start += 1
 
 
+@dataclasses.dataclass(frozen=True)
+class HeldOut:
+    """Held-out pieces and the unit each belongs to: ``units[i]`` is the index of
+    piece ``i``'s document (``unit == "document"``) or ``i`` itself (``unit ==
+    "piece"``: no document ids, so a piece of consecutive lines is the unit)."""
+
+    texts: list[str]
+    units: np.ndarray  # (n_pieces,) int
+    unit: str
+
+    @property
+    def n_units(self) -> int:
+        return int(self.units.max()) + 1 if len(self.units) else 0
+
+    @property
+    def nbytes(self) -> int:
+        return sum(len(t.encode("utf-8")) for t in self.texts)
+
+
+def held_out(lines: Sequence[str], size: int = 2000, documents: Sequence | None = None) -> HeldOut:
+    """``lines`` as :func:`pieces` of at most ``size`` bytes. With ``documents``
+    (one id per line, e.g. :func:`flores_documents`), each run of consecutive
+    lines with one id is a document, cut on its own: no piece crosses a document
+    and the bootstrap unit is the document. Without, the unit is the piece."""
+    if documents is None:
+        texts = list(pieces(lines, size))
+        return HeldOut(texts, np.arange(len(texts)), "piece")
+    if len(documents) != len(lines):
+        raise UsageError(f"held_out: {len(documents)} document ids for {len(lines)} lines")
+    texts, units, start = [], [], 0
+    for i in range(1, len(lines) + 1):
+        if i == len(lines) or documents[i] != documents[start]:
+            doc = list(pieces(lines[start:i], size))
+            if doc:
+                units += [units[-1] + 1 if units else 0] * len(doc)
+                texts += doc
+            start = i
+    return HeldOut(texts, np.asarray(units, dtype=np.int64), "document")
+
+
+def flores_documents(lines: Sequence[str], lang: str, split: str = "devtest", root=None) -> list[str] | None:
+    """The FLORES-200 document (article URL) of each of ``lines``, from
+    ``metadata_<split>.tsv`` beside the split directories, when ``lines`` are the
+    first lines of ``lang``'s FLORES-200 ``split`` file; ``None`` otherwise (other
+    text, or no metadata file): the caller then uses pieces as units.
+
+    (A reader of FLORES files belongs in :mod:`modtok.text.data`; it lives here
+    until that module has it.)
+    """
+    root = data.flores_dir(root)
+    meta = root / f"metadata_{split}.tsv" if root else None
+    if meta is None or not meta.is_file():
+        return None
+    try:
+        flores = data.load_flores([lang], split, root=root)[lang]
+    except ModtokError:
+        return None
+    if list(lines) != flores[: len(lines)]:
+        return None
+    rows = meta.read_text(encoding="utf-8").splitlines()[1:]  # header: URL, domain, topic, ...
+    if len(rows) != len(flores):
+        return None
+    return [r.split("\t", 1)[0] for r in rows[: len(lines)]]
+
+
+# --------------------------------------------------------------------------
+# scoring
+
+
 @torch.no_grad()
-def score_pieces(model: LM, tokenizer: ModularTokenizer, texts: Sequence[str], batch_size: int = 16,
-                 device=None) -> tuple[np.ndarray, np.ndarray]:
-    """``(nats, scored bytes)`` per piece: each piece ``t0 t1 .. tn`` is scored
-    from ``t1`` on under the full softmax, in windows of ``max_seq_len``
-    predictions that each start from the last id of the previous one; scored
-    bytes are the piece's bytes minus those of ``t0``."""
+def score_pieces(model: LM, tokenizer: ModularTokenizer, texts: Sequence[str], prefix: int | None = None,
+                 batch_size: int = 16, device=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(nats, scored bytes)`` per piece: each piece is encoded as ``prefix t1 ..
+    tn`` (``prefix``: default the boundary id ``DOC``, which every arm has) and
+    every token ``t1 .. tn`` is scored under the full softmax, in windows of
+    ``max_seq_len`` predictions that each start from the last id of the previous
+    one. Every byte of a piece is scored, so the scored bytes are the piece's
+    UTF-8 bytes under any tokenizer."""
     device = device or next(model.parameters()).device
-    nb, T = token_nbytes(tokenizer), model.cfg.max_seq_len
+    prefix = boundary_id(tokenizer) if prefix is None else prefix
+    T = model.cfg.max_seq_len
     windows, owner, scored = [], [], []
     for p, ids in enumerate(tokenizer.encode_batch(list(texts))):
-        if len(ids) < 2:
-            raise DataError(f"piece {p} has {len(ids)} token(s): nothing to score after the context token")
-        scored.append(len(texts[p].encode("utf-8")) - int(nb[ids[0]]))
+        if not ids:
+            raise DataError(f"piece {p} is empty: nothing to score")
+        ids = [prefix, *ids]
+        scored.append(len(texts[p].encode("utf-8")))
         for i in range(0, len(ids) - 1, T):
             windows.append(ids[i : i + T + 1])
             owner.append(p)
@@ -276,22 +391,91 @@ def score_pieces(model: LM, tokenizer: ModularTokenizer, texts: Sequence[str], b
     return nats, np.asarray(scored, dtype=np.int64)
 
 
+# --------------------------------------------------------------------------
+# intervals and labels
+
+
+def label(lo: float, hi: float, margin: float = MARGIN) -> str:
+    """The registered label of a difference ``a − b`` in bits per byte (lower is
+    better) from its interval ``[lo, hi]`` (module docstring, point 6)."""
+    if hi < 0:
+        return "better"
+    if lo > 0:
+        return "worse"
+    if hi < margin:
+        return f"non-inferior at {margin}"
+    return "no detectable difference"
+
+
+def compare(scores: Mapping[str, Mapping[int, tuple[np.ndarray, np.ndarray]]], units: Sequence[int],
+            pairs: Sequence[tuple[str, str]] = (), n_boot: int = 1000, level: float = 0.95,
+            seed: int = 0) -> dict[str, tuple[float, float, float]]:
+    """Bits per byte of every arm, mean over its seeds, and of every pair's
+    difference ``"a − b"`` (seed by seed, then the mean), each ``(point, lo, hi)``
+    with the interval of :func:`modtok.evaluation.stats.paired_bootstrap` over
+    ``units``: the nats and bytes of the pieces are summed per unit (document),
+    and every replicate draws the same units for every arm and seed. Each seed's
+    own figure is there too, key ``"… @ seed s"``.
+
+    ``scores``: ``{arm: {seed: (nats, bytes) per piece}}``; every arm has the same
+    seeds (an arm without seeds, the base model, repeats its one score under
+    each), and the same scored bytes (:func:`score_pieces`: by construction).
+
+    >>> ln2 = math.log(2)                      # two documents of one byte, 2 and 4 bits; seeds 0 and 1
+    >>> sc = {"A": {0: ([2 * ln2, 4 * ln2], [1, 1]), 1: ([4 * ln2, 4 * ln2], [1, 1])},
+    ...       "B": {0: ([ln2, ln2], [1, 1]), 1: ([ln2, ln2], [1, 1])}}
+    >>> res = compare(sc, [0, 1], [("A", "B")], n_boot=200)
+    >>> res["A"][0], res["A @ seed 0"][0], res["A − B"][0], res["A − B @ seed 1"][0]
+    (3.5, 3.0, 2.5, 3.0)
+    """
+    arms = list(scores)
+    seeds = list(next(iter(scores.values())))
+    units = np.asarray(units, dtype=np.int64)
+    n_units = int(units.max()) + 1
+    per_unit = lambda v: np.bincount(units, weights=np.asarray(v, np.float64), minlength=n_units)  # noqa: E731
+    nbytes = None
+    samples = {}
+    for a in arms:
+        if list(scores[a]) != seeds:
+            raise UsageError(f"compare: arm {a!r} has seeds {list(scores[a])}, the first arm {seeds}")
+        for s in seeds:
+            nats, b = scores[a][s]
+            if nbytes is None:
+                nbytes = np.asarray(b)
+            elif not np.array_equal(np.asarray(b), nbytes):
+                raise UsageError(f"compare: arm {a!r} (seed {s}) scored other bytes than the first arm")
+            samples[f"bits {a} @ {s}"] = per_unit(nats) / math.log(2)
+    samples["bytes"] = per_unit(nbytes)
+
+    def bpb(x):  # every arm and seed, the seed means, then the pairs, from the same draws
+        den = x["bytes"].sum(-1)
+        out = {f"{a} @ seed {s}": x[f"bits {a} @ {s}"].sum(-1) / den for a in arms for s in seeds}
+        out |= {a: sum(out[f"{a} @ seed {s}"] for s in seeds) / len(seeds) for a in arms}
+        for a, b in pairs:
+            out[f"{a} − {b}"] = out[a] - out[b]
+            out |= {f"{a} − {b} @ seed {s}": out[f"{a} @ seed {s}"] - out[f"{b} @ seed {s}"] for s in seeds}
+        return out
+
+    return stats.paired_bootstrap(samples, bpb, n_boot, level, seed)
+
+
 def bootstrap(nats: Mapping[str, Sequence[float]], nbytes: Mapping[str, Sequence[float]],
               pairs: Sequence[tuple[str, str]] | None = None, n_boot: int = 1000, level: float = 0.95,
               seed: int = 0) -> dict[str, tuple[float, float, float]]:
-    """Bits per byte ``Σnats / ln 2 / Σbytes`` of every arm and the difference of
-    each pair ``(a, b)`` (key ``"a − b"``; default: every later arm minus every
-    earlier one), each as ``(point, lo, hi)`` with the percentile interval of
-    :func:`modtok.evaluation.stats.paired_bootstrap`: every replicate resamples
-    the same pieces for all arms (per arm, then, this is
-    :func:`modtok.evaluation.stats.ratio_ci` of bits over bytes)."""
+    """Bits per byte ``Σnats / ln 2 / Σbytes`` of every arm (one score each) and
+    the difference of each pair ``(a, b)`` (key ``"a − b"``; default: every later
+    arm minus every earlier one), each as ``(point, lo, hi)``, resampling the
+    pieces themselves with :func:`modtok.evaluation.stats.paired_bootstrap` (per
+    arm, then, :func:`modtok.evaluation.stats.ratio_ci` of bits over bytes). Arms
+    may score different bytes here; :func:`compare` is the seeds-and-documents
+    version the experiment uses."""
     arms = list(nats)
     samples = {f"bits {a}": np.asarray(nats[a], np.float64) / math.log(2) for a in arms}
     samples |= {f"bytes {a}": nbytes[a] for a in arms}
     if pairs is None:
         pairs = [(b, a) for i, a in enumerate(arms) for b in arms[i + 1 :]]
 
-    def bpb(s):  # per arm, then the pairs' differences, from the same replicates
+    def bpb(s):
         out = {a: s[f"bits {a}"].sum(-1) / s[f"bytes {a}"].sum(-1) for a in arms}
         return out | {f"{a} − {b}": out[a] - out[b] for a, b in pairs}
 
@@ -322,19 +506,18 @@ def consecutive(lines: Sequence[str], *sizes: int) -> list[list[str]]:
 
 def texts(english: Sequence[str], target: Sequence[str], base_bytes: int, cpt_bytes: int) -> dict[str, list[str]]:
     """The texts of :func:`run` (its keyword arguments ``base_text``,
-    ``cpt_target``, ``cpt_english``, ``more_text``) from consecutive runs of
-    ``english`` and ``target`` lines (:func:`consecutive`), by UTF-8 bytes:
-    the base is 95% English + 5% target of ``base_bytes``; continued
-    pretraining 75% target + 25% English of ``cpt_bytes``; the further text of
-    ``R2 (matched steps)`` twice that, in the same shares.
+    ``cpt_target``, ``cpt_english``) from consecutive runs of ``english`` and
+    ``target`` lines (:func:`consecutive`), by UTF-8 bytes: the base is 95%
+    English + 5% target of ``base_bytes``; continued pretraining 75% target +
+    25% English of ``cpt_bytes``.
 
     >>> t = texts(["e"] * 100, ["t"] * 100, 40, 16)       # 2 bytes a line, newline counted
     >>> {k: len(v) for k, v in t.items()}
-    {'base_text': 20, 'cpt_target': 6, 'cpt_english': 2, 'more_text': 16}
+    {'base_text': 20, 'cpt_target': 6, 'cpt_english': 2}
     """
-    base_en, cpt_en, more_en = consecutive(english, int(0.95 * base_bytes), cpt_bytes // 4, cpt_bytes // 2)
-    base_t, cpt_t, more_t = consecutive(target, int(0.05 * base_bytes), 3 * cpt_bytes // 4, 3 * cpt_bytes // 2)
-    return {"base_text": base_en + base_t, "cpt_target": cpt_t, "cpt_english": cpt_en, "more_text": more_t + more_en}
+    base_en, cpt_en = consecutive(english, int(0.95 * base_bytes), cpt_bytes // 4)
+    base_t, cpt_t = consecutive(target, int(0.05 * base_bytes), 3 * cpt_bytes // 4)
+    return {"base_text": base_en + base_t, "cpt_target": cpt_t, "cpt_english": cpt_en}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -352,7 +535,30 @@ class Setup:
     warmup: float = 0.05  # share of each run's steps
     piece_bytes: int = 2000
     n_boot: int = 1000
-    seed: int = 0
+    seed: int = 0  # the base model's and the bootstrap's
+    seeds: tuple[int, ...] = (0, 1, 2)  # continued pretraining: the order of its lines, and torch's seed
+
+
+def preset(size: str) -> tuple[Setup, dict[str, int]]:
+    """Notebook 07's settings and its text sizes in bytes (``{"base", "cpt"}``, see
+    :func:`texts`): ``"smoke"`` (CI: 3 seeds of a few dozen steps), ``"cpu"`` (the
+    full size on 2 CPU cores: base vocabulary 4,096, K = 2,000, d_model 128 x 2
+    layers, 16 x 128 ids a step, base 1,000 steps) or ``"gpu"`` ("small", 5.9M
+    parameters without the vocabulary, 32 x 256 ids a step; not yet run on a GPU).
+
+    >>> setup, sizes = preset("smoke")
+    >>> len(setup.seeds), sizes
+    (3, {'base': 120000, 'cpt': 20000})
+    """
+    if size == "smoke":
+        return (Setup(base_vocab=600, merges=200, model=dict(d_model=64, n_layers=1), batch_size=8, seq_len=64,
+                      base_steps=100, n_boot=200), {"base": 120_000, "cpt": 20_000})
+    if size == "gpu":
+        return (Setup(base_vocab=8192, merges=8000, model=dict(d_model=256, n_layers=8, n_heads=8, n_kv_heads=4),
+                      batch_size=32, seq_len=256, base_steps=4000), {"base": 2_400_000, "cpt": 8_000_000})
+    if size == "cpu":
+        return Setup(), {"base": 1_200_000, "cpt": 1_000_000}
+    raise UsageError(f"preset {size!r}: one of smoke, cpu, gpu")
 
 
 @dataclasses.dataclass
@@ -361,94 +567,141 @@ class Arm:
     tokenizer: ModularTokenizer
     ext: repair.Extension | None  # None: R0 (the base tokenizer)
     steps: int = 0
-    bytes: int = 0  # training bytes read
-    model: LM | None = None
+    bytes: int = 0  # training bytes read (per seed: the same for every seed)
+    model: LM | None = None  # kept for the base model only (the arms' are scored, then dropped)
 
 
 @dataclasses.dataclass
 class Result:
     arms: dict[str, Arm]
-    scores: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]]  # eval set -> arm -> (nats, bytes) per piece
-    intervals: dict[str, dict[str, tuple[float, float, float]]]  # eval set -> bootstrap()
+    held_out: dict[str, HeldOut]  # eval set -> its pieces and units
+    scores: dict[str, dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]]  # eval set -> arm -> seed -> (nats, bytes)
+    intervals: dict[str, dict[str, tuple[float, float, float]]]  # eval set -> compare()
+    seeds: tuple[int, ...]
     base_steps: int
+    tokens: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # eval set -> arm -> tokens of the pieces
+    seq_len: int = 0  # the context in ids of training and scoring windows
+
+    def spread(self, ev: str, key: str) -> float:
+        """Standard deviation over the seeds (ddof 1; 0 with one seed) of the
+        point of ``key`` (an arm or ``"a − b"``) on eval set ``ev``."""
+        points = [self.intervals[ev][f"{key} @ seed {s}"][0] for s in self.seeds]
+        return float(np.std(points, ddof=1)) if len(points) > 1 else 0.0
 
     def table(self) -> list[dict]:
-        """One row per arm: vocabulary, steps, bytes, bpb with 95% CI per eval set, difference vs R0."""
+        """One row per arm: what it is, vocabulary, steps, training bytes, and per
+        eval set the scored bytes, bytes per token, bits per byte (mean over seeds),
+        its spread over seeds and its 95% interval over units (documents)."""
         rows = []
         for name, arm in self.arms.items():
-            row = {"arm": name, "vocabulary": arm.tokenizer.vocab_size, "steps": arm.steps,
-                   "training bytes": arm.bytes}
+            row = {"arm": name, "note": ADDITIONS.get(name, "the paper's"), "vocabulary": arm.tokenizer.vocab_size,
+                   "steps": arm.steps, "training bytes": arm.bytes,
+                   "seeds": 1 if name == BASE else len(self.seeds)}
             for ev, res in self.intervals.items():
                 p, lo, hi = res[name]
-                row[f"{ev} bpb"], row[f"{ev} CI"] = p, f"[{lo:.3f}, {hi:.3f}]"
-                if f"{name} − R0" in res:
-                    d, dlo, dhi = res[f"{name} − R0"]
-                    row[f"{ev} − R0"], row[f"{ev} − R0 CI"] = d, f"[{dlo:.3f}, {dhi:.3f}]"
+                row[f"{ev} scored bytes"] = int(self.scores[ev][name][self.seeds[0]][1].sum())
+                if self.tokens:
+                    row[f"{ev} bytes/token"] = row[f"{ev} scored bytes"] / self.tokens[ev][name]
+                row[f"{ev} bpb"], row[f"{ev} ± seeds"] = p, self.spread(ev, name)
+                row[f"{ev} CI"] = f"[{lo:.3f}, {hi:.3f}]"
             rows.append(row)
         return rows
 
+    def comparisons(self) -> list[dict]:
+        """One row per (eval set, pair of :data:`PAIRS`): the difference (mean over
+        seeds), its 95% interval over units, its spread over seeds, each seed's
+        difference, and the label (:func:`label`) of the mean and of each seed;
+        ``registered`` marks the paper's comparisons (:data:`LABELLED`)."""
+        rows = []
+        for ev, res in self.intervals.items():
+            for a, b in PAIRS:
+                key = f"{a} − {b}"
+                d, lo, hi = res[key]
+                per_seed = [res[f"{key} @ seed {s}"] for s in self.seeds]
+                rows.append({"held-out text": ev, "comparison": key, "registered": (a, b) in LABELLED,
+                             "difference": d, "lo": lo, "hi": hi, "CI": f"[{lo:+.3f}, {hi:+.3f}]",
+                             "± seeds": self.spread(ev, key),
+                             "per seed": ", ".join(f"{x[0]:+.3f}" for x in per_seed),
+                             "label": label(lo, hi), "per-seed labels": ", ".join(label(x[1], x[2]) for x in per_seed)})
+        return rows
+
+    def summary(self, ev: str) -> str:
+        """One line on eval set ``ev``: which of R0, R1, R2 has the lowest bits per
+        byte (the paper: R0), and what bears on why: the bytes of text a window of
+        ``seq_len`` ids holds under each arm, the base model against R0, and R0 at
+        R1's step count."""
+        bpb = {a: self.intervals[ev][a][0] for a in self.arms}
+        ctx = {r["arm"]: round(r[f"{ev} bytes/token"] * self.seq_len) for r in self.table() if r["arm"] in ("R0", "R1", "R2")}
+        return (f"lowest held-out {ev} bits per byte of R0, R1, R2: {min(('R0', 'R1', 'R2'), key=bpb.get)} (the paper: "
+                f"R0); bytes per {self.seq_len}-id window: {ctx}; base model {bpb[BASE]:.3f} vs R0 {bpb['R0']:.3f}; "
+                f"R0 at R1's step count {bpb[R0_MATCHED]:.3f}")
+
     def interval_rows(self) -> list[dict]:
         """One row per (eval set, arm): ``{"arm", "held-out text", "bits per byte",
-        "lo", "hi"}``, the bars (with their 95% intervals) of the notebook's figure."""
-        return [{"arm": arm, "held-out text": ev, "bits per byte": p, "lo": lo, "hi": hi}
-                for ev, res in self.intervals.items() for arm, (p, lo, hi) in res.items() if arm in self.arms]
+        "lo", "hi"}``, the bars (seed means, 95% intervals over units) of the figure."""
+        return [{"arm": arm, "held-out text": ev, "bits per byte": res[arm][0], "lo": res[arm][1], "hi": res[arm][2]}
+                for ev, res in self.intervals.items() for arm in self.arms]
 
 
-def _train_cfg(setup: Setup, steps: int, lr: float) -> TrainConfig:
-    return TrainConfig(steps=steps, lr=lr, warmup_steps=max(1, round(setup.warmup * steps)), seed=setup.seed,
+def _train_cfg(setup: Setup, steps: int, lr: float, seed: int) -> TrainConfig:
+    return TrainConfig(steps=steps, lr=lr, warmup_steps=max(1, round(setup.warmup * steps)), seed=seed,
                        ckpt_every=steps, prefetch=0)
 
 
 def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_english: Sequence[str],
-        more_text: Sequence[str], evaluation: Mapping[str, Sequence[str]], out_dir, device=None,
-        progress: bool = False) -> Result:
+        evaluation: Mapping[str, Sequence[str]], out_dir, documents: Mapping[str, Sequence | None] | None = None,
+        device=None, progress: bool = False) -> Result:
     """The whole experiment (module docstring) in ``out_dir``.
 
     ``base_text``: English-heavy lines of the base tokenizer and model;
     ``cpt_target`` + ``cpt_english``: the continued-pretraining lines every
     byte-matched arm reads once (the merges are learned on ``cpt_target``),
-    interleaved in a seeded order; ``more_text``: lines (shuffled the same way)
-    that follow them in the stream of ``R2 (matched steps)``; ``evaluation``: ``{name: held-out lines}``,
-    cut into :func:`pieces`, e.g. ``{"Nepali": ..., "English": ...}``.
+    interleaved in an order fixed by each seed; ``evaluation``: ``{name:
+    held-out lines}``, e.g. ``{"Nepali": ..., "English": ...}``; ``documents``:
+    ``{name: one document id per line}`` where known (:func:`flores_documents`),
+    the bootstrap unit; elsewhere the unit is a piece. Each arm's checkpoint
+    directory is removed once it is scored (``out_dir/base`` stays).
     """
     out_dir = Path(out_dir)
     device = torch.device(device) if device else default_device()
+    documents = documents or {}
+    held = {ev: held_out(lines, setup.piece_bytes, documents.get(ev)) for ev, lines in evaluation.items()}
     base = base_tokenizer(base_text, setup.base_vocab, out_dir / "base" / "tokenizer.json")
     base_tok = lm_tokenizer(base.json)
     cfg = config("mini", lm_vocab_size(base_tok), max_seq_len=setup.seq_len, **setup.model)
     source = StreamSource(base_tok, base_text, setup.batch_size, setup.seq_len, cycle=True)
-    base_model = train(cfg, _train_cfg(setup, setup.base_steps, setup.base_lr), source, out_dir / "base",
-                       resume=False, progress=progress, device=device).model
+    base_model = train(cfg, _train_cfg(setup, setup.base_steps, setup.base_lr, setup.seed), source,
+                       out_dir / "base", resume=False, progress=progress, device=device).model.eval()
 
-    rng = np.random.default_rng(setup.seed)
-    cpt = list(cpt_target) + list(cpt_english)
-    cpt = [cpt[i] for i in rng.permutation(len(cpt))]
-    more_text = [more_text[i] for i in rng.permutation(len(more_text))]  # the same mix further on
-    arms = {BASE: Arm(BASE, base_tok, None, model=base_model.eval()), "R0": Arm("R0", base_tok, None)}
+    arms = {BASE: Arm(BASE, base_tok, None, model=base_model), "R0": Arm("R0", base_tok, None)}
     for name in ("R1", "R2"):
         counts = repair.count_words(base, cpt_target, repair.arm_pattern(base.regex, name))
         ext = repair.extend(base, counts, setup.merges, name)
         arms[name] = Arm(name, lm_tokenizer(ext.tokenizer_json()), ext)
     arms[MATCHED] = Arm(MATCHED, arms["R2"].tokenizer, arms["R2"].ext)
+    arms[R0_MATCHED] = Arm(R0_MATCHED, base_tok, None)
 
-    for arm in arms.values():
-        if arm.model is not None:  # the base model itself: no continued pretraining
-            continue
-        matched = arm.name == MATCHED
-        src = StreamSource(arm.tokenizer, cpt + list(more_text) if matched else cpt, setup.batch_size, setup.seq_len)
-        arm.steps = arms["R0"].steps if matched else src.steps
-        if arm.steps > src.steps:
-            raise DataError(f"{arm.name}: {arm.steps} steps need more text than the {src.steps} steps of the stream")
-        init = base_model if arm.ext is None else grow(base_model, arm.ext)
-        arm.bytes = int(sum(src.batch(s).n_bytes for s in range(arm.steps)))
-        arm_dir = out_dir / ("R2-matched" if matched else arm.name)
-        arm.model = train(init.cfg, _train_cfg(setup, arm.steps, setup.lr), src, arm_dir, resume=False,
+    scores = {ev: {name: {} for name in arms} for ev in held}
+    for ev, h in held.items():  # the base model: one model, the same score for every seed
+        once = score_pieces(base_model, base_tok, h.texts, device=device)
+        scores[ev][BASE] = {s: once for s in setup.seeds}
+    cpt = list(cpt_target) + list(cpt_english)
+    for seed in setup.seeds:
+        order = [cpt[i] for i in np.random.default_rng(seed).permutation(len(cpt))]
+        for name in ARMS:
+            arm = arms[name]
+            src = StreamSource(arm.tokenizer, order, setup.batch_size, setup.seq_len, cycle=name == MATCHED)
+            # one pass for R0, R1, R2; R1's step count for the matched arms (R2's wraps into a second pass)
+            arm.steps = arms["R1"].steps if name in (MATCHED, R0_MATCHED) else src.steps
+            arm.bytes = int(sum(src.batch(s).n_bytes for s in range(arm.steps)))
+            init = base_model if arm.ext is None else grow(base_model, arm.ext)
+            arm_dir = out_dir / f"{name.split()[0]}{'-matched' if name in (MATCHED, R0_MATCHED) else ''}-seed{seed}"
+            model = train(init.cfg, _train_cfg(setup, arm.steps, setup.lr, seed), src, arm_dir, resume=False,
                           progress=progress, device=device, init=init).model.eval()
-
-    scores, intervals = {}, {}
-    for ev, lines in evaluation.items():
-        texts = list(pieces(lines, setup.piece_bytes))
-        scores[ev] = {name: score_pieces(arm.model, arm.tokenizer, texts, device=device) for name, arm in arms.items()}
-        intervals[ev] = bootstrap({a: s[0] for a, s in scores[ev].items()}, {a: s[1] for a, s in scores[ev].items()},
-                                  pairs=PAIRS, n_boot=setup.n_boot, seed=setup.seed)
-    return Result(arms, scores, intervals, setup.base_steps)
+            for ev, h in held.items():
+                scores[ev][name][seed] = score_pieces(model, arm.tokenizer, h.texts, device=device)
+            shutil.rmtree(arm_dir, ignore_errors=True)
+    intervals = {ev: compare(scores[ev], held[ev].units, PAIRS, n_boot=setup.n_boot, seed=setup.seed) for ev in held}
+    tokens = {ev: {name: sum(map(len, arm.tokenizer.encode_batch(h.texts))) for name, arm in arms.items()}
+              for ev, h in held.items()}
+    return Result(arms, held, scores, intervals, tuple(setup.seeds), setup.base_steps, tokens, setup.seq_len)

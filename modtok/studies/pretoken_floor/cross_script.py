@@ -12,26 +12,40 @@ combining marks too, and on scripts without marks as controls. Per language
   own script block (:data:`modtok.bpe.repair.SCRIPT_BLOCKS`), and the premium of
   each.
 
-Where the strict §V filter keeps too little, App. H's relaxed filter is used.
-That happens where the base vocabulary lacks whole characters of the script:
-the first merge of a word then joins bytes of one character (space + e0 b4 in
-Malayalam), the strict filter drops it and every merge built on it — and those
-are the frequent word-initial merges. Our rule: relaxed when the strict filter
-keeps under ``relaxed_below`` = 95% of what the relaxed one keeps, in either
-arm; the row then also gives R2's premium under the strict filter
-(``R2_strict_premium``). On the pool at K = 8k this picks Odia, Malayalam and
-Sinhala for both Llama-3 and Qwen3, and Bengali, Assamese, Punjabi and Telugu
-for Llama-3 only (strict keeps 81–92% there, and R2's premium is 0.02–0.23
-higher with it).
+One merge filter for the whole sweep: the audit of issue 20 (item 4) reports
+that the paper uses one rule for its sweep; which one is our reading, App. H's
+*as worded* (it is the appendix that extends §V to these scripts), the default: a kept token holds a complete code point of
+the language's script block or is "a byte piece of a target-script character"
+(one character, after an optional leading space;
+:class:`~modtok.bpe.repair.BlockFilter`, ``pieces="character"``). The pieces
+matter where the base vocabulary lacks whole characters of the script: the
+first merge of a word then joins bytes of one character (space + e0 b4 in
+Malayalam), which the strict §V filter drops together with every merge built
+on it. ``rule="strict"`` runs the sweep under §V instead, and ``"App. H (runs)"``
+under the looser rule this project used before (a byte substring of a run of
+block characters). Every row also gives R2's premium under the strict filter
+(``R2_strict_premium``) and the share of merges the strict filter keeps
+(``strict_share``), so the choice is visible; it is not switched per language
+(the project once switched where strict kept < 95%: not the paper's setup).
 
-English invariance under the relaxed filter: a kept token that valid UTF-8
-can hold and that is only a byte piece of 3-byte block characters contains the
-lead byte e0 or two continuation bytes in a row, and neither occurs in text of
-characters below U+0800 (ASCII, Latin, Greek,
-Cyrillic, ...), so ids there cannot move (``tests/test_repair.py`` checks it
-with hypothesis); text of other 3-byte scripts is not covered by this argument.
+The paper's K is 32k (``PAPER_K``); a row's ``R1_learned`` / ``R2_learned`` say
+when the text ran out of pairs seen twice before K. The shared pool (at most 3 MB
+a language) does not allow 32k: on Llama-3, Nepali (1.6 MB), Sinhala, Odia and
+Assamese give R1 3,461 / 4,608 / 5,120 / 5,352 merges and R2 16,466 / 16,437 /
+19,281 / 20,277 (measured 2026-12-02), so at K = 32k each arm runs until its
+pairs seen twice are exhausted, R1 much earlier (its letters-only pre-tokens
+are short and few), which is not the paper's 1 GB setting. The paper's no-mark controls
+are Amharic and Korean (``PAPER_CONTROLS``); the shared pool has neither, so
+Russian and Greek stand as controls where they are absent.
 
-Controls (Greek, Cyrillic): the repaired regex cuts text without ``\\p{M}``
+English invariance under App. H: a kept token that valid UTF-8 can hold and
+that is only a byte piece of a 3-byte block character contains the lead byte
+e0-ef or two continuation bytes in a row, and neither occurs in text of
+characters below U+0800 (ASCII, Latin, Greek, Cyrillic, ...), so ids there
+cannot move (``tests/test_repair.py`` checks it with hypothesis); text of other
+3-byte scripts is not covered by this argument.
+
+Controls (Amharic, Korean, Russian, Greek): the repaired regex cuts text without ``\\p{M}``
 exactly like the original, so R1 and R2 see the same pre-tokens, learn the
 same merges and give the same ids (``r1_equals_r2``). Every extension must
 leave the English ids unchanged (``english_unchanged``).
@@ -43,27 +57,42 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from modtok.bpe import repair
-from modtok.errors import UnknownLanguageError
+from modtok.errors import ConfigError, UnknownLanguageError
 from modtok.evaluation import audit, metrics
 from modtok.text import data
 
-# The pool's Indic languages that FLORES-200 has, by script, and the no-mark controls.
+# The pool's Indic languages that FLORES-200 has, by script, and the no-mark controls:
+# the paper's (Amharic, Korean) first, then ours (Russian, Greek), used where those are absent.
 INDIC = ("hin_Deva", "mar_Deva", "npi_Deva", "mai_Deva", "san_Deva", "ben_Beng", "asm_Beng", "guj_Gujr",
          "pan_Guru", "ory_Orya", "tam_Taml", "tel_Telu", "kan_Knda", "mal_Mlym", "sin_Sinh")
-CONTROLS = ("rus_Cyrl", "ell_Grek")
+PAPER_CONTROLS = ("amh_Ethi", "kor_Hang")
+CONTROLS = PAPER_CONTROLS + ("rus_Cyrl", "ell_Grek")
+PAPER_K = 32_000  # the paper's K for the sweep
+RULES = ("App. H", "strict", "App. H (runs)")
+COLUMNS = ["base", "language", "filter", "strict_share", "premium", "CI", "floor", "floor_repaired", "mark_initial",
+           "R1_learned", "R1_kept", "R1_premium", "R1 CI", "R2_kept", "R2_premium", "R2 CI", "R2_strict_premium",
+           "r1_equals_r2", "english_unchanged"]  # notebook 07's table (CIs as plots.ci_table names them)
 
 
-def choose_filter(base: repair.Base, learned: Sequence[Sequence[tuple[bytes, bytes]]], script: str,
-                  relaxed_below: float = 0.95) -> tuple[repair.BlockFilter, float]:
-    """The filter for ``script`` and the share strict-kept / relaxed-kept (the
-    smallest over the merge lists ``learned``, one per arm): the strict §V filter,
-    or the relaxed App. H one when that share is under ``relaxed_below``."""
-    strict, relaxed = repair.BlockFilter.for_script(script), repair.BlockFilter.for_script(script, relaxed=True)
-    ids = set(base.id_of)
-    shares = [len(repair.filter_merges(m, strict.keeps, ids)) / max(1, len(repair.filter_merges(m, relaxed.keeps, ids)))
-              for m in learned]
-    share = min(shares)
-    return (relaxed if share < relaxed_below else strict), share
+def block_filter(script: str, rule: str = "App. H") -> repair.BlockFilter:
+    """The merge filter of ``script`` under ``rule`` (:data:`RULES`).
+
+    >>> [block_filter("Deva", r).name for r in RULES]
+    ['App. H', 'strict', 'App. H (runs)']
+    """
+    if rule not in RULES:
+        raise ConfigError(f"cross-script filter {rule!r} is not one of: {', '.join(RULES)}")
+    return repair.BlockFilter.for_script(script, relaxed=rule != "strict",
+                                         pieces="run" if rule == "App. H (runs)" else "character")
+
+
+def strict_share(base: repair.Base, learned: Sequence[Sequence[tuple[bytes, bytes]]], keep: repair.BlockFilter,
+                 script: str) -> float:
+    """Merges the strict §V filter keeps over those ``keep`` keeps, the smallest
+    over the merge lists ``learned`` (one per arm): how much the rule matters."""
+    strict, ids = repair.BlockFilter.for_script(script), set(base.id_of)
+    return min(len(repair.filter_merges(m, strict.keeps, ids)) / max(1, len(repair.filter_merges(m, keep.keeps, ids)))
+               for m in learned)
 
 
 def ids_of(tokenizer, lines: Sequence[str]) -> list[list[int]]:
@@ -78,17 +107,17 @@ def _filtered(base: repair.Base, merges, keep: repair.BlockFilter, arm: str) -> 
 
 
 def language_row(base: repair.Base, lang: str, train: Sequence[str], lines: Sequence[str], ref_lines: Sequence[str],
-                 k: int, relaxed_below: float = 0.95, n_boot: int = 1000, seed: int = 0) -> dict:
+                 k: int, rule: str = "App. H", n_boot: int = 1000, seed: int = 0) -> dict:
     """One Table V row for ``lang``: ``train`` is its training text, ``lines`` its
     evaluation lines aligned with the English ``ref_lines``; K = ``k`` merges.
 
-    Keys: ``language``, ``name``, ``script``, ``K``, ``filter`` (strict / relaxed)
-    and ``strict_share`` (of :func:`choose_filter`); of the original tokenizer
+    Keys: ``language``, ``name``, ``script``, ``K``, ``filter`` (``rule``, one of
+    :data:`RULES`) and ``strict_share`` (:func:`strict_share`); of the original tokenizer
     ``premium`` and ``premium_ci``, ``floor``, ``mark_initial``; per arm A in R1, R2
     ``A_learned`` (merges learned: fewer than K when pairs seen twice run out),
     ``A_kept`` (after the filter), ``A_premium``, ``A_ci``; ``floor_repaired``
-    (under R2's regex), ``R2_strict_premium`` (NaN where the strict filter is the
-    one used), ``english_unchanged`` (both extensions give the original ids on
+    (under R2's regex), ``R2_strict_premium`` (R2 under the strict filter; NaN
+    where ``rule`` is strict), ``english_unchanged`` (both extensions give the original ids on
     ``ref_lines``) and ``r1_equals_r2`` (the two give the same ids on ``lines``).
     """
     script = data.script_of(lang)
@@ -96,9 +125,9 @@ def language_row(base: repair.Base, lang: str, train: Sequence[str], lines: Sequ
     p, lo, hi = audit.premium_ci(original, lines, ref_lines, n_boot=n_boot, seed=seed)
     learned = {arm: repair.learn(base, repair.count_words(base, train, repair.arm_pattern(base.regex, arm)), k)
                for arm in ("R1", "R2")}
-    keep, strict_share = choose_filter(base, list(learned.values()), script, relaxed_below)
+    keep = block_filter(script, rule)
     row = {"language": lang, "name": data.lang_name(lang), "script": script, "K": k,
-           "filter": "relaxed" if keep.relaxed else "strict", "strict_share": strict_share,
+           "filter": keep.name, "strict_share": strict_share(base, list(learned.values()), keep, script),
            "premium": p, "premium_ci": [lo, hi], "floor": audit.floor(original, lines, ref_lines),
            "mark_initial": audit.mark_initial_share(original, lines)}
     english = ids_of(original, ref_lines)
@@ -114,21 +143,34 @@ def language_row(base: repair.Base, lang: str, train: Sequence[str], lines: Sequ
     row["floor_repaired"] = audit.floor(tok, lines, ref_lines)  # tok: R2's, the repaired regex
     strict = repair.BlockFilter.for_script(script)
     row["R2_strict_premium"] = (metrics.premium(_filtered(base, learned["R2"], strict, "R2").tokenizer(), lines, ref_lines)
-                                if keep.relaxed else float("nan"))
+                                if rule != "strict" else float("nan"))
     row["english_unchanged"] = unchanged
     row["r1_equals_r2"] = target_ids["R1"] == target_ids["R2"]
     return row
 
 
 def sweep(base: repair.Base, train: Mapping[str, Sequence[str]], flores: Mapping[str, Sequence[str]], k: int,
-          ref: str = "eng_Latn", relaxed_below: float = 0.95, n_boot: int = 1000, seed: int = 0) -> list[dict]:
+          ref: str = "eng_Latn", rule: str = "App. H", n_boot: int = 1000, seed: int = 0) -> list[dict]:
     """:func:`language_row` for every language of ``train`` (which ``flores``, the
     aligned evaluation lines, must hold together with ``ref``)."""
     missing = [lang for lang in [*train, ref] if lang not in flores]
     if missing:
         raise UnknownLanguageError(missing[0], flores)
-    return [language_row(base, lang, train[lang], flores[lang], flores[ref], k, relaxed_below, n_boot, seed)
+    return [language_row(base, lang, train[lang], flores[lang], flores[ref], k, rule, n_boot, seed)
             for lang in train]
+
+
+def figure_rows(rows: Sequence[dict], base: str = "llama3") -> list[dict]:
+    """Long rows ``{"language", "tokenizer", "premium"}`` of one base's rows for the
+    grouped bars: the original premium, both floors and both arms."""
+    out = []
+    for r in rows:
+        if r["base"] != base:
+            continue
+        for key, name in {"premium": "original", "floor": "floor, original regex", "R1_premium": f"R1, K = {r['K']:,}",
+                          "R2_premium": f"R2, K = {r['K']:,}", "floor_repaired": "floor, repaired regex"}.items():
+            out.append({"language": r["language"], "tokenizer": name, "premium": r[key]})
+    return out
 
 
 @dataclass
@@ -141,7 +183,7 @@ class PoolTable:
 
 
 def pool_table(bases: Mapping[str, repair.Base], wanted: Sequence[str], k: int, max_chars: int | None = None,
-               ref: str = "eng_Latn", n_boot: int = 1000, seed: int = 0) -> PoolTable:
+               ref: str = "eng_Latn", rule: str = "App. H", n_boot: int = 1000, seed: int = 0) -> PoolTable:
     """Table V on the shared data: the languages of ``wanted`` that both the pool
     and FLORES-200 have, trained on their pool text (at most ``max_chars``
     characters each) and evaluated on FLORES-200 devtest against ``ref``, on top
@@ -151,5 +193,5 @@ def pool_table(bases: Mapping[str, repair.Base], wanted: Sequence[str], k: int, 
     train = data.load_pool(langs, max_chars=max_chars)
     flores = data.load_flores([*langs, ref])
     rows = [{"base": name, **row} for name, base in bases.items()
-            for row in sweep(base, train, flores, k, ref, n_boot=n_boot, seed=seed)]
+            for row in sweep(base, train, flores, k, ref, rule, n_boot=n_boot, seed=seed)]
     return PoolTable(rows, {lang: sum(len(s.encode("utf-8")) for s in train[lang]) for lang in langs})

@@ -1,0 +1,152 @@
+"""Where the time of standard BPE goes, phase by phase, at one size (issue 23).
+
+    python bench/bpe_phases.py --langs eng_Latn npi_Deva --chars 1000000 --vocab 8000
+    python bench/bpe_phases.py --langs 26 --slice-mb 20 --vocab 32000      # bpe_train.py's [1]
+    python bench/bpe_phases.py --langs pool --chars all --vocab 128000     # the whole pool
+
+One process, one training, the phases of ``standard.train`` timed by wrapping the
+public kernels of :mod:`modtok.bpe.kernels` (the engine reads them as ``K.<name>`` at
+call time, so a wrapper sees every call):
+
+- ``import``: importing modtok's BPE modules (numba included);
+- ``first call``: a tiny training in this fresh process: loading the cached numba
+  kernels (or compiling them on a cold cache);
+- ``counting``: ``count_pretokens`` (both cores) / ``count_by_language``;
+- ``words``: ``words_from_counts`` (unique pre-tokens -> byte strings + count matrix);
+- ``engine setup``: ``Engine(...)`` less ``init_counts``; ``init_counts``: the first
+  pair counts and occurrence lists;
+- ``merge loop``: ``standard.learn``, split into the ``merge`` kernel, the ``best``
+  kernel and the rest (the Python per merge: ``Engine.merge`` / ``best_pair`` wrappers,
+  ``BPEModel.add_merge``, the progress bar), and the numba dispatch share of the
+  kernel calls (a call's unboxing of its named tuples, measured by calling ``best``
+  on the final, settled state: it returns at once);
+- ``export``: ``hf_tokenizer(model)`` (the ``tokenizer.json`` dict + HF's parser).
+
+The timing wrappers add about a microsecond per kernel call; the loop's total is
+``standard.learn`` as a user calls it.
+"""
+
+from __future__ import annotations
+
+import time
+
+T0 = time.perf_counter()
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+from collections import Counter  # noqa: E402
+
+from modtok.bpe import kernels, standard  # noqa: E402
+from modtok.bpe.engine import Engine, words_from_counts  # noqa: E402
+from modtok.bpe.export import hf_tokenizer  # noqa: E402
+from modtok.bpe.model import BPEModel  # noqa: E402
+from modtok.text import data  # noqa: E402
+from modtok.text.pretokenize import count_by_language  # noqa: E402
+
+T_IMPORT = time.perf_counter() - T0
+
+from bpe_train import select_languages, select_text  # noqa: E402  (bench/ is on sys.path when run)
+
+
+class Timed:
+    """Replace ``kernels.<name>`` by a wrapper that sums its wall time and calls."""
+
+    def __init__(self, name: str):
+        self.name, self.fn, self.seconds, self.calls = name, getattr(kernels, name), 0.0, 0
+        setattr(kernels, name, self)
+
+    def __call__(self, *args):
+        t = time.perf_counter()
+        out = self.fn(*args)
+        self.last, self.t_last = args, t
+        self.seconds += time.perf_counter() - t
+        self.calls += 1
+        return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--langs", nargs="+", default=["26"],
+                    help="pool languages, or 'pool' (all of them) or '26' (bpe_train.py's default set)")
+    ap.add_argument("--chars", default=None, help="characters per language, or 'all'")
+    ap.add_argument("--slice-mb", default=None, help="total MB shared equally by the languages (as bpe_train [1])")
+    ap.add_argument("--vocab", type=int, default=32000)
+    ap.add_argument("--scheme", default="llama3")
+    args = ap.parse_args()
+    langs = select_languages(args.langs)
+    pool, what = select_text(langs, args.chars, args.slice_mb)
+    lines = [line for ls in pool.values() for line in ls]
+    mb = sum(len(line.encode("utf-8")) + 1 for line in lines) / 1e6
+    print(f"languages ({len(langs)}): {' '.join(langs)}")
+    print(f"text: {what}, {mb:.1f} MB, {len(lines):,} lines; vocab {args.vocab}; scheme {args.scheme}")
+
+    t = time.perf_counter()
+    standard.train(Counter({"ab": 2, "bc": 1}), 258)  # numba: load (or compile) the kernels
+    first = time.perf_counter() - t
+
+    names = ("init_counts", "encode_words", "merge", "merge_best", "best", "reserve")
+    wrapped = {n: Timed(n) for n in names if hasattr(kernels, n)}  # merge_best: since issue 23
+    if "merge_best" not in wrapped:
+        wrapped["merge_best"] = Timed.__new__(Timed)
+        wrapped["merge_best"].seconds, wrapped["merge_best"].calls = 0.0, 0
+    workers = os.cpu_count() or 1
+    t = time.perf_counter()
+    counts = count_by_language({"all": lines}, args.scheme, workers=workers)["all"]
+    t_count = time.perf_counter() - t
+    for w in wrapped.values():
+        w.seconds, w.calls = 0.0, 0
+    t = time.perf_counter()
+    langs_, words, matrix = words_from_counts({"all": counts})
+    t_words = time.perf_counter() - t
+    t = time.perf_counter()
+    engine = Engine(words, matrix, languages=langs_, capacity=args.vocab + 1)
+    t_engine = time.perf_counter() - t
+    t_init = wrapped["init_counts"].seconds
+    t = time.perf_counter()
+    model = standard.learn(engine, BPEModel([], args.scheme), args.vocab)
+    t_loop = time.perf_counter() - t
+    n_merges = len(model.merges)
+    t_merge, t_best, t_reserve = (wrapped[n].seconds for n in ("merge", "best", "reserve"))
+    t_merge += wrapped["merge_best"].seconds
+    calls = wrapped["merge"].calls + wrapped["best"].calls + wrapped["merge_best"].calls
+    # dispatch: a call of `best` on the settled final state returns at once (its top is live),
+    # so its time is the unboxing of the Pairs tuple (19 arrays) + the rank array + the call
+    last_merge = max((w for w in (wrapped["merge"], wrapped["merge_best"]) if w.calls), key=lambda w: w.t_last)
+    _, _, _, rank, st = last_merge.last  # (pid, c, words, rank, pairs) of the last merge: the final state
+    best_fn, last = wrapped["best"].fn, (st, rank, -1)
+    best_fn(*last)
+    reps = 20_000
+    t = time.perf_counter()
+    for _ in range(reps):
+        best_fn(*last)
+    per_call = (time.perf_counter() - t) / reps
+    t = time.perf_counter()
+    tok = hf_tokenizer(model)
+    t_export = time.perf_counter() - t
+    total = t_count + t_words + t_engine + t_loop + t_export
+
+    def row(name, s, note=""):
+        print(f"  {name:34s} {s:8.3f} s  {100 * s / total:5.1f}%  {note}")
+
+    print(f"\nphases (one run; end to end from text {total:.2f} s; {n_merges:,} merges, "
+          f"{len(counts):,} unique pre-tokens, {tok.get_vocab_size():,} tokens)")
+    print(f"  {'import modtok.bpe (not in total)':34s} {T_IMPORT:8.3f} s")
+    print(f"  {'first call: numba load (not in total)':34s} {first:8.3f} s")
+    row("counting", t_count, f"({workers} workers)")
+    row("words_from_counts", t_words)
+    row("engine setup (less init_counts)", t_engine - t_init)
+    row("init_counts kernel", t_init)
+    row("merge loop", t_loop, f"({1e6 * t_loop / max(n_merges, 1):.1f} us per merge)")
+    row("  merge kernel (+ next best)", t_merge)
+    row("  best kernel", t_best)
+    row("  reserve (growth)", t_reserve, f"({wrapped['reserve'].calls} calls)")
+    py = t_loop - t_merge - t_best - t_reserve
+    row("  Python per merge", py, f"({1e6 * py / max(n_merges, 1):.1f} us per merge)")
+    row("  numba dispatch (in the kernels)", per_call * calls,
+        f"({1e6 * per_call:.2f} us per call x {calls:,} calls)")
+    row("export (hf_tokenizer)", t_export)
+
+
+if __name__ == "__main__":
+    data.pool_dir()  # fail early when no pool is configured
+    main()
