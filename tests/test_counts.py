@@ -171,7 +171,7 @@ def test_sequential_bpe_from_parquet_manifest_and_from_counts_equals_the_pool(tm
     k = ["-k", "420", "--langs", *LANGS]
     assert cli.main(["sequential-bpe", str(tmp_path / "pool-tok"), *k]) == 0
     assert cli.main(["sequential-bpe", str(tmp_path / "manifest-tok"), *k, "--manifest", str(manifest)]) == 0
-    assert cli.main(["count", str(manifest), "-o", str(tmp_path / "counts"), "--scheme", "llama3"]) == 0
+    assert cli.main(["count", str(manifest), "-o", str(tmp_path / "counts")]) == 0  # the training default
     assert cli.main(["sequential-bpe", str(tmp_path / "counts-tok"), *k, "--counts", str(tmp_path / "counts")]) == 0
     for name in ("tokenizer.json", "lang_to_ids.json"):
         pool_bytes = (tmp_path / "pool-tok" / name).read_bytes()
@@ -187,7 +187,7 @@ def test_cli_count_on_a_local_cluster_writes_the_same_files(tmp_path, lines, cap
     assert cli.main(["count", str(manifest), "-o", str(tmp_path / "two"), "--workers", "2",
                      "--partition-mb", "1"]) == 0
     out = capsys.readouterr().out
-    assert "eng_Latn: " in out and "saved counts (llama3)" in out
+    assert "eng_Latn: " in out and "saved counts (llama3-marks)" in out
     for p in (tmp_path / "one").iterdir():
         assert (tmp_path / "two" / p.name).read_bytes() == p.read_bytes(), p.name
     assert cli.main(["count", str(manifest), "-o", str(tmp_path / "x"), "--langs", "xxx_Latn"]) == 2
