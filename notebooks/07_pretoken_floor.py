@@ -49,7 +49,7 @@ from modtok.ui.widgets import Panel, choice
 
 plots.setup()
 SMOKE = data.is_smoke()
-KS = [0, 200, 1000] if SMOKE else [0, 1000, 2000, 4000, 8000, 16000, 32000]
+KS = [0, 1000] if SMOKE else [0, 1000, 2000, 4000, 8000, 16000, 32000]
 assert "llama3" in deployed.available(), "needs the deployed tokenizers: pip install 'modtok[deployed]'"
 BASES = {name: repair.Base.load(name) for name in ("llama3", "qwen3") if name in deployed.available()}
 
@@ -265,7 +265,7 @@ print(SETUP, SIZES)
 cpt, NAME = None, data.lang_name(TARGET) if TARGET else None
 if HAVE:
     texts = continued.texts(list(corpora.train["eng_Latn"]), train, SIZES["base"], SIZES["cpt"])  # by bytes
-    held = {NAME: ne[:200] if SMOKE else ne, "English": en[:200] if SMOKE else en}
+    held = {NAME: ne[:100] if SMOKE else ne, "English": en[:100] if SMOKE else en}
     docs = {ev: continued.flores_documents(held[ev], x) for ev, x in ((NAME, TARGET), ("English", "eng_Latn"))}
     CPT_DIR = Path("build") / "07_continued"  # the base model's files (each arm's are removed once scored)
     cpt = continued.run(SETUP, **texts, evaluation=held, out_dir=CPT_DIR, documents=docs, progress=not SMOKE)

@@ -141,9 +141,13 @@ def language_row(base: repair.Base, lang: str, train: Sequence[str], lines: Sequ
         unchanged = unchanged and ids_of(tok, ref_lines) == english
         target_ids[arm] = ids_of(tok, lines)
     row["floor_repaired"] = audit.floor(tok, lines, ref_lines)  # tok: R2's, the repaired regex
-    strict = repair.BlockFilter.for_script(script)
-    row["R2_strict_premium"] = (metrics.premium(_filtered(base, learned["R2"], strict, "R2").tokenizer(), lines, ref_lines)
-                                if rule != "strict" else float("nan"))
+    strict = _filtered(base, learned["R2"], repair.BlockFilter.for_script(script), "R2")
+    if rule == "strict":
+        row["R2_strict_premium"] = float("nan")
+    elif strict.merges == ext.merges:  # ext: R2's; the same merges kept, the same tokenizer
+        row["R2_strict_premium"] = row["R2_premium"]
+    else:
+        row["R2_strict_premium"] = metrics.premium(strict.tokenizer(), lines, ref_lines)
     row["english_unchanged"] = unchanged
     row["r1_equals_r2"] = target_ids["R1"] == target_ids["R2"]
     return row
