@@ -126,11 +126,11 @@ def cmd_sequential_bpe(args) -> None:
     from modtok.text.pretokenize import count_by_language
 
     if args.counts:
-        from modtok.text.counts import Counts, load_counts
+        from modtok.text.counts import load_counts, read_meta
 
         if args.manifest:
             raise ModtokError("give --counts or --manifest, not both")
-        scheme = args.scheme or Counts.load(args.counts).scheme  # the counts' own pre-tokenizer by default
+        scheme = args.scheme or read_meta(args.counts)["scheme"]  # the counts' own pre-tokenizer by default
         counts = load_counts(args.counts, args.langs or None, scheme=scheme)
         print(f"training: saved counts {args.counts} (pre-tokenizer {scheme})", file=sys.stderr)
     else:
