@@ -22,6 +22,7 @@ from modtok.text.pretokenize import (
     count_by_language,
     count_pretokens,
     from_byte_level,
+    pattern,
     pretokenize,
 )
 
@@ -152,3 +153,13 @@ def test_count_by_language_in_parallel_keeps_languages_apart():
     serial = count_by_language(corpus, "llama3", workers=1)
     assert count_by_language(corpus, "llama3", workers=2, chunk_lines=500) == serial
     assert serial["ell_Grek"] == Counter({"λέξη": 1}) and serial["eng_Latn"]["the"] == 3000
+
+
+def test_a_regex_source_counts_like_its_scheme_in_worker_processes_too():
+    # `split=`: a deployed tokenizer's own regex (modtok.bpe.repair.count_words); here the
+    # mark-aware repair, whose counts differ from llama3's on Devanagari
+    corpus = {"npi_Deva": [f"नमस्ते संसार {i % 4}" for i in range(2500)], "eng_Latn": ["it's 1234"]}
+    by_name = count_by_language(corpus, "llama3-marks")
+    assert count_by_language(corpus, split=pattern("llama3-marks")) == by_name
+    assert count_by_language(corpus, workers=2, chunk_lines=300, split=pattern("llama3-marks")) == by_name
+    assert by_name != count_by_language(corpus, "llama3") and by_name["npi_Deva"][" संसार"] == 2500

@@ -84,10 +84,10 @@ def count_units(units, scheme: str) -> Tally:
         chunk.append(unit)
         tally.chars += len(unit)
         if len(chunk) == CHUNK_UNITS:
-            tally.counts.update(count_chunk((scheme, chunk)))
+            tally.counts.update(count_chunk((pattern(scheme), chunk)))
             tally.units += len(chunk)
             chunk = []
-    tally.counts.update(count_chunk((scheme, chunk)))
+    tally.counts.update(count_chunk((pattern(scheme), chunk)))
     tally.units += len(chunk)
     return tally
 

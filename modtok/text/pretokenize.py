@@ -115,9 +115,13 @@ def pattern(scheme: str) -> str:
 
 
 @lru_cache(maxsize=None)
+def _compile(source: str) -> regex.Pattern:
+    return regex.compile(source)
+
+
 def compiled(scheme: str) -> regex.Pattern:
     """The compiled ``regex`` pattern of a scheme (cached)."""
-    return regex.compile(pattern(scheme))
+    return _compile(pattern(scheme))
 
 
 def pretokenize(text: str, scheme: str = DEFAULT_SCHEME) -> list[str]:
@@ -194,13 +198,13 @@ def from_byte_level(symbols: str) -> bytes:
 
 
 def count_chunk(args: tuple[str, list[str]]) -> Counter:
-    """Pre-token counts of ``(scheme, lines)``: one picklable task of a process pool.
+    """Pre-token counts of ``(regex source, lines)``: one picklable task of a process pool.
 
-    >>> count_chunk(("whitespace", ["a b a"]))
+    >>> count_chunk((pattern("whitespace"), ["a b a"]))
     Counter({'a': 1, ' b': 1, ' a': 1})
     """
-    scheme, lines = args
-    findall = compiled(scheme).findall
+    source, lines = args
+    findall = _compile(source).findall
     counts: Counter = Counter()
     for line in lines:
         counts.update(findall(line))
@@ -233,20 +237,26 @@ def count_by_language(
     scheme: str = DEFAULT_SCHEME,
     workers: int = 1,
     chunk_lines: int = 20_000,
+    *,
+    split: str | None = None,
 ) -> dict[str, Counter]:
     """``{lang: Counter(pre-token -> count)}`` for a ``{lang: lines}`` corpus.
 
     All languages' lines are cut into chunks of ``chunk_lines`` that ``workers``
     processes count in parallel (default 1, as in :func:`count_pretokens`), so
-    many small languages use every core too.
+    many small languages use every core too. ``split``: a regex source to cut
+    with instead of the scheme's (a deployed tokenizer's own Split regex).
+
+    >>> count_by_language({"x": ["ab ab"]}, split=r"\S+|\s+")
+    {'x': Counter({'ab': 2, ' ': 1})}
     """
-    pattern(scheme)  # fail early on an unknown scheme
+    source = pattern(scheme) if split is None else split  # fail early on an unknown scheme
     corpus = {lang: lines if isinstance(lines, list) else list(lines) for lang, lines in corpus.items()}
     n_lines = sum(map(len, corpus.values()))
     if workers <= 1 or n_lines <= chunk_lines:
-        return {lang: count_chunk((scheme, lines)) for lang, lines in corpus.items()}
+        return {lang: count_chunk((source, lines)) for lang, lines in corpus.items()}
     tasks = [
-        (lang, (scheme, lines[i : i + chunk_lines]))
+        (lang, (source, lines[i : i + chunk_lines]))
         for lang, lines in corpus.items()
         for i in range(0, max(len(lines), 1), chunk_lines)
     ]

@@ -474,7 +474,8 @@ def cmd_extend(args) -> None:
     lines = corpus.lines()
     print(f"text: {args.lang}, {corpus.n_units:,} lines, {corpus.chars:,} chars from "
           f"{args.manifest or ' '.join(args.text)}", file=sys.stderr)
-    counts = repair.count_words(base, lines, repair.arm_pattern(base.regex, args.arm))
+    counts = repair.count_words(base, lines, repair.arm_pattern(base.regex, args.arm),
+                                workers=os.cpu_count() or 1)  # a job: all cores
     ext = repair.extend(base, counts, args.K, args.arm, keep=keep, min_count=args.min_count, progress=args.progress)
     print(f"{ext!r} (arm {args.arm}, filter {args.filter})")
     tok = ext.tokenizer()
