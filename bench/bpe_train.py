@@ -23,9 +23,10 @@ characters per language of [2]-[3] (or ``all``); ``--vocab`` / ``--k`` the sizes
     python bench/bpe_train.py --langs eng_Latn npi_Deva --slice-mb 2 --chars 1000000 --skip-fidelity
     MODTOK_SMOKE=1 python bench/bpe_train.py     # tiny sizes
 
-``--rss``: after the timed runs, each arm of [1] once more in a forked child, whose
-peak RSS (``os.wait4``) is printed; both children start from the parent's memory
-at the fork (the text and the counts already read), printed beside them.
+``--rss``: after the timed runs, each arm of [1] again in a fresh process (``--arm``)
+that reads the text and trains once, ``--rss-repeats`` times interleaved; printed:
+the peak of the memory it and its workers hold together (PSS summed, bench/_memory.py)
+and the main process's peak RSS, medians.
 """
 
 from __future__ import annotations
@@ -33,12 +34,14 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import resource
+import subprocess
+import sys
 import time
 from collections import Counter
 
 import numpy as np
 
+from _memory import peak_memory_mb
 from modtok.artifacts.baselines import train_hf_bpe
 from modtok.bpe import standard
 from modtok.bpe.concat import concatenate
@@ -93,26 +96,6 @@ def select_text(langs: list[str], chars: str | None, slice_mb: str | None) -> tu
     return data.load_pool(langs, max_chars=per_lang), f"{slice_mb} MB slice (<= {per_lang:,} chars per language)"
 
 
-def peak_rss_mb(fn) -> tuple[float, float]:
-    """Peak RSS (MB) of a forked child that runs ``fn()``, and the largest peak of the
-    processes that child started (modtok's counting workers; 0 if none)."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        try:
-            fn()
-            os.write(w, str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss).encode())
-        finally:
-            os._exit(0)
-    os.close(w)
-    with os.fdopen(r) as f:
-        grandchild = float(f.read() or 0)
-    _, status, usage = os.wait4(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, status
-    return usage.ru_maxrss / 1024, grandchild / 1024  # KiB on Linux
-
-
 def interleaved(runs: dict, repeats: int) -> dict[str, list[float]]:
     """Wall seconds of each named callable, run A B A B ... ``repeats`` times."""
     times: dict[str, list[float]] = {name: [] for name in runs}
@@ -148,21 +131,31 @@ def main() -> None:
     ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--skip-standard", action="store_true", help="skip [1]")
     ap.add_argument("--skip-sequential", action="store_true", help="skip [2] (and [3])")
-    ap.add_argument("--rss", action="store_true", help="[1]: peak RSS of each arm in a forked child")
+    ap.add_argument("--rss", action="store_true", help="[1]: peak memory of each arm in a fresh process")
+    ap.add_argument("--rss-repeats", type=int, default=3)
+    ap.add_argument("--arm", choices=["modtok", "hf"], help=argparse.SUPPRESS)  # one run of [1]'s arm, for --rss
     ap.add_argument("--skip-fidelity", action="store_true")
     args = ap.parse_args()
     langs = select_languages(args.langs)
-    print(f"pool: {data.pool_dir()}  FLORES: {data.flores_dir()}  languages ({len(langs)}): {' '.join(langs)}")
     workers = os.cpu_count() or 1
-    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {workers} cores")
+    if not args.arm:
+        print(f"pool: {data.pool_dir()}  FLORES: {data.flores_dir()}  languages ({len(langs)}): {' '.join(langs)}")
+        print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {workers} cores")
     t = time.perf_counter()  # numba: load (or, on a cold cache, compile) the kernels before timing
     train_sequential({"x": Counter({"ab": 2, "bc": 1})}, 258, scheme=args.scheme)
-    print(f"warm-up (numba kernels loaded or compiled): {time.perf_counter() - t:.1f} s")
+    if not args.arm:
+        print(f"warm-up (numba kernels loaded or compiled): {time.perf_counter() - t:.1f} s")
 
     # 1. speed on a >= slice-mb multilingual slice, end to end from text
     if not (args.skip_speed or args.skip_standard):
         pool, what = select_text(langs, args.std_chars, None if args.std_chars else args.slice_mb)
         lines = [line for ls in pool.values() for line in ls]
+        if args.arm:  # a child of --rss: one run of one arm
+            if args.arm == "modtok":
+                standard.train(count_pretokens(lines, args.scheme, workers=workers), args.vocab, args.scheme)
+            else:
+                hf_train(lines, args.vocab, args.scheme)
+            return
         mb = sum(len(line.encode("utf-8")) + 1 for line in lines) / 1e6
         counts = count_pretokens(lines, args.scheme, workers=workers)
         print(f"\n[1] standard BPE, {len(langs)} languages, {what}: {mb:.1f} MB, {len(lines):,} lines, "
@@ -178,12 +171,15 @@ def main() -> None:
         print(f"    ratio training only / HF = "
               f"{np.median(times['modtok training only']) / np.median(times['HF BpeTrainer']):.2f}")
         if args.rss:
-            base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            (ours, workers_rss) = peak_rss_mb(lambda: standard.train(count_pretokens(lines, args.scheme, workers=workers),
-                                                      args.vocab, args.scheme))
-            peer, _ = peak_rss_mb(lambda: hf_train(lines, args.vocab, args.scheme))
-            print(f"    peak RSS (forked child, from the parent's {base:.0f} MB peak): modtok {ours:.0f} MB "
-                  f"(its counting workers: {workers_rss:.0f} MB each at most), HF BpeTrainer {peer:.0f} MB, "
+            argv = [sys.executable, __file__, *(a for a in sys.argv[1:] if a != "--rss")]
+            mem = {"modtok": [], "hf": []}
+            for _ in range(args.rss_repeats):
+                for arm in mem:
+                    mem[arm].append(peak_memory_mb([*argv, "--arm", arm]))
+            (ours, ours_rss), (peer, peer_rss) = (np.median(np.array(mem[a]), axis=0) for a in ("modtok", "hf"))
+            print(f"    peak memory, each arm a fresh process that reads the text and trains once "
+                  f"({args.rss_repeats} interleaved, medians): modtok {ours:.0f} MB with its counting workers "
+                  f"(main process RSS {ours_rss:.0f} MB), HF BpeTrainer {peer:.0f} MB (RSS {peer_rss:.0f} MB), "
                   f"ratio {ours / peer:.2f}")
         del pool, lines, counts
     if args.skip_sequential:
