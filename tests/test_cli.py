@@ -193,3 +193,38 @@ def test_adaptmix_writes_a_resumable_history_and_the_last_tokenizer(tiny_data, t
     # without --dev it reads FLORES *dev* (never devtest: the mixture is chosen on it); this one has none
     assert cli.main(["adaptmix", str(tmp_path / "y"), "--budget-chars", "100", "--langs", "eng_Latn"]) == 2
     assert "dev" in capsys.readouterr().err and not (tmp_path / "y" / "tokenizer.json").exists()
+
+
+def test_kernels_cold_until_a_numba_cache_newer_than_the_source(tmp_path, monkeypatch, capsys):
+    import os
+
+    import modtok.bpe.kernels
+    import modtok.unigram.lattice
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    MODULES = ["modtok.bpe.kernels", "modtok.unigram.lattice"]
+    assert cli.kernel_modules(cli.build_parser().parse_args(["sequential-bpe", "x"])) == MODULES[:1]
+    assert cli.kernel_modules(cli.build_parser().parse_args(["adaptmix", "x", "--budget-chars", "9"])) == []
+    sources = []
+    for module in (modtok.bpe.kernels, modtok.unigram.lattice):
+        src = tmp_path / module.__name__ / (module.__name__.rsplit(".", 1)[1] + ".py")
+        src.parent.mkdir()
+        src.write_text("# kernels\n")
+        monkeypatch.setattr(module, "__file__", str(src))
+        sources.append(src)
+    assert cli.kernels_cold(MODULES)  # a fresh clone: no cache at all
+    for i, src in enumerate(sources):
+        (src.parent / "__pycache__").mkdir()
+        stale = src.parent / "__pycache__" / f"{src.stem}.moved-1.py311.nbi"
+        stale.write_bytes(b"")
+        os.utime(stale, (src.stat().st_mtime - 100,) * 2)  # from before the source changed
+        if i == 0:
+            assert cli.kernels_cold(MODULES)
+        (src.parent / "__pycache__" / f"{src.stem}.f-9.py311.nbi").write_bytes(b"")
+        os.utime(src, (src.stat().st_mtime - 10,) * 2)
+    assert not cli.kernels_cold(MODULES)  # after `modtok warmup`
+    os.utime(sources[1], None)  # a pulled change to one kernel module
+    os.utime(sources[1], (sources[1].stat().st_mtime + 50,) * 2)
+    assert cli.kernels_cold(MODULES)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert not cli.kernels_cold(MODULES)  # a cache elsewhere is not second-guessed
