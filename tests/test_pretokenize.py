@@ -163,3 +163,17 @@ def test_a_regex_source_counts_like_its_scheme_in_worker_processes_too():
     assert count_by_language(corpus, split=pattern("llama3-marks")) == by_name
     assert count_by_language(corpus, workers=2, chunk_lines=300, split=pattern("llama3-marks")) == by_name
     assert by_name != count_by_language(corpus, "llama3") and by_name["npi_Deva"][" संसार"] == 2500
+
+
+def test_workers_receive_their_lines_pickled_where_processes_are_not_forked(monkeypatch):
+    # forked workers read their span of the inherited corpus; under "spawn" (macOS, Windows)
+    # the lines travel with the task: both give the one-process counts
+    import modtok.text.pretokenize as pt
+
+    corpus = {"eng_Latn": [f"the word{i % 5}" for i in range(900)], "npi_Deva": ["नमस्ते"] * 300, "x": []}
+    serial = count_by_language(corpus, "llama3")
+    forked = count_by_language(corpus, "llama3", workers=2, chunk_lines=200)
+    assert forked == serial and list(forked) == list(corpus) and not pt._FORKED
+    monkeypatch.setattr(pt.multiprocessing, "get_start_method", lambda: "spawn")
+    assert count_by_language(corpus, "llama3", workers=2, chunk_lines=200) == serial
+    assert serial["x"] == Counter()
