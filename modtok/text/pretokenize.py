@@ -248,7 +248,7 @@ def count_by_language(
     many small languages use every core too. ``split``: a regex source to cut
     with instead of the scheme's (a deployed tokenizer's own Split regex).
 
-    >>> count_by_language({"x": ["ab ab"]}, split=r"\S+|\s+")
+    >>> count_by_language({"x": ["ab ab"]}, split="[^ ]+| ")
     {'x': Counter({'ab': 2, ' ': 1})}
     """
     source = pattern(scheme) if split is None else split  # fail early on an unknown scheme
