@@ -41,7 +41,7 @@ from collections import Counter
 
 import numpy as np
 
-from _memory import peak_memory_mb
+from _memory import peak_memory_mb  # bench/ is on sys.path when a bench runs
 from modtok.artifacts.baselines import train_hf_bpe
 from modtok.bpe import standard
 from modtok.bpe.concat import concatenate
