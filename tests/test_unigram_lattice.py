@@ -150,6 +150,43 @@ def test_expected_counts_fast_equals_reference(seed):
     assert ll == pytest.approx(want_ll, rel=1e-12)
 
 
+@pytest.mark.parametrize("case", ["long units", "a tiny probability"])
+def test_expected_counts_out_of_double_range_equals_reference(case):
+    """The E-step runs in probability space with power-of-two rescaling (lattice section
+    comment): units of hundreds of characters, whose Z underflows a double (rescaled),
+    and a piece of probability e^-400 < P_MIN (the unit is scored in log space) give the
+    reference's counts and log Z."""
+    rng = random.Random(7)
+    m = random_model(rng, n_pieces=15, tie_scores=False, singles=True)
+    if case == "a tiny probability":
+        scores = m.scores.copy()
+        scores[m.index["a"]] = -400.0
+        m = UnigramModel(m.pieces, scores, m.types)
+        units = [normalize(random_text(rng, 20, p_unknown=0.1)) for _ in range(20)]
+    else:
+        units = [normalize(random_text(rng, 800, p_unknown=0.1)) for _ in range(6)]
+    units = [u for u in units if u]
+    vocab = {m.pieces[i]: m.scores[i] for i in m.normal_ids}
+    unk_score = m.unk_score()
+    cps, off = lattice.encode_units(units)
+    counts, unk, ll = lattice.expected_counts(cps, off, [1.0] * len(units), m.trie, m.scores, unk_score)
+    want = np.zeros(len(m))
+    want_unk = want_ll = 0.0
+    for u in units:
+        c, logz = reference.expected_counts(u, vocab, unk_score)
+        for piece, x in c.items():
+            if piece is None:
+                want_unk += x
+            else:
+                want[m.index[piece]] += x
+        want_ll += logz
+    if case == "long units":
+        assert want_ll / len(units) < -800  # Z of an average unit < e^-800: no double holds it
+    np.testing.assert_allclose(counts, want, rtol=1e-10, atol=1e-12)
+    assert unk == pytest.approx(want_unk, rel=1e-10)
+    assert ll == pytest.approx(want_ll, rel=1e-12)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_e_step_equals_brute_force_enumeration(seed):
     """E[c(v)] = Σ_seg P(seg) c_v(seg) with P(seg) = exp(score(seg)) / Σ exp(score),

@@ -357,3 +357,42 @@ class Engine:
             self._best, self._last = (x, y, int(self._pairs.count[nxt])), (x, y, nxt)
         self._cached = True
         return int(merged)
+
+    def merge_choose(self, a: int, b: int, c: int, candidates: Sequence[int],
+                     lex: np.ndarray | None = None) -> tuple[int, int | None, tuple[int, int, int] | None]:
+        """:meth:`merge`, then parity-aware BPE's next choice, in the same kernel call
+        (``K.merge_choose``: one unboxing of the state per merge, no tie-break in Python).
+
+        Returns ``(merged, lang, pair)``: ``lang`` the column among ``candidates``
+        (ascending) with the most tracked tokens (ties: the first), None if there is no
+        candidate; ``pair`` = ``(x, y, count in lang)`` as :meth:`best_pair` ``(lang)``
+        answers or, with ``lex`` (a rank of every token id so far), the pair of
+        :meth:`tied_pairs` ``(lang)`` with the largest ``(lex[x], lex[y])``; None if the
+        language has no pair.
+
+        >>> from collections import Counter
+        >>> eng = Engine.from_counts({"x": Counter({"abc": 2}), "y": Counter({"de": 1})},
+        ...                          tracked={"x": Counter({"ab": 1}), "y": Counter({"dede": 1})},
+        ...                          pair_counts_per_language=True, total_best=False)
+        >>> eng.merge_choose(ord("a"), ord("b"), 256, [0, 1])   # y's dev text costs 4 tokens, x's 1
+        (2, 1, (100, 101, 1))
+        """
+        last = self._last
+        pid = last[2] if last is not None and last[0] == a and last[1] == b else self._pid(a, b)
+        if pid < 0:
+            return 0, None, None
+        self._ensure(c)
+        self._cached = False
+        cand = np.asarray(candidates, np.int64)
+        lex = np.zeros(0, np.int64) if lex is None else lex
+        merged, lang, nxt = K.merge_choose(pid, c, self._words, self._rank, self._pairs, cand, lex)
+        if merged < 0:
+            self._pairs = K.reserve(self._pairs, pid, len(self._words.token_count))
+            merged, lang, nxt = K.merge_choose(pid, c, self._words, self._rank, self._pairs, cand, lex)
+        if lang < 0:
+            return int(merged), None, None
+        if nxt < 0:
+            return int(merged), int(lang), None
+        x, y = self._pair(nxt)
+        self._last = (x, y, nxt)
+        return int(merged), int(lang), (x, y, int(self._pairs.lang_count[nxt, lang]))

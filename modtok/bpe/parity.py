@@ -66,6 +66,7 @@ first merge is y's most frequent pair although x's pair is more frequent overall
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -77,6 +78,7 @@ import regex
 
 from modtok import atomic
 from modtok.artifacts.tokenizer_json import hf_tokenizer, write_json
+from modtok.bpe import kernels as K
 from modtok.bpe.engine import Engine
 from modtok.bpe.export import to_tokenizer_json
 from modtok.bpe.model import BPEModel
@@ -432,6 +434,11 @@ class DevCost:
     def choose(self, candidates: Sequence[int]) -> int | None:
         return _first_max(candidates, self.engine.tracked_totals().tolist())
 
+    def dev_candidates(self, candidates: Sequence[int]) -> Sequence[int]:
+        """The languages of which :meth:`choose` takes the costliest: all ``candidates``
+        (the engine's kernel can then choose, :meth:`Engine.merge_choose`)."""
+        return candidates
+
     def record(self, lang: int) -> None:
         """A merge went to ``lang``: nothing to remember."""
 
@@ -448,6 +455,10 @@ class CompressionRatio:
     def choose(self, candidates: Sequence[int]) -> int | None:
         adjusted = (self.start / self.engine.token_totals()) / self.targets
         return _first_max(candidates, [-x for x in adjusted.tolist()])  # lowest first
+
+    def dev_candidates(self, candidates: Sequence[int]) -> None:
+        """None: the choice is not by dev cost (:meth:`DevCost.dev_candidates`)."""
+        return None
 
     def record(self, lang: int) -> None:
         """A merge went to ``lang``: nothing to remember."""
@@ -470,11 +481,18 @@ class MovingWindow:
         self.recent: deque[int] = deque(maxlen=window)
         self.held = [0] * n_langs  # merges of each language in ``recent``
 
-    def choose(self, candidates: Sequence[int]) -> int | None:
+    def _uncapped(self, candidates: Sequence[int]) -> Sequence[int]:
         capped = [n / self.window > self.cap for n in self.held]
-        if not all(capped):  # every language capped (alpha < 1): no cap this step
-            candidates = [l for l in candidates if not capped[l]]
-        return self.inner.choose(candidates)
+        if all(capped):  # every language capped (alpha < 1): no cap this step
+            return candidates
+        return [l for l in candidates if not capped[l]]
+
+    def choose(self, candidates: Sequence[int]) -> int | None:
+        return self.inner.choose(self._uncapped(candidates))
+
+    def dev_candidates(self, candidates: Sequence[int]) -> Sequence[int] | None:
+        """:meth:`DevCost.dev_candidates` of the inner chooser, after the cap."""
+        return self.inner.dev_candidates(self._uncapped(candidates))
 
     def record(self, lang: int) -> None:
         if len(self.recent) == self.window:
@@ -496,6 +514,12 @@ class _Pairs:
         self.engine, self.model = engine, model
         self.compat, self.min_frequency = config.compat, config.min_frequency
         self.strings: list[str] = [byte_level(v) for v in model.vocab] if self.compat else []
+        # compat: the token ids ranked by their strings (lex[i] = rank of strings[i], all
+        # distinct), the kernel's form of the tie-break (Engine.merge_choose); None otherwise
+        self.sorted_strings = sorted(self.strings)
+        self.lex = np.zeros(max(len(self.strings), 256), np.int64) if self.compat else None
+        if self.compat:
+            self.lex[np.argsort(self.strings, kind="stable")] = np.arange(len(self.strings))
 
     def best(self, lang: str | None) -> tuple[int, int, int] | None:
         if self.compat is None:
@@ -509,9 +533,33 @@ class _Pairs:
             top = a, b, self.engine.pair_count(a, b, lang)
         return top if top is not None and top[2] >= self.min_frequency else None
 
+    def merge(self, a: int, b: int, c: int, candidates: Sequence[int] | None):
+        """Merge ``(a, b) -> c`` in the engine (after :meth:`added`). With ``candidates``
+        (the next step is a parity step, its language the costliest of them on the dev
+        side) the same kernel call answers that step too: ``(lang, pair)``, what
+        :func:`_parity_pair` would return; None when it is left to :func:`_parity_pair`
+        (no candidate, no pair, or one below ``min_frequency``: the stop and skip rules).
+
+        On bench8 (4,000 compat merges) that call replaces a merge, a ties call, a hash
+        lookup and the tie-break in Python per merge."""
+        if candidates is None:
+            self.engine.merge(a, b, c)
+            return None
+        _, lang, top = self.engine.merge_choose(a, b, c, candidates, self.lex)
+        if lang is None or top is None or top[2] < self.min_frequency:
+            return None
+        return lang, top
+
     def added(self) -> None:
         while self.compat and len(self.strings) < len(self.model.vocab):
-            self.strings.append(byte_level(self.model.vocab[len(self.strings)]))
+            n = len(self.strings)
+            string = byte_level(self.model.vocab[n])
+            self.strings.append(string)
+            at = bisect.bisect_left(self.sorted_strings, string)
+            self.sorted_strings.insert(at, string)
+            if n == len(self.lex):
+                self.lex = np.concatenate([self.lex, np.zeros(n, np.int64)])
+            K.lex_insert(self.lex, n, at)
 
 
 class _Costs:
@@ -573,6 +621,7 @@ def learn(
     # new token: a new pair (x, c) occurs at most as often as the merged pair did. A merge
     # into an existing token (two paths to one string) can break that, so it clears them.
     open_langs = list(range(len(langs)))  # not exhausted, in index order
+    ahead = None  # this step's (lang, pair) when the last merge's kernel call chose it (_Pairs.merge)
     with progress_bar(total=budget, desc="parity-aware BPE", enabled=progress) as bar:
         while learned < budget:
             classical = all_classical or len(choices) < hybrid
@@ -580,8 +629,11 @@ def learn(
                 engine.stop_total_best()
             if classical:
                 lang, pair = GLOBAL, pairs.best(None)
+            elif ahead is not None:
+                lang, pair = ahead
             else:
                 lang, pair = _parity_pair(chooser, pairs, langs, open_langs, stops)
+            ahead = None
             if pair is None:  # the stop rule (or nothing left): the exhausted language is the last choice
                 stop_message = _stop_message(lang, langs, config.min_frequency, len(choices))
                 choices += [] if lang is None else [lang]
@@ -592,13 +644,15 @@ def learn(
                 open_langs = list(range(len(langs)))
                 continue
             size = len(model)
-            engine.merge(a, b, model.add_merge(a, b))
+            c = model.add_merge(a, b)
             pairs.added()
             if len(model) == size:
                 open_langs = list(range(len(langs)))
             choices.append(lang)
             if not classical:
                 chooser.record(lang)
+            parity_next = not all_classical and len(choices) >= hybrid
+            ahead = pairs.merge(a, b, c, chooser.dev_candidates(open_langs) if parity_next else None)
             costs.record()
             step = 1 if config.compat else len(model) - size
             learned += step

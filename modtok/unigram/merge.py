@@ -170,7 +170,7 @@ def em(model: UnigramModel, units: Sequence[str], weights, max_iter: int = 5, to
     log-likelihood by less than ``tol * |loglik|``. ``logp`` may contain -inf
     (pieces no unit can use).
     """
-    cps, offsets = lattice.encode_units(units)
+    lat = lattice.build_lattice(*lattice.encode_units(units), model.trie)
     weights = np.asarray(weights, dtype=np.float64)
     normal = model.types == NORMAL
     logp = np.where(normal, model.scores, -np.inf)
@@ -179,7 +179,7 @@ def em(model: UnigramModel, units: Sequence[str], weights, max_iter: int = 5, to
     result = EMResult(logp, [])
     for _ in steps:
         start = time.perf_counter()
-        counts, unk, ll = lattice.expected_counts(cps, offsets, weights, model.trie, logp, unk_logp)
+        counts, unk, ll = lattice.forward_backward(lat, weights, logp, unk_logp)
         result.loglik.append(float(ll))
         result.unk.append(float(unk))
         if len(result.loglik) > 1 and result.loglik[-1] - result.loglik[-2] < tol * abs(result.loglik[-2]):
@@ -187,7 +187,7 @@ def em(model: UnigramModel, units: Sequence[str], weights, max_iter: int = 5, to
         logp = result.logp = m_step(counts, normal)
         result.seconds.append(time.perf_counter() - start)
         steps.set_postfix(loglik=f"{ll:.6g}", refresh=False)
-    _, unk, ll = lattice.expected_counts(cps, offsets, weights, model.trie, logp, unk_logp)
+    _, unk, ll = lattice.forward_backward(lat, weights, logp, unk_logp)
     result.loglik.append(float(ll))
     result.unk.append(float(unk))
     return result
