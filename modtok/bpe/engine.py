@@ -51,6 +51,14 @@ def byte_ranks() -> np.ndarray:
     return rank
 
 
+def _aligned_rows(n: int, columns: int) -> np.ndarray:
+    """Zeroed int64 ``(n, columns)`` whose rows start at multiples of 64 bytes (one cache
+    line per row when ``columns`` is 8; numpy itself aligns to 16)."""
+    buf = np.zeros(n * columns + 8, np.int64)
+    skip = (-buf.ctypes.data % 64) // 8
+    return buf[skip : skip + n * columns].reshape(n, columns)
+
+
 def _sole_column(counts: np.ndarray) -> np.ndarray:
     """Per row: the one column with a non-zero count, -1 if several, -2 if none.
 
@@ -144,22 +152,23 @@ class Engine:
             raise UsageError(f"tracked counts must have shape ({W}, D), got {tracked.shape}")
         lens = np.fromiter(map(len, words), np.int64, W)
         sole, tracked_sole = _sole_column(counts), _sole_column(tracked)
-        wstart = np.zeros(W, np.int64)
+        word = _aligned_rows(W, K.WORD_COLUMNS)
         if W > 1:
-            np.cumsum(lens[:-1], out=wstart[1:])
+            np.cumsum(lens[:-1], out=word[1:, K.W_START])
+        word[:, K.W_LENGTH] = lens
+        word[:, K.W_COUNT] = counts.sum(axis=1)
+        word[:, K.W_SOLE] = sole
+        word[:, K.W_SOLE_TRACKED] = tracked_sole
+        if tracked.shape[1]:
+            word[:, K.W_TRACKED] = np.where(tracked_sole >= 0, tracked[np.arange(W), np.maximum(tracked_sole, 0)], 0)
         self._words = K.Words(
             symbols=np.frombuffer(b"".join(words), np.uint8).astype(np.int32),
-            start=wstart,
-            length=lens.astype(np.int32),
-            count=counts.sum(axis=1),
+            word=word,
             lang_count=counts,
-            sole_lang=sole,
-            visited=np.zeros(W, np.int64),
             token_count=np.zeros(0, np.int64),
             token_lang_count=np.zeros((0, L), np.int64),
             tokens=np.zeros(L + 1, np.int64),
             tracked=tracked,
-            sole_tracked=tracked_sole,
             tracked_tokens=np.zeros(tracked.shape[1], np.int64),
         )
         capacity = max(capacity, 256, max(results, default=0) + 1)
@@ -171,14 +180,14 @@ class Engine:
             keys = (m[:, 0] << K.KEY_SHIFT) | m[:, 1]
             rk, rv = K.table_of_ranks(keys)  # first rank wins for a repeated pair
             wd = self._words
-            K.encode_words(wd.symbols, wd.start, wd.length, rk, rv, np.asarray(results, np.int64))
+            K.encode_words(wd.symbols, wd.word, rk, rv, np.asarray(results, np.int64))
         self._ensure(capacity - 1)
         # Room for few pairs (the distinct pairs are far fewer than positions: 4,130 of
         # 1.9M on bench8; the arrays grow on demand, and oversized rows cost every later
         # regrowth) and for a list chunk per 4 adjacent positions (bench8 ends its 4,000
         # merges with 446k chunks for 1.9M positions; more are grown on demand). np.zeros
         # maps untouched pages lazily, so the headroom costs memory only once used.
-        positions = int(self._words.length.sum()) - W
+        positions = int(self._words.word[:, K.W_LENGTH].sum()) - W
         pairs = K.new_pairs(4096, positions // 4, L, pair_counts_per_language, total_best)
         self._pairs = K.init_counts(self._words, self._rank, pairs)
         # Once a policy asks best_pair() for the total counts, merge() finds the next total
@@ -307,8 +316,8 @@ class Engine:
     def segmentation(self, w: int) -> list[int]:
         """Current token ids of word ``w`` (in :func:`words_from_counts` order)."""
         wd = self._words
-        s = wd.start[w]
-        return wd.symbols[s : s + wd.length[w]].tolist()
+        s = wd.word[w, K.W_START]
+        return wd.symbols[s : s + wd.word[w, K.W_LENGTH]].tolist()
 
     def stop_total_best(self) -> None:
         """Stop keeping the heap of total counts: :meth:`best_pair` and

@@ -16,18 +16,20 @@ call of :func:`merge` 1.5 us slower, 7% of a parity-aware merge).
 The state of the merge engine:
 
 :class:`Words` — the corpus as unique pre-tokens (words) and its current
-segmentation. Word ``w`` is ``symbols[start[w] : start[w] + length[w]]`` (compacted
-in place by each merge); it occurs ``count[w]`` times, ``lang_count[w, l]`` of them
-in language ``l``. ``sole_lang[w]`` is the one language it occurs in (-1 several, -2
-none): most words belong to one language, and then a per-language update touches one
-column instead of L. ``visited[w]`` is the stamp of the last merge that rewrote it.
+segmentation. A word's scalars are one row of ``word`` (columns ``W_*``, 64 bytes, so
+visiting a word in a merge loads one cache line for all of them): word ``w`` is
+``symbols[start : start + length]`` (compacted in place by each merge); it occurs
+``count`` times, ``lang_count[w, l]`` of them in language ``l``. ``sole`` is the one
+language it occurs in (-1 several, -2 none): most words belong to one language, and
+then a per-language update touches one column instead of L. ``visited`` is the stamp
+of the last merge that rewrote it.
 Per token id: ``token_count`` and ``token_lang_count[id, l]`` in the current
 segmentation (the engine grows them before a merge creates an id beyond them);
 ``tokens[l]`` the tokens of language ``l`` (``tokens[L]``: all languages).
 *Tracked* columns (parity-aware BPE's dev set) are segmented like the rest but in no
-statistic (a word only there has ``count`` 0): ``tracked[w, t]`` the counts,
-``sole_tracked[w]`` as ``sole_lang`` (a training word then never loads its tracked
-row), ``tracked_tokens[t]`` the token totals.
+statistic (a word only there has ``count`` 0): ``tracked[w, t]`` the counts, the row's
+``sole_tracked`` as ``sole`` and ``tracked`` its count there (so a word of one tracked
+column, or none, never loads its ``tracked`` row), ``tracked_tokens[t]`` the token totals.
 
 ``rank[id]``: the tie-break order of the token ids (:mod:`modtok.bpe.engine`).
 
@@ -65,7 +67,10 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 KEY_SHIFT = 32
 _LOW = (1 << KEY_SHIFT) - 1
@@ -81,10 +86,15 @@ CHUNK_WORDS = 14
 N_PAIRS, N_CHUNKS, STAMP, TOTAL_ON = 0, 1, 2, 3  # the entries of Pairs.meta
 
 Words = namedtuple("Words", [
-    "symbols", "start", "length", "count", "lang_count", "sole_lang", "visited",
+    "symbols", "word", "lang_count",
     "token_count", "token_lang_count", "tokens",
-    "tracked", "sole_tracked", "tracked_tokens",
+    "tracked", "tracked_tokens",
 ])
+# The columns of Words.word. One row per word instead of an array per field: on bench8 the
+# merge kernel's loads of a visited word's fields from seven arrays were a quarter of its
+# samples (perf, cpu-clock), most of them cache misses.
+W_START, W_LENGTH, W_COUNT, W_SOLE, W_SOLE_TRACKED, W_TRACKED, W_VISITED = range(7)
+WORD_COLUMNS = 8  # 64 bytes of int64
 Pairs = namedtuple("Pairs", [
     "table_keys", "table_ids",
     "left", "right", "count", "lang_count", "positions",
@@ -93,6 +103,29 @@ Pairs = namedtuple("Pairs", [
     "lang_heap_count", "lang_heap_tie", "lang_heap_pair", "lang_heap_size",
     "meta",
 ])
+
+
+# ---------------------------------------------------------------- prefetch
+@intrinsic
+def prefetch(typingctx, arr, index):
+    """Ask the CPU to start loading the cache line of ``arr[index]`` (an int, or a tuple
+    of ints for a 2-d array); it changes no value. For loads whose address is known
+    early but whose use comes after other work: a merge visits words in list order,
+    and each visit waits for its word's row and then its symbols (cache misses, one
+    after the other: out-of-order execution does not reach the next word's loads)."""
+    def codegen(context, builder, sig, args):
+        aryty, idxty = sig.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        tys, vals = ((idxty.types, cgutils.unpack_tuple(builder, args[1])) if isinstance(idxty, types.BaseTuple)
+                     else ((idxty,), [args[1]]))
+        inds = [context.cast(builder, v, t, types.intp) for v, t in zip(vals, tys)]
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, inds)
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, keep in all caches, data
+        return context.get_dummy_value()
+    return types.void(arr, index), codegen
 
 
 # ---------------------------------------------------------------- growable arrays
@@ -422,8 +455,7 @@ def _new_pair(h, key, table_keys, table_ids, left, right, meta):
 @njit(cache=True)
 def init_counts(words, rank, st):
     """Count every adjacent pair and every token; fill the occurrence lists and the heaps."""
-    symbols, start, length, word_count, word_lang, sole_lang = (
-        words.symbols, words.start, words.length, words.count, words.lang_count, words.sole_lang)
+    symbols, word, word_lang = words.symbols, words.word, words.lang_count
     token_count, token_lang, lang_tokens = words.token_count, words.token_lang_count, words.tokens
     tracked, tracked_tokens = words.tracked, words.tracked_tokens
     table_keys, table_ids, left, right = st.table_keys, st.table_ids, st.left, st.right
@@ -431,13 +463,17 @@ def init_counts(words, rank, st):
     list_head, chunks, meta = st.list_head, st.chunks, st.meta
     nl = pair_lang.shape[1]
     L = word_lang.shape[1]
-    for w in range(start.shape[0]):
-        s = start[w]
-        n = length[w]
-        c = word_count[w]
-        sole = sole_lang[w]
-        for t in range(tracked.shape[1]):
-            tracked_tokens[t] += n * tracked[w, t]
+    for w in range(word.shape[0]):
+        s = word[w, W_START]
+        n = word[w, W_LENGTH]
+        c = word[w, W_COUNT]
+        sole = word[w, W_SOLE]
+        ts = word[w, W_SOLE_TRACKED]
+        if ts >= 0:
+            tracked_tokens[ts] += n * word[w, W_TRACKED]
+        elif ts == -1:
+            for t in range(tracked.shape[1]):
+                tracked_tokens[t] += n * tracked[w, t]
         lang_tokens[L] += n * c
         for i in range(n):
             token_count[symbols[s + i]] += c
@@ -551,11 +587,9 @@ def merge(pid, c, words, rank, st):
     if not _fits(st, st.meta[N_PAIRS] + new, st.meta[N_CHUNKS] + nodes, st.heap_size[0] + new,
                  _largest_lang_heap(st) + new):
         return -1
-    symbols, start, length, word_count, word_lang, sole_lang = (
-        words.symbols, words.start, words.length, words.count, words.lang_count, words.sole_lang)
-    visited, lang_tokens = words.visited, words.tokens
+    symbols, word, word_lang, lang_tokens = words.symbols, words.word, words.lang_count, words.tokens
     token_count, token_lang = words.token_count, words.token_lang_count
-    tracked, sole_tracked, tracked_tokens = words.tracked, words.sole_tracked, words.tracked_tokens
+    tracked, tracked_tokens = words.tracked, words.tracked_tokens
     table_keys, table_ids, left, right = st.table_keys, st.table_ids, st.left, st.right
     pair_count, pair_lang, positions = st.count, st.lang_count, st.positions
     list_head, chunks, touched_at, meta = st.list_head, st.chunks, st.touched_at, st.meta
@@ -573,22 +607,29 @@ def merge(pid, c, words, rank, st):
     chunk = list_head[pid]
     list_head[pid] = -1
     while chunk != -1:
-        for e in range(chunks[chunk, 1]):  # the words of this chunk
+        fill = chunks[chunk, 1]
+        if chunks[chunk, 0] != -1:
+            prefetch(chunks, (chunks[chunk, 0], 0))
+        for e in range(fill):
+            prefetch(word, (chunks[chunk, 2 + e], 0))
+        for e in range(fill):  # the words of this chunk
             w = chunks[chunk, 2 + e]
-            if visited[w] == stamp:  # a word may be listed more than once
+            if e + 1 < fill:
+                prefetch(symbols, word[chunks[chunk, 3 + e], W_START])
+            if word[w, W_VISITED] == stamp:  # a word may be listed more than once
                 continue
-            visited[w] = stamp
-            s = start[w]
-            n = length[w]
+            word[w, W_VISITED] = stamp
+            s = word[w, W_START]
+            n = word[w, W_LENGTH]
             if 2 * n > change_key.shape[0]:
                 change_key = np.empty(2 * n, np.int64)
                 change_delta = np.empty(2 * n, np.int64)
             n, occurrences, k = merge_word(symbols, s, n, a, b, c, change_key, change_delta)
             if occurrences == 0:  # a stale entry: the pair left this word
                 continue
-            length[w] = n
-            cw = word_count[w]
-            sole = sole_lang[w]
+            word[w, W_LENGTH] = n
+            cw = word[w, W_COUNT]
+            sole = word[w, W_SOLE]
             # the pair changes
             for t in range(k):
                 key = change_key[t]
@@ -622,9 +663,9 @@ def merge(pid, c, words, rank, st):
                         touched[ntouched] = q
                         ntouched += 1
             # the token changes: a, b -occurrences each, c +occurrences, length -occurrences
-            ts = sole_tracked[w]
+            ts = word[w, W_SOLE_TRACKED]
             if ts >= 0:
-                tracked_tokens[ts] -= occurrences * tracked[w, ts]
+                tracked_tokens[ts] -= occurrences * word[w, W_TRACKED]
             elif ts == -1:
                 for t in range(tracked.shape[1]):
                     tracked_tokens[t] -= occurrences * tracked[w, t]
@@ -715,15 +756,15 @@ def lex_insert(lex, n, at):
 
 
 @njit(cache=True)
-def encode_words(symbols, start, length, table_keys, table_ids, results):
+def encode_words(symbols, word, table_keys, table_ids, results):
     """Segment every word with an existing merge list, in place.
 
     The table maps ``(a << 32) | b`` to the merge's rank, ``results[rank]`` is its
     output. Rule (HF ``tokenizers``' rule): repeatedly merge the adjacent pair of
     lowest rank, leftmost occurrence first, until no adjacent pair is a merge."""
-    for w in range(start.shape[0]):
-        s = start[w]
-        n = length[w]
+    for w in range(word.shape[0]):
+        s = word[w, W_START]
+        n = word[w, W_LENGTH]
         while n > 1:
             best_r = -1
             best_i = -1
@@ -741,4 +782,4 @@ def encode_words(symbols, start, length, table_keys, table_ids, results):
             for i in range(best_i + 1, n - 1):
                 symbols[s + i] = symbols[s + i + 1]
             n -= 1
-        length[w] = n
+        word[w, W_LENGTH] = n
