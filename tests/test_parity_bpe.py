@@ -100,6 +100,19 @@ def test_reference_pretokens_match_hf_whitespace_bytelevel():
         assert ours == [w for w, _ in hf.pre_tokenize_str(line)]
 
 
+@pytest.mark.parametrize("compat", [None, "reference"])
+def test_counting_on_two_processes_equals_one(compat):
+    """``workers=2`` (the CLI's all cores) splits the lines into chunks counted apart
+    (more lines than one chunk of 20,000): the counts must be those of one process."""
+    rng = random.Random(7)
+    pieces = ["नमस्ते", "संसार।", "क्‍ष", "hello,", "world!", "a_b", "12.5%", "  ", "\x1cq!", "ZWJ‌x"]
+    corpus = {lang: [" ".join(rng.choices(pieces, k=rng.randint(0, 6))) for _ in range(n)]
+              for lang, n in [("npi", 23_000), ("eng", 9_000), ("rus", 1)]}
+    one = parity.count_corpus(corpus, compat=compat)
+    assert parity.count_corpus(corpus, compat=compat, workers=2) == one
+    assert list(one) == list(corpus) and sum(one["npi"].values()) > 23_000
+
+
 # --------------------------------------------------------------------------
 # a naive re-implementation: every step recounts every pair (symbols by string)
 

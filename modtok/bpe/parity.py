@@ -291,14 +291,24 @@ def ratio_targets(parallel_lines: Mapping[str, Sequence[str]]) -> dict[str, floa
 
 
 def count_corpus(
-    corpus: Mapping[str, Iterable[str]], scheme: str = DEFAULT_SCHEME, compat: str | None = None
+    corpus: Mapping[str, Iterable[str]], scheme: str = DEFAULT_SCHEME, compat: str | None = None,
+    workers: int = 1,
 ) -> dict[str, Counter]:
     """``{lang: Counter(pre-token -> count)}`` with the scheme, or the reference's
-    pre-tokenizer when ``compat="reference"``."""
+    pre-tokenizer when ``compat="reference"``; ``workers`` processes share the lines
+    (:func:`~modtok.text.pretokenize.count_by_language`; default 1: a library call never
+    forks behind a notebook's back).
+
+    >>> count_corpus({"x": ["ab, ab"]}, compat="reference")
+    {'x': Counter({' ab': 2, ' ,': 1})}
+    """
     _check_compat(compat)
-    if compat == "reference":
+    if compat != "reference":
+        return count_by_language(corpus, scheme, workers=workers)
+    if workers <= 1:
         return {lang: _reference_counts(lines) for lang, lines in corpus.items()}
-    return count_by_language(corpus, scheme)
+    counts = count_by_language(corpus, workers=workers, split=REFERENCE_PATTERN)
+    return {lang: Counter({" " + piece: n for piece, n in c.items()}) for lang, c in counts.items()}
 
 
 def count_dev(
@@ -720,12 +730,14 @@ def train_from_lines(
     scheme: str = DEFAULT_SCHEME,
     base: BPEModel | None = None,
     progress: bool = False,
+    workers: int = 1,
     **options,
 ) -> ParityResult:
-    """Count training and (parallel) dev text with the mode's pre-tokenizer, then :func:`train`."""
+    """Count training and (parallel) dev text with the mode's pre-tokenizer (the
+    training text on ``workers`` processes, :func:`count_corpus`), then :func:`train`."""
     config = as_config(config, **options)
     if base is not None:
         scheme = base.scheme
-    train_counts = count_corpus(train_lines, scheme, config.compat)
+    train_counts = count_corpus(train_lines, scheme, config.compat, workers)
     dev_counts = count_dev(dev_lines, scheme, config.compat) if dev_lines is not None else None
     return train(train_counts, dev_counts, vocab_size, config, base=base, scheme=scheme, progress=progress)

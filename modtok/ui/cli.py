@@ -352,6 +352,7 @@ def cmd_parity_bpe(args) -> None:
         train, dev, vocab, scheme=args.scheme, compat=args.compat, variant=args.variant,
         hybrid=args.hybrid, window=args.window, alpha=args.alpha, ratios=args.ratios,
         min_frequency=args.min_frequency, on_exhausted=args.on_exhausted, progress=True,
+        workers=os.cpu_count() or 1,  # a job: all cores
     )
     out = Path(args.out)
     res.save_merges(out / "merges.txt")
