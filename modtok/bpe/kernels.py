@@ -153,8 +153,15 @@ def grow_rows(arr, need):
 # ---------------------------------------------------------------- hash table
 @njit(cache=True, inline="always")
 def _slot(table_keys, key):
+    """The slot of ``key``, or the free slot where it goes (linear probing from its home).
+
+    Home: the top log2(size) bits of ``key * 2^64/phi`` (Fibonacci hashing), computed
+    as ``(top 32 bits * size) >> 32`` (the same for a power-of-two size, no log2 needed).
+    The top bits depend on every bit of the key. (Bits 20 and up, masked, as before,
+    ignored all but the lowest bits of the left id: on bench8 the 4,365 starting pairs
+    had 649 distinct homes, 5.5 probes a key on average; with the top bits 3,901.)"""
     mask = table_keys.shape[0] - 1
-    h = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(20)) & mask
+    h = np.int64((((np.uint64(key) * _GOLDEN) >> np.uint64(32)) * np.uint64(table_keys.shape[0])) >> np.uint64(32))
     while table_keys[h] != _EMPTY and table_keys[h] != key:
         h = (h + 1) & mask
     return h
