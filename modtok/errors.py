@@ -154,6 +154,10 @@ class ConfigError(ModtokError, ValueError):
     arm, a Unicode block that spans several UTF-8 lengths, a file mode)."""
 
 
+class OutputExistsError(ModtokError, FileExistsError):
+    """An output path holds something that a run must not overwrite (see modtok.outputs)."""
+
+
 class UsageError(ModtokError, ValueError):
     """Arguments that disagree with each other or with the object they are given to
     (arrays of mismatched shapes, a query the object was built without)."""

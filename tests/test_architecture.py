@@ -3,7 +3,7 @@
 The library is layered (README, "The layout"); an import may go to its own floor or
 below, never up, and no chain of imports comes back to where it started::
 
-    ground      errors, atomic, progress
+    ground      errors, atomic, outputs, progress
     text        corpora, pre-tokens, counts
     artifacts   tokenizer.json, modular / deployed tokenizers, the HF and sentencepiece peers
     evaluation  metrics, statistics, the audit
@@ -24,7 +24,7 @@ from conftest import REPO
 
 PKG = REPO / "modtok"
 FLOORS = [
-    ("ground", {"modtok", "modtok.errors", "modtok.atomic", "modtok.progress"}),
+    ("ground", {"modtok", "modtok.errors", "modtok.atomic", "modtok.outputs", "modtok.progress"}),
     ("text", {"modtok.text"}),
     ("artifacts", {"modtok.artifacts"}),
     ("evaluation", {"modtok.evaluation"}),
