@@ -52,12 +52,11 @@ here, at workspace scale, the same experiment runs end to end on a CPU:
    each seed's own point over the seeds.
 6. **Labels** (:func:`label`) for R2 − R1 and R2 − R0 (:data:`LABELLED`), on the
    document interval of the seed-mean difference, margin δ = 0.01 bits per
-   byte. The paper's exact wording of its registered labels was not in any
-   stored material we could search, so the definitions implemented are the
-   usual non-inferiority ones (lower bits per byte is better):
-   *better* if the interval's upper end is below 0; *worse* if its lower end is
-   above 0; *non-inferior at 0.01* if it holds 0 and its upper end is below
-   +0.01; *no detectable difference* otherwise. Each seed's own label is
+   byte, tested in the fixed order of the paper's §VI (lower bits per byte is
+   better): *better* if the interval lies below 0; else *non-inferior at 0.01*
+   if it lies below +0.01 (so an interval that excludes 0 on the worse side,
+   such as §VI's own example [+0.004, +0.007], is non-inferior); else *worse* if
+   it lies above 0; else *no detectable difference*. Each seed's own label is
    reported beside it.
 
 Training text is a stream: ``[DOC] line1 [DOC] line2 [DOC] ...`` (``DOC``: the
@@ -397,13 +396,17 @@ def score_pieces(model: LM, tokenizer: ModularTokenizer, texts: Sequence[str], p
 
 def label(lo: float, hi: float, margin: float = MARGIN) -> str:
     """The registered label of a difference ``a − b`` in bits per byte (lower is
-    better) from its interval ``[lo, hi]`` (module docstring, point 6)."""
+    better) from its interval ``[lo, hi]``, in §VI's order (module docstring, point 6).
+
+    >>> label(0.004, 0.007), label(0.004, 0.012), label(-0.003, 0.012)
+    ('non-inferior at 0.01', 'worse', 'no detectable difference')
+    """
     if hi < 0:
         return "better"
+    if hi < margin:          # before "worse": §VI's order, [+0.004, +0.007] is non-inferior
+        return f"non-inferior at {margin}"
     if lo > 0:
         return "worse"
-    if hi < margin:
-        return f"non-inferior at {margin}"
     return "no detectable difference"
 
 
