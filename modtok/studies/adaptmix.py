@@ -147,7 +147,7 @@ def baseline_mixture(name: str, langs: Sequence[str]) -> mixture.Mixture:
 def paper_table5(claims: Sequence[paper_vs_here.Claim] | None = None) -> dict[str, float]:
     """The paper's Table 5 change per language (%), from ``paper_figures.toml``'s
     ``[adaptmix.table5_<lang>]`` claims, and the mean's (``table5_mean``): ``{lang
-    or "mean": figure}``, only where the stored material gives one.
+    or "mean": figure}``, for every language the table prints (changes derived from its cells).
 
     >>> claim = paper_vs_here.Claim("adaptmix", "table5_hin_Deva", "", "", 5.9, "%", "same sign", "")
     >>> paper_table5([claim])
@@ -309,14 +309,16 @@ class AdaptMixStudy:
     def table5_rows(self, fert: Mapping[str, Mapping[str, float]], paper: Mapping[str, float]) -> list[dict]:
         """The Table 5 analog: per language, fertility under :data:`UNI` and
         :data:`ADAPT`, the change (%) and the paper's change (``paper``: ``{lang: %}``;
-        "—" where the stored material has none), and whether the directions agree;
+        "—" for a language the paper does not print), and whether the directions agree (the paper's
+        unchanged languages, 0.0, agree with none);
         then the mean (the change of the mean fertility, and the mean of the changes)."""
         uni, ada = fert[UNI], fert[ADAPT]
         change = change_pct(uni, ada)
         rows = []
         for lang in uni:
             p = paper.get(lang)
-            agree = "—" if p is None else ("yes" if math.copysign(1, p) == math.copysign(1, change[lang]) else "no")
+            agree = ("—" if p is None else "paper: unchanged" if p == 0
+                     else "yes" if math.copysign(1, p) == math.copysign(1, change[lang]) else "no")
             rows.append({"language": label(lang), UNI: uni[lang], ADAPT: ada[lang], "change (%)": change[lang],
                          "paper change (%)": "—" if p is None else p, "same direction": agree})
         mu, ma = mixture.mean(uni), mixture.mean(ada)
