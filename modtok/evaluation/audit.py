@@ -26,6 +26,10 @@ after its regex (a ``Sequence`` of ``Split`` steps, ``Digits``, a
 ``ByteLevel`` with its own regex), so :func:`pretoken_counts` runs the
 tokenizer's own normalizer and pre-tokenizer, never just its last regex.
 
+Each measure has a form ``..._of`` over :class:`~modtok.evaluation.metrics.Encoded`
+sides: :func:`audit` encodes the language's lines and the reference's once each
+(ids, tokens and pre-tokens per line) and computes every column from them.
+
 >>> from tokenizers import Tokenizer, models, pre_tokenizers
 >>> tok = Tokenizer(models.BPE())
 >>> tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Digits(individual_digits=True)])
@@ -43,7 +47,7 @@ import numpy as np
 
 from modtok.artifacts import deployed, tokenizer_json
 from modtok.errors import TokenizerFileError
-from modtok.evaluation.metrics import aligned, encode_lines, ratio, token_counts
+from modtok.evaluation.metrics import Encoded, aligned, check_aligned, pretoken_counts, pretokens, ratio
 from modtok.evaluation.stats import ratio_ci
 from modtok.text.pretokenize import from_byte_level, pattern
 
@@ -64,27 +68,15 @@ def load_tokenizer(name_or_path: str | os.PathLike):
         raise TokenizerFileError(f"{name_or_path}: not a tokenizers JSON file ({e})") from None
 
 
-# --------------------------------------------------------------------------
-# pre-tokens
-
-
-def pretokens(tokenizer, line: str) -> list[str]:
-    """The pre-tokens of ``line`` under the tokenizer's normalizer and full
-    pre-tokenizer (byte-level strings when the pipeline ends in ``ByteLevel``)."""
-    text = tokenizer.normalizer.normalize_str(line) if tokenizer.normalizer is not None else line
-    if tokenizer.pre_tokenizer is None:
-        return [text] if text else []
-    return [piece for piece, _ in tokenizer.pre_tokenizer.pre_tokenize_str(text)]
-
-
-def pretoken_counts(tokenizer, lines: Iterable[str]) -> np.ndarray:
-    """Number of pre-tokens of each line, shape ``(n_lines,)``."""
-    return np.fromiter((len(pretokens(tokenizer, line)) for line in lines), np.int64)
+# pre-tokens: :func:`~modtok.evaluation.metrics.pretokens` and
+# :func:`~modtok.evaluation.metrics.pretoken_counts` (imported above), also read
+# as ``audit.pretokens`` / ``audit.pretoken_counts``.
 
 
 def with_split(tokenizer, scheme: str):
     """A copy of ``tokenizer`` (normalizer kept) whose pre-tokenizer is only the
-    named scheme's regex, ``Split(isolated)``: the P_rep pipeline of App. G."""
+    named scheme's regex, ``Split(isolated)``: the P_rep pipeline of App. G.
+    (The audit does not copy: :meth:`Encoded.split` runs the same pipeline.)"""
     from tokenizers import Regex, Tokenizer, pre_tokenizers
 
     out = Tokenizer.from_str(tokenizer.to_str())
@@ -96,33 +88,50 @@ def with_split(tokenizer, scheme: str):
 # ratios over aligned lines
 
 
+def encode_aligned(tokenizer, lines, ref_lines) -> tuple[Encoded, Encoded]:
+    """The language's and the reference's aligned lines, each :class:`Encoded` once."""
+    sides = aligned({"x": lines, "ref": ref_lines})
+    return Encoded(tokenizer, sides["x"], "x"), Encoded(tokenizer, sides["ref"], "ref")
+
+
+def premium_ci_of(x: Encoded, ref: Encoded, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
+    """:func:`premium_ci` of the :class:`Encoded` sides."""
+    check_aligned({"x": x, "ref": ref})
+    return ratio_ci(x.tokens, ref.tokens, n_boot, level, seed)
+
+
 def premium_ci(tokenizer, lines, ref_lines, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
     """Premium ΣT(x)/ΣT(ref) with its paired-bootstrap interval (:func:`modtok.evaluation.stats.ratio_ci`,
     lines resampled with their translations): ``(premium, lo, hi)``."""
-    sides = aligned({"x": lines, "ref": ref_lines})
-    return ratio_ci(token_counts(tokenizer, sides["x"]), token_counts(tokenizer, sides["ref"]), n_boot, level, seed)
+    return premium_ci_of(*encode_aligned(tokenizer, lines, ref_lines), n_boot, level, seed)
+
+
+def floor_of(x: Encoded, ref: Encoded) -> float:
+    """:func:`floor` of the :class:`Encoded` sides."""
+    check_aligned({"x": x, "ref": ref})
+    return ratio(x.pretokens.sum(), ref.total, "floor (the reference side has no token)")
 
 
 def floor(tokenizer, lines, ref_lines) -> float:
     """Pre-token floor ΣP(x) / ΣT(ref) under the tokenizer's full pipeline (§III)."""
-    sides = aligned({"x": lines, "ref": ref_lines})
-    return ratio(pretoken_counts(tokenizer, sides["x"]).sum(), token_counts(tokenizer, sides["ref"]).sum(),
-                  "floor (the reference side has no token)")
+    return floor_of(*encode_aligned(tokenizer, lines, ref_lines))
+
+
+def decomposition_of(x: Encoded, ref: Encoded, repaired: str = P_REP) -> dict[str, float]:
+    """:func:`decomposition` of the :class:`Encoded` sides."""
+    check_aligned({"x": x, "ref": ref})
+    p_x, p_rep = x.pretokens.sum(), x.split(repaired).sum()
+    return {
+        "base": ratio(p_rep, ref.total, "base (the reference side has no token)"),
+        "regex_factor": ratio(p_x, p_rep, "regex factor"),
+        "vocab_factor": ratio(x.total, p_x, "vocab factor"),
+    }
 
 
 def decomposition(tokenizer, lines, ref_lines, repaired: str = P_REP) -> dict[str, float]:
     """``{"base", "regex_factor", "vocab_factor"}`` with base × regex × vocab = premium
     (definitions in the module docstring)."""
-    sides = aligned({"x": lines, "ref": ref_lines})
-    t_x = token_counts(tokenizer, sides["x"]).sum()
-    t_ref = token_counts(tokenizer, sides["ref"]).sum()
-    p_x = pretoken_counts(tokenizer, sides["x"]).sum()
-    p_rep = pretoken_counts(with_split(tokenizer, repaired), sides["x"]).sum()
-    return {
-        "base": ratio(p_rep, t_ref, "base (the reference side has no token)"),
-        "regex_factor": ratio(p_x, p_rep, "regex factor"),
-        "vocab_factor": ratio(t_x, p_x, "vocab factor"),
-    }
+    return decomposition_of(*encode_aligned(tokenizer, lines, ref_lines), repaired)
 
 
 # --------------------------------------------------------------------------
@@ -154,19 +163,27 @@ def starts_with_mark(data: bytes) -> bool:
     return False
 
 
+def mark_initial_of(e: Encoded) -> float:
+    """:func:`mark_initial_share` of an :class:`Encoded` text."""
+    used = np.flatnonzero(e.id_counts)
+    marked = sum(int(e.id_counts[i]) for i in used if starts_with_mark(token_bytes(e.tokenizer, int(i))))
+    return ratio(marked, e.total, "mark-initial share (no token)")
+
+
 def mark_initial_share(tokenizer, lines: Iterable[str]) -> float:
     """Share of the tokens of ``lines`` that begin with a combining mark."""
-    ids = [i for seq in encode_lines(tokenizer, lines) for i in seq]
-    values, counts = np.unique(np.asarray(ids, np.int64), return_counts=True)
-    marked = sum(int(c) for v, c in zip(values, counts) if starts_with_mark(token_bytes(tokenizer, int(v))))
-    return ratio(marked, counts.sum(), "mark-initial share (no token)")
+    return mark_initial_of(Encoded(tokenizer, lines))
+
+
+def lossless_of(e: Encoded) -> bool:
+    """:func:`lossless` of an :class:`Encoded` text."""
+    decoded = e.tokenizer.decode_batch(e.ids, skip_special_tokens=False)
+    return all(d == line for d, line in zip(decoded, e.lines))
 
 
 def lossless(tokenizer, lines: Sequence[str]) -> bool:
     """decode(encode(line)) == line for every line (special tokens not added)."""
-    lines = list(lines)
-    decoded = tokenizer.decode_batch(encode_lines(tokenizer, lines), skip_special_tokens=False)
-    return all(d == line for d, line in zip(decoded, lines))
+    return lossless_of(Encoded(tokenizer, lines))
 
 
 def regex_class(tokenizer) -> str:
@@ -198,19 +215,26 @@ def _as_text(piece: str) -> str:
 # the audit row
 
 
-def audit(tokenizer, lines: Sequence[str], ref_lines: Sequence[str], n_boot: int = 1000, seed: int = 0) -> dict:
-    """One Table III/IV row of ``tokenizer`` for aligned ``lines`` (the language)
-    and ``ref_lines`` (English): every measure of the module docstring."""
-    p, lo, hi = premium_ci(tokenizer, lines, ref_lines, n_boot=n_boot, seed=seed)
+def audit_of(x: Encoded, ref: Encoded, n_boot: int = 1000, seed: int = 0) -> dict:
+    """:func:`audit` of the :class:`Encoded` sides (one tokenizer)."""
+    p, lo, hi = premium_ci_of(x, ref, n_boot=n_boot, seed=seed)
     return {
-        "regex_class": regex_class(tokenizer),
+        "regex_class": regex_class(x.tokenizer),
         "premium": p,
         "premium_ci": [lo, hi],
-        "floor": floor(tokenizer, lines, ref_lines),
-        **decomposition(tokenizer, lines, ref_lines),
-        "mark_initial": mark_initial_share(tokenizer, lines),
-        "lossless": lossless(tokenizer, lines) and lossless(tokenizer, ref_lines),
+        "floor": floor_of(x, ref),
+        **decomposition_of(x, ref),
+        "mark_initial": mark_initial_of(x),
+        "lossless": lossless_of(x) and lossless_of(ref),
     }
+
+
+def audit(tokenizer, lines: Sequence[str], ref_lines: Sequence[str], n_boot: int = 1000, seed: int = 0) -> dict:
+    """One Table III/IV row of ``tokenizer`` for aligned ``lines`` (the language)
+    and ``ref_lines`` (English): every measure of the module docstring, from one
+    encoding of each side (ids first: the token counts come from them)."""
+    x, ref = encode_aligned(tokenizer, lines, ref_lines)
+    return audit_of(x.with_ids(), ref.with_ids(), n_boot, seed)
 
 
 def format_rows(rows: dict[str, dict]) -> str:

@@ -4,6 +4,13 @@ Every metric is a ratio of *corpus totals* (never a mean of per-line ratios),
 so long and short lines weigh by their length. Lines are units: a tokenizer
 encodes each line on its own, without special tokens.
 
+Encode once: an :class:`Encoded` is one tokenizer's encoding of one text —
+tokens per line, ids, pre-tokens per line, the ids' unigram counts, the
+text's sizes — each part computed on first use and kept. Every measure has a
+form ``..._of`` that reads an :class:`Encoded` (or a mapping language ->
+:class:`Encoded`), so a caller needing several measures of the same text pays
+for one encoding; the form ``measure(tokenizer, lines)`` encodes and calls it.
+
 >>> class Chars:                      # a toy tokenizer: one token per character
 ...     def encode(self, text): return [ord(c) for c in text]
 >>> class Words:                      # another: one token per whitespace word
@@ -12,6 +19,11 @@ encodes each line on its own, without special tokens.
 [4, 1]
 >>> nsl(Chars(), Words(), ["ab c", "d"])        # (4 + 1) / (2 + 1)
 1.6666666666666667
+>>> e = Encoded(Chars(), ["ab c", "d"])
+>>> e.tokens.tolist(), e.total, e.chars, e.words, len(e.unigram)   # 5 tokens, 4 distinct ids
+([4, 1], 5, 5, 3, 5)
+>>> tokens_per_char_of(e), fertility_of(e)
+(1.0, 1.6666666666666667)
 
 Definitions (``T(x)`` = number of tokens of line ``x``, sums over the corpus):
 
@@ -39,6 +51,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 
 import numpy as np
 
@@ -49,6 +62,7 @@ from modtok.errors import (
     UnsupportedTokenizerError,
 )
 from modtok.text.data import written_without_spaces
+from modtok.text.pretokenize import pattern
 
 _BATCH = 10_000  # lines per encode_batch call (bounds the memory of HF Encodings)
 
@@ -127,6 +141,114 @@ def token_counts(tokenizer, lines: Iterable[str]) -> np.ndarray:
     return np.fromiter((len(ids) for ids in encode_lines(tokenizer, lines)), dtype=np.int64)
 
 
+def pretokens(tokenizer, line: str, pre_tokenizer=None) -> list[str]:
+    """The pre-tokens of ``line`` under an HF tokenizer's normalizer and its whole
+    pre-tokenizer (or ``pre_tokenizer`` in its place); byte-level strings when the
+    pipeline ends in ``ByteLevel``."""
+    text = tokenizer.normalizer.normalize_str(line) if tokenizer.normalizer is not None else line
+    pre = tokenizer.pre_tokenizer if pre_tokenizer is None else pre_tokenizer
+    if pre is None:
+        return [text] if text else []
+    return [piece for piece, _ in pre.pre_tokenize_str(text)]
+
+
+def pretoken_counts(tokenizer, lines: Iterable[str], pre_tokenizer=None) -> np.ndarray:
+    """Number of pre-tokens of each line (:func:`pretokens`), shape ``(n_lines,)``."""
+    return np.fromiter((len(pretokens(tokenizer, line, pre_tokenizer)) for line in lines), np.int64)
+
+
+class Encoded:
+    """``tokenizer``'s encoding of ``lines``: each part below is computed on first
+    use and kept, so every measure of this text with this tokenizer shares one
+    encoding (one ``encode_batch`` of the text, however many measures read it).
+
+    ==============  ============================================================
+    ``ids``         token ids of each line (:func:`encode_lines`)
+    ``tokens``      tokens of each line, ``(n_lines,)`` int64: the lengths of
+                    ``ids`` once they exist, else counted without them
+                    (:func:`token_counts`; the same numbers, cheaper)
+    ``total``       Σ tokens
+    ``unigram``     occurrences of each id that occurs, in id order, int64
+    ``pretokens``   pre-tokens of each line under the tokenizer's normalizer and
+                    whole pre-tokenizer (:func:`pretoken_counts`; HF tokenizers)
+    ``split(s)``    the same under only scheme ``s``'s regex, ``Split(isolated)``
+                    (the tokenizer's normalizer kept): App. G's P_rep pipeline
+    ``chars``, ``nbytes``, ``words``   the text's code points, UTF-8 bytes,
+                    whitespace words
+    ==============  ============================================================
+
+    When a measure needs the ids, read them first (:meth:`with_ids`; the audit
+    does): ``tokens`` then come from them instead of a second encoding.
+    """
+
+    def __init__(self, tokenizer, lines: Iterable[str], where: str = "corpus"):
+        self.tokenizer = tokenizer
+        self.lines = _lines(lines, where)
+        self._splits: dict[str, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def with_ids(self) -> Encoded:
+        """Encode for the ids now (so that ``tokens`` are their lengths); returns ``self``."""
+        self.ids  # noqa: B018 (computes and keeps the cached property)
+        return self
+
+    @cached_property
+    def ids(self) -> list[Sequence[int]]:
+        return encode_lines(self.tokenizer, self.lines)
+
+    @cached_property
+    def tokens(self) -> np.ndarray:
+        if "ids" in self.__dict__:
+            return np.fromiter(map(len, self.ids), dtype=np.int64, count=len(self.ids))
+        return token_counts(self.tokenizer, self.lines)
+
+    @cached_property
+    def total(self) -> int:
+        return int(self.tokens.sum())
+
+    @cached_property
+    def id_counts(self) -> np.ndarray:
+        """Occurrences of every id from 0 to the largest that occurs (zeros included)."""
+        return np.bincount(np.fromiter((i for seq in self.ids for i in seq), dtype=np.int64, count=self.total))
+
+    @cached_property
+    def unigram(self) -> np.ndarray:
+        return self.id_counts[self.id_counts > 0]
+
+    @cached_property
+    def pretokens(self) -> np.ndarray:
+        return pretoken_counts(self.tokenizer, self.lines)
+
+    def split(self, scheme: str) -> np.ndarray:
+        if scheme not in self._splits:
+            from tokenizers import Regex, pre_tokenizers
+
+            regex = pre_tokenizers.Split(Regex(pattern(scheme)), behavior="isolated")
+            self._splits[scheme] = pretoken_counts(self.tokenizer, self.lines, regex)
+        return self._splits[scheme]
+
+    @cached_property
+    def chars(self) -> int:
+        return char_count(self.lines)
+
+    @cached_property
+    def nbytes(self) -> int:
+        return byte_count(self.lines)
+
+    @cached_property
+    def words(self) -> int:
+        return word_count(self.lines)
+
+
+def encode(tokenizer, corpus: Mapping[str, Iterable[str]]) -> dict[str, Encoded]:
+    """Each language of ``corpus`` encoded once (:class:`Encoded`), in corpus order."""
+    if not corpus:
+        raise DataError("empty corpus (no language)")
+    return {lang: Encoded(tokenizer, lines, lang) for lang, lines in corpus.items()}
+
+
 # --------------------------------------------------------------------------
 # text sizes
 
@@ -173,13 +295,17 @@ def nsl_from_counts(counts, reference_counts) -> float:
 def nsl(tokenizer, reference, lines: Iterable[str]) -> float:
     """Normalised sequence length: ΣT(x) / ΣT_ref(x) over the corpus (paper Eq. 1)."""
     lines = _lines(lines)
-    return nsl_from_counts(token_counts(tokenizer, lines), token_counts(reference, lines))
+    return nsl_from_counts(Encoded(tokenizer, lines).tokens, Encoded(reference, lines).tokens)
+
+
+def tokens_per_char_of(e: Encoded) -> float:
+    """ΣT(x) / Σ characters (code points) of an :class:`Encoded` text."""
+    return ratio(e.total, e.chars, "tokens per character")
 
 
 def tokens_per_char(tokenizer, lines: Iterable[str]) -> float:
     """ΣT(x) / Σ characters (code points)."""
-    lines = _lines(lines)
-    return ratio(token_counts(tokenizer, lines).sum(), char_count(lines), "tokens per character")
+    return tokens_per_char_of(Encoded(tokenizer, lines))
 
 
 def fertility_from_counts(counts, lines: Iterable[str], lang: str | None = None) -> float:
@@ -187,6 +313,13 @@ def fertility_from_counts(counts, lines: Iterable[str], lang: str | None = None)
     if lang is not None and written_without_spaces(lang):
         return float("nan")
     return ratio(np.sum(counts), word_count(lines), "fertility (no whitespace word)")
+
+
+def fertility_of(e: Encoded, lang: str | None = None) -> float:
+    """:func:`fertility` of an :class:`Encoded` text."""
+    if lang is not None and written_without_spaces(lang):
+        return float("nan")
+    return ratio(e.total, e.words, "fertility (no whitespace word)")
 
 
 def fertility(tokenizer, lines: Iterable[str], lang: str | None = None) -> float:
@@ -199,7 +332,7 @@ def fertility(tokenizer, lines: Iterable[str], lang: str | None = None) -> float
     lines = _lines(lines)
     if lang is not None and written_without_spaces(lang):
         return float("nan")
-    return fertility_from_counts(token_counts(tokenizer, lines), lines)
+    return fertility_of(Encoded(tokenizer, lines))
 
 
 # --------------------------------------------------------------------------
@@ -219,6 +352,23 @@ def aligned(corpus: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
     return sides
 
 
+def check_aligned(encoded: Mapping[str, Encoded]) -> None:
+    """The :class:`Encoded` sides of a parallel text have one line count (else
+    :class:`ParallelCorpusError` with every side's count)."""
+    if not encoded:
+        raise DataError("empty parallel corpus (no language)")
+    sizes = {lang: len(e) for lang, e in encoded.items()}
+    if len(set(sizes.values())) > 1:
+        shown = ", ".join(f"{lang}: {n}" for lang, n in sizes.items())
+        raise ParallelCorpusError(f"parallel sides have different numbers of lines ({shown})")
+
+
+def premium_of(x: Encoded, eng: Encoded) -> float:
+    """:func:`premium` of an :class:`Encoded` language side over its English side."""
+    check_aligned({"lang": x, "eng": eng})
+    return ratio(x.total, eng.total, "premium (the English side has no token)")
+
+
 def premium(tokenizer, lines: Iterable[str], english_lines: Iterable[str]) -> float:
     """Tokenization premium of a language over English on parallel text.
 
@@ -229,11 +379,16 @@ def premium(tokenizer, lines: Iterable[str], english_lines: Iterable[str]) -> fl
     side against the English side.
     """
     sides = aligned({"lang": lines, "eng": english_lines})
-    return ratio(
-        token_counts(tokenizer, sides["lang"]).sum(),
-        token_counts(tokenizer, sides["eng"]).sum(),
-        "premium (the English side has no token)",
-    )
+    return premium_of(Encoded(tokenizer, sides["lang"]), Encoded(tokenizer, sides["eng"]))
+
+
+def premiums_of(encoded: Mapping[str, Encoded], pivot: str = "eng_Latn") -> dict[str, float]:
+    """:func:`premiums` from each language's :class:`Encoded` side."""
+    check_aligned(encoded)
+    if pivot not in encoded:
+        raise UnknownLanguageError(pivot, encoded)
+    return {lang: ratio(e.total, encoded[pivot].total, f"premium (the {pivot} side has no token)")
+            for lang, e in encoded.items()}
 
 
 def premiums(tokenizer, parallel: Mapping[str, Iterable[str]], pivot: str = "eng_Latn") -> dict[str, float]:
@@ -241,8 +396,7 @@ def premiums(tokenizer, parallel: Mapping[str, Iterable[str]], pivot: str = "eng
     sides = aligned(parallel)
     if pivot not in sides:
         raise UnknownLanguageError(pivot, sides)
-    totals = {lang: int(token_counts(tokenizer, lines).sum()) for lang, lines in sides.items()}
-    return {lang: ratio(t, totals[pivot], f"premium (the {pivot} side has no token)") for lang, t in totals.items()}
+    return premiums_of(encode(tokenizer, sides), pivot)
 
 
 def gini(values) -> float:
@@ -263,15 +417,26 @@ def gini(values) -> float:
     return float(np.abs(v[:, None] - v[None, :]).sum() / (2 * n * n * v.mean()))
 
 
+def language_costs_of(encoded: Mapping[str, Encoded]) -> dict[str, int]:
+    """:func:`language_costs` from each language's :class:`Encoded` side."""
+    check_aligned(encoded)
+    return {lang: e.total for lang, e in encoded.items()}
+
+
 def language_costs(tokenizer, parallel: Mapping[str, Iterable[str]]) -> dict[str, int]:
     """Total tokens each language needs for the same (aligned) content."""
-    return {lang: int(token_counts(tokenizer, lines).sum()) for lang, lines in aligned(parallel).items()}
+    return language_costs_of(encode(tokenizer, aligned(parallel)))
+
+
+def cost_gini_of(encoded: Mapping[str, Encoded]) -> float:
+    """:func:`cost_gini` from each language's :class:`Encoded` side."""
+    return gini(list(language_costs_of(encoded).values()))
 
 
 def cost_gini(tokenizer, parallel: Mapping[str, Iterable[str]]) -> float:
     """Gini coefficient of the per-language token totals on parallel text
     (the disparity measure of "Parity-Aware Byte-Pair Encoding")."""
-    return gini(list(language_costs(tokenizer, parallel).values()))
+    return cost_gini_of(encode(tokenizer, aligned(parallel)))
 
 
 # --------------------------------------------------------------------------
@@ -298,26 +463,28 @@ def vocab_size_of(tokenizer) -> int:
 
 def unigram_counts(tokenizer, lines: Iterable[str]) -> dict[int, int]:
     """How often each token id occurs on the corpus."""
-    ids = encode_lines(tokenizer, lines)
-    flat = np.fromiter((i for seq in ids for i in seq), dtype=np.int64)
-    values, counts = np.unique(flat, return_counts=True)
-    return dict(zip(values.tolist(), counts.tolist()))
+    counts = Encoded(tokenizer, lines).id_counts
+    used = np.flatnonzero(counts)
+    return dict(zip(used.tolist(), counts[used].tolist()))
+
+
+def vocab_utilisation_of(e: Encoded, vocab_size: int | None = None) -> float:
+    """:func:`vocab_utilisation` of an :class:`Encoded` text."""
+    size = vocab_size if vocab_size is not None else vocab_size_of(e.tokenizer)
+    return ratio(len(e.unigram), size, "vocabulary utilisation")
 
 
 def vocab_utilisation(tokenizer, lines: Iterable[str], vocab_size: int | None = None) -> float:
     """Share of the vocabulary that occurs at least once on ``lines``:
     |{ids used}| / |V| (``|V|`` from :func:`vocab_size_of` unless given)."""
-    size = vocab_size if vocab_size is not None else vocab_size_of(tokenizer)
-    return ratio(len(unigram_counts(tokenizer, lines)), size, "vocabulary utilisation")
+    return vocab_utilisation_of(Encoded(tokenizer, lines), vocab_size)
 
 
 def vocab_utilisation_by_language(
     tokenizer, corpus: Mapping[str, Iterable[str]], vocab_size: int | None = None
 ) -> dict[str, float]:
     """:func:`vocab_utilisation` of each language's text."""
-    if not corpus:
-        raise DataError("empty corpus (no language)")
-    return {lang: vocab_utilisation(tokenizer, _lines(lines, lang), vocab_size) for lang, lines in corpus.items()}
+    return {lang: vocab_utilisation_of(e, vocab_size) for lang, e in encode(tokenizer, corpus).items()}
 
 
 def renyi_efficiency_from_counts(counts, vocab_size: int, alpha: float = 2.5) -> float:
@@ -349,7 +516,7 @@ def renyi_efficiency(
     """Normalised Rényi efficiency of the token unigram distribution on ``lines``
     (Zouhar et al. 2023, "Tokenization and the Noiseless Channel")."""
     size = vocab_size if vocab_size is not None else vocab_size_of(tokenizer)
-    return renyi_efficiency_from_counts(unigram_counts(tokenizer, lines), size, alpha)
+    return renyi_efficiency_from_counts(Encoded(tokenizer, lines).unigram, size, alpha)
 
 
 # --------------------------------------------------------------------------
@@ -378,10 +545,10 @@ def language_table(tokenizers: Mapping[str, object], reference, corpus: Mapping[
             ref = reference[lang]
         else:
             ref = reference
-        ref_total = int(token_counts(ref, lines).sum())
-        chars, nbytes = char_count(lines), byte_count(lines)
+        ref_total = Encoded(ref, lines).total
+        chars, nbytes, words = char_count(lines), byte_count(lines), word_count(lines)
         for name, tok in tokenizers.items():
-            total = int(token_counts(tok, lines).sum())
+            total = Encoded(tok, lines).total
             rows.append(
                 {
                     "lang": lang,
@@ -390,7 +557,8 @@ def language_table(tokenizers: Mapping[str, object], reference, corpus: Mapping[
                     "nsl": nsl_from_counts(total, ref_total),
                     "tokens_per_char": ratio(total, chars, f"{lang}: tokens per character"),
                     "bytes_per_token": ratio(nbytes, total, f"{lang}: bytes per token"),
-                    "fertility": fertility_from_counts(total, lines, lang),
+                    "fertility": float("nan") if written_without_spaces(lang)
+                    else ratio(total, words, "fertility (no whitespace word)"),
                 }
             )
     return rows
@@ -418,28 +586,58 @@ def unit_count(lines: Iterable[str], unit: str = "bytes") -> int:
     raise DataError(f"unknown unit {unit!r} (known: {', '.join(UNITS)})")
 
 
+def _units_of(e: Encoded, unit: str) -> int:
+    """:func:`unit_count` of an :class:`Encoded` text (its sizes are counted once)."""
+    if unit == "bytes":
+        return e.nbytes
+    if unit == "chars":
+        return e.chars
+    if unit == "lines":
+        return len(e)
+    raise DataError(f"unknown unit {unit!r} (known: {', '.join(UNITS)})")
+
+
+def compression_rate_of(e: Encoded, unit: str = "bytes") -> float:
+    """:func:`compression_rate` of an :class:`Encoded` text."""
+    return ratio(_units_of(e, unit), e.total, f"compression rate ({unit})")
+
+
 def compression_rate(tokenizer, lines: Iterable[str], unit: str = "bytes") -> float:
     """CR = Σ units / ΣT(x): how much text one token carries (higher compresses
     more). On parallel lines, ``unit="lines"`` compares languages by content."""
-    lines = _lines(lines)
-    return ratio(unit_count(lines, unit), token_counts(tokenizer, lines).sum(), f"compression rate ({unit})")
+    return compression_rate_of(Encoded(tokenizer, lines), unit)
 
 
 def compression_rates(tokenizer, corpus: Mapping[str, Iterable[str]], unit: str = "bytes") -> dict[str, float]:
     """:func:`compression_rate` of each language."""
-    if not corpus:
+    return {lang: compression_rate_of(e, unit) for lang, e in encode(tokenizer, corpus).items()}
+
+
+def global_compression_of(encoded: Mapping[str, Encoded], unit: str = "bytes") -> float:
+    """:func:`global_compression` from each language's :class:`Encoded` text."""
+    if not encoded:
         raise DataError("empty corpus (no language)")
-    return {lang: compression_rate(tokenizer, _lines(lines, lang), unit) for lang, lines in corpus.items()}
+    units = sum(_units_of(e, unit) for e in encoded.values())
+    return ratio(units, sum(e.total for e in encoded.values()), f"global compression rate ({unit})")
 
 
 def global_compression(tokenizer, corpus: Mapping[str, Iterable[str]], unit: str = "bytes") -> float:
     """Compression rate of all languages pooled: Σ_l units_l / Σ_l T_l."""
-    if not corpus:
+    return global_compression_of(encode(tokenizer, corpus), unit)
+
+
+def vocab_utilisation_by_tier_of(encoded: Mapping[str, Encoded], tiers: Mapping[str, str],
+                                 vocab_size: int | None = None) -> dict[str, float]:
+    """:func:`vocab_utilisation_by_tier` from each language's :class:`Encoded` text."""
+    if not encoded:
         raise DataError("empty corpus (no language)")
-    sides = {lang: _lines(lines, lang) for lang, lines in corpus.items()}
-    units = sum(unit_count(lines, unit) for lines in sides.values())
-    tokens = sum(int(token_counts(tokenizer, lines).sum()) for lines in sides.values())
-    return ratio(units, tokens, f"global compression rate ({unit})")
+    per_lang = {lang: vocab_utilisation_of(e, vocab_size) for lang, e in encoded.items()}
+    groups: dict[str, list[float]] = {}
+    for lang, value in per_lang.items():
+        if lang not in tiers:
+            raise UnknownLanguageError(lang, tiers)
+        groups.setdefault(tiers[lang], []).append(value)
+    return {tier: float(np.mean(values)) for tier, values in groups.items()}
 
 
 def vocab_utilisation_by_tier(
@@ -451,13 +649,7 @@ def vocab_utilisation_by_tier(
     """Mean per-language :func:`vocab_utilisation` within each resource tier
     (``tiers[lang]``, e.g. "high" / "medium" / "low"), tiers in first-seen order.
     Our reading of the paper's Fig. 1 (utilisation grouped by tier)."""
-    per_lang = vocab_utilisation_by_language(tokenizer, corpus, vocab_size)
-    groups: dict[str, list[float]] = {}
-    for lang, value in per_lang.items():
-        if lang not in tiers:
-            raise UnknownLanguageError(lang, tiers)
-        groups.setdefault(tiers[lang], []).append(value)
-    return {tier: float(np.mean(values)) for tier, values in groups.items()}
+    return vocab_utilisation_by_tier_of(encode(tokenizer, corpus), tiers, vocab_size)
 
 
 def parity_summary(tokenizer, parallel: Mapping[str, Iterable[str]], vocab_size: int | None = None,
@@ -471,22 +663,26 @@ def parity_summary(tokenizer, parallel: Mapping[str, Iterable[str]], vocab_size:
     pooled), ``utilisation`` (share of the vocabulary used by the pooled text),
     ``renyi`` (efficiency at ``alpha``), ``fertility`` (tokens per word over the
     space-delimited languages), ``tokens`` (total)."""
-    sides = aligned(parallel)
-    size = vocab_size if vocab_size is not None else vocab_size_of(tokenizer)
-    totals, per_byte, pooled, nbytes, fert_tokens, fert_words = [], [], [], 0, 0, 0
-    for lang, lines in sides.items():
-        ids = np.fromiter((i for seq in encode_lines(tokenizer, lines) for i in seq), np.int64)
-        n = len(ids)
+    return parity_summary_of(encode(tokenizer, aligned(parallel)), vocab_size, alpha)
+
+
+def parity_summary_of(encoded: Mapping[str, Encoded], vocab_size: int | None = None,
+                      alpha: float = 2.5) -> dict[str, float]:
+    """:func:`parity_summary` from each language's :class:`Encoded` side."""
+    check_aligned(encoded)
+    size = vocab_size if vocab_size is not None else vocab_size_of(next(iter(encoded.values())).tokenizer)
+    totals, per_byte, nbytes, fert_tokens, fert_words = [], [], 0, 0, 0
+    pooled = np.zeros(max(len(e.id_counts) for e in encoded.values()), np.int64)
+    for lang, e in encoded.items():
+        n = e.total
         totals.append(n)
-        pooled.append(ids)
-        lang_bytes = byte_count(lines)
-        per_byte.append(ratio(n, lang_bytes, f"tokens per byte of {lang}"))
-        nbytes += lang_bytes
+        pooled[: len(e.id_counts)] += e.id_counts
+        per_byte.append(ratio(n, e.nbytes, f"tokens per byte of {lang}"))
+        nbytes += e.nbytes
         if not written_without_spaces(lang):
             fert_tokens += n
-            fert_words += word_count(lines)
-    used = np.bincount(np.concatenate(pooled))
-    used = used[used > 0]
+            fert_words += e.words
+    used = pooled[pooled > 0]
     return {
         "gini": gini(totals),
         "gini_per_byte": gini(per_byte),

@@ -122,25 +122,27 @@ def language_row(base: repair.Base, lang: str, train: Sequence[str], lines: Sequ
     """
     script = data.script_of(lang)
     original = base.tokenizer
-    p, lo, hi = audit.premium_ci(original, lines, ref_lines, n_boot=n_boot, seed=seed)
+    # each tokenizer encodes each side once (ids, tokens, pre-tokens), every column read from that
+    x, ref = (e.with_ids() for e in audit.encode_aligned(original, lines, ref_lines))
+    p, lo, hi = audit.premium_ci_of(x, ref, n_boot=n_boot, seed=seed)
     learned = {arm: repair.learn(base, repair.count_words(base, train, repair.arm_pattern(base.regex, arm)), k)
                for arm in ("R1", "R2")}
     keep = block_filter(script, rule)
     row = {"language": lang, "name": data.lang_name(lang), "script": script, "K": k,
            "filter": keep.name, "strict_share": strict_share(base, list(learned.values()), keep, script),
-           "premium": p, "premium_ci": [lo, hi], "floor": audit.floor(original, lines, ref_lines),
-           "mark_initial": audit.mark_initial_share(original, lines)}
-    english = ids_of(original, ref_lines)
+           "premium": p, "premium_ci": [lo, hi], "floor": audit.floor_of(x, ref),
+           "mark_initial": audit.mark_initial_of(x)}
+    english = ref.ids
     unchanged, target_ids = True, {}
     for arm, merges in learned.items():
         ext = _filtered(base, merges, keep, arm)
-        tok = ext.tokenizer()
-        p, lo, hi = audit.premium_ci(tok, lines, ref_lines, n_boot=n_boot, seed=seed)
+        x, ref = (e.with_ids() for e in audit.encode_aligned(ext.tokenizer(), lines, ref_lines))
+        p, lo, hi = audit.premium_ci_of(x, ref, n_boot=n_boot, seed=seed)
         row |= {f"{arm}_learned": len(merges), f"{arm}_kept": len(ext.merges), f"{arm}_premium": p,
                 f"{arm}_ci": [lo, hi]}
-        unchanged = unchanged and ids_of(tok, ref_lines) == english
-        target_ids[arm] = ids_of(tok, lines)
-    row["floor_repaired"] = audit.floor(tok, lines, ref_lines)  # tok: R2's, the repaired regex
+        unchanged = unchanged and ref.ids == english
+        target_ids[arm] = x.ids
+    row["floor_repaired"] = audit.floor_of(x, ref)  # x, ref: R2's, the repaired regex
     strict = _filtered(base, learned["R2"], repair.BlockFilter.for_script(script), "R2")
     if rule == "strict":
         row["R2_strict_premium"] = float("nan")
