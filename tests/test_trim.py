@@ -17,7 +17,7 @@ import pytest
 
 from modtok.artifacts import baselines, deployed
 from modtok.artifacts import tokenizer_json as tj
-from modtok.bpe import trim
+from modtok.adapt import hf_model, trim
 from modtok.errors import MergeListError, UsageError
 from modtok.text import data
 from modtok.ui import cli
@@ -191,7 +191,7 @@ def test_trimmed_model_logits_equal_the_base_at_kept_ids(tied, tmp_path):
     new_ids = torch.as_tensor(rng.integers(0, len(kept), size=(2, 12)))
     with torch.no_grad():
         want = model(torch.as_tensor(kept)[new_ids]).logits[..., torch.as_tensor(kept)]
-    saved = trim.cut_rows(model, kept, old_to_new)
+    saved = hf_model.cut_rows(model, kept, old_to_new)
     assert saved == (128256 - len(kept)) * 16 * 4 * (1 if tied else 2)  # float32 rows
     assert model.config.vocab_size == len(kept)
     assert model.config.bos_token_id == old_to_new[128000]

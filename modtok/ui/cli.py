@@ -227,7 +227,7 @@ def cmd_trim(args) -> None:
     from pathlib import Path
 
     from modtok.artifacts import deployed
-    from modtok.bpe import trim
+    from modtok.adapt import trim
     from modtok.text.eval_sets import eval_set
 
     base = deployed.load_json(args.base)
@@ -439,14 +439,15 @@ def cmd_extend(args) -> None:
     import tempfile
     from pathlib import Path
 
-    from modtok.bpe import repair
+    from modtok.adapt import extend as repair
+    from modtok.adapt import filters
 
     out = Path(args.out)
     if out.exists():
         raise errors.UsageError(f"{out} exists: give a new directory (nothing was written)")
     script = data.script_of(args.lang)
-    keep = {"strict": lambda: repair.BlockFilter.for_script(script),
-            "relaxed": lambda: repair.BlockFilter.for_script(script, relaxed=True),
+    keep = {"strict": lambda: filters.BlockFilter.for_script(script),
+            "relaxed": lambda: filters.BlockFilter.for_script(script, relaxed=True),
             "none": lambda: False}[args.filter]()
     if args.probe:
         probes = {f: data.open_corpus(f, lang="probe").lines() for f in args.probe}
@@ -463,7 +464,7 @@ def cmd_extend(args) -> None:
     if args.model:
         from transformers.utils import logging as hf_logging
 
-        from modtok.lm import hf_resize
+        from modtok.adapt import hf_model as hf_resize
 
         if not args.progress:
             hf_logging.disable_progress_bar()  # its loading / writing bars

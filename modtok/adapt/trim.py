@@ -16,8 +16,8 @@ and restricts the ``tokenizer.json`` with
 and its result are kept, in its original relative order; a merge is dropped only when
 it builds or uses a token the usage text never needs (the extraction of "To Each
 Language Its Tokenizer": a subtokenizer is the model restricted to an ancestry-closed
-id set). :func:`save` writes it with the old->new id map; :func:`cut_rows` cuts an HF
-causal LM's embedding and output rows to match.
+id set). :func:`save` writes it with the old->new id map;
+:func:`modtok.adapt.hf_model.cut_rows` cuts an HF causal LM's embedding and output rows to match.
 
 A worked example: a BPE over ``a b c`` with merges ``a b -> ab``, ``ab c -> abc``,
 ``b c -> bc``, usage lines ``"ab"`` and ``"a"``: ``c`` is not used, so ``abc`` and
@@ -385,61 +385,6 @@ def trim_json(tokenizer_json: Mapping, usage_text: Mapping[str, list[str]],
 
 
 # --------------------------------------------------------------------------
-# the model: embedding and output rows
-
-
-def cut_rows(model, kept: np.ndarray, old_to_new: Mapping[int, int] | None = None) -> int:
-    """Keep only rows ``kept`` (new row ``i`` = old row ``kept[i]``) of an HF causal
-    LM's input embedding and output layer, in place; tied embeddings stay tied.
-    ``config.vocab_size`` becomes ``len(kept)`` and the config's (and generation
-    config's) bos/eos/pad ids are renumbered with ``old_to_new`` (an id not kept
-    becomes ``None``, or leaves the list). Returns the bytes
-    of parameters saved (at the model's dtype).
-    """
-    import torch
-
-    emb = model.get_input_embeddings()
-    rows = torch.as_tensor(np.asarray(kept), dtype=torch.long, device=emb.weight.device)
-    if len(rows) and int(rows.max()) >= emb.weight.shape[0]:
-        raise OutOfVocabularyError(f"kept id {int(rows.max())} is beyond the model's {emb.weight.shape[0]} rows")
-    head = model.get_output_embeddings()
-    tied = head is not None and head.weight is emb.weight
-
-    def size(modules) -> int:
-        params = {id(p): p for m in modules if m is not None for p in m.parameters()}
-        return sum(p.numel() * p.element_size() for p in params.values())
-
-    before = size([emb, head])
-    with torch.no_grad():
-        new_emb = torch.nn.Embedding(len(rows), emb.weight.shape[1], padding_idx=None,
-                                     device=emb.weight.device, dtype=emb.weight.dtype)
-        new_emb.weight.copy_(emb.weight[rows])
-        model.set_input_embeddings(new_emb)
-        if head is not None:
-            new_head = torch.nn.Linear(head.in_features, len(rows), bias=head.bias is not None,
-                                       device=head.weight.device, dtype=head.weight.dtype)
-            if tied:
-                new_head.weight = new_emb.weight
-            else:
-                new_head.weight.copy_(head.weight[rows])
-            if head.bias is not None:
-                new_head.bias.copy_(head.bias[rows])
-            model.set_output_embeddings(new_head)
-    model.config.vocab_size = len(rows)
-    if old_to_new is not None:
-        for cfg in (model.config, getattr(model, "generation_config", None)):
-            for key in ("bos_token_id", "eos_token_id", "pad_token_id"):
-                value = getattr(cfg, key, None) if cfg is not None else None
-                if isinstance(value, list):  # an id that is not kept is dropped
-                    value = [old_to_new[v] for v in value if v in old_to_new] or None
-                elif value is not None:
-                    value = old_to_new.get(value)
-                if cfg is not None and hasattr(cfg, key):
-                    setattr(cfg, key, value)
-    return before - size([model.get_input_embeddings(), model.get_output_embeddings()])
-
-
-# --------------------------------------------------------------------------
 # files
 
 
@@ -457,11 +402,13 @@ def save(result: Trim, out, model_dir=None) -> Path:
         if model_dir is not None:
             from transformers import AutoModelForCausalLM
 
+            from modtok.adapt import hf_model
+
             model = AutoModelForCausalLM.from_pretrained(model_dir, dtype="auto")
-            result.report.embedding_bytes_saved = cut_rows(model, result.kept, result.old_to_new)
+            result.report.embedding_bytes_saved = hf_model.cut_rows(model, result.kept, result.old_to_new)
             model.save_pretrained(tmp)
         tj.write_json(tmp / "tokenizer.json", result.tokenizer_json)
-        # AutoTokenizer then uses the file as it is (as modtok.bpe.repair's save does)
+        # AutoTokenizer then uses the file as it is (as modtok.adapt.extend's save does)
         atomic.write_json(tmp / "tokenizer_config.json", {"tokenizer_class": "PreTrainedTokenizerFast"})
         atomic.write_json(tmp / "id_map.json", {"old_to_new": {str(k): v for k, v in result.old_to_new.items()},
                                                 "kept": result.kept.tolist()})

