@@ -96,8 +96,9 @@ from modtok.adapt.hf_model import grow_lm as grow
 from modtok.artifacts.modular import ModularTokenizer
 from modtok.bpe.export import save_tokenizer_json
 from modtok.bpe.standard import train_from_lines
-from modtok.errors import DataError, ModtokError, UsageError
+from modtok.errors import DataError, ModtokError, UsageError, VocabularyMismatchError  # noqa: F401 (tests reach it here)
 from modtok.evaluation import stats
+from modtok.lm import embed_init  # noqa: F401 (tests reach it here)
 from modtok.lm.batches import Batch, boundary_id, lm_vocab_size, vocab_fingerprint
 from modtok.lm.loss import IGNORE
 from modtok.lm.model import LM, config
