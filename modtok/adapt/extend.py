@@ -58,7 +58,7 @@ import numpy as np
 
 from modtok import atomic
 from modtok.adapt.filters import SCRIPT_BLOCKS, BlockFilter, filter_merges
-from modtok.adapt.hf_files import base_config, with_template
+from modtok.adapt import hf_files
 from modtok.artifacts import deployed
 from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair, write_json
 from modtok.bpe.engine import Engine, words_from_counts
@@ -87,21 +87,33 @@ def repaired_pattern(regex: str, marks: str = r"\p{M}") -> str:
     """
     word, punct = _LETTERS_ONLY
     if word not in regex or punct not in regex:
-        raise TokenizerFileError(f"the split regex {regex!r} has no letters-only word class to repair")
+        shown = regex if len(regex) <= 60 else regex[:57] + "..."
+        raise TokenizerFileError(f"the split regex {shown!r} has no letters-only word class to repair "
+                                 "(use arm R1: the base's own regex)")
     return regex.replace(word, rf"[^\r\n\p{{L}}{marks}\p{{N}}]?[\p{{L}}{marks}]+").replace(
         punct, rf" ?[^\s\p{{L}}{marks}\p{{N}}]+"
     )
 
 
+def mark_aware(regex: str) -> bool:
+    """The regex has no letters-only word class and already holds ``\\p{M}`` (o200k,
+    Qwen3.5, or a base this project already repaired): R2 has nothing to repair.
+
+    >>> mark_aware(pretokenize.pattern("llama3-marks")), mark_aware(pretokenize.pattern("llama3"))
+    (True, False)
+    """
+    return _LETTERS_ONLY[0] not in regex and r"\p{M}" in regex
+
+
 def arm_pattern(regex: str, arm: str) -> str:
-    """The split regex of an arm: R1 keeps ``regex``, R2 / R2-deva repair it."""
-    if arm == "R1":
+    """The split regex of an arm: R1 keeps ``regex``, R2 / R2-deva repair it; on a
+    :func:`mark_aware` regex R2 and R2-deva keep it too (an extension of an extension
+    runs with the same arm as the first)."""
+    if arm not in ARMS:
+        raise ConfigError(f"arm_pattern: unknown arm {arm!r} (known: {', '.join(ARMS)})")
+    if arm == "R1" or mark_aware(regex):
         return regex
-    if arm == "R2":
-        return repaired_pattern(regex)
-    if arm == "R2-deva":
-        return repaired_pattern(regex, DEVANAGARI_MARKS)
-    raise ConfigError(f"arm_pattern: unknown arm {arm!r} (known: {', '.join(ARMS)})")
+    return repaired_pattern(regex, r"\p{M}" if arm == "R2" else DEVANAGARI_MARKS)
 
 
 # --------------------------------------------------------------------------
@@ -160,12 +172,17 @@ class Base:
         self.merges = [tuple(from_byte_level(p) for p in merge_pair(m)) for m in model["merges"]]
 
     @classmethod
-    def load(cls, name_or_path: str | os.PathLike) -> Base:
+    def load(cls, name_or_path: str | os.PathLike, model_dir: str | os.PathLike | None = None) -> Base:
         """A deployed name (``modtok.artifacts.deployed.DEPLOYED``), a ``tokenizer.json``
         file or a directory holding one (:func:`modtok.artifacts.deployed.load_json`),
-        with the ``tokenizer_config.json`` settings :func:`base_config` finds for it."""
+        with the ``tokenizer_config.json`` settings
+        :func:`modtok.adapt.hf_files.base_config` finds for it (and in ``model_dir``, a
+        model directory already checked to hold this tokenizer). A JSON file that is
+        not a ``tokenizers`` file, or one of another model type, is a
+        :class:`TokenizerFileError` that says so."""
         tj = deployed.load_json(name_or_path)
-        return cls(tj, base_config(name_or_path, tj), str(name_or_path))
+        check_bpe_json(tj, str(name_or_path))
+        return cls(tj, hf_files.base_config(name_or_path, tj, model_dir), str(name_or_path))
 
     def __repr__(self) -> str:
         return f"Base({self.name or 'tokenizer.json'}: {self.next_id} ids, {len(self.merges)} merges)"
@@ -198,6 +215,25 @@ class Base:
         if self._tokenizer is None:
             self._tokenizer = hf_tokenizer(self.json)
         return self._tokenizer
+
+
+def check_bpe_json(tj, where: str) -> None:
+    """Refuse, with the reason, a JSON that is not a ``tokenizers`` BPE file.
+
+    >>> check_bpe_json({"model": {"type": "Unigram", "vocab": [["a", -1.0]]}}, "x.json")
+    Traceback (most recent call last):
+    ...
+    modtok.errors.TokenizerFileError: x.json: a Unigram tokenizer.json; extend and trim continue or cut a byte-level BPE ...
+    """
+    model = tj.get("model") if isinstance(tj, Mapping) else None
+    if not isinstance(model, Mapping) or not isinstance(model.get("vocab"), (Mapping, list)):
+        keys = ", ".join(list(tj)[:5]) if isinstance(tj, Mapping) else type(tj).__name__
+        raise TokenizerFileError(f"{where}: not a tokenizers tokenizer.json (no model with a vocabulary; "
+                                 f"it holds {keys})")
+    if model.get("type") != "BPE":
+        raise TokenizerFileError(
+            f"{where}: a {model.get('type')} tokenizer.json; extend and trim continue or cut a byte-level BPE "
+            "(merges in rank order); a Unigram has no merges to continue (train one with modtok modular-unigram)")
 
 
 def _split_step(tj: dict) -> tuple[dict, str]:
@@ -283,26 +319,12 @@ class Extension:
         """The extended tokenizer as an HF ``tokenizers.Tokenizer``."""
         return hf_tokenizer(self.tokenizer_json())
 
-    def tokenizer_config(self, tokenizer_class: str = "PreTrainedTokenizerFast") -> dict:
-        """``tokenizer_config.json``: ``tokenizer_class`` (``PreTrainedTokenizerFast``
-        loads the file as it is, regex included) and the base's settings
-        (:attr:`Base.config`: special tokens, BOS/EOS, chat template), less
-        ``add_bos_token`` / ``add_eos_token``, which :meth:`save` writes into the
-        ``tokenizer.json`` (:func:`with_template`)."""
-        config = {k: v for k, v in self.base.config.items() if k not in ("add_bos_token", "add_eos_token")}
-        return {"tokenizer_class": tokenizer_class, **config}
-
-    def save(self, out_dir: str | os.PathLike, tokenizer_class: str = "PreTrainedTokenizerFast") -> Path:
-        """Write ``tokenizer.json`` (:meth:`tokenizer_json`, with the base's BOS/EOS
-        template: :func:`with_template`) and :meth:`tokenizer_config` into ``out_dir``
-        (each file atomically); returns the directory. ``AutoTokenizer`` then adds
-        BOS/EOS as the base does."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        tj = with_template(self.tokenizer_json(), self.base.config)
-        write_json(out / "tokenizer.json", tj)
-        atomic.write_json(out / "tokenizer_config.json", self.tokenizer_config(tokenizer_class), indent=2)
-        return out
+    def save(self, out_dir: str | os.PathLike) -> Path:
+        """Write ``tokenizer.json`` and ``tokenizer_config.json`` into ``out_dir``
+        (:func:`modtok.adapt.hf_files.save`: the base's special tokens, BOS/EOS and chat
+        template; ``AutoTokenizer`` loads the file as it is); returns the directory."""
+        hf_files.save(out_dir, self.tokenizer_json(), self.base.config)
+        return Path(out_dir)
 
 
 # --------------------------------------------------------------------------

@@ -4,23 +4,52 @@ A deployed tokenizer's settings beyond its ``tokenizer.json`` (named special tok
 BOS/EOS, the chat template) live in ``tokenizer_config.json``; an adapted tokenizer
 (:mod:`modtok.adapt.extend`, :mod:`modtok.adapt.trim`) carries them over:
 :func:`base_config` reads them, :func:`with_template` writes BOS/EOS into the
-``tokenizer.json`` itself (``transformers`` 5 takes them from there).
+``tokenizer.json`` itself (``transformers`` 5 takes them from there), :func:`save`
+writes both files and :func:`check_loads` loads the directory back with
+``AutoTokenizer`` and compares its ids with the file's.
+
+**How AutoTokenizer picks its class** (transformers 5.23, ``AutoTokenizer.from_pretrained``):
+it reads ``config.json``'s ``model_type`` and ``tokenizer_config.json``'s
+``tokenizer_class``. When both exist and the class registered for the model type is a
+model-specific one, the saved class wins (``llama``, ``qwen3``: we get
+``TokenizersBackend``, which loads ``tokenizer.json`` as it is), except for the model
+types in ``MODELS_WITH_INCORRECT_HUB_TOKENIZER_CLASS``, ``qwen2`` among them, where the
+registered ``Qwen2Tokenizer`` is built whatever the file says; ``mistral`` maps to
+``MistralCommonBackend`` only when a ``tekken.json`` lies in the directory, else to
+``TokenizersBackend``. A model-specific class, in
+``TokenizersBackend.convert_to_native_format``, takes only the vocabulary and merges of
+``tokenizer.json`` and rebuilds the pre-tokenizer from its own recipe
+(``Qwen2Tokenizer``: the letters-only regex, no ``ignore_merges``), *unless*
+``trust_remote_code`` is among the init arguments, which ``tokenizer_config.json``
+supplies: then the file is loaded as it is (the class only wraps it). So
+:func:`tokenizer_config` writes ``"trust_remote_code": true``; the directory holds no
+code (``auto_map`` is never written), so nothing is executed. It also writes every
+named token (``null`` where the base has none): ``Qwen2Tokenizer`` otherwise adds its
+default ``<|endoftext|>`` as a new token. Measured on tiny directories of each model
+type (``tests/test_adapt_auto.py``): without the key, ``qwen2`` encodes Nepali with the
+letters-only regex (issue 31: 73 tokens a line instead of 44); with it, every type
+gives the file's ids. :func:`check_loads` runs on every saved output, so a
+``transformers`` that changes this rule makes the command refuse, not save.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from modtok import atomic
 from modtok.artifacts import deployed
+from modtok.artifacts.tokenizer_json import write_json
 from modtok.errors import TokenizerFileError
 
-# Keys of a base's own tokenizer_config.json that an extension does not carry: its class
-# (a model-specific class rebuilds the pre-tokenizer and would lose the repair; the
-# extension is loaded as PreTrainedTokenizerFast) and the files and code it points at.
-_NOT_CARRIED = ("tokenizer_class", "auto_map", "name_or_path", "tokenizer_file", "vocab_file", "merges_file")
+# Keys of a base's own tokenizer_config.json that an adapted tokenizer does not carry:
+# its class (a model-specific class rebuilds the pre-tokenizer, see the module
+# docstring), the files and code it points at, and the ids of added tokens (the
+# tokenizer.json holds them, at their new ids after a trim).
+_NOT_CARRIED = ("tokenizer_class", "auto_map", "name_or_path", "tokenizer_file", "vocab_file", "merges_file",
+                "added_tokens_decoder", "trust_remote_code")
 _NAMED = ("bos_token", "eos_token", "pad_token", "unk_token", "sep_token", "cls_token", "mask_token")
 
 
@@ -80,15 +109,18 @@ def with_template(tokenizer_json: Mapping, config: Mapping) -> dict:
     return tj
 
 
-def base_config(name_or_path: str | os.PathLike, tokenizer_json: Mapping) -> dict:
+def base_config(name_or_path: str | os.PathLike, tokenizer_json: Mapping,
+                model_dir: str | os.PathLike | None = None) -> dict:
     """The ``tokenizer_config.json`` settings known for a base, later sources overriding:
 
     1. :data:`modtok.artifacts.deployed.DEPLOYED_CONFIG` for a deployed name;
     2. the BOS / EOS of the ``tokenizer.json``'s own template (:func:`template_specials`;
        the file then adds them itself, so ``add_bos_token`` / ``add_eos_token`` are dropped);
-    3. beside a ``tokenizer.json`` file (or in its directory): ``special_tokens_map.json``,
-       ``tokenizer_config.json`` (less the keys an extension does not carry) and
-       ``chat_template.jinja``, as a ``transformers`` model directory has them.
+    3. beside a ``tokenizer.json`` file (or in its directory), then in ``model_dir`` (a
+       model directory whose tokenizer was checked to be this base):
+       ``special_tokens_map.json``, ``tokenizer_config.json`` (less the keys an adapted
+       tokenizer does not carry) and ``chat_template.jinja``, as a ``transformers`` model
+       directory has them.
 
     A named special token (``bos_token``, ...) that the base does not have is left out:
     ``transformers`` would add it as a new token, onto a learned id.
@@ -99,8 +131,9 @@ def base_config(name_or_path: str | os.PathLike, tokenizer_json: Mapping) -> dic
         config.update(found)
         config.pop("add_bos_token", None)
         config.pop("add_eos_token", None)
-    if str(name_or_path) not in deployed.DEPLOYED:
-        path = Path(name_or_path)
+    folders = [] if str(name_or_path) in deployed.DEPLOYED else [Path(name_or_path)]
+    folders += [Path(model_dir)] if model_dir is not None else []
+    for path in folders:
         folder = path if path.is_dir() else path.parent
         for name in ("special_tokens_map.json", "tokenizer_config.json"):
             if (folder / name).is_file():
@@ -119,3 +152,68 @@ def base_config(name_or_path: str | os.PathLike, tokenizer_json: Mapping) -> dic
         if key in config and token not in known:
             del config[key]
     return config
+
+
+def tokenizer_config(config: Mapping) -> dict:
+    """``tokenizer_config.json`` of an adapted tokenizer: the class and key that make
+    ``AutoTokenizer`` load ``tokenizer.json`` as it is for every model type (module
+    docstring), every named token (``None`` where the base has none), and the base's other
+    settings (chat template, ...), less ``add_bos_token`` / ``add_eos_token``, which
+    :func:`with_template` writes into the ``tokenizer.json``.
+
+    >>> tokenizer_config({"eos_token": "</s>", "add_bos_token": True, "chat_template": "{{ x }}"})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'tokenizer_class': 'TokenizersBackend', 'trust_remote_code': True, 'bos_token': None, 'eos_token': '</s>',
+     'pad_token': None, 'unk_token': None, 'chat_template': '{{ x }}'}
+    """
+    out = {"tokenizer_class": "TokenizersBackend", "trust_remote_code": True}
+    out.update({key: config.get(key) for key in ("bos_token", "eos_token", "pad_token", "unk_token")})
+    out.update({k: v for k, v in config.items() if k not in out and k not in ("add_bos_token", "add_eos_token")})
+    return out
+
+
+def save(directory: str | os.PathLike, tokenizer_json: Mapping, config: Mapping) -> dict:
+    """Write ``tokenizer.json`` (with ``config``'s BOS/EOS template: :func:`with_template`)
+    and :func:`tokenizer_config` into ``directory`` (each file atomically); returns the
+    ``tokenizer.json`` written."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    tj = with_template(tokenizer_json, config)
+    write_json(out / "tokenizer.json", tj)
+    atomic.write_json(out / "tokenizer_config.json", tokenizer_config(config), indent=2)
+    return tj
+
+
+def check_loads(directory: str | os.PathLike, lines: Iterable[str]) -> tuple[str, int]:
+    """Load ``directory`` with ``AutoTokenizer`` (local files only) and compare, on each of
+    ``lines``, its ids with those of the directory's ``tokenizer.json`` (loaded by
+    ``tokenizers``), with and without special tokens; no token may have been added and the
+    chat template must be the one written. Returns ``(class name, lines compared)``; a
+    difference is a :class:`TokenizerFileError` that names the class and the line."""
+    from tokenizers import Tokenizer
+    from transformers import AutoTokenizer
+
+    d = Path(directory)
+    own = Tokenizer.from_file(str(d / "tokenizer.json"))
+    written = json.loads((d / "tokenizer_config.json").read_text(encoding="utf-8"))
+    try:
+        auto = AutoTokenizer.from_pretrained(d, local_files_only=True)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise TokenizerFileError(f"{d}: AutoTokenizer cannot load the written directory ({e})") from None
+    name = type(auto).__name__
+    if len(auto) != own.get_vocab_size(with_added_tokens=True):
+        raise TokenizerFileError(f"{d}: AutoTokenizer ({name}) has {len(auto):,} tokens, tokenizer.json "
+                                 f"{own.get_vocab_size(with_added_tokens=True):,}: it added some; not saved")
+    if written.get("chat_template") and auto.chat_template != written["chat_template"]:
+        raise TokenizerFileError(f"{d}: AutoTokenizer ({name}) does not carry the chat template written; not saved")
+    n = 0
+    for line in lines:
+        for special in (False, True):
+            got = auto(line, add_special_tokens=special).input_ids
+            want = own.encode(line, add_special_tokens=special).ids
+            if got != want:
+                raise TokenizerFileError(
+                    f"{d}: AutoTokenizer ({name}) encodes {line[:80]!r} as {len(got)} ids, tokenizer.json as "
+                    f"{len(want)} (add_special_tokens={special}); the directory would not load as what was checked")
+        n += 1
+    return name, n

