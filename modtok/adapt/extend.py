@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -56,11 +55,10 @@ from pathlib import Path
 
 import numpy as np
 
-from modtok import atomic
+from modtok.adapt import filters, hf_files
 from modtok.adapt.filters import SCRIPT_BLOCKS, BlockFilter, filter_merges
-from modtok.adapt import hf_files
 from modtok.artifacts import deployed
-from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair, write_json
+from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair
 from modtok.bpe.engine import Engine, words_from_counts
 from modtok.errors import BudgetError, ConfigError, DataError, TokenizerFileError
 from modtok.progress import bar as progress_bar
@@ -368,10 +366,11 @@ class Invariance:
         return out
 
 
-def neutral_lines(ext: Extension, lines: Iterable[str], script: str = "Deva") -> list[str]:
-    """The ``lines`` Proposition 1 speaks of: without a character of ``script``'s block
-    (:data:`SCRIPT_BLOCKS`) and, when ``ext``'s regex is not the base's, without a
-    combining mark (``\\p{M}``; a superset of R2-deva's Devanagari marks).
+def neutral_lines(ext: Extension, lines: Iterable[str], script: str | Sequence[str] = "Deva") -> list[str]:
+    """The ``lines`` Proposition 1 speaks of: without a character of the block of
+    ``script`` (or of any of several; :data:`SCRIPT_BLOCKS`) and, when ``ext``'s regex is
+    not the base's, without a combining mark (``\\p{M}``; a superset of R2-deva's
+    Devanagari marks).
 
     >>> from modtok.bpe.model import BPEModel
     >>> from modtok.bpe.export import to_tokenizer_json
@@ -382,17 +381,21 @@ def neutral_lines(ext: Extension, lines: Iterable[str], script: str = "Deva") ->
     """
     import regex as re
 
-    if script not in SCRIPT_BLOCKS:
-        raise DataError(f"no Unicode block for script {script!r} (known: {', '.join(SCRIPT_BLOCKS)})")
-    lo, hi = SCRIPT_BLOCKS[script]
+    scripts = [script] if isinstance(script, str) else list(script)
+    for s in scripts:
+        if s not in SCRIPT_BLOCKS:
+            raise DataError(f"no Unicode block for script {s!r} (known: {', '.join(SCRIPT_BLOCKS)})")
+    blocks = "".join(f"{chr(SCRIPT_BLOCKS[s][0])}-{chr(SCRIPT_BLOCKS[s][1])}" for s in scripts)
     marks = r"\p{M}" if ext.regex != ext.base.regex else ""
-    moved = re.compile(f"[{chr(lo)}-{chr(hi)}{marks}]").search
+    moved = re.compile(f"[{blocks}{marks}]").search
     return [line for line in lines if not moved(line)]
 
 
-def invariance(ext: Extension, probes: Mapping[str, Sequence[str]], script: str = "Deva", tokenizer=None) -> Invariance:
+def invariance(ext: Extension, probes: Mapping[str, Sequence[str]], script: str | Sequence[str] = "Deva",
+               tokenizer=None) -> Invariance:
     """Check ``ext`` against its base: ids, merges and special tokens kept, and every
-    probe line without a character of ``script``'s block (and, when the regex was
+    probe line without a character of ``script``'s block (or of several scripts' blocks;
+    and, when the regex was
     repaired, without a combining mark: Proposition 1's condition) encoded to the
     same ids (``add_special_tokens=False``). ``tokenizer``: ``ext.tokenizer()`` if
     already built.
@@ -501,3 +504,214 @@ def learn(base: Base, counts: Counter | Mapping[str, Counter], merges: int, min_
             out.append((priv_bytes[a], priv_bytes[b]))
             bar.update(1)
     return out
+
+
+# --------------------------------------------------------------------------
+# the whole of `modtok extend`, as one call
+
+PROBE_LANGS = ("eng_Latn", "rus_Cyrl")  # the invariance's default probe: evaluation devtest, no Indic mark
+PROBE_LINES = 4  # lines of each probe text whose ids and logits the saved directory is checked on
+HOLD_OUT = 50  # every HOLD_OUT-th training line is held out: invariance probe text, never counted
+HELD_OUT_MAX = 2000  # ... at most this many per language
+
+
+@dataclass
+class ExtendRun:
+    """What :func:`run` did: the ``extension``, per language what was read and learned
+    (``languages``), the ``invariance`` report, the class ``AutoTokenizer`` built from
+    the saved directory, the model's rows and logit changes (``model``, ``None`` without
+    one) and the directory written (``out``)."""
+
+    extension: Extension
+    languages: dict[str, dict]
+    invariance: Invariance
+    tokenizer_class: str
+    model: dict | None
+    out: Path
+
+
+def probe_text(files: Sequence[str] | None = None, eval: str | os.PathLike | None = None
+               ) -> tuple[dict[str, list[str]], str]:
+    """``({name: lines}, source)`` of the invariance's probe text: ``files`` (any format
+    :mod:`modtok.text.corpus` reads), else :data:`PROBE_LANGS` of the evaluation text
+    (``eval``, ``$MODTOK_EVAL`` or FLORES-200 devtest)."""
+    from modtok.text import data
+    from modtok.text.eval_sets import eval_set
+
+    if files:
+        return {f: data.open_corpus(f, lang="probe").lines() for f in files}, "--probe " + " ".join(files)
+    evals = eval_set(eval)
+    langs = [lang for lang in PROBE_LANGS if evals is not None and lang in evals.languages()]
+    if not langs:
+        where = evals.label() if evals is not None else "no evaluation text is configured and it"
+        raise ConfigError(f"no probe text for the invariance check: {where} has neither "
+                          f"{' nor '.join(PROBE_LANGS)}; give --probe FILE... (or --eval DIR)")
+    return {f"{evals.label()} {lang}": lines for lang, lines in evals.load(langs).items()}, \
+        f"{evals.label()}: {', '.join(langs)}"
+
+
+def _filter_for(kind: str, script: str):
+    if kind == "none":
+        return False
+    if kind not in ("strict", "relaxed"):
+        raise ConfigError(f"unknown merge filter {kind!r} (strict, relaxed, none)")
+    return BlockFilter.for_script(script, relaxed=kind == "relaxed")
+
+
+def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, object], merges: int, *,
+        arm: str = "R2", filter: str = "strict", min_count: int = 2, max_chars: int | None = None,
+        probe_files: Sequence[str] | None = None, eval: str | os.PathLike | None = None,
+        model: str | os.PathLike | None = None,
+        logit_tol: float = 1e-4, pad_to_multiple_of: int | None = None, script_check: bool = True,
+        force: bool = False, args: Mapping | None = None, inputs: Iterable = (), workers: int = 1,
+        progress: bool = False, log=None) -> ExtendRun:
+    """``modtok extend``: continued BPE on ``base`` for each language of ``texts``
+    (``{lang: a manifest path or text files}``, any format :mod:`modtok.text.corpus`
+    reads), checked before anything is written, saved through
+    :func:`modtok.outputs.output_dir` into ``out`` (``force``: over an earlier extend).
+
+    Phases (each reported to ``log``, a callable taking one line, and on a bar with ``progress``):
+
+    1. ``base``: :meth:`Base.load`; ``merges`` (per language) must be at least 1 (``-K 0``
+       would learn nothing and change only the regex: refused, it is no extension);
+    2. ``model``: with ``model``, the directory is checked before any training
+       (:func:`modtok.adapt.hf_model.check_model_dir`: local, rows covering the base, a
+       tokenizer inside it equal to the base) and loaded;
+    3. ``text``: each language's text; unless ``script_check`` is off, at least
+       :data:`~modtok.adapt.filters.MIN_SCRIPT_SHARE` of its letters must be in the
+       language code's script (:func:`~modtok.adapt.filters.script_share`); every
+       :data:`HOLD_OUT`-th line is held out;
+    4. ``learn``: languages in the order given, each with ``merges`` merges on top of the
+       base and the languages before it, filtered by its own script's block (``filter``:
+       strict, relaxed (App. H) or none);
+    5. ``check``: :func:`invariance` on the probe text (:func:`probe_text` of
+       ``probe_files`` / ``eval``) and on each language's held-out lines without any of
+       the scripts (nothing is written when a line moved);
+    6. ``save``: ``tokenizer.json`` + ``tokenizer_config.json`` (and the grown model:
+       :func:`modtok.adapt.hf_model.resize_causal_lm`, padding kept); the written
+       directory is loaded back with ``AutoTokenizer`` (its ids equal ``tokenizer.json``'s
+       on probe and target lines) and ``AutoModelForCausalLM`` (its logits over the real
+       original ids within ``logit_tol`` of the original model's), else nothing is written.
+    """
+    from modtok.adapt import hf_model
+    from modtok.outputs import output_dir
+    from modtok.text import data
+
+    say = log or (lambda line: None)
+    phases = ["base", "model", "text", "learn", "check", "save"]
+    if not texts:
+        raise ConfigError("extend needs the text of at least one language")
+    if merges < 1:
+        raise BudgetError(f"-K {merges}: continued BPE needs at least one merge per language (with -K 0 nothing "
+                          "is learned and only the regex would change, which is not an extension)")
+    scripts = {lang: data.script_of(lang) for lang in texts}
+    keeps = {lang: _filter_for(filter, s) for lang, s in scripts.items()}
+    args = dict(args or {})
+    with output_dir(out, command="extend", args=args, force=force, inputs=inputs) as written, \
+            progress_bar(total=len(phases), desc="extend", enabled=progress) as bar:
+
+        def phase(name: str) -> None:
+            bar.set_postfix_str(name, refresh=False)
+            if name != phases[0]:
+                bar.update(1)
+
+        phase("base")
+        probes, probe_source = probe_text(probe_files, eval)
+        base_tj = deployed.load_json(base)
+        check_bpe_json(base_tj, str(base))
+        checked = None
+        if model is not None:
+            phase("model")
+            checked = hf_model.check_model_dir(model, base_tj)
+        b = Base(base_tj, hf_files.base_config(base, base_tj, checked.path if checked and
+                                               checked.tokenizer_checked else None), str(base))
+        regex = arm_pattern(b.regex, arm)
+        say(f"base: {b!r}; arm {arm} ({'base regex' if regex == b.regex else 'repaired regex'}), filter {filter}")
+        lm = None
+        if checked is not None:
+            say(f"model: {checked.path} ({checked.model_type}, {checked.rows:,} rows)"
+                + "".join(f"; {note}" for note in checked.notes))
+            lm = hf_model.load_causal_lm(checked.path)  # before the long work: a bad directory fails fast
+
+        phase("text")
+        train, held, report = {}, {}, {}
+        for lang, spec in texts.items():
+            corpus = data.open_corpus(spec, lang=lang, max_chars=max_chars)
+            lines = corpus.lines()
+            share, letters = filters.script_share(lines, scripts[lang])
+            report[lang] = {"lines": corpus.n_units, "chars": corpus.chars, "script": scripts[lang],
+                            "script_share": round(share, 4)}
+            say(f"text: {lang}, {corpus.n_units:,} lines, {corpus.chars:,} chars; {share:.1%} of its "
+                f"{letters:,} letters in {scripts[lang]}")
+            if script_check and share < filters.MIN_SCRIPT_SHARE:
+                raise DataError(f"{lang}: only {share:.1%} of the text's letters are in the {scripts[lang]} script "
+                                f"(at least {filters.MIN_SCRIPT_SHARE:.0%} expected): is it {lang} text? Pass "
+                                "--no-script-check to extend with it anyway (nothing was written)")
+            train[lang] = [line for i, line in enumerate(lines) if i % HOLD_OUT != HOLD_OUT - 1]
+            held[lang] = [line for i, line in enumerate(lines) if i % HOLD_OUT == HOLD_OUT - 1][:HELD_OUT_MAX]
+            report[lang]["held_out"] = len(held[lang])
+
+        phase("learn")
+        current, learned_all = b, []
+        for lang in texts:
+            counts = count_words(b, train[lang], regex, workers=workers)
+            learned = learn(current, counts, merges, min_count, progress)
+            kept = learned if keeps[lang] is False else filter_merges(learned, keeps[lang].keeps, set(current.id_of))
+            learned_all += kept
+            report[lang].update(merges_learned=len(learned), merges_kept=len(kept))
+            say(f"learned: {lang}, {len(learned):,} merges, {len(kept):,} kept by the filter")
+            if lang != list(texts)[-1]:  # the next language continues from this one's tokens
+                current = Base(Extension(b, learned_all, regex).tokenizer_json(), b.config, b.name)
+        ext = Extension(b, learned_all, regex)
+        say(repr(ext))
+
+        phase("check")
+        all_scripts = sorted(set(scripts.values()))
+        probe_text_all = {**probes, **{f"held-out {lang} text": lines for lang, lines in held.items()}}
+        tok = ext.tokenizer()
+        inv = invariance(ext, probe_text_all, all_scripts, tokenizer=tok)
+        say(f"invariance, probe text {probe_source} and the held-out training lines:")
+        for line in inv.lines():
+            say("  " + line)
+        if not inv.ok:
+            raise ConfigError("the extension changes the base's ids or merges, or the ids of probe text without "
+                              f"marks or {'/'.join(all_scripts)} characters: not saved, nothing written")
+
+        phase("save")
+        ext.save(written.path)
+        neutral = [line for lines in probe_text_all.values() for line in neutral_lines(ext, lines, all_scripts)[:PROBE_LINES]]
+        target = [line for lang in texts for line in held[lang][:PROBE_LINES] or train[lang][:PROBE_LINES]]
+        model_report = None
+        if lm is not None:
+            from tokenizers import Tokenizer
+
+            saved_tok = Tokenizer.from_file(str(written.path / "tokenizer.json"))  # BOS/EOS as AutoTokenizer adds them
+            at_ids = [e.ids[:64] for e in saved_tok.encode_batch(neutral)]
+            if not at_ids:
+                raise ConfigError("no probe line without the target scripts to check the model's logits on: give "
+                                  "--probe FILE (e.g. English text)")
+            before = hf_model.logits(lm, at_ids, b.next_id)
+            resized = hf_model.resize_causal_lm(lm, ext, at_ids, pad_to_multiple_of)
+            say(f"model: {resized.rows_before:,} -> {resized.rows_after:,} rows ({'tied' if resized.tied else 'untied'}"
+                f" embeddings, new rows the mean of their constituents); logits over the {b.next_id:,} original ids "
+                f"on {len(at_ids)} probe lines: max |change| {resized.max_logit_change:.3g}")
+            if not resized.max_logit_change <= logit_tol:
+                raise ConfigError(f"the resized model's logits moved by {resized.max_logit_change:.3g} "
+                                  f"(> {logit_tol:g}) on mark-free text: nothing written")
+            resized.model.save_pretrained(written.path)
+            saved = hf_model.check_saved(written.path, at_ids, before, b.next_id)
+            if not saved <= logit_tol:
+                raise ConfigError(f"the saved model, loaded back with AutoModelForCausalLM, moved its logits by "
+                                  f"{saved:.3g} (> {logit_tol:g}): nothing written")
+            model_report = {"path": str(checked.path), "model_type": checked.model_type,
+                            "rows_before": resized.rows_before, "rows_after": resized.rows_after,
+                            "tied": resized.tied, "max_logit_change": resized.max_logit_change,
+                            "max_logit_change_reloaded": saved}
+        name, n = hf_files.check_loads(written.path, neutral + target)
+        say(f"AutoTokenizer loads it as {name}: ids equal tokenizer.json's on {n} probe and target lines"
+            + ("; AutoModelForCausalLM loads it with the same logits" if lm is not None else ""))
+        bar.update(1)
+        written.record(base=str(base), probe_text=probe_source, arm=arm, filter=filter, merges_per_language=merges, languages=report,
+                       new_tokens=len(ext.new_tokens()), invariance={k: list(v) for k, v in inv.probes.items()},
+                       auto_tokenizer=name, model=model_report)
+    return ExtendRun(ext, report, inv, name, model_report, Path(out))

@@ -114,12 +114,19 @@ def local_dir(path: str | os.PathLike) -> Path:
     return p
 
 
-def check_model_dir(path: str | os.PathLike, base) -> ModelDir:
-    """Check a ``transformers`` causal-LM directory against a tokenizer base, reading only
-    its ``config.json`` and ``tokenizer.json`` (no weights): a local directory
-    (:func:`local_dir`), a config ``transformers`` can read, at least ``base.next_id`` rows
+def token_ids(tokenizer_json: Mapping) -> dict[str, int]:
+    """Every token of a ``tokenizer.json`` (model vocabulary and added tokens) and its id."""
+    vocab = tokenizer_json["model"]["vocab"]
+    ids = dict(vocab) if isinstance(vocab, Mapping) else {str(v[0]): i for i, v in enumerate(vocab)}
+    return {**ids, **{t["content"]: t["id"] for t in tokenizer_json.get("added_tokens") or []}}
+
+
+def check_model_dir(path: str | os.PathLike, tokenizer_json: Mapping) -> ModelDir:
+    """Check a ``transformers`` causal-LM directory against the base ``tokenizer_json``,
+    reading only its ``config.json`` and ``tokenizer.json`` (no weights): a local directory
+    (:func:`local_dir`), a config ``transformers`` can read, rows for every id of the base
     (fewer: :class:`VocabularyMismatchError`; many more: a note), and a ``tokenizer.json``
-    inside it, if any, with the base's vocabulary and special tokens at the same ids."""
+    inside it, if any, with the base's vocabulary and added tokens at the same ids."""
     from transformers import AutoConfig
 
     p = local_dir(path)
@@ -133,22 +140,21 @@ def check_model_dir(path: str | os.PathLike, base) -> ModelDir:
     rows = getattr(text_cfg, "vocab_size", None)
     if not isinstance(rows, int):
         raise ConfigError(f"{p}/config.json has no vocab_size")
+    want = token_ids(tokenizer_json)
+    real = max(want.values()) + 1
     out = ModelDir(p, cfg.model_type, rows, None)
-    if rows < base.next_id:
-        raise VocabularyMismatchError(f"{p}: the model has {rows:,} embedding rows, the tokenizer {base.next_id:,} "
-                                      "original ids: it is not this tokenizer's model (nothing was done)")
-    if rows > base.next_id:
-        out.notes.append(f"the model has {rows - base.next_id:,} rows beyond the tokenizer's {base.next_id:,} ids "
-                         + ("(padding: kept)" if rows - base.next_id <= PADDING_WARN else
+    if rows < real:
+        raise VocabularyMismatchError(f"{p}: the model has {rows:,} embedding rows, the tokenizer {real:,} "
+                                      "ids: it is not this tokenizer's model (nothing was done)")
+    if rows > real:
+        out.notes.append(f"the model has {rows - real:,} rows beyond the tokenizer's {real:,} ids "
+                         + ("(padding: kept)" if rows - real <= PADDING_WARN else
                             "(kept; that many is more than padding: is it this tokenizer's model?)"))
     if (p / "tokenizer.json").is_file():
         try:
-            own = json.loads((p / "tokenizer.json").read_text(encoding="utf-8"))
-            vocab = dict(own["model"]["vocab"]) if isinstance(own["model"]["vocab"], dict) else None
-        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
+            vocab = token_ids(json.loads((p / "tokenizer.json").read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, IndexError) as e:
             raise ConfigError(f"{p}/tokenizer.json: cannot read it ({e})") from None
-        vocab = {**(vocab or {}), **{t["content"]: t["id"] for t in own.get("added_tokens") or []}}
-        want = {**base.json["model"]["vocab"], **{t["content"]: t["id"] for t in base.json.get("added_tokens") or []}}
         moved = [(s, i, vocab.get(s)) for s, i in want.items() if vocab.get(s) != i]
         if moved:
             s, i, j = min(moved, key=lambda m: m[1])

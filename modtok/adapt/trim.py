@@ -65,8 +65,6 @@ import itertools
 import json
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -385,46 +383,115 @@ def trim_json(tokenizer_json: Mapping, usage_text: Mapping[str, list[str]],
 
 
 # --------------------------------------------------------------------------
-# files
+# the whole of `modtok trim`, as one call
+
+CHECK_LINES = 8  # usage and held-out lines per language the saved directory is checked on
 
 
-def save(result: Trim, out, model_dir=None) -> Path:
-    """Write ``out/``: ``tokenizer.json`` (+ a ``tokenizer_config.json`` for
-    ``AutoTokenizer``), ``id_map.json`` (``old_to_new`` and
-    ``kept``), ``trim_report.json`` and, with ``model_dir`` (an HF causal-LM
-    directory), the model with its rows cut (``save_pretrained``). Everything is
-    written into a temp directory beside ``out`` and renamed when complete; an
-    existing ``out`` is replaced only then."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
-    try:
-        if model_dir is not None:
-            from transformers import AutoModelForCausalLM
+@dataclass
+class TrimRun:
+    """What :func:`run` did: the :class:`Trim`, the class ``AutoTokenizer`` built from the
+    written directory, the model's logit change after reloading (``None`` without a model)
+    and the directory."""
 
-            from modtok.adapt import hf_model
+    trim: Trim
+    tokenizer_class: str
+    max_logit_change: float | None
+    out: Path
 
-            model = AutoModelForCausalLM.from_pretrained(model_dir, dtype="auto")
-            result.report.embedding_bytes_saved = hf_model.cut_rows(model, result.kept, result.old_to_new)
-            model.save_pretrained(tmp)
-        tj.write_json(tmp / "tokenizer.json", result.tokenizer_json)
-        # AutoTokenizer then uses the file as it is (as modtok.adapt.extend's save does)
-        atomic.write_json(tmp / "tokenizer_config.json", {"tokenizer_class": "PreTrainedTokenizerFast"})
-        atomic.write_json(tmp / "id_map.json", {"old_to_new": {str(k): v for k, v in result.old_to_new.items()},
-                                                "kept": result.kept.tolist()})
-        atomic.write_json(tmp / "trim_report.json", result.report.to_dict(), indent=1)
-        for path in tmp.iterdir():  # save_pretrained may leave 0600 files
-            if path.is_file():
-                os.chmod(path, 0o644)
-        os.chmod(tmp, 0o755)
-        if out.exists():
-            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".old"))
-            os.replace(out, old / out.name)
-            os.replace(tmp, out)
-            shutil.rmtree(old)
+
+def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, manifest: str | None = None,
+        max_chars: int = 3_000_000, eval_files: list[str] | None = None, keep_first: int = 0,
+        keep_script: bool = False, model: str | os.PathLike | None = None, pad_to_multiple_of: int | None = None,
+        logit_tol: float = 1e-4, force: bool = False, args: Mapping | None = None, log=None) -> TrimRun:
+    """``modtok trim``: :func:`trim_json` of ``base`` on the usage text of ``langs`` (the
+    pool, or ``manifest``: its first ``max_chars`` characters per language), compared on
+    held-out text (``eval_files``, else ``$MODTOK_EVAL`` / FLORES-200 devtest when there),
+    saved through :func:`modtok.outputs.output_dir` into ``out`` (an existing directory that
+    is not an earlier trim is refused, nothing in it touched; ``force`` replaces an earlier trim).
+
+    ``out`` holds ``tokenizer.json`` and ``tokenizer_config.json`` with the base's special
+    tokens, BOS/EOS and chat template (:mod:`modtok.adapt.hf_files`; named tokens the trim
+    dropped are left out), ``id_map.json`` (``old_to_new`` covers every kept id, special
+    tokens included; ``kept``), ``trim_report.json`` and, with ``model`` (checked first:
+    :func:`modtok.adapt.hf_model.check_model_dir`), the model with its rows cut
+    (``pad_to_multiple_of``: padded). Before ``out`` appears, the directory is loaded back
+    with ``AutoTokenizer`` (ids equal ``tokenizer.json``'s on usage and held-out lines) and
+    ``AutoModelForCausalLM`` (logits at the kept ids within ``logit_tol`` of the base
+    model's, on a usage line).
+    """
+    from modtok.adapt import hf_files, hf_model
+    from modtok.adapt.extend import check_bpe_json
+    from modtok.artifacts import deployed
+    from modtok.outputs import output_dir
+    from modtok.text import data
+    from modtok.text.eval_sets import eval_set
+
+    say = log or (lambda line: None)
+    inputs = [manifest] if manifest else []
+    with output_dir(out, command="trim", args=dict(args or {}), force=force, inputs=inputs + list(eval_files or [])) \
+            as written:
+        base_tj = deployed.load_json(base)
+        check_bpe_json(base_tj, str(base))
+        checked = hf_model.check_model_dir(model, base_tj) if model is not None else None
+        if checked is not None:
+            say(f"model: {checked.path} ({checked.model_type}, {checked.rows:,} rows)"
+                + "".join(f"; {note}" for note in checked.notes))
+        config = hf_files.base_config(base, base_tj, checked.path if checked and checked.tokenizer_checked else None)
+        if manifest:
+            usage_text = data.manifest_train(manifest, langs, max_chars)
+            usage_source = f"manifest {manifest} (first ≤{max_chars:,} chars/language)"
         else:
-            os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out
+            usage_text = data.load_pool(langs, max_chars=max_chars)
+            usage_source = f"pool {data.pool_dir()} (≤{max_chars:,} chars/language)"
+        if eval_files:
+            held_out = {Path(f).name: data.read_lines(f) for f in eval_files}
+            held_out_source = "files " + " ".join(eval_files)
+        elif (evals := eval_set()) is not None:
+            held_out, held_out_source = evals.load(langs), evals.label()
+        else:
+            held_out, held_out_source = {}, ""
+        say(f"usage text: {usage_source}")
+        scripts = sorted({data.script_of(lang) for lang in langs}) if keep_script else ()
+        result = trim_json(base_tj, usage_text, held_out, keep_first=keep_first, keep_scripts=scripts,
+                           usage_source=usage_source, held_out_source=held_out_source)
+        kept_tokens = set(tj.model_ids(result.tokenizer_json))
+        config = {k: v for k, v in config.items()  # a named token the trim dropped is no token any more
+                  if not (k.endswith("_token") and isinstance(v, str) and v not in kept_tokens)}
+        hf_files.save(written.path, result.tokenizer_json, config)
+        change = None
+        if checked is not None:
+            from tokenizers import Tokenizer
+
+            lm = hf_model.load_causal_lm(checked.path)
+            saved_tok = Tokenizer.from_file(str(written.path / "tokenizer.json"))
+            lines = [line for text in usage_text.values() for line in text[:2]]
+            new_ids = [e.ids[:64] for e in saved_tok.encode_batch(lines)]
+            kept_rows = torch_index(result.kept)
+            want = [w[:, kept_rows] for w in hf_model.logits(lm, [result.kept[ids].tolist() for ids in new_ids])]
+            result.report.embedding_bytes_saved = hf_model.cut_rows(lm, result.kept, result.old_to_new,
+                                                                    pad_to_multiple_of)
+            lm.save_pretrained(written.path)
+            change = hf_model.check_saved(written.path, new_ids, want, len(result.kept))
+            if not change <= logit_tol:
+                raise TokenizerFileError(f"the trimmed model, loaded back, moved its logits at the kept ids by "
+                                         f"{change:.3g} (> {logit_tol:g}): nothing written")
+        atomic.write_json(written.path / "id_map.json", {"old_to_new": {str(k): v for k, v in result.old_to_new.items()},
+                                                         "kept": result.kept.tolist()})
+        atomic.write_json(written.path / "trim_report.json", result.report.to_dict(), indent=1)
+        check = [line for text in [*usage_text.values(), *held_out.values()] for line in text[:CHECK_LINES]]
+        name, n = hf_files.check_loads(written.path, check)
+        written.record(base=str(base), languages=langs, usage_source=usage_source, held_out_source=held_out_source,
+                       kept_tokens=result.report.kept_tokens, base_tokens=result.report.base_tokens,
+                       auto_tokenizer=name, max_logit_change_reloaded=change)
+        say(f"AutoTokenizer loads it as {name}: ids equal tokenizer.json's on {n} usage and held-out lines"
+            + (f"; AutoModelForCausalLM loads it, logits at the kept ids within {change:.3g}" if change is not None
+               else ""))
+    return TrimRun(result, name, change, Path(out))
+
+
+def torch_index(kept: np.ndarray):
+    """``kept`` as a torch index tensor."""
+    import torch
+
+    return torch.as_tensor(np.asarray(kept), dtype=torch.long)
