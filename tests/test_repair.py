@@ -348,7 +348,8 @@ def test_transformers_keeps_the_repaired_regex(extensions, bases, flores, tmp_pa
     ext, tok = extensions["llama3", "R2", K[-1]]
     ext.save(tmp_path)
     assert json.loads((tmp_path / "tokenizer_config.json").read_text()) == {
-        "tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>"}
+        "tokenizer_class": "TokenizersBackend", "trust_remote_code": True, "bos_token": "<|begin_of_text|>",
+        "eos_token": "<|end_of_text|>", "pad_token": None, "unk_token": None}
     ne, en = flores["npi_Deva"], flores["eng_Latn"]
     want = audit.premium_ci(tok, ne, en)[0]
     for loaded in (transformers.AutoTokenizer.from_pretrained(tmp_path),
@@ -358,10 +359,16 @@ def test_transformers_keeps_the_repaired_regex(extensions, bases, flores, tmp_pa
         count = lambda lines: sum(map(len, loaded(lines, add_special_tokens=False)["input_ids"]))
         assert count(ne) / count(en) == want
         assert loaded.convert_tokens_to_ids("<|eot_id|>") == 128009
-    # the pitfall: a model-specific class rebuilds the pre-tokenizer from its own recipe
-    qwen = transformers.Qwen2TokenizerFast.from_pretrained(tmp_path)
-    regex = json.loads(qwen.backend_tokenizer.to_str())["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]
-    assert r"\p{M}" not in regex
+    # the pitfall: a model-specific class rebuilds the pre-tokenizer from its own recipe, unless the saved
+    # tokenizer_config.json's trust_remote_code has it load the file as it is (modtok.adapt.hf_files)
+    def regex(tok):
+        return json.loads(tok.backend_tokenizer.to_str())["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]
+
+    assert regex(transformers.Qwen2TokenizerFast.from_pretrained(tmp_path)) == pretokenize.pattern("llama3-marks")
+    config = json.loads((tmp_path / "tokenizer_config.json").read_text())
+    del config["trust_remote_code"]
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
+    assert r"\p{M}" not in regex(transformers.Qwen2TokenizerFast.from_pretrained(tmp_path))
 
 
 def test_a_mark_aware_deployed_tokenizer(nepali, flores):
