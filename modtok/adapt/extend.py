@@ -617,16 +617,27 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
 
         phase("base")
         probes, probe_source = probe_text(probe_files, eval)
-        base_tj = deployed.load_json(base)
-        check_bpe_json(base_tj, str(base))
+        sentencepiece = deployed.spm_path(base) is not None
+        if sentencepiece:
+            from modtok.adapt import spm
+
+            base_tj = spm.SpmBase.load(base).json
+        else:
+            base_tj = deployed.load_json(base)
+            check_bpe_json(base_tj, str(base))
         checked = None
         if model is not None:
             phase("model")
             checked = hf_model.check_model_dir(model, base_tj)
-        b = Base(base_tj, hf_files.base_config(base, base_tj, checked.path if checked and
-                                               checked.tokenizer_checked else None), str(base))
-        regex = arm_pattern(b.regex, arm)
-        say(f"base: {b!r}; arm {arm} ({'base regex' if regex == b.regex else 'repaired regex'}), filter {filter}")
+        config_dir = checked.path if checked and checked.tokenizer_checked else None
+        if sentencepiece:
+            b = spm.SpmBase.load(base, config_dir)
+            regex = None
+            say(f"base: {b!r} (sentencepiece BPE: no split regex, arm {arm} has nothing to change), filter {filter}")
+        else:
+            b = Base(base_tj, hf_files.base_config(base, base_tj, config_dir), str(base))
+            regex = arm_pattern(b.regex, arm)
+            say(f"base: {b!r}; arm {arm} ({'base regex' if regex == b.regex else 'repaired regex'}), filter {filter}")
         lm = None
         if checked is not None:
             say(f"model: {checked.path} ({checked.model_type}, {checked.rows:,} rows)"
@@ -654,23 +665,33 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
         phase("learn")
         current, learned_all = b, []
         for lang in texts:
-            counts = count_words(b, train[lang], regex, workers=workers)
-            learned = learn(current, counts, merges, min_count, progress)
-            kept = learned if keeps[lang] is False else filter_merges(learned, keeps[lang].keeps, set(current.id_of))
+            if sentencepiece:
+                learned = spm.learn(current, current.count_words(train[lang]), merges, min_count, progress)
+                kept = learned if keeps[lang] is False else current.filter(learned, keeps[lang], scripts[lang])
+            else:
+                counts = count_words(b, train[lang], regex, workers=workers)
+                learned = learn(current, counts, merges, min_count, progress)
+                kept = learned if keeps[lang] is False else filter_merges(learned, keeps[lang].keeps,
+                                                                          set(current.id_of))
             learned_all += kept
             report[lang].update(merges_learned=len(learned), merges_kept=len(kept))
             say(f"learned: {lang}, {len(learned):,} merges, {len(kept):,} kept by the filter")
             if lang != list(texts)[-1]:  # the next language continues from this one's tokens
-                current = Base(Extension(b, learned_all, regex).tokenizer_json(), b.config, b.name)
-        ext = Extension(b, learned_all, regex)
+                current = (spm.SpmExtension(b, learned_all).as_base() if sentencepiece else
+                           Base(Extension(b, learned_all, regex).tokenizer_json(), b.config, b.name))
+        ext = spm.SpmExtension(b, learned_all) if sentencepiece else Extension(b, learned_all, regex)
         say(repr(ext))
 
         phase("check")
         all_scripts = sorted(set(scripts.values()))
         probe_text_all = {**probes, **{f"held-out {lang} text": lines for lang, lines in held.items()}}
-        tok = ext.tokenizer()
-        inv = invariance(ext, probe_text_all, all_scripts, tokenizer=tok)
-        say(f"invariance, probe text {probe_source} and the held-out training lines:")
+        if sentencepiece:
+            inv = spm.invariance(ext, probe_text_all, all_scripts)
+            say(f"invariance (sentencepiece and tokenizer.json), probe text {probe_source} and the held-out "
+                "training lines:")
+        else:
+            inv = invariance(ext, probe_text_all, all_scripts, tokenizer=ext.tokenizer())
+            say(f"invariance, probe text {probe_source} and the held-out training lines:")
         for line in inv.lines():
             say("  " + line)
         if not inv.ok:
@@ -679,7 +700,8 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
 
         phase("save")
         ext.save(written.path)
-        neutral = [line for lines in probe_text_all.values() for line in neutral_lines(ext, lines, all_scripts)[:PROBE_LINES]]
+        neutral = [line for lines in probe_text_all.values()
+                   for line in neutral_lines(ext, lines, all_scripts)[:PROBE_LINES]]
         target = [line for lang in texts for line in held[lang][:PROBE_LINES] or train[lang][:PROBE_LINES]]
         model_report = None
         if lm is not None:

@@ -125,13 +125,13 @@ def base_config(name_or_path: str | os.PathLike, tokenizer_json: Mapping,
     A named special token (``bos_token``, ...) that the base does not have is left out:
     ``transformers`` would add it as a new token, onto a learned id.
     """
-    config: dict = dict(deployed.DEPLOYED_CONFIG.get(str(name_or_path), {}))
+    config: dict = dict(deployed.DEPLOYED_CONFIG.get(deployed.canonical(str(name_or_path)), {}))
     found = template_specials(tokenizer_json)
     if found:
         config.update(found)
         config.pop("add_bos_token", None)
         config.pop("add_eos_token", None)
-    folders = [] if str(name_or_path) in deployed.DEPLOYED else [Path(name_or_path)]
+    folders = [] if deployed.is_deployed(name_or_path) else [Path(name_or_path)]
     folders += [Path(model_dir)] if model_dir is not None else []
     for path in folders:
         folder = path if path.is_dir() else path.parent

@@ -2,7 +2,7 @@
 tokenizer, checked before it is saved and after it is loaded back.
 
 Growing (:func:`resize_causal_lm`, for :mod:`modtok.adapt.extend`): every new id gets
-a row, the mean of its constituents' rows (:func:`modtok.lm.embed_init.extend_hf`), in
+a row, the mean of its constituents' rows (:func:`grow_rows`), in
 the input embedding and, when untied, the output matrix; every original row stays.
 A padded matrix (Qwen pads 151,669 ids to 151,936 rows) keeps its padding: new ids
 overwrite the padding rows they land on, and a matrix too small for them grows to
@@ -50,7 +50,7 @@ import torch
 
 from modtok.errors import ConfigError, OutOfVocabularyError, VocabularyMismatchError
 from modtok.lm import embed_init
-from modtok.lm.embed_init import extend_hf, extended_size
+from modtok.lm.embed_init import extended_size
 
 # More rows than tokenizer ids by this much is no longer padding to a round size but,
 # most likely, another tokenizer's model: said, not refused (the ids still fit).
@@ -196,6 +196,31 @@ def max_change(after: Sequence[torch.Tensor], before: Sequence[torch.Tensor]) ->
     return max((float((a - b).abs().max()) for a, b in zip(after, before)), default=float("nan"))
 
 
+def constituents_of(ext):
+    """``token bytes -> old ids`` of an extension's new tokens: its own ``constituents`` (a
+    sentencepiece extension, :mod:`modtok.adapt.spm`), else the byte-level base's merges on
+    the token's bytes (:func:`modtok.lm.embed_init.constituents`)."""
+    return getattr(ext, "constituents", None) or (lambda token: embed_init.constituents(ext.base, token))
+
+
+@torch.no_grad()
+def grow_rows(model, ext) -> int:
+    """Grow ``model``'s input embedding and (untied) output matrix in place to hold every new
+    id of ``ext``, each new row the mean of its constituents' rows; returns the row count."""
+    parts = constituents_of(ext)
+    emb, head = model.get_input_embeddings(), model.get_output_embeddings()
+    tied = is_tied(model)
+    old = [emb.weight.clone()] + ([] if tied or head is None else [head.weight.clone()])
+    rows = extended_size(old[0].shape[0], ext)
+    model.resize_token_embeddings(rows, mean_resizing=False)  # keeps tied weights tied
+    new = [model.get_input_embeddings().weight] + ([] if len(old) == 1 else [model.get_output_embeddings().weight])
+    for token, i in ext.new_tokens().items():
+        ids = torch.tensor(parts(token), device=old[0].device)
+        for matrix, before in zip(new, old):
+            matrix[i] = before[ids].mean(dim=0)
+    return rows
+
+
 @torch.no_grad()
 def _pad_rows(model, rows: int, used: int) -> None:
     """Grow ``model`` to ``rows`` rows; rows ``used:`` (no id's) are the mean of rows ``:used``."""
@@ -209,7 +234,7 @@ def _pad_rows(model, rows: int, used: int) -> None:
 
 def resize_causal_lm(model, ext, probe_ids: Sequence[Sequence[int]] = (),
                      pad_to_multiple_of: int | None = None) -> Resized:
-    """Grow ``model`` in place to the ids of ``ext`` (:func:`extend_hf`; padding as the
+    """Grow ``model`` in place to the ids of ``ext`` (:func:`grow_rows`; padding as the
     module docstring says) and measure the change of its logits over the real original
     ids (``ext.base.next_id``) on ``probe_ids`` (sequences of original ids, e.g. the
     extended tokenizer's ids of mark-free text, BOS included).
@@ -226,8 +251,7 @@ def resize_causal_lm(model, ext, probe_ids: Sequence[Sequence[int]] = (),
         raise ConfigError(f"probe ids outside the tokenizer's {real} original ids")
     tied = is_tied(model)
     before = logits(model, probe_ids, real)
-    extend_hf(model, ext)
-    need = extended_size(rows, ext)
+    need = grow_rows(model, ext)
     _pad_rows(model, padded(need, pad_to_multiple_of), need)
     after = logits(model, probe_ids, real)
     return Resized(model, rows, model.get_input_embeddings().weight.shape[0], tied, max_change(after, before))

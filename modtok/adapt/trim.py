@@ -198,8 +198,8 @@ def first_merges(model: Mapping) -> dict[str, tuple[str, str]]:
 
 def closure(tokenizer_json: Mapping, ids: Iterable[int], alphabet: bool = True) -> np.ndarray:
     """Sorted ids: ``ids``, every added token, the single-character tokens (the
-    byte-level alphabet; with ``alphabet``), and, recursively, the parts of the
-    first merge that produces each of them.
+    byte-level alphabet; with ``alphabet``), the byte pieces ``<0xNN>`` of a byte-fallback
+    model, and, recursively, the parts of the first merge that produces each of them.
 
     >>> tj_ = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "abb": 3},
     ...        "merges": [["a", "b"], ["ab", "b"]]}, "added_tokens": [{"content": "<s>", "id": 4}]}
@@ -216,6 +216,8 @@ def closure(tokenizer_json: Mapping, ids: Iterable[int], alphabet: bool = True) 
     keep |= {t["id"] for t in tokenizer_json.get("added_tokens") or []}
     if alphabet:
         keep |= {i for t, i in model["vocab"].items() if len(t) == 1}
+    if model.get("byte_fallback"):  # a sentencepiece BPE: its <0xNN> pieces encode any character
+        keep |= {i for t, i in model["vocab"].items() if len(t) == 6 and t.startswith("<0x") and t.endswith(">")}
     first = first_merges(model)
     todo = [token_of[i] for i in keep]
     while todo:
@@ -422,7 +424,7 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
     """
     from modtok.adapt import hf_files, hf_model
     from modtok.adapt.extend import check_bpe_json
-    from modtok.artifacts import deployed
+    from modtok.artifacts import deployed, spm_bpe
     from modtok.outputs import output_dir
     from modtok.text import data
     from modtok.text.eval_sets import eval_set
@@ -431,7 +433,14 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
     inputs = [manifest] if manifest else []
     with output_dir(out, command="trim", args=dict(args or {}), force=force, inputs=inputs + list(eval_files or [])) \
             as written:
-        base_tj = deployed.load_json(base)
+        spm_path = deployed.spm_path(base)
+        spm_model = spm_bpe.read(spm_path) if spm_path is not None else None
+        if spm_model is not None and not spm_model.is_bpe:
+            raise TokenizerFileError(
+                f"{base}: a sentencepiece Unigram model; trim cuts a BPE. (A Unigram could be trimmed properly, "
+                "its Viterbi paths on the usage text surviving the cut, but modtok writes no Unigram tokenizer.json "
+                "for it yet: refused rather than written half-checked)")
+        base_tj = spm_model.tokenizer_json() if spm_model is not None else deployed.load_json(base)
         check_bpe_json(base_tj, str(base))
         checked = hf_model.check_model_dir(model, base_tj) if model is not None else None
         if checked is not None:
@@ -459,6 +468,17 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
         config = {k: v for k, v in config.items()  # a named token the trim dropped is no token any more
                   if not (k.endswith("_token") and isinstance(v, str) and v not in kept_tokens)}
         hf_files.save(written.path, result.tokenizer_json, config)
+        if spm_model is not None:  # the .model of the kept pieces, in the new id order, checked in sentencepiece
+            cut = spm_model.with_pieces([spm_model.pieces[i] for i in result.kept])
+            sp_base, sp_cut = spm_model.processor(), cut.processor()
+            moved = [line for text in usage_text.values() for line in text
+                     if result.kept[sp_cut.encode(line)].tolist() != sp_base.encode(line)]
+            if moved:
+                raise TokenizerFileError(f"sentencepiece encodes {len(moved)} usage lines of the trimmed .model "
+                                         f"differently from the base (first: {moved[0][:80]!r}); nothing written")
+            atomic.write_bytes(written.path / "tokenizer.model", cut.serialize())
+            say(f"tokenizer.model: {len(cut.pieces):,} of {len(spm_model.pieces):,} pieces; sentencepiece encodes "
+                "every usage line as the base does")
         change = None
         if checked is not None:
             from tokenizers import Tokenizer

