@@ -9,9 +9,9 @@ Its two sizes (issue 23): the default, the pool's 1.6 MB of Nepali, and
 Both learn K merges on the same Nepali text (pool ``npi_Deva``, plus the first
 ``--extra-mb`` MB of ``extra/npi_Deva.large.txt``), from the lines:
 
-- **modtok**: pre-token counts (:func:`modtok.bpe.repair.count_words`, every core), the engine
+- **modtok**: pre-token counts (:func:`modtok.adapt.extend.count_words`, every core), the engine
   segments each word with Llama-3's merges in private ids, K merges
-  (:func:`modtok.bpe.repair.learn`);
+  (:func:`modtok.adapt.extend.learn`);
 - **HF private-use** (the paper's method, after Purason et al.): the same
   counting, each word segmented with Llama-3 itself (``model.tokenize``), every
   base token mapped to a private-use code point, HF ``BpeTrainer`` on those
@@ -35,7 +35,7 @@ import statistics
 import time
 from pathlib import Path
 
-from modtok.bpe import repair
+from modtok.adapt import extend, filters
 from modtok.evaluation import audit
 from modtok.text import data
 from modtok.text.pretokenize import byte_level
@@ -52,13 +52,13 @@ WORKERS = os.cpu_count() or 1  # both arms count with every core, as `modtok ext
 
 
 def modtok_run(base, lines, regex, k):
-    return repair.learn(base, repair.count_words(base, lines, regex, WORKERS), k)
+    return extend.learn(base, extend.count_words(base, lines, regex, WORKERS), k)
 
 
 def hf_run(base, lines, regex, k):
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-    counts = repair.count_words(base, lines, regex, WORKERS)
+    counts = extend.count_words(base, lines, regex, WORKERS)
     tokenize = base.tokenizer.model.tokenize
     char_of: dict[int, str] = {}
     points = private_use()
@@ -85,7 +85,7 @@ def hf_run(base, lines, regex, k):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--k", type=int, default=32000)
-    ap.add_argument("--arm", default="R2", choices=repair.ARMS)
+    ap.add_argument("--arm", default="R2", choices=extend.ARMS)
     ap.add_argument("--extra-mb", type=float, default=0.0)
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
@@ -106,9 +106,9 @@ def main() -> None:
                 if line.strip():
                     lines.append(line.rstrip("\n"))  # raw, as load_pool reads the pool
     mb = sum(len(x.encode()) for x in lines) / 1e6
-    base = repair.Base.load("llama3")
-    regex = repair.arm_pattern(base.regex, args.arm)
-    repair.learn(base, repair.count_words(base, lines[:200], regex), 5)  # compile the kernels first
+    base = extend.Base.load("llama3")
+    regex = extend.arm_pattern(base.regex, args.arm)
+    extend.learn(base, extend.count_words(base, lines[:200], regex), 5)  # compile the kernels first
 
     times = {"modtok": [], "hf": []}
     result = {}
@@ -128,7 +128,7 @@ def main() -> None:
     print(f"  identical merges at the same rank: {same} of {min(map(len, result.values()))}")
     prem = {}
     for n, merges in result.items():
-        ext = repair.Extension(base, repair.filter_merges(merges, repair.BlockFilter().keeps, set(base.id_of)), regex)
+        ext = extend.Extension(base, filters.filter_merges(merges, filters.BlockFilter().keeps, set(base.id_of)), regex)
         tok = ext.tokenizer()
         prem[n] = audit.premium_ci(tok, fl["npi_Deva"], fl["eng_Latn"])
         print(f"  {n:7s} after the §V filter: {len(ext.merges)} merges, {len(ext.new_tokens())} new tokens, "

@@ -39,7 +39,7 @@ from pathlib import Path
 from IPython.display import display
 
 from modtok.artifacts import deployed
-from modtok.bpe import repair
+from modtok.adapt import extend, filters
 from modtok.evaluation import audit
 from modtok.studies import paper_vs_here
 from modtok.studies.pretoken_floor import added_tokens, claims, cross_script, floor
@@ -51,7 +51,7 @@ plots.setup()
 SMOKE = data.is_smoke()
 KS = [0, 1000] if SMOKE else [0, 1000, 2000, 4000, 8000, 16000, 32000]
 assert "llama3" in deployed.available(), "needs the deployed tokenizers: pip install 'modtok[deployed]'"
-BASES = {name: repair.Base.load(name) for name in ("llama3", "qwen3") if name in deployed.available()}
+BASES = {name: extend.Base.load(name) for name in ("llama3", "qwen3") if name in deployed.available()}
 
 # The target: Nepali, else the first Devanagari language the data has (under its own code, e.g.
 # hin_Deva on the wordfreq default); English is the reference, Russian a second no-Devanagari check.
@@ -189,7 +189,7 @@ else:
 # Per language, on top of each base: the original premium vs English (FLORES-200 devtest), the
 # floor under the original and under the repaired regex, the share of tokens that begin with a
 # combining mark, and the premium after K merges of R1 and of R2 learned on the language's pool
-# text, filtered by its own script block (`repair.SCRIPT_BLOCKS`). One filter for every language:
+# text, filtered by its own script block (`filters.SCRIPT_BLOCKS`). One filter for every language:
 # App. H *as worded* (a kept token holds a complete character of the script, or is a byte piece
 # of **one** such character after an optional space; `cross_script.RULES` has the strict §V rule
 # and the looser "runs" rule this project used before), with R2 under the strict filter beside it

@@ -7,7 +7,7 @@ below, never up, and no chain of imports comes back to where it started::
     text        corpora, pre-tokens, counts
     artifacts   tokenizer.json, modular / deployed tokenizers, the HF and sentencepiece peers
     evaluation  metrics, statistics, the audit
-    algorithms  bpe, unigram, mixture, lm
+    algorithms  bpe, unigram, mixture, lm, adapt (a deployed tokenizer and its model, adapted)
     studies     the papers' experiments
     ui          plots, widgets, the command line
 
@@ -28,7 +28,7 @@ FLOORS = [
     ("text", {"modtok.text"}),
     ("artifacts", {"modtok.artifacts"}),
     ("evaluation", {"modtok.evaluation"}),
-    ("algorithms", {"modtok.bpe", "modtok.unigram", "modtok.mixture", "modtok.lm"}),
+    ("algorithms", {"modtok.bpe", "modtok.unigram", "modtok.mixture", "modtok.lm", "modtok.adapt"}),
     ("studies", {"modtok.studies"}),
     ("ui", {"modtok.ui", "modtok.__main__"}),
 ]

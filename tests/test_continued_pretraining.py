@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import torch
 
-from modtok.bpe import repair
+from modtok.adapt import extend as repair
 from modtok.errors import UsageError
 from modtok.evaluation import stats
 from modtok.lm.batches import boundary_id, lm_vocab_size

@@ -299,3 +299,26 @@ def test_llama3_is_its_tokenizer_json(flores_lines):
             e.ids for e in ref.encode_batch(lines, add_special_tokens=special)
         ]
     assert json.loads(ours.to_str())["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] == pattern("llama3")
+
+
+def test_qwen3_has_qwen3s_added_tokens(load_converted, tmp_path):
+    """Qwen3's 26 added tokens at Qwen3's ids (151643..151668), the 12 from <tool_call> on not
+    special, no Qwen-1 <|extra_N|>; <think> is one id, also through AutoTokenizer on an
+    extension's directory, which carries Qwen3's EOS and chat template."""
+    hf, _, _ = load_converted("qwen3")
+    added = {t["content"]: (t["id"], t["special"]) for t in json.loads(hf.to_str())["added_tokens"]}
+    assert len(added) == 26 and hf.get_vocab_size() == 151669 and "<|extra_0|>" not in added
+    assert added["<think>"] == (151667, False) and added["</think>"] == (151668, False)
+    assert added["<|im_end|>"] == (151645, True) and added["<tool_call>"] == (151657, False)
+    assert hf.encode("a<think>b</think>", add_special_tokens=False).ids == [64, 151667, 65, 151668]
+    transformers = pytest.importorskip("transformers")
+    from modtok.adapt import extend
+
+    base = extend.Base.load("qwen3")
+    out = extend.Extension(base, [], extend.arm_pattern(base.regex, "R2")).save(tmp_path / "ext")
+    auto = transformers.AutoTokenizer.from_pretrained(out)
+    assert auto("<think>\n", add_special_tokens=False).input_ids[0] == 151667
+    assert auto.decode([151667, 64], skip_special_tokens=True) == "<think>a"  # not special: kept
+    assert auto.eos_token == "<|im_end|>" and auto.pad_token == "<|endoftext|>"
+    chat = auto.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False, add_generation_prompt=True)
+    assert chat == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"

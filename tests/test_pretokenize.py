@@ -156,7 +156,7 @@ def test_count_by_language_in_parallel_keeps_languages_apart():
 
 
 def test_a_regex_source_counts_like_its_scheme_in_worker_processes_too():
-    # `split=`: a deployed tokenizer's own regex (modtok.bpe.repair.count_words); here the
+    # `split=`: a deployed tokenizer's own regex (modtok.adapt.extend.count_words); here the
     # mark-aware repair, whose counts differ from llama3's on Devanagari
     corpus = {"npi_Deva": [f"नमस्ते संसार {i % 4}" for i in range(2500)], "eng_Latn": ["it's 1234"]}
     by_name = count_by_language(corpus, "llama3-marks")

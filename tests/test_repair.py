@@ -1,4 +1,4 @@
-"""Continued BPE on deployed tokenizers in their own ids (modtok.bpe.repair).
+"""Continued BPE on deployed tokenizers in their own ids (modtok.adapt.extend).
 
 Oracles: a naive BPE over the deployed encoder's own segmentation (the
 engine in private ids must learn the same merges), the ids of the original
@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from modtok.artifacts import deployed
-from modtok.bpe import repair
+from modtok.adapt import extend, filters
 from modtok.errors import ConfigError, DataError, TokenizerFileError, UsageError
 from modtok.evaluation import audit
 from modtok.studies.pretoken_floor import added_tokens, cross_script
@@ -49,7 +49,7 @@ def bases():
     out = {}
     for name in ("llama3", "qwen3"):
         if name in deployed.available():
-            out[name] = repair.Base.load(name)
+            out[name] = extend.Base.load(name)
     return out
 
 
@@ -58,12 +58,12 @@ def extensions(bases, nepali):
     """``{(base, arm, K): Extension}``: llama3 every arm at two K, qwen3 R1/R2 at the larger."""
     if "llama3" not in bases:
         pytest.skip("llama3 tokenizer not installed (pip install modtok[deployed])")
-    runs = [("llama3", arm, K) for arm in repair.ARMS] + [("qwen3", "R2", K[-1:])] * ("qwen3" in bases)
+    runs = [("llama3", arm, K) for arm in extend.ARMS] + [("qwen3", "R2", K[-1:])] * ("qwen3" in bases)
     out = {}
     for name, arm, ks in runs:
         base = bases[name]
-        counts = repair.count_words(base, nepali, repair.arm_pattern(base.regex, arm))
-        for k, ext in repair.sweep(base, counts, ks, arm).items():
+        counts = extend.count_words(base, nepali, extend.arm_pattern(base.regex, arm))
+        for k, ext in extend.sweep(base, counts, ks, arm).items():
             out[name, arm, k] = (ext, ext.tokenizer())
     return out
 
@@ -74,22 +74,24 @@ def extensions(bases, nepali):
 
 def test_repaired_pattern_is_the_named_repair():
     llama = pretokenize.pattern("llama3")
-    assert repair.arm_pattern(llama, "R1") == llama
-    assert repair.arm_pattern(llama, "R2") == pretokenize.pattern("llama3-marks")
-    assert repair.arm_pattern(llama, "R2-deva") == pretokenize.pattern("llama3-deva")
+    assert extend.arm_pattern(llama, "R1") == llama
+    assert extend.arm_pattern(llama, "R2") == pretokenize.pattern("llama3-marks")
+    assert extend.arm_pattern(llama, "R2-deva") == pretokenize.pattern("llama3-deva")
     # Qwen2/3 (single digits): only the word and punctuation classes change
-    qwen = repair.repaired_pattern(pretokenize.pattern("qwen2"))
+    qwen = extend.repaired_pattern(pretokenize.pattern("qwen2"))
     assert r"|\p{N}|" in qwen and r"[\p{L}\p{M}]+" in qwen
     with pytest.raises(TokenizerFileError, match="no letters-only word class"):
-        repair.repaired_pattern(pretokenize.pattern("o200k"))
+        extend.repaired_pattern(pretokenize.pattern("o200k"))
     with pytest.raises(ConfigError, match="unknown arm"):
-        repair.arm_pattern(llama, "R3")
+        extend.arm_pattern(llama, "R3")
+    repaired = extend.arm_pattern(llama, "R2")  # an extension extended again: nothing left to repair
+    assert extend.arm_pattern(repaired, "R2") == extend.arm_pattern(repaired, "R2-deva") == repaired
 
 
 def test_block_filter_by_hand():
     ka, kha = "क".encode(), "ख".encode()  # e0 a4 95, e0 a4 96
-    strict, worded = repair.BlockFilter(), repair.BlockFilter(relaxed=True)  # §V; App. H as worded (default)
-    runs = repair.BlockFilter(relaxed=True, pieces="run")  # the looser rule, a named option
+    strict, worded = filters.BlockFilter(), filters.BlockFilter(relaxed=True)  # §V; App. H as worded (default)
+    runs = filters.BlockFilter(relaxed=True, pieces="run")  # the looser rule, a named option
     for tok, s, w, r in [
         (ka, True, True, True),
         (b" " + ka, True, True, True),          # a complete code point after a space
@@ -107,32 +109,32 @@ def test_block_filter_by_hand():
         assert (strict.keeps(tok), worded.keeps(tok), runs.keeps(tok)) == (s, w, r), tok
     assert not worded.keeps(b"\xa4\x95\xe0") and worded.keeps("न".encode()[:2])  # issue 20's two cases
     assert [f.name for f in (strict, worded, runs)] == ["strict", "App. H", "App. H (runs)"]
-    bengali = repair.BlockFilter(0x0980, 0x09FF)
+    bengali = filters.BlockFilter(0x0980, 0x09FF)
     assert bengali.keeps("ক".encode()) and not bengali.keeps(ka)
     with pytest.raises(ConfigError, match="UTF-8 lengths"):
-        repair.BlockFilter(0x0700, 0x0900)
+        filters.BlockFilter(0x0700, 0x0900)
     with pytest.raises(ConfigError, match="pieces='word'"):
-        repair.BlockFilter(pieces="word")
+        filters.BlockFilter(pieces="word")
 
 
 def test_app_h_keeps_exactly_the_byte_pieces_of_one_character():
     """Every contiguous byte piece of every Devanagari character (after an optional
     space) is kept, and no 2- or 3-byte string over the block's bytes that spans two
     characters is (unless it holds a whole one)."""
-    worded = repair.BlockFilter(relaxed=True)
+    worded = filters.BlockFilter(relaxed=True)
     chars = [chr(c).encode() for c in range(0x0900, 0x0980)]
     parts = {e[i:j] for e in chars for i in range(3) for j in range(i + 1, 4)}
     assert all(worded.keeps(p) and worded.keeps(b" " + p) for p in parts)
     pairs = [a[i:] + b[:j] for a in chars[:40] for b in chars[:40] for i in (1, 2) for j in (1, 2)]
     assert not any(worded.keeps(t) for t in pairs)
-    assert all(repair.BlockFilter(relaxed=True, pieces="run").keeps(t) for t in pairs)
+    assert all(filters.BlockFilter(relaxed=True, pieces="run").keeps(t) for t in pairs)
 
 
 def test_sweep_prefixes_are_extend_runs(bases, nepali):
     base = bases.get("llama3") or pytest.skip("llama3 not installed")
-    counts = repair.count_words(base, nepali[:500], base.regex)
-    swept = repair.sweep(base, counts, [10, 40], keep=False)
-    assert swept[10].merges == swept[40].merges[:10] == repair.extend(base, counts, 10, keep=False).merges
+    counts = extend.count_words(base, nepali[:500], base.regex)
+    swept = extend.sweep(base, counts, [10, 40], keep=False)
+    assert swept[10].merges == swept[40].merges[:10] == extend.extend(base, counts, 10, keep=False).merges
     assert len(swept[40].merges) == 40
 
 
@@ -141,8 +143,8 @@ def test_filter_drops_dependants():
     ka = "क".encode()
     merges = [(ka[:1], ka[1:2]), (ka[:2], ka[2:]), (b"a", b"b"), (b"ab", ka), (ka, ka)]
     # strict: e0+a4 (no complete code point) goes, and with it everything built on e0a4
-    assert repair.filter_merges(merges, repair.BlockFilter().keeps, base) == []
-    relaxed = repair.filter_merges(merges, repair.BlockFilter(relaxed=True).keeps, base)
+    assert filters.filter_merges(merges, filters.BlockFilter().keeps, base) == []
+    relaxed = filters.filter_merges(merges, filters.BlockFilter(relaxed=True).keeps, base)
     assert relaxed == [merges[0], merges[1], merges[4]]  # a+b goes, and ab+क (built on ab) with it
 
 
@@ -151,15 +153,15 @@ def test_base_refuses_other_pipelines():
     from modtok.bpe.model import BPEModel
 
     tj = to_tokenizer_json(BPEModel([(97, 98)], scheme="llama3"))
-    assert repair.Base(tj).next_id == 257
+    assert extend.Base(tj).next_id == 257
     bad = json.loads(json.dumps(tj))
     bad["pre_tokenizer"] = {"type": "Whitespace"}
     with pytest.raises(TokenizerFileError, match="Split \\+ ByteLevel"):
-        repair.Base(bad)
+        extend.Base(bad)
     bad = json.loads(json.dumps(tj))
     del bad["model"]["vocab"]["a"]
     with pytest.raises(TokenizerFileError, match="byte 0x61"):
-        repair.Base(bad)
+        extend.Base(bad)
 
 
 def test_base_load_reads_a_file_or_its_directory_and_saves_the_same_bytes(tmp_path):
@@ -173,17 +175,17 @@ def test_base_load_reads_a_file_or_its_directory_and_saves_the_same_bytes(tmp_pa
 
     tj = to_tokenizer_json(BPEModel([(0xE0, 0xA4), (256, 0x95), (97, 98)], scheme="llama3"))  # 257 = क
     (tmp_path / "tokenizer.json").write_text(json.dumps(tj))
-    base = repair.Base.load(tmp_path)
-    assert base.json == repair.Base.load(tmp_path / "tokenizer.json").json == tj
+    base = extend.Base.load(tmp_path)
+    assert base.json == extend.Base.load(tmp_path / "tokenizer.json").json == tj
     lines = ["नेपालको सरकार", "नेपाल सरकार नेपालको", "abc नेपाल", "सरकारको नेपाल"] * 3
     want = {"R1": (20, "d5e3194b4efaddb2396f61692cf5d9792d6e04b68ef2a704079045bda6b2fc33"),
             "R2": (26, "7dd35af46b9793713226387f1d290c6022d8f5d4e74da14045dbabcb5054472d")}
     for arm, (n, digest) in want.items():
-        ext = repair.extend(base, repair.count_words(base, lines, repair.arm_pattern(base.regex, arm)), 30, arm, keep=False)
+        ext = extend.extend(base, extend.count_words(base, lines, extend.arm_pattern(base.regex, arm)), 30, arm, keep=False)
         out = ext.save(tmp_path / arm)
         assert len(ext.merges) == n and hashlib.sha256((out / "tokenizer.json").read_bytes()).hexdigest() == digest
     with pytest.raises(TokenizerFileError, match="neither a deployed tokenizer"):
-        repair.Base.load(tmp_path / "R3")
+        extend.Base.load(tmp_path / "R3")
 
 
 # --------------------------------------------------------------------------
@@ -227,8 +229,8 @@ def _naive_continued(base, tok, counts: Counter, n: int) -> list[tuple[bytes, by
 def test_engine_learns_what_naive_bpe_learns(name, bases, nepali):
     _need(name)
     base = bases[name]
-    counts = repair.count_words(base, nepali[:300], repair.arm_pattern(base.regex, "R2"))
-    assert repair.learn(base, counts, 25) == _naive_continued(base, base.tokenizer, counts, 25)
+    counts = extend.count_words(base, nepali[:300], extend.arm_pattern(base.regex, "R2"))
+    assert extend.learn(base, counts, 25) == _naive_continued(base, base.tokenizer, counts, 25)
 
 
 def test_count_words_agrees_with_hf_split(extensions, bases, flores):
@@ -240,7 +242,7 @@ def test_count_words_agrees_with_hf_split(extensions, bases, flores):
         hf = Counter(
             pretokenize.from_byte_level(p).decode() for line in flores["npi_Deva"] for p in audit.pretokens(tok, line)
         )
-        assert repair.count_words(base, flores["npi_Deva"], regex) == hf
+        assert extend.count_words(base, flores["npi_Deva"], regex) == hf
 
 
 # --------------------------------------------------------------------------
@@ -268,7 +270,7 @@ def test_export_keeps_every_original_id(extensions, bases):
 
 
 def test_extended_tokens_hold_devanagari_and_round_trip(extensions, flores):
-    keep = repair.BlockFilter().keeps
+    keep = filters.BlockFilter().keeps
     for (name, arm, k), (ext, tok) in extensions.items():
         assert ext.merges and all(keep(a + b) for a, b in ext.merges), (name, arm, k)
         assert audit.lossless(tok, flores["npi_Deva"]), (name, arm, k)
@@ -346,7 +348,8 @@ def test_transformers_keeps_the_repaired_regex(extensions, bases, flores, tmp_pa
     ext, tok = extensions["llama3", "R2", K[-1]]
     ext.save(tmp_path)
     assert json.loads((tmp_path / "tokenizer_config.json").read_text()) == {
-        "tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>"}
+        "tokenizer_class": "TokenizersBackend", "trust_remote_code": True, "bos_token": "<|begin_of_text|>",
+        "eos_token": "<|end_of_text|>", "pad_token": None, "unk_token": None}
     ne, en = flores["npi_Deva"], flores["eng_Latn"]
     want = audit.premium_ci(tok, ne, en)[0]
     for loaded in (transformers.AutoTokenizer.from_pretrained(tmp_path),
@@ -356,20 +359,25 @@ def test_transformers_keeps_the_repaired_regex(extensions, bases, flores, tmp_pa
         count = lambda lines: sum(map(len, loaded(lines, add_special_tokens=False)["input_ids"]))
         assert count(ne) / count(en) == want
         assert loaded.convert_tokens_to_ids("<|eot_id|>") == 128009
-    # the pitfall: a model-specific class rebuilds the pre-tokenizer from its own recipe
-    qwen = transformers.Qwen2TokenizerFast.from_pretrained(tmp_path)
-    regex = json.loads(qwen.backend_tokenizer.to_str())["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]
-    assert r"\p{M}" not in regex
+    # the pitfall: a model-specific class rebuilds the pre-tokenizer from its own recipe, unless the saved
+    # tokenizer_config.json's trust_remote_code has it load the file as it is (modtok.adapt.hf_files)
+    def regex(tok):
+        return json.loads(tok.backend_tokenizer.to_str())["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]
+
+    assert regex(transformers.Qwen2TokenizerFast.from_pretrained(tmp_path)) == pretokenize.pattern("llama3-marks")
+    config = json.loads((tmp_path / "tokenizer_config.json").read_text())
+    del config["trust_remote_code"]
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
+    assert r"\p{M}" not in regex(transformers.Qwen2TokenizerFast.from_pretrained(tmp_path))
 
 
 def test_a_mark_aware_deployed_tokenizer(nepali, flores):
     """o200k (case-aware regex that already holds \\p{M}, ids with gaps before its specials):
-    R1 extends it in its own ids; R2 has nothing to repair."""
+    R1 extends it in its own ids; R2 has nothing to repair and keeps it."""
     _need("o200k")
-    base = repair.Base.load("o200k")
-    with pytest.raises(TokenizerFileError, match="no letters-only"):
-        repair.arm_pattern(base.regex, "R2")
-    ext = repair.extend(base, repair.count_words(base, nepali[:300], base.regex), 40)
+    base = extend.Base.load("o200k")
+    assert extend.arm_pattern(base.regex, "R2") == extend.arm_pattern(base.regex, "R2-deva") == base.regex
+    ext = extend.extend(base, extend.count_words(base, nepali[:300], base.regex), 40)
     tok = ext.tokenizer()
     assert min(ext.new_tokens().values()) == base.next_id and len(ext.new_tokens()) > 20
     lines = flores["eng_Latn"][:300]
@@ -384,22 +392,22 @@ def test_a_mark_aware_deployed_tokenizer(nepali, flores):
 
 def test_per_script_filter_by_hand():
     ta, ml, de = "த".encode(), "മ".encode(), "д".encode()  # e0 ae a4, e0 b4 ae, d0 b4
-    tamil, relaxed_ml = repair.BlockFilter.for_script("Taml"), repair.BlockFilter.for_script("Mlym", relaxed=True)
+    tamil, relaxed_ml = filters.BlockFilter.for_script("Taml"), filters.BlockFilter.for_script("Mlym", relaxed=True)
     assert tamil.keeps(ta) and tamil.keeps(b" " + ta) and not tamil.keeps("क".encode())
-    assert repair.SCRIPT_BLOCKS["Taml"] == (0x0B80, 0x0BFF) and tamil.width == 3
+    assert filters.SCRIPT_BLOCKS["Taml"] == (0x0B80, 0x0BFF) and tamil.width == 3
     # App. H with the word-initial space: ' ' + the lead bytes of മ is a piece; two spaces are not
-    assert relaxed_ml.keeps(b" " + ml[:2]) and not repair.BlockFilter.for_script("Mlym").keeps(b" " + ml[:2])
+    assert relaxed_ml.keeps(b" " + ml[:2]) and not filters.BlockFilter.for_script("Mlym").keeps(b" " + ml[:2])
     assert not relaxed_ml.keeps(b"  " + ml[:2]) and not relaxed_ml.keeps(b"a" + ml[:2])
     assert not relaxed_ml.keeps(ta[:2])  # e0 ae: a Tamil lead, no Malayalam character starts so
     # two-byte blocks: Cyrillic
-    cyrl = repair.BlockFilter.for_script("Cyrl", relaxed=True)
+    cyrl = filters.BlockFilter.for_script("Cyrl", relaxed=True)
     assert cyrl.width == 2 and cyrl.keeps(de) and cyrl.keeps(b" " + de[:1]) and not cyrl.keeps("δ".encode())
     # the paper's no-mark controls: Ethiopic (Amharic) and Hangul (Korean), 3 bytes each
-    amh, kor = repair.BlockFilter.for_script("Ethi"), repair.BlockFilter.for_script("Hang")
+    amh, kor = filters.BlockFilter.for_script("Ethi"), filters.BlockFilter.for_script("Hang")
     assert amh.keeps(" ሰላም".encode()) and kor.keeps("안녕".encode()) and not kor.keeps(ta) and kor.width == 3
     with pytest.raises(DataError, match="no Unicode block for script 'Latn'"):
-        repair.BlockFilter.for_script("Latn")
-    for script, (lo, hi) in repair.SCRIPT_BLOCKS.items():  # each block lies in one UTF-8 length
+        filters.BlockFilter.for_script("Latn")
+    for script, (lo, hi) in filters.SCRIPT_BLOCKS.items():  # each block lies in one UTF-8 length
         assert len(chr(lo).encode()) == len(chr(hi).encode()), script
 
 
@@ -462,7 +470,7 @@ def _tiny_base():
     from modtok.bpe.export import to_tokenizer_json
     from modtok.bpe.model import BPEModel
 
-    return repair.Base(to_tokenizer_json(BPEModel([(97, 98)], scheme="llama3")))
+    return extend.Base(to_tokenizer_json(BPEModel([(97, 98)], scheme="llama3")))
 
 
 def test_inside_word_share_by_hand():
@@ -483,7 +491,7 @@ def test_whole_script_strings_by_hand():
     ka = "क".encode()
     base = _tiny_base()
     merges = [(ka[:1], ka[1:2]), (ka[:2], ka[2:]), (b" ", ka), (ka, b"a"), (b" ", ka + b"a"), (ka, ka)]
-    ext = repair.Extension(base, merges, base.regex)
+    ext = extend.Extension(base, merges, base.regex)
     # e0a4 is no text, 'कa' and ' कa' hold a Latin letter: left out
     assert added_tokens.whole_script_strings(ext) == ["क", " क", "कक"]
     assert added_tokens.whole_script_strings(ext, space="strip") == ["क", "कक"]
@@ -515,9 +523,9 @@ def odia_relaxed(bases, pool_root):
         pytest.skip("llama3 tokenizer not installed (pip install modtok[deployed])")
     base = bases["llama3"]
     lines = data.load_pool(["ory_Orya"], root=pool_root)["ory_Orya"][:TRAIN_LINES]
-    ext = repair.extend(base, repair.count_words(base, lines, repair.arm_pattern(base.regex, "R2")), 300, "R2",
-                        keep=repair.BlockFilter.for_script("Orya", relaxed=True))
-    assert any(not repair.BlockFilter.for_script("Orya").keeps(a + b) for a, b in ext.merges)  # pieces were kept
+    ext = extend.extend(base, extend.count_words(base, lines, extend.arm_pattern(base.regex, "R2")), 300, "R2",
+                        keep=filters.BlockFilter.for_script("Orya", relaxed=True))
+    assert any(not filters.BlockFilter.for_script("Orya").keeps(a + b) for a, b in ext.merges)  # pieces were kept
     return ext.tokenizer()
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from modtok.bpe import repair
+from modtok.adapt import extend
 from modtok.bpe.export import to_tokenizer_json
 from modtok.bpe.model import BPEModel
 from modtok.evaluation import audit
@@ -27,7 +27,7 @@ def base():
     a deployed base does: learned merges then join whole characters (§V filter)."""
     chars = sorted({c.encode() for c in "".join(NEPALI) if 0x0900 <= ord(c) <= 0x097F})
     merges = [(0xE0, 0xA4), (0xE0, 0xA5)] + [(256 + (c[1] == 0xA5), c[2]) for c in chars]
-    return repair.Base(to_tokenizer_json(BPEModel(merges, scheme="llama3")))
+    return extend.Base(to_tokenizer_json(BPEModel(merges, scheme="llama3")))
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def sweep(base):
 
 
 def test_cost_by_hand():
-    tok = repair.Base(to_tokenizer_json(BPEModel([], scheme="llama3"))).tokenizer  # bytes only
+    tok = extend.Base(to_tokenizer_json(BPEModel([], scheme="llama3"))).tokenizer  # bytes only
     ne, en = ["नमस्ते"], ["Hi there"]  # 18 bytes in 3 pre-tokens; 8 bytes in 2 pre-tokens
     assert floor.cost(tok, ne, en) == 18 / 8 == audit.premium_ci(tok, ne, en, n_boot=10)[0]
     assert floor.cost(tok, ne, en, floor=True) == 3 / 8
@@ -63,8 +63,8 @@ def test_sweep_rows_floors_and_curves(sweep, base):
 def test_moved_ids_sees_what_it_should(sweep, base):
     assert floor.moved_ids({"bytes": base}, sweep.tokenizers, ENGLISH) == []
     # unfiltered merges learned on English do move English ids: the check can fail
-    counts = repair.count_words(base, ENGLISH, base.regex)
-    leaky = repair.extend(base, counts, 5, keep=False).tokenizer()
+    counts = extend.count_words(base, ENGLISH, base.regex)
+    leaky = extend.extend(base, counts, 5, keep=False).tokenizer()
     assert floor.moved_ids({"bytes": base}, {("bytes", "R1", 5): leaky}, ENGLISH) == [("bytes", "R1", 5)]
 
 

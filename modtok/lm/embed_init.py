@@ -1,6 +1,6 @@
 """Rows for the new tokens of an extended tokenizer: the mean of their parts (§V).
 
-A learned token of :class:`modtok.bpe.repair.Extension` is a byte string. Its
+A learned token of :class:`modtok.adapt.extend.Extension` is a byte string. Its
 *constituents* are what the ORIGINAL tokenizer makes of those bytes: the
 original merges applied to them (``model.tokenize`` on the byte-level string),
 never the ids of the decoded text. Decoding first is the paper's fixed bug: a
@@ -15,9 +15,9 @@ original ids are unchanged (the new rows only add logits of their own).
 
 >>> from modtok.bpe.model import BPEModel
 >>> from modtok.bpe.export import to_tokenizer_json
->>> from modtok.bpe import repair
->>> base = repair.Base(to_tokenizer_json(BPEModel([(0xE0, 0xA4)], scheme="llama3")))
->>> ext = repair.Extension(base, [("क".encode()[:2], b"\\x95")], base.regex)
+>>> from modtok.adapt import extend
+>>> base = extend.Base(to_tokenizer_json(BPEModel([(0xE0, 0xA4)], scheme="llama3")))
+>>> ext = extend.Extension(base, [("क".encode()[:2], b"\\x95")], base.regex)
 >>> constituents(base, "क".encode())          # e0a4 (id 256) + 0x95
 [256, 149]
 """

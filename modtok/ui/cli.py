@@ -224,45 +224,31 @@ def cmd_count(args) -> None:
 
 
 def cmd_trim(args) -> None:
-    from pathlib import Path
+    """``modtok.adapt.trim.run``: the tokenizer (and model) cut to --langs, checked after reloading."""
+    from modtok.adapt import trim
 
-    from modtok.artifacts import deployed
-    from modtok.bpe import trim
-    from modtok.text.eval_sets import eval_set
+    if args.model and not args.progress:
+        from transformers.utils import logging as hf_logging
 
-    base = deployed.load_json(args.base)
-    if args.manifest:
-        usage_text = data.manifest_train(args.manifest, args.langs, args.max_chars)
-        usage_source = f"manifest {args.manifest} (first ≤{args.max_chars:,} chars/language)"
-    else:
-        usage_text = data.load_pool(args.langs, max_chars=args.max_chars)
-        usage_source = f"pool {data.pool_dir()} (≤{args.max_chars:,} chars/language)"
-    if args.eval:
-        held_out = {Path(f).name: data.read_lines(f) for f in args.eval}
-        held_out_source = "files " + " ".join(args.eval)
-    elif (evals := eval_set()) is not None:
-        held_out, held_out_source = evals.load(args.langs), evals.label()
-    else:
-        held_out, held_out_source = {}, ""
-    scripts = sorted({data.script_of(lang) for lang in args.langs}) if args.keep_script else ()
-    result = trim.trim_json(base, usage_text, held_out, keep_first=args.keep_first, keep_scripts=scripts,
-                            usage_source=usage_source, held_out_source=held_out_source)
-    trim.save(result, args.out, args.model)
-    r = result.report
-    print(f"usage text: {usage_source}")
+        hf_logging.disable_progress_bar()
+    result = trim.run(args.base, args.out, args.langs, manifest=args.manifest, max_chars=args.max_chars,
+                      eval_files=args.eval, keep_first=args.keep_first, keep_script=args.keep_script,
+                      model=args.model, pad_to_multiple_of=args.pad_to_multiple_of, logit_tol=args.logit_tol,
+                      force=args.force, args=vars_of(args), log=print)
+    r = result.trim.report
     print(f"kept {r.kept_tokens:,} of {r.base_tokens:,} tokens ({r.kept_by_usage:,} used), "
           f"{r.kept_merges:,} of {r.base_merges:,} merges; tokenizer.json {r.json_bytes_base:,} -> "
           f"{r.json_bytes_trimmed:,} bytes; merges using a part made later: {r.late_merges_kept:,} "
           f"(base {r.late_merges_base:,})")
     print(f"usage text encoded identically: {r.usage_identical:.2%} of lines")
     if r.held_out:
-        print(f"held-out text: {held_out_source}")
+        print(f"held-out text: {r.held_out_source}")
         for name, t in r.held_out.items():
             print(f"  {name}: {t.identical:.1%} of {t.lines} lines identical, tokens/byte "
                   f"{t.tokens_per_byte_base:.4f} -> {t.tokens_per_byte_trimmed:.4f} ({t.tokens_per_byte_change:+.2%})")
     if r.embedding_bytes_saved is not None:
         print(f"model: {r.embedding_bytes_saved:,} bytes of embedding/output rows saved")
-    print(f"saved -> {args.out}")
+    print(f"saved -> {result.out}")
 
 
 def cmd_lm_train(args) -> None:
@@ -429,91 +415,37 @@ def cmd_audit(args) -> None:
         print(audit.format_rows({args.tokenizer: row}))
 
 
-PROBE_LANGS = ("eng_Latn", "rus_Cyrl")  # the invariance's default probe: FLORES devtest, no Indic mark
-
-
 def cmd_extend(args) -> None:
-    """Continued BPE on a deployed tokenizer (``modtok.bpe.repair``), the invariance checked
-    before anything is written, the model resized with it; OUT appears only when complete."""
-    import shutil
-    import tempfile
-    from pathlib import Path
+    """``modtok.adapt.extend.run``: continued BPE on a deployed tokenizer for each --lang, the
+    invariance and the reloaded directory checked before OUT appears."""
+    from modtok.adapt import extend
 
-    from modtok.bpe import repair
-
-    out = Path(args.out)
-    if out.exists():
-        raise errors.UsageError(f"{out} exists: give a new directory (nothing was written)")
-    script = data.script_of(args.lang)
-    keep = {"strict": lambda: repair.BlockFilter.for_script(script),
-            "relaxed": lambda: repair.BlockFilter.for_script(script, relaxed=True),
-            "none": lambda: False}[args.filter]()
-    if args.probe:
-        probes = {f: data.open_corpus(f, lang="probe").lines() for f in args.probe}
-        probe_source = "--probe " + " ".join(args.probe)
+    if args.manifest:
+        texts = {lang: args.manifest for lang in args.lang}
+    elif len(args.lang) == 1:
+        texts = {args.lang[0]: args.text}
+    elif len(args.text) == len(args.lang):
+        texts = dict(zip(args.lang, args.text))
     else:
-        evals = _eval_set(args)
-        langs = [lang for lang in PROBE_LANGS if lang in evals.languages()]
-        if not langs:
-            raise errors.UsageError(f"no probe text for the invariance check: {evals.label()} has neither "
-                                    f"{' nor '.join(PROBE_LANGS)}; give --probe F...")
-        probes = {f"{evals.label()} {lang}": lines for lang, lines in evals.load(langs).items()}
-        probe_source = f"{evals.label()}: {', '.join(langs)}"
-    model = None
-    if args.model:
+        raise errors.UsageError(f"{len(args.lang)} languages need one --text file each, in --lang order "
+                                f"({len(args.text)} given), or a --manifest")
+    if args.model and not args.progress:
         from transformers.utils import logging as hf_logging
 
-        from modtok.lm import hf_resize
+        hf_logging.disable_progress_bar()  # its loading / writing bars
+    inputs = [args.manifest] if args.manifest else args.text
+    result = extend.run(args.base, args.out, texts, args.K, arm=args.arm, filter=args.filter,
+                        min_count=args.min_count, max_chars=args.max_chars, probe_files=args.probe, eval=args.eval,
+                        model=args.model, logit_tol=args.logit_tol, pad_to_multiple_of=args.pad_to_multiple_of,
+                        script_check=not args.no_script_check, force=args.force, args=vars_of(args), inputs=inputs,
+                        workers=os.cpu_count() or 1, progress=args.progress, log=print)  # a job: all cores
+    print(f"saved {len(result.extension.new_tokens())} new tokens" + (" and the model" if result.model else "")
+          + f" -> {result.out}")
 
-        if not args.progress:
-            hf_logging.disable_progress_bar()  # its loading / writing bars
-        model = hf_resize.load_causal_lm(args.model)  # before the long work: a bad directory fails fast
 
-    base = repair.Base.load(args.base)
-    print(f"base: {base!r}", file=sys.stderr)
-    corpus = data.open_corpus(args.manifest or args.text, lang=args.lang, max_chars=args.max_chars)
-    lines = corpus.lines()
-    print(f"text: {args.lang}, {corpus.n_units:,} lines, {corpus.chars:,} chars from "
-          f"{args.manifest or ' '.join(args.text)}", file=sys.stderr)
-    counts = repair.count_words(base, lines, repair.arm_pattern(base.regex, args.arm),
-                                workers=os.cpu_count() or 1)  # a job: all cores
-    ext = repair.extend(base, counts, args.K, args.arm, keep=keep, min_count=args.min_count, progress=args.progress)
-    print(f"{ext!r} (arm {args.arm}, filter {args.filter})")
-    tok = ext.tokenizer()
-    inv = repair.invariance(ext, probes, script, tokenizer=tok)
-    print(f"invariance, probe text {probe_source}:")
-    for line in inv.lines():
-        print("  " + line)
-    if not inv.ok:
-        raise errors.ConfigError("the extension changes the base's ids or merges, or the ids of probe text "
-                                 f"without marks or {script} characters: not saved, nothing written")
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
-    try:
-        ext.save(tmp)
-        if model is not None:
-            from transformers import AutoTokenizer
-
-            hf_tok = AutoTokenizer.from_pretrained(tmp)
-            text = [line for lines in probes.values() for line in repair.neutral_lines(ext, lines, script)[:4]]
-            ids = [hf_tok(line).input_ids[:64] for line in text]
-            resized = hf_resize.resize_causal_lm(model, ext, ids)
-            print(f"model {args.model}: {resized.rows_before:,} -> {resized.rows_after:,} rows "
-                  f"({'tied' if resized.tied else 'untied'} embeddings, new rows the mean of their constituents); "
-                  f"logits over the original ids on {len(ids)} probe lines: max |change| "
-                  f"{resized.max_logit_change:.3g}")
-            if not resized.max_logit_change <= args.logit_tol:
-                raise errors.ConfigError(f"the resized model's logits moved by {resized.max_logit_change:.3g} "
-                                         f"(> {args.logit_tol:g}) on mark-free text: nothing written")
-            resized.model.save_pretrained(tmp)
-        tmp.chmod(0o755)  # mkdtemp makes it 0o700
-        os.rename(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    print(f"saved {len(ext.new_tokens())} new tokens" + (" and the model" if model is not None else "")
-          + f" -> {out}")
+def vars_of(args) -> dict:
+    """The parsed arguments as ``run.json`` records them (without the handler)."""
+    return {k: v for k, v in vars(args).items() if k != "fn"}
 
 
 class _Langs(argparse.Action):
@@ -647,7 +579,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("trim", help="trim a BPE tokenizer (and an HF model) to the tokens some languages use")
     p.add_argument("base", help="a deployed name (llama3, qwen3, ...), a tokenizer.json or its directory")
-    p.add_argument("-o", "--out", required=True, help="output directory (tokenizer.json, id_map.json, ...)")
+    p.add_argument("-o", "--out", required=True, help="output directory, new or empty (--force over an earlier "
+                                                      "trim): tokenizer.json, id_map.json, ..., run.json")
     p.add_argument("--langs", nargs="+", action=_Langs, required=True, help="languages to keep")
     p.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]}: usage text instead of the pool")
     p.add_argument("--max-chars", type=int, default=3_000_000, help="usage characters per language")
@@ -655,7 +588,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-first", type=int, default=0, help="also keep the ids below this (most frequent)")
     p.add_argument("--keep-script", action="store_true",
                    help="also keep every token written only in the languages' scripts (+ digits, punctuation)")
-    p.add_argument("--model", help="HF causal-LM directory: cut its embedding/output rows into OUT")
+    p.add_argument("--model", help="a local HF causal-LM directory: cut its embedding/output rows into OUT")
+    p.add_argument("--pad-to-multiple-of", type=int, help="pad the model's rows to a multiple of N")
+    p.add_argument("--logit-tol", type=float, default=1e-4, help="largest change of a kept logit after reloading")
+    p.add_argument("--force", action="store_true", help="replace an earlier trim's output in OUT")
+    p.add_argument("--progress", action="store_true", help="transformers' own loading bars")
     p.set_defaults(fn=cmd_trim)
 
     p = sub.add_parser("audit", help="premium, pre-token floor and its decomposition on parallel text")
@@ -667,31 +604,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     p.set_defaults(fn=cmd_audit)
 
-    p = sub.add_parser("extend", help="extend a deployed tokenizer with merges for a language, keep every "
-                                      "original id (checked), resize its model")
+    p = sub.add_parser("extend", help="extend a deployed tokenizer with merges for one or more languages, keep "
+                                      "every original id (checked), grow its model")
     p.add_argument("base", help="a deployed name (llama3, qwen3, ...), a tokenizer.json or its directory")
-    p.add_argument("-o", "--out", required=True, help="output directory (must not exist; appears when complete)")
-    p.add_argument("--lang", required=True, help="the language of the text, e.g. npi_Deva (its script's block "
-                                                 "is the merge filter's)")
+    p.add_argument("-o", "--out", required=True, help="output directory (new or empty; --force over an earlier "
+                                                      "extend; appears when complete, with run.json)")
+    p.add_argument("--lang", nargs="+", required=True, help="the languages of the text, e.g. npi_Deva (each one's "
+                   "script block is its merge filter), learned one after another in this order")
     text = p.add_mutually_exclusive_group(required=True)
-    text.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]}: its --lang entry")
-    text.add_argument("--text", nargs="+", help="training text files (any format modtok.text.corpus reads)")
-    p.add_argument("-K", type=int, required=True, help="merges to learn (before the filter)")
+    text.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]}: its --lang entries")
+    text.add_argument("--text", nargs="+", help="training text (any format modtok.text.corpus reads): the files "
+                                                "of one --lang, or one file per --lang")
+    p.add_argument("-K", type=int, required=True, help="merges to learn per language, before the filter (>= 1)")
     p.add_argument("--arm", default="R2", choices=["R1", "R2", "R2-deva"],
-                   help="R1: the base's regex; R2: marks joined to letters (default); R2-deva: Devanagari marks")
+                   help="R1: the base's regex; R2: marks joined to letters (default; a mark-aware base keeps its "
+                        "own); R2-deva: Devanagari marks")
     p.add_argument("--filter", default="strict", choices=["strict", "relaxed", "none"],
                    help="keep merges holding a complete code point of the script (strict), also byte "
                         "pieces (relaxed, App. H), or all (none: breaks the invariance, so nothing is saved "
                         "when probe text changes)")
     p.add_argument("--min-count", type=int, default=2, help="stop when no pair occurs this often")
-    p.add_argument("--max-chars", type=int, help="read at most this many characters of text (stream order)")
+    p.add_argument("--max-chars", type=int, help="read at most this many characters of text per language")
+    p.add_argument("--no-script-check", action="store_true",
+                   help="extend even when less than half of a text's letters are in its --lang's script")
     p.add_argument("--probe", nargs="+", help="probe text files for the invariance check "
                                               "(default: eng_Latn + rus_Cyrl of the evaluation text)")
     p.add_argument("--eval", help=EVAL_HELP + " (the default probe text)")
-    p.add_argument("--model", help="a transformers causal-LM directory to resize and save with the tokenizer")
+    p.add_argument("--model", help="a local transformers causal-LM directory to grow and save with the tokenizer "
+                                   "(checked before any training; never downloaded)")
+    p.add_argument("--pad-to-multiple-of", type=int, help="pad the model's rows to a multiple of N")
     p.add_argument("--logit-tol", type=float, default=1e-4,
                    help="largest change of a logit over the original ids allowed on mark-free text")
-    p.add_argument("--progress", action="store_true", help="a progress bar over the merges")
+    p.add_argument("--force", action="store_true", help="replace an earlier extend's output in OUT")
+    p.add_argument("--progress", action="store_true", help="progress bars over the phases and the merges")
     p.set_defaults(fn=cmd_extend)
 
     p = sub.add_parser("lm-train", help="train a modular LM on a tokenizer directory (multi-process: "

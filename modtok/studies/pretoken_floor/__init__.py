@@ -1,7 +1,7 @@
 """The studies of "Merge-Based Vocabulary Extension Stalls at the Pre-Tokenizer" (notebook 07).
 
 The method itself (the floor, the repaired regex, continued BPE in a deployed tokenizer's
-ids) is :mod:`modtok.bpe.repair` and :mod:`modtok.evaluation.audit`; this package holds the
+ids) is :mod:`modtok.adapt.extend` and :mod:`modtok.evaluation.audit`; this package holds the
 paper's experiments around it:
 
 - :mod:`.floor`                 the K sweep of R1 vs R2 on deployed bases: cost, floor, English ids (§III-V)

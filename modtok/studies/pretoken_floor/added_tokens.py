@@ -47,7 +47,8 @@ from collections.abc import Sequence
 
 import regex
 
-from modtok.bpe.repair import DEVANAGARI, Base, Extension
+from modtok.adapt.extend import Base, Extension
+from modtok.adapt.filters import DEVANAGARI
 from modtok.errors import ConfigError, UsageError
 from modtok.evaluation import audit
 

@@ -79,7 +79,6 @@ whatever their tokenization.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import hashlib
 import math
@@ -90,15 +89,15 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch import nn
 
+from modtok.adapt import extend as repair
+from modtok.adapt.hf_model import grow_lm as grow
 from modtok.artifacts.modular import ModularTokenizer
-from modtok.bpe import repair
 from modtok.bpe.export import save_tokenizer_json
 from modtok.bpe.standard import train_from_lines
-from modtok.errors import DataError, ModtokError, UsageError, VocabularyMismatchError
+from modtok.errors import DataError, ModtokError, UsageError, VocabularyMismatchError  # noqa: F401 (tests reach it here)
 from modtok.evaluation import stats
-from modtok.lm import embed_init
+from modtok.lm import embed_init  # noqa: F401 (tests reach it here)
 from modtok.lm.batches import Batch, boundary_id, lm_vocab_size, vocab_fingerprint
 from modtok.lm.loss import IGNORE
 from modtok.lm.model import LM, config
@@ -146,34 +145,6 @@ def token_nbytes(tokenizer: ModularTokenizer) -> np.ndarray:
     for s, i in tokenizer.tokenizer_json["model"]["vocab"].items():
         out[i] = len(from_byte_level(s))
     return out
-
-
-@torch.no_grad()
-def grow(model: LM, ext: repair.Extension) -> LM:
-    """A copy of ``model`` (trained with ``ext.base``: tokens ``0..V-1``, boundary
-    ``V``) for the ids of ``ext``: new tokens ``V..V+n-1`` get the mean of their
-    constituents' rows (:func:`embed_init.extend_lm`) and the boundary moves to
-    ``V+n`` with its trained rows. On original ids, the logits of the original
-    tokens and of the boundary do not change."""
-    model = copy.deepcopy(model)
-    V = ext.base.next_id
-    if model.cfg.vocab_size != V + 1:
-        raise VocabularyMismatchError(f"the model has {model.cfg.vocab_size} rows; the base tokenizer needs "
-                                      f"{V} + the boundary")
-    if not ext.new_tokens():  # every learned merge was filtered out: nothing to add
-        return model
-    doc_embed, doc_out = model.embed.weight[V].clone(), model.out.weight[V].clone()  # (d,) each
-    doc_bias = None if model.out.bias is None else model.out.bias[V].clone()
-    embed_init.extend_lm(model, ext)  # rows V.. are now the new tokens (V's row was overwritten)
-    model.embed = nn.Embedding.from_pretrained(torch.cat([model.embed.weight, doc_embed[None]]), freeze=False)
-    out = nn.Linear(model.cfg.d_model, model.cfg.vocab_size + 1, bias=doc_bias is not None,
-                    device=doc_out.device, dtype=doc_out.dtype)
-    out.weight.copy_(torch.cat([model.out.weight, doc_out[None]]))
-    if doc_bias is not None:
-        out.bias.copy_(torch.cat([model.out.bias, doc_bias[None]]))
-    model.out = out
-    model.cfg = dataclasses.replace(model.cfg, vocab_size=model.cfg.vocab_size + 1)  # the config is frozen
-    return model
 
 
 # --------------------------------------------------------------------------

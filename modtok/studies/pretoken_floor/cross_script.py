@@ -9,7 +9,7 @@ combining marks too, and on scripts without marks as controls. Per language
   the original regex and under the repaired one, the mark-initial share;
 - continued BPE on the language's own training text with the original regex
   (R1) and the repaired one (R2), K merges each, filtered by the language's
-  own script block (:data:`modtok.bpe.repair.SCRIPT_BLOCKS`), and the premium of
+  own script block (:data:`modtok.adapt.filters.SCRIPT_BLOCKS`), and the premium of
   each.
 
 One merge filter for the whole sweep: the audit of issue 20 (item 4) reports
@@ -17,7 +17,7 @@ that the paper uses one rule for its sweep; which one is our reading, App. H's
 *as worded* (it is the appendix that extends §V to these scripts), the default: a kept token holds a complete code point of
 the language's script block or is "a byte piece of a target-script character"
 (one character, after an optional leading space;
-:class:`~modtok.bpe.repair.BlockFilter`, ``pieces="character"``). The pieces
+:class:`~modtok.adapt.filters.BlockFilter`, ``pieces="character"``). The pieces
 matter where the base vocabulary lacks whole characters of the script: the
 first merge of a word then joins bytes of one character (space + e0 b4 in
 Malayalam), which the strict §V filter drops together with every merge built
@@ -56,7 +56,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from modtok.bpe import repair
+from modtok.adapt import extend, filters
 from modtok.errors import ConfigError, UnknownLanguageError
 from modtok.evaluation import audit, metrics
 from modtok.text import data
@@ -74,7 +74,7 @@ COLUMNS = ["base", "language", "filter", "strict_share", "premium", "CI", "floor
            "r1_equals_r2", "english_unchanged"]  # notebook 07's table (CIs as plots.ci_table names them)
 
 
-def block_filter(script: str, rule: str = "App. H") -> repair.BlockFilter:
+def block_filter(script: str, rule: str = "App. H") -> filters.BlockFilter:
     """The merge filter of ``script`` under ``rule`` (:data:`RULES`).
 
     >>> [block_filter("Deva", r).name for r in RULES]
@@ -82,16 +82,16 @@ def block_filter(script: str, rule: str = "App. H") -> repair.BlockFilter:
     """
     if rule not in RULES:
         raise ConfigError(f"cross-script filter {rule!r} is not one of: {', '.join(RULES)}")
-    return repair.BlockFilter.for_script(script, relaxed=rule != "strict",
+    return filters.BlockFilter.for_script(script, relaxed=rule != "strict",
                                          pieces="run" if rule == "App. H (runs)" else "character")
 
 
-def strict_share(base: repair.Base, learned: Sequence[Sequence[tuple[bytes, bytes]]], keep: repair.BlockFilter,
+def strict_share(base: extend.Base, learned: Sequence[Sequence[tuple[bytes, bytes]]], keep: filters.BlockFilter,
                  script: str) -> float:
     """Merges the strict §V filter keeps over those ``keep`` keeps, the smallest
     over the merge lists ``learned`` (one per arm): how much the rule matters."""
-    strict, ids = repair.BlockFilter.for_script(script), set(base.id_of)
-    return min(len(repair.filter_merges(m, strict.keeps, ids)) / max(1, len(repair.filter_merges(m, keep.keeps, ids)))
+    strict, ids = filters.BlockFilter.for_script(script), set(base.id_of)
+    return min(len(filters.filter_merges(m, strict.keeps, ids)) / max(1, len(filters.filter_merges(m, keep.keeps, ids)))
                for m in learned)
 
 
@@ -100,13 +100,13 @@ def ids_of(tokenizer, lines: Sequence[str]) -> list[list[int]]:
     return [e.ids for e in tokenizer.encode_batch(list(lines), add_special_tokens=False)]
 
 
-def _filtered(base: repair.Base, merges, keep: repair.BlockFilter, arm: str) -> repair.Extension:
+def _filtered(base: extend.Base, merges, keep: filters.BlockFilter, arm: str) -> extend.Extension:
     """The extension of ``base`` by the ``merges`` that ``keep`` accepts, with the arm's regex."""
-    return repair.Extension(base, repair.filter_merges(merges, keep.keeps, set(base.id_of)),
-                            repair.arm_pattern(base.regex, arm))
+    return extend.Extension(base, filters.filter_merges(merges, keep.keeps, set(base.id_of)),
+                            extend.arm_pattern(base.regex, arm))
 
 
-def language_row(base: repair.Base, lang: str, train: Sequence[str], lines: Sequence[str], ref_lines: Sequence[str],
+def language_row(base: extend.Base, lang: str, train: Sequence[str], lines: Sequence[str], ref_lines: Sequence[str],
                  k: int, rule: str = "App. H", n_boot: int = 1000, seed: int = 0) -> dict:
     """One Table V row for ``lang``: ``train`` is its training text, ``lines`` its
     evaluation lines aligned with the English ``ref_lines``; K = ``k`` merges.
@@ -125,7 +125,7 @@ def language_row(base: repair.Base, lang: str, train: Sequence[str], lines: Sequ
     # each tokenizer encodes each side once (ids, tokens, pre-tokens), every column read from that
     x, ref = (e.with_ids() for e in audit.encode_aligned(original, lines, ref_lines))
     p, lo, hi = audit.premium_ci_of(x, ref, n_boot=n_boot, seed=seed)
-    learned = {arm: repair.learn(base, repair.count_words(base, train, repair.arm_pattern(base.regex, arm)), k)
+    learned = {arm: extend.learn(base, extend.count_words(base, train, extend.arm_pattern(base.regex, arm)), k)
                for arm in ("R1", "R2")}
     keep = block_filter(script, rule)
     row = {"language": lang, "name": data.lang_name(lang), "script": script, "K": k,
@@ -143,7 +143,7 @@ def language_row(base: repair.Base, lang: str, train: Sequence[str], lines: Sequ
         unchanged = unchanged and ref.ids == english
         target_ids[arm] = x.ids
     row["floor_repaired"] = audit.floor_of(x, ref)  # x, ref: R2's, the repaired regex
-    strict = _filtered(base, learned["R2"], repair.BlockFilter.for_script(script), "R2")
+    strict = _filtered(base, learned["R2"], filters.BlockFilter.for_script(script), "R2")
     if rule == "strict":
         row["R2_strict_premium"] = float("nan")
     elif strict.merges == ext.merges:  # ext: R2's; the same merges kept, the same tokenizer
@@ -155,7 +155,7 @@ def language_row(base: repair.Base, lang: str, train: Sequence[str], lines: Sequ
     return row
 
 
-def sweep(base: repair.Base, train: Mapping[str, Sequence[str]], flores: Mapping[str, Sequence[str]], k: int,
+def sweep(base: extend.Base, train: Mapping[str, Sequence[str]], flores: Mapping[str, Sequence[str]], k: int,
           ref: str = "eng_Latn", rule: str = "App. H", n_boot: int = 1000, seed: int = 0) -> list[dict]:
     """:func:`language_row` for every language of ``train`` (which ``flores``, the
     aligned evaluation lines, must hold together with ``ref``)."""
@@ -188,7 +188,7 @@ class PoolTable:
     train_bytes: dict[str, int]
 
 
-def pool_table(bases: Mapping[str, repair.Base], wanted: Sequence[str], k: int, max_chars: int | None = None,
+def pool_table(bases: Mapping[str, extend.Base], wanted: Sequence[str], k: int, max_chars: int | None = None,
                ref: str = "eng_Latn", rule: str = "App. H", n_boot: int = 1000, seed: int = 0) -> PoolTable:
     """Table V on the shared data: the languages of ``wanted`` that both the pool
     and FLORES-200 have, trained on their pool text (at most ``max_chars``

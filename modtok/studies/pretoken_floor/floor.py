@@ -2,7 +2,7 @@
 
 "Merge-Based Vocabulary Extension Stalls at the Pre-Tokenizer" (§III–V, Fig. 5):
 append K merges learned on target-language text to a deployed byte-level BPE
-under its own regex (R1) or the repaired one (R2, :mod:`modtok.bpe.repair`) and
+under its own regex (R1) or the repaired one (R2, :mod:`modtok.adapt.extend`) and
 watch two numbers per K:
 
 - the **cost**: on aligned text (FLORES-200, English as reference) the premium
@@ -12,7 +12,7 @@ watch two numbers per K:
   so cost >= floor at every K; R1 stalls at its floor, R2's is lower.
 
 :func:`k_sweep` runs one continued-BPE run per base and arm and reads every K
-off it as a prefix (:func:`modtok.bpe.repair.sweep`); :func:`moved_ids` is the
+off it as a prefix (:func:`modtok.adapt.extend.sweep`); :func:`moved_ids` is the
 English-invariance check (Proposition 1); :func:`segment` shows one sentence
 under one extension, token by token.
 
@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from modtok.bpe import repair
-from modtok.bpe.repair import Base, Extension
+from modtok.adapt import extend
+from modtok.adapt.extend import Base, Extension
 from modtok.bpe.tree import label
 from modtok.evaluation import audit, metrics
 from modtok.text import pretokenize
@@ -73,7 +73,7 @@ class Sweep:
 
     ``rows``: one per (base, arm, K) in run order, keys ``base``, ``arm``, ``K``,
     ``merges kept`` (after the §V filter), ``cost``, ``floor``; ``extensions``
-    and ``tokenizers``: the :class:`~modtok.bpe.repair.Extension` and its HF
+    and ``tokenizers``: the :class:`~modtok.adapt.extend.Extension` and its HF
     tokenizer per ``(base, arm, K)``.
     """
 
@@ -104,8 +104,8 @@ def k_sweep(bases: Mapping[str, Base], train: Sequence[str], ks: Sequence[int], 
     rows, extensions, tokenizers = [], {}, {}
     for name, base in bases.items():
         for arm in arms:
-            counts = repair.count_words(base, train, repair.arm_pattern(base.regex, arm))
-            for k, ext in repair.sweep(base, counts, ks, arm).items():
+            counts = extend.count_words(base, train, extend.arm_pattern(base.regex, arm))
+            for k, ext in extend.sweep(base, counts, ks, arm).items():
                 tok = ext.tokenizer()
                 extensions[name, arm, k], tokenizers[name, arm, k] = ext, tok
                 rows.append({"base": name, "arm": arm, "K": k, "merges kept": len(ext.merges),

