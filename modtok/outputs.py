@@ -13,7 +13,9 @@ Every command that writes a directory (``count``, ``sequential-bpe``, ``parity-b
   files that run recorded writing), anything else is refused with what is in the way;
 - ``run.json`` records the command, its arguments, the modtok version, the inputs (paths,
   sizes and a hash of the list), whatever the command adds (lines and characters per
-  language, evaluation source), the files written and the wall time.
+  language, evaluation source), the files written with their sizes and the wall time;
+  :func:`check_output` checks a directory against it before a command reads it (a counts
+  directory for ``sequential-bpe --counts``).
 
 >>> import tempfile, pathlib
 >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -34,6 +36,13 @@ Traceback (most recent call last):
 modtok.errors.OutputExistsError: ... is an output of 'demo' (its run.json), not of 'other'; refusing to replace it
 >>> sorted(p.name for p in root.iterdir())      # refused runs leave nothing behind
 ['out']
+>>> check_output(root / "out", "demo")["files"]
+{'a.txt': 5}
+>>> _ = (root / "out" / "a.txt").write_text("hello, world")
+>>> check_output(root / "out", "demo")
+Traceback (most recent call last):
+...
+modtok.errors.DataError: ... a.txt has 12 bytes, its run.json says 5: not the output that run wrote ...
 """
 
 from __future__ import annotations
@@ -45,15 +54,15 @@ import shutil
 import sys
 import tempfile
 import time
-from importlib.metadata import version
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from modtok import __version__
 from modtok.atomic import write_json
-from modtok.errors import OutputExistsError
+from modtok.errors import DataError, OutputExistsError
 
 RUN_FILE = "run.json"
 _TMP = ".modtok-tmp-"
@@ -96,12 +105,28 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _siblings(target: Path, kind: str) -> Iterator[tuple[Path, int]]:
+    """``(path, pid)`` of the hidden siblings of ``target`` of one kind (``_TMP`` or ``_OLD``)."""
+    prefix = f".{target.name}{kind}"
+    for p in target.parent.iterdir():  # not glob: a name may hold [ or *
+        pid = p.name[len(prefix):].split("-", 1)[0] if p.name.startswith(prefix) else ""
+        if pid.isdigit():
+            yield p, int(pid)
+
+
 def _remove_stale(target: Path) -> None:
-    """Remove temporary siblings of ``target`` left by runs whose process is gone."""
-    for p in target.parent.glob(f".{target.name}{_TMP}*"):
-        pid = p.name[len(f".{target.name}{_TMP}"):].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+    """Clean up after runs into ``target`` whose process is gone: their temporary
+    directories are removed; an earlier output moved aside for a replacement (``_OLD``)
+    goes back into place if the run died before its new output took it, else it is removed."""
+    for p, pid in list(_siblings(target, _TMP)):
+        if not _alive(pid):
             shutil.rmtree(p, ignore_errors=True)
+    for p, pid in list(_siblings(target, _OLD)):
+        if not _alive(pid):
+            if target.exists():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                os.replace(p, target)
 
 
 def _inputs_record(paths: list[Path]) -> dict:
@@ -136,7 +161,7 @@ def _check_target(target: Path, command: str, force: bool) -> list[str] | None:
                                 f"not of {command!r}; refusing to replace it")
     if not force:
         raise OutputExistsError(f"{target} is an earlier output of {command!r}: pass --force to replace it")
-    written = set(earlier.get("files", [])) | {RUN_FILE}
+    written = set(earlier.get("files", {})) | {RUN_FILE}
     foreign = [n for n in present if n not in written]
     if foreign:
         raise OutputExistsError(f"{target} holds files the earlier {command!r} did not write "
@@ -144,8 +169,42 @@ def _check_target(target: Path, command: str, force: bool) -> list[str] | None:
     return present
 
 
-def _files(root: Path) -> list[str]:
-    return sorted(str(p.relative_to(root)).split(os.sep)[0] for p in root.iterdir())
+def _files(root: Path) -> dict[str, int | None]:
+    """``{name: bytes}`` of what a run wrote (``None`` for a subdirectory), run.json aside."""
+    return {p.name: None if p.is_dir() else p.stat().st_size
+            for p in sorted(root.iterdir()) if p.name != RUN_FILE}
+
+
+def check_output(path, command: str) -> dict:
+    """The ``run.json`` of ``path`` after checking that ``path`` is one whole output of
+    ``command``: its run.json is there, names ``command``, and the directory holds exactly
+    the files it lists, each of the size it records. Raises :class:`DataError` naming what
+    is wrong (a directory made by hand or by an older modtok, or files added, removed or
+    replaced since)."""
+    path = Path(path)
+    if not path.is_dir():
+        raise DataError(f"{path}: no such directory")
+    record = read_run(path)
+    if not record:
+        raise DataError(f"{path}: no readable {RUN_FILE}, so not a whole output of `modtok {command}` "
+                        f"(made by hand, by an older modtok, or by a run that never finished); run "
+                        f"`modtok {command}` again")
+    if record.get("command") != command:
+        raise DataError(f"{path}: an output of `modtok {record.get('command')}` (its {RUN_FILE}), "
+                        f"not of `modtok {command}`")
+    files = record.get("files", {})
+    present = _files(path)
+    extra, missing = sorted(set(present) - set(files)), sorted(set(files) - set(present))
+    if extra or missing:
+        said = "; ".join(f"{what}: {', '.join(names[:5])}" for what, names in
+                         (("not in its run.json", extra), ("missing", missing)) if names)
+        raise DataError(f"{path}: not the output its {RUN_FILE} records ({said}); run "
+                        f"`modtok {command}` again into a new directory")
+    for name, size in files.items():
+        if present[name] != size:
+            raise DataError(f"{path}: {name} has {present[name]} bytes, its {RUN_FILE} says {size}: not the "
+                            f"output that run wrote (a file replaced since); run `modtok {command}` again")
+    return record
 
 
 @contextmanager
@@ -168,10 +227,10 @@ def output_dir(path, *, command: str, args: Mapping, force: bool = False,
     try:
         yield run
         record = {"command": command, "args": {k: _jsonable(v) for k, v in dict(args).items()},
-                  "argv": sys.argv[1:], "modtok_version": version("modtok"),
+                  "argv": sys.argv[1:], "modtok_version": __version__,
                   "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                   **_inputs_record(run.inputs), **run.fields,
-                  "files": [n for n in _files(tmp) if n != RUN_FILE],
+                  "files": _files(tmp),
                   "wall_s": round(time.monotonic() - started, 3)}
         write_json(tmp / RUN_FILE, record, indent=2)
         os.chmod(tmp, 0o755)

@@ -30,7 +30,7 @@ def test_run_json_records_command_inputs_and_files(tmp_path):
     rec = read_run(tmp_path / "out")
     assert rec["command"] == "count" and rec["args"] == {"k": 5, "path": str(src)}
     assert rec["inputs"] == [{"path": str(src.resolve()), "bytes": 12}] and len(rec["inputs_sha256"]) == 16
-    assert rec["files"] == ["counts.tsv"] and rec["languages"]["eng_Latn"]["lines"] == 2
+    assert rec["files"] == {"counts.tsv": 4} and rec["languages"]["eng_Latn"]["lines"] == 2
     assert rec["wall_s"] >= 0 and rec["modtok_version"]
 
 
@@ -72,7 +72,7 @@ def test_force_replaces_an_earlier_output_of_the_same_command(tmp_path):
 def test_an_empty_directory_is_taken(tmp_path):
     (tmp_path / "out").mkdir()
     _write(tmp_path / "out")
-    assert read_run(tmp_path / "out")["files"] == ["a.txt"]
+    assert read_run(tmp_path / "out")["files"] == {"a.txt": 3}
 
 
 def test_kill_9_mid_write_keeps_the_old_output_and_the_next_run_cleans_up(tmp_path):
@@ -94,4 +94,4 @@ def test_kill_9_mid_write_keeps_the_old_output_and_the_next_run_cleans_up(tmp_pa
     assert any(p.name.startswith(".out.modtok-tmp-") for p in tmp_path.iterdir())
     _write(out, force=True, text="newer")                          # the next run removes the crash's leftovers
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
-    assert (out / "a.txt").read_text() == "newer" and json.loads((out / "run.json").read_text())["files"] == ["a.txt"]
+    assert (out / "a.txt").read_text() == "newer" and json.loads((out / "run.json").read_text())["files"] == {"a.txt": 5}

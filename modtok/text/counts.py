@@ -5,19 +5,24 @@ every trainer then works on ``{lang: Counter(pre-token -> count)}``. This module
 makes those counts from streamed corpora (:mod:`modtok.text.corpus`), saves them,
 and loads them back for any trainer.
 
-**Schema** of a counts directory (version 1)::
+**Schema** of a counts directory (version 2)::
 
-    DIR/meta.json        {"format": "modtok-counts", "version": 1, "scheme": "llama3",
-                          "languages": {lang: {"file": "<lang>.parquet", "types": int,
-                                               "tokens": int, "units": int, "chars": int,
-                                               "skipped": {reason: int}}, ...},
+    DIR/meta.json        {"format": "modtok-counts", "version": 2, "scheme": "llama3",
+                          "languages": {lang: {"file": "<lang>.parquet", "sha256": hex,
+                                               "types": int, "tokens": int, "units": int,
+                                               "chars": int, "skipped": {reason: int}}, ...},
                           "options": {"text_field", "max_chars", "sample", "seed", "skip_bad"}}
     DIR/<lang>.parquet   columns  pretoken: string (UTF-8), count: int64;
                          rows sorted by count descending, then pre-token by code point
+    DIR/run.json         what made it (:mod:`modtok.outputs`): command, arguments, inputs,
+                         lines and characters per language, the files and their sizes
 
 ``languages`` keeps the manifest's order (the training order of sequential BPE).
-Every file is written with :func:`modtok.atomic.write_bytes` / ``write_json``,
-``meta.json`` last, so a directory with a ``meta.json`` is complete.
+The directory is written whole (:func:`modtok.outputs.output_dir`: a temporary sibling
+renamed into place), so a crash leaves the earlier counts or none, never a mix. Reading
+checks it (:func:`read_meta`): the files are exactly those its ``run.json`` records, at
+their sizes, and each ``<lang>.parquet`` has the SHA-256 ``meta.json`` gives it; a
+directory of version 1 (no hashes, no run.json) is refused with "count again".
 
 **On Dask** (:func:`count_corpora` with a ``distributed.Client``): every file is
 cut into parts (:func:`modtok.text.corpus.partition`: byte ranges of uncompressed
@@ -39,10 +44,13 @@ addition of Counters is exact and commutative, so the result is identical to
 >>> _ = counts.save(d / "counts")
 >>> load_counts(d / "counts") == counts.by_lang
 True
+>>> sorted(p.name for p in (d / "counts").iterdir())
+['eng_Latn.parquet', 'meta.json', 'run.json']
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections import Counter
@@ -52,10 +60,13 @@ from pathlib import Path
 
 from modtok.atomic import write_bytes, write_json
 from modtok.errors import DataError, UnknownLanguageError
+from modtok.outputs import Run, check_output, output_dir
+from modtok.progress import bar as progress_bar
 from modtok.text.corpus import Corpus, Part, ReadOptions, read_part, within_budget
 from modtok.text.pretokenize import DEFAULT_SCHEME, count_chunk, pattern
 
-FORMAT, VERSION = "modtok-counts", 1
+FORMAT, VERSION = "modtok-counts", 2
+COMMAND = "count"  # the command whose output a counts directory is (its run.json says so)
 CHUNK_UNITS = 20_000  # units handed to the regex at a time (memory: one chunk of lines)
 
 
@@ -76,9 +87,10 @@ class Tally:
         return self
 
 
-def count_units(units, scheme: str) -> Tally:
+def count_units(units, scheme: str, progress=None) -> Tally:
     """Count the pre-tokens of an iterable of units, ``CHUNK_UNITS`` at a time
-    (the same per-line counting as :func:`modtok.text.pretokenize.count_pretokens`)."""
+    (the same per-line counting as :func:`modtok.text.pretokenize.count_pretokens`);
+    ``progress`` (a bar) is advanced by the units of each chunk."""
     tally, chunk = Tally(), []
     for unit in units:
         chunk.append(unit)
@@ -86,9 +98,13 @@ def count_units(units, scheme: str) -> Tally:
         if len(chunk) == CHUNK_UNITS:
             tally.counts.update(count_chunk((pattern(scheme), chunk)))
             tally.units += len(chunk)
+            if progress is not None:
+                progress.update(len(chunk))
             chunk = []
     tally.counts.update(count_chunk((pattern(scheme), chunk)))
     tally.units += len(chunk)
+    if progress is not None:
+        progress.update(len(chunk))
     return tally
 
 
@@ -158,12 +174,22 @@ class Counts:
     stats: dict[str, dict] = field(default_factory=dict)  # {lang: {"units", "chars", "skipped"}}
     options: dict = field(default_factory=dict)
 
-    def save(self, directory) -> Path:
-        """Write the counts directory (schema in the module docstring)."""
+    def save(self, directory, *, force: bool = False, args=None, inputs=()) -> Path:
+        """Write the counts directory whole (schema in the module docstring) through
+        :func:`modtok.outputs.output_dir`: ``force`` replaces an earlier counts directory,
+        ``args`` and ``inputs`` (the counted files) go into its ``run.json``."""
+        with output_dir(directory, command=COMMAND, force=force, inputs=inputs,
+                        args=args if args is not None else {"scheme": self.scheme, **self.options}) as run:
+            self.write_into(run)
+        return Path(directory)
+
+    def write_into(self, run: Run) -> None:
+        """Write the files of a counts directory into ``run.path`` (a directory
+        :func:`~modtok.outputs.output_dir` is writing) and record the lines and
+        characters per language in its ``run.json``."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        directory = Path(directory)
         languages = {}
         for lang, counter in self.by_lang.items():
             items = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -171,15 +197,17 @@ class Counts:
                               "count": pa.array([v for _, v in items], pa.int64())})
             sink = pa.BufferOutputStream()
             pq.write_table(table, sink, compression="zstd")
-            name = f"{lang}.parquet"
-            write_bytes(directory / name, sink.getvalue().to_pybytes())
+            name, data = f"{lang}.parquet", sink.getvalue().to_pybytes()
+            write_bytes(run.path / name, data)
             stats = self.stats.get(lang, {})
-            languages[lang] = {"file": name, "types": len(counter), "tokens": sum(counter.values()),
-                               "units": stats.get("units"), "chars": stats.get("chars"),
-                               "skipped": dict(sorted(stats.get("skipped", {}).items()))}
-        write_json(directory / "meta.json", {"format": FORMAT, "version": VERSION, "scheme": self.scheme,
-                                             "languages": languages, "options": self.options}, indent=1)
-        return directory
+            languages[lang] = {"file": name, "sha256": hashlib.sha256(data).hexdigest(), "types": len(counter),
+                               "tokens": sum(counter.values()), "units": stats.get("units"),
+                               "chars": stats.get("chars"), "skipped": dict(sorted(stats.get("skipped", {}).items()))}
+        write_json(run.path / "meta.json", {"format": FORMAT, "version": VERSION, "scheme": self.scheme,
+                                            "languages": languages, "options": self.options}, indent=1)
+        run.record(scheme=self.scheme, evaluation=None,  # counting reads no evaluation text
+                   languages={lang: {"lines": m["units"], "chars": m["chars"], "pre_tokens": m["tokens"],
+                                     "types": m["types"]} for lang, m in languages.items()})
 
     @classmethod
     def load(cls, directory, langs=None) -> Counts:
@@ -196,8 +224,12 @@ class Counts:
             if lang not in available:
                 raise UnknownLanguageError(lang, available)
             path = directory / available[lang]["file"]
+            data = path.read_bytes()
+            if hashlib.sha256(data).hexdigest() != available[lang]["sha256"]:
+                raise DataError(f"{path}: not the file meta.json describes (its SHA-256 differs): the "
+                                f"directory mixes files of different counts; run `modtok count` again")
             try:
-                table = pq.read_table(path, columns=["pretoken", "count"])
+                table = pq.read_table(pa.BufferReader(data), columns=["pretoken", "count"])
             except (pa.ArrowException, OSError) as e:
                 raise DataError(f"{path}: not a readable counts file ({e})") from None
             by_lang[lang] = Counter(dict(zip(table.column("pretoken").to_pylist(),
@@ -209,8 +241,10 @@ class Counts:
 
 
 def read_meta(directory) -> dict:
-    """``meta.json`` of a counts directory, checked."""
+    """``meta.json`` of a counts directory, checked: the directory is one whole output of
+    ``modtok count`` (:func:`modtok.outputs.check_output`), of this schema version."""
     path = Path(directory) / "meta.json"
+    check_output(directory, COMMAND)
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -220,7 +254,8 @@ def read_meta(directory) -> dict:
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise DataError(f"{path}: not a modtok counts file")
     if meta.get("version") != VERSION:
-        raise DataError(f"{path}: counts version {meta.get('version')}, this modtok reads version {VERSION}")
+        raise DataError(f"{path}: counts version {meta.get('version')}, this modtok reads version {VERSION}; "
+                        "run `modtok count` again")
     return meta
 
 
@@ -234,7 +269,7 @@ def load_counts(directory, langs=None, scheme: str | None = None) -> dict[str, C
 
 
 def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, client=None,
-                  partition_bytes: int = 64 << 20, fan_in: int = 8) -> Counts:
+                  partition_bytes: int = 64 << 20, fan_in: int = 8, progress: bool = False) -> Counts:
     """Count every language of ``{lang: Corpus}`` (:func:`modtok.text.corpus.open_corpus`).
 
     Without ``client``: one process, streaming (memory: one chunk of units plus
@@ -245,6 +280,9 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
     then the parts before the cut are counted whole, the part where the budget
     runs out is cut inside, and the parts after it are not read -- the same
     units as one process.
+
+    ``progress=True`` shows a bar (:mod:`modtok.progress`, on stderr, throttled): the lines
+    counted per language in one process, the tasks done on Dask.
     """
     pattern(scheme)  # fail early on an unknown scheme
     if fan_in < 2:
@@ -254,10 +292,11 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
     tallies: dict[str, Tally] = {}
     if client is None:
         for lang, corpus in corpora.items():
-            tallies[lang] = count_units(corpus, scheme)
+            with progress_bar(desc=f"count {lang}", unit=" lines", enabled=progress) as shown:
+                tallies[lang] = count_units(corpus, scheme, shown)
             tallies[lang].skipped = Counter(corpus.skipped)
     else:
-        tallies = _count_on_dask(corpora, scheme, client, partition_bytes, fan_in)
+        tallies = _count_on_dask(corpora, scheme, client, partition_bytes, fan_in, progress)
     for lang, tally in tallies.items():
         if tally.units == 0:
             raise DataError(f"language {lang!r}: empty corpus (no non-blank line)")
@@ -267,7 +306,7 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
     return Counts({lang: t.counts for lang, t in tallies.items()}, scheme, stats, opts)
 
 
-def _count_on_dask(corpora, scheme, client, partition_bytes, fan_in) -> dict[str, Tally]:
+def _count_on_dask(corpora, scheme, client, partition_bytes, fan_in, progress) -> dict[str, Tally]:
     parts = {lang: corpus.parts(partition_bytes) for lang, corpus in corpora.items()}
     cuts = {lang: [None] * len(ps) for lang, ps in parts.items()}
     budgeted = [lang for lang, c in corpora.items() if c.max_chars is not None]
@@ -282,17 +321,26 @@ def _count_on_dask(corpora, scheme, client, partition_bytes, fan_in) -> dict[str
             cuts[lang][i] = (budget - before, before == 0)  # the budget runs out in this part
             parts[lang], cuts[lang] = parts[lang][: i + 1], cuts[lang][: i + 1]
             break
-    roots = {}
+    roots, leaves = {}, []
     for lang, corpus in corpora.items():
         groups = group_parts(parts[lang], partition_bytes)
         n = len(groups)
         level = client.map(count_parts, [[parts[lang][i] for i in g] for g in groups],
                            [[cuts[lang][i] for i in g] for g in groups], [corpus.options] * n, [scheme] * n,
                            pure=False)
+        leaves += level if progress else []
         while len(level) > 1:  # tree reduction on the workers
             level = [client.submit(merge_tallies, *level[i : i + fan_in], pure=False)
                      for i in range(0, len(level), fan_in)]
         roots[lang] = level[0]
+    if leaves:
+        from distributed import as_completed
+
+        done = as_completed(leaves)
+        with progress_bar(total=len(leaves), desc="count", unit=" tasks") as shown:
+            leaves = None  # as_completed lets go of each task once done: its Counter is freed when merged
+            for _ in done:
+                shown.update(1)
     results = client.gather(list(roots.values()))
     return dict(zip(roots, results))
 

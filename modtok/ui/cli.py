@@ -24,7 +24,13 @@ the text files it is given (one per language).
 
 Tokenizer directories hold ``tokenizer.json`` + ``lang_to_ids.json`` (see
 :class:`modtok.artifacts.modular.ModularTokenizer`). Errors from bad input are printed as
-one line (``modtok: error: ...``) with exit status 2.
+one line (``modtok: error: ...``) with exit status 2; Ctrl-C ends a command with
+``modtok: interrupted`` and status 130.
+
+Every command that writes a directory writes it whole (:mod:`modtok.outputs`): into a
+temporary sibling renamed into place, with a ``run.json`` saying what made it; an existing
+directory is refused unless it is an earlier output of the same command and ``--force``
+is given.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
 from modtok import errors
 from modtok.errors import ModtokError
@@ -63,6 +70,47 @@ def _eval_set(args):
         raise errors.DataError("no evaluation text: give --eval DIR (a directory of <lang>.<ext> files, or "
                                "dev/ and devtest/ of them, or a manifest), or set $MODTOK_EVAL or $MODTOK_FLORES")
     return found
+
+
+def _output(args, inputs=()):
+    """The command's output directory ``args.out``, written whole (:func:`modtok.outputs.output_dir`):
+    refused when it holds anything but an earlier output of the same command, which ``--force``
+    replaces; its ``run.json`` records the arguments and ``inputs``."""
+    from modtok.outputs import output_dir
+
+    arguments = {k: v for k, v in vars(args).items() if k != "fn"}
+    return output_dir(args.out, command=args.command, args=arguments, force=args.force, inputs=inputs)
+
+
+def _record_text(run, text, **fields) -> None:
+    """Lines and characters per language of ``{lang: lines}`` (and ``fields``) into run.json."""
+    run.record(languages={lang: {"lines": len(lines), "chars": sum(map(len, lines))} for lang, lines in text.items()},
+               **fields)
+
+
+def _record_counts(run, directory, langs) -> None:
+    """What a run trained on saved counts records: the counts directory, its inputs' hash, and
+    the lines and characters per language the counts' own run.json gives."""
+    from modtok.outputs import read_run
+
+    made = read_run(directory)
+    chosen = langs or list(made["languages"])
+    run.add_inputs(sorted(p for p in Path(directory).iterdir()))
+    run.record(training=f"saved counts {directory}", counts_inputs_sha256=made.get("inputs_sha256"),
+               languages={lang: made["languages"][lang] for lang in chosen}, evaluation=None)
+
+
+def _training_files(args, langs) -> list:
+    """The files a training command reads for ``langs``: the manifest's (globs resolved) or
+    the pool's; none for the embedded wordfreq default (run.json's ``training`` names it)."""
+    manifest = getattr(args, "manifest", None)
+    kind = data.training_source(manifest)
+    if kind == "manifest":
+        return [src.path for corpus in data.open_corpus(data.manifest_path(manifest), langs=langs).values()
+                for src in corpus.sources]
+    if kind == "pool":
+        return [data.pool_dir() / f"{lang}.txt" for lang in langs]
+    return []
 
 
 def cmd_warmup(args) -> None:
@@ -125,22 +173,27 @@ def cmd_sequential_bpe(args) -> None:
     from modtok.bpe.sequential import train_sequential
     from modtok.text.pretokenize import count_by_language
 
-    if args.counts:
-        from modtok.text.counts import load_counts, read_meta
+    if args.counts and args.manifest:
+        raise ModtokError("give --counts or --manifest, not both")
+    with _output(args) as run:
+        if args.counts:
+            from modtok.text.counts import load_counts, read_meta
 
-        if args.manifest:
-            raise ModtokError("give --counts or --manifest, not both")
-        scheme = args.scheme or read_meta(args.counts)["scheme"]  # the counts' own pre-tokenizer by default
-        counts = load_counts(args.counts, args.langs or None, scheme=scheme)
-        print(f"training: saved counts {args.counts} (pre-tokenizer {scheme})", file=sys.stderr)
-    else:
-        scheme = args.scheme or TRAINING_SCHEME
-        corpora = _corpora(args)
-        print(corpora.source + f"; pre-tokenizer {scheme}", file=sys.stderr)
-        counts = count_by_language(corpora.train, scheme, workers=os.cpu_count() or 1)  # a job: all cores
-    multi = train_sequential(counts, args.k, order=list(counts), scheme=scheme, progress=True)
-    tok = multi.modular()
-    tok.save(args.out)
+            scheme = args.scheme or read_meta(args.counts)["scheme"]  # the counts' own pre-tokenizer by default
+            counts = load_counts(args.counts, args.langs or None, scheme=scheme)
+            print(f"training: saved counts {args.counts} (pre-tokenizer {scheme})", file=sys.stderr)
+            _record_counts(run, args.counts, list(counts))
+        else:
+            scheme = args.scheme or TRAINING_SCHEME
+            corpora = _corpora(args)
+            print(corpora.source + f"; pre-tokenizer {scheme}", file=sys.stderr)
+            run.add_inputs(_training_files(args, corpora.languages))
+            _record_text(run, corpora.train, training=corpora.source, evaluation=None)
+            counts = count_by_language(corpora.train, scheme, workers=os.cpu_count() or 1)  # a job: all cores
+        multi = train_sequential(counts, args.k, order=list(counts), scheme=scheme, progress=True)
+        tok = multi.modular()
+        tok.save(run.path)
+        run.record(scheme=scheme)
     print(f"saved {tok.vocab_size} tokens, {len(tok.languages)} languages -> {args.out}")
 
 
@@ -148,21 +201,26 @@ def cmd_modular_unigram(args) -> None:
     from modtok.unigram.merge import merge_unigram
     from modtok.unigram.train import train_unigram_per_language
 
-    if args.counts:
-        from modtok.unigram.units import load_units
+    if args.counts and args.manifest:
+        raise ModtokError("give --counts or --manifest, not both")
+    with _output(args) as run:
+        if args.counts:
+            from modtok.unigram.units import load_units
 
-        if args.manifest:
-            raise ModtokError("give --counts or --manifest, not both")
-        train = load_units(args.counts, args.langs or None)  # {lang: Counter of units}
-        print(f"training: saved counts {args.counts}", file=sys.stderr)
-    else:
-        corpora = _corpora(args)
-        print(corpora.source, file=sys.stderr)
-        train = corpora.train  # lines: counted into the same units (modtok.unigram.units)
-    models = train_unigram_per_language(train, args.k, num_threads=2, progress=True)
-    merged = merge_unigram(models, train, max_iter=args.em_iters, progress=True)
-    tok = merged.modular()
-    tok.save(args.out)
+            train = load_units(args.counts, args.langs or None)  # {lang: Counter of units}
+            print(f"training: saved counts {args.counts}", file=sys.stderr)
+            _record_counts(run, args.counts, list(train))
+        else:
+            corpora = _corpora(args)
+            print(corpora.source, file=sys.stderr)
+            train = corpora.train  # lines: counted into the same units (modtok.unigram.units)
+            run.add_inputs(_training_files(args, corpora.languages))
+            _record_text(run, train, training=corpora.source, evaluation=None)
+        models = train_unigram_per_language(train, args.k, num_threads=2, progress=True)
+        merged = merge_unigram(models, train, max_iter=args.em_iters, progress=True)
+        tok = merged.modular()
+        tok.save(run.path)
+        run.record(em_loglik=[float(x) for x in merged.loglik])
     print(f"saved {tok.vocab_size} pieces, {len(tok.languages)} languages, "
           f"EM log-likelihood {merged.loglik[0]:.6g} -> {merged.loglik[-1]:.6g} -> {args.out}")
 
@@ -198,22 +256,25 @@ def cmd_count(args) -> None:
     corpora = data.open_corpus(args.manifest, langs=args.langs or None, text_field=args.text_field,
                                max_chars=args.max_chars, sample=args.sample, seed=args.seed,
                                skip_bad=args.skip_bad)
-    client = None
-    if args.scheduler:
-        from distributed import Client
+    with _output(args, inputs=[src.path for corpus in corpora.values() for src in corpus.sources]) as run:
+        client = None  # the output is checked first: a refused run starts no cluster
+        if args.scheduler:
+            from distributed import Client
 
+            try:
+                client = Client(args.scheduler, timeout=args.connect_timeout)
+            except (OSError, TimeoutError) as e:
+                raise ModtokError(f"cannot reach the Dask scheduler at {args.scheduler} ({e})") from None
+        elif args.workers:
+            client = local_client(args.workers)
         try:
-            client = Client(args.scheduler, timeout=args.connect_timeout)
-        except (OSError, TimeoutError) as e:
-            raise ModtokError(f"cannot reach the Dask scheduler at {args.scheduler} ({e})") from None
-    elif args.workers:
-        client = local_client(args.workers)
-    try:
-        counts = count_corpora(corpora, args.scheme, client=client, partition_bytes=args.partition_mb << 20)
-    finally:
-        if client is not None:
-            client.close()
-    counts.save(args.out)
+            counts = count_corpora(corpora, args.scheme, client=client, partition_bytes=args.partition_mb << 20,
+                                   progress=True)  # on stderr, throttled; only once counting takes a while
+        finally:
+            if client is not None:
+                client.close()
+        counts.write_into(run)
+        run.record(training=f"manifest {args.manifest}")
     for lang, counter in counts.by_lang.items():
         stats = counts.stats[lang]
         skipped = sum(stats["skipped"].values())
@@ -271,7 +332,13 @@ def cmd_lm_train(args) -> None:
     model_cfg = config(args.config, lm_vocab_size(tok), max_seq_len=args.seq_len)
     cfg = TrainConfig(steps=args.steps, lr=args.lr, warmup_steps=args.warmup, seed=args.seed,
                       vocab_store=args.vocab_store, update_delay=args.update_delay)
-    train(model_cfg, cfg, source, args.out, progress=args.progress)
+    if int(os.environ.get("RANK", "0")) != 0:  # under torchrun: rank 0 writes every file, the others none
+        train(model_cfg, cfg, source, args.out, progress=False, resume=False)
+        return
+    pool = [data.pool_dir() / f"{lang}.txt" for lang in langs]
+    with _output(args, inputs=[*pool, *sorted(Path(args.tokenizer).iterdir())]) as run:
+        _record_text(run, corpus, training=f"pool {data.pool_dir()}", evaluation=None)
+        train(model_cfg, cfg, source, run.path, progress=args.progress, resume=False)  # a new directory
 
 
 def _language_of(path: str) -> str:
@@ -293,10 +360,8 @@ def _language_of(path: str) -> str:
 
 
 def cmd_parity_bpe(args) -> None:
-    from pathlib import Path
-
     from modtok.bpe import parity
-    from modtok.text.corpus import TEXT, detect, load_manifest, open_corpus
+    from modtok.text.corpus import TEXT, detect, expand, load_manifest, open_corpus
 
     if bool(args.train) == bool(args.manifest):
         raise errors.ConfigError("give the training text as --train FILE... or --manifest FILE (one of them)")
@@ -334,16 +399,20 @@ def cmd_parity_bpe(args) -> None:
         sizes = ", ".join(f"{f}: {len(dev[lang])}" for lang, f in zip(langs, args.dev))
         raise errors.ParallelCorpusError(f"the --dev files are not parallel (lines: {sizes})")
     vocab = args.vocab or 256 + args.merges
-    res = parity.train_from_lines(
-        train, dev, vocab, scheme=args.scheme, compat=args.compat, variant=args.variant,
-        hybrid=args.hybrid, window=args.window, alpha=args.alpha, ratios=args.ratios,
-        min_frequency=args.min_frequency, on_exhausted=args.on_exhausted, progress=True,
-        workers=os.cpu_count() or 1,  # a job: all cores
-    )
+    files = [src.path for spec in sources.values() for src in expand(spec)] + list(args.dev or [])
+    with _output(args, inputs=files) as run:
+        _record_text(run, train, training="--manifest " + args.manifest if args.manifest else "--train files",
+                     evaluation="--dev files " + " ".join(args.dev) if dev else None)
+        res = parity.train_from_lines(
+            train, dev, vocab, scheme=args.scheme, compat=args.compat, variant=args.variant,
+            hybrid=args.hybrid, window=args.window, alpha=args.alpha, ratios=args.ratios,
+            min_frequency=args.min_frequency, on_exhausted=args.on_exhausted, progress=True,
+            workers=os.cpu_count() or 1,  # a job: all cores
+        )
+        res.save_merges(run.path / "merges.txt")
+        res.save(run.path / "tokenizer.json")
+        res.save_trajectory(run.path / "trajectory.json")
     out = Path(args.out)
-    res.save_merges(out / "merges.txt")
-    res.save(out / "tokenizer.json")
-    res.save_trajectory(out / "trajectory.json")
     if res.stop_message:
         print(res.stop_message, file=sys.stderr)
     per_lang = ", ".join(f"{'global' if i == parity.GLOBAL else res.languages[i]} {n}"
@@ -354,27 +423,35 @@ def cmd_parity_bpe(args) -> None:
 
 
 def cmd_adaptmix(args) -> None:
-    from pathlib import Path
-
     from modtok import atomic, mixture
 
     if args.dev and args.langs and len(args.dev) != len(args.langs):
         raise errors.ConfigError(f"{len(args.dev)} --dev files for {len(args.langs)} --langs")
-    corpora = _corpora(args)  # --manifest, $MODTOK_MANIFEST or the pool, as every training command
-    train, langs = corpora.train, corpora.languages
-    if args.dev:
-        dev = {lang: open_lines(f, lang) for lang, f in zip(langs, args.dev)}
-        dev_what = "--dev files"
-    else:
-        evals = _eval_set(args)
-        dev = evals.load(langs, "dev")  # dev, never devtest: the mixture is chosen on it
-        dev_what = evals.label("dev")
-    print(f"{corpora.source}; {len(langs)} languages; dev: {dev_what}", file=sys.stderr)
-    trainer = mixture.make_trainer(args.trainer, args.vocab, args.scheme)
-    out = Path(args.out)
-    hist = mixture.adaptmix(trainer, train, args.budget_chars, args.iterations, args.mu, args.eps, dev,
-                            seed=args.seed, checkpoint=out / "history.json", progress=True,
-                            clamp_delta=args.clamp_delta)
+    with _output(args) as run:
+        corpora = _corpora(args)  # --manifest, $MODTOK_MANIFEST or the pool, as every training command
+        train, langs = corpora.train, corpora.languages
+        if args.dev:
+            dev = {lang: open_lines(f, lang) for lang, f in zip(langs, args.dev)}
+            dev_what = "--dev files " + " ".join(args.dev)
+        else:
+            evals = _eval_set(args)
+            dev = evals.load(langs, "dev")  # dev, never devtest: the mixture is chosen on it
+            dev_what = evals.label("dev")
+        print(f"{corpora.source}; {len(langs)} languages; dev: {dev_what}", file=sys.stderr)
+        run.add_inputs(_training_files(args, langs) + list(args.dev or []))
+        _record_text(run, train, training=corpora.source, evaluation=dev_what,
+                     dev={lang: {"lines": len(lines), "chars": sum(map(len, lines))} for lang, lines in dev.items()})
+        trainer = mixture.make_trainer(args.trainer, args.vocab, args.scheme)
+        hist = mixture.adaptmix(trainer, train, args.budget_chars, args.iterations, args.mu, args.eps, dev,
+                                seed=args.seed, checkpoint=run.path / "history.json", progress=True,
+                                clamp_delta=args.clamp_delta)
+        last = hist.tokenizers[-1]
+        if hasattr(last, "to_str"):  # an HF tokenizers.Tokenizer
+            atomic.write_text(run.path / "tokenizer.json", last.to_str())
+            saved = "tokenizer.json"
+        else:  # a sentencepiece processor
+            atomic.write_bytes(run.path / "tokenizer.model", last.serialized_model_proto())
+            saved = "tokenizer.model"
     for st in hist.steps:
         print(f"iteration {st['iteration']}: mean dev fertility {st['mean_fertility']:.4f}")
     # the paper's AdaptMix is the last iteration (§3.4 iterates "until the optimal mixture was reached");
@@ -382,13 +459,7 @@ def cmd_adaptmix(args) -> None:
     moved = hist.mixture_changes()[-1]
     print(f"the last update moves the mixture by {moved:.4f} (L1): {'converged' if hist.converged() else 'not converged'}"
           f" at 0.01; lowest mean dev fertility at iteration {hist.best()} (not saved: the paper keeps the last)")
-    last = hist.tokenizers[-1]
-    if hasattr(last, "to_str"):  # an HF tokenizers.Tokenizer
-        atomic.write_text(out / "tokenizer.json", last.to_str())
-        saved = "tokenizer.json"
-    else:  # a sentencepiece processor
-        atomic.write_bytes(out / "tokenizer.model", last.serialized_model_proto())
-        saved = "tokenizer.model"
+    out = Path(args.out)
     print(f"saved history.json ({len(hist.steps)} iterations) and the last iteration's {saved} -> {out}")
 
 
@@ -463,6 +534,9 @@ SCHEME_HELP = (f"pre-tokenizer (modtok.text.pretokenize.SCHEMES); default {TRAIN
                "words whole at combining marks, --scheme llama3 is the deployed Llama-3 regex")
 
 
+FORCE_HELP = "replace OUT when it is an earlier output of this command (nothing else is ever replaced)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="modtok", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -481,6 +555,7 @@ def build_parser() -> argparse.ArgumentParser:
     def trainer(name, fn, help):
         p = sub.add_parser(name, help=help)
         p.add_argument("out", help="output tokenizer directory")
+        p.add_argument("--force", action="store_true", help=FORCE_HELP)
         p.add_argument("-k", type=int, default=8000, help="per-language budget")
         p.add_argument("--langs", nargs="*", action=_Langs,
                        help="languages, in training order (default: all available)")
@@ -516,7 +591,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_encode)
 
     p = sub.add_parser("parity-bpe", help="parity-aware BPE on text files (one per language)")
-    p.add_argument("out", help="output directory: merges.txt, tokenizer.json, trajectory.json")
+    p.add_argument("out", help="output directory: merges.txt, tokenizer.json, trajectory.json, run.json")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--train", "-i", nargs="+", help="training text, one file per language (any format of "
                                                       "modtok.text.corpus: text, JSONL, .gz/.zst, Parquet, ...)")
     p.add_argument("--manifest", help="instead of --train: a JSON/YAML {lang: [paths or globs]}")
@@ -539,8 +615,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("adaptmix", help="AdaptMix: iterate a trainer's data mixture on dev fertility "
                                          "(history.json + the last tokenizer)")
-    p.add_argument("out", help="output directory: history.json (resumable, saved every iteration), "
-                               "tokenizer.json (HF trainers) or tokenizer.model (sentencepiece)")
+    p.add_argument("out", help="output directory: history.json (every iteration's mixture and dev fertility), "
+                               "tokenizer.json (HF trainers) or tokenizer.model (sentencepiece), run.json")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--trainer", default="hf-bpe", choices=["hf-bpe", "modtok-bpe", "sp-unigram", "sp-bpe"])
     p.add_argument("--vocab", "-V", type=int, default=32000, help="vocabulary size")
     p.add_argument("--langs", nargs="*", action=_Langs, help="languages (default: the pool's or the manifest's)")
@@ -563,6 +640,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "--workers N or --scheduler ADDR)")
     p.add_argument("manifest", help="JSON/YAML {lang: [paths or globs]}")
     p.add_argument("-o", "--out", required=True, help="output counts directory")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--scheme", default=TRAINING_SCHEME, help=SCHEME_HELP)
     p.add_argument("--langs", nargs="*", help="languages of the manifest to count (default: all)")
     p.add_argument("--text-field", default="text", help="JSONL field / Parquet or Arrow column of the text")
@@ -642,7 +720,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("lm-train", help="train a modular LM on a tokenizer directory (multi-process: "
                                          "torchrun --nproc_per_node=N -m modtok lm-train ...)")
     p.add_argument("--tokenizer", required=True, help="ModularTokenizer directory")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="output directory: checkpoint.pt, metrics.jsonl, run.json")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--langs", nargs="*", help="training languages (default: all of the tokenizer's)")
     p.add_argument("--english-share", type=float, default=0.7)
     p.add_argument("--scheme", default="samp_sub", choices=["mono", "samp_full", "samp_sub"])
@@ -707,6 +786,9 @@ def main(argv=None) -> int:
     except ModtokError as e:
         print(f"modtok: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; an output directory is left as it was
+        print("modtok: interrupted", file=sys.stderr)
+        return 130  # 128 + SIGINT, what a shell reports for a command ended by Ctrl-C
     return 0
 
 
