@@ -171,7 +171,7 @@ def test_a_manifest_replaces_the_pool_for_notebooks(tmp_path, monkeypatch):
         (flores / "devtest" / f"{lang}.devtest").write_text(words.replace(" ", "\n") + "\n", encoding="utf-8")
     (tmp_path / "eng.jsonl").write_text("".join(_json.dumps({"text": f"doc {i}"}) + "\n" for i in range(50)))
     (tmp_path / "npi.txt").write_text("नमस्ते\nसंसार\n", encoding="utf-8")
-    (tmp_path / "xyz.txt").write_text("xyz text\n", encoding="utf-8")
+    (tmp_path / "xyz.txt").write_text("xyz text\nmore\n", encoding="utf-8")
     (tmp_path / "m.yaml").write_text('eng_Latn: ["eng.jsonl"]\nnpi_Deva: [npi.txt]\nxyz_Latn: [xyz.txt]\n')
     with pytest.raises(DataError, match="'xyz_Latn' is not a language code"):
         data.open_corpus(tmp_path / "m.yaml")  # no registry has xyz ...
