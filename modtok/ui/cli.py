@@ -15,6 +15,7 @@
     modtok audit TOKENIZER [--lang npi_Deva --ref eng_Latn] [--json]   pre-token audit on FLORES devtest
     modtok extend BASE -o OUT --lang L (--manifest M | --text F...) -K N [--arm R2] [--model HF_DIR]
                                                   continued BPE on a deployed tokenizer, model resized
+    modtok report [REPORTS]                       the notebooks' paper-vs-here tables on one page
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
 YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`);
@@ -103,6 +104,12 @@ def cmd_example_corpus(args) -> None:
     manifest, evaluation = example.build(args.out)
     print(f"example corpus ({', '.join(example.LANGS)}) -> {args.out}")
     print(f"export MODTOK_MANIFEST={manifest} MODTOK_EVAL={evaluation}")
+
+
+def cmd_report(args) -> None:
+    from modtok.ui import report
+
+    print(report.write(args.reports).summary())
 
 
 def cmd_data(args) -> None:
@@ -545,6 +552,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_data)
     sub.add_parser("warmup", help="compile the numba kernels into their cache (make install runs it)"
                    ).set_defaults(fn=cmd_warmup)
+    p = sub.add_parser("report", help="gather the notebooks' paper-vs-here tables (saved by make demo) into "
+                                      "REPORTS/reproduction.html and .md")
+    p.add_argument("reports", nargs="?", default="reports", help="the reports folder (default: reports)")
+    p.set_defaults(fn=cmd_report)
 
     def trainer(name, fn, help):
         p = sub.add_parser(name, help=help)
