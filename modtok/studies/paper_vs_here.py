@@ -174,6 +174,8 @@ def claims(study: str, path: Path = FIGURES) -> list[Claim]:
         if extra:
             raise ConfigError(f"{where} has unknown fields {', '.join(sorted(extra))}")
         _parse_rule(c["rule"], where)
+        if not isinstance(c.get("derived_from", ""), str):
+            raise ConfigError(f"{where}: derived_from names the printed cells, as text")
         out.append(Claim(study, key, c["claim"], c["source"], c["paper"], c["unit"], c["rule"],
                          setting_of(c["setting"], where), c.get("derived_from")))
     return out
@@ -394,8 +396,9 @@ CIRCULAR = ("notebook", "issue", "stored summary", "stored material", "as quoted
 # Words of a figure that says it was not found; such a figure is written "not in the paper ...".
 NOT_FOUND = re.compile(r"not found|stored material|unknown|not given|not stated|no figure", re.I)
 # A source names a place in the paper.
-PLACE = re.compile(r"§|\b(?:Tables?|Tabs?\.|Figs?\.|Figures?|App\.|Appendix|Alg\.|Algorithms?|Eqs?\.|Equations?)"
-                   r"\s*[\dA-Z]|(?i:abstract)")
+PLACE = re.compile(r"§|\b(?:Tables?|TABLES?|Tabs?\.|Figs?\.|Figures?|App\.|Appendix|Alg\.|Algorithms?|Eqs?\.|"
+                   r"Equations?|Sec\.|Sections?|Prop\.|Propositions?|Definitions?|Theorems?|Lemmas?)\s*[\dA-Z]|"
+                   r"(?i:abstract)")
 
 
 def figure_problems(path: Path = FIGURES, folder: Path | None = None) -> list[str]:
@@ -404,8 +407,9 @@ def figure_problems(path: Path = FIGURES, folder: Path | None = None) -> list[st
     - a numeric figure without ``derived_from`` that its paper does not print (:func:`occurs`);
     - a number in a string figure or a ``derived_from`` note that the paper does not print;
     - a figure saying it was not found that is not written "not in the paper ...";
-    - a source that is circular (:data:`CIRCULAR`) or names no section, table, figure,
-      appendix, algorithm, equation or the abstract;
+    - a source that is circular (:data:`CIRCULAR`) or names no place in the paper
+      (:data:`PLACE`: a section, table, figure, appendix, algorithm, equation,
+      proposition, ... or the abstract);
     - a setting that is a plain string rather than a table of :data:`SETTING_FIELDS`.
     """
     problems = []
@@ -424,7 +428,7 @@ def figure_problems(path: Path = FIGURES, folder: Path | None = None) -> list[st
                     problems += [f"{at} paper = {c.paper!r}: {n} is not printed in {file}"
                                  for n in numbers_in(c.paper) if n not in printed_values(text)]
             if c.derived_from is not None:
-                if not isinstance(c.derived_from, str) or not PLACE.search(c.derived_from):
+                if not PLACE.search(c.derived_from):
                     problems.append(f"{at} derived_from {c.derived_from!r} names no table or section")
                 else:
                     problems += [f"{at} derived_from: {n} is not printed in {file}"
