@@ -2,6 +2,8 @@
 #   make demo   run every walkthrough notebook headless, write reports/<notebook>.html
 #   make test   install what is needed, run pytest and nbval over every notebook
 #   make lab    open JupyterLab; notebooks/*.py open as notebooks (jupytext)
+#   make report the notebooks' paper-vs-here tables (saved by make demo) on one page:
+#               reports/reproduction.html and reports/reproduction.md
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
@@ -25,12 +27,13 @@ export JUPYTERLAB_WORKSPACES_DIR := $(abspath build/lab-workspaces)
 export PYTHONHASHSEED := 0
 
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.py))
+REPORTS   ?= reports
 BUILT     := $(patsubst notebooks/%.py,build/notebooks/%.ipynb,$(NOTEBOOKS))
 
 CHROMIUM := /usr/bin/chromium
 ROOT_USER := $(filter 0,$(shell id -u))
 
-.PHONY: install demo test lab notebooks clean chromium
+.PHONY: install demo test lab notebooks clean chromium report
 
 install: $(WARM)
 
@@ -52,15 +55,22 @@ build/notebooks/%.ipynb: notebooks/%.py $(WARM)
 notebooks: $(BUILT)
 
 # Every notebook runs; each failure is reported, and the run exits non-zero at the end.
+# Each notebook's paper-vs-here table is also saved as $(REPORTS)/paper_vs_here/<study>.json
+# (the notebooks run in build/notebooks, hence the absolute path), for `make report`.
+demo: export MODTOK_REPORTS := $(abspath $(REPORTS))
 demo: notebooks
-	@mkdir -p reports
+	@mkdir -p $(REPORTS)
 	@failed=""; for nb in $(BUILT); do \
 	  echo "== running $$nb"; \
 	  $(BIN)/jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=3600 \
-	    --output-dir reports $$nb || { failed="$$failed $$nb"; echo "== FAILED: $$nb"; }; \
+	    --output-dir $(REPORTS) $$nb || { failed="$$failed $$nb"; echo "== FAILED: $$nb"; }; \
 	done; \
-	echo; echo "Reports written to $(abspath reports)/:"; ls -1 reports/*.html 2>/dev/null; \
+	echo; echo "Reports written to $(abspath $(REPORTS))/:"; ls -1 $(REPORTS)/*.html 2>/dev/null; \
 	if [ -n "$$failed" ]; then echo; echo "failed notebooks:$$failed" >&2; exit 1; fi
+
+# One page from the tables the notebooks saved (never typed in): what holds, per paper.
+report: $(STAMP)
+	$(BIN)/modtok report $(REPORTS)
 
 # The browser suite (tests/browser) drives Debian's chromium; Playwright's own
 # browser download (`playwright install`) is never used.

@@ -11,12 +11,15 @@ scratch directory, on a tiny generated pool + FLORES pair (``MODTOK_POOL`` /
 - ``make test`` is what CI runs (``.ci/run`` is checked to run exactly it);
   ``make demo`` runs for real under ``MODTOK_SMOKE=1`` on one notebook
   (``NOTEBOOKS=...``: the other notebooks are nbval's job) and must write its
-  HTML report with the plotly figures embedded; ``make lab`` must serve
-  JupyterLab (it is stopped once ``/lab`` answers).
+  HTML report with the plotly figures embedded and save its paper-vs-here table;
+  ``make report`` (``REPORTS=...``: a scratch folder) must gather the saved tables into
+  the reproduction page; ``make lab`` must serve JupyterLab (it is stopped once ``/lab``
+  answers).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -125,11 +128,29 @@ def test_make_demo_writes_reports_with_figures(env):
     assert demos
     notebook = REPO / DEMO_NOTEBOOK
     report = REPO / "reports" / f"{notebook.stem}.html"
+    saved = REPO / "reports" / "paper_vs_here" / "modular_tokenizers_unigram.json"
     for command in demos:
         report.unlink(missing_ok=True)
+        saved.unlink(missing_ok=True)
         _run(f"{command} NOTEBOOKS={DEMO_NOTEBOOK}", REPO, dict(e, MODTOK_SMOKE="1"), timeout=900)
         html = report.read_text(encoding="utf-8")
         assert "plotly" in html and "Plotly.newPlot" in html, "the report has no plotly figure"
+        assert json.loads(saved.read_text(encoding="utf-8"))["study"] == "modular_tokenizers_unigram"
+
+
+def test_make_report_writes_the_reproduction_page(env, tmp_path):
+    """``make report`` as typed, on a scratch folder holding one notebook's saved table
+    (written through ``paper_vs_here.table`` as the notebook's last cell writes it)."""
+    _, e = env
+    assert "make report" in shell_commands()
+    save = ("from modtok.studies import paper_vs_here as p; "
+            "p.table('parity_bpe', {c.key: p.NotMeasured('test') for c in p.claims('parity_bpe')}, 'readme')")
+    _run([sys.executable, "-c", save], REPO, dict(e, MODTOK_REPORTS=str(tmp_path)))
+    res = _run(f"make report REPORTS={tmp_path}", REPO, e)
+    assert "parity-aware-bpe.txt" in res.stdout
+    md = (tmp_path / "reproduction.md").read_text(encoding="utf-8")
+    assert "| 05_parity_bpe | parity_bpe | parity-aware-bpe.txt | readme |" in md
+    assert "<table>" in (tmp_path / "reproduction.html").read_text(encoding="utf-8")
 
 
 def _free_port() -> int:

@@ -1,35 +1,70 @@
-"""The "paper vs here" table that ends notebooks 02-07: each claim, the paper's figure,
-ours, what differs in the setting, and whether the claim holds here.
+"""The "paper vs here" table that ends notebooks 01-07: each claim, the paper's figure,
+ours, the paper's setting beside ours, and whether the claim holds here.
 
 The papers' figures live in one data file, ``paper_figures.toml`` beside this module
-(section, table and setting of each); a notebook passes only the numbers it measured,
-so the table is generated, never typed in. A claim a notebook could not measure on the
-data it has (no parallel text, no Nepali) is passed as :class:`NotMeasured` with the
-reason, and the row says so.
+(section or table, the figure, the rule, the paper's setting field by field); a notebook
+passes only the numbers it measured and its own setting, so the table is generated,
+never typed in. A claim a notebook could not measure on the data it has (no parallel
+text, no Nepali) is passed as :class:`NotMeasured` with the reason, and the row says so;
+a claim that does not hold carries the measured reason the notebook gives, or says
+"reason not measured".
 
 >>> claim = Claim("demo", "gini", "parity lowers the Gini", "Paper, Table 1", -0.5,
-...               "relative change", "below 0", "60 languages, 128k")
+...               "relative change", "below 0", {"data": "60 languages", "vocabulary": "128k"})
 >>> claim.verdict(-0.2), claim.verdict(0.1)
 ('holds', 'does not hold')
->>> row = rows_for([claim], {"gini": -0.2}, "8 languages, 32k")[0]
->>> row["paper"], row["here"], row["holds?"]
-('-0.5', '-0.2', 'holds')
+>>> row = rows_for([claim], {"gini": -0.2}, {"data": "8 languages", "vocabulary": "128k"})[0]
+>>> row["paper"], row["here"], row["holds?"], row["setting differs"]
+('-0.5', '-0.2', 'holds', 'data: paper 60 languages / here 8 languages')
+>>> row = rows_for([claim], {"gini": 0.1}, {"data": "60 languages"}, {"gini": "8 languages only"})[0]
+>>> row["holds?"], row["reason"], row["setting differs"]
+('does not hold', '8 languages only', 'vocabulary: paper 128k / here not stated')
 >>> rows_for([claim], {"gini": NotMeasured("needs parallel text")}, "")[0]["holds?"]
 'not measured: needs parallel text'
+
+The same file is checked against the papers' full texts (``../shared/papers``, or
+``$MODTOK_PAPERS``): every numeric figure that is not ``derived_from`` other cells must
+be printed in the paper it cites (:func:`occurs`, :func:`figure_problems`).
+
+With ``$MODTOK_REPORTS`` set (``make demo`` sets it to ``reports/``), :func:`table`
+also saves its rows as ``$MODTOK_REPORTS/paper_vs_here/<study>.json``, which
+``modtok report`` gathers into one reproduction page.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 
-from modtok.errors import ConfigError
+from modtok.atomic import write_json
+from modtok.errors import ConfigError, DataError
 
 FIGURES = Path(__file__).with_name("paper_figures.toml")
 RULES = ("below", "above", "at most", "at least", "within", "same sign")
+SETTING_FIELDS = ("data", "size", "vocabulary", "model", "lr", "iterations", "pretokenization", "heldout")
+NOT_IN_PAPER = "not in the paper"
+
+# study (or the prefix before "_<part>") -> (file in ../shared/papers, short title)
+PAPERS = {
+    "modular_tokenizers": ("modular-tokenizers.txt", "To Each Language Its Tokenizer (modular tokenizers)"),
+    "parity_bpe": ("parity-aware-bpe.txt", "Parity-Aware Byte-Pair Encoding"),
+    "adaptmix": ("adaptmix-art-of-breaking-words.txt", "The Art of Breaking Words (AdaptMix)"),
+    "pretoken_floor": ("pretoken-floor-nepali-repair.txt",
+                       "Merge-Based Vocabulary Extension Stalls at the Pre-Tokenizer (Nepali repair)"),
+}
+# study -> the notebook whose last cell builds its table (tests/test_paper_vs_here.py checks it)
+NOTEBOOKS = {"modular_tokenizers_inefficiency": "01_multilingual_inefficiency",
+             "modular_tokenizers_sequential": "02_sequential_bpe",
+             "modular_tokenizers_unigram": "03_modular_unigram", "modular_tokenizers_lm": "04_modular_lm",
+             "parity_bpe": "05_parity_bpe", "adaptmix": "06_adaptmix", "pretoken_floor": "07_pretoken_floor"}
 
 
 @dataclass(frozen=True)
@@ -37,6 +72,35 @@ class NotMeasured:
     """A claim this run could not measure, and why (shown in the table)."""
 
     reason: str
+
+
+def setting_of(value, where: str) -> dict[str, str]:
+    """A setting as ``{field: text}`` over :data:`SETTING_FIELDS`, in that order.
+
+    A plain string (the older form) is read as the data field; numbers are
+    written as the table writes them.
+
+    >>> setting_of({"vocabulary": 32000, "data": "pool"}, "here")
+    {'data': 'pool', 'vocabulary': '32,000'}
+    >>> setting_of("FLORES-200 devtest", "here")
+    {'data': 'FLORES-200 devtest'}
+    """
+    if isinstance(value, str):
+        return {"data": value} if value else {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: a setting is a table of {', '.join(SETTING_FIELDS)}, not {value!r}")
+    unknown = set(value) - set(SETTING_FIELDS)
+    if unknown:
+        raise ConfigError(f"{where}: setting fields {', '.join(sorted(unknown))} are not among "
+                          f"{', '.join(SETTING_FIELDS)}")
+    out = {}
+    for name in SETTING_FIELDS:
+        if name in value:
+            v = value[name]
+            if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+                raise ConfigError(f"{where}: setting {name} = {v!r} is not text or a number")
+            out[name] = v if isinstance(v, str) else shown(v)
+    return out
 
 
 @dataclass(frozen=True)
@@ -50,7 +114,11 @@ class Claim:
     paper: float | str
     unit: str
     rule: str
-    setting: str
+    setting: Mapping[str, str] = field(default_factory=dict)
+    derived_from: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "setting", setting_of(self.setting, f"[{self.study}.{self.key}]"))
 
     def verdict(self, here: float) -> str:
         """'holds' or 'does not hold' for a measured value under this claim's rule."""
@@ -79,12 +147,21 @@ def _parse_rule(rule: str, where: str) -> None:
                           "at least X, within X, same sign")
 
 
-def claims(study: str, path: Path = FIGURES) -> list[Claim]:
-    """The claims of one study, in file order."""
+def _load(path: Path) -> dict:
     try:
-        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ConfigError(f"{path}: cannot read the papers' figures ({e})") from None
+
+
+def studies(path: Path = FIGURES) -> list[str]:
+    """The studies that have claims, in file order."""
+    return list(_load(path))
+
+
+def claims(study: str, path: Path = FIGURES) -> list[Claim]:
+    """The claims of one study, in file order."""
+    table = _load(path)
     if study not in table:
         raise ConfigError(f"{path}: no claims for study {study!r} (studies: {', '.join(table) or 'none'})")
     out = []
@@ -93,13 +170,19 @@ def claims(study: str, path: Path = FIGURES) -> list[Claim]:
         missing = {"claim", "source", "paper", "unit", "rule", "setting"} - set(c)
         if missing:
             raise ConfigError(f"{where} lacks {', '.join(sorted(missing))}")
+        extra = set(c) - {"claim", "source", "paper", "unit", "rule", "setting", "derived_from"}
+        if extra:
+            raise ConfigError(f"{where} has unknown fields {', '.join(sorted(extra))}")
         _parse_rule(c["rule"], where)
-        out.append(Claim(study, key, c["claim"], c["source"], c["paper"], c["unit"], c["rule"], c["setting"]))
+        if not isinstance(c.get("derived_from", ""), str):
+            raise ConfigError(f"{where}: derived_from names the printed cells, as text")
+        out.append(Claim(study, key, c["claim"], c["source"], c["paper"], c["unit"], c["rule"],
+                         setting_of(c["setting"], where), c.get("derived_from")))
     return out
 
 
-def _fmt(value) -> str:
-    """``0.0586`` as ``0.0586``, ``44736.0`` as ``44,736`` (not ``4.474e+04``)."""
+def shown(value) -> str:
+    """A figure as the table shows it: ``0.0586`` as ``0.0586``, ``44736.0`` as ``44,736`` (not ``4.474e+04``)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if float(value).is_integer() and abs(value) >= 1000:
             return f"{int(value):,}"
@@ -107,30 +190,255 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured], setting: str) -> list[dict]:
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+
+
+def setting_differences(paper: Mapping[str, str], here: Mapping[str, str]) -> list[str]:
+    """Every field the paper's setting states where ours says otherwise, or nothing
+    (compared as text, case and spacing aside: "32k" and "32,000" count as different,
+    so a difference is never hidden). Fields only ours states are not the claim's.
+
+    >>> setting_differences({"vocabulary": "128k", "lr": "1e-4"}, {"vocabulary": "32k", "model": "6M"})
+    ['vocabulary: paper 128k / here 32k', 'lr: paper 1e-4 / here not stated']
+    """
+    return [f"{name}: paper {paper[name]} / here {here.get(name, 'not stated')}"
+            for name in SETTING_FIELDS if name in paper and not _same(paper[name], here.get(name, ""))]
+
+
+def _joined(setting: Mapping[str, str]) -> str:
+    return "; ".join(f"{k}: {v}" for k, v in setting.items())
+
+
+def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured], setting,
+             reasons: Mapping[str, str] | None = None) -> list[dict]:
     """One row per claim: every claim must get a value or a :class:`NotMeasured` (a claim
-    silently left out would hide a disagreement), and no value may be for an unknown claim."""
+    silently left out would hide a disagreement), and no value may be for an unknown claim.
+    ``setting`` is ours (a mapping over :data:`SETTING_FIELDS`, or a string for the data);
+    ``reasons`` gives the measured reason of each claim that does not hold here."""
     keys = {c.key for c in study_claims}
-    unknown = set(here) - keys
-    if unknown:
-        raise ConfigError(f"measured values for claims that {FIGURES.name} does not have: {', '.join(sorted(unknown))}")
+    reasons = dict(reasons or {})
+    for what, given in (("measured values", here), ("reasons", reasons)):
+        unknown = set(given) - keys
+        if unknown:
+            raise ConfigError(f"{what} for claims that {FIGURES.name} does not have: {', '.join(sorted(unknown))}")
     missing = keys - set(here)
     if missing:
         raise ConfigError(f"no measured value (or NotMeasured) for: {', '.join(sorted(missing))}")
+    ours = setting_of(setting, "our setting")
     rows = []
     for c in study_claims:
-        value = here[c.key]
+        value, reason = here[c.key], ""
         if isinstance(value, NotMeasured):
-            shown, verdict = "—", f"not measured: {value.reason}"
+            ours_text, verdict = "—", f"not measured: {value.reason}"
         else:
             value = float(value)
-            shown, verdict = _fmt(value), c.verdict(value)
-        rows.append({"claim": c.claim, "source": c.source, "unit": c.unit, "paper": _fmt(c.paper),
-                     "here": shown, "rule": c.rule, "setting: paper": c.setting, "setting: here": setting,
-                     "holds?": verdict})
+            ours_text, verdict = shown(value), c.verdict(value)
+        if c.key in reasons:
+            if verdict != "does not hold" or not str(reasons[c.key]).strip():
+                raise ConfigError(f"a reason is given for [{c.study}.{c.key}], which is '{verdict}' here: "
+                                  "reasons are for claims that do not hold")
+            reason = str(reasons[c.key])
+        elif verdict == "does not hold":
+            reason = "reason not measured"
+        source = c.source + (f"; derived from {c.derived_from}" if c.derived_from else "")
+        rows.append({"claim": c.claim, "source": source, "unit": c.unit, "paper": shown(c.paper),
+                     "here": ours_text, "rule": c.rule, "holds?": verdict, "reason": reason,
+                     "setting: paper": _joined(c.setting),
+                     "setting: here": _joined({k: ours.get(k, "not stated") for k in c.setting}),
+                     "setting differs": "; ".join(setting_differences(c.setting, ours)) or "none"})
     return rows
 
 
-def table(study: str, here: Mapping[str, float | NotMeasured], setting: str) -> list[dict]:
-    """The generated "paper vs here" rows of ``study`` (display with ``plots.table``)."""
-    return rows_for(claims(study), here, setting)
+def _numeric(figure) -> bool:
+    return isinstance(figure, (int, float)) and not isinstance(figure, bool)
+
+
+def verdict_kind(row: Mapping[str, str]) -> str:
+    """A row's verdict as one of 'holds', 'does not hold', 'not measured'."""
+    return "not measured" if row["holds?"].startswith("not measured") else row["holds?"]
+
+
+def paper_of(study: str) -> tuple[str, str]:
+    """``(file in the papers' folder, short title)`` of the paper a study reproduces.
+
+    >>> paper_of("modular_tokenizers_lm")[0]
+    'modular-tokenizers.txt'
+    """
+    for prefix, paper in PAPERS.items():
+        if study == prefix or study.startswith(prefix + "_"):
+            return paper
+    raise ConfigError(f"study {study!r} belongs to no paper (known: {', '.join(PAPERS)})")
+
+
+def save(study: str, rows: list[dict], study_claims: list[Claim], setting, folder: Path) -> Path:
+    """Write ``folder/paper_vs_here/<study>.json``: the rows (each with its claim key, its
+    verdict kind and whether the paper prints a figure for it), the paper, our setting and
+    its data label, and the time (UTC)."""
+    ours = setting_of(setting, "our setting")
+    file, title = paper_of(study)
+    record = {"study": study, "notebook": NOTEBOOKS.get(study, ""), "paper": file, "title": title,
+              "data": ours.get("data", ""), "setting": ours,
+              "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "rows": [{"key": c.key, "verdict": verdict_kind(r), "numeric": _numeric(c.paper), **r}
+                       for c, r in zip(study_claims, rows)]}
+    return write_json(Path(folder) / "paper_vs_here" / f"{study}.json", record, indent=1)
+
+
+def table(study: str, here: Mapping[str, float | NotMeasured], setting,
+          reasons: Mapping[str, str] | None = None) -> list[dict]:
+    """The generated "paper vs here" rows of ``study`` (display with ``plots.table``);
+    saved for the reproduction report when ``$MODTOK_REPORTS`` names a folder."""
+    study_claims = claims(study)
+    rows = rows_for(study_claims, here, setting, reasons)
+    if os.environ.get("MODTOK_REPORTS"):
+        save(study, rows, study_claims, setting, Path(os.environ["MODTOK_REPORTS"]))
+    return rows
+
+
+# ---- the figures against the papers' texts ------------------------------------------------
+
+def papers_dir() -> Path:
+    """``$MODTOK_PAPERS``, else ``../shared/papers`` beside the repository."""
+    return Path(os.environ.get("MODTOK_PAPERS") or Path(__file__).resolve().parents[3] / "shared" / "papers")
+
+
+def paper_text(study: str, folder: Path | None = None) -> str:
+    """The full text of the paper ``study`` cites."""
+    path = Path(folder or papers_dir()) / paper_of(study)[0]
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise DataError(f"{path}: cannot read the paper's text ({e.strerror}; set MODTOK_PAPERS)") from None
+
+
+# A number as papers print it: "1,234", "0.5", ".5", "−0.045", "+0.004", "35%", "35\%", "24k".
+# A sign right after a digit is a range's dash ("0.21-0.27"). A number glued to a letter still
+# counts: the texts (from arXiv HTML) glue math to words ("the floor is2.19for Llama-3").
+_NUMBER = re.compile(r"(?<![\d.,])(?P<sign>[-−+]?)(?<![\d])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+                     r"(?![\d]|[.,]\d)(?P<pct>\s?%)?(?P<mult>[kMB](?![A-Za-z]))?")
+_SCALE = {"k": Decimal(1000), "M": Decimal(10) ** 6, "B": Decimal(10) ** 9}
+
+
+def _plain(text: str) -> str:
+    """Markdown/LaTeX escapes undone (``\\.``, ``\\-``, ``\\%``, ``{,}``), and math that the
+    arXiv HTML renders twice, once as text and once as TeX, written once.
+
+    >>> _plain(r"the floor is2\\.192\\.19for Llama; K=32,000K\\{=\\}32\\{,\\}000; −0.045−0.045")
+    'the floor is2.19for Llama; K=32,000K{=}32,000; −0.045'
+    """
+    text = re.sub(r"\\([-.,%\[\]{}()_+=])", r"\1", text).replace("{,}", ",")
+    return re.sub(r"(?<![\d.,])([-−+]?\d+(?:[.,]\d+)+)\1(?!\d)", r"\1", text)
+
+
+@lru_cache(maxsize=16)
+def printed_values(text: str) -> frozenset[Decimal]:
+    """Every value ``text`` prints, read as the paper writes it: a percentage also as
+    its fraction, "24k" also as 24000, and an unsigned number also as its negative
+    (a paper says "lowers the Gini by 0.045" where a table holds -0.045; a minus
+    sign, though, is never read as plus), after :func:`_plain`.
+
+    >>> values = printed_values("gains +0.004 to 1,234 (35%), .5 and 24k; 0.21-0.27")
+    >>> sorted(v for v in values if v > 0)
+    [Decimal('0.004'), Decimal('0.21'), Decimal('0.27'), Decimal('0.35'), Decimal('0.5'), Decimal('24'), Decimal('35'), Decimal('1234'), Decimal('24000')]
+    >>> Decimal("-0.27") in values, Decimal("-0.004") in values, Decimal("2") in values
+    (True, False, False)
+    """
+    text = _plain(text)
+    out = set()
+    for m in _NUMBER.finditer(text):
+        base = Decimal(m["num"].replace(",", ""))
+        readings = {base}
+        if m["pct"]:
+            readings.add(base / 100)
+        if m["mult"]:
+            readings.add(base * _SCALE[m["mult"]])
+        for v in readings:
+            if m["sign"] in ("-", "−"):
+                out.add(-v)
+            elif m["sign"] == "+":
+                out.add(v)
+            else:
+                out.update((v, -v))
+    return frozenset(out)
+
+
+def occurs(figure: float | int, text: str) -> bool:
+    """Whether ``text`` prints ``figure`` at the figure's own precision (trailing zeros
+    aside: 3.3 is 3.30; but 2.2 is not 2.19, a figure rounded away from the paper's).
+
+    >>> occurs(0.5, "a gain of .5 points"), occurs(1234, "1,234 lines"), occurs(3.3, "τ = 3.30")
+    (True, True, True)
+    >>> occurs(0.35, "removes 35% of"), occurs(35, "removes 35\\\\% of"), occurs(24000, "24k tokens")
+    (True, True, True)
+    >>> occurs(-0.045, "Gini −0.045"), occurs(-0.045, "down by 0.045"), occurs(0.045, "Gini −0.045")
+    (True, True, False)
+    >>> occurs(2.2, "a floor of 2.19"), occurs(1.01, "11.01 and 1.012")
+    (False, False)
+    """
+    return Decimal(repr(figure)) in printed_values(text)
+
+
+def numbers_in(text: str) -> list[Decimal]:
+    """The numbers written in a piece of the file (a string figure, a derived-from note),
+    as printed, in order.
+
+    >>> numbers_in("< 1.04 (gap < 4%), Table 2")
+    [Decimal('1.04'), Decimal('4'), Decimal('2')]
+    """
+    text = _plain(text)
+    return [Decimal(m["num"].replace(",", "")).copy_negate() if m["sign"] in ("-", "−")
+            else Decimal(m["num"].replace(",", "")) for m in _NUMBER.finditer(text)]
+
+
+# Sources that point back at this project instead of at the paper.
+CIRCULAR = ("notebook", "issue", "stored summary", "stored material", "as quoted", "this project")
+# Words of a figure that says it was not found; such a figure is written "not in the paper ...".
+NOT_FOUND = re.compile(r"not found|stored material|unknown|not given|not stated|no figure", re.I)
+# A source names a place in the paper.
+PLACE = re.compile(r"§|\b(?:Tables?|TABLES?|Tabs?\.|Figs?\.|Figures?|App\.|Appendix|Alg\.|Algorithms?|Eqs?\.|"
+                   r"Equations?|Sec\.|Sections?|Prop\.|Propositions?|Definitions?|Theorems?|Lemmas?)\s*[\dA-Z]|"
+                   r"(?i:abstract)")
+
+
+def figure_problems(path: Path = FIGURES, folder: Path | None = None) -> list[str]:
+    """What in ``path`` the papers' texts do not bear out, one line each (empty: all good):
+
+    - a numeric figure without ``derived_from`` that its paper does not print (:func:`occurs`);
+    - a number in a string figure or a ``derived_from`` note that the paper does not print;
+    - a figure saying it was not found that is not written "not in the paper ...";
+    - a source that is circular (:data:`CIRCULAR`) or names no place in the paper
+      (:data:`PLACE`: a section, table, figure, appendix, algorithm, equation,
+      proposition, ... or the abstract);
+    - a setting that is a plain string rather than a table of :data:`SETTING_FIELDS`.
+    """
+    problems = []
+    for study, entries in _load(path).items():
+        text = paper_text(study, folder)
+        file = paper_of(study)[0]
+        for c in claims(study, path):
+            at = f"[{study}.{c.key}]"
+            if _numeric(c.paper):
+                if c.derived_from is None and not occurs(c.paper, text):
+                    problems.append(f"{at} paper = {c.paper!r} is not printed in {file}")
+            else:
+                if NOT_FOUND.search(c.paper) and not c.paper.startswith(NOT_IN_PAPER):
+                    problems.append(f"{at} paper = {c.paper!r}: a figure not found is written {NOT_IN_PAPER!r}")
+                if not c.paper.startswith(NOT_IN_PAPER):
+                    problems += [f"{at} paper = {c.paper!r}: {n} is not printed in {file}"
+                                 for n in numbers_in(c.paper) if n not in printed_values(text)]
+            if c.derived_from is not None:
+                if not PLACE.search(c.derived_from):
+                    problems.append(f"{at} derived_from {c.derived_from!r} names no table or section")
+                else:
+                    problems += [f"{at} derived_from: {n} is not printed in {file}"
+                                 for n in numbers_in(c.derived_from) if n not in printed_values(text)]
+            circular = [w for w in CIRCULAR if w in c.source.casefold()]
+            if circular:
+                problems.append(f"{at} source {c.source!r} is circular ({', '.join(circular)})")
+            if not PLACE.search(c.source):
+                problems.append(f"{at} source {c.source!r} names no section, table or figure of the paper")
+            if isinstance(entries[c.key]["setting"], str):
+                problems.append(f"{at} setting is a string; write [{study}.{c.key}.setting] with fields of "
+                                f"{', '.join(SETTING_FIELDS)}")
+    return problems

@@ -15,6 +15,7 @@
     modtok audit TOKENIZER [--lang npi_Deva --ref eng_Latn] [--json]   pre-token audit on FLORES devtest
     modtok extend BASE -o OUT --lang L (--manifest M | --text F...) -K N [--arm R2] [--model HF_DIR]
                                                   continued BPE on a deployed tokenizer, model resized
+    modtok report [REPORTS]                       the notebooks' paper-vs-here tables on one page
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
 YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`);
@@ -151,6 +152,12 @@ def cmd_example_corpus(args) -> None:
     manifest, evaluation = example.build(args.out)
     print(f"example corpus ({', '.join(example.LANGS)}) -> {args.out}")
     print(f"export MODTOK_MANIFEST={manifest} MODTOK_EVAL={evaluation}")
+
+
+def cmd_report(args) -> None:
+    from modtok.ui import report
+
+    print(report.write(args.reports).summary())
 
 
 def cmd_data(args) -> None:
@@ -395,7 +402,7 @@ def _files_by_language(files: list[str], what: str) -> dict[str, str]:
         lang = _language_of(f)
         check_language_code(lang, f"{what} {f}: a file is named after its language, e.g. eng_Latn.txt;")
         if lang in out:
-            raise errors.ParityConfigError(f"{what}: two files for {lang} ({out[lang]}, {f})")
+            raise errors.ConfigError(f"{what}: two files for {lang} ({out[lang]}, {f})")
         out[lang] = f
     return out
 
@@ -416,11 +423,11 @@ def cmd_parity_bpe(args) -> None:
         raise errors.UnknownLanguageError(missing[0], files, "no --train file is named after it"
                                           if args.train else "not in the manifest")
     if len(set(langs)) != len(langs):
-        raise errors.ParityConfigError(f"--langs names a language twice ({' '.join(langs)})")
+        raise errors.ConfigError(f"--langs names a language twice ({' '.join(langs)})")
     sources = {lang: files[lang] for lang in langs}
     dev_files = _files_by_language(args.dev, "--dev") if args.dev else {}
     if dev_files and set(dev_files) != set(langs):
-        raise errors.ParityConfigError(
+        raise errors.ConfigError(
             f"--dev files are for {', '.join(sorted(dev_files))}; the run's languages are {', '.join(langs)} "
             "(one dev file per language, named after it)")
 
@@ -605,6 +612,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_data)
     sub.add_parser("warmup", help="compile the numba kernels into their cache (make install runs it)"
                    ).set_defaults(fn=cmd_warmup)
+    p = sub.add_parser("report", help="gather the notebooks' paper-vs-here tables (saved by make demo) into "
+                                      "REPORTS/reproduction.html and .md")
+    p.add_argument("reports", nargs="?", default="reports", help="the reports folder (default: reports)")
+    p.set_defaults(fn=cmd_report)
 
     def trainer(name, fn, help):
         p = sub.add_parser(name, help=help)

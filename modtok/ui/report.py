@@ -1,0 +1,195 @@
+"""The reproduction report: every notebook's "paper vs here" table on one page.
+
+Under ``make demo`` each notebook's last cell saves its table as
+``reports/paper_vs_here/<study>.json`` (:func:`modtok.studies.paper_vs_here.table` with
+``$MODTOK_REPORTS`` set). :func:`write` reads those files, and only those, and writes
+``reports/reproduction.md`` and ``reports/reproduction.html``: per paper the counts of
+claims that hold, do not hold and were not measured, then every claim with the paper's
+figure and its reference, ours, what differs in the setting, the verdict and its reason.
+Nothing on the page is typed in. A study whose file is missing, was written against other
+figures than ``paper_figures.toml`` holds now, or is older than its notebook's source, is
+listed as such with the time it was written.
+
+>>> import os, tempfile
+>>> from modtok.studies import paper_vs_here as pvh
+>>> folder = tempfile.mkdtemp()
+>>> here = {c.key: pvh.NotMeasured("no parallel text") for c in pvh.claims("parity_bpe")}
+>>> _ = pvh.save("parity_bpe", pvh.rows_for(pvh.claims("parity_bpe"), here, {"data": "demo"}),
+...              pvh.claims("parity_bpe"), {"data": "demo"}, folder)
+>>> out = write(folder)
+>>> counts = out.counts["parity-aware-bpe.txt"]
+>>> counts["not measured"] == counts["claims"] == len(here), counts["holds"]
+(True, 0)
+>>> "modular_tokenizers_lm" in out.missing
+True
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from modtok.atomic import write_text
+from modtok.errors import ConfigError, DataError
+from modtok.studies import paper_vs_here as pvh
+from modtok.ui.plots import table_html
+
+KINDS = ("holds", "does not hold", "not measured")
+NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+@dataclass
+class Study:
+    """One study's saved table (``record`` is None when its JSON is missing) and its status."""
+
+    name: str
+    record: dict | None
+    status: str
+
+
+@dataclass
+class Reproduction:
+    """What :func:`write` wrote and found."""
+
+    markdown: Path
+    html: Path
+    counts: dict[str, Counter] = field(default_factory=dict)   # paper file -> claims, holds, ...
+    missing: list[str] = field(default_factory=list)           # studies without a saved table
+    outdated: list[str] = field(default_factory=list)          # studies whose table is out of date
+
+    def summary(self) -> str:
+        """A few lines for the terminal: the pages, the counts per paper, what is missing."""
+        lines = [f"wrote {self.markdown} and {self.html}"]
+        for paper, c in self.counts.items():
+            lines.append(f"{paper}: {c['claims']} claims: " + ", ".join(f"{k} {c[k]}" for k in KINDS))
+        if self.missing:
+            lines.append("no table saved (run its notebook under make demo): " + ", ".join(self.missing))
+        if self.outdated:
+            lines.append("out of date: " + ", ".join(self.outdated))
+        return "\n".join(lines)
+
+
+def _status(study: str, record: dict) -> str:
+    """'up to date', or what makes the saved table older than the figures or the notebook."""
+    try:
+        now = [(c.key, pvh.shown(c.paper)) for c in pvh.claims(study)]
+    except ConfigError:
+        return "out of date: the study is no longer in paper_figures.toml"
+    if [(r["key"], r["paper"]) for r in record["rows"]] != now:
+        return "out of date: paper_figures.toml has other claims or figures now"
+    source = NOTEBOOKS_DIR / f"{record.get('notebook', '')}.py"
+    written = datetime.fromisoformat(record["time"])
+    if record.get("notebook") and source.is_file() and \
+            datetime.fromtimestamp(source.stat().st_mtime, timezone.utc) > written:
+        return f"out of date: notebooks/{source.name} changed after it was written"
+    return "up to date"
+
+
+def gather(folder) -> list[Study]:
+    """Every study of ``paper_figures.toml`` (in file order), then any other study
+    with a saved table, each with its record and status."""
+    saved = {}
+    for path in sorted((Path(folder) / "paper_vs_here").glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            saved[record["study"]] = record
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise DataError(f"{path}: not a saved paper-vs-here table ({e})") from None
+    known = pvh.studies()
+    names = known + sorted(set(saved) - set(known))
+    return [Study(s, saved.get(s), _status(s, saved[s]) if s in saved else "missing") for s in names]
+
+
+def _counts(studies: list[Study]) -> dict[str, Counter]:
+    out: dict[str, Counter] = {}
+    for s in studies:
+        c = out.setdefault(pvh.paper_of(s.name)[0], Counter({k: 0 for k in ("claims", *KINDS, "no figure")}))
+        for row in (s.record or {}).get("rows", []):
+            c["claims"] += 1
+            c[row["verdict"]] += 1
+            c["no figure"] += not row["numeric"]
+    return out
+
+
+def _blocks(studies: list[Study], counts: dict[str, Counter], folder: Path) -> list[tuple[str, object]]:
+    """The page as ``(kind, content)`` blocks, rendered to Markdown and HTML alike."""
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    blocks: list[tuple[str, object]] = [
+        ("h1", "Reproduction: the papers' figures beside ours"),
+        ("p", f"Generated by `modtok report` ({now}) from the tables the notebooks saved in "
+              f"{folder / 'paper_vs_here'} (`make demo` saves them); nothing here is typed in. "
+              "The papers' figures and references come from modtok/studies/paper_figures.toml."),
+        ("h2", "Notebooks"),
+        ("table", [{"notebook": pvh.NOTEBOOKS.get(s.name, ""), "study": s.name, "paper": pvh.paper_of(s.name)[0],
+                    "data": (s.record or {}).get("data", ""), "written (UTC)": (s.record or {}).get("time", "—"),
+                    "status": s.status} for s in studies]),
+        ("h2", "Counts per paper"),
+        ("table", [{"paper": p, "claims": c["claims"], **{k: c[k] for k in KINDS},
+                    "no figure in the paper": c["no figure"]} for p, c in counts.items()]),
+    ]
+    for paper, c in counts.items():
+        title = next(t for f, t in pvh.PAPERS.values() if f == paper)
+        rows = [{"notebook": pvh.NOTEBOOKS.get(s.name, s.name), "claim": r["claim"],
+                 "paper (reference)": f"{r['paper']} ({r['source']})", "here": r["here"], "unit": r["unit"],
+                 "rule": r["rule"], "verdict": r["holds?"], "reason": r["reason"],
+                 "setting differs": r["setting differs"]}
+                for s in studies if s.record and pvh.paper_of(s.name)[0] == paper for r in s.record["rows"]]
+        blocks += [("h2", f"{title} ({paper})"),
+                   ("p", ", ".join(f"{k}: {c[k]}" for k in KINDS) + f" of {c['claims']} claims saved.")]
+        blocks.append(("table", rows) if rows else ("p", "No notebook of this paper has saved its table."))
+    return blocks
+
+
+def _md_cell(value) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(blocks) -> str:
+    """The blocks as Markdown.
+
+    >>> print(markdown([("h2", "A"), ("table", [{"x": "1|2"}])]))
+    ## A
+    <BLANKLINE>
+    | x |
+    |---|
+    | 1\\|2 |
+    <BLANKLINE>
+    """
+    out = []
+    for kind, content in blocks:
+        if kind == "table":
+            cols = list(content[0]) if content else []
+            out += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+            out += ["| " + " | ".join(_md_cell(r[c]) for c in cols) + " |" for r in content]
+        else:
+            out.append({"h1": "# ", "h2": "## ", "p": ""}[kind] + content)
+        out.append("")
+    return "\n".join(out)
+
+
+def html_page(blocks) -> str:
+    """The blocks as one self-contained HTML page."""
+    body = []
+    for kind, content in blocks:
+        body.append(table_html(content) if kind == "table" else f"<{kind}>{html.escape(content.replace('`', ''))}</{kind}>")
+    style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:1.5em}"
+             "td,th{border:1px solid #ccc;padding:4px 6px;text-align:left;vertical-align:top;font-size:90%}")
+    return (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>modtok reproduction</title>"
+            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def write(folder="reports") -> Reproduction:
+    """Gather ``folder/paper_vs_here/*.json`` into ``folder/reproduction.md`` and ``.html``."""
+    folder = Path(folder)
+    studies = gather(folder)
+    counts = _counts(studies)
+    blocks = _blocks(studies, counts, folder)
+    md, page = folder / "reproduction.md", folder / "reproduction.html"
+    write_text(md, markdown(blocks))
+    write_text(page, html_page(blocks))
+    return Reproduction(md, page, counts, [s.name for s in studies if s.status == "missing"],
+                        [s.name for s in studies if s.status.startswith("out of date")])
