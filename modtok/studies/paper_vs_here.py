@@ -30,6 +30,7 @@ from modtok.errors import ConfigError
 
 FIGURES = Path(__file__).with_name("paper_figures.toml")
 RULES = ("below", "above", "at most", "at least", "within", "same sign")
+SETTING_FIELDS = ("data", "size", "vocabulary", "model", "lr", "iterations", "pretokenization", "heldout")
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class Claim:
     paper: float | str
     unit: str
     rule: str
-    setting: str
+    setting: str | Mapping[str, str]  # a table of SETTING_FIELDS in the file (or one sentence)
 
     def verdict(self, here: float) -> str:
         """'holds' or 'does not hold' for a measured value under this claim's rule."""
@@ -98,6 +99,19 @@ def claims(study: str, path: Path = FIGURES) -> list[Claim]:
     return out
 
 
+def format_setting(setting: str | Mapping[str, str], fields=None) -> str:
+    """A setting as one line, ``"k: v; ..."`` (``fields``: only those keys, in
+    that order, where present).
+
+    >>> format_setting({"data": "FLORES-200", "lr": "1e-4"}, ["lr", "model"])
+    'lr: 1e-4'
+    """
+    if isinstance(setting, str):
+        return setting
+    keys = [k for k in (fields or setting) if k in setting]
+    return "; ".join(f"{k}: {setting[k]}" for k in keys)
+
+
 def _fmt(value) -> str:
     """``0.0586`` as ``0.0586``, ``44736.0`` as ``44,736`` (not ``4.474e+04``)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -107,9 +121,13 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured], setting: str) -> list[dict]:
+def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured], setting: str | Mapping[str, str],
+             reasons: Mapping[str, str] | None = None) -> list[dict]:
     """One row per claim: every claim must get a value or a :class:`NotMeasured` (a claim
-    silently left out would hide a disagreement), and no value may be for an unknown claim."""
+    silently left out would hide a disagreement), and no value may be for an unknown claim.
+    ``setting``: ours, one sentence or a mapping of :data:`SETTING_FIELDS` (a row shows
+    the fields the claim's setting has); ``reasons``: ``{claim key: measured reason}`` for
+    a verdict that does not hold (else the row says "reason not measured")."""
     keys = {c.key for c in study_claims}
     unknown = set(here) - keys
     if unknown:
@@ -125,12 +143,15 @@ def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured],
         else:
             value = float(value)
             shown, verdict = _fmt(value), c.verdict(value)
+        fields = None if isinstance(c.setting, str) else list(c.setting)
+        reason = (reasons or {}).get(c.key, "reason not measured") if verdict == "does not hold" else ""
         rows.append({"claim": c.claim, "source": c.source, "unit": c.unit, "paper": _fmt(c.paper),
-                     "here": shown, "rule": c.rule, "setting: paper": c.setting, "setting: here": setting,
-                     "holds?": verdict})
+                     "here": shown, "rule": c.rule, "setting: paper": format_setting(c.setting),
+                     "setting: here": format_setting(setting, fields), "holds?": verdict, "reason": reason})
     return rows
 
 
-def table(study: str, here: Mapping[str, float | NotMeasured], setting: str) -> list[dict]:
+def table(study: str, here: Mapping[str, float | NotMeasured], setting: str | Mapping[str, str],
+          reasons: Mapping[str, str] | None = None) -> list[dict]:
     """The generated "paper vs here" rows of ``study`` (display with ``plots.table``)."""
-    return rows_for(claims(study), here, setting)
+    return rows_for(claims(study), here, setting, reasons)
