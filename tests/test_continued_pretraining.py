@@ -51,9 +51,9 @@ def test_base_tokenizer_is_the_llama3_regex_bpe_loaded_from_its_file(base):
 def test_uniform_logits_give_log2_v_bits_per_token_and_every_byte(base):
     tok = continued.lm_tokenizer(base.json)
     torch.manual_seed(0)
-    model = LM(config("tiny", lm_vocab_size(tok), max_seq_len=8)).eval()
+    model = LM(config("tiny", lm_vocab_size(tok), max_seq_len=64)).eval()
     torch.nn.init.zeros_(model.out.weight)  # logits all 0: uniform over the V = 301 LM ids
-    texts = [" ".join(ENGLISH[:3]), NEPALI[0], "cat", "a"]  # the first is longer than the 8-id context
+    texts = [" ".join(ENGLISH[:3]), NEPALI[0], "cat", "a"]  # pieces of different lengths, batched with padding
     nats, scored = continued.score_pieces(model, tok, texts, batch_size=2)
     for text, n, s in zip(texts, nats, scored):
         assert s == len(text.encode())  # every byte of the piece is scored
@@ -63,6 +63,39 @@ def test_uniform_logits_give_log2_v_bits_per_token_and_every_byte(base):
     assert bpb == pytest.approx(math.log2(301) * n_tokens / scored.sum(), rel=1e-5)
     with pytest.raises(continued.DataError, match="empty"):
         continued.score_pieces(model, tok, [""])
+    short = LM(config("tiny", lm_vocab_size(tok), max_seq_len=8)).eval()  # the first piece is longer than 8 ids
+    with pytest.raises(continued.DataError, match="two windows"):  # refused, never cut (App. D: one context)
+        continued.score_pieces(short, tok, texts)
+
+
+def test_no_piece_is_cut_into_two_windows_under_any_arm(base):
+    """App. D: every piece is scored in one context under R0, R1 and R2. The
+    piece size is chosen so that the longest piece fits under every arm; R0
+    (no merges) needs the most ids, so a size R2 alone would allow is too long."""
+    ext = {arm: repair.extend(base, repair.count_words(base, NEPALI, repair.arm_pattern(base.regex, arm)), 30, arm)
+           for arm in ("R1", "R2")}
+    arms = {"R0": continued.lm_tokenizer(base.json)} | {a: continued.lm_tokenizer(e.tokenizer_json())
+                                                         for a, e in ext.items()}
+    lines, context = NEPALI[:12] + ENGLISH[:6], 24
+    wide = continued.held_out(lines, 400)  # the size asked for: some piece does not fit under R0
+    assert continued.longest(arms["R0"], wide.texts) > context
+    held = continued.fit_held_out(lines, context, arms, max_bytes=400)
+    assert held.piece_bytes < 400 and held.longest == {a: continued.longest(t, held.texts) for a, t in arms.items()}
+    assert held.longest["R2"] < held.longest["R0"] <= context  # R0 is the binding arm
+    for name, tok in arms.items():
+        assert all(len(ids) <= context for ids in tok.encode_batch(held.texts)), name  # one window: prefix + n ids
+        torch.manual_seed(0)
+        model = LM(config("tiny", lm_vocab_size(tok), max_seq_len=context)).eval()
+        nats, scored = continued.score_pieces(model, tok, held.texts)  # refuses any piece that needs two windows
+        assert scored.tolist() == [len(t.encode()) for t in held.texts] and (nats > 0).all()
+    # the one-context score of a piece is one forward pass over prefix + piece, nothing carried across pieces
+    tok, text = arms["R0"], max(held.texts, key=lambda t: len(arms["R0"].encode(t)))
+    model = LM(config("tiny", lm_vocab_size(tok), max_seq_len=context)).eval()
+    ids = torch.tensor([[boundary_id(tok), *tok.encode(text)]])
+    with torch.no_grad():
+        logp = torch.log_softmax(model.logits(ids[:, :-1]).float(), -1)[0]
+    want = -logp[torch.arange(ids.shape[1] - 1), ids[0, 1:]].sum().item()
+    assert continued.score_pieces(model, tok, [text, *held.texts])[0][0] == pytest.approx(want, rel=1e-5)
 
 
 def test_the_prefix_is_what_the_first_token_is_scored_after(base):
@@ -153,11 +186,23 @@ def test_compare_by_hand_and_the_labels():
         continued.compare({"A": {0: ([1.0], [1])}, "B": {0: ([1.0], [2])}}, [0])
     with pytest.raises(UsageError, match="seeds"):
         continued.compare({"A": {0: ([1.0], [1])}, "B": {1: ([1.0], [1])}}, [0])
-    # labels: lower is better, margin 0.01, in the paper's §VI order (better, non-inferior,
-    # worse, no detectable difference); §VI's own example [+0.004, +0.007] is non-inferior
-    assert [continued.label(lo, hi) for lo, hi in [(-0.2, -0.001), (-0.05, 0.0099), (-0.05, 0.01), (1e-4, 0.5),
-                                                   (0.004, 0.007)]] == [
-        "better", "non-inferior at 0.01", "no detectable difference", "worse", "non-inferior at 0.01"]
+    # labels: lower is better, margin 0.01, in §VI's order (better, non-inferior, worse, no detectable difference)
+    assert [continued.label(lo, hi) for lo, hi in [(-0.2, -0.001), (-0.05, 0.0099), (-0.05, 0.01), (1e-4, 0.5)]] == [
+        "better", "non-inferior", "no detectable difference", "worse"]
+
+
+def test_labels_in_the_papers_order_with_its_own_example():
+    """§VI ("Analysis"): non-inferior is tested before worse, so [+0.004, +0.007]
+    is non-inferior although it excludes 0; the paper's printed intervals get the
+    labels it gives them (§VII-B: Qwen R2 − R1 worse; Llama main runs R2 − R1
+    non-inferior; the English control R2 − R0 better)."""
+    assert continued.label(0.004, 0.007) == "non-inferior"
+    assert continued.label(0.0084, 0.0104) == "worse"
+    assert continued.label(0.0043, 0.0073) == "non-inferior"
+    assert continued.label(-0.0014, -0.0007) == "better"
+    assert continued.label(-0.001, 0.01) == "no detectable difference"  # holds 0, upper end not below the margin
+    assert continued.label(0.0, 0.0099) == "non-inferior"  # an interval touching 0 from above: not worse
+    assert continued.LABELS == ("better", "non-inferior", "worse", "no detectable difference")
 
 
 def test_streams_carry_every_byte_once_under_any_tokenizer(base, ext):
@@ -270,6 +315,10 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
     assert arms["R1"].steps < arms["R0"].steps and arms[continued.R0_MATCHED].bytes < arms["R0"].bytes
     assert arms[continued.MATCHED].bytes >= arms["R2"].bytes  # (more where R2's one pass is shorter than R1's)
     assert res.held_out["Nepali"].unit == "document" and res.held_out["English"].unit == "piece"
+    for ev, h in res.held_out.items():  # every piece in one 16-id context under every arm (App. D)
+        assert h.piece_bytes < 500 and h.longest.keys() == {"R0", "R1", "R2"}
+        for name in ("R0", "R1", "R2"):
+            assert continued.longest(arms[name].tokenizer, h.texts) == h.longest[name] <= setup.seq_len
     for ev, by_arm in res.scores.items():  # the same pieces and the same scored bytes for every arm and seed
         want = [len(t.encode()) for t in res.held_out[ev].texts]
         for name, by_seed in by_arm.items():

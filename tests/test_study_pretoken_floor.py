@@ -119,6 +119,7 @@ def test_pool_table_is_the_sweep_on_the_shared_data(base, pool_root, flores_root
     table = cross_script.pool_table({"bytes": base}, ["rus_Cyrl", "xxx_Latn", "hin_Deva"], 30, max_chars=20_000,
                                     n_boot=20)
     assert list(table.train_bytes) == ["rus_Cyrl", "hin_Deva"]  # in the order asked; unknown codes left out
+    assert table.left_out == {"xxx_Latn": "no training text in the pool"}  # ... and named
     train = data.load_pool(["rus_Cyrl", "hin_Deva"], max_chars=20_000)
     assert table.train_bytes == {x: sum(len(s.encode()) for s in lines) for x, lines in train.items()}
     flores = data.load_flores(["rus_Cyrl", "hin_Deva", "eng_Latn"])
@@ -141,18 +142,28 @@ def test_claims_from_measured_values_and_what_is_missing(sweep):
     assert v["r1_stalls"] == r1[-1]["cost"] / r1[-1]["floor"] and v["r2_floor_llama3"] == r2[0]["floor"]
     assert v["r2_below_r1_floor"] == r2[-1]["cost"] - r1[0]["floor"]
     assert isinstance(v["qwen3_floor"], paper_vs_here.NotMeasured) and "Qwen3" in v["qwen3_floor"].reason
-    assert isinstance(v["indic_r2_below_r1"], paper_vs_here.NotMeasured)
-    rows = {r["claim"]: r for r in paper_vs_here.table("pretoken_floor", v, "test")}
+    assert isinstance(v["marks_r2_below_r1"], paper_vs_here.NotMeasured)
+    assert v["cpt_r2_minus_r1"].reason == "section (h) did not run"
+    ours = claims.setting("npi_Deva", 10**6, KS, "FLORES-200 devtest (/x)", ["llama3"])
+    rows = {r["claim"]: r for r in paper_vs_here.table("pretoken_floor", v, ours, reasons={"r1_stalls": "measured"})}
     assert len(rows) == len(claims.KEYS)
-    assert [r["holds?"] for r in rows.values() if r["source"] == "Table III"][:2] == ["holds", "holds"]
+    by_key = dict(zip(claims.KEYS, rows.values()))
+    assert [by_key[k]["holds?"] for k in ("llama3_floor", "llama3_premium")] == ["holds", "holds"]
+    # the paper's setting fields beside ours, the same fields
+    assert by_key["llama3_floor"]["setting: here"].startswith("data: (c) npi_Deva")
+    assert [f.split(":")[0] for f in by_key["llama3_floor"]["setting: here"].split("; ")] == [
+        "data", "vocabulary", "pretokenization"]
+    assert all(r["reason"] == "" for r in rows.values() if r["holds?"] != "does not hold")
     other = claims.measured("hin_Deva", False, audit_rows, renamed, moved=[("llama3", "R2", 40)])
     assert other["english_ids_moved"] == 1.0  # measured on any data
     assert all(isinstance(other[k], paper_vs_here.NotMeasured) for k in ("llama3_floor", "r1_stalls", "cpt_r0_lowest"))
     table_v = [{"language": "hin_Deva", "R1_premium": 2.0, "R2_premium": 1.5, "r1_equals_r2": False},
-               {"language": "mal_Mlym", "R1_premium": 2.0, "R2_premium": 2.5, "r1_equals_r2": False},
+               {"language": "tam_Taml", "R1_premium": 2.0, "R2_premium": 2.5, "r1_equals_r2": False},
+               {"language": "mal_Mlym", "R1_premium": 2.0, "R2_premium": 1.0, "r1_equals_r2": False},  # not Table V's
                {"language": "rus_Cyrl", "R1_premium": 1.2, "R2_premium": 1.2, "r1_equals_r2": True}]
     v = claims.measured("npi_Deva", True, table_v=table_v)
-    assert v["indic_r2_below_r1"] == 0.5 and v["controls_r1_differs"] == 0.0
+    assert v["marks_r2_below_r1"] == 0.5 and v["controls_r1_differs"] == 0.0
+    assert "mal_Mlym" not in cross_script.PAPER_MARKED and len(cross_script.PAPER_MARKED) == 7
 
 
 def test_cross_script_figure_rows_and_rules():

@@ -174,10 +174,13 @@ def claims(study: str, path: Path = FIGURES) -> list[Claim]:
         if extra:
             raise ConfigError(f"{where} has unknown fields {', '.join(sorted(extra))}")
         _parse_rule(c["rule"], where)
-        if not isinstance(c.get("derived_from", ""), str):
-            raise ConfigError(f"{where}: derived_from names the printed cells, as text")
+        derived = c.get("derived_from")
+        if isinstance(derived, list) and derived and all(isinstance(x, str) for x in derived):
+            derived = "; ".join(derived)  # one note per printed cell, joined as the table shows them
+        if derived is not None and not isinstance(derived, str):
+            raise ConfigError(f"{where}: derived_from names the printed cells, as text (or a list of texts)")
         out.append(Claim(study, key, c["claim"], c["source"], c["paper"], c["unit"], c["rule"],
-                         setting_of(c["setting"], where), c.get("derived_from")))
+                         setting_of(c["setting"], where), derived))
     return out
 
 

@@ -21,14 +21,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from modtok.studies.paper_vs_here import NotMeasured
+from modtok.studies.paper_vs_here import NotMeasured, claims
 from modtok.studies.pretoken_floor import cross_script
 
 if TYPE_CHECKING:  # torch is not needed to read a result
     from modtok.studies.pretoken_floor.continued_pretraining import Result
 
 KEYS = ("llama3_floor", "llama3_premium", "qwen3_floor", "r2_floor_llama3", "r1_stalls", "r2_below_r1_floor",
-        "english_ids_moved", "indic_r2_below_r1", "controls_r1_differs", "cpt_r0_lowest", "cpt_r2_minus_r0")
+        "english_ids_moved", "marks_r2_below_r1", "controls_r1_differs", "cpt_r0_lowest", "cpt_r2_minus_r1",
+        "cpt_r2m_minus_r1", "cpt_r2m_minus_r0", "cpt_r2_minus_r0", "cpt_english_control")
+# continued pretraining: claim key -> (role of the held-out set, comparison "a − b", what is compared with the
+# paper's figure: the difference, its absolute value, or the upper end of its interval); R2-m = "R2 (matched steps)"
+CPT = {"cpt_r2_minus_r1": ("primary", "R2 − R1", "difference"),
+       "cpt_r2m_minus_r1": ("primary", "R2 (matched steps) − R1", "|difference|"),
+       "cpt_r2m_minus_r0": ("primary", "R2 (matched steps) − R0", "difference"),
+       "cpt_r2_minus_r0": ("primary", "R2 − R0", "difference"),
+       "cpt_english_control": ("control", "R2 − R0", "hi")}
 
 
 def measured(target: str | None, parallel: bool, audit_rows: Mapping[str, dict] | None = None, sweep=None,
@@ -60,19 +68,86 @@ def measured(target: str | None, parallel: bool, audit_rows: Mapping[str, dict] 
     if moved is not None:
         out["english_ids_moved"] = float(len(moved))
     if table_v:
-        indic = [r for r in table_v if r["language"] not in cross_script.CONTROLS]
+        marks = [r for r in table_v if r["language"] in cross_script.PAPER_MARKED]
         controls = [r for r in table_v if r["language"] in cross_script.CONTROLS]
-        out["indic_r2_below_r1"] = (sum(r["R2_premium"] < r["R1_premium"] for r in indic) / len(indic) if indic
-                                    else NotMeasured("no Indic language in the cross-script table"))
+        out["marks_r2_below_r1"] = (sum(r["R2_premium"] < r["R1_premium"] for r in marks) / len(marks) if marks
+                                    else NotMeasured("none of Table V's languages with marks in the cross-script table"))
         out["controls_r1_differs"] = (float(sum(not r["r1_equals_r2"] for r in controls)) if controls
                                       else NotMeasured("no no-mark control language in the cross-script table"))
     else:
-        out["indic_r2_below_r1"] = out["controls_r1_differs"] = NotMeasured(
+        out["marks_r2_below_r1"] = out["controls_r1_differs"] = NotMeasured(
             "needs the training pool and FLORES-200 for several scripts (section (g) skipped)")
-    if cpt is not None and target == "npi_Deva":
-        bpb = {a: cpt.intervals["Nepali"][a][0] for a in ("R0", "R1", "R2")}
+    cpt_keys = ("cpt_r0_lowest", *CPT)
+    if cpt is not None and target == "npi_Deva" and "primary" in cpt.roles:
+        bpb = {a: cpt.intervals[cpt.roles["primary"]][a][0] for a in ("R0", "R1", "R2")}
         out["cpt_r0_lowest"] = bpb["R0"] - min(bpb["R1"], bpb["R2"])
-        out["cpt_r2_minus_r0"] = bpb["R2"] - bpb["R0"]
+        for key, (role, pair, what) in CPT.items():
+            if role not in cpt.roles:
+                out[key] = NotMeasured(f"no {role} held-out text in this run")
+                continue
+            d, lo, hi = cpt.intervals[cpt.roles[role]][pair]
+            out[key] = {"difference": d, "|difference|": abs(d), "hi": hi}[what]
     elif cpt is not None:
-        out["cpt_r0_lowest"] = out["cpt_r2_minus_r0"] = NotMeasured(f"needs Nepali; section (h) ran on {target}")
+        out |= {k: NotMeasured(f"needs Nepali; section (h) ran on {target}") for k in cpt_keys}
+    elif nepali:
+        out |= {k: NotMeasured("section (h) did not run") for k in cpt_keys}
+    return out
+
+
+def cpt_rows(cpt: Result) -> list[dict]:
+    """The continued-pretraining rows the paper has (R2 − R1 at equal bytes, R2-m −
+    R1 and R2-m − R0 at R1's step count, R2 − R0 on Nepali, the English control
+    R2 − R0 on English), ours (mean over seeds, 95% interval over units, spread
+    and each seed, §VI's label) beside the paper's figure, its source and claim
+    from ``paper_figures.toml``."""
+    paper = {c.key: c for c in claims("pretoken_floor")}
+    rows = []
+    for key, (role, pair, what) in CPT.items():
+        if role not in cpt.roles:
+            continue
+        ev = cpt.roles[role]
+        c = next(r for r in cpt.comparisons() if r["held-out text"] == ev and r["comparison"] == pair)
+        rows.append({"held-out text": f"{ev} ({role})", "comparison": pair, "difference": c["difference"],
+                     "CI": c["CI"], "± seeds": c["± seeds"], "per seed": c["per seed"], "label": c["label"],
+                     "per-seed labels": c["per-seed labels"], "paper": paper[key].paper, "compared": what,
+                     "source": paper[key].source, "paper's claim": paper[key].claim})
+    return rows
+
+
+def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label: str, bases: Sequence[str],
+            cpt_setup=None, cpt_sizes: Mapping[str, int] | None = None, cpt: Result | None = None,
+            k_cross: int | None = None) -> dict[str, str]:
+    """Our setting in the fields of the paper's (:data:`paper_vs_here.SETTING_FIELDS`),
+    from notebook 07's configuration: the sweep's target, training bytes, Ks, the
+    evaluation text and the deployed bases; (h)'s :class:`Setup`, text sizes and,
+    once it ran, its step counts and piece size (``cpt``).
+
+    >>> s = setting("npi_Deva", 2_000_000, [0, 1000], "FLORES-200 devtest (/x)", ["llama3"])
+    >>> s["size"], s["heldout"]
+    ('(c) 2.0 MB of npi_Deva', '(a)-(g) FLORES-200 devtest')
+    """
+    label = eval_label.split(" (")[0] or "held-out lines"
+    out = {"data": f"(c) {target}: the pool + extra text | (a)-(g) evaluated on {label}",
+           "size": f"(c) {train_bytes / 1e6:.1f} MB of {target}",
+           "vocabulary": f"(a)-(g) the deployed {', '.join(bases)} tokenizers + K merges",
+           "iterations": f"(c) K up to {max(ks):,} merges" + (f" | (g) K = {k_cross:,}" if k_cross else ""),
+           "pretokenization": "each base's own letters-only regex (R0, R1), the repaired regex (R2)",
+           "heldout": f"(a)-(g) {label}"}
+    if cpt_setup is None:
+        return out
+    m = dict(cpt_setup.model)
+    out["data"] += " | (h) pool English + pool " + str(target)
+    out["size"] += (f" | (h) base model {cpt_sizes['base'] / 1e6:g} MB (95% English), continued pretraining "
+                    f"{cpt_sizes['cpt'] / 1e6:g} MB (75% {target}, 25% English), one pass")
+    out["vocabulary"] += f" | (h) own llama3-regex BPE of {cpt_setup.base_vocab:,} + K = {cpt_setup.merges:,} merges"
+    out["model"] = (f"(h) a small LM trained here (config 'mini' with {m}), {cpt_setup.base_steps:,} base steps; "
+                    f"{len(cpt_setup.seeds)} seeds")
+    out["lr"] = (f"(h) {cpt_setup.lr:g} peak ({cpt_setup.base_lr:g} for the base model), "
+                 f"{cpt_setup.warmup:.0%} warm-up, cosine to 10%")
+    steps = (", ".join(f"{a} {cpt.arms[a].steps:,}" for a in ("R0", "R1", "R2")) + " steps") if cpt else "one pass"
+    out["iterations"] += f" | (h) {steps} of {cpt_setup.batch_size} x {cpt_setup.seq_len} ids"
+    pieces = (", ".join(f"{ev} <= {h.piece_bytes:,} B" for ev, h in cpt.held_out.items()) if cpt
+              else f"<= {cpt_setup.piece_bytes:,} B")
+    out["heldout"] += (f" | (h) a {cpt_sizes['heldout'] / 1e3:g} KB held-out slice of the training text per language "
+                       f"(primary), {label} secondary; pieces ({pieces}) each in one {cpt_setup.seq_len}-id context")
     return out

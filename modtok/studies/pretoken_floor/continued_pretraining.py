@@ -30,12 +30,20 @@ here, at workspace scale, the same experiment runs end to end on a CPU:
    (:data:`ADDITIONS`). Every arm runs once per seed of ``Setup.seeds``
    (at least 3 at full size): a seed fixes the order of the continued-
    pretraining lines, the same order for every arm of that seed.
-4. **Evaluation, the same bytes for every arm** (§VI): held-out text cut into
-   pieces of at most ``piece_bytes`` bytes at whitespace (:func:`held_out`),
-   never across a document. Every piece is scored after a *registered prefix
-   token* that every arm's vocabulary has, and every byte of it is scored
-   (:func:`score_pieces`). Our tokenizers have no BOS, so the prefix is the
-   LM's document boundary ``DOC`` (:func:`modtok.lm.batches.boundary_id`, the
+4. **Evaluation, every piece in one context** (§VI "Evaluation", App. D):
+   held-out text cut into pieces of at most ``piece_bytes`` bytes at
+   whitespace (:func:`held_out`), never across a document. Every piece is
+   scored *independently, in one context*: after a *registered prefix token*
+   that every arm's vocabulary has, every token of the piece in ONE window of
+   the model, so every arm conditions on the same bytes (token windows would
+   give the arm with longer tokens more bytes of context, App. D). The paper's
+   models read 2,048 tokens, more than any 2,000-byte piece needs; ours read
+   ``seq_len`` ids, so the piece size is *chosen*: the largest size, from
+   ``piece_bytes`` down (:func:`fit_held_out`), at which the longest piece
+   fits one window under every arm (R0, whose tokens are the shortest, needs
+   the most ids), and :func:`score_pieces` refuses a piece that does not fit
+   rather than cut it. Our tokenizers have no BOS, so the prefix is the LM's
+   document boundary ``DOC`` (:func:`modtok.lm.batches.boundary_id`, the
    end-of-text of the paper's "BOS, or end-of-text where there is no BOS"),
    which no text encodes to and which the training stream puts at every
    document start, as the paper's BOS rerun trains with BOS there::
@@ -43,7 +51,10 @@ here, at workspace scale, the same experiment runs end to end on a CPU:
        bpb(arm) = mean over seeds of  Σ_pieces nats(t1..tn | DOC) / ln 2  /  Σ_pieces bytes(piece)
 
    The denominator is the same for every arm by construction (the scored-bytes
-   column of :meth:`Result.table`).
+   column of :meth:`Result.table`). The paper's primary held-out text is a
+   slice of its training source never trained on, FLORES-200 secondary
+   (§VI, App. D); :func:`texts` carves such a slice (``heldout_target``,
+   ``heldout_english``) right after the training text.
 5. **Intervals over documents, spread over seeds** (:func:`compare`): a paired
    bootstrap that resamples *documents* (on FLORES-200, the sentence's document
    id from its metadata, :func:`flores_documents`; on other data the unit is a
@@ -52,12 +63,12 @@ here, at workspace scale, the same experiment runs end to end on a CPU:
    each seed's own point over the seeds.
 6. **Labels** (:func:`label`) for R2 − R1 and R2 − R0 (:data:`LABELLED`), on the
    document interval of the seed-mean difference, margin δ = 0.01 bits per
-   byte, tested in the fixed order of the paper's §VI (lower bits per byte is
-   better): *better* if the interval lies below 0; else *non-inferior at 0.01*
-   if it lies below +0.01 (so an interval that excludes 0 on the worse side,
-   such as §VI's own example [+0.004, +0.007], is non-inferior); else *worse* if
-   it lies above 0; else *no detectable difference*. Each seed's own label is
-   reported beside it.
+   byte, in the fixed order of §VI ("Analysis"; lower bits per byte is
+   better): *better* if the interval lies below 0; otherwise *non-inferior* if
+   it lies below +0.01; otherwise *worse* if it lies above 0; otherwise *no
+   detectable difference*. So the paper's own example, [+0.004, +0.007], is
+   non-inferior although it excludes 0. Each seed's own label is reported
+   beside it.
 
 Training text is a stream: ``[DOC] line1 [DOC] line2 [DOC] ...`` (``DOC``: the
 LM's boundary id; a line is a document, and the boundary stands for its
@@ -73,8 +84,8 @@ whatever their tokenization.
 >>> h = held_out(["a b", "c", "d e f"], 3, documents=["x", "x", "y"])   # never across a document
 >>> h.texts, h.units.tolist(), h.unit
 (['a b', 'c', 'd e', 'f'], [0, 0, 1, 1], 'document')
->>> [label(lo, hi) for lo, hi in [(-0.3, -0.1), (-0.02, 0.005), (-0.02, 0.04), (0.001, 0.02)]]
-['better', 'non-inferior at 0.01', 'no detectable difference', 'worse']
+>>> [label(lo, hi) for lo, hi in [(-0.3, -0.1), (0.004, 0.007), (-0.02, 0.04), (0.001, 0.02)]]
+['better', 'non-inferior', 'no detectable difference', 'worse']
 """
 
 from __future__ import annotations
@@ -116,7 +127,7 @@ PAIRS = (("R2", "R1"), ("R2", "R0"), ("R1", "R0"), (MATCHED, "R1"), (MATCHED, "R
          (BASE, "R0"))
 LABELLED = (("R2", "R1"), ("R2", "R0"))  # the paper's registered comparisons
 MARGIN = 0.01  # bits per byte: the non-inferiority margin of the labels
-LABELS = ("better", f"non-inferior at {MARGIN}", "worse", "no detectable difference")
+LABELS = ("better", "non-inferior", "worse", "no detectable difference")  # §VI's order (label())
 
 
 # --------------------------------------------------------------------------
@@ -265,6 +276,8 @@ class HeldOut:
     texts: list[str]
     units: np.ndarray  # (n_pieces,) int
     unit: str
+    piece_bytes: int = 0  # the size they were cut at (fit_held_out: chosen to fit one context)
+    longest: dict[str, int] = dataclasses.field(default_factory=dict)  # arm -> tokens of its longest piece
 
     @property
     def n_units(self) -> int:
@@ -325,27 +338,61 @@ def flores_documents(lines: Sequence[str], lang: str, split: str = "devtest", ro
 # scoring
 
 
+def longest(tokenizer: ModularTokenizer, texts: Sequence[str]) -> int:
+    """Tokens of the longest of ``texts`` under ``tokenizer`` (0 for none)."""
+    return max(map(len, tokenizer.encode_batch(list(texts))), default=0)
+
+
+def fit_held_out(lines: Sequence[str], context: int, tokenizers: Mapping[str, ModularTokenizer],
+                 max_bytes: int = 2000, documents: Sequence | None = None, shrink: float = 0.9) -> HeldOut:
+    """:func:`held_out` at the largest piece size that lets every piece be scored
+    in one context (App. D) under every one of ``tokenizers``: a piece of ``n``
+    tokens is scored as ``prefix t1 .. tn`` in one window of ``context`` ids
+    (``n <= context``). Sizes tried: ``max_bytes``, then each time ``shrink``
+    times the last, floored (deterministic, no search over the data's own
+    lengths); the size used is :attr:`HeldOut.piece_bytes` and the longest
+    piece per tokenizer :attr:`HeldOut.longest`.
+
+    >>> from modtok.bpe.model import BPEModel
+    >>> from modtok.bpe.export import to_tokenizer_json
+    >>> tok = lm_tokenizer(to_tokenizer_json(BPEModel([], "llama3")))   # bytes only: a byte is a token
+    >>> h = fit_held_out(["aaaa bbbb cccc"], 5, {"R0": tok}, max_bytes=14)
+    >>> h.texts, h.piece_bytes, h.longest          # 14, 12, 10, 9 bytes keep "aaaa bbbb" (9 ids) whole
+    (['aaaa', 'bbbb', 'cccc'], 8, {'R0': 4})
+    """
+    size = max_bytes
+    while True:
+        held = held_out(lines, size, documents)
+        most = {name: longest(tok, held.texts) for name, tok in tokenizers.items()}
+        if max(most.values(), default=0) <= context:
+            return dataclasses.replace(held, piece_bytes=size, longest=most)
+        if size <= 1:
+            raise DataError(f"no piece size fits a {context}-id context: one byte needs more than {context} tokens")
+        size = max(1, math.floor(size * shrink))
+
+
 @torch.no_grad()
 def score_pieces(model: LM, tokenizer: ModularTokenizer, texts: Sequence[str], prefix: int | None = None,
                  batch_size: int = 16, device=None) -> tuple[np.ndarray, np.ndarray]:
     """``(nats, scored bytes)`` per piece: each piece is encoded as ``prefix t1 ..
     tn`` (``prefix``: default the boundary id ``DOC``, which every arm has) and
-    every token ``t1 .. tn`` is scored under the full softmax, in windows of
-    ``max_seq_len`` predictions that each start from the last id of the previous
-    one. Every byte of a piece is scored, so the scored bytes are the piece's
-    UTF-8 bytes under any tokenizer."""
+    every token ``t1 .. tn`` is scored under the full softmax in ONE window of
+    the model (App. D: every piece independently, in one context); a piece
+    longer than ``max_seq_len`` tokens is refused, never cut into windows
+    (:func:`fit_held_out` chooses pieces that fit). Every byte of a piece is
+    scored, so the scored bytes are the piece's UTF-8 bytes under any tokenizer."""
     device = device or next(model.parameters()).device
     prefix = boundary_id(tokenizer) if prefix is None else prefix
     T = model.cfg.max_seq_len
-    windows, owner, scored = [], [], []
+    windows, scored = [], []
     for p, ids in enumerate(tokenizer.encode_batch(list(texts))):
         if not ids:
             raise DataError(f"piece {p} is empty: nothing to score")
-        ids = [prefix, *ids]
+        if len(ids) > T:
+            raise DataError(f"piece {p} is {len(ids)} tokens, more than the model's {T}-id context: it would be "
+                            "cut into two windows (App. D scores a piece in one context; see fit_held_out)")
+        windows.append([prefix, *ids])
         scored.append(len(texts[p].encode("utf-8")))
-        for i in range(0, len(ids) - 1, T):
-            windows.append(ids[i : i + T + 1])
-            owner.append(p)
     nats = np.zeros(len(texts))
     for i in range(0, len(windows), batch_size):
         chunk = windows[i : i + batch_size]
@@ -355,9 +402,8 @@ def score_pieces(model: LM, tokenizer: ModularTokenizer, texts: Sequence[str], p
         for r, w in enumerate(chunk):
             idx[r, : len(w) - 1], targets[r, : len(w) - 1] = torch.tensor(w[:-1]), torch.tensor(w[1:])
         logits = model.logits(idx.to(device)).float()  # (B, T, V) the full softmax
-        per_row = F.cross_entropy(logits.transpose(1, 2), targets.to(device), ignore_index=IGNORE,
-                                  reduction="none").sum(1)  # (B,) nats of each window
-        np.add.at(nats, owner[i : i + batch_size], per_row.double().cpu().numpy())
+        nats[i : i + len(chunk)] = F.cross_entropy(logits.transpose(1, 2), targets.to(device), ignore_index=IGNORE,
+                                                   reduction="none").sum(1).double().cpu().numpy()  # (B,) per piece
     return nats, np.asarray(scored, dtype=np.int64)
 
 
@@ -367,18 +413,20 @@ def score_pieces(model: LM, tokenizer: ModularTokenizer, texts: Sequence[str], p
 
 def label(lo: float, hi: float, margin: float = MARGIN) -> str:
     """The registered label of a difference ``a − b`` in bits per byte (lower is
-    better) from its interval ``[lo, hi]``, in §VI's order (module docstring, point 6).
+    better) from its 95% interval ``[lo, hi]``, tested in §VI's fixed order
+    ("Analysis"): better, non-inferior (below ``margin``), worse, no detectable
+    difference (module docstring, point 6).
 
-    >>> label(0.004, 0.007), label(0.004, 0.012), label(-0.003, 0.012)
-    ('non-inferior at 0.01', 'worse', 'no detectable difference')
+    >>> label(0.004, 0.007), label(0.0084, 0.0104), label(-0.0014, -0.0007)   # §VI's example; Qwen R2 − R1 (§VII-B)
+    ('non-inferior', 'worse', 'better')
     """
     if hi < 0:
-        return "better"
-    if hi < margin:          # before "worse": §VI's order, [+0.004, +0.007] is non-inferior
-        return f"non-inferior at {margin}"
+        return LABELS[0]
+    if hi < margin:
+        return LABELS[1]
     if lo > 0:
-        return "worse"
-    return "no detectable difference"
+        return LABELS[2]
+    return LABELS[3]
 
 
 def compare(scores: Mapping[str, Mapping[int, tuple[np.ndarray, np.ndarray]]], units: Sequence[int],
@@ -478,20 +526,25 @@ def consecutive(lines: Sequence[str], *sizes: int) -> list[list[str]]:
     return out
 
 
-def texts(english: Sequence[str], target: Sequence[str], base_bytes: int, cpt_bytes: int) -> dict[str, list[str]]:
+def texts(english: Sequence[str], target: Sequence[str], base_bytes: int, cpt_bytes: int,
+          heldout_bytes: int = 0) -> dict[str, list[str]]:
     """The texts of :func:`run` (its keyword arguments ``base_text``,
     ``cpt_target``, ``cpt_english``) from consecutive runs of ``english`` and
     ``target`` lines (:func:`consecutive`), by UTF-8 bytes: the base is 95%
     English + 5% target of ``base_bytes``; continued pretraining 75% target +
-    25% English of ``cpt_bytes``.
+    25% English of ``cpt_bytes``; then ``heldout_target`` and
+    ``heldout_english``, ``heldout_bytes`` of each from the lines right after
+    (the paper's primary held-out text: a slice of the training source that is
+    never trained on, §VI / App. D).
 
-    >>> t = texts(["e"] * 100, ["t"] * 100, 40, 16)       # 2 bytes a line, newline counted
+    >>> t = texts(["e"] * 100, ["t"] * 100, 40, 16, 4)       # 2 bytes a line, newline counted
     >>> {k: len(v) for k, v in t.items()}
-    {'base_text': 20, 'cpt_target': 6, 'cpt_english': 2}
+    {'base_text': 20, 'cpt_target': 6, 'cpt_english': 2, 'heldout_target': 2, 'heldout_english': 2}
     """
-    base_en, cpt_en = consecutive(english, int(0.95 * base_bytes), cpt_bytes // 4)
-    base_t, cpt_t = consecutive(target, int(0.05 * base_bytes), 3 * cpt_bytes // 4)
-    return {"base_text": base_en + base_t, "cpt_target": cpt_t, "cpt_english": cpt_en}
+    base_en, cpt_en, held_en = consecutive(english, int(0.95 * base_bytes), cpt_bytes // 4, heldout_bytes)
+    base_t, cpt_t, held_t = consecutive(target, int(0.05 * base_bytes), 3 * cpt_bytes // 4, heldout_bytes)
+    return {"base_text": base_en + base_t, "cpt_target": cpt_t, "cpt_english": cpt_en,
+            "heldout_target": held_t, "heldout_english": held_en}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -501,37 +554,43 @@ class Setup:
     base_vocab: int = 4096  # the llama3-regex BPE of the base model
     merges: int = 2000  # K, before the §V filter
     model: dict = dataclasses.field(default_factory=lambda: dict(n_layers=2))  # overrides of config("mini")
-    batch_size: int = 16
-    seq_len: int = 128
+    batch_size: int = 4
+    seq_len: int = 512  # the context of training and scoring: a piece of <= piece_bytes must fit it (App. D)
     base_steps: int = 1000
     base_lr: float = 3e-3
     lr: float = 1e-3  # continued pretraining
     warmup: float = 0.05  # share of each run's steps
-    piece_bytes: int = 2000
+    piece_bytes: int = 2000  # the paper's; fit_held_out shrinks it until every piece fits seq_len under every arm
     n_boot: int = 1000
     seed: int = 0  # the base model's and the bootstrap's
     seeds: tuple[int, ...] = (0, 1, 2)  # continued pretraining: the order of its lines, and torch's seed
 
 
 def preset(size: str) -> tuple[Setup, dict[str, int]]:
-    """Notebook 07's settings and its text sizes in bytes (``{"base", "cpt"}``, see
-    :func:`texts`): ``"smoke"`` (CI: 3 seeds of a few dozen steps), ``"cpu"`` (the
-    full size on 2 CPU cores: base vocabulary 4,096, K = 2,000, d_model 128 x 2
-    layers, 16 x 128 ids a step, base 1,000 steps) or ``"gpu"`` ("small", 5.9M
-    parameters without the vocabulary, 32 x 256 ids a step; not yet run on a GPU).
+    """Notebook 07's settings and its text sizes in bytes (``{"base", "cpt",
+    "heldout"}``, see :func:`texts`): ``"smoke"`` (CI: 3 seeds of a few dozen
+    steps), ``"cpu"`` (the full size on 2 CPU cores: base vocabulary 4,096,
+    K = 2,000, d_model 128 x 2 layers, 4 x 512 ids a step, base 1,000 steps) or
+    ``"gpu"`` ("small", 5.9M parameters without the vocabulary, 16 x 512 ids a
+    step; not yet run on a GPU). Every preset's context is 512 ids (smoke: 128),
+    so pieces of about 2,000 bytes fit it under every arm (App. D; a 2,000-byte
+    Nepali piece is about 470 ids under a 4,096-token base, measured 2026-12-02:
+    550 bytes per 128 ids).
 
     >>> setup, sizes = preset("smoke")
-    >>> len(setup.seeds), sizes
-    (3, {'base': 120000, 'cpt': 20000})
+    >>> len(setup.seeds), setup.seq_len, sizes
+    (3, 128, {'base': 120000, 'cpt': 20000, 'heldout': 20000})
     """
     if size == "smoke":
-        return (Setup(base_vocab=600, merges=200, model=dict(d_model=64, n_layers=1), batch_size=8, seq_len=64,
-                      base_steps=100, n_boot=200), {"base": 120_000, "cpt": 20_000})
+        return (Setup(base_vocab=600, merges=200, model=dict(d_model=64, n_layers=1), batch_size=4, seq_len=128,
+                      base_steps=100, n_boot=200),
+                {"base": 120_000, "cpt": 20_000, "heldout": 20_000})
     if size == "gpu":
         return (Setup(base_vocab=8192, merges=8000, model=dict(d_model=256, n_layers=8, n_heads=8, n_kv_heads=4),
-                      batch_size=32, seq_len=256, base_steps=4000), {"base": 2_400_000, "cpt": 8_000_000})
+                      batch_size=16, seq_len=512, base_steps=4000),
+                {"base": 2_400_000, "cpt": 8_000_000, "heldout": 200_000})
     if size == "cpu":
-        return Setup(), {"base": 1_200_000, "cpt": 1_000_000}
+        return Setup(), {"base": 1_200_000, "cpt": 1_000_000, "heldout": 200_000}
     raise UsageError(f"preset {size!r}: one of smoke, cpu, gpu")
 
 
@@ -555,6 +614,7 @@ class Result:
     base_steps: int
     tokens: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # eval set -> arm -> tokens of the pieces
     seq_len: int = 0  # the context in ids of training and scoring windows
+    roles: dict[str, str] = dataclasses.field(default_factory=dict)  # "primary" / "control" / "secondary" -> eval set
 
     def spread(self, ev: str, key: str) -> float:
         """Standard deviation over the seeds (ddof 1; 0 with one seed) of the
@@ -601,13 +661,14 @@ class Result:
 
     def summary(self, ev: str) -> str:
         """One line on eval set ``ev``: which of R0, R1, R2 has the lowest bits per
-        byte (the paper: R0), and what bears on why: the bytes of text a window of
-        ``seq_len`` ids holds under each arm, the base model against R0, and R0 at
-        R1's step count."""
+        byte (the paper: R0), how the pieces were scored (size, longest piece in
+        ids per arm: one context each), the base model against R0, and R0 at R1's
+        step count."""
         bpb = {a: self.intervals[ev][a][0] for a in self.arms}
-        ctx = {r["arm"]: round(r[f"{ev} bytes/token"] * self.seq_len) for r in self.table() if r["arm"] in ("R0", "R1", "R2")}
+        h = self.held_out[ev]
         return (f"lowest held-out {ev} bits per byte of R0, R1, R2: {min(('R0', 'R1', 'R2'), key=bpb.get)} (the paper: "
-                f"R0); bytes per {self.seq_len}-id window: {ctx}; base model {bpb[BASE]:.3f} vs R0 {bpb['R0']:.3f}; "
+                f"R0); pieces of <= {h.piece_bytes:,} bytes, each in one {self.seq_len}-id context (longest piece, "
+                f"ids: {h.longest}); base model {bpb[BASE]:.3f} vs R0 {bpb['R0']:.3f}; "
                 f"R0 at R1's step count {bpb[R0_MATCHED]:.3f}")
 
     def interval_rows(self) -> list[dict]:
@@ -633,27 +694,33 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
     interleaved in an order fixed by each seed; ``evaluation``: ``{name:
     held-out lines}``, e.g. ``{"Nepali": ..., "English": ...}``; ``documents``:
     ``{name: one document id per line}`` where known (:func:`flores_documents`),
-    the bootstrap unit; elsewhere the unit is a piece. Each arm's checkpoint
-    directory is removed once it is scored (``out_dir/base`` stays).
+    the bootstrap unit; elsewhere the unit is a piece. The pieces are cut by
+    :func:`fit_held_out` once the arms' tokenizers exist (they depend on the
+    base tokenizer only), so that each is scored in one ``seq_len`` context
+    under every arm. Each arm's checkpoint directory is removed once it is
+    scored (``out_dir/base`` stays).
     """
     out_dir = Path(out_dir)
     device = torch.device(device) if device else default_device()
     documents = documents or {}
-    held = {ev: held_out(lines, setup.piece_bytes, documents.get(ev)) for ev, lines in evaluation.items()}
     base = base_tokenizer(base_text, setup.base_vocab, out_dir / "base" / "tokenizer.json")
     base_tok = lm_tokenizer(base.json)
-    cfg = config("mini", lm_vocab_size(base_tok), max_seq_len=setup.seq_len, **setup.model)
-    source = StreamSource(base_tok, base_text, setup.batch_size, setup.seq_len, cycle=True)
-    base_model = train(cfg, _train_cfg(setup, setup.base_steps, setup.base_lr, setup.seed), source,
-                       out_dir / "base", resume=False, progress=progress, device=device).model.eval()
-
-    arms = {BASE: Arm(BASE, base_tok, None, model=base_model), "R0": Arm("R0", base_tok, None)}
+    arms = {BASE: Arm(BASE, base_tok, None), "R0": Arm("R0", base_tok, None)}
     for name in ("R1", "R2"):
         counts = repair.count_words(base, cpt_target, repair.arm_pattern(base.regex, name))
         ext = repair.extend(base, counts, setup.merges, name)
         arms[name] = Arm(name, lm_tokenizer(ext.tokenizer_json()), ext)
     arms[MATCHED] = Arm(MATCHED, arms["R2"].tokenizer, arms["R2"].ext)
     arms[R0_MATCHED] = Arm(R0_MATCHED, base_tok, None)
+    scoring = {name: arms[name].tokenizer for name in ("R0", "R1", "R2")}  # the matched arms share R2's and R0's
+    held = {ev: fit_held_out(lines, setup.seq_len, scoring, setup.piece_bytes, documents.get(ev))
+            for ev, lines in evaluation.items()}
+
+    cfg = config("mini", lm_vocab_size(base_tok), max_seq_len=setup.seq_len, **setup.model)
+    source = StreamSource(base_tok, base_text, setup.batch_size, setup.seq_len, cycle=True)
+    base_model = train(cfg, _train_cfg(setup, setup.base_steps, setup.base_lr, setup.seed), source,
+                       out_dir / "base", resume=False, progress=progress, device=device).model.eval()
+    arms[BASE].model = base_model
 
     scores = {ev: {name: {} for name in arms} for ev in held}
     for ev, h in held.items():  # the base model: one model, the same score for every seed
@@ -679,3 +746,33 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
     tokens = {ev: {name: sum(map(len, arm.tokenizer.encode_batch(h.texts))) for name, arm in arms.items()}
               for ev, h in held.items()}
     return Result(arms, held, scores, intervals, tuple(setup.seeds), setup.base_steps, tokens, setup.seq_len)
+
+
+def study(size: str, english: Sequence[str], target: Sequence[str], eval_target: Sequence[str], name: str,
+          lang: str, eval_label: str, out_dir, device=None, progress: bool = False) -> Result:
+    """Notebook 07 (h) in one call, at preset ``size`` (:func:`preset`):
+    :func:`texts` from the training lines ``english`` and ``target`` (the
+    target language ``lang``, called ``name``), then :func:`run` scored on three
+    held-out sets, as the paper's §VI / App. D name them:
+
+    - ``primary``: ``name``, the held-out slice of the training source (never trained on);
+    - ``control``: ``"English"``, the same for English (the registered English control);
+    - ``secondary``: ``"<name> (<eval_label>)"``, the evaluation text ``eval_target``
+      (e.g. FLORES-200 devtest; its documents from the metadata where it is FLORES).
+
+    A slice the training text is too short for is left out (its role absent
+    from :attr:`Result.roles`). English evaluation text is not scored (the
+    paper's FLORES metric is Nepali only, Table VIII)."""
+    setup, sizes = preset(size)
+    smoke = size == "smoke"
+    t = texts(list(english), list(target), sizes["base"], sizes["cpt"], sizes["heldout"])
+    secondary = f"{name} ({eval_label.split(' (')[0] or 'evaluation text'})"
+    sets = {"primary": (name, t.pop("heldout_target")), "control": ("English", t.pop("heldout_english")),
+            "secondary": (secondary, list(eval_target)[:100] if smoke else list(eval_target))}
+    sets = {role: v for role, v in sets.items() if any(s.strip() for s in v[1])}
+    evaluation = {ev: lines for ev, lines in sets.values()}
+    documents = {secondary: flores_documents(evaluation[secondary], lang)} if "secondary" in sets else {}
+    res = run(setup, **t, evaluation=evaluation, out_dir=out_dir, documents=documents, device=device,
+              progress=progress)
+    res.roles = {role: ev for role, (ev, _) in sets.items()}
+    return res

@@ -1,8 +1,9 @@
 """The cross-script sweep (Table V analog): R1 vs R2 beyond Nepali.
 
 "Merge-Based Vocabulary Extension Stalls at the Pre-Tokenizer" repeats its
-Nepali study on other Indic scripts, where vowel signs and viramas are
-combining marks too, and on scripts without marks as controls. Per language
+Nepali study on seven other languages whose scripts have combining marks
+(:data:`PAPER_MARKED`: Bengali, Hindi, Tamil, Telugu, Sinhala, Burmese, Thai;
+§VII-A, Table V), and on Amharic and Korean, without marks, as controls. Per language
 ``x`` and one K, against English on aligned lines (:mod:`modtok.evaluation.audit`):
 
 - the original premium (95% paired-bootstrap CI), its pre-token floor under
@@ -61,10 +62,13 @@ from modtok.errors import ConfigError, UnknownLanguageError
 from modtok.evaluation import audit, metrics
 from modtok.text import data
 
-# The pool's Indic languages that FLORES-200 has, by script, and the no-mark controls:
-# the paper's (Amharic, Korean) first, then ours (Russian, Greek), used where those are absent.
-INDIC = ("hin_Deva", "mar_Deva", "npi_Deva", "mai_Deva", "san_Deva", "ben_Beng", "asm_Beng", "guj_Gujr",
-         "pan_Guru", "ory_Orya", "tam_Taml", "tel_Telu", "kan_Knda", "mal_Mlym", "sin_Sinh")
+# Table V's languages (App. H; §VII-A): the seven "other languages written with combining marks"
+# besides Nepali, and the no-mark controls, the paper's (Amharic, Korean) first, then ours (Russian,
+# Greek), used where those are absent. The shared pool has Hindi, Bengali, Tamil, Telugu and
+# Sinhala of the seven; Burmese and Thai (and both paper controls) have no pool text, and
+# pool_table names what it leaves out. (This project once swept 15 pool languages of its own
+# choosing, which is not the paper's table.)
+PAPER_MARKED = ("hin_Deva", "ben_Beng", "tam_Taml", "tel_Telu", "sin_Sinh", "mya_Mymr", "tha_Thai")
 PAPER_CONTROLS = ("amh_Ethi", "kor_Hang")
 CONTROLS = PAPER_CONTROLS + ("rus_Cyrl", "ell_Grek")
 PAPER_K = 32_000  # the paper's K for the sweep
@@ -182,10 +186,12 @@ def figure_rows(rows: Sequence[dict], base: str = "llama3") -> list[dict]:
 @dataclass
 class PoolTable:
     """What :func:`pool_table` returns: the rows (:func:`language_row` with the
-    ``base`` name first) and the UTF-8 bytes of training text per language."""
+    ``base`` name first), the UTF-8 bytes of training text per language, and the
+    languages asked for that the data lacks, with the reason (``left_out``)."""
 
     rows: list[dict]
     train_bytes: dict[str, int]
+    left_out: dict[str, str]
 
 
 def pool_table(bases: Mapping[str, extend.Base], wanted: Sequence[str], k: int, max_chars: int | None = None,
@@ -196,8 +202,10 @@ def pool_table(bases: Mapping[str, extend.Base], wanted: Sequence[str], k: int, 
     of every base of ``bases`` (``{name: Base}``)."""
     pool, flores_langs = set(data.pool_languages()), set(data.flores_languages())
     langs = [lang for lang in wanted if lang in pool and lang in flores_langs]
+    left_out = {lang: "no training text in the pool" if lang not in pool else "not in FLORES-200"
+                for lang in wanted if lang not in langs}
     train = data.load_pool(langs, max_chars=max_chars)
     flores = data.load_flores([*langs, ref])
     rows = [{"base": name, **row} for name, base in bases.items()
             for row in sweep(base, train, flores, k, ref, rule, n_boot=n_boot, seed=seed)]
-    return PoolTable(rows, {lang: sum(len(s.encode("utf-8")) for s in train[lang]) for lang in langs})
+    return PoolTable(rows, {lang: sum(len(s.encode("utf-8")) for s in train[lang]) for lang in langs}, left_out)

@@ -1,0 +1,70 @@
+"""Notebook 07 (h) at its normal (CPU) size, outside the notebook: the same data, the same
+study call (``continued.study``), one torch thread as the notebook sets on a CPU.
+
+    MODTOK_FLORES=... MODTOK_POOL=... PYTHONHASHSEED=0 python bench/continued_pretraining_full.py OUT_DIR
+
+writes OUT_DIR/result.pkl (the Result without models) and then OUT_DIR/table.md and
+OUT_DIR/table.json (every arm, every comparison with its interval and labels, the
+paper-vs-here rows of continued pretraining); ``--report`` redoes the second step alone.
+"""
+
+import json
+import pickle
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+
+def compute(out: Path):
+    from modtok.lm.train import default_device
+    from modtok.studies.pretoken_floor import continued_pretraining as continued
+    from modtok.text import data
+
+    if default_device().type != "cuda":
+        torch.set_num_threads(1)  # as notebook 07 does on a CPU
+    corpora = data.default_corpora(["eng_Latn", "npi_Deva", "rus_Cyrl"], train_chars=10**9)  # notebook 07, full size
+    train = list(corpora.train["npi_Deva"])
+    extra = data.extra_text_path("npi_Deva.large.txt")
+    if extra:
+        train += data.read_lines(extra)
+    t0 = time.time()
+    res = continued.study("gpu" if default_device().type == "cuda" else "cpu", corpora.train["eng_Latn"], train,
+                          corpora.eval["npi_Deva"], "Nepali", "npi_Deva", corpora.eval_label, out / "work",
+                          progress=False)
+    res.arms[continued.BASE].model = None
+    with open(out / "result.pkl", "wb") as f:
+        pickle.dump({"result": res, "source": corpora.source, "wall_s": time.time() - t0}, f)
+
+
+def report(out: Path):
+    from modtok.studies.pretoken_floor import claims, continued_pretraining as continued
+
+    saved = pickle.loads((out / "result.pkl").read_bytes())
+    res = saved["result"]
+    arms, comps, paper = res.table(), res.comparisons(), claims.cpt_rows(res)
+    summary = {ev: res.summary(ev) for ev in res.intervals}
+    (out / "table.json").write_text(json.dumps({"source": saved["source"], "wall_s": saved["wall_s"],
+                                                "roles": res.roles, "arms": arms, "comparisons": comps,
+                                                "paper_vs_here": paper, "summary": summary}, indent=1, default=str))
+
+    def md(rows):
+        cols = list(rows[0])
+        fmt = lambda v: f"{v:.4f}" if isinstance(v, float) else str(v)  # noqa: E731
+        return "\n".join(["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+                         + ["| " + " | ".join(fmt(r[c]) for c in cols) + " |" for r in rows])
+
+    text = [f"# Notebook 07 (h), full CPU size ({len(res.seeds)} seeds), wall {saved['wall_s'] / 60:.0f} min",
+            "", saved["source"], "", "roles: " + json.dumps(res.roles), ""]
+    text += [f"- {s}" for s in summary.values()]
+    text += ["", "## Arms", "", md(arms), "", "## Comparisons", "", md(comps), "", "## Paper vs here", "", md(paper)]
+    (out / "table.md").write_text("\n".join(text) + "\n")
+
+
+if __name__ == "__main__":
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    if "--report" not in sys.argv:
+        compute(out)
+    report(out)
