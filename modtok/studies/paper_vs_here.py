@@ -66,6 +66,18 @@ class Claim:
         return "holds" if ok else "does not hold"
 
 
+def setting_text(setting: str | Mapping[str, str]) -> str:
+    """A setting as one line: a string as it is, a table of fields (data, size, vocabulary,
+    ...) as ``"field: value; ..."``.
+
+    >>> setting_text({"data": "pool", "vocabulary": "8k"})
+    'data: pool; vocabulary: 8k'
+    """
+    if isinstance(setting, Mapping):
+        return "; ".join(f"{k}: {v}" for k, v in setting.items())
+    return setting
+
+
 def _parse_rule(rule: str, where: str) -> None:
     if rule == "same sign":
         return
@@ -94,7 +106,8 @@ def claims(study: str, path: Path = FIGURES) -> list[Claim]:
         if missing:
             raise ConfigError(f"{where} lacks {', '.join(sorted(missing))}")
         _parse_rule(c["rule"], where)
-        out.append(Claim(study, key, c["claim"], c["source"], c["paper"], c["unit"], c["rule"], c["setting"]))
+        source = c["source"] + (f"; derived from {c['derived_from']}" if "derived_from" in c else "")
+        out.append(Claim(study, key, c["claim"], source, c["paper"], c["unit"], c["rule"], setting_text(c["setting"])))
     return out
 
 
@@ -107,7 +120,8 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured], setting: str) -> list[dict]:
+def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured],
+             setting: str | Mapping[str, str]) -> list[dict]:
     """One row per claim: every claim must get a value or a :class:`NotMeasured` (a claim
     silently left out would hide a disagreement), and no value may be for an unknown claim."""
     keys = {c.key for c in study_claims}
@@ -126,11 +140,11 @@ def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured],
             value = float(value)
             shown, verdict = _fmt(value), c.verdict(value)
         rows.append({"claim": c.claim, "source": c.source, "unit": c.unit, "paper": _fmt(c.paper),
-                     "here": shown, "rule": c.rule, "setting: paper": c.setting, "setting: here": setting,
+                     "here": shown, "rule": c.rule, "setting: paper": c.setting, "setting: here": setting_text(setting),
                      "holds?": verdict})
     return rows
 
 
-def table(study: str, here: Mapping[str, float | NotMeasured], setting: str) -> list[dict]:
+def table(study: str, here: Mapping[str, float | NotMeasured], setting: str | Mapping[str, str]) -> list[dict]:
     """The generated "paper vs here" rows of ``study`` (display with ``plots.table``)."""
     return rows_for(claims(study), here, setting)
