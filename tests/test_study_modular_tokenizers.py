@@ -11,6 +11,7 @@ token counts; the sampling explorer's shares add up to one.
 from __future__ import annotations
 
 import math
+import tomllib
 
 import numpy as np
 import pytest
@@ -26,9 +27,9 @@ from modtok.lm.sampling import default_mixture, mono, samp_sub
 from modtok.lm.train import TrainConfig
 from modtok.studies import paper_vs_here
 from modtok.studies.modular_tokenizers import lm
-from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy
+from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy, paper_joint_budget
 from modtok.studies.modular_tokenizers.inefficiency import paper_values as inefficiency_values
-from modtok.studies.modular_tokenizers.languages import choose_languages
+from modtok.studies.modular_tokenizers.languages import Choice, choose_languages
 from modtok.studies.modular_tokenizers.reference import Monolingual
 from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy
 from modtok.studies.modular_tokenizers.sequential import paper_values as sequential_values
@@ -65,18 +66,68 @@ class Chars:
 
 def test_choose_languages_keeps_the_wish_list_uses_stand_ins_under_their_own_code_and_tops_up():
     avail = ["deu_Latn", "eng_Latn", "hin_Deva", "rus_Cyrl"]  # the manifest fixture's languages: no Nepali
-    assert choose_languages(["eng_Latn", "fra_Latn", "npi_Deva", "rus_Cyrl"], available=avail) == [
-        "eng_Latn", "hin_Deva", "rus_Cyrl"]  # fra dropped, npi -> hin under hin's code
-    assert choose_languages(["fra_Latn"], available=avail) == avail[:3]  # nothing wished: the first three
-    assert choose_languages(["rus_Cyrl"], at_least=2, available=avail) == ["rus_Cyrl", "deu_Latn"]
-    assert choose_languages(["eng_Latn", "eng_Latn"], at_least=1, available=avail) == ["eng_Latn"]
+    c = choose_languages(["eng_Latn", "fra_Latn", "npi_Deva", "rus_Cyrl"], available=avail, asked=None)
+    assert c.used == ["eng_Latn", "hin_Deva", "rus_Cyrl"]  # npi -> hin under hin's code
+    assert c.left_out == {"fra_Latn": "not in the training text",
+                          "npi_Deva": "not in the training text (its same-script stand-in hin_Deva is used, "
+                                      "under its own code)"}
+    assert c.added == {"hin_Deva": "same-script stand-in for npi_Deva"}
+    nothing = choose_languages(["fra_Latn"], available=avail)  # nothing wished is there: the first three, named
+    assert nothing.used == avail[:3] and set(nothing.added) == set(avail[:3]) and list(nothing.left_out) == ["fra_Latn"]
+    assert choose_languages(["rus_Cyrl"], at_least=2, available=avail).used == ["rus_Cyrl", "deu_Latn"]
+    assert choose_languages(["eng_Latn", "eng_Latn"], at_least=1, available=avail).used == ["eng_Latn"]
     with pytest.raises(DataError, match="at least 3 languages.*2: a_Latn, b_Latn"):
         choose_languages(["eng_Latn"], available=["a_Latn", "b_Latn"])
 
 
 def test_choose_languages_reads_what_the_data_has(monkeypatch):
+    monkeypatch.setattr(data, "training_source", lambda: "pool")
     monkeypatch.setattr(data, "available_languages", lambda: ["spa_Latn", "ita_Latn", "por_Latn", "cat_Latn"])
-    assert choose_languages(["eng_Latn", "ita_Latn"]) == ["ita_Latn", "spa_Latn", "por_Latn"]
+    monkeypatch.setattr(data, "training_languages", lambda: ["spa_Latn", "ita_Latn", "por_Latn", "cat_Latn"])
+    assert choose_languages(["eng_Latn", "ita_Latn"]).used == ["ita_Latn", "spa_Latn", "por_Latn"]
+
+
+def test_a_choice_that_does_not_add_up_is_refused():
+    Choice(["a_Latn", "b_Latn"], ["a_Latn", "c_Latn"], {"b_Latn": "why"}, {"c_Latn": "top-up"}).check()
+    for bad in (Choice(["a_Latn", "b_Latn"], ["a_Latn"]),  # b neither used nor left out: dropped silently
+                Choice(["a_Latn"], ["a_Latn", "c_Latn"]),  # c used but never asked for nor added
+                Choice(["a_Latn"], ["a_Latn"], {"a_Latn": "why"})):  # used and left out
+        with pytest.raises(DataError, match="does not add up"):
+            bad.check()
+
+
+def _user_data(tmp_path, monkeypatch, langs, eval_langs):
+    """A user's manifest of ``langs`` (pool text, 20k characters each) and their own parallel
+    evaluation directory with files for ``eval_langs`` only; no pool configured."""
+    (tmp_path / "train").mkdir()
+    (tmp_path / "eval").mkdir()
+    lines = {lang: [f"{lang} line {i} " + " ".join(TEXT[list(TEXT)[i % 3]][i % 6].split()[::-1]) for i in range(300)]
+             for lang in langs}
+    for lang in langs:
+        (tmp_path / "train" / f"{lang}.txt").write_text("\n".join(lines[lang]) + "\n", encoding="utf-8")
+    for lang in eval_langs:
+        (tmp_path / "eval" / f"{lang}.txt").write_text("\n".join(lines[lang][:20]) + "\n", encoding="utf-8")
+    manifest = tmp_path / "corpora.yaml"
+    manifest.write_text("".join(f"{lang}: [train/{lang}.txt]\n" for lang in langs), encoding="utf-8")
+    monkeypatch.setenv("MODTOK_MANIFEST", str(manifest))
+    monkeypatch.setenv("MODTOK_EVAL", str(tmp_path / "eval"))
+    monkeypatch.delenv("MODTOK_POOL", raising=False)
+    monkeypatch.delenv("MODTOK_FLORES", raising=False)
+
+
+def test_a_users_languages_are_all_asked_for_and_one_without_evaluation_text_is_named(tmp_path, monkeypatch):
+    """Issue 30 (5): notebooks 02 and 03 ran on their wish list cut to what the data had, so a
+    user's language outside it, or without an evaluation file, vanished without a word."""
+    user = ["eng_Latn", "deu_Latn", "fra_Latn", "ita_Latn", "spa_Latn", "por_Latn", "nld_Latn"]
+    _user_data(tmp_path, monkeypatch, user, [lang for lang in user if lang != "spa_Latn"])
+    c = choose_languages(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "npi_Deva", "swh_Latn"])
+    assert c.asked == user  # the manifest's languages, not the notebook's wish list
+    assert c.used == ["eng_Latn", "deu_Latn", "fra_Latn", "ita_Latn", "por_Latn", "nld_Latn"]
+    assert list(c.left_out) == ["spa_Latn"] and c.left_out["spa_Latn"].startswith("no evaluation text for it in ")
+    assert str(tmp_path / "eval") in c.left_out["spa_Latn"] and not c.added
+    assert any(line.startswith("left out: spa_Latn (no evaluation text") for line in c.lines())
+    corpora = data.default_corpora(c.used, train_chars=5_000)  # what the notebooks read next: exactly those used
+    assert list(corpora.train) == c.used == list(corpora.eval)
 
 
 def _claim_keys(study):
@@ -135,18 +186,47 @@ def test_premium_of_a_character_tokenizer_is_the_character_ratio(inefficiency):
 
 def test_inefficiency_paper_values_cover_every_claim_and_say_what_is_missing(inefficiency):
     result = inefficiency.nsl_table(LANGS, 400)
-    premiums = inefficiency.premiums(400, "deu_Latn", "eng_Latn")
-    here = inefficiency_values(result, paper_vs_here.NotMeasured("needs parallel text"))
+    here = inefficiency_values(result)
     assert set(here) == _claim_keys("modular_tokenizers_inefficiency")
     assert here["joint_mean_nsl"] == pytest.approx(np.mean([r["NSL joint BPE 0k"] for r in result["rows"]]))
     assert here["deployed_max_nsl"] == max(r["NSL chars"] for r in result["rows"])  # "chars" stands for a deployed one
-    assert here["premium_npi_letters_only"].reason == "needs parallel text"
-    renamed = [{"tokenizer": "llama3" if r["tokenizer"] == "chars" else r["tokenizer"],
-                "premium npi/eng": r["premium deu/eng"]} for r in premiums]
-    assert inefficiency_values(result, renamed)["premium_npi_letters_only"] == renamed[1]["premium npi/eng"]
-    assert "none of" in inefficiency_values(result, renamed[:1])["premium_npi_letters_only"].reason
-    rows = paper_vs_here.table("modular_tokenizers_inefficiency", here, "test")
-    assert [r["holds?"] for r in rows][2] == "not measured: needs parallel text"
+    assert here["llama3_max_nsl"].reason == "llama3 is not installed"
+    # the same table with "chars" named llama3: its largest NSL, its English one; no Nepali among the languages
+    named = {"rows": [{k.replace("NSL chars", "NSL llama3"): v for k, v in r.items()} for r in result["rows"]]}
+    as_llama = inefficiency_values(named)
+    assert as_llama["llama3_max_nsl"] == here["deployed_max_nsl"]
+    assert as_llama["english_nsl_llama3"] == next(r["NSL chars"] for r in result["rows"] if r["lang"] == "eng_Latn")
+    assert as_llama["nepali_nsl_llama3"].reason == "npi_Deva is not among the languages"
+    rows = paper_vs_here.table("modular_tokenizers_inefficiency", here, inefficiency.setting(LANGS, 400))
+    assert [r["holds?"] for r in rows][1] == "not measured: llama3 is not installed"
+
+
+def test_the_joint_budget_gives_each_language_the_papers_share():
+    assert paper_joint_budget(21, 24_000) == 128_000  # Multi 21 of Tables 1 and 10
+    assert paper_joint_budget(39, 8_000) == 80_000 and paper_joint_budget(1, 1_000) == 2_000  # at least one step
+
+
+SETTING_FIELDS = {"data", "size", "vocabulary", "model", "lr", "iterations", "pretokenization", "heldout"}
+
+
+def test_every_claims_paper_setting_and_every_studys_own_use_the_same_fields(inefficiency, seq, uni, merged):
+    """The toml's setting tables and the studies' settings name fields of one list, so the
+    report can put the paper's and ours side by side field by field."""
+    for study in ("modular_tokenizers_inefficiency", "modular_tokenizers_sequential", "modular_tokenizers_unigram",
+                  "modular_tokenizers_lm"):
+        table = tomllib.loads(paper_vs_here.FIGURES.read_text(encoding="utf-8"))[study]
+        for key, claim in table.items():
+            assert isinstance(claim["setting"], dict) and set(claim["setting"]) <= SETTING_FIELDS, (study, key)
+    ours = inefficiency.setting(LANGS, 400)
+    assert set(ours) <= SETTING_FIELDS and "400 over 3 languages" in ours["vocabulary"]
+    assert f"references of {K}" in ours["vocabulary"] and ours["heldout"] == "evaluation text, 6 lines per language"
+    chars = [8 * sum(map(len, TEXT[lang])) for lang in LANGS]  # measured on the training text, not typed
+    assert ours["size"] == f"{min(chars):,}-{max(chars):,} training characters per language"
+    assert set(seq.setting(2)) <= SETTING_FIELDS and f"k = {K}" in seq.setting(2)["vocabulary"]
+    assert "whitespace" in seq.setting(2)["pretokenization"]  # the paper's pre-tokenization (§3)
+    u = uni.setting(merged, K, 2)
+    assert set(u) <= SETTING_FIELDS and u["iterations"] == "2 EM iterations from the uniform start"
+    assert f"{len(merged.model):,} pieces" in u["vocabulary"]
 
 
 # ---------------------------------------------------------------------------- notebook 02
@@ -259,15 +339,20 @@ def test_the_explorer_falls_back_to_a_frequent_word_where_concatenation_cuts_not
 def test_sequential_paper_values_are_the_fidelity_and_union_numbers(seq):
     fid = seq.fidelity(LANGS, "as listed", K)
     spread = {n: seq.unions(n, trials=2) for n in (1, 2)}
-    here = sequential_values(fid, spread)
+    growth = seq.vocab_growth()
+    here = sequential_values(fid, spread, growth)
     assert set(here) == _claim_keys("modular_tokenizers_sequential")
     assert here["subtokenizer_nsl_max"] == max(r["NSL subtokenizer"] for r in fid["rows"])
+    assert here["global_nsl_max"] == max(r["NSL global"] for r in fid["rows"])
     assert here["sequential_vs_concatenation"] == pytest.approx(
         np.mean(spread[2]["concatenation"]) - np.mean(spread[2]["sequential"]))
-    assert here["union_nsl_max"] == max(spread[2]["sequential"])  # one language is no union
-    alone = sequential_values(fid, {1: spread[1]})["sequential_vs_concatenation"]
+    # Table 7's aggregation: the mean over subsets for each n (one language is no union)
+    assert here["union_nsl_max"] == pytest.approx(np.mean(spread[2]["sequential"]))
+    assert here["concatenation_nsl_max"] == pytest.approx(np.mean(spread[2]["concatenation"]))
+    assert here["vocab_growth_share"] == len(seq.sequential(tuple(LANGS)).model) / (256 + len(LANGS) * (K - 256))
+    alone = sequential_values(fid, {1: spread[1]}, growth)["sequential_vs_concatenation"]
     assert isinstance(alone, paper_vs_here.NotMeasured) and "2 languages" in alone.reason
-    assert len(paper_vs_here.table("modular_tokenizers_sequential", here, "test")) == len(here)
+    assert len(paper_vs_here.table("modular_tokenizers_sequential", here, seq.setting(2))) == len(here)
 
 
 # ---------------------------------------------------------------------------- notebook 03
@@ -394,6 +479,13 @@ def test_two_schemes_train_evaluate_and_tabulate_end_to_end(tok, tmp_path):
     assert here["lang_vs_full"] == pytest.approx(by["Samp_Sub_1(0.5)", "Lang"] - by["Samp_Sub_1(0.5)", "Full"])
     assert here["mono_only_mixes_languages"] == pytest.approx(fid[0]["mean"] - fid[1]["mean"])
     assert here["compact_speedup"] == pytest.approx(speed[0]["forward ms"] / speed[1]["forward ms"])
-    assert 0 < here["compact_params"] == pytest.approx(1 - speed[1]["params (M)"] / speed[0]["params (M)"])
+    assert 0 < here["compact_params"] == pytest.approx(100 * (1 - speed[1]["params (M)"] / speed[0]["params (M)"]))
+    cov = lm.coverage(rows, LANGS)  # Table 18's share: the Full tokens outside the language's own ids
+    assert here["full_foreign_token_share"] == pytest.approx(100 * (1 - min(cov.values())))
+    ours = lm.setting(CORPORA, LANGS, tok, default_mixture(LANGS), "llama3", trained.models["Mono-only"], "tiny",
+                      TrainConfig(steps=3, lr=1e-2, warmup_steps=1), 2, 16, "cpu", "t")
+    assert set(ours) <= SETTING_FIELDS and ours["iterations"] == "3 steps of batch 2 x 16 tokens"
+    assert ours["lr"] == "AdamW, warmup 1 steps, cosine from 0.01 to 0.001" and "70% eng_Latn" in ours["size"]
+    assert f"{lm_vocab_size(tok):,} LM rows" in ours["vocabulary"] and "untied" in ours["model"]
     assert isinstance(lm.paper_values(rows, fid, [], "Mono-only", "Samp_Sub_1(0.5)", "Samp_Sub_1(0.5)")[
         "compact_speedup"], paper_vs_here.NotMeasured)

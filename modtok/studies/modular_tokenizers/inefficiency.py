@@ -1,9 +1,9 @@
-"""Why one vocabulary fails many languages (notebook 01; the paper's Table 1 / Table 9).
+"""Why one vocabulary fails many languages (notebook 01; the paper's §3.1, §5.1, Tables 1, 2, 10).
 
 A joint byte-level BPE trained on a set of languages with one total budget V, and the
 deployed tokenizers, against a monolingual HF BPE of k tokens per language
 (:class:`~.reference.Monolingual`), by NSL; and the premium of one language over
-English on parallel lines.
+English on parallel lines (a measure of this project, not of the paper).
 
 >>> from modtok.text.data import Corpora
 >>> text = {"eng_Latn": ["aa ab aab"] * 30, "deu_Latn": ["bb ba bba"] * 30}
@@ -13,9 +13,11 @@ English on parallel lines.
 [('English', 1.25), ('German', 1.25)]
 >>> study.joint(("eng_Latn", "deu_Latn"), 262) is study.joint(["eng_Latn", "deu_Latn"], 262)  # trained once
 True
->>> here = paper_values(result, NotMeasured("needs parallel text"))   # the notebook's "paper vs here" values
+>>> here = paper_values(result)                                       # the notebook's "paper vs here" values
 >>> here["joint_mean_nsl"], here["deployed_max_nsl"].reason
 (1.25, "no deployed tokenizer installed (pip install 'modtok[deployed]')")
+>>> paper_joint_budget(21, 24_000)                                   # the paper's Multi 21 at 128k
+128000
 """
 
 from __future__ import annotations
@@ -31,8 +33,17 @@ from modtok.text import data
 from modtok.text.data import Corpora
 
 from .reference import Monolingual
+from .setting import corpus_fields, pretokenization
 
-LETTERS_ONLY = ("cl100k", "llama3", "qwen3")  # deployed tokenizers whose pre-tokenizer splits at combining marks
+# The paper's joint baseline "Multi 21" of Tables 1 and 10: 128k tokens over 21 languages whose
+# monolingual references have 24k each, i.e. about a quarter of a reference budget per language.
+PAPER_JOINT_SHARE = 128 / (21 * 24)
+
+
+def paper_joint_budget(n_langs: int, k: int, step: int = 2_000) -> int:
+    """The joint budget V that gives each of ``n_langs`` languages the paper's share
+    (:data:`PAPER_JOINT_SHARE`) of a reference budget ``k``, rounded to ``step``."""
+    return max(step, round(PAPER_JOINT_SHARE * n_langs * k / step) * step)
 
 
 class InefficiencyStudy:
@@ -80,6 +91,17 @@ class InefficiencyStudy:
             })
         return {"langs": langs, "budget": budget, "rows": rows, "long": long}
 
+    def setting(self, langs: Sequence[str], budget: int) -> dict[str, str]:
+        """This run's setting, in the fields of the paper's (``paper_figures.toml``)."""
+        langs = list(langs)
+        share = budget / (len(langs) * self.k) if langs else float("nan")
+        deployed = ", ".join(self.deployed) or "none installed"
+        return {**corpus_fields(self.corpora, langs),
+                "vocabulary": f"monolingual BPE references of {self.k:,} tokens; joint BPE of {budget:,} over "
+                              f"{len(langs)} languages ({share:.2f} of a reference budget per language); "
+                              f"deployed: {deployed}",
+                "pretokenization": f"references and joint BPE: {pretokenization(self.scheme, self.corpora)}"}
+
     def premiums(self, budget: int, lang: str = "npi_Deva", pivot: str = "eng_Latn") -> list[dict]:
         """``lang``'s premium over ``pivot`` (Σ|T(s_lang)| / Σ|T(s_pivot)| on parallel lines)
         for the joint BPE of every language at ``budget`` and each deployed tokenizer:
@@ -92,29 +114,42 @@ class InefficiencyStudy:
                 for name, tok in candidates.items()]
 
 
-def paper_values(result: dict, premiums: list[dict] | NotMeasured) -> dict:
-    """The measured values of the ``modular_tokenizers_inefficiency`` claims (``paper_figures.toml``)
-    from :meth:`InefficiencyStudy.nsl_table`'s ``result`` and the rows of
-    :meth:`InefficiencyStudy.premiums` for Nepali over English (or why they were not computed).
+def _column(rows: list[dict], name: str) -> str | None:
+    return f"NSL {name}" if rows and f"NSL {name}" in rows[0] else None
 
-    >>> rows = [{"lang": "x", "NSL joint BPE 8k": 1.5, "NSL llama3": 3.0}, {"lang": "y", "NSL joint BPE 8k": 0.9, "NSL llama3": 1.0}]
-    >>> prem = [{"tokenizer": "joint BPE 8k", "premium npi/eng": 1.1}, {"tokenizer": "llama3", "premium npi/eng": 2.5}]
-    >>> paper_values({"rows": rows}, prem)
-    {'joint_mean_nsl': 1.2, 'deployed_max_nsl': 3.0, 'premium_npi_letters_only': 2.5}
+
+def paper_values(result: dict) -> dict:
+    """The measured values of the ``modular_tokenizers_inefficiency`` claims (``paper_figures.toml``)
+    from :meth:`InefficiencyStudy.nsl_table`'s ``result``.
+
+    >>> rows = [{"lang": "npi_Deva", "NSL joint BPE 8k": 1.5, "NSL llama3": 3.0}, {"lang": "eng_Latn", "NSL joint BPE 8k": 0.9, "NSL llama3": 1.0}]
+    >>> here = paper_values({"rows": rows})
+    >>> here["joint_mean_nsl"], here["deployed_max_nsl"], here["nepali_nsl_llama3"], here["english_nsl_llama3"]
+    (1.2, 3.0, 3.0, 1.0)
+    >>> here["nepali_nsl_qwen3"].reason
+    'qwen3 is not installed'
     """
     rows = result["rows"]
     if not rows:
         none = NotMeasured("no language selected")
-        return {"joint_mean_nsl": none, "deployed_max_nsl": none, "premium_npi_letters_only": none}
+        return {key: none for key in ("deployed_max_nsl", "llama3_max_nsl", "nepali_nsl_llama3", "nepali_nsl_qwen3",
+                                      "english_nsl_llama3", "joint_mean_nsl")}
     joint = next(k for k in rows[0] if k.startswith("NSL joint"))
     deployed = [k for k in rows[0] if k.startswith("NSL ") and k != joint]
-    out: dict = {"joint_mean_nsl": float(np.mean([r[joint] for r in rows]))}
-    out["deployed_max_nsl"] = (max(float(r[k]) for r in rows for k in deployed) if deployed
-                               else NotMeasured("no deployed tokenizer installed (pip install 'modtok[deployed]')"))
-    if isinstance(premiums, NotMeasured):
-        out["premium_npi_letters_only"] = premiums
-    else:
-        letters = [r["premium npi/eng"] for r in premiums if r["tokenizer"] in LETTERS_ONLY]
-        out["premium_npi_letters_only"] = (float(min(letters)) if letters else
-                                           NotMeasured(f"none of {', '.join(LETTERS_ONLY)} is installed"))
-    return out
+    by_lang = {r["lang"]: r for r in rows}
+
+    def of(name: str, lang: str | None = None):
+        col = _column(rows, name)
+        if col is None:
+            return NotMeasured(f"{name} is not installed")
+        if lang is None:
+            return max(float(r[col]) for r in rows)
+        if lang not in by_lang:
+            return NotMeasured(f"{lang} is not among the languages")
+        return float(by_lang[lang][col])
+
+    return {"deployed_max_nsl": (max(float(r[k]) for r in rows for k in deployed) if deployed
+                                 else NotMeasured("no deployed tokenizer installed (pip install 'modtok[deployed]')")),
+            "llama3_max_nsl": of("llama3"), "nepali_nsl_llama3": of("llama3", "npi_Deva"),
+            "nepali_nsl_qwen3": of("qwen3", "npi_Deva"), "english_nsl_llama3": of("llama3", "eng_Latn"),
+            "joint_mean_nsl": float(np.mean([r[joint] for r in rows]))}

@@ -1,4 +1,4 @@
-"""Language models trained with sampled subtokenizers (notebook 04; the paper's §6).
+"""Language models trained with sampled subtokenizers (notebook 04; the paper's §5.2, §6, Tables 3, 6, 15, 18, 23).
 
 One LM over the global vocabulary of a modular tokenizer; every batch is in one language
 and tokenized with a subtokenizer drawn by a sampling scheme (:mod:`modtok.lm.sampling`:
@@ -33,6 +33,9 @@ from modtok.lm.model import LM, LMConfig
 from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture
 from modtok.lm.train import TrainConfig, read_metrics, train
 from modtok.studies.paper_vs_here import NotMeasured
+from modtok.text.data import Corpora
+
+from .setting import corpus_fields, pretokenization
 
 
 @dataclass
@@ -155,23 +158,50 @@ def sampling_summary(tokenizer, scheme: str, n: int, p: float, langs: Sequence[s
     return {"error": None, "rows": rows, "name": s.name}
 
 
+def setting(corpora: Corpora, langs: Sequence[str], tokenizer, mixture: Mapping[str, float], scheme: str,
+            model: LM, model_name: str, train_cfg: TrainConfig, batch: int, seq: int, device,
+            timing: str) -> dict[str, str]:
+    """This run's setting, in the fields of the paper's (``paper_figures.toml``): the corpus, the
+    modular tokenizer (``scheme`` its pre-tokenizer), the mixture, the model, the schedule and
+    ``timing`` (the vocabulary of the full/compact timing)."""
+    langs = list(langs)
+    top = max(mixture, key=mixture.get)
+    cfg = model.cfg
+    ks = sorted({len(tokenizer.ids([lang])) for lang in langs})
+    return {**corpus_fields(corpora, langs),
+            "size": f"{corpus_fields(corpora, langs)['size']}; {train_cfg.steps * batch * seq:,} training tokens "
+                    f"seen; mixture {mixture[top]:.0%} {top}, the rest equal",
+            "vocabulary": f"sequential BPE, {ks[0]:,}-{ks[-1]:,} ids per language, {lm_vocab_size(tokenizer):,} "
+                          f"LM rows in all; timing: {timing}",
+            "model": f"{model_name!r}: {model.num_params() / 1e6:.1f}M parameters, d {cfg.d_model}, "
+                     f"{cfg.n_layers} layers, context {seq}, untied embeddings, on {device}",
+            "lr": f"AdamW, warmup {train_cfg.warmup_steps} steps, cosine from {train_cfg.lr:g} to "
+                  f"{train_cfg.lr * train_cfg.min_lr_ratio:g}",
+            "iterations": f"{train_cfg.steps:,} steps of batch {batch} x {seq} tokens",
+            "pretokenization": pretokenization(scheme, corpora),
+            "heldout": f"{corpus_fields(corpora, langs)['heldout']}; bits per byte, not downstream tasks"}
+
+
 def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[dict], mono: str = "Mono-only",
                  full: str = "Samp_Full(0.5)", sub: str = "Samp_Sub_2(0.5)") -> dict:
     """The measured values of the ``modular_tokenizers_lm`` claims (``paper_figures.toml``) from
     :func:`evaluate_schemes` (schemes named ``mono``, ``full``, ``sub``), :func:`fidelity_rows` and
     :func:`modtok.lm.infer.full_vs_compact_timing` (its last vocabulary: the paper-scale one when timed).
 
-    >>> ev = [{"scheme": s, "setting": st, "lang": "x", "bpb": b} for s, st, b in
-    ...       [("m", "Lang", 3.0), ("m", "Full", 3.5), ("f", "Lang", 3.1), ("f", "Full", 3.2), ("s", "Lang", 3.0), ("s", "Full", 3.3)]]
+    >>> ev = [{"scheme": s, "setting": st, "lang": "x", "bpb": b, "coverage": c} for s, st, b, c in
+    ...       [("m", "Lang", 3.0, 1.0), ("m", "Full", 3.5, 1.0), ("m", "Full-Lang", 3.4, 0.96), ("f", "Lang", 3.1, 1.0),
+    ...        ("f", "Full", 3.2, 1.0), ("s", "Lang", 3.0, 1.0), ("s", "Full", 3.3, 1.0)]]
     >>> fid = [{"scheme": "m", "mean": 0.2}, {"scheme": "f", "mean": 0.05}, {"scheme": "s", "mean": 0.1}]
     >>> speed = [{"vocabulary": "v", "d_model": d, "model": m, "params (M)": p, "forward ms": t}
     ...          for d, m, p, t in [(64, "full", 2.0, 4.0), (64, "compact", 1.0, 1.0), (128, "full", 4.0, 6.0), (128, "compact", 3.0, 3.0)]]
     >>> {k: round(v, 3) for k, v in paper_values(ev, fid, speed, "m", "f", "s").items()}
-    {'lang_vs_full': -0.3, 'samp_full_narrows_gap': 0.4, 'mono_only_mixes_languages': 0.15, 'compact_speedup': 4.0, 'compact_params': 0.25}
+    {'lang_vs_full': -0.3, 'samp_full_narrows_gap': 0.4, 'mono_only_mixes_languages': 0.15, 'full_foreign_token_share': 4.0, 'compact_speedup': 4.0, 'compact_params': 25.0}
     """
     means = {(r["scheme"], r["setting"]): r["bpb"] for r in mean_bpb(eval_rows, [mono, full, sub], ["Lang", "Full"])}
     gap = {s: means[s, "Full"] - means[s, "Lang"] for s in (mono, full)}
     shares = {r["scheme"]: r["mean"] for r in fid_rows}
+    # the Full-Lang coverage is a property of the tokenizer (the same under every scheme): read it off one
+    foreign = [100 * (1 - r["coverage"]) for r in eval_rows if r["scheme"] == mono and r["setting"] == "Full-Lang"]
     last = [r for r in speed_rows if r["vocabulary"] == speed_rows[-1]["vocabulary"]] if speed_rows else []
     pairs = {}
     for r in last:
@@ -181,7 +211,8 @@ def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[d
     widest = pairs[max(pairs)] if pairs else None
     return {"lang_vs_full": means[sub, "Lang"] - means[sub, "Full"], "samp_full_narrows_gap": gap[mono] - gap[full],
             "mono_only_mixes_languages": shares[mono] - shares[full],
+            "full_foreign_token_share": max(foreign) if foreign else NotMeasured("no Full-Lang evaluation"),
             "compact_speedup": (max(p["full"]["forward ms"] / p["compact"]["forward ms"] for p in pairs.values())
                                 if pairs else untimed),
-            "compact_params": (1.0 - widest["compact"]["params (M)"] / widest["full"]["params (M)"]
+            "compact_params": (100 * (1.0 - widest["compact"]["params (M)"] / widest["full"]["params (M)"])
                                if widest else untimed)}

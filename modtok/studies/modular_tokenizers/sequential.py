@@ -1,4 +1,4 @@
-"""Sequential multilingual BPE vs concatenation (notebook 02; the paper's §4.2, Algorithm 2).
+"""Sequential multilingual BPE vs concatenation (notebook 02; the paper's §4.2, Algorithm 2, §7, Tables 7 and 10).
 
 :class:`SequentialStudy` holds one corpus's pre-token counts and trains, on first use
 and once, every tokenizer the notebook's widgets ask for:
@@ -42,6 +42,7 @@ from modtok.text.data import Corpora
 from modtok.text.pretokenize import count_by_language, pretokenize
 
 from .reference import Monolingual
+from .setting import corpus_fields, pretokenization
 
 ORDERS = ("as listed", "reversed", "random (seed 0)", "random (seed 1)")  # the order widget's choices
 KINDS = ("monolingual", "concatenated", "sequential")  # the three tokenizers of a word's merge trees
@@ -52,7 +53,7 @@ class SequentialStudy:
     languages ``langs`` (in this order: "as listed"), per-language budget ``k``
     (bytes included), pre-tokenizer ``scheme``."""
 
-    def __init__(self, corpora: Corpora, langs: Sequence[str], k: int, scheme: str = "llama3"):
+    def __init__(self, corpora: Corpora, langs: Sequence[str], k: int, scheme: str = "whitespace"):
         self.corpora, self.langs, self.k, self.scheme = corpora, list(langs), k, scheme
         self.counts = count_by_language(corpora.train, scheme)
         self.mono = Monolingual(lambda lang, k: standard.train(self.counts[lang], k, scheme), corpora.eval,
@@ -63,6 +64,16 @@ class SequentialStudy:
         if key not in self._trained:
             self._trained[key] = make()
         return self._trained[key]
+
+    def setting(self, trials: int) -> dict[str, str]:
+        """This run's setting, in the fields of the paper's (``paper_figures.toml``); ``trials``
+        random subsets and orders per union size n."""
+        size = len(self.sequential(tuple(self.langs)).model)
+        return {**corpus_fields(self.corpora, self.langs),
+                "vocabulary": f"k = {self.k:,} tokens per language, bytes included (global tokenizer of {size:,} "
+                              f"over {len(self.langs)} languages) vs monolingual BPE of the same k; unions: "
+                              f"{trials} random subsets and orders per n",
+                "pretokenization": pretokenization(self.scheme, self.corpora)}
 
     # ------------------------------------------------------------------ tokenizers
 
@@ -259,21 +270,32 @@ def segmentation_rows(result: dict) -> list[dict]:
     return [{"tokenizer": kind, "tokens": " | ".join(seg[kind]), "count": len(seg[kind])} for kind in KINDS]
 
 
-def paper_values(fidelity: dict, spread: dict[int, dict[str, list[float]]]) -> dict:
+def paper_values(fidelity: dict, spread: dict[int, dict[str, list[float]]], growth: list[dict]) -> dict:
     """The measured values of the ``modular_tokenizers_sequential`` claims (``paper_figures.toml``)
-    from :meth:`SequentialStudy.fidelity` and ``{n: SequentialStudy.unions(n, ...)}``.
+    from :meth:`SequentialStudy.fidelity`, ``{n: SequentialStudy.unions(n, ...)}`` and
+    :meth:`SequentialStudy.vocab_growth`. Unions are aggregated as the paper's Table 7: the mean
+    over subsets (and orders) for each n; "max" is the largest of those means over n >= 2.
 
-    >>> fid = {"rows": [{"NSL subtokenizer": 1.0}, {"NSL subtokenizer": 1.03}]}
-    >>> spread = {1: {"sequential": [1.0], "concatenation": [1.0]}, 2: {"sequential": [1.01, 1.02], "concatenation": [1.1, 1.2]}}
-    >>> {k: round(v, 3) for k, v in paper_values(fid, spread).items()}
-    {'subtokenizer_nsl_max': 1.03, 'sequential_vs_concatenation': 0.135, 'union_nsl_max': 1.02}
-    >>> paper_values(fid, {1: spread[1]})["union_nsl_max"].reason
+    >>> fid = {"rows": [{"NSL subtokenizer": 1.0, "NSL global": 0.9}, {"NSL subtokenizer": 1.03, "NSL global": 0.95}]}
+    >>> spread = {1: {"sequential": [1.0], "concatenation": [1.0]}, 2: {"sequential": [1.01, 1.03], "concatenation": [1.1, 1.2]}}
+    >>> growth = [{"sequential": 500, "no sharing": 500}, {"sequential": 800, "no sharing": 1000}]
+    >>> {k: round(v, 3) for k, v in paper_values(fid, spread, growth).items()}
+    {'subtokenizer_nsl_max': 1.03, 'global_nsl_max': 0.95, 'union_nsl_max': 1.02, 'concatenation_nsl_max': 1.15, 'sequential_vs_concatenation': 0.13, 'vocab_growth_share': 0.8}
+    >>> paper_values(fid, {1: spread[1]}, growth)["union_nsl_max"].reason
     'needs unions of at least 2 languages'
     """
+    rows = fidelity["rows"]
+    out: dict = {"subtokenizer_nsl_max": float(max(r["NSL subtokenizer"] for r in rows)),
+                 "global_nsl_max": float(max(r["NSL global"] for r in rows))}
     multi = [n for n in spread if n >= 2]  # a "union" of one language is the language's own subtokenizer
-    if not multi:
+    if multi:
+        mean = {kind: {n: float(np.mean(spread[n][kind])) for n in multi} for kind in ("sequential", "concatenation")}
+        out |= {"union_nsl_max": max(mean["sequential"].values()),
+                "concatenation_nsl_max": max(mean["concatenation"].values()),
+                "sequential_vs_concatenation": float(np.mean([mean["concatenation"][n] - mean["sequential"][n]
+                                                              for n in multi]))}
+    else:
         none = NotMeasured("needs unions of at least 2 languages")
-    return {"subtokenizer_nsl_max": float(max(r["NSL subtokenizer"] for r in fidelity["rows"])),
-            "sequential_vs_concatenation": float(np.mean([np.mean(spread[n]["concatenation"]) - np.mean(spread[n]["sequential"])
-                                                          for n in multi])) if multi else none,
-            "union_nsl_max": float(max(max(spread[n]["sequential"]) for n in multi)) if multi else none}
+        out |= {"union_nsl_max": none, "concatenation_nsl_max": none, "sequential_vs_concatenation": none}
+    out["vocab_growth_share"] = growth[-1]["sequential"] / growth[-1]["no sharing"]
+    return out

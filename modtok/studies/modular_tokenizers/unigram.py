@@ -30,6 +30,7 @@ from modtok.unigram.merge import MergedUnigram, merge_unigram
 from modtok.unigram.train import train_unigram_per_language
 
 from .reference import Monolingual
+from .setting import corpus_fields, pretokenization
 
 
 class UnigramStudy:
@@ -40,6 +41,15 @@ class UnigramStudy:
         self.corpora, self.langs = corpora, list(langs)
         self.mono = Monolingual(
             lambda lang, k: train_unigram_per_language({lang: corpora.train[lang]}, k)[lang], corpora.eval)
+
+    def setting(self, merged: MergedUnigram, k: int, iters: int, init: str = "uniform") -> dict[str, str]:
+        """This run's setting, in the fields of the paper's (``paper_figures.toml``), for the merged
+        model ``merged`` of the monolingual Unigrams of budget ``k`` after ``iters`` EM iterations."""
+        return {**corpus_fields(self.corpora, self.langs),
+                "vocabulary": f"monolingual sentencepiece Unigrams of {k:,} pieces, merged: {len(merged.model):,} "
+                              f"pieces; frequency-based extraction from that merged model",
+                "iterations": f"{iters} EM iterations from the {init} start",
+                "pretokenization": pretokenization("sentencepiece", self.corpora) + ", byte fallback"}
 
     def models(self, langs: Sequence[str], k: int) -> dict:
         """``{lang: monolingual Unigram of budget k}``."""
