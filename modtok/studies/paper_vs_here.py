@@ -29,6 +29,7 @@ from pathlib import Path
 from modtok.errors import ConfigError
 
 FIGURES = Path(__file__).with_name("paper_figures.toml")
+SETTING_FIELDS = ("data", "size", "vocabulary", "model", "lr", "iterations", "pretokenization", "heldout")
 RULES = ("below", "above", "at most", "at least", "within", "same sign")
 
 
@@ -50,7 +51,7 @@ class Claim:
     paper: float | str
     unit: str
     rule: str
-    setting: str
+    setting: str | Mapping[str, str]  # a table of SETTING_FIELDS, or (older sections) a sentence
 
     def verdict(self, here: float) -> str:
         """'holds' or 'does not hold' for a measured value under this claim's rule."""
@@ -107,7 +108,19 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured], setting: str) -> list[dict]:
+def _setting(setting: str | Mapping[str, str]) -> str:
+    """A setting as one line: a table as ``"k: v; ..."`` in :data:`SETTING_FIELDS` order.
+
+    >>> _setting({"vocabulary": "128k", "data": "mC4"})
+    'data: mC4; vocabulary: 128k'
+    """
+    if isinstance(setting, Mapping):
+        return "; ".join(f"{k}: {setting[k]}" for k in SETTING_FIELDS if k in setting)
+    return setting
+
+
+def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured], setting: str | Mapping[str, str],
+             reasons: Mapping[str, str] | None = None) -> list[dict]:
     """One row per claim: every claim must get a value or a :class:`NotMeasured` (a claim
     silently left out would hide a disagreement), and no value may be for an unknown claim."""
     keys = {c.key for c in study_claims}
@@ -125,12 +138,15 @@ def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured],
         else:
             value = float(value)
             shown, verdict = _fmt(value), c.verdict(value)
+        reason = (reasons or {}).get(c.key, "reason not measured") if verdict == "does not hold" else ""
         rows.append({"claim": c.claim, "source": c.source, "unit": c.unit, "paper": _fmt(c.paper),
-                     "here": shown, "rule": c.rule, "setting: paper": c.setting, "setting: here": setting,
-                     "holds?": verdict})
+                     "here": shown, "rule": c.rule, "setting: paper": _setting(c.setting),
+                     "setting: here": _setting(setting), "holds?": verdict, "why not": reason})
     return rows
 
 
-def table(study: str, here: Mapping[str, float | NotMeasured], setting: str) -> list[dict]:
-    """The generated "paper vs here" rows of ``study`` (display with ``plots.table``)."""
-    return rows_for(claims(study), here, setting)
+def table(study: str, here: Mapping[str, float | NotMeasured], setting: str | Mapping[str, str],
+          reasons: Mapping[str, str] | None = None) -> list[dict]:
+    """The generated "paper vs here" rows of ``study`` (display with ``plots.table``);
+    ``reasons``: ``{claim key: measured reason}`` for verdicts that do not hold."""
+    return rows_for(claims(study), here, setting, reasons)
