@@ -592,7 +592,9 @@ class ParityStudy:
         claims = {c.key: c for c in paper_vs_here.claims("parity_bpe")}
         failing = {k for k, v in values.items()
                    if not isinstance(v, paper_vs_here.NotMeasured) and claims[k].verdict(v) == "does not hold"}
-        out = {}
+        out: dict[str, str] = {}
+        if not failing:
+            return out
         if "vocabulary" in failing:
             stop = self.evaluate(self.spec(vocab=asked))["stop"]
             out["vocabulary"] = f"asked for {asked:,}, the reference stop rule ended the run at {values['vocabulary']:,.0f} tokens: {stop}"
