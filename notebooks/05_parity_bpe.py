@@ -14,32 +14,36 @@
 # Classical BPE merges the most frequent pair of the whole training corpus, so the
 # languages with the most data get the most merges and every other language pays
 # with longer token sequences. **Parity-aware BPE** ("Parity-Aware Byte-Pair
-# Encoding", Foroutan, Meister et al. 2025, Algorithm 2) keeps the greedy loop but
-# asks, at every step, *which language is currently the most expensive* on a small
+# Encoding", Foroutan, Meister et al. 2025, Algorithm 2; the full text is in
+# `../shared/papers/parity-aware-bpe.txt`, without its tables) keeps the greedy loop but
+# asks, at every step, *which language is currently compressed worst* on a small
 # **parallel** dev set, and merges the most frequent pair of **that language's**
 # training data — applied to every language:
 #
 #     for m in 1 .. K:
-#         l* ← argmax_l |tokenize(dev_l)|            (ties: lowest index)
+#         l* ← argmax_l |tokenize(dev_l)|   (parallel lines: fewest bytes per token; ties: lowest index)
 #         (a, b) ← most frequent pair in l*'s training data
 #         merge (a, b) everywhere; update the dev costs
 #
 # Variants (all options of `modtok.bpe.parity.train`, the fields of `parity.ParityConfig`):
 # **hybrid** (the first J merges classical), **moving window** (a language is skipped while it
 # holds more than α/L of the last w parity choices), **ratio** (no dev set: equalise each
-# language's training compression against target ratios, which the paper derives "from
-# bytes-per-line statistics in the parallel FLORES+ dataset": `parity.ratio_targets`).
+# language's training compression against per-language targets, which the paper derives
+# from the bytes per line of the parallel FLORES+ set, Table 1 discussion: `parity.ratio_targets`).
 #
-# **The paper's setting (its Table 1)**: tokenizers trained on FineWeb2 (its mC4-trained ones are
-# only in its Fig. 3), the *unbalanced* mixture with shares ∝ size^(1/τ) of the mC4 per-language
-# sizes (τ = 3.3, used for both corpora), at 128k (and 256k) tokens, trained by the reference
-# implementation, whose run **stops** when the language it chose has no pair of frequency ≥ 2.
-# That is our headline. τ = 1 (the natural proportions), a 32k vocabulary and the rule "skip"
-# (pass over an exhausted language: ours, not the reference's) are labelled extra rows. The
-# disparity measure is the **Gini coefficient** of the per-language token totals on the
-# parallel test lines (0 = every language pays the same). The harness (mixtures, cached runs,
-# evaluations, tables) is `modtok.studies.parity_bpe`; this notebook sets the parameters, shows
-# and checks, and ends with the "paper vs here" table.
+# **The paper's setting (§5.1)**: its Table 1 tokenizers are trained on **FineWeb2** (the
+# mC4-trained ones are in its Fig. 3) from the *unbalanced* mixture: examples per language by
+# temperature sampling, τ = 3.3, on **mC4's per-language proportions** (used for both corpora),
+# at 128k (and 256k) tokens; the FLORES+ dev set ranks the languages. Ours: shares ∝ size^(1/τ)
+# of mC4 sizes (mT5's table) with τ = 3.3 over the pool's text (other domains than FineWeb2),
+# trained as the reference implementation does, whose run **stops** when the language it chose
+# has no pair of frequency ≥ 2 (golden README item 8; the text does not say). That is our
+# headline. τ = 1 (the natural proportions), a 32k vocabulary and the rule "skip" (pass over an
+# exhausted language: ours, not the reference's) are labelled extra rows. The disparity measure
+# is the **Gini coefficient** of the per-language token totals on the parallel test lines (0 =
+# every language pays the same; the paper's cost is tokens per aligned segment). The harness
+# (mixtures, cached runs, evaluations, tables, the paper's claims) is `modtok.studies.parity_bpe`;
+# this notebook sets the parameters, shows and checks, and ends with the "paper vs here" table.
 
 # %%
 import time
@@ -75,14 +79,16 @@ study = parity_bpe.load(PREFERRED, ASKED, SCHEME, train_chars=150_000 if SMOKE e
 LANGS, TIERS, N_DEV = study.langs, study.tiers, study.n_dev
 # Parity-aware BPE ranks by a parallel dev set and the paper's Gini is of parallel test lines.
 PARALLEL = study.has_dev and study.parallel
-NEEDS = "needs a parallel dev set and parallel test lines (FLORES-200, or your own with dev/ and devtest/)"
+NEEDS = (f"{parity_bpe.NEEDS}; here the dev set is {study.dev_source} and the test lines are {study.eval_label} "
+         f"({'parallel' if study.parallel else 'not parallel'})")
 VOCAB = ASKED  # the headline vocabulary: the paper's, or as far as the text goes (below)
 print("data:", study.source)
 print("dev set:", study.dev_source)
 print(f"{len(LANGS)} languages:", ", ".join(f"{data.lang_name(l)} ({l}, {TIERS[l]})" for l in LANGS))
-print("left out (no mC4 size for the mixture):", ", ".join(study.dropped) or "none")
+print("\n".join(study.choice.lines()))  # every language asked for: used, stood in for, or left out and why
+assert study.choice.accounted() and study.choice.langs == LANGS
 if not PARALLEL:
-    print(f"parity-aware BPE {NEEDS}; this data has none: the sections that need it are skipped")
+    print(f"parity-aware BPE {NEEDS}: the sections that need it are skipped")
 
 # %% [markdown]
 # ## The training mixtures
@@ -105,7 +111,7 @@ print(f"largest / smallest language: τ = {TAU}: {study.skew(TAU):.1f}x, τ = 1:
 # ## How far the text goes under the reference rule, and the Table 1 analog
 #
 # The reference ends the run when the language it chose has no pair of frequency ≥ 2. The
-# paper's mC4 text never runs out; ours can: the smallest languages of a τ = 3.3 mixture get
+# paper's FineWeb2 sample is large enough for 256k tokens; ours can run out: the smallest languages of a τ = 3.3 mixture get
 # little text, and parity-aware BPE gives them the most merges. The headline vocabulary is
 # the paper's where the text allows it, else as far as base parity-aware BPE gets (every
 # tokenizer of the table is then compared with classical BPE of the same size).
@@ -117,9 +123,9 @@ print(f"largest / smallest language: τ = {TAU}: {study.skew(TAU):.1f}x, τ = 1:
 # vocabulary; the paper's sizes where the text allows more than the headline, and under the
 # rule "skip" where the reference rule stopped the run. "tokens" is what each run learned
 # ("asked" is what it was asked for); "vs classical" compares with classical BPE of the same
-# number of tokens on the same mixture. "Gini per byte" is the headline measure of the
-# paper's evaluation suite (tokens per UTF-8 byte, which also charges a script for its
-# bytes per character); global compression is bytes per token over all test languages.
+# number of tokens on the same mixture. "Gini per byte" is the Gini of tokens per UTF-8 byte
+# (it also charges a script for its bytes per character; not a measure of the paper's text);
+# global compression is bytes per token over all test languages.
 
 # %%
 if PARALLEL:
@@ -169,8 +175,8 @@ else:
 # ## The price of parity across vocabulary sizes and mixture skews
 #
 # Classical and base parity-aware BPE on the same mixture at sizes up to the headline one:
-# how much lower the Gini is, and how much global compression changes (the paper:
-# "negligible"). Then the same comparison at the same vocabulary, from the natural
+# how much lower the Gini is, and how much global compression changes (the paper: global
+# compression stays essentially the same for every variant, Table 1 discussion). Then the same comparison at the same vocabulary, from the natural
 # proportions (τ = 1) to the paper's smoothed mixture (τ = 3.3): the stop rule bites harder
 # on the skewed mixtures ("parity tokens": where the run ended; classical BPE is compared at
 # that size).
@@ -206,10 +212,11 @@ else:
 # cheapest under classical BPE pay for it.
 #
 # **Vocabulary utilisation by resource tier (Fig. 1 analog)**: mean over a tier's languages of
-# the share of the vocabulary that its test text uses. The paper (§5.1) tiers languages by their
-# training examples (high > 1M, medium 500k–1M, low < 500k); on our pool (≤ 3 MB a language)
-# every language would be "low", so the tiers here are by mC4 size (high ≥ 100B tokens, medium
-# ≥ 10B, low below): a departure from the paper, kept to show the tiers' contrast at all.
+# the share of the vocabulary that its test text uses. Tiers are the paper's (§5.1): more than
+# 1M training examples is high-resource, 500k–1M medium, fewer low; an example here is a line
+# of the τ = 3.3 mixture. Our text is a few MB per language, so every language may fall in one
+# tier (then Fig. 1's between-tier comparison cannot be made here, and the per-language
+# utilisation beside it is what is left to compare).
 
 # %%
 if PARALLEL:
@@ -223,7 +230,12 @@ if PARALLEL:
     assert len(fig2_rows) == 3 * len(LANGS) and all(r["bytes per token"] >= 1 for r in fig2_rows)
     fig1_rows = study.tier_rows(["classical", "parity (base)"])
     plots.grouped_bars(fig1_rows, x="tier", y="utilisation", color="tokenizer",
-                       title="Vocabulary utilisation by resource tier (mC4 size)").show()
+                       title="Vocabulary utilisation by resource tier (the paper's: training examples)").show()
+    EXAMPLES = study.examples
+    print("training examples (lines of the τ mixture) and tier:",
+          ", ".join(f"{data.lang_name(l)} {EXAMPLES[l]:,} ({TIERS[l]})" for l in LANGS))
+    plots.grouped_bars(study.per_language(["classical", "parity (base)"], "utilisation"), x="lang", y="utilisation",
+                       color="tokenizer", title="Vocabulary utilisation per language").show()
     for name in ("classical", "parity (base)"):  # a tier's value is the mean of its languages' own
         ev = study.evaluate(VARIANTS[name])
         for tier, value in ev["tiers"].items():
@@ -240,8 +252,10 @@ else:
 # and languages in how well their own data compresses, so classical BPE on a balanced
 # mixture is not fair by itself. Parity-aware BPE ranks by the parallel dev cost.
 #
-# **Ablations**: dev-set size (Table 4 analog) and window size (Table 3 analog). The dev set
-# only ranks languages, so a few hundred parallel lines may be enough.
+# **Ablations**: dev-set size (Table 4 analog: the paper's 100, 300 and 1000 examples; with
+# 100 it reports a 67% Gini reduction against 72% with 1000, App. C) and window size (Table 3
+# analog: w = 50, 100, 200, which the paper finds largely stable). The dev set only ranks
+# languages, so a few hundred parallel lines may be enough.
 #
 # **How the dev costs converge**: per-language dev cost (tokens on the dev lines) after every
 # merge: parity-aware BPE drives the most expensive language down until the costs meet, then
@@ -252,8 +266,8 @@ if PARALLEL:
     bal = study.balanced_rows()  # balanced, τ = 3.3, τ = 1; classical and base
     display(plots.table(bal, floatfmt="{:.4f}"))
     assert len(bal) == 6 and all(r["tokens"] <= VOCAB for r in bal)
-    dev_sizes = [n for n in (100, 300) if n < N_DEV] + [N_DEV]
-    abl_dev, abl_win = study.dev_size_rows(dev_sizes), study.window_rows((50, 100, 200))
+    dev_sizes = [n for n in parity_bpe.DEV_SIZES if n < N_DEV] + [N_DEV]  # the paper's 100, 300, 1000
+    abl_dev, abl_win = study.dev_size_rows(dev_sizes), study.window_rows(parity_bpe.WINDOWS)
     display(plots.table(abl_dev, floatfmt="{:.4f}"), plots.table(abl_win, floatfmt="{:.4f}"))
     assert abl_dev[-1]["gini"] == table1[1]["Gini ↓"]  # all dev lines: the headline base run
     assert abl_win[1]["gini"] == table1[3]["Gini ↓"]  # w = 100: the headline window run
@@ -306,28 +320,20 @@ else:
 # %% [markdown]
 # ## Paper vs here
 #
-# Each claim, the paper's figure (from `modtok/studies/paper_figures.toml`), ours at the
-# headline setting, and whether it holds. Where it does not, the measured reason (full size,
-# 2026-12-02; see "Reading the table"): **vocabulary** — the reference rule stops at 44,736
-# tokens, where Telugu's 227k characters run out (mC4 does not run out); **global
-# compression** — −5.9% at 44,736 tokens, not "negligible": here 18 languages share the
-# vocabulary, base parity equalises the dev cost almost exactly (Gini 0.004; the paper's
-# 0.019), and the gentler hybrid/window variants (Gini 0.013–0.018) cost −3.8% / −2.8%; at 128k
-# under "skip" the cost is −2.3%; **ratio variant** — its targets are met on the training
-# text, whose per-language compression is not the test text's (our pool: ≤ 3 MB per language
-# from other domains than FLORES), so its Gini is above classical BPE's. Every row compares
-# tokenizers of the same size on 18 of the paper's languages, trained on our pool, not its 30 on
-# FineWeb2.
+# Each claim, the paper's figure (from `modtok/studies/paper_figures.toml`: printed in the
+# paper's text, or derived from figures printed there), ours at the headline setting
+# (`study.paper_values`), and whether it holds; where it does not, the reason this run measured
+# (`study.reasons`; "reason not measured" where it measures none). Our setting
+# (`study.setting`, from the study's configuration) is printed field by field beside the
+# paper's. At full size (pool + FLORES-200, 18 languages, 2026-12-02; see "Reading the table")
+# the reference rule stopped at 44,736 tokens (Telugu's text runs out); base parity cost 5.9%
+# of global compression at a Gini of 0.004 where hybrid and window (Gini 0.013–0.018) cost
+# 3.8% / 2.8%; the ratio variant met its targets on the training text but not on the test
+# text. Every row compares tokenizers of the same size on 18 of the paper's languages trained on
+# the pool, not its 30 (Table 9) on FineWeb2.
 
 # %%
-if PARALLEL:
-    gini, comp = study.versus_classical(VARIANTS["parity (base)"])
-    ratio_gini, ratio_comp = study.versus_classical(VARIANTS["ratio (bytes-per-line targets)"])
-    here = {"vocabulary": VOCAB, "gini_change": gini, "compression_change": comp,
-            "ratio_gini_change": ratio_gini, "ratio_compression_change": ratio_comp}
-else:
-    here = {c.key: paper_vs_here.NotMeasured(NEEDS) for c in paper_vs_here.claims("parity_bpe")}
-SETTING = (f"{len(LANGS)} languages, mC4 τ = {TAU}, {VOCAB:,} tokens ({ASKED:,} asked), reference stop rule; "
-           f"{study.dev_source}; {'parallel' if study.parallel else 'non-parallel'} test lines")
+here = study.paper_values(ASKED)  # every claim: NotMeasured with the reason when the data lacks parallel text
+SETTING = study.setting(ASKED)
 print(f"notebook ran in {time.time() - T0:.0f} s")
-plots.table(paper_vs_here.table("parity_bpe", here, SETTING))
+plots.table(paper_vs_here.table("parity_bpe", here, SETTING, study.reasons(here, ASKED)))

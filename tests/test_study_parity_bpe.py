@@ -64,8 +64,10 @@ def test_mixtures_follow_the_natural_shares_and_the_binding_language_gives_all(s
 def test_mixture_rows_name_every_setting(study):
     rows = study.mixture_rows()
     assert [r["language"] for r in rows] == [f"{data.lang_name(lang)} ({lang})" for lang in study.langs]
-    assert list(rows[0]) == ["language", "tier", pb.SIZES_LABEL, "τ = 3.3 chars", "τ = 1 chars", "balanced chars"]
-    assert [r["tier"] for r in rows] == ["high", "medium", "low"]  # 100, 10, 1 GiB
+    assert list(rows[0]) == ["language", "tier", "examples (τ = 3.3)", pb.SIZES_LABEL, "τ = 3.3 chars", "τ = 1 chars",
+                             "balanced chars"]
+    assert [r["tier"] for r in rows] == ["low"] * 3  # the paper's tiers count examples: a toy has few
+    assert [r["examples (τ = 3.3)"] for r in rows] == [len(study.mixture(pb.TAU)[lang]) for lang in study.langs]
     assert rows[0]["τ = 1 chars"] == data.chars_per_language(study.mixture(pb.NATURAL))["eng_Latn"]
 
 
@@ -251,21 +253,26 @@ def test_load_takes_every_language_of_the_data_when_few_preferred_are_there(monk
     have = ["deu_Latn", "eng_Latn", "fin_Latn", "tgl_Latn"]
     monkeypatch.setattr(data, "available_languages", lambda *a, **k: have)
     s = pb.load(["eng_Latn", "npi_Deva"], 300, SCHEME, train_chars=2_000, eval_lines=10)
-    assert s.langs == have and s.dropped == []
+    assert s.langs == have and s.choice.left_out == {"npi_Deva": "not in the data"} and s.choice.accounted()
     s = pb.load(["eng_Latn", "fin_Latn", "deu_Latn"], 300, SCHEME, train_chars=2_000, eval_lines=10)
-    assert s.langs == ["eng_Latn", "fin_Latn", "deu_Latn"]
+    assert s.langs == ["eng_Latn", "fin_Latn", "deu_Latn"] and s.choice.unasked == ["tgl_Latn"]
     monkeypatch.setattr(data, "available_languages", lambda *a, **k: ["eng_Latn", "xxx_Fake", "yyy_Fake"])
     with pytest.raises(DataError, match="two languages with a corpus size"):
         pb.load(["eng_Latn"], 300, SCHEME, train_chars=2_000, eval_lines=10)
 
 
-def test_mc4_sizes_and_tiers():
+def test_mc4_sizes_and_the_papers_tiers(study, monkeypatch):
     assert all(lang in pb.MC4_TOKENS_B for lang in pb.PAPER_LANGUAGES)
     assert set(pb.SMOKE_LANGUAGES) <= set(pb.PAPER_LANGUAGES)
     assert pb.MC4_TOKENS_B["eng_Latn"] == 2733 and pb.MC4_TOKENS_B["tel_Telu"] == 1.3  # mT5's mC4 table
     assert all(data.script_of(lang) for lang in pb.MC4_TOKENS_B)
-    tiers = pb.tiers_of({lang: pb.MC4_TOKENS_B[lang] for lang in pb.PAPER_LANGUAGES})
-    assert tiers["eng_Latn"] == "high" and tiers["hin_Deva"] == "medium" and tiers["tel_Telu"] == "low"
+    # §5.1: > 1M examples high, 500k-1M medium, < 500k low (the boundaries belong to medium)
+    tiers = pb.tiers_of({"a": 2_000_000, "b": 1_000_000, "c": 750_000, "d": 500_000, "e": 499_999, "f": 0})
+    assert tiers == {"a": "high", "b": "medium", "c": "medium", "d": "medium", "e": "low", "f": "low"}
+    # the study counts each language's lines in its τ mixture: scale them and the tiers follow
+    monkeypatch.setattr(pb.ParityStudy, "examples", property(lambda s: {"eng_Latn": 3_000_000, "rus_Cyrl": 600_000,
+                                                                          "hin_Deva": 40_000}))
+    assert study.tiers == {"eng_Latn": "high", "rus_Cyrl": "medium", "hin_Deva": "low"}
 
 
 def test_load_on_pool_and_flores(pool_root, flores_root, monkeypatch):
@@ -276,4 +283,59 @@ def test_load_on_pool_and_flores(pool_root, flores_root, monkeypatch):
     assert s.parallel and s.tau == 2.0 and s.spec().setting == 2.0
     assert s.dev == data.load_flores(s.langs, "dev") and s.dev_source.startswith("FLORES-200 dev (")
     assert s.dev_source.endswith(f"{len(s.dev['eng_Latn'])} parallel lines")
-    assert s.has_dev and s.tiers == {"eng_Latn": "high", "hin_Deva": "medium"}
+    assert s.has_dev and s.tiers == {"eng_Latn": "low", "hin_Deva": "low"}  # a few thousand lines each
+    assert s.choice.langs == s.langs and s.choice.left_out == {} and s.choice.accounted()
+
+
+def test_every_language_asked_for_is_used_or_named_as_left_out_with_the_reason(monkeypatch):
+    """Issue 30: notebook 05 printed "left out: none" while leaving a language out. Every
+    language asked for is now used, stood in for, or left out with its reason, and the
+    lines the notebook prints name it."""
+    for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_MANIFEST"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(data, "available_languages", lambda *a, **k: ["deu_Latn", "eng_Latn", "fin_Latn", "xxx_Fake"])
+    asked = ["eng_Latn", "fin_Latn", "deu_Latn", "xxx_Fake", "npi_Deva"]
+    s = pb.load(asked, 300, SCHEME, train_chars=2_000, eval_lines=10)
+    assert s.langs == ["eng_Latn", "fin_Latn", "deu_Latn"] and s.choice.accounted()
+    assert s.choice.left_out["npi_Deva"] == "not in the data"
+    assert s.choice.left_out["xxx_Fake"].startswith("no corpus size")  # in the data, but no mC4 size
+    shown = "\n".join(s.choice.lines())
+    assert "left out: none" not in shown and all(f"{lang} (" in shown for lang in ("npi_Deva", "xxx_Fake"))
+    # a language the corpora do not serve (no training text) is named too
+    real = data.default_corpora
+
+    def without_finnish(langs, **kw):
+        c = real(langs, **kw)
+        c.train["fin_Latn"] = []
+        return c
+
+    monkeypatch.setattr(data, "default_corpora", without_finnish)
+    s = pb.load(asked, 300, SCHEME, train_chars=2_000, eval_lines=10)
+    assert s.langs == ["eng_Latn", "deu_Latn"] and s.choice.left_out["fin_Latn"] == "no training text"
+
+
+def test_setting_and_the_paper_values_of_every_claim(study):
+    """The notebook's "paper vs here" table: our setting in the paper's fields, and a value
+    (or a reason it is not measured) for every [parity_bpe.*] claim, computed from the runs."""
+    from modtok.studies import paper_vs_here
+
+    setting = study.setting(asked=VOCAB)
+    assert set(setting) <= set(paper_vs_here.SETTING_FIELDS) and f"{VOCAB:,} tokens" in setting["vocabulary"]
+    assert setting["pretokenization"] == f"modtok scheme {SCHEME!r}" and "dev: " in setting["heldout"]
+    values = study.paper_values(VOCAB)
+    assert set(values) == {c.key for c in paper_vs_here.claims("parity_bpe")}
+    base, classical = study.named(pb.BASE), study.classical_at(study.named(pb.BASE))
+    assert values["gini_change"] == study.versus_classical(base)[0] < 0
+    assert values["vocabulary"] == study.evaluate(study.spec(vocab=VOCAB))["size"]
+    assert values["utilisation_change"] == pytest.approx(
+        study.evaluate(base)["row"]["utilisation"] / study.evaluate(classical)["row"]["utilisation"] - 1)
+    assert isinstance(values["dev100_gini_cut"], paper_vs_here.NotMeasured)  # 30 dev lines: no 100-line subset
+    assert values["balanced_smaller_cut"] == study.price(pb.BALANCED)[0] - study.price(pb.TAU)[0]
+    rows = paper_vs_here.table("parity_bpe", values, setting, study.reasons(values, VOCAB))
+    failing = [r for r in rows if r["holds?"] == "does not hold"]
+    assert all(r["why not"] for r in failing) and all(not r["why not"] for r in rows if r["holds?"] == "holds")
+    train_gap, test_gap = study.ratio_target_gaps()
+    assert 0 <= train_gap < test_gap  # the ratio variant equalises the training text, not the test text
+    nodev = pb.ParityStudy(study.train, None, study.test, vocab=VOCAB, scheme=SCHEME, sizes=SIZES, dev_source="none: x")
+    assert all(isinstance(v, paper_vs_here.NotMeasured) and "none: x" in v.reason
+               for v in nodev.paper_values(VOCAB).values())
