@@ -41,6 +41,7 @@ from pathlib import Path
 from modtok import atomic
 from modtok.adapt import hf_files
 from modtok.adapt.filters import SCRIPT_BLOCKS
+from modtok.adapt.invariance import Invariance
 from modtok.artifacts import deployed, spm_bpe
 from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair
 from modtok.errors import TokenizerFileError
@@ -231,13 +232,11 @@ class SpmExtension:
         return out
 
 
-def invariance(ext: SpmExtension, probes: Mapping[str, Sequence[str]], scripts: Sequence[str]):
-    """:class:`modtok.adapt.extend.Invariance` of an extended ``.model``: old pieces at their
+def invariance(ext: SpmExtension, probes: Mapping[str, Sequence[str]], scripts: Sequence[str]) -> Invariance:
+    """:class:`~modtok.adapt.invariance.Invariance` of an extended ``.model``: old pieces at their
     ids with their scores, the old merges first in the ``tokenizer.json``, the control pieces
     kept, and every probe line without a character of ``scripts``' blocks encoded to the
     same ids by ``sentencepiece`` *and* by the HF tokenizer (a line counts only when both agree)."""
-    from modtok.adapt.extend import Invariance
-
     model = ext.model()
     n = ext.base.next_id
     ids_kept = model.pieces[:n] == ext.base.model.pieces

@@ -569,7 +569,7 @@ def cmd_extend(args) -> None:
     result = extend.run(args.base, args.out, texts, args.K, arm=args.arm, filter=args.filter,
                         min_count=args.min_count, max_chars=args.max_chars, probe_files=args.probe, eval=args.eval,
                         model=args.model, logit_tol=args.logit_tol, pad_to_multiple_of=args.pad_to_multiple_of,
-                        script_check=not args.no_script_check, force=args.force, args=vars_of(args), inputs=inputs,
+                        any_script=args.any_script, force=args.force, args=vars_of(args), inputs=inputs,
                         workers=os.cpu_count() or 1, progress=args.progress, log=print)  # a job: all cores
     print(f"saved {len(result.extension.new_tokens())} new tokens" + (" and the model" if result.model else "")
           + f" -> {result.out}")
@@ -799,8 +799,6 @@ def _add_extend(sub) -> None:
                         "when probe text changes)")
     p.add_argument("--min-count", type=int, default=2, help="stop when no pair occurs this often")
     p.add_argument("--max-chars", type=int, help="read at most this many characters of text per language")
-    p.add_argument("--no-script-check", action="store_true",
-                   help="extend even when less than half of a text's letters are in its --lang's script")
     p.add_argument("--probe", nargs="+", help="probe text files for the invariance check "
                                               "(default: eng_Latn + rus_Cyrl of the evaluation text)")
     p.add_argument("--eval", help=EVAL_HELP + " (the default probe text)")
