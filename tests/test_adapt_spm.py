@@ -93,6 +93,27 @@ def test_extend_and_trim_a_trained_model(tiny_model, tmp_path, capsys):
     assert not any(p.startswith("<0x") for p in new.encode("न", out_type=str))
 
 
+def test_keep_script_keeps_every_piece_of_the_script(tiny_model):
+    """A SentencePiece piece's text is the piece with ▁ as a space (not a byte-level string):
+    trimmed to one English line with keep_scripts=["Latn"], English lines the usage text never
+    saw encode as in the base (and without the guard they do not); what it keeps beyond the
+    usage text has Latin letters only."""
+    from modtok.adapt import trim
+
+    model = spm_bpe.read(tiny_model)
+    tj = model.tokenizer_json()
+    plain = trim.trim_json(tj, {"eng_Latn": ENGLISH[:1]})
+    latin = trim.trim_json(tj, {"eng_Latn": ENGLISH[:1]}, keep_scripts=["Latn"])
+    assert plain.report.kept_tokens < latin.report.kept_tokens < latin.report.base_tokens
+    sp, cut = model.processor(), model.with_pieces([model.pieces[i] for i in latin.kept]).processor()
+    for line in ENGLISH[1:3]:
+        assert latin.kept[cut.encode(line)].tolist() == sp.encode(line), line
+    extra = {model.pieces[i][0] for i in latin.kept} - {model.pieces[i][0] for i in plain.kept}
+    assert extra and all(c.isascii() for p in extra for c in p if c.isalpha())  # Latin letters (+ ▁, digits, 😀)
+    narrow = model.with_pieces([model.pieces[i] for i in plain.kept]).processor()  # without the guard they move
+    assert any(plain.kept[narrow.encode(line)].tolist() != sp.encode(line) for line in ENGLISH[1:3])
+
+
 def test_a_unigram_model_is_refused_with_the_reason(tmp_path, capsys):
     text = tmp_path / "t.txt"
     text.write_text("\n".join(ENGLISH * 30) + "\n", encoding="utf-8")

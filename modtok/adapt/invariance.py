@@ -11,7 +11,7 @@ the ``tokenizer.json`` written beside it); both return an :class:`Invariance`.
 >>> inv = Invariance(True, True, True, {"probe.txt": (3, 2, 1)}, {"probe.txt": "Hello"})
 >>> inv.ok
 False
->>> print("\n".join(inv.lines()))
+>>> for line in inv.lines(): print(line)
 original ids kept, original merges kept, special tokens kept
 probe.txt: 2/3 lines with identical ids (1 line with marks or the target script skipped)
   first changed line: 'Hello'

@@ -159,10 +159,32 @@ def usage(tokenizer_json: Mapping, lines: Iterable[str]) -> set[int]:
 # the id set
 
 
+def token_text(tokenizer_json: Mapping, token: str) -> str | None:
+    """The text a vocabulary entry stands for, ``None`` when it is no whole UTF-8 text: a
+    byte-level BPE's entry read back from its byte alphabet; a SentencePiece BPE's
+    (``byte_fallback``, :mod:`modtok.artifacts.spm_bpe`) as written, ``▁`` a space, its
+    byte pieces ``<0xNN>`` no text.
+
+    >>> token_text({"model": {}}, "ĠÃ©"), token_text({"model": {"byte_fallback": True}}, "▁é")
+    (' é', ' é')
+    >>> token_text({"model": {}}, "Ã"), token_text({"model": {"byte_fallback": True}}, "<0xC3>")
+    (None, None)
+    """
+    from modtok.text.pretokenize import from_byte_level
+
+    if tokenizer_json["model"].get("byte_fallback"):
+        is_byte = len(token) == 6 and token.startswith("<0x") and token.endswith(">")
+        return None if is_byte else token.replace("▁", " ")
+    try:
+        return from_byte_level(token).decode("utf-8")
+    except (KeyError, UnicodeDecodeError):  # not byte-level text, or a piece of a character
+        return None
+
+
 def script_tokens(tokenizer_json: Mapping, scripts: Iterable[str]) -> set[int]:
-    """Ids of the tokens whose text is only characters of ``scripts`` (ISO 15924 codes,
-    ``"Latn"``), of Common (digits, punctuation, spaces) and of Inherited (combining marks);
-    tokens that are not whole UTF-8 characters are not among them.
+    """Ids of the tokens whose text (:func:`token_text`) is only characters of ``scripts``
+    (ISO 15924 codes, ``"Latn"``), of Common (digits, punctuation, spaces) and of Inherited
+    (combining marks); tokens that are not whole UTF-8 characters are not among them.
 
     >>> tj_ = {"model": {"type": "BPE", "vocab": {"a": 0, "ĠÃ©": 1, "Ð´": 2, "12": 3}, "merges": []}}
     >>> sorted(script_tokens(tj_, ["Latn"]))      # "ĠÃ©" is " é", "Ð´" is Cyrillic д
@@ -170,19 +192,14 @@ def script_tokens(tokenizer_json: Mapping, scripts: Iterable[str]) -> set[int]:
     """
     import regex
 
-    from modtok.text.pretokenize import from_byte_level
-
     scripts = list(scripts)
     if not scripts:
         return set()
     allowed = regex.compile("[" + "".join(rf"\p{{Script={s}}}" for s in [*scripts, "Zyyy", "Zinh"]) + "]+")
     out = set()
     for token, i in tj.model_ids(tokenizer_json).items():
-        try:
-            text = from_byte_level(token).decode("utf-8")
-        except (KeyError, UnicodeDecodeError):  # not byte-level text, or a piece of a character
-            continue
-        if allowed.fullmatch(text):
+        text = token_text(tokenizer_json, token)
+        if text is not None and allowed.fullmatch(text):
             out.add(i)
     return out
 
