@@ -358,8 +358,10 @@ def test_audit_covers_every_deployed_entry(name, load_converted, flores_lines, t
 
     _need(name)
     lines = {lang: flores_lines[lang][:60] for lang in ("eng_Latn", "npi_Deva")}
-    for lang, text in lines.items():
-        (tmp_path / f"{lang}.txt").write_text("\n".join(text) + "\n", encoding="utf-8")
+    for split, part in (("dev", slice(60, 80)), ("devtest", slice(0, 60))):  # the audit reads devtest
+        (tmp_path / split).mkdir()
+        for lang in lines:
+            (tmp_path / split / f"{lang}.txt").write_text("\n".join(flores_lines[lang][part]) + "\n", encoding="utf-8")
     assert cli.main(["audit", name, "--eval", str(tmp_path), "--json"]) == 0
     row = json.loads(capsys.readouterr().out)
     ne, en = (sum(_reference_counts(name, lines[lang], load_converted)) for lang in ("npi_Deva", "eng_Latn"))
