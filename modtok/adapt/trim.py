@@ -320,6 +320,22 @@ class TrimReport:
         n = sum(r.lines for r in self.usage.values())
         return sum(r.identical * r.lines for r in self.usage.values()) / n
 
+    def lines(self) -> list[str]:
+        """The report in words, one line per fact (what ``modtok trim`` prints)."""
+        out = [f"kept {self.kept_tokens:,} of {self.base_tokens:,} tokens ({self.kept_by_usage:,} used), "
+               f"{self.kept_merges:,} of {self.base_merges:,} merges; tokenizer.json {self.json_bytes_base:,} -> "
+               f"{self.json_bytes_trimmed:,} bytes; merges using a part made later: {self.late_merges_kept:,} "
+               f"(base {self.late_merges_base:,})",
+               f"usage text encoded identically: {self.usage_identical:.2%} of lines"]
+        if self.held_out:
+            out.append(f"held-out text: {self.held_out_source}")
+            out += [f"  {name}: {t.identical:.1%} of {t.lines} lines identical, tokens/byte {t.tokens_per_byte_base:.4f}"
+                    f" -> {t.tokens_per_byte_trimmed:.4f} ({t.tokens_per_byte_change:+.2%})"
+                    for name, t in self.held_out.items()]
+        if self.embedding_bytes_saved is not None:
+            out.append(f"model: {self.embedding_bytes_saved:,} bytes of embedding/output rows saved")
+        return out
+
     def to_dict(self) -> dict:
         out = asdict(self)
         for part in ("usage", "held_out"):

@@ -329,19 +329,8 @@ def cmd_trim(args) -> None:
                       eval_files=args.eval, keep_first=args.keep_first, keep_script=args.keep_script,
                       model=args.model, pad_to_multiple_of=args.pad_to_multiple_of, logit_tol=args.logit_tol,
                       force=args.force, args=vars_of(args), log=print)
-    r = result.trim.report
-    print(f"kept {r.kept_tokens:,} of {r.base_tokens:,} tokens ({r.kept_by_usage:,} used), "
-          f"{r.kept_merges:,} of {r.base_merges:,} merges; tokenizer.json {r.json_bytes_base:,} -> "
-          f"{r.json_bytes_trimmed:,} bytes; merges using a part made later: {r.late_merges_kept:,} "
-          f"(base {r.late_merges_base:,})")
-    print(f"usage text encoded identically: {r.usage_identical:.2%} of lines")
-    if r.held_out:
-        print(f"held-out text: {r.held_out_source}")
-        for name, t in r.held_out.items():
-            print(f"  {name}: {t.identical:.1%} of {t.lines} lines identical, tokens/byte "
-                  f"{t.tokens_per_byte_base:.4f} -> {t.tokens_per_byte_trimmed:.4f} ({t.tokens_per_byte_change:+.2%})")
-    if r.embedding_bytes_saved is not None:
-        print(f"model: {r.embedding_bytes_saved:,} bytes of embedding/output rows saved")
+    for line in result.trim.report.lines():
+        print(line)
     print(f"saved -> {result.out}")
 
 
