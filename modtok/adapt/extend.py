@@ -66,7 +66,6 @@ from modtok.progress import bar as progress_bar
 from modtok.text import pretokenize  # noqa: F401 (the doctests use pretokenize)
 from modtok.text.pretokenize import DEVANAGARI_MARKS, byte_level, count_by_language, from_byte_level
 
-
 # The letters-only word and punctuation classes and their repairs (§V): the
 # marks join the word class and leave the leading and punctuation classes.
 _LETTERS_ONLY = (r"[^\r\n\p{L}\p{N}]?\p{L}+", r" ?[^\s\p{L}\p{N}]+")

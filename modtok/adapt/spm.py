@@ -46,6 +46,7 @@ from modtok.artifacts import deployed, spm_bpe
 from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair
 from modtok.errors import TokenizerFileError
 from modtok.progress import bar as progress_bar
+import itertools
 
 
 class SpmBase:
@@ -134,7 +135,7 @@ def learn(base: SpmBase, words: Mapping[tuple[str, ...], int], merges: int, min_
     pairs: Counter = Counter()
     where: dict[tuple[str, str], set[int]] = defaultdict(set)
     for i, w in enumerate(vocab):
-        for pair in zip(w, w[1:]):
+        for pair in itertools.pairwise(w):
             pairs[pair] += freq[i]
             where[pair].add(i)
     out: list[tuple[str, str]] = []
@@ -146,7 +147,7 @@ def learn(base: SpmBase, words: Mapping[tuple[str, ...], int], merges: int, min_
             a, b = best
             for i in sorted(where.pop(best)):
                 w = vocab[i]
-                for pair in zip(w, w[1:]):
+                for pair in itertools.pairwise(w):
                     pairs[pair] -= freq[i]
                     if pairs[pair] <= 0:
                         del pairs[pair]
@@ -159,7 +160,7 @@ def learn(base: SpmBase, words: Mapping[tuple[str, ...], int], merges: int, min_
                         merged.append(w[j])
                         j += 1
                 vocab[i] = merged
-                for pair in zip(merged, merged[1:]):
+                for pair in itertools.pairwise(merged):
                     pairs[pair] += freq[i]
                     where[pair].add(i)
             out.append(best)

@@ -322,10 +322,10 @@ class TrimReport:
 
     def lines(self) -> list[str]:
         """The report in words, one line per fact (what ``modtok trim`` prints)."""
-        out = [f"kept {self.kept_tokens:,} of {self.base_tokens:,} tokens ({self.kept_by_usage:,} used), "
-               f"{self.kept_merges:,} of {self.base_merges:,} merges; tokenizer.json {self.json_bytes_base:,} -> "
-               f"{self.json_bytes_trimmed:,} bytes; merges using a part made later: {self.late_merges_kept:,} "
-               f"(base {self.late_merges_base:,})",
+        out = [(f"kept {self.kept_tokens:,} of {self.base_tokens:,} tokens ({self.kept_by_usage:,} used), "
+                f"{self.kept_merges:,} of {self.base_merges:,} merges; tokenizer.json {self.json_bytes_base:,} -> "
+                f"{self.json_bytes_trimmed:,} bytes; merges using a part made later: {self.late_merges_kept:,} "
+                f"(base {self.late_merges_base:,})"),
                f"usage text encoded identically: {self.usage_identical:.2%} of lines"]
         if self.held_out:
             out.append(f"held-out text: {self.held_out_source}")
