@@ -139,6 +139,17 @@ def test_extend_and_trim_mistral(tmp_path):
     config = json.loads((ext / "tokenizer_config.json").read_text())
     assert (config["bos_token"], config["eos_token"]) == ("<s>", "</s>")
     assert Tokenizer.from_file(str(ext / "tokenizer.json")).encode("Hi").ids[0] == 1  # BOS, as Mistral adds it
+    # the trimmed directory keeps BOS/EOS, at their new ids, in transformers too
+    old_to_new = json.loads((cut / "id_map.json").read_text())["old_to_new"]
+    auto = pytest.importorskip("transformers").AutoTokenizer.from_pretrained(cut, local_files_only=True)
+    assert (auto.bos_token, auto.eos_token) == ("<s>", "</s>")
+    assert (auto.bos_token_id, auto.eos_token_id) == (old_to_new["1"], old_to_new["2"]) == (1, 2)
+    assert auto("Hi").input_ids[0] == 1
+    # an extension extended again keeps adding BOS (the template lives in tokenizer.json, not the .model)
+    again = tmp_path / "again"
+    assert cli.main(["extend", str(ext), "-o", str(again), "--lang", "npi_Deva", "-K", "10", "--text",
+                     str(tmp_path / "ne.txt"), "--probe", str(tmp_path / "en.txt")]) == 0
+    assert Tokenizer.from_file(str(again / "tokenizer.json")).encode("Hi").ids[0] == 1
 
 
 @pytest.mark.parametrize("name", ["mistral-v1", "mistral-v3", "mistral-v7"])

@@ -455,9 +455,9 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
     ``AutoModelForCausalLM`` (logits at the kept ids within ``logit_tol`` of the base
     model's, on a usage line).
     """
-    from modtok.adapt import hf_files, hf_model
+    from modtok.adapt import hf_files, hf_model, spm
     from modtok.adapt.extend import check_bpe_json
-    from modtok.artifacts import deployed, spm_bpe
+    from modtok.artifacts import deployed
     from modtok.outputs import output_dir
     from modtok.text import data
     from modtok.text.eval_sets import eval_set
@@ -466,14 +466,13 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
     inputs = [manifest] if manifest else []
     with output_dir(out, command="trim", args=dict(args or {}), force=force, inputs=inputs + list(eval_files or [])) \
             as written:
-        spm_path = deployed.spm_path(base)
-        spm_model = spm_bpe.read(spm_path) if spm_path is not None else None
+        spm_model, spm_json = spm.read_base(base) if deployed.spm_path(base) is not None else (None, None)
         if spm_model is not None and not spm_model.is_bpe:
             raise TokenizerFileError(
                 f"{base}: a sentencepiece Unigram model; trim cuts a BPE. (A Unigram could be trimmed properly, "
                 "its Viterbi paths on the usage text surviving the cut, but modtok writes no Unigram tokenizer.json "
                 "for it yet: refused rather than written half-checked)")
-        base_tj = spm_model.tokenizer_json() if spm_model is not None else deployed.load_json(base)
+        base_tj = spm_json if spm_model is not None else deployed.load_json(base)
         check_bpe_json(base_tj, str(base))
         checked = hf_model.check_model_dir(model, base_tj) if model is not None else None
         if checked is not None:
