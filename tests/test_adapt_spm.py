@@ -74,25 +74,51 @@ def _check(base_sp, ext, cut):
     small = spm.SentencePieceProcessor(model_file=str(cut / "tokenizer.model"))
     hf_small = Tokenizer.from_file(str(cut / "tokenizer.json"))
     assert small.get_piece_size() == len(kept) < new.get_piece_size()
-    for line in ENGLISH + NEPALI:
+    for line in ENGLISH + NEPALI:  # decoded as the extension decodes it (sentencepiece's normalizer
+        # drops the extra spaces of ENGLISH[2] in the base too); every other line exactly
         assert [kept[i] for i in small.encode(line)] == new.encode(line)
         assert small.encode(line) == hf_small.encode(line, add_special_tokens=False).ids
-        assert small.decode(small.encode(line)) == line
+        assert small.decode(small.encode(line)) == new.decode(new.encode(line)) == base_sp.decode(base_sp.encode(line))
+        assert small.decode(small.encode(line)) == line or line == ENGLISH[2]
 
 
 def test_extend_and_trim_a_trained_model(tiny_model, tmp_path, capsys):
     ext, cut = _extend_and_trim(tiny_model, tmp_path)
     assert "sentencepiece BPE: no split regex" in capsys.readouterr().out
     _check(spm.SentencePieceProcessor(model_file=str(tiny_model)), ext, cut)
-    # a Devanagari character the base only had as bytes is now one piece
-    assert len(spm.SentencePieceProcessor(model_file=str(ext / "tokenizer.model")).encode("न")) == 2  # ▁ + न
+    # a Devanagari character the base only had as bytes is now a piece of its own, after every old id
+    new, base_size = spm.SentencePieceProcessor(model_file=str(ext / "tokenizer.model")), spm.SentencePieceProcessor(
+        model_file=str(tiny_model)).get_piece_size()
+    assert new.piece_to_id("न") >= base_size and not new.is_unknown(new.piece_to_id("न"))
+    assert not any(p.startswith("<0x") for p in new.encode("न", out_type=str))
+
+
+def test_keep_script_keeps_every_piece_of_the_script(tiny_model):
+    """A SentencePiece piece's text is the piece with ▁ as a space (not a byte-level string):
+    trimmed to one English line with keep_scripts=["Latn"], English lines the usage text never
+    saw encode as in the base (and without the guard they do not); what it keeps beyond the
+    usage text has Latin letters only."""
+    from modtok.adapt import trim
+
+    model = spm_bpe.read(tiny_model)
+    tj = model.tokenizer_json()
+    plain = trim.trim_json(tj, {"eng_Latn": ENGLISH[:1]})
+    latin = trim.trim_json(tj, {"eng_Latn": ENGLISH[:1]}, keep_scripts=["Latn"])
+    assert plain.report.kept_tokens < latin.report.kept_tokens < latin.report.base_tokens
+    sp, cut = model.processor(), model.with_pieces([model.pieces[i] for i in latin.kept]).processor()
+    for line in ENGLISH[1:3]:
+        assert latin.kept[cut.encode(line)].tolist() == sp.encode(line), line
+    extra = {model.pieces[i][0] for i in latin.kept} - {model.pieces[i][0] for i in plain.kept}
+    assert extra and all(c.isascii() for p in extra for c in p if c.isalpha())  # Latin letters (+ ▁, digits, 😀)
+    narrow = model.with_pieces([model.pieces[i] for i in plain.kept]).processor()  # without the guard they move
+    assert any(plain.kept[narrow.encode(line)].tolist() != sp.encode(line) for line in ENGLISH[1:3])
 
 
 def test_a_unigram_model_is_refused_with_the_reason(tmp_path, capsys):
     text = tmp_path / "t.txt"
     text.write_text("\n".join(ENGLISH * 30) + "\n", encoding="utf-8")
     spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(tmp_path / "uni"), model_type="unigram",
-                                   vocab_size=100, byte_fallback=True)
+                                   vocab_size=300, byte_fallback=True)  # 256 bytes + 37 characters + a few
     with pytest.raises(TokenizerFileError, match="Unigram"):
         adapt_spm.SpmBase.load(tmp_path / "uni.model")
     (tmp_path / "m.yaml").write_text(f"eng_Latn: [{text}]\n")
@@ -113,6 +139,17 @@ def test_extend_and_trim_mistral(tmp_path):
     config = json.loads((ext / "tokenizer_config.json").read_text())
     assert (config["bos_token"], config["eos_token"]) == ("<s>", "</s>")
     assert Tokenizer.from_file(str(ext / "tokenizer.json")).encode("Hi").ids[0] == 1  # BOS, as Mistral adds it
+    # the trimmed directory keeps BOS/EOS, at their new ids, in transformers too
+    old_to_new = json.loads((cut / "id_map.json").read_text())["old_to_new"]
+    auto = pytest.importorskip("transformers").AutoTokenizer.from_pretrained(cut, local_files_only=True)
+    assert (auto.bos_token, auto.eos_token) == ("<s>", "</s>")
+    assert (auto.bos_token_id, auto.eos_token_id) == (old_to_new["1"], old_to_new["2"]) == (1, 2)
+    assert auto("Hi").input_ids[0] == 1
+    # an extension extended again keeps adding BOS (the template lives in tokenizer.json, not the .model)
+    again = tmp_path / "again"
+    assert cli.main(["extend", str(ext), "-o", str(again), "--lang", "npi_Deva", "-K", "10", "--text",
+                     str(tmp_path / "ne.txt"), "--probe", str(tmp_path / "en.txt")]) == 0
+    assert Tokenizer.from_file(str(again / "tokenizer.json")).encode("Hi").ids[0] == 1
 
 
 @pytest.mark.parametrize("name", ["mistral-v1", "mistral-v3", "mistral-v7"])

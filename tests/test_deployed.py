@@ -322,3 +322,47 @@ def test_qwen3_has_qwen3s_added_tokens(load_converted, tmp_path):
     assert auto.eos_token == "<|im_end|>" and auto.pad_token == "<|endoftext|>"
     chat = auto.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False, add_generation_prompt=True)
     assert chat == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+
+
+def _reference_counts(name: str, lines: list[str], load_converted) -> list[int]:
+    """Tokens per line by the publisher's own library (never through modtok's conversion)."""
+    path = deployed.resource_path(name)
+    fmt = deployed.DEPLOYED[name].format
+    if fmt == "sentencepiece":
+        import sentencepiece
+
+        sp = sentencepiece.SentencePieceProcessor(model_file=str(path))
+        return [len(sp.encode(line)) for line in lines]
+    if fmt == "tekken":
+        from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+        tk = Tekkenizer.from_file(str(path))
+        return [len(tk.encode(line, bos=False, eos=False)) for line in lines]
+    if fmt == "tokenizer.json":
+        from tokenizers import Tokenizer
+
+        ref = Tokenizer.from_file(str(path))
+        return [len(e.ids) for e in ref.encode_batch(lines, add_special_tokens=False)]
+    _, tk, _ = load_converted(name)
+    nfc = deployed.DEPLOYED[name].nfc
+    return [len(ids) for ids in tk.encode_ordinary_batch([unicodedata.normalize("NFC", x) if nfc else x
+                                                          for x in lines])]
+
+
+@pytest.mark.parametrize("name", list(deployed.DEPLOYED))
+def test_audit_covers_every_deployed_entry(name, load_converted, flores_lines, tmp_path, capsys):
+    """`modtok audit NAME --json` on 60 FLORES devtest lines: lossless, and its premium is
+    the token ratio the publisher's own library (tiktoken, sentencepiece, mistral-common's
+    Tekkenizer, tokenizers on the shipped file) gives on the same lines."""
+    from modtok.ui import cli
+
+    _need(name)
+    lines = {lang: flores_lines[lang][:60] for lang in ("eng_Latn", "npi_Deva")}
+    for split, part in (("dev", slice(60, 80)), ("devtest", slice(0, 60))):  # the audit reads devtest
+        (tmp_path / split).mkdir()
+        for lang in lines:
+            (tmp_path / split / f"{lang}.txt").write_text("\n".join(flores_lines[lang][part]) + "\n", encoding="utf-8")
+    assert cli.main(["audit", name, "--eval", str(tmp_path), "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    ne, en = (sum(_reference_counts(name, lines[lang], load_converted)) for lang in ("npi_Deva", "eng_Latn"))
+    assert row["lossless"] is True and row["premium"] == pytest.approx(ne / en, rel=1e-12)

@@ -55,8 +55,9 @@ from pathlib import Path
 
 import numpy as np
 
-from modtok.adapt import filters, hf_files
+from modtok.adapt import hf_files
 from modtok.adapt.filters import SCRIPT_BLOCKS, BlockFilter, filter_merges
+from modtok.adapt.invariance import Invariance
 from modtok.artifacts import deployed
 from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair
 from modtok.bpe.engine import Engine, words_from_counts
@@ -64,7 +65,6 @@ from modtok.errors import BudgetError, ConfigError, DataError, TokenizerFileErro
 from modtok.progress import bar as progress_bar
 from modtok.text import pretokenize  # noqa: F401 (the doctests use pretokenize)
 from modtok.text.pretokenize import DEVANAGARI_MARKS, byte_level, count_by_language, from_byte_level
-
 
 # The letters-only word and punctuation classes and their repairs (§V): the
 # marks join the word class and leave the leading and punctuation classes.
@@ -329,43 +329,6 @@ class Extension:
 # the invariance, checked
 
 
-@dataclass
-class Invariance:
-    """What an extension kept of its base (:func:`invariance`).
-
-    ``ids_kept`` / ``merges_kept`` / ``specials_kept``: every original vocabulary
-    entry at its id, the original merges as the first ones in their order, the
-    added tokens unchanged; ``probes``: ``{name: (lines compared, lines with
-    identical ids, lines skipped)}``, a line being skipped when it holds a
-    character of the target block or (repaired regex) a combining mark;
-    ``examples``: the first line of each probe whose ids moved.
-    """
-
-    ids_kept: bool
-    merges_kept: bool
-    specials_kept: bool
-    probes: dict[str, tuple[int, int, int]]
-    examples: dict[str, str]
-
-    @property
-    def ok(self) -> bool:
-        return self.ids_kept and self.merges_kept and self.specials_kept and all(
-            same == n for n, same, _ in self.probes.values())
-
-    def lines(self) -> list[str]:
-        """The report, one line per check."""
-        yes = {True: "kept", False: "CHANGED"}
-        out = [f"original ids {yes[self.ids_kept]}, original merges {yes[self.merges_kept]}, special tokens "
-               + yes[self.specials_kept]]
-        for name, (n, same, skipped) in self.probes.items():
-            out.append(f"{name}: {same}/{n} lines with identical ids"
-                       + (f" ({skipped} line{'s' * (skipped > 1)} with marks or the target script skipped)"
-                          if skipped else ""))
-            if name in self.examples:
-                out.append(f"  first changed line: {self.examples[name][:120]!r}")
-        return out
-
-
 def neutral_lines(ext: Extension, lines: Iterable[str], script: str | Sequence[str] = "Deva") -> list[str]:
     """The ``lines`` Proposition 1 speaks of: without a character of the block of
     ``script`` (or of any of several; :data:`SCRIPT_BLOCKS`) and, when ``ext``'s regex is
@@ -562,7 +525,7 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
         arm: str = "R2", filter: str = "strict", min_count: int = 2, max_chars: int | None = None,
         probe_files: Sequence[str] | None = None, eval: str | os.PathLike | None = None,
         model: str | os.PathLike | None = None,
-        logit_tol: float = 1e-4, pad_to_multiple_of: int | None = None, script_check: bool = True,
+        logit_tol: float = 1e-4, pad_to_multiple_of: int | None = None, any_script: bool = False,
         force: bool = False, args: Mapping | None = None, inputs: Iterable = (), workers: int = 1,
         progress: bool = False, log=None) -> ExtendRun:
     """``modtok extend``: continued BPE on ``base`` for each language of ``texts``
@@ -577,10 +540,10 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
     2. ``model``: with ``model``, the directory is checked before any training
        (:func:`modtok.adapt.hf_model.check_model_dir`: local, rows covering the base, a
        tokenizer inside it equal to the base) and loaded;
-    3. ``text``: each language's text; unless ``script_check`` is off, at least
-       :data:`~modtok.adapt.filters.MIN_SCRIPT_SHARE` of its letters must be in the
-       language code's script (:func:`~modtok.adapt.filters.script_share`); every
-       :data:`HOLD_OUT`-th line is held out;
+    3. ``text``: each language's text, its script checked as every reader of this project
+       checks it (:mod:`modtok.text.scripts`: at least half of each file's sampled letters
+       in the language code's script, unless ``any_script``); every :data:`HOLD_OUT`-th line
+       is held out;
     4. ``learn``: languages in the order given, each with ``merges`` merges on top of the
        base and the languages before it, filtered by its own script's block (``filter``:
        strict, relaxed (App. H) or none);
@@ -596,6 +559,7 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
     from modtok.adapt import hf_model
     from modtok.outputs import output_dir
     from modtok.text import data
+    from modtok.text.scripts import script_share
 
     say = log or (lambda line: None)
     phases = ["base", "model", "text", "learn", "check", "save"]
@@ -647,17 +611,13 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
         phase("text")
         train, held, report = {}, {}, {}
         for lang, spec in texts.items():
-            corpus = data.open_corpus(spec, lang=lang, max_chars=max_chars)
+            corpus = data.open_corpus(spec, lang=lang, max_chars=max_chars, any_script=any_script)
             lines = corpus.lines()
-            share, letters = filters.script_share(lines, scripts[lang])
+            share = script_share("\n".join(lines), scripts[lang])
             report[lang] = {"lines": corpus.n_units, "chars": corpus.chars, "script": scripts[lang],
-                            "script_share": round(share, 4)}
-            say(f"text: {lang}, {corpus.n_units:,} lines, {corpus.chars:,} chars; {share:.1%} of its "
-                f"{letters:,} letters in {scripts[lang]}")
-            if script_check and share < filters.MIN_SCRIPT_SHARE:
-                raise DataError(f"{lang}: only {share:.1%} of the text's letters are in the {scripts[lang]} script "
-                                f"(at least {filters.MIN_SCRIPT_SHARE:.0%} expected): is it {lang} text? Pass "
-                                "--no-script-check to extend with it anyway (nothing was written)")
+                            "script_share": None if share is None else round(share, 4)}
+            say(f"text: {lang}, {corpus.n_units:,} lines, {corpus.chars:,} chars; "
+                + ("no letter" if share is None else f"{share:.1%} of its letters in {scripts[lang]}"))
             train[lang] = [line for i, line in enumerate(lines) if i % HOLD_OUT != HOLD_OUT - 1]
             held[lang] = [line for i, line in enumerate(lines) if i % HOLD_OUT == HOLD_OUT - 1][:HELD_OUT_MAX]
             report[lang]["held_out"] = len(held[lang])

@@ -15,7 +15,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from modtok.errors import ConfigError, DataError
 
@@ -145,38 +145,3 @@ def filter_merges(
             out.append((a, b))
             made.add(a + b)
     return out
-
-
-# --------------------------------------------------------------------------
-# does the text belong to the language it is given as?
-
-# Below this share of letters in the language's script, `modtok extend` refuses the text
-# (issue 31: English text under mar_Deva added English merges). News text of a language
-# written in its own script has Latin names, URLs and numbers in it: the Nepali pool 0.99.
-MIN_SCRIPT_SHARE = 0.5
-
-
-def script_share(lines: Iterable[str], script: str, max_chars: int = 5_000_000) -> tuple[float, int]:
-    """``(share, letters)``: the share of the letters and marks (``[\\p{L}\\p{M}]``: an
-    abugida's vowel signs count with its consonants) of ``lines`` whose Unicode Script is
-    ``script`` (ISO 15924, ``\\p{Script=...}``), over the first ``max_chars`` characters;
-    ``(0.0, 0)`` when there is none.
-
-    >>> script_share(["नेपाल Nepal"], "Deva"), script_share(["Hello"], "Deva")[0]
-    ((0.5, 10), 0.0)
-    """
-    import regex as re
-
-    text, n = [], 0
-    for line in lines:
-        text.append(line)
-        n += len(line)
-        if n >= max_chars:
-            break
-    joined = "\n".join(text)[:max_chars]
-    letters = len(re.findall(r"[\p{L}\p{M}]", joined))
-    try:
-        own = len(re.findall(rf"(?=[\p{{L}}\p{{M}}])\p{{Script={script}}}", joined)) if letters else 0
-    except re.error:
-        raise DataError(f"{script!r} is not a Unicode script (ISO 15924 code, e.g. Deva, Latn)") from None
-    return (own / letters if letters else 0.0), letters

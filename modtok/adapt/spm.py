@@ -41,10 +41,31 @@ from pathlib import Path
 from modtok import atomic
 from modtok.adapt import hf_files
 from modtok.adapt.filters import SCRIPT_BLOCKS
+from modtok.adapt.invariance import Invariance
 from modtok.artifacts import deployed, spm_bpe
 from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair
 from modtok.errors import TokenizerFileError
 from modtok.progress import bar as progress_bar
+import itertools
+
+
+def read_base(name_or_path: str | os.PathLike) -> tuple[spm_bpe.SpmModel, dict]:
+    """The ``.model`` a base names (:func:`modtok.artifacts.deployed.spm_path`) and the HF
+    ``tokenizer.json`` that encodes like it, with the post-processor of a ``tokenizer.json``
+    written beside a ``tokenizer.model`` (an earlier ``extend`` or ``trim`` put the base's
+    BOS/EOS template there; the ``.model`` has no place for it, and the next adaptation
+    must not drop it). A Unigram ``.model`` comes with no ``tokenizer.json`` (``{}``)."""
+    path = deployed.spm_path(name_or_path)
+    if path is None:
+        raise TokenizerFileError(f"{name_or_path}: no sentencepiece .model")
+    model = spm_bpe.read(path)
+    if not model.is_bpe:
+        return model, {}
+    tj = model.tokenizer_json()
+    beside = path.parent / "tokenizer.json"
+    if path.name == "tokenizer.model" and beside.is_file():
+        tj["post_processor"] = deployed.load_json(beside).get("post_processor")
+    return model, tj
 
 
 class SpmBase:
@@ -52,12 +73,13 @@ class SpmBase:
     ``json`` and ``tokenizer``, ``processor`` (sentencepiece), ``next_id`` (its piece count),
     ``id_of`` (piece -> id), ``config`` (``tokenizer_config.json`` settings), ``name``."""
 
-    def __init__(self, model: spm_bpe.SpmModel, config: Mapping | None = None, name: str | None = None):
+    def __init__(self, model: spm_bpe.SpmModel, config: Mapping | None = None, name: str | None = None,
+                 tokenizer_json: Mapping | None = None):
         if not model.is_bpe:
             raise TokenizerFileError(f"{name or 'the .model'}: a sentencepiece Unigram model; extend continues a BPE "
                                      "(a Unigram has no merge order to continue: train one with modtok modular-unigram)")
         self.model, self.config, self.name = model, dict(config or {}), name
-        self.json = model.tokenizer_json()
+        self.json = dict(tokenizer_json) if tokenizer_json else model.tokenizer_json()
         self.tokenizer = hf_tokenizer(self.json)
         self.processor = model.processor()
         self.next_id = len(model.pieces)
@@ -69,12 +91,9 @@ class SpmBase:
     def load(cls, name_or_path: str | os.PathLike, model_dir: str | os.PathLike | None = None) -> SpmBase:
         """A deployed sentencepiece name (``mistral``), a ``.model`` file or a directory with a
         ``tokenizer.model`` (:func:`modtok.artifacts.deployed.spm_path`)."""
-        path = deployed.spm_path(name_or_path)
-        if path is None:
-            raise TokenizerFileError(f"{name_or_path}: no sentencepiece .model")
-        model = spm_bpe.read(path)
-        tj = model.tokenizer_json() if model.is_bpe else {"model": {"vocab": {}}, "added_tokens": []}
-        return cls(model, hf_files.base_config(name_or_path, tj, model_dir), str(name_or_path))
+        model, tj = read_base(name_or_path)
+        config = hf_files.base_config(name_or_path, tj, model_dir) if tj else {}
+        return cls(model, config, str(name_or_path), tj)
 
     def __repr__(self) -> str:
         return f"SpmBase({self.name or '.model'}: {self.next_id} pieces, {len(self.merges)} merges)"
@@ -133,7 +152,7 @@ def learn(base: SpmBase, words: Mapping[tuple[str, ...], int], merges: int, min_
     pairs: Counter = Counter()
     where: dict[tuple[str, str], set[int]] = defaultdict(set)
     for i, w in enumerate(vocab):
-        for pair in zip(w, w[1:]):
+        for pair in itertools.pairwise(w):
             pairs[pair] += freq[i]
             where[pair].add(i)
     out: list[tuple[str, str]] = []
@@ -145,7 +164,7 @@ def learn(base: SpmBase, words: Mapping[tuple[str, ...], int], merges: int, min_
             a, b = best
             for i in sorted(where.pop(best)):
                 w = vocab[i]
-                for pair in zip(w, w[1:]):
+                for pair in itertools.pairwise(w):
                     pairs[pair] -= freq[i]
                     if pairs[pair] <= 0:
                         del pairs[pair]
@@ -158,7 +177,7 @@ def learn(base: SpmBase, words: Mapping[tuple[str, ...], int], merges: int, min_
                         merged.append(w[j])
                         j += 1
                 vocab[i] = merged
-                for pair in zip(merged, merged[1:]):
+                for pair in itertools.pairwise(merged):
                     pairs[pair] += freq[i]
                     where[pair].add(i)
             out.append(best)
@@ -207,7 +226,11 @@ class SpmExtension:
         return self.base.model.with_pieces(self.base.model.pieces + new)
 
     def tokenizer_json(self) -> dict:
-        return self.model().tokenizer_json()
+        """The extended model's ``tokenizer.json``, with the base's post-processor (BOS/EOS)."""
+        return self._json(self.model())
+
+    def _json(self, model: spm_bpe.SpmModel) -> dict:
+        return {**model.tokenizer_json(), "post_processor": self.base.json.get("post_processor")}
 
     def tokenizer(self):
         return hf_tokenizer(self.tokenizer_json())
@@ -226,22 +249,20 @@ class SpmExtension:
         ``tokenizer_config.json`` (:func:`modtok.adapt.hf_files.save`)."""
         out = Path(out_dir)
         model = self.model()
-        hf_files.save(out, model.tokenizer_json(), self.base.config)
+        hf_files.save(out, self._json(model), self.base.config)
         atomic.write_bytes(out / "tokenizer.model", model.serialize())
         return out
 
 
-def invariance(ext: SpmExtension, probes: Mapping[str, Sequence[str]], scripts: Sequence[str]):
-    """:class:`modtok.adapt.extend.Invariance` of an extended ``.model``: old pieces at their
+def invariance(ext: SpmExtension, probes: Mapping[str, Sequence[str]], scripts: Sequence[str]) -> Invariance:
+    """:class:`~modtok.adapt.invariance.Invariance` of an extended ``.model``: old pieces at their
     ids with their scores, the old merges first in the ``tokenizer.json``, the control pieces
     kept, and every probe line without a character of ``scripts``' blocks encoded to the
     same ids by ``sentencepiece`` *and* by the HF tokenizer (a line counts only when both agree)."""
-    from modtok.adapt.extend import Invariance
-
     model = ext.model()
     n = ext.base.next_id
     ids_kept = model.pieces[:n] == ext.base.model.pieces
-    tj = model.tokenizer_json()
+    tj = ext._json(model)
     merges_kept = [merge_pair(m) for m in tj["model"]["merges"][: len(ext.base.merges)]] == \
         [merge_pair(m) for m in ext.base.merges]
     specials_kept = tj["added_tokens"] == ext.base.json["added_tokens"]

@@ -159,10 +159,32 @@ def usage(tokenizer_json: Mapping, lines: Iterable[str]) -> set[int]:
 # the id set
 
 
+def token_text(tokenizer_json: Mapping, token: str) -> str | None:
+    """The text a vocabulary entry stands for, ``None`` when it is no whole UTF-8 text: a
+    byte-level BPE's entry read back from its byte alphabet; a SentencePiece BPE's
+    (``byte_fallback``, :mod:`modtok.artifacts.spm_bpe`) as written, ``▁`` a space, its
+    byte pieces ``<0xNN>`` no text.
+
+    >>> token_text({"model": {}}, "ĠÃ©"), token_text({"model": {"byte_fallback": True}}, "▁é")
+    (' é', ' é')
+    >>> token_text({"model": {}}, "Ã"), token_text({"model": {"byte_fallback": True}}, "<0xC3>")
+    (None, None)
+    """
+    from modtok.text.pretokenize import from_byte_level
+
+    if tokenizer_json["model"].get("byte_fallback"):
+        is_byte = len(token) == 6 and token.startswith("<0x") and token.endswith(">")
+        return None if is_byte else token.replace("▁", " ")
+    try:
+        return from_byte_level(token).decode("utf-8")
+    except (KeyError, UnicodeDecodeError):  # not byte-level text, or a piece of a character
+        return None
+
+
 def script_tokens(tokenizer_json: Mapping, scripts: Iterable[str]) -> set[int]:
-    """Ids of the tokens whose text is only characters of ``scripts`` (ISO 15924 codes,
-    ``"Latn"``), of Common (digits, punctuation, spaces) and of Inherited (combining marks);
-    tokens that are not whole UTF-8 characters are not among them.
+    """Ids of the tokens whose text (:func:`token_text`) is only characters of ``scripts``
+    (ISO 15924 codes, ``"Latn"``), of Common (digits, punctuation, spaces) and of Inherited
+    (combining marks); tokens that are not whole UTF-8 characters are not among them.
 
     >>> tj_ = {"model": {"type": "BPE", "vocab": {"a": 0, "ĠÃ©": 1, "Ð´": 2, "12": 3}, "merges": []}}
     >>> sorted(script_tokens(tj_, ["Latn"]))      # "ĠÃ©" is " é", "Ð´" is Cyrillic д
@@ -170,19 +192,14 @@ def script_tokens(tokenizer_json: Mapping, scripts: Iterable[str]) -> set[int]:
     """
     import regex
 
-    from modtok.text.pretokenize import from_byte_level
-
     scripts = list(scripts)
     if not scripts:
         return set()
     allowed = regex.compile("[" + "".join(rf"\p{{Script={s}}}" for s in [*scripts, "Zyyy", "Zinh"]) + "]+")
     out = set()
     for token, i in tj.model_ids(tokenizer_json).items():
-        try:
-            text = from_byte_level(token).decode("utf-8")
-        except (KeyError, UnicodeDecodeError):  # not byte-level text, or a piece of a character
-            continue
-        if allowed.fullmatch(text):
+        text = token_text(tokenizer_json, token)
+        if text is not None and allowed.fullmatch(text):
             out.add(i)
     return out
 
@@ -303,6 +320,22 @@ class TrimReport:
         n = sum(r.lines for r in self.usage.values())
         return sum(r.identical * r.lines for r in self.usage.values()) / n
 
+    def lines(self) -> list[str]:
+        """The report in words, one line per fact (what ``modtok trim`` prints)."""
+        out = [(f"kept {self.kept_tokens:,} of {self.base_tokens:,} tokens ({self.kept_by_usage:,} used), "
+                f"{self.kept_merges:,} of {self.base_merges:,} merges; tokenizer.json {self.json_bytes_base:,} -> "
+                f"{self.json_bytes_trimmed:,} bytes; merges using a part made later: {self.late_merges_kept:,} "
+                f"(base {self.late_merges_base:,})"),
+               f"usage text encoded identically: {self.usage_identical:.2%} of lines"]
+        if self.held_out:
+            out.append(f"held-out text: {self.held_out_source}")
+            out += [f"  {name}: {t.identical:.1%} of {t.lines} lines identical, tokens/byte {t.tokens_per_byte_base:.4f}"
+                    f" -> {t.tokens_per_byte_trimmed:.4f} ({t.tokens_per_byte_change:+.2%})"
+                    for name, t in self.held_out.items()]
+        if self.embedding_bytes_saved is not None:
+            out.append(f"model: {self.embedding_bytes_saved:,} bytes of embedding/output rows saved")
+        return out
+
     def to_dict(self) -> dict:
         out = asdict(self)
         for part in ("usage", "held_out"):
@@ -422,9 +455,9 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
     ``AutoModelForCausalLM`` (logits at the kept ids within ``logit_tol`` of the base
     model's, on a usage line).
     """
-    from modtok.adapt import hf_files, hf_model
+    from modtok.adapt import hf_files, hf_model, spm
     from modtok.adapt.extend import check_bpe_json
-    from modtok.artifacts import deployed, spm_bpe
+    from modtok.artifacts import deployed
     from modtok.outputs import output_dir
     from modtok.text import data
     from modtok.text.eval_sets import eval_set
@@ -433,14 +466,13 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
     inputs = [manifest] if manifest else []
     with output_dir(out, command="trim", args=dict(args or {}), force=force, inputs=inputs + list(eval_files or [])) \
             as written:
-        spm_path = deployed.spm_path(base)
-        spm_model = spm_bpe.read(spm_path) if spm_path is not None else None
+        spm_model, spm_json = spm.read_base(base) if deployed.spm_path(base) is not None else (None, None)
         if spm_model is not None and not spm_model.is_bpe:
             raise TokenizerFileError(
                 f"{base}: a sentencepiece Unigram model; trim cuts a BPE. (A Unigram could be trimmed properly, "
                 "its Viterbi paths on the usage text surviving the cut, but modtok writes no Unigram tokenizer.json "
                 "for it yet: refused rather than written half-checked)")
-        base_tj = spm_model.tokenizer_json() if spm_model is not None else deployed.load_json(base)
+        base_tj = spm_json if spm_model is not None else deployed.load_json(base)
         check_bpe_json(base_tj, str(base))
         checked = hf_model.check_model_dir(model, base_tj) if model is not None else None
         if checked is not None:

@@ -329,19 +329,8 @@ def cmd_trim(args) -> None:
                       eval_files=args.eval, keep_first=args.keep_first, keep_script=args.keep_script,
                       model=args.model, pad_to_multiple_of=args.pad_to_multiple_of, logit_tol=args.logit_tol,
                       force=args.force, args=vars_of(args), log=print)
-    r = result.trim.report
-    print(f"kept {r.kept_tokens:,} of {r.base_tokens:,} tokens ({r.kept_by_usage:,} used), "
-          f"{r.kept_merges:,} of {r.base_merges:,} merges; tokenizer.json {r.json_bytes_base:,} -> "
-          f"{r.json_bytes_trimmed:,} bytes; merges using a part made later: {r.late_merges_kept:,} "
-          f"(base {r.late_merges_base:,})")
-    print(f"usage text encoded identically: {r.usage_identical:.2%} of lines")
-    if r.held_out:
-        print(f"held-out text: {r.held_out_source}")
-        for name, t in r.held_out.items():
-            print(f"  {name}: {t.identical:.1%} of {t.lines} lines identical, tokens/byte "
-                  f"{t.tokens_per_byte_base:.4f} -> {t.tokens_per_byte_trimmed:.4f} ({t.tokens_per_byte_change:+.2%})")
-    if r.embedding_bytes_saved is not None:
-        print(f"model: {r.embedding_bytes_saved:,} bytes of embedding/output rows saved")
+    for line in result.trim.report.lines():
+        print(line)
     print(f"saved -> {result.out}")
 
 
@@ -569,7 +558,7 @@ def cmd_extend(args) -> None:
     result = extend.run(args.base, args.out, texts, args.K, arm=args.arm, filter=args.filter,
                         min_count=args.min_count, max_chars=args.max_chars, probe_files=args.probe, eval=args.eval,
                         model=args.model, logit_tol=args.logit_tol, pad_to_multiple_of=args.pad_to_multiple_of,
-                        script_check=not args.no_script_check, force=args.force, args=vars_of(args), inputs=inputs,
+                        any_script=args.any_script, force=args.force, args=vars_of(args), inputs=inputs,
                         workers=os.cpu_count() or 1, progress=args.progress, log=print)  # a job: all cores
     print(f"saved {len(result.extension.new_tokens())} new tokens" + (" and the model" if result.model else "")
           + f" -> {result.out}")
@@ -598,46 +587,60 @@ SCHEME_HELP = (f"pre-tokenizer (modtok.text.pretokenize.SCHEMES); default {TRAIN
 FORCE_HELP = "replace OUT when it is an earlier output of this command (nothing else is ever replaced)"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="modtok", description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="command", required=True)
+def _trainer(sub, name, fn, help):
+    """The arguments every training command shares."""
+    p = sub.add_parser(name, help=help)
+    p.add_argument("out", help="output tokenizer directory")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    p.add_argument("-k", type=int, default=8000, help="per-language budget")
+    p.add_argument("--langs", nargs="*", action=_Langs,
+                   help="languages, in training order (default: all available)")
+    p.add_argument("--train-chars", type=int, default=1_000_000, help="training characters per language")
+    p.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]} to train on instead of the pool")
+    p.set_defaults(fn=fn)
+    return p
 
+
+def _add_example_corpus(sub) -> None:
     p = sub.add_parser("example-corpus", help="write a small corpus of one's own to try things on (4 languages, "
                                               "JSONL.zst + Parquet, a manifest, dev/devtest evaluation text)")
     p.add_argument("out", help="output directory")
     p.set_defaults(fn=cmd_example_corpus)
 
+
+def _add_data(sub) -> None:
     p = sub.add_parser("data", help="show which data is configured")
     p.add_argument("--eval", help=EVAL_HELP)
     p.set_defaults(fn=cmd_data)
+
+
+def _add_warmup(sub) -> None:
     sub.add_parser("warmup", help="compile the numba kernels into their cache (make install runs it)"
                    ).set_defaults(fn=cmd_warmup)
+
+
+def _add_report(sub) -> None:
     p = sub.add_parser("report", help="gather the notebooks' paper-vs-here tables (saved by make demo) into "
                                       "REPORTS/reproduction.html and .md")
     p.add_argument("reports", nargs="?", default="reports", help="the reports folder (default: reports)")
     p.set_defaults(fn=cmd_report)
 
-    def trainer(name, fn, help):
-        p = sub.add_parser(name, help=help)
-        p.add_argument("out", help="output tokenizer directory")
-        p.add_argument("--force", action="store_true", help=FORCE_HELP)
-        p.add_argument("-k", type=int, default=8000, help="per-language budget")
-        p.add_argument("--langs", nargs="*", action=_Langs,
-                       help="languages, in training order (default: all available)")
-        p.add_argument("--train-chars", type=int, default=1_000_000, help="training characters per language")
-        p.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]} to train on instead of the pool")
-        p.set_defaults(fn=fn)
-        return p
 
-    p = trainer("sequential-bpe", cmd_sequential_bpe, "train sequential multilingual BPE")
+def _add_sequential_bpe(sub) -> None:
+    p = _trainer(sub, "sequential-bpe", cmd_sequential_bpe, "train sequential multilingual BPE")
     p.add_argument("--scheme", help=SCHEME_HELP + " (with --counts: the counts' own)")
     p.add_argument("--counts", help="train from saved pre-token counts (modtok count) instead of text")
-    p = trainer("modular-unigram", cmd_modular_unigram, "train merged Unigram with EM")
+
+
+def _add_modular_unigram(sub) -> None:
+    p = _trainer(sub, "modular-unigram", cmd_modular_unigram, "train merged Unigram with EM")
     p.add_argument("--em-iters", type=int, default=5)
     p.add_argument("--counts", help="train from saved counts (modtok count --scheme sentencepiece) instead of text: "
                                     "the model the counted text gives (--train-chars does not apply; count with "
                                     "--max-chars N for the text's --train-chars N)")
 
+
+def _add_nsl(sub) -> None:
     p = sub.add_parser("nsl", help="NSL of every subtokenizer vs a monolingual HF BPE")
     p.add_argument("tokenizer")
     p.add_argument("--langs", nargs="*", action=_Langs)
@@ -647,6 +650,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval", help=EVAL_HELP)
     p.set_defaults(fn=cmd_nsl)
 
+
+def _add_encode(sub) -> None:
     p = sub.add_parser("encode", help="encode text with a subtokenizer (global ids)")
     p.add_argument("tokenizer")
     p.add_argument("text")
@@ -655,6 +660,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the subtokenizer's languages, comma-separated or repeated (default: full tokenizer)")
     p.set_defaults(fn=cmd_encode)
 
+
+def _add_parity_bpe(sub) -> None:
     p = sub.add_parser("parity-bpe", help="parity-aware BPE on text files (one per language)")
     p.add_argument("out", help="output directory: merges.txt, tokenizer.json, trajectory.json, run.json")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
@@ -681,6 +688,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", default=TRAINING_SCHEME, help="pre-tokenizer in the default (lossless) mode; " + SCHEME_HELP)
     p.set_defaults(fn=cmd_parity_bpe)
 
+
+def _add_adaptmix(sub) -> None:
     p = sub.add_parser("adaptmix", help="AdaptMix: iterate a trainer's data mixture on dev fertility "
                                          "(history.json + the last tokenizer)")
     p.add_argument("out", help="output directory: history.json (every iteration's mixture and dev fertility), "
@@ -704,6 +713,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(fn=cmd_adaptmix)
 
+
+def _add_count(sub) -> None:
     p = sub.add_parser("count", help="count pre-tokens of a manifest's corpora, save them (on Dask with "
                                      "--workers N or --scheduler ADDR)")
     p.add_argument("manifest", help="JSON/YAML {lang: [paths or globs]}")
@@ -723,6 +734,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--connect-timeout", type=float, default=30, help="seconds to wait for the scheduler")
     p.set_defaults(fn=cmd_count)
 
+
+def _add_trim(sub) -> None:
     p = sub.add_parser("trim", help="trim a BPE tokenizer (and an HF model) to the tokens some languages use")
     p.add_argument("base", help="a deployed name (llama3, qwen3, ...), a tokenizer.json or its directory")
     p.add_argument("-o", "--out", required=True, help="output directory, new or empty (--force over an earlier "
@@ -741,6 +754,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--progress", action="store_true", help="transformers' own loading bars")
     p.set_defaults(fn=cmd_trim)
 
+
+def _add_audit(sub) -> None:
     p = sub.add_parser("audit", help="premium, pre-token floor and its decomposition on parallel text")
     p.add_argument("tokenizer", help="a deployed name (llama3, qwen3, ...), a tokenizer.json or its directory")
     p.add_argument("--lang", default="npi_Deva")
@@ -750,6 +765,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     p.set_defaults(fn=cmd_audit)
 
+
+def _add_extend(sub) -> None:
     p = sub.add_parser("extend", help="extend a deployed tokenizer with merges for one or more languages, keep "
                                       "every original id (checked), grow its model")
     p.add_argument("base", help="a deployed name (llama3, qwen3, ...), a tokenizer.json or its directory")
@@ -771,8 +788,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "when probe text changes)")
     p.add_argument("--min-count", type=int, default=2, help="stop when no pair occurs this often")
     p.add_argument("--max-chars", type=int, help="read at most this many characters of text per language")
-    p.add_argument("--no-script-check", action="store_true",
-                   help="extend even when less than half of a text's letters are in its --lang's script")
     p.add_argument("--probe", nargs="+", help="probe text files for the invariance check "
                                               "(default: eng_Latn + rus_Cyrl of the evaluation text)")
     p.add_argument("--eval", help=EVAL_HELP + " (the default probe text)")
@@ -785,6 +800,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--progress", action="store_true", help="progress bars over the phases and the merges")
     p.set_defaults(fn=cmd_extend)
 
+
+def _add_lm_train(sub) -> None:
     p = sub.add_parser("lm-train", help="train a modular LM on a tokenizer directory (multi-process: "
                                          "torchrun --nproc_per_node=N -m modtok lm-train ...)")
     p.add_argument("--tokenizer", required=True, help="ModularTokenizer directory")
@@ -809,6 +826,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-chars", type=int, default=None, help="training characters per language")
     p.add_argument("--progress", action="store_true")
     p.set_defaults(fn=cmd_lm_train)
+
+
+COMMANDS = (
+    _add_example_corpus, _add_data, _add_warmup, _add_report, _add_sequential_bpe, _add_modular_unigram,
+    _add_nsl, _add_encode, _add_parity_bpe, _add_adaptmix, _add_count, _add_trim, _add_audit, _add_extend,
+    _add_lm_train,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="modtok", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    for add in COMMANDS:  # one function per command, in the order `modtok --help` lists them
+        add(sub)
     for p in sub.choices.values():  # every command that reads text checks its script (modtok.text.scripts)
         p.add_argument("--any-script", action="store_true",
                        help="accept text whose letters are mostly not in its language code's script "
