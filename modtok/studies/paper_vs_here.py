@@ -404,13 +404,21 @@ PLACE = re.compile(r"§|\b(?:Tables?|TABLES?|Tabs?\.|Figs?\.|Figures?|App\.|Appe
                    r"(?i:abstract)")
 
 
+def _texts(c: Claim) -> list[tuple[str, str]]:
+    """Every text a claim carries, named by its field: a circular source may hide in any."""
+    texts = [("source", c.source), ("claim", c.claim), ("unit", c.unit), ("derived_from", c.derived_from or "")]
+    texts += [("paper", c.paper)] if isinstance(c.paper, str) else []
+    return [(name, text) for name, text in texts + [(f"setting.{k}", v) for k, v in c.setting.items()] if text]
+
+
 def figure_problems(path: Path = FIGURES, folder: Path | None = None) -> list[str]:
     """What in ``path`` the papers' texts do not bear out, one line each (empty: all good):
 
     - a numeric figure without ``derived_from`` that its paper does not print (:func:`occurs`);
     - a number in a string figure or a ``derived_from`` note that the paper does not print;
     - a figure saying it was not found that is not written "not in the paper ...";
-    - a source that is circular (:data:`CIRCULAR`) or names no place in the paper
+    - a source, or any other text of a claim (its claim, unit, figure, derived_from
+      note, setting), that is circular (:data:`CIRCULAR`); a source that names no place in the paper
       (:data:`PLACE`: a section, table, figure, appendix, algorithm, equation,
       proposition, ... or the abstract);
     - a setting that is a plain string rather than a table of :data:`SETTING_FIELDS`.
@@ -436,9 +444,8 @@ def figure_problems(path: Path = FIGURES, folder: Path | None = None) -> list[st
                 else:
                     problems += [f"{at} derived_from: {n} is not printed in {file}"
                                  for n in numbers_in(c.derived_from) if n not in printed_values(text)]
-            circular = [w for w in CIRCULAR if w in c.source.casefold()]
-            if circular:
-                problems.append(f"{at} source {c.source!r} is circular ({', '.join(circular)})")
+            problems += [f"{at} {name} {text!r} is circular ({', '.join(words)})"
+                         for name, text in _texts(c) if (words := [w for w in CIRCULAR if w in text.casefold()])]
             if not PLACE.search(c.source):
                 problems.append(f"{at} source {c.source!r} names no section, table or figure of the paper")
             if isinstance(entries[c.key]["setting"], str):
