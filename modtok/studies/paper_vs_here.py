@@ -193,14 +193,29 @@ def shown(value) -> str:
     return str(value)
 
 
+# A parenthesis that only cites the paper ("(§3.4)", "(§5.1, Table 2)"): not a part of the setting.
+_CITATION = re.compile(r"\s*\(\s*(?:(?:§|Tables?\s|Figs?\.|Figures?\s|App\.|Appendix\s|Alg\.|Eqs?\.|Sec\.)[^();,]*"
+                       r"(?:[;,]\s*|(?=\))))+\)")
+
+
 def _same(a: str, b: str) -> bool:
-    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+    """Whether two settings say the same, case, spacing and citations of the paper aside.
+
+    >>> _same("20 iterations, from uniform (§3.4)", "20  Iterations, from uniform"), _same("128k (§5.1)", "32k")
+    (True, False)
+    >>> _same("16 languages (§3.1, Table 5)", "16 languages"), _same("16 (Table 5; 4 dropped)", "16")
+    (True, False)
+    """
+    def norm(text: str) -> str:
+        return " ".join(_CITATION.sub("", text).casefold().split())
+    return norm(a) == norm(b)
 
 
 def setting_differences(paper: Mapping[str, str], here: Mapping[str, str]) -> list[str]:
     """Every field the paper's setting states where ours says otherwise, or nothing
-    (compared as text, case and spacing aside: "32k" and "32,000" count as different,
-    so a difference is never hidden). Fields only ours states are not the claim's.
+    (compared as text, case, spacing and a parenthesis that only cites the paper aside:
+    "32k" and "32,000" count as different, so a difference is never hidden). Fields
+    only ours states are not the claim's.
 
     >>> setting_differences({"vocabulary": "128k", "lr": "1e-4"}, {"vocabulary": "32k", "model": "6M"})
     ['vocabulary: paper 128k / here 32k', 'lr: paper 1e-4 / here not stated']
