@@ -403,7 +403,7 @@ class AdaptMixStudy:
         pre-tokenizer, the iterations and the evaluation text (μ and ε, which the paper's
         setting does not state, are the notebook's to print)."""
         return {
-            "data": f"{len(self.langs)} languages ({', '.join(self.langs)}); {self.data.source.split('; dev')[0]}",
+            "data": f"{len(self.langs)} languages ({', '.join(self.langs)}); {self.data.source.split('; evaluation')[0].split('; dev')[0]}",
             "size": f"the same total T = {budget:,} characters for every mixture",
             "vocabulary": f"{vocab:,} tokens, {trainer}",
             "pretokenization": f"modtok scheme {self.scheme!r}",
