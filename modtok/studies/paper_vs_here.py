@@ -198,6 +198,10 @@ _CITATION = re.compile(r"\s*\(\s*(?:(?:§|Tables?\s|Figs?\.|Figures?\s|App\.|App
                        r"(?:[;,]\s*|(?=\))))+\)")
 
 
+# A paper's setting field that says the text does not give it.
+_UNSTATED = re.compile(r"\s*not (?:in the text|in the paper|named|stated|given)\b", re.I)
+
+
 def _same(a: str, b: str) -> bool:
     """Whether two settings say the same, case, spacing and citations of the paper aside.
 
@@ -217,11 +221,17 @@ def setting_differences(paper: Mapping[str, str], here: Mapping[str, str]) -> li
     "32k" and "32,000" count as different, so a difference is never hidden). Fields
     only ours states are not the claim's.
 
+    A field the paper's text does not give ("not in the text ...", "not named ...") is
+    not a setting of the paper's, so ours cannot differ from it (the row still shows both).
+
     >>> setting_differences({"vocabulary": "128k", "lr": "1e-4"}, {"vocabulary": "32k", "model": "6M"})
     ['vocabulary: paper 128k / here 32k', 'lr: paper 1e-4 / here not stated']
+    >>> setting_differences({"size": "not in the text (§5.1)", "heldout": "Not named in the text"}, {"size": "3 MB"})
+    []
     """
     return [f"{name}: paper {paper[name]} / here {here.get(name, 'not stated')}"
-            for name in SETTING_FIELDS if name in paper and not _same(paper[name], here.get(name, ""))]
+            for name in SETTING_FIELDS if name in paper and not _UNSTATED.match(paper[name])
+            and not _same(paper[name], here.get(name, ""))]
 
 
 def _joined(setting: Mapping[str, str]) -> str:
