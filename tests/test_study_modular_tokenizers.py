@@ -201,6 +201,31 @@ def test_inefficiency_paper_values_cover_every_claim_and_say_what_is_missing(ine
     assert [r["holds?"] for r in rows][1] == "not measured: llama3 is not installed"
 
 
+def test_inefficiency_reasons_name_the_reference_of_every_failing_nsl(inefficiency):
+    """A claim that fails gets the reference it was measured against, with the token totals
+    behind its NSL; a claim that holds gets none (rows_for would refuse it)."""
+    result = inefficiency.nsl_table(LANGS, 400)
+    named = {"rows": [{k.replace("NSL chars", "NSL llama3"): v for k, v in r.items()} for r in result["rows"]],
+             "budget": 400}
+    here = inefficiency_values(named)
+    here["joint_mean_nsl"] = 0.5  # as if the joint BPE beat the references: "above 1" fails
+    reasons = inefficiency.reasons(here, named)
+    claims = {c.key: c for c in paper_vs_here.claims("modular_tokenizers_inefficiency")}
+    failing = {k for k, v in here.items() if not isinstance(v, paper_vs_here.NotMeasured)
+               and claims[k].verdict(v) == "does not hold"}
+    assert set(reasons) == failing and "joint_mean_nsl" in failing
+    ref = inefficiency.mono.tokens("eng_Latn", K)
+    train_chars, test_chars = sum(map(len, CORPORA.train["eng_Latn"])), sum(map(len, TEXT["eng_Latn"]))
+    if "english_nsl_llama3" in failing:  # one token per character against a 300-token reference
+        assert f"reference of {K:,} tokens trained on {train_chars:,} characters" in reasons["english_nsl_llama3"]
+        assert f"spends {ref:,} tokens, llama3 {test_chars:,}" in reasons["english_nsl_llama3"]
+    share = 400 / (len(LANGS) * K)
+    assert reasons["joint_mean_nsl"].startswith(f"the joint BPE of 400 tokens gives each of {len(LANGS)} languages "
+                                                f"{share:.2f} of a {K:,}-token reference budget")
+    rows = paper_vs_here.table("modular_tokenizers_inefficiency", here, inefficiency.setting(LANGS, 400), reasons)
+    assert all((r["reason"] not in ("", "reason not measured")) == (r["holds?"] == "does not hold") for r in rows)
+
+
 def test_the_joint_budget_gives_each_language_the_papers_share():
     assert paper_joint_budget(21, 24_000) == 128_000  # Multi 21 of Tables 1 and 10
     assert paper_joint_budget(39, 8_000) == 80_000 and paper_joint_budget(1, 1_000) == 2_000  # at least one step
