@@ -244,7 +244,7 @@ def test_every_claims_paper_setting_and_every_studys_own_use_the_same_fields(ine
             assert isinstance(claim["setting"], dict) and set(claim["setting"]) <= SETTING_FIELDS, (study, key)
     ours = inefficiency.setting(LANGS, 400)
     assert set(ours) <= SETTING_FIELDS and "400 over 3 languages" in ours["vocabulary"]
-    assert f"references of {K}" in ours["vocabulary"] and ours["heldout"] == "evaluation text, 6 lines per language"
+    assert f"references of {K}" in ours["vocabulary"] and ours["heldout"] == "evaluation text, 6 lines"
     chars = [8 * sum(map(len, TEXT[lang])) for lang in LANGS]  # measured on the training text, not typed
     assert ours["size"] == f"{min(chars):,}-{max(chars):,} training characters per language"
     assert set(seq.setting(2)) <= SETTING_FIELDS and f"k = {K}" in seq.setting(2)["vocabulary"]

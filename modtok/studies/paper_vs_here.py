@@ -209,9 +209,11 @@ def _same(a: str, b: str) -> bool:
     (True, False)
     >>> _same("16 languages (§3.1, Table 5)", "16 languages"), _same("16 (Table 5; 4 dropped)", "16")
     (True, False)
+    >>> _same("FLORES-200 devtest, 1012 lines (§3.1)", "FLORES-200 devtest, 1,012 lines"), _same("1,2", "12")
+    (True, False)
     """
-    def norm(text: str) -> str:
-        return " ".join(_CITATION.sub("", text).casefold().split())
+    def norm(text: str) -> str:  # thousands separators aside too: "1,012 lines" is "1012 lines"
+        return " ".join(re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", _CITATION.sub("", text)).casefold().split())
     return norm(a) == norm(b)
 
 

@@ -101,7 +101,7 @@ class InefficiencyStudy:
                 "vocabulary": f"monolingual BPE references of {self.k:,} tokens; joint BPE of {budget:,} over "
                               f"{len(langs)} languages ({share:.2f} of a reference budget per language); "
                               f"deployed: {deployed}",
-                "pretokenization": f"references and joint BPE: {pretokenization(self.scheme, self.corpora)}"}
+                "pretokenization": f"references and the joint BPE: {pretokenization(self.scheme, self.corpora)}"}
 
     def reasons(self, here: Mapping[str, float | NotMeasured], result: dict) -> dict[str, str]:
         """A measured reason for each claim of ``here`` (:func:`paper_values` of ``result``,
