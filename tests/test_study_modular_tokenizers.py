@@ -33,6 +33,7 @@ from modtok.studies.modular_tokenizers.languages import Choice, choose_languages
 from modtok.studies.modular_tokenizers.reference import Monolingual
 from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy
 from modtok.studies.modular_tokenizers.sequential import paper_values as sequential_values
+from modtok.studies.modular_tokenizers.sequential import reasons as sequential_reasons
 from modtok.studies.modular_tokenizers.unigram import UnigramStudy
 from modtok.studies.modular_tokenizers.unigram import paper_values as unigram_values
 from modtok.text import data
@@ -378,6 +379,18 @@ def test_sequential_paper_values_are_the_fidelity_and_union_numbers(seq):
     alone = sequential_values(fid, {1: spread[1]}, growth)["sequential_vs_concatenation"]
     assert isinstance(alone, paper_vs_here.NotMeasured) and "2 languages" in alone.reason
     assert len(paper_vs_here.table("modular_tokenizers_sequential", here, seq.setting(2))) == len(here)
+    # a measured reason for each failing claim: the worst language's place and the tokens it took over
+    here = dict(here, subtokenizer_nsl_max=9.0, global_nsl_max=9.0, vocab_growth_share=0.1)  # as if they failed
+    why = sequential_reasons(here, fid, growth)
+    assert {"subtokenizer_nsl_max", "global_nsl_max", "vocab_growth_share"} <= set(why)
+    worst = max(fid["rows"], key=lambda r: r["NSL subtokenizer"])
+    assert why["subtokenizer_nsl_max"].startswith(f"the worst is {worst['language']}, trained ")
+    assert f"{worst['reused']} of its {worst['|V_ℓ|']} tokens" in why["subtokenizer_nsl_max"]
+    assert f"{growth[-1]['sequential']:,} of the {growth[-1]['no sharing']:,}" in why["vocab_growth_share"]
+    rows = paper_vs_here.table("modular_tokenizers_sequential", here, seq.setting(2), why)
+    for c, r in zip(paper_vs_here.claims("modular_tokenizers_sequential"), rows):
+        failing = r["holds?"] == "does not hold"
+        assert r["reason"] == (why.get(c.key, "reason not measured") if failing else ""), (c.key, r["reason"])
 
 
 # ---------------------------------------------------------------------------- notebook 03
