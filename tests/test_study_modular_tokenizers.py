@@ -527,3 +527,9 @@ def test_two_schemes_train_evaluate_and_tabulate_end_to_end(tok, tmp_path):
     assert f"{lm_vocab_size(tok):,} LM rows" in ours["vocabulary"] and "untied" in ours["model"]
     assert isinstance(lm.paper_values(rows, fid, [], "Mono-only", "Samp_Sub_1(0.5)", "Samp_Sub_1(0.5)")[
         "compact_speedup"], paper_vs_here.NotMeasured)
+    # a compact model no faster than the full one: the reason is the timed pair itself
+    slow = dict(here, compact_speedup=0.9)
+    why = lm.reasons(slow, speed)
+    assert set(why) == {"compact_speedup"} and f"d_model {speed[0]['d_model']}" in why["compact_speedup"]
+    assert f"{speed[0]['params (M)']:.1f}M parameters and runs {speed[0]['forward ms']:.2f} ms" in why["compact_speedup"]
+    assert lm.reasons(dict(here, compact_speedup=1.5), speed) == {}  # both hold (compact_params > 0 above)
