@@ -313,7 +313,7 @@ def reasons(here: dict, fidelity: dict, growth: list[dict]) -> dict[str, str]:
     ...        "reused": 20, "NSL subtokenizer": 1.08, "NSL global": 1.02}]}
     >>> growth = [{"sequential": 300, "no sharing": 300}, {"sequential": 580, "no sharing": 644}]
     >>> reasons(paper_values(fid, {}, growth), fid, growth)["subtokenizer_nsl_max"]
-    'the worst is B (b), trained 2nd of 2: 20 of its 300 tokens (bytes aside) were learnt on the languages before it, and its subtokenizer has 1.08 the monolingual BPE tokens'
+    "the worst is B (b), trained 2nd of 2: 20 of its 300 tokens (bytes aside) were learnt on the languages before it, and its subtokenizer has 1.080 times the monolingual BPE's tokens"
     """
     claims = {c.key: c for c in paper_vs_here.claims("modular_tokenizers_sequential")}
     failing = [k for k, v in here.items() if not isinstance(v, NotMeasured) and claims[k].verdict(v) == "does not hold"]
@@ -323,7 +323,7 @@ def reasons(here: dict, fidelity: dict, growth: list[dict]) -> dict[str, str]:
         row = max(rows, key=lambda r: r[column])
         return (f"the worst is {row['language']}, trained {_ordinal(row['position'])} of {len(rows)}: {row['reused']} of "
                 f"its {row['|V_ℓ|']} tokens (bytes aside) were learnt on the languages before it, and {what} has "
-                f"{row[column]:.3g} the monolingual BPE tokens")
+                f"{row[column]:.3f} times the monolingual BPE's tokens")
 
     out = {}
     for key in failing:
