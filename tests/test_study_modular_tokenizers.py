@@ -533,3 +533,10 @@ def test_two_schemes_train_evaluate_and_tabulate_end_to_end(tok, tmp_path):
     assert set(why) == {"compact_speedup"} and f"d_model {speed[0]['d_model']}" in why["compact_speedup"]
     assert f"{speed[0]['params (M)']:.1f}M parameters and runs {speed[0]['forward ms']:.2f} ms" in why["compact_speedup"]
     assert lm.reasons(dict(here, compact_speedup=1.5), speed) == {}  # both hold (compact_params > 0 above)
+    # more foreign tokens than the paper's 5%: the worst language's own ids against the LM's rows
+    foreign = lm.reasons(dict(here, full_foreign_token_share=50.0), speed, rows, tok)
+    worst = min(cov, key=cov.get)
+    assert foreign["full_foreign_token_share"] == (
+        f"{worst}: {100 * (1 - cov[worst]):.1f}% of its full-tokenizer tokens lie outside its "
+        f"{len(tok.ids([worst])):,} own ids ({len(tok.ids([worst])) / lm_vocab_size(tok):.0%} of the "
+        f"{lm_vocab_size(tok):,} LM rows)")
