@@ -332,6 +332,11 @@ def test_setting_and_the_paper_values_of_every_claim(study):
     assert isinstance(values["dev100_gini_cut"], paper_vs_here.NotMeasured)  # 30 dev lines: no 100-line subset
     assert values["balanced_smaller_cut"] == study.price(pb.BALANCED)[0] - study.price(pb.TAU)[0]
     reasons = study.reasons(values, VOCAB)
+    forced = study.reasons(dict(values, base_lowest_gini=1.0, utilisation_change=-1.0), VOCAB)  # as if both failed
+    assert forced["base_lowest_gini"].startswith("measured where, not why: test Gini classical ")
+    assert f"{pb.BASE} {study.evaluate(base)['row']['gini']:.4f}" in forced["base_lowest_gini"]
+    tiers = study.evaluate(base)["tiers"]
+    assert forced["utilisation_change"].count(" -> ") == len(tiers) + 1 and all(t in forced["utilisation_change"] for t in tiers)
     if values["vocabulary"] == VOCAB:  # the size asked was reached: the reason is the size asked, not a stop
         assert reasons["vocabulary"] == f"this run asked for {VOCAB:,} tokens and got them (the paper's 128k was not asked)"
     rows = paper_vs_here.table("parity_bpe", values, setting, reasons)
