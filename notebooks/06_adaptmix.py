@@ -339,7 +339,7 @@ if HAVE_DEV:
 # %%
 print(f"data: {S.data.source}\n{len(LANGS)} languages, μ = {MU}, ε = {EPS} (chosen on dev: {HAVE_DEV}), "
       f"f_best = 1.0, δ unclamped, policy = cap; whole notebook: {time.time() - T0:.0f} s")
-print("the paper's 20 iterations at our vocabulary:", S.paper_setting_cost(VOCAB, len(GRID)))
+print("the paper's 20 iterations at our vocabulary:", S.paper_setting_cost(TRAINER, VOCAB, len(GRID)))
 
 # %%
 PREMIUMS = DEPLOYED_PREMIUMS[1] if DEPLOYED_PREMIUMS else None

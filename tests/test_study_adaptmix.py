@@ -338,12 +338,14 @@ def test_paper_figures_and_the_measured_values_for_every_claim(s):
 
 
 def test_the_cost_of_the_papers_iterations_is_measured(s):
-    seconds, n = s.iteration_seconds(300)
+    seconds, n = s.iteration_seconds("hf-bpe", 300)
     assert seconds > 0 and n >= 2  # the fixture's choice trained iteration 0 once and one more per candidate
-    assert s.iteration_seconds(12_345) is None
-    note = s.paper_setting_cost(300, candidates=6)
+    assert s.iteration_seconds("hf-bpe", 12_345) is None and s.iteration_seconds("another-trainer", 300) is None
+    s.run("hf-bpe", 300, 9_000, 2, 0.5, 0.1, langs=s.langs[:2])  # a subset's run is not the study's cost
+    assert s.iteration_seconds("hf-bpe", 300)[1] == n
+    note = s.paper_setting_cost("hf-bpe", 300, candidates=6)
     assert f"{seconds:.1f} s here (mean of {n})" in note and "20 iterations × 6" in note and "MB" in note
-    assert "no AdaptMix iteration at 12,345 timed" in s.paper_setting_cost(12_345, 6)
+    assert "no AdaptMix iteration at 12,345 timed" in s.paper_setting_cost("hf-bpe", 12_345, 6)
 
 
 def test_premiums_need_parallel_text_with_the_pivot(s):

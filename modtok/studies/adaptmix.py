@@ -211,7 +211,7 @@ class AdaptMixStudy:
         self._devtest: mixture.DevSet | None = None
         self._runs: dict[tuple, mixture.History] = {}
         self._baselines: dict[tuple, tuple] = {}
-        self._timed: dict[int, list[tuple[int, float]]] = {}  # vocab -> (iterations trained, seconds) per run
+        self._timed: dict[tuple, list[tuple[int, float]]] = {}  # (trainer, vocab, langs) -> (iterations, seconds)
 
     @property
     def has_dev(self) -> bool:
@@ -286,13 +286,14 @@ class AdaptMixStudy:
                 resume=start)
             trained = iterations - (1 if start is not None else 0)  # a branch reuses iteration 0
             if trained > 0:
-                self._timed.setdefault(vocab, []).append((trained, time.perf_counter() - t0))
+                self._timed.setdefault((trainer, vocab, langs), []).append((trained, time.perf_counter() - t0))
         return self._runs[key]
 
-    def iteration_seconds(self, vocab: int) -> tuple[float, int] | None:
-        """``(seconds per iteration, iterations timed)`` over every run this study trained at
-        ``vocab`` (an iteration: train, dev fertility, update), or ``None`` before any."""
-        timed = self._timed.get(vocab, [])
+    def iteration_seconds(self, trainer: str, vocab: int) -> tuple[float, int] | None:
+        """``(seconds per iteration, iterations timed)`` over every run this study trained with
+        ``trainer`` at ``vocab`` on all its languages (an iteration: train, dev fertility,
+        update), or ``None`` before any."""
+        timed = self._timed.get((trainer, vocab, tuple(self.langs)), [])
         n = sum(k for k, _ in timed)
         return (sum(s for _, s in timed) / n, n) if n else None
 
@@ -455,11 +456,11 @@ class AdaptMixStudy:
                             f", the lowest deployed {best} {row[best]:.3f}")
         return out
 
-    def paper_setting_cost(self, vocab: int, candidates: int, iterations: int = 20) -> str:
-        """What the paper's 20 iterations would cost at ``vocab`` on this machine, from the
-        iterations this study timed (:meth:`iteration_seconds`), and this process's peak
-        memory (RSS, Linux: kilobytes)."""
-        timed = self.iteration_seconds(vocab)
+    def paper_setting_cost(self, trainer: str, vocab: int, candidates: int, iterations: int = 20) -> str:
+        """What the paper's 20 iterations would cost with ``trainer`` at ``vocab`` on this
+        machine, from the iterations this study timed (:meth:`iteration_seconds`), and this
+        process's peak memory (RSS, Linux: kilobytes)."""
+        timed = self.iteration_seconds(trainer, vocab)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         if timed is None:
             return f"no AdaptMix iteration at {vocab:,} timed yet; peak memory {rss:,.0f} MB"
