@@ -1,5 +1,6 @@
 # modtok — setup and the three commands (see README.md).
-#   make demo   run every walkthrough notebook headless, write reports/<notebook>.html
+#   make demo   run every walkthrough notebook headless, write reports/<notebook>.html,
+#               then the reproduction page (make report)
 #   make test   install what is needed, run pytest and nbval over every notebook
 #   make lab    open JupyterLab; notebooks/*.py open as notebooks (jupytext)
 #   make report the notebooks' paper-vs-here tables (saved by make demo) on one page:
@@ -66,6 +67,7 @@ demo: notebooks
 	    --output-dir $(REPORTS) $$nb || { failed="$$failed $$nb"; echo "== FAILED: $$nb"; }; \
 	done; \
 	echo; echo "Reports written to $(abspath $(REPORTS))/:"; ls -1 $(REPORTS)/*.html 2>/dev/null; \
+	echo; $(BIN)/modtok report $(REPORTS) || failed="$$failed (modtok report)"; \
 	if [ -n "$$failed" ]; then echo; echo "failed notebooks:$$failed" >&2; exit 1; fi
 
 # One page from the tables the notebooks saved (never typed in): what holds, per paper.

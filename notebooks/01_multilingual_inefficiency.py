@@ -173,4 +173,5 @@ else:
 # match, only to point the same way.
 
 # %%
-plots.table(paper_vs_here.table("modular_tokenizers_inefficiency", paper_values(full), study.setting(LANGS, V)))
+HERE = paper_values(full)
+plots.table(paper_vs_here.table("modular_tokenizers_inefficiency", HERE, study.setting(LANGS, V), study.reasons(HERE, full)))

@@ -57,7 +57,7 @@ from IPython.display import display
 from modtok.bpe.tree import label, leaves, walk
 from modtok.studies import paper_vs_here
 from modtok.studies.modular_tokenizers.languages import choose_languages
-from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy, paper_values
+from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy, paper_values, reasons
 from modtok.text import data
 from modtok.ui import plots, widgets
 
@@ -298,5 +298,6 @@ print(f"notebook ran in {time.time() - T0:.0f} s")
 # vs 24k), the languages (and their scripts) and the training text.
 
 # %%
-plots.table(paper_vs_here.table("modular_tokenizers_sequential", paper_values(full, spread, growth),
-                                study.setting(TRIALS)))
+HERE = paper_values(full, spread, growth)
+plots.table(paper_vs_here.table("modular_tokenizers_sequential", HERE, study.setting(TRIALS),
+                                reasons(HERE, full, growth)))

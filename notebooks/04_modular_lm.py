@@ -357,4 +357,5 @@ shutil.rmtree(runs_dir)  # checkpoints, metrics and the compact model were tempo
 # %%
 setting = study.setting(corpora, LANGS, tok, MIXTURE, SCHEME, models["Mono-only"], MODEL, train_cfg, BATCH, SEQ,
                         DEVICE, speed_rows[-1]["vocabulary"])
-plots.table(paper_vs_here.table("modular_tokenizers_lm", study.paper_values(eval_rows, fid_rows, speed_rows), setting))
+HERE = study.paper_values(eval_rows, fid_rows, speed_rows)
+plots.table(paper_vs_here.table("modular_tokenizers_lm", HERE, setting, study.reasons(HERE, speed_rows, eval_rows, tok)))

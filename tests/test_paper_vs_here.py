@@ -161,14 +161,21 @@ def test_figure_problems_finds_each_kind(tmp_path):
     assert _problems_of(tmp_path, good) == []
     bad = {"a": (_entry("bad_a", 2.4), "paper = 2.4 is not printed in parity-aware-bpe.txt"),
            "b": (_entry("bad_b", 0.046), "paper = 0.046 is not printed"),
-           "c": (_entry("bad_c", '"not found in stored material"'), "is written 'not in the paper'"),
+           "c": (_entry("bad_c", '"not found in the text"'), "is written 'not in the paper'"),
            "d": (_entry("bad_d", '"< 1.02"'), "1.02 is not printed"),
            "e": (_entry("bad_e", 1.01, "Table 2, as quoted in notebook 05"), "is circular (notebook, as quoted)"),
            "f": (_entry("bad_f", 1.01, "the paper"), "names no section, table or figure"),
            "g": (_entry("bad_g", 0.5, extra='derived_from = "Table 2: 2.44 minus 1.01"\n'), "derived_from: 2.44"),
            "h": (_entry("bad_h", 0.5, extra='derived_from = "two cells"\n'), "names no table or section"),
            "i": (_entry("bad_i", 1.01).replace('[parity_bpe.bad_i.setting]\ndata="d"\n', 'setting="d"\n'),
-                 "setting is a string")}
+                 "setting is a string"),
+           # a circular source hides in any text of a claim, not only in its source
+           "j": (_entry("bad_j", 1.01).replace('data="d"', 'data="the pool, as in issue 20"'),
+                 "setting.data 'the pool, as in issue 20' is circular (issue)"),
+           "k": (_entry("bad_k", 1.01).replace('unit="u"', 'unit="tokens (stored summary)"'),
+                 "unit 'tokens (stored summary)' is circular (stored summary)"),
+           "l": (_entry("bad_l", 0.5, extra='derived_from = "Table 2: 1.01, see the notebook"\n'),
+                 "derived_from 'Table 2: 1.01, see the notebook' is circular (notebook)")}
     for key, (entry, message) in bad.items():
         problems = _problems_of(tmp_path, good + entry)
         assert len(problems) == 1 and problems[0].startswith(f"[parity_bpe.bad_{key}]") and message in problems[0], \

@@ -129,13 +129,18 @@ def test_make_demo_writes_reports_with_figures(env):
     notebook = REPO / DEMO_NOTEBOOK
     report = REPO / "reports" / f"{notebook.stem}.html"
     saved = REPO / "reports" / "paper_vs_here" / "modular_tokenizers_unigram.json"
+    page = REPO / "reports" / "reproduction.md"
     for command in demos:
-        report.unlink(missing_ok=True)
-        saved.unlink(missing_ok=True)
+        for path in (report, saved, page):
+            path.unlink(missing_ok=True)
         _run(f"{command} NOTEBOOKS={DEMO_NOTEBOOK}", REPO, dict(e, MODTOK_SMOKE="1"), timeout=900)
         html = report.read_text(encoding="utf-8")
         assert "plotly" in html and "Plotly.newPlot" in html, "the report has no plotly figure"
         assert json.loads(saved.read_text(encoding="utf-8"))["study"] == "modular_tokenizers_unigram"
+        # make demo ends with the reproduction page, holding the table the notebook just saved
+        row = next(line for line in page.read_text(encoding="utf-8").splitlines()
+                   if line.startswith(f"| {notebook.stem} | modular_tokenizers_unigram |"))
+        assert row.endswith("| up to date |"), row
 
 
 def test_make_report_writes_the_reproduction_page(env, tmp_path):

@@ -33,6 +33,7 @@ from modtok.studies.modular_tokenizers.languages import Choice, choose_languages
 from modtok.studies.modular_tokenizers.reference import Monolingual
 from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy
 from modtok.studies.modular_tokenizers.sequential import paper_values as sequential_values
+from modtok.studies.modular_tokenizers.sequential import reasons as sequential_reasons
 from modtok.studies.modular_tokenizers.unigram import UnigramStudy
 from modtok.studies.modular_tokenizers.unigram import paper_values as unigram_values
 from modtok.text import data
@@ -201,6 +202,31 @@ def test_inefficiency_paper_values_cover_every_claim_and_say_what_is_missing(ine
     assert [r["holds?"] for r in rows][1] == "not measured: llama3 is not installed"
 
 
+def test_inefficiency_reasons_name_the_reference_of_every_failing_nsl(inefficiency):
+    """A claim that fails gets the reference it was measured against, with the token totals
+    behind its NSL; a claim that holds gets none (rows_for would refuse it)."""
+    result = inefficiency.nsl_table(LANGS, 400)
+    named = {"rows": [{k.replace("NSL chars", "NSL llama3"): v for k, v in r.items()} for r in result["rows"]],
+             "budget": 400}
+    here = inefficiency_values(named)
+    here["joint_mean_nsl"] = 0.5  # as if the joint BPE beat the references: "above 1" fails
+    reasons = inefficiency.reasons(here, named)
+    claims = {c.key: c for c in paper_vs_here.claims("modular_tokenizers_inefficiency")}
+    failing = {k for k, v in here.items() if not isinstance(v, paper_vs_here.NotMeasured)
+               and claims[k].verdict(v) == "does not hold"}
+    assert set(reasons) == failing and "joint_mean_nsl" in failing
+    ref = inefficiency.mono.tokens("eng_Latn", K)
+    train_chars, test_chars = sum(map(len, CORPORA.train["eng_Latn"])), sum(map(len, TEXT["eng_Latn"]))
+    if "english_nsl_llama3" in failing:  # one token per character against a 300-token reference
+        assert f"reference of {K:,} tokens trained on {train_chars:,} characters" in reasons["english_nsl_llama3"]
+        assert f"spends {ref:,} tokens, llama3 {test_chars:,}" in reasons["english_nsl_llama3"]
+    share = 400 / (len(LANGS) * K)
+    assert reasons["joint_mean_nsl"].startswith(f"the joint BPE of 400 tokens gives each of {len(LANGS)} languages "
+                                                f"{share:.2f} of a {K:,}-token reference budget")
+    rows = paper_vs_here.table("modular_tokenizers_inefficiency", here, inefficiency.setting(LANGS, 400), reasons)
+    assert all((r["reason"] not in ("", "reason not measured")) == (r["holds?"] == "does not hold") for r in rows)
+
+
 def test_the_joint_budget_gives_each_language_the_papers_share():
     assert paper_joint_budget(21, 24_000) == 128_000  # Multi 21 of Tables 1 and 10
     assert paper_joint_budget(39, 8_000) == 80_000 and paper_joint_budget(1, 1_000) == 2_000  # at least one step
@@ -219,7 +245,7 @@ def test_every_claims_paper_setting_and_every_studys_own_use_the_same_fields(ine
             assert isinstance(claim["setting"], dict) and set(claim["setting"]) <= SETTING_FIELDS, (study, key)
     ours = inefficiency.setting(LANGS, 400)
     assert set(ours) <= SETTING_FIELDS and "400 over 3 languages" in ours["vocabulary"]
-    assert f"references of {K}" in ours["vocabulary"] and ours["heldout"] == "evaluation text, 6 lines per language"
+    assert f"references of {K}" in ours["vocabulary"] and ours["heldout"] == "evaluation text, 6 lines"
     chars = [8 * sum(map(len, TEXT[lang])) for lang in LANGS]  # measured on the training text, not typed
     assert ours["size"] == f"{min(chars):,}-{max(chars):,} training characters per language"
     assert set(seq.setting(2)) <= SETTING_FIELDS and f"k = {K}" in seq.setting(2)["vocabulary"]
@@ -353,6 +379,18 @@ def test_sequential_paper_values_are_the_fidelity_and_union_numbers(seq):
     alone = sequential_values(fid, {1: spread[1]}, growth)["sequential_vs_concatenation"]
     assert isinstance(alone, paper_vs_here.NotMeasured) and "2 languages" in alone.reason
     assert len(paper_vs_here.table("modular_tokenizers_sequential", here, seq.setting(2))) == len(here)
+    # a measured reason for each failing claim: the worst language's place and the tokens it took over
+    here = dict(here, subtokenizer_nsl_max=9.0, global_nsl_max=9.0, vocab_growth_share=0.1)  # as if they failed
+    why = sequential_reasons(here, fid, growth)
+    assert {"subtokenizer_nsl_max", "global_nsl_max", "vocab_growth_share"} <= set(why)
+    worst = max(fid["rows"], key=lambda r: r["NSL subtokenizer"])
+    assert why["subtokenizer_nsl_max"].startswith(f"the worst is {worst['language']}, trained ")
+    assert f"{worst['reused']} of its {worst['|V_ℓ|']} tokens" in why["subtokenizer_nsl_max"]
+    assert f"{growth[-1]['sequential']:,} of the {growth[-1]['no sharing']:,}" in why["vocab_growth_share"]
+    rows = paper_vs_here.table("modular_tokenizers_sequential", here, seq.setting(2), why)
+    for c, r in zip(paper_vs_here.claims("modular_tokenizers_sequential"), rows):
+        failing = r["holds?"] == "does not hold"
+        assert r["reason"] == (why.get(c.key, "reason not measured") if failing else ""), (c.key, r["reason"])
 
 
 # ---------------------------------------------------------------------------- notebook 03
@@ -489,3 +527,16 @@ def test_two_schemes_train_evaluate_and_tabulate_end_to_end(tok, tmp_path):
     assert f"{lm_vocab_size(tok):,} LM rows" in ours["vocabulary"] and "untied" in ours["model"]
     assert isinstance(lm.paper_values(rows, fid, [], "Mono-only", "Samp_Sub_1(0.5)", "Samp_Sub_1(0.5)")[
         "compact_speedup"], paper_vs_here.NotMeasured)
+    # a compact model no faster than the full one: the reason is the timed pair itself
+    slow = dict(here, compact_speedup=0.9)
+    why = lm.reasons(slow, speed)
+    assert set(why) == {"compact_speedup"} and f"d_model {speed[0]['d_model']}" in why["compact_speedup"]
+    assert f"{speed[0]['params (M)']:.1f}M parameters and runs {speed[0]['forward ms']:.2f} ms" in why["compact_speedup"]
+    assert lm.reasons(dict(here, compact_speedup=1.5), speed) == {}  # both hold (compact_params > 0 above)
+    # more foreign tokens than the paper's 5%: the worst language's own ids against the LM's rows
+    foreign = lm.reasons(dict(here, full_foreign_token_share=50.0), speed, rows, tok)
+    worst = min(cov, key=cov.get)
+    assert foreign["full_foreign_token_share"] == (
+        f"{worst}: {100 * (1 - cov[worst]):.1f}% of its full-tokenizer tokens lie outside its "
+        f"{len(tok.ids([worst])):,} own ids ({len(tok.ids([worst])) / lm_vocab_size(tok):.0%} of the "
+        f"{lm_vocab_size(tok):,} LM rows)")

@@ -331,9 +331,21 @@ def test_setting_and_the_paper_values_of_every_claim(study):
         study.evaluate(base)["row"]["utilisation"] / study.evaluate(classical)["row"]["utilisation"] - 1)
     assert isinstance(values["dev100_gini_cut"], paper_vs_here.NotMeasured)  # 30 dev lines: no 100-line subset
     assert values["balanced_smaller_cut"] == study.price(pb.BALANCED)[0] - study.price(pb.TAU)[0]
-    rows = paper_vs_here.table("parity_bpe", values, setting, study.reasons(values, VOCAB))
-    failing = [r for r in rows if r["holds?"] == "does not hold"]
-    assert all(r["why not"] for r in failing) and all(not r["why not"] for r in rows if r["holds?"] == "holds")
+    reasons = study.reasons(values, VOCAB)
+    forced = study.reasons(dict(values, base_lowest_gini=1.0, utilisation_change=-1.0), VOCAB)  # as if both failed
+    assert forced["base_lowest_gini"].startswith("measured where, not why: test Gini classical ")
+    assert f"{pb.BASE} {study.evaluate(base)['row']['gini']:.4f}" in forced["base_lowest_gini"]
+    tiers = study.evaluate(base)["tiers"]
+    assert forced["utilisation_change"].count(" -> ") == len(tiers) + 1 and all(t in forced["utilisation_change"] for t in tiers)
+    if values["vocabulary"] == VOCAB:  # the size asked was reached: the reason is the size asked, not a stop
+        assert reasons["vocabulary"] == f"this run asked for {VOCAB:,} tokens and got them (the paper's 128k was not asked)"
+    rows = paper_vs_here.table("parity_bpe", values, setting, reasons)
+    keys = [c.key for c in paper_vs_here.claims("parity_bpe")]
+    # a measured reason for each failing claim the study can explain, the table's default for the rest,
+    # and none for a claim that holds (rows_for refuses a reason there)
+    for key, r in zip(keys, rows):
+        expected = reasons.get(key, "reason not measured") if r["holds?"] == "does not hold" else ""
+        assert r["reason"] == expected, (key, r["holds?"], r["reason"])
     train_gap, test_gap = study.ratio_target_gaps()
     assert 0 <= train_gap < test_gap  # the ratio variant equalises the training text, not the test text
     nodev = pb.ParityStudy(study.train, None, study.test, vocab=VOCAB, scheme=SCHEME, sizes=SIZES, dev_source="none: x")

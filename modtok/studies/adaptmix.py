@@ -39,6 +39,8 @@ iteration 0 is the uniform mixture, so it *is* UniMix.
 from __future__ import annotations
 
 import math
+import resource
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -88,6 +90,7 @@ class Data:
     parallel: bool
     source: str
     dev_label: str = ""
+    eval_label: str = ""
 
 
 def load_data(preferred: Sequence[str] = mixture.PAPER_LANGUAGES, train_chars: int | None = None,
@@ -123,7 +126,8 @@ def load_data(preferred: Sequence[str] = mixture.PAPER_LANGUAGES, train_chars: i
     else:
         dev, dev_label = None, f"no dev split: the evaluation text ({corpora.eval_label}) has none"
     return Data(langs, corpora.train, dev, corpora.eval, corpora.parallel_eval,
-                corpora.source + "; dev (the loop and the choice of μ, ε): " + dev_label, dev_label)
+                corpora.source + "; dev (the loop and the choice of μ, ε): " + dev_label, dev_label,
+                corpora.eval_label)
 
 
 def baseline_mixture(name: str, langs: Sequence[str]) -> mixture.Mixture:
@@ -167,6 +171,11 @@ def _per_tokenizer(tokenizers: Mapping[str, object], measure) -> dict:
     return {name: done[id(tok)] for name, tok in tokenizers.items()}
 
 
+def _spread(values: Mapping[str, float]) -> float:
+    """Highest minus lowest value: the fertility range across languages."""
+    return max(values.values()) - min(values.values())
+
+
 def _mean_except(values: Mapping[str, float], lang: str) -> float:
     return sum(v for key, v in values.items() if key != lang) / (len(values) - 1)
 
@@ -202,6 +211,7 @@ class AdaptMixStudy:
         self._devtest: mixture.DevSet | None = None
         self._runs: dict[tuple, mixture.History] = {}
         self._baselines: dict[tuple, tuple] = {}
+        self._timed: dict[tuple, list[tuple[int, float]]] = {}  # (trainer, vocab, langs) -> (iterations, seconds)
 
     @property
     def has_dev(self) -> bool:
@@ -269,11 +279,23 @@ class AdaptMixStudy:
             start = next((h for k, h in self._runs.items() if k[:3] == key[:3] and k[6] == langs), None)
             if start is not None:
                 start = start.branch(mu=mu, eps=eps, f_best=f_best, clamp_delta=clamp_delta)
+            t0 = time.perf_counter()
             self._runs[key] = mixture.adaptmix(
                 self.trainer(trainer, vocab), self.pool.subset(langs), budget, iterations, mu, eps,
                 self.data.dev, f_best=f_best, clamp_delta=clamp_delta, policy="cap", keep_tokenizers=True,
                 resume=start)
+            trained = iterations - (1 if start is not None else 0)  # a branch reuses iteration 0
+            if trained > 0:
+                self._timed.setdefault((trainer, vocab, langs), []).append((trained, time.perf_counter() - t0))
         return self._runs[key]
+
+    def iteration_seconds(self, trainer: str, vocab: int) -> tuple[float, int] | None:
+        """``(seconds per iteration, iterations timed)`` over every run this study trained with
+        ``trainer`` at ``vocab`` on all its languages (an iteration: train, dev fertility,
+        update), or ``None`` before any."""
+        timed = self._timed.get((trainer, vocab, tuple(self.langs)), [])
+        n = sum(k for k, _ in timed)
+        return (sum(s for _, s in timed) / n, n) if n else None
 
     def baseline(self, name: str, trainer: str, vocab: int, budget: int,
                  langs: Sequence[str] | None = None) -> tuple[object, dict[str, int]]:
@@ -344,26 +366,108 @@ class AdaptMixStudy:
                 f"{sum(change.values()) - gain:+.2f} where it rose; the mean fertility changes {mean_change:+.3f}%"]
 
     def paper_vs_here(self, fert: Mapping[str, Mapping[str, float]] | None,
-                      premium_rows: Sequence[dict] | None = None) -> dict[str, float | paper_vs_here.NotMeasured]:
+                      premium_rows: Sequence[dict] | None = None,
+                      deployed: Sequence[str] = ()) -> dict[str, float | paper_vs_here.NotMeasured]:
         """The measured value of every ``[adaptmix.*]`` claim of ``paper_figures.toml``
-        (devtest ``fert`` of :meth:`fertility`, Table 7's ``premium_rows`` of
-        :meth:`premiums`), or :class:`~modtok.studies.paper_vs_here.NotMeasured` with
-        the reason: no dev split (``fert`` is ``None``), a language the data lacks,
-        no parallel text with English."""
+        (devtest ``fert`` of :meth:`fertility`; Table 7's ``premium_rows`` of :meth:`premiums`,
+        whose columns include the ``deployed`` tokenizers' names), or
+        :class:`~modtok.studies.paper_vs_here.NotMeasured` with the reason: no dev split
+        (``fert`` is ``None``), a language the data lacks, no parallel text with English,
+        no deployed tokenizer installed."""
         claims = paper_vs_here.claims("adaptmix")
         if fert is None:
             return {c.key: paper_vs_here.NotMeasured(f"needs a dev split ({self.data.dev_label})") for c in claims}
-        uni, ada, nat = (mixture.mean(fert[name]) for name in (UNI, ADAPT, "natural"))
+        uni, ada, nat, skew = (mixture.mean(fert[name]) for name in (UNI, ADAPT, "natural", "skewed"))
         change = change_pct(fert[UNI], fert[ADAPT])
         here: dict[str, float | paper_vs_here.NotMeasured] = {
             f"{TABLE5_KEY}{lang}": change[lang] if lang in change else
             paper_vs_here.NotMeasured(f"{lang} is not in this data") for lang in paper_table5(claims) if lang != "mean"}
-        here.update({f"{TABLE5_KEY}mean": 100.0 * (ada - uni) / uni, "abstract_vs_natural": 100.0 * (ada - nat) / nat,
-                     "most_fragmented": change[max(fert[UNI], key=fert[UNI].get)]})
+        here.update({f"{TABLE5_KEY}mean": 100.0 * (ada - uni) / uni,
+                     "most_fragmented": change[max(fert[UNI], key=fert[UNI].get)],
+                     "spread": 100.0 * (_spread(fert[ADAPT]) - _spread(fert[UNI])) / _spread(fert[UNI]),
+                     "vs_natural": 100.0 * (ada - nat) / nat, "vs_skewed": 100.0 * (ada - skew) / skew,
+                     "abstract_vs_natural": 100.0 * (nat - ada) / nat})  # % below natural: positive is lower
         mean_row = next((r for r in premium_rows or () if r["language"].startswith("mean")), None)
-        here["parity_english"] = (mean_row[ADAPT] - mean_row[UNI] if mean_row is not None
-                                  else paper_vs_here.NotMeasured("needs parallel text with English"))
+        if mean_row is None:
+            here["parity_vs_deployed"] = paper_vs_here.NotMeasured("needs parallel text with English")
+        elif not deployed:
+            here["parity_vs_deployed"] = paper_vs_here.NotMeasured(
+                "no deployed tokenizer installed (pip install 'modtok[deployed]')")
+        else:
+            here["parity_vs_deployed"] = mean_row[ADAPT] - min(mean_row[name] for name in deployed)
         return here
+
+    def setting(self, trainer: str, vocab: int, budget: int, iterations: int) -> dict[str, str]:
+        """Our setting in the fields the paper's claims record theirs in
+        (:data:`modtok.studies.paper_vs_here.SETTING_FIELDS`), from this run's own
+        configuration: the languages and text, T, the trainer and vocabulary, the
+        pre-tokenizer, the iterations and the evaluation text (μ and ε, which the paper's
+        setting does not state, are the notebook's to print)."""
+        return {
+            "data": f"{len(self.langs)} languages ({', '.join(self.langs)}); {self.data.source.split('; evaluation')[0].split('; dev')[0]}",
+            "size": f"the same total T = {budget:,} characters for every mixture",
+            "vocabulary": f"{vocab:,} tokens, {trainer}",
+            "pretokenization": f"modtok scheme {self.scheme!r}",
+            "iterations": f"{iterations} mixture-adjustment iterations, from the uniform mixture",
+            "heldout": f"fertility and premiums on {self.data.eval_label or 'the test split'} "
+                       f"({'parallel' if self.data.parallel else 'not parallel'}); dev: {self.data.dev_label}",
+        }
+
+    def reasons(self, here: Mapping[str, float | paper_vs_here.NotMeasured], hist: mixture.History,
+                fert: Mapping[str, Mapping[str, float]], premium_rows: Sequence[dict] | None = None,
+                deployed: Sequence[str] = ()) -> dict[str, str]:
+        """A measured reason for each claim of ``here`` (:meth:`paper_vs_here`) that does not
+        hold, from this run: where the mixture moved a language (its share of T, uniform and
+        last), how the per-language changes add up in the mean, the fertility ranges, the
+        baselines' means, the premiums."""
+        claims = {c.key: c for c in paper_vs_here.claims("adaptmix")}
+        failing = {k for k, v in here.items()
+                   if not isinstance(v, paper_vs_here.NotMeasured) and claims[k].verdict(v) == "does not hold"}
+        first, last = hist.steps[0]["mixture"], hist.steps[-1]["mixture"]
+        change = change_pct(fert[UNI], fert[ADAPT])
+
+        def moved(lang: str) -> str:
+            more = "more" if last[lang] > first[lang] else "less"
+            return (f"the mixture gave {data.lang_name(lang)} {more} text ({first[lang]:.2%} -> {last[lang]:.2%} of T): "
+                    f"its share follows our dev fertilities, and its fertility changed {change[lang]:+.2f}%")
+
+        gain = sum(c for c in change.values() if c < 0)
+        cancel = (f"the per-language changes cancel in the unweighted mean: {gain:+.2f} points where fertility "
+                  f"fell, {sum(change.values()) - gain:+.2f} where it rose")
+        means = ", ".join(f"{n} {mixture.mean(fert[n]):.4f}" for n in (ADAPT, UNI, *BASELINES))
+        out: dict[str, str] = {}
+        for key in sorted(failing):
+            lang = key[len(TABLE5_KEY):]
+            if key.startswith(TABLE5_KEY) and lang in change:
+                out[key] = moved(lang)
+            elif key == f"{TABLE5_KEY}mean":
+                out[key] = cancel
+            elif key == "most_fragmented":
+                out[key] = moved(max(fert[UNI], key=fert[UNI].get))
+            elif key == "spread":
+                out[key] = (f"fertility range (highest - lowest language): UniMix {_spread(fert[UNI]):.3f}, "
+                            f"AdaptMix {_spread(fert[ADAPT]):.3f}")
+            elif key in ("vs_natural", "abstract_vs_natural", "vs_skewed"):
+                out[key] = f"mean devtest fertility: {means}; {cancel}"
+            elif key == "parity_vs_deployed":
+                row = next(r for r in premium_rows if r["language"].startswith("mean"))
+                best = min(deployed, key=lambda name: row[name])
+                out[key] = (f"mean premium over English: AdaptMix {row[ADAPT]:.3f} at {hist.params.get('trainer', '')}"
+                            f", the lowest deployed {best} {row[best]:.3f}")
+        return out
+
+    def paper_setting_cost(self, trainer: str, vocab: int, candidates: int, iterations: int = 20) -> str:
+        """What the paper's 20 iterations would cost with ``trainer`` at ``vocab`` on this
+        machine, from the iterations this study timed (:meth:`iteration_seconds`), and this
+        process's peak memory (RSS, Linux: kilobytes)."""
+        timed = self.iteration_seconds(trainer, vocab)
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        if timed is None:
+            return f"no AdaptMix iteration at {vocab:,} timed yet; peak memory {rss:,.0f} MB"
+        seconds, n = timed
+        return (f"one iteration at {vocab:,} took {seconds:.1f} s here (mean of {n}); the paper's {iterations} "
+                f"iterations × {candidates} (μ, ε) candidates ≈ {seconds * iterations * candidates / 60:.0f} min "
+                f"at {vocab:,}; peak memory of this process {rss:,.0f} MB")
 
     def premiums(self, tokenizers: Mapping[str, object], pivot: str = "eng_Latn") -> tuple[dict, list[dict]] | None:
         """Table 7: ``(premiums, rows)``, each language's tokens over ``pivot``'s on

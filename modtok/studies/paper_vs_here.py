@@ -193,20 +193,47 @@ def shown(value) -> str:
     return str(value)
 
 
+# A parenthesis that only cites the paper ("(§3.4)", "(§5.1, Table 2)"): not a part of the setting.
+_CITATION = re.compile(r"\s*\(\s*(?:(?:§|Tables?\s|Figs?\.|Figures?\s|App\.|Appendix\s|Alg\.|Eqs?\.|Sec\.)[^();,]*"
+                       r"(?:[;,]\s*|(?=\))))+\)")
+
+
+# A paper's setting field that says the text does not give it.
+_UNSTATED = re.compile(r"\s*not (?:in the text|in the paper|named|stated|given)\b", re.I)
+
+
 def _same(a: str, b: str) -> bool:
-    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+    """Whether two settings say the same, case, spacing and citations of the paper aside.
+
+    >>> _same("20 iterations, from uniform (§3.4)", "20  Iterations, from uniform"), _same("128k (§5.1)", "32k")
+    (True, False)
+    >>> _same("16 languages (§3.1, Table 5)", "16 languages"), _same("16 (Table 5; 4 dropped)", "16")
+    (True, False)
+    >>> _same("FLORES-200 devtest, 1012 lines (§3.1)", "FLORES-200 devtest, 1,012 lines"), _same("1,2", "12")
+    (True, False)
+    """
+    def norm(text: str) -> str:  # thousands separators aside too: "1,012 lines" is "1012 lines"
+        return " ".join(re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", _CITATION.sub("", text)).casefold().split())
+    return norm(a) == norm(b)
 
 
 def setting_differences(paper: Mapping[str, str], here: Mapping[str, str]) -> list[str]:
     """Every field the paper's setting states where ours says otherwise, or nothing
-    (compared as text, case and spacing aside: "32k" and "32,000" count as different,
-    so a difference is never hidden). Fields only ours states are not the claim's.
+    (compared as text, case, spacing and a parenthesis that only cites the paper aside:
+    "32k" and "32,000" count as different, so a difference is never hidden). Fields
+    only ours states are not the claim's.
+
+    A field the paper's text does not give ("not in the text ...", "not named ...") is
+    not a setting of the paper's, so ours cannot differ from it (the row still shows both).
 
     >>> setting_differences({"vocabulary": "128k", "lr": "1e-4"}, {"vocabulary": "32k", "model": "6M"})
     ['vocabulary: paper 128k / here 32k', 'lr: paper 1e-4 / here not stated']
+    >>> setting_differences({"size": "not in the text (§5.1)", "heldout": "Not named in the text"}, {"size": "3 MB"})
+    []
     """
     return [f"{name}: paper {paper[name]} / here {here.get(name, 'not stated')}"
-            for name in SETTING_FIELDS if name in paper and not _same(paper[name], here.get(name, ""))]
+            for name in SETTING_FIELDS if name in paper and not _UNSTATED.match(paper[name])
+            and not _same(paper[name], here.get(name, ""))]
 
 
 def _joined(setting: Mapping[str, str]) -> str:
@@ -404,13 +431,21 @@ PLACE = re.compile(r"§|\b(?:Tables?|TABLES?|Tabs?\.|Figs?\.|Figures?|App\.|Appe
                    r"(?i:abstract)")
 
 
+def _texts(c: Claim) -> list[tuple[str, str]]:
+    """Every text a claim carries, named by its field: a circular source may hide in any."""
+    texts = [("source", c.source), ("claim", c.claim), ("unit", c.unit), ("derived_from", c.derived_from or "")]
+    texts += [("paper", c.paper)] if isinstance(c.paper, str) else []
+    return [(name, text) for name, text in texts + [(f"setting.{k}", v) for k, v in c.setting.items()] if text]
+
+
 def figure_problems(path: Path = FIGURES, folder: Path | None = None) -> list[str]:
     """What in ``path`` the papers' texts do not bear out, one line each (empty: all good):
 
     - a numeric figure without ``derived_from`` that its paper does not print (:func:`occurs`);
     - a number in a string figure or a ``derived_from`` note that the paper does not print;
     - a figure saying it was not found that is not written "not in the paper ...";
-    - a source that is circular (:data:`CIRCULAR`) or names no place in the paper
+    - a source, or any other text of a claim (its claim, unit, figure, derived_from
+      note, setting), that is circular (:data:`CIRCULAR`); a source that names no place in the paper
       (:data:`PLACE`: a section, table, figure, appendix, algorithm, equation,
       proposition, ... or the abstract);
     - a setting that is a plain string rather than a table of :data:`SETTING_FIELDS`.
@@ -436,9 +471,8 @@ def figure_problems(path: Path = FIGURES, folder: Path | None = None) -> list[st
                 else:
                     problems += [f"{at} derived_from: {n} is not printed in {file}"
                                  for n in numbers_in(c.derived_from) if n not in printed_values(text)]
-            circular = [w for w in CIRCULAR if w in c.source.casefold()]
-            if circular:
-                problems.append(f"{at} source {c.source!r} is circular ({', '.join(circular)})")
+            problems += [f"{at} {name} {text!r} is circular ({', '.join(words)})"
+                         for name, text in _texts(c) if (words := [w for w in CIRCULAR if w in text.casefold()])]
             if not PLACE.search(c.source):
                 problems.append(f"{at} source {c.source!r} names no section, table or figure of the paper")
             if isinstance(entries[c.key]["setting"], str):

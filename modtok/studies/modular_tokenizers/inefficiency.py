@@ -28,6 +28,7 @@ import numpy as np
 
 from modtok.artifacts import baselines
 from modtok.evaluation import metrics
+from modtok.studies import paper_vs_here
 from modtok.studies.paper_vs_here import NotMeasured
 from modtok.text import data
 from modtok.text.data import Corpora
@@ -100,7 +101,43 @@ class InefficiencyStudy:
                 "vocabulary": f"monolingual BPE references of {self.k:,} tokens; joint BPE of {budget:,} over "
                               f"{len(langs)} languages ({share:.2f} of a reference budget per language); "
                               f"deployed: {deployed}",
-                "pretokenization": f"references and joint BPE: {pretokenization(self.scheme, self.corpora)}"}
+                "pretokenization": f"references and the joint BPE: {pretokenization(self.scheme, self.corpora)}"}
+
+    def reasons(self, here: Mapping[str, float | NotMeasured], result: dict) -> dict[str, str]:
+        """A measured reason for each claim of ``here`` (:func:`paper_values` of ``result``,
+        :meth:`nsl_table`'s) that does not hold: for a deployed tokenizer's NSL, the
+        reference it is measured against (its budget, its training characters, its and the
+        tokenizer's token totals on the test lines; the paper's references have 24k tokens);
+        for the joint BPE, the share of a reference budget each language got."""
+        claims = {c.key: c for c in paper_vs_here.claims("modular_tokenizers_inefficiency")}
+        failing = [k for k, v in here.items() if not isinstance(v, NotMeasured) and claims[k].verdict(v) == "does not hold"]
+        rows = result["rows"]
+        by_lang = {r["lang"]: r for r in rows}
+
+        def against(lang: str, column: str) -> str:
+            ref = self.mono.tokens(lang, self.k)
+            chars = sum(len(line) for line in self.corpora.train[lang])
+            return (f"NSL against our {data.lang_name(lang)} reference of {self.k:,} tokens trained on {chars:,} "
+                    f"characters (the paper's references: 24k tokens): on the {len(self.corpora.eval[lang]):,} test "
+                    f"lines it spends {ref:,} tokens, {column[4:]} {by_lang[lang][column] * ref:,.0f}")
+
+        deployed = [c for c in (rows[0] if rows else {}) if c.startswith("NSL ") and not c.startswith("NSL joint")]
+        where = {"nepali_nsl_llama3": ("npi_Deva", "NSL llama3"), "nepali_nsl_qwen3": ("npi_Deva", "NSL qwen3"),
+                 "english_nsl_llama3": ("eng_Latn", "NSL llama3")}
+        out = {}
+        for key in failing:
+            if key in where:
+                out[key] = against(*where[key])
+            elif key in ("deployed_max_nsl", "llama3_max_nsl"):
+                columns = deployed if key == "deployed_max_nsl" else ["NSL llama3"]
+                lang, column = max(((r["lang"], c) for r in rows for c in columns), key=lambda lc: by_lang[lc[0]][lc[1]])
+                out[key] = against(lang, column)
+            elif key == "joint_mean_nsl":
+                share = result["budget"] / (len(rows) * self.k)
+                out[key] = (f"the joint BPE of {result['budget']:,} tokens gives each of {len(rows)} languages "
+                            f"{share:.2f} of a {self.k:,}-token reference budget (the paper's Multi 21: "
+                            f"{PAPER_JOINT_SHARE:.2f} of 24k)")
+        return out
 
     def premiums(self, budget: int, lang: str = "npi_Deva", pivot: str = "eng_Latn") -> list[dict]:
         """``lang``'s premium over ``pivot`` (Σ|T(s_lang)| / Σ|T(s_pivot)| on parallel lines)

@@ -32,6 +32,7 @@ from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
 from modtok.lm.model import LM, LMConfig
 from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture
 from modtok.lm.train import TrainConfig, read_metrics, train
+from modtok.studies import paper_vs_here
 from modtok.studies.paper_vs_here import NotMeasured
 from modtok.text.data import Corpora
 
@@ -180,6 +181,46 @@ def setting(corpora: Corpora, langs: Sequence[str], tokenizer, mixture: Mapping[
             "iterations": f"{train_cfg.steps:,} steps of batch {batch} x {seq} tokens",
             "pretokenization": pretokenization(scheme, corpora),
             "heldout": f"{corpus_fields(corpora, langs)['heldout']}; bits per byte, not downstream tasks"}
+
+
+def reasons(here: Mapping[str, float | NotMeasured], speed_rows: list[dict], eval_rows: list[dict] | None = None,
+            tokenizer=None, mono: str = "Mono-only") -> dict[str, str]:
+    """A measured reason for each claim of ``here`` (:func:`paper_values`) that does not hold
+    where the run measures one: for the compact model, the timed pair of the widest model
+    (parameters and forward time of the full and the compact model), i.e. how small a part of
+    the work the output layer is here; for the foreign-token share (with ``eval_rows`` and the
+    modular ``tokenizer``), the worst language's own ids against the LM's rows. Claims on bits
+    per byte and generation get none (the run measures no cause for them).
+
+    >>> speed = [{"vocabulary": "v", "d_model": 64, "model": m, "params (M)": p, "forward ms": ms}
+    ...          for m, p, ms in [("full", 2.0, 1.0), ("compact", 1.9, 1.02)]]
+    >>> here = {"compact_speedup": 1.0 / 1.02, "compact_params": 5.0}
+    >>> reasons(here, speed)["compact_speedup"]
+    'at d_model 64 (vocabulary v) the full model has 2.0M parameters and runs 1.00 ms, the compact one 1.9M and 1.02 ms: the output rows cut are 5% of the parameters'
+    """
+    claims = {c.key: c for c in paper_vs_here.claims("modular_tokenizers_lm")}
+    failing = {k for k, v in here.items() if not isinstance(v, NotMeasured) and claims[k].verdict(v) == "does not hold"}
+    out = {}
+    if "full_foreign_token_share" in failing and eval_rows and tokenizer is not None:
+        cov = {r["lang"]: r["coverage"] for r in eval_rows if r["scheme"] == mono and r["setting"] == "Full-Lang"}
+        lang = min(cov, key=cov.get)
+        own, rows = len(tokenizer.ids([lang])), lm_vocab_size(tokenizer)
+        out["full_foreign_token_share"] = (f"{lang}: {100 * (1 - cov[lang]):.1f}% of its full-tokenizer tokens lie "
+                                           f"outside its {own:,} own ids ({own / rows:.0%} of the {rows:,} LM rows)")
+    failing &= {"compact_speedup", "compact_params"}
+    if not failing:
+        return out
+    last = [r for r in speed_rows if r["vocabulary"] == speed_rows[-1]["vocabulary"]]
+    pairs: dict[int, dict[str, dict]] = {}
+    for r in last:
+        pairs.setdefault(r["d_model"], {})[r["model"]] = r
+    d = max(d for d, p in pairs.items() if {"full", "compact"} <= set(p))
+    full, compact = pairs[d]["full"], pairs[d]["compact"]
+    why = (f"at d_model {d} (vocabulary {full['vocabulary']}) the full model has {full['params (M)']:.1f}M parameters "
+           f"and runs {full['forward ms']:.2f} ms, the compact one {compact['params (M)']:.1f}M and "
+           f"{compact['forward ms']:.2f} ms: the output rows cut are "
+           f"{1 - compact['params (M)'] / full['params (M)']:.0%} of the parameters")
+    return out | {k: why for k in sorted(failing)}
 
 
 def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[dict], mono: str = "Mono-only",

@@ -36,6 +36,7 @@ from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.sequential import MultilingualBPE, train_sequential
 from modtok.bpe.tree import describe, explain, label, trace
 from modtok.errors import UsageError
+from modtok.studies import paper_vs_here
 from modtok.studies.paper_vs_here import NotMeasured
 from modtok.text import data
 from modtok.text.data import Corpora
@@ -299,3 +300,43 @@ def paper_values(fidelity: dict, spread: dict[int, dict[str, list[float]]], grow
         out |= {"union_nsl_max": none, "concatenation_nsl_max": none, "sequential_vs_concatenation": none}
     out["vocab_growth_share"] = growth[-1]["sequential"] / growth[-1]["no sharing"]
     return out
+
+
+def reasons(here: dict, fidelity: dict, growth: list[dict]) -> dict[str, str]:
+    """A measured reason for each claim of ``here`` (:func:`paper_values`) that does not
+    hold: for the subtokenizer's and the global tokenizer's worst NSL, the language, its place
+    in the training order and how many of its tokens it took over from the languages before it
+    (learnt on their text, not on its own); for the vocabulary growth, the tokens shared.
+
+    >>> fid = {"order": ("a", "b"), "rows": [{"language": "A (a)", "position": 1, "|V_ℓ|": 300, "reused": 0,
+    ...        "NSL subtokenizer": 1.0, "NSL global": 1.0}, {"language": "B (b)", "position": 2, "|V_ℓ|": 300,
+    ...        "reused": 20, "NSL subtokenizer": 1.08, "NSL global": 1.02}]}
+    >>> growth = [{"sequential": 300, "no sharing": 300}, {"sequential": 580, "no sharing": 644}]
+    >>> reasons(paper_values(fid, {}, growth), fid, growth)["subtokenizer_nsl_max"]
+    "the worst is B (b), trained 2nd of 2: 20 of its 300 tokens (bytes aside) were learnt on the languages before it, and its subtokenizer has 1.080 times the monolingual BPE's tokens"
+    """
+    claims = {c.key: c for c in paper_vs_here.claims("modular_tokenizers_sequential")}
+    failing = [k for k, v in here.items() if not isinstance(v, NotMeasured) and claims[k].verdict(v) == "does not hold"]
+    rows = fidelity["rows"]
+
+    def worst(column: str, what: str) -> str:
+        row = max(rows, key=lambda r: r[column])
+        return (f"the worst is {row['language']}, trained {_ordinal(row['position'])} of {len(rows)}: {row['reused']} of "
+                f"its {row['|V_ℓ|']} tokens (bytes aside) were learnt on the languages before it, and {what} has "
+                f"{row[column]:.3f} times the monolingual BPE's tokens")
+
+    out = {}
+    for key in failing:
+        if key == "subtokenizer_nsl_max":
+            out[key] = worst("NSL subtokenizer", "its subtokenizer")
+        elif key == "global_nsl_max":
+            out[key] = worst("NSL global", "the global tokenizer")
+        elif key == "vocab_growth_share":
+            last = growth[-1]
+            out[key] = (f"the {len(growth)} languages share tokens: the global vocabulary has {last['sequential']:,} of "
+                        f"the {last['no sharing']:,} it would have without sharing")
+    return out
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

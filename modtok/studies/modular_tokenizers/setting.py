@@ -13,13 +13,14 @@ study shares: what text it trained on, how much, and what it evaluated on.
 >>> corpus_fields(c, ["x_Latn", "y_Latn"])["size"]
 '6 training characters per language'
 >>> corpus_fields(c, ["x_Latn", "y_Latn"])["heldout"]
-'toy lines, 1-2 lines per language'
+'toy lines, 1-2 lines'
 >>> corpus_fields(c, ["x_Latn"])["data"]
 '1 language (x_Latn); training: toy text'
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from modtok.text import data
@@ -40,23 +41,34 @@ def training_text(corpora: Corpora) -> str:
     return corpora.source.split("; evaluation")[0].split("; Unicode normalisation")[0]
 
 
+def evaluation_text(corpora: Corpora) -> str:
+    """The evaluation text's label without the folder it was read from (the data field names
+    the folders), so that it reads as the paper's setting does.
+
+    >>> evaluation_text(Corpora({}, {}, "", eval_label="FLORES-200 devtest (/data/flores200)"))
+    'FLORES-200 devtest'
+    """
+    return re.sub(r"\s*\((?:/|[A-Za-z]:\\)[^()]*\)", "", corpora.eval_label) or "evaluation text"
+
+
 def corpus_fields(corpora: Corpora, langs: Sequence[str]) -> dict[str, str]:
     """``data`` (the languages and the training text), ``size`` (training characters per
-    language, measured) and ``heldout`` (the evaluation text and its lines per language)."""
+    language, measured) and ``heldout`` (the evaluation text and its lines per language,
+    written as the paper's settings write it: "FLORES-200 devtest, 1,012 lines")."""
     langs = list(langs)
     chars = data.chars_per_language({lang: corpora.train[lang] for lang in langs})
     n = f"{len(langs)} language{'s' if len(langs) != 1 else ''}"
     return {"data": f"{n} ({', '.join(langs)}); {training_text(corpora)}",
             "size": f"{_span(list(chars.values()))} training characters per language",
-            "heldout": f"{corpora.eval_label or 'evaluation text'}, "
-                       f"{_span([len(corpora.eval[lang]) for lang in langs])} lines per language"}
+            "heldout": f"{evaluation_text(corpora)}, {_span([len(corpora.eval[lang]) for lang in langs])} lines"}
 
 
 def pretokenization(scheme: str, corpora: Corpora) -> str:
-    """The pre-tokenizer and the Unicode normalisation of the text.
+    """The pre-tokenizer (a scheme of :mod:`modtok.text.pretokenize`; every trainer here is
+    byte-level) and the Unicode normalisation of the text, worded as the paper's settings are.
 
     >>> pretokenization("whitespace", Corpora({}, {}, ""))
-    'whitespace (modtok.text.pretokenize), byte-level; normalisation: none (raw text)'
+    'whitespace pre-tokenization, byte-level fallback, no normalization'
     """
-    return (f"{scheme} (modtok.text.pretokenize), byte-level; "
-            f"normalisation: {corpora.normalization or 'none (raw text)'}")
+    normalization = f"{corpora.normalization} normalization" if corpora.normalization else "no normalization"
+    return f"{scheme} pre-tokenization, byte-level fallback, {normalization}"

@@ -49,7 +49,7 @@ class UnigramStudy:
                 "vocabulary": f"monolingual sentencepiece Unigrams of {k:,} pieces, merged: {len(merged.model):,} "
                               f"pieces; frequency-based extraction from that merged model",
                 "iterations": f"{iters} EM iterations from the {init} start",
-                "pretokenization": pretokenization("sentencepiece", self.corpora) + ", byte fallback"}
+                "pretokenization": pretokenization("sentencepiece", self.corpora)}
 
     def models(self, langs: Sequence[str], k: int) -> dict:
         """``{lang: monolingual Unigram of budget k}``."""
