@@ -185,8 +185,8 @@ def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label:
             k_cross: int | None = None) -> dict[str, str]:
     """Our setting in the fields of the paper's (:data:`paper_vs_here.SETTING_FIELDS`),
     from notebook 07's configuration: the sweep's target, training bytes, Ks, the
-    evaluation text and the deployed bases; (h)'s :class:`Setup`, text sizes and,
-    once it ran, its step counts and piece size (``cpt``).
+    evaluation text and the deployed bases; with (h)'s :class:`Setup` and text
+    sizes, :func:`cpt_setting` after " | (h) " in each field.
 
     >>> s = setting("npi_Deva", 2_000_000, [0, 1000], "FLORES-200 devtest (/x)", ["llama3"])
     >>> s["size"], s["heldout"]
@@ -201,19 +201,43 @@ def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label:
            "heldout": f"(a)-(g) {label}"}
     if cpt_setup is None:
         return out
-    m = dict(cpt_setup.model)
-    out["data"] += " | (h) pool English + pool " + str(target)
-    out["size"] += (f" | (h) base model {cpt_sizes['base'] / 1e6:g} MB (95% English), continued pretraining "
-                    f"{cpt_sizes['cpt'] / 1e6:g} MB (75% {target}, 25% English), one pass")
-    out["vocabulary"] += f" | (h) own llama3-regex BPE of {cpt_setup.base_vocab:,} + K = {cpt_setup.merges:,} merges"
-    out["model"] = (f"(h) a small LM trained here (config 'mini' with {m}), {cpt_setup.base_steps:,} base steps; "
-                    f"{len(cpt_setup.seeds)} seeds")
-    out["lr"] = (f"(h) {cpt_setup.lr:g} peak ({cpt_setup.base_lr:g} for the base model), "
-                 f"{cpt_setup.warmup:.0%} warm-up, cosine to 10%")
+    h = cpt_setting(cpt_setup, cpt_sizes, target, eval_label, cpt)
+    return {k: f"{out[k]} | (h) {h[k]}" if k in out else f"(h) {h[k]}" for k in [*out, *(k for k in h if k not in out)]}
+
+
+def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label: str,
+                cpt: Result | None = None) -> dict[str, str]:
+    """Section (h)'s setting in the paper's fields, from its :class:`Setup`, its text
+    sizes (:func:`~modtok.studies.pretoken_floor.continued_pretraining.preset`) and,
+    once it ran, the result (parameters, step counts, the piece size chosen).
+
+    >>> from modtok.studies.pretoken_floor.continued_pretraining import preset
+    >>> s = cpt_setting(*preset("cpu"), "npi_Deva", "FLORES-200 devtest (/x)")
+    >>> s["lr"]
+    '1e-3 peak (3e-3 for the base model), 5% warm-up, cosine decay to 10%'
+    >>> s["heldout"].split(";")[0]
+    'a 200 KB held-out slice of the training text per language (primary), FLORES-200 devtest secondary'
+    """
+    label = eval_label.split(" (")[0] or "held-out lines"
+    params = ""
+    if cpt is not None:
+        from modtok.studies.pretoken_floor.continued_pretraining import BASE  # (torch: only with a Result)
+
+        model = cpt.arms[BASE].model
+        params = f", {sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters" if model is not None else ""
     steps = (", ".join(f"{a} {cpt.arms[a].steps:,}" for a in ("R0", "R1", "R2")) + " steps") if cpt else "one pass"
-    out["iterations"] += f" | (h) {steps} of {cpt_setup.batch_size} x {cpt_setup.seq_len} ids"
     pieces = (", ".join(f"{ev} <= {h.piece_bytes:,} B" for ev, h in cpt.held_out.items()) if cpt
-              else f"<= {cpt_setup.piece_bytes:,} B")
-    out["heldout"] += (f" | (h) a {cpt_sizes['heldout'] / 1e3:g} KB held-out slice of the training text per language "
-                       f"(primary), {label} secondary; pieces ({pieces}) each in one {cpt_setup.seq_len}-id context")
-    return out
+              else f"<= {setup.piece_bytes:,} B, or smaller to fit")
+    return {"data": (f"the first lines of the training pool's English and {target} (NFC, deduplicated, filtered against "
+                     "FLORES-200: the pool's SOURCES.md)"),
+            "size": (f"base model {sizes['base'] / 1e6:g} MB (95% English), continued pretraining "
+                     f"{sizes['cpt'] / 1e6:g} MB (75% {target}, 25% English), one pass"),
+            "vocabulary": f"own llama3-regex BPE of {setup.base_vocab:,} + K = {setup.merges:,} merges for R1, R2",
+            "model": (f"a small LM pretrained here (config 'mini' with {dict(setup.model)}{params}, context "
+                      f"{setup.seq_len} ids), {setup.base_steps:,} base steps; {len(setup.seeds)} seeds"),
+            "lr": f"{setup.lr:.0e} peak ({setup.base_lr:.0e} for the base model), {setup.warmup:.0%} warm-up, "
+                  "cosine decay to 10%".replace("e-0", "e-"),
+            "iterations": f"one pass per arm: {steps} of {setup.batch_size} x {setup.seq_len} ids",
+            "pretokenization": "letters-only llama3 regex (R0, R1), repaired regex (R2)",
+            "heldout": (f"a {sizes['heldout'] / 1e3:g} KB held-out slice of the training text per language (primary), "
+                        f"{label} secondary; pieces ({pieces}) each in one {setup.seq_len}-id context")}
