@@ -206,7 +206,7 @@ else:
 # cell says which were used. Every extension must leave the English ids unchanged.
 
 # %%
-table_v, K_X = None, 300 if SMOKE else cross_script.PAPER_K
+table_v, pool_v, K_X = None, None, 300 if SMOKE else cross_script.PAPER_K
 if PARALLEL and data.pool_dir() and data.flores_dir():
     wanted = ("hin_Deva", "tam_Taml", "rus_Cyrl") if SMOKE else cross_script.PAPER_MARKED + cross_script.CONTROLS
     pool_v = cross_script.pool_table({name: BASES[name] for name in (["llama3"] if SMOKE else BASES)}, wanted, K_X,
@@ -347,6 +347,7 @@ here = claims.measured(TARGET, PARALLEL, audit_rows, sweep, moved, table_v, cpt)
 print(cpt.summary(cpt.roles["primary"]) if cpt is not None and "primary" in cpt.roles
       else "no continued pretraining on this data")
 SETTING = claims.setting(TARGET, sum(len(x.encode()) for x in train), KS, corpora.eval_label, list(BASES),
-                         SETUP if cpt is not None else None, SIZES, cpt, k_cross=K_X if table_v else None)
+                         SETUP if cpt is not None else None, SIZES, cpt, k_cross=K_X if table_v else None,
+                         cross=pool_v)
 REASONS = claims.reasons(here, sweep=sweep, table_v=table_v, moved=moved, cpt=cpt)
 plots.table(paper_vs_here.table("pretoken_floor", here, SETTING, REASONS))

@@ -350,6 +350,8 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
         ("Nepali (primary)", "R2 − R1"), ("Nepali (primary)", f"{continued.MATCHED} − R1"),
         ("Nepali (primary)", f"{continued.MATCHED} − R0"), ("Nepali (primary)", "R2 − R0"),
         ("English (control)", "R2 − R0")]
+    for r, key in zip(claims.cpt_rows(res), claims.CPT):  # the same value, verdict and reason as the closing table
+        assert r["here"] == v[key] and (r["holds?"] == "does not hold") == bool(r["reason"])
     why = claims.reasons(v, cpt=res)
     fails = {c.key for c in paper_vs_here.claims("pretoken_floor") if c.key.startswith("cpt")
              and c.verdict(v[c.key]) == "does not hold"}

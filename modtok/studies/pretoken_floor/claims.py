@@ -165,7 +165,9 @@ def cpt_rows(cpt: Result) -> list[dict]:
     R1 and R2-m − R0 at R1's step count, R2 − R0 on Nepali, the English control
     R2 − R0 on English), ours (mean over seeds, 95% interval over units, spread
     and each seed, §VI's label) beside the paper's figure, its source and claim
-    from ``paper_figures.toml``."""
+    from ``paper_figures.toml``, the value compared with it (``compared``: the
+    difference, its absolute value or the interval's upper end), the verdict
+    under the claim's rule and, where it does not hold, :func:`cpt_reason`."""
     paper = {c.key: c for c in claims("pretoken_floor")}
     rows = []
     for key, (role, pair, what) in CPT.items():
@@ -173,24 +175,32 @@ def cpt_rows(cpt: Result) -> list[dict]:
             continue
         ev = cpt.roles[role]
         c = next(r for r in cpt.comparisons() if r["held-out text"] == ev and r["comparison"] == pair)
+        value = {"difference": c["difference"], "|difference|": abs(c["difference"]), "hi": c["hi"]}[what]
+        verdict = paper[key].verdict(value)
         rows.append({"held-out text": f"{ev} ({role})", "comparison": pair, "difference": c["difference"],
                      "CI": c["CI"], "± seeds": c["± seeds"], "per seed": c["per seed"], "label": c["label"],
                      "per-seed labels": c["per-seed labels"], "paper": paper[key].paper, "compared": what,
+                     "here": value, "rule": paper[key].rule, "holds?": verdict,
+                     "reason": cpt_reason(cpt, ev) if verdict == "does not hold" else "",
                      "source": paper[key].source, "paper's claim": paper[key].claim})
     return rows
 
 
 def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label: str, bases: Sequence[str],
             cpt_setup=None, cpt_sizes: Mapping[str, int] | None = None, cpt: Result | None = None,
-            k_cross: int | None = None) -> dict[str, str]:
+            k_cross: int | None = None, cross: cross_script.PoolTable | None = None) -> dict[str, str]:
     """Our setting in the fields of the paper's (:data:`paper_vs_here.SETTING_FIELDS`),
     from notebook 07's configuration: the sweep's target, training bytes, Ks, the
-    evaluation text and the deployed bases; with (h)'s :class:`Setup` and text
-    sizes, :func:`cpt_setting` after " | (h) " in each field.
+    evaluation text and the deployed bases; the cross-script table's K and
+    languages (``cross``: those used, those left out and why); with (h)'s
+    :class:`Setup` and text sizes, :func:`cpt_setting` after " | (h) " in each field.
 
     >>> s = setting("npi_Deva", 2_000_000, [0, 1000], "FLORES-200 devtest (/x)", ["llama3"])
     >>> s["size"], s["heldout"]
     ('(c) 2.0 MB of npi_Deva', '(a)-(g) FLORES-200 devtest')
+    >>> v = cross_script.PoolTable([], {"hin_Deva": 3_000_000}, {"tha_Thai": "no training text in the pool"})
+    >>> setting("npi_Deva", 10**6, [0], "", ["llama3"], cross=v)["data"].split(" | ")[-1]
+    '(g) languages swept: hin_Deva; left out: tha_Thai (no training text in the pool)'
     """
     label = eval_label.split(" (")[0] or "held-out lines"
     out = {"data": f"(c) {target}: the pool + extra text | (a)-(g) evaluated on {label}",
@@ -199,6 +209,12 @@ def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label:
            "iterations": f"(c) K up to {max(ks):,} merges" + (f" | (g) K = {k_cross:,}" if k_cross else ""),
            "pretokenization": "each base's own letters-only regex (R0, R1), the repaired regex (R2)",
            "heldout": f"(a)-(g) {label}"}
+    if cross is not None:
+        out["data"] += (f" | (g) languages swept: {', '.join(cross.train_bytes) or 'none'}; left out: "
+                        + ("; ".join(f"{x} ({why})" for x, why in cross.left_out.items()) or "none"))
+        if cross.train_bytes:
+            sizes = sorted(cross.train_bytes.values())
+            out["size"] += f" | (g) {sizes[0] / 1e6:.1f}-{sizes[-1] / 1e6:.1f} MB of pool text a language"
     if cpt_setup is None:
         return out
     h = cpt_setting(cpt_setup, cpt_sizes, target, eval_label, cpt)
