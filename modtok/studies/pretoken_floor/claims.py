@@ -146,17 +146,17 @@ def reasons(here: Mapping[str, float | NotMeasured], sweep=None, table_v: Sequen
 def cpt_reason(cpt: Result, ev: str) -> str:
     """What this run measured that bears on a continued-pretraining verdict on held-out
     set ``ev`` differing from the paper's: how far the base model is from R0 (how much
-    of what the arms gain is learning the language at all; the paper's models are
-    pretrained 1B / 0.6B models), what R0's extra steps gave it (R0 at R1's step
-    count), and the arms' bytes per token. Measurements beside the verdict, not a
-    tested cause."""
+    of what the arms gain is learning the text at all: our base model saw 5% Nepali,
+    the paper's are pretrained 1B / 0.6B models), what R0's extra steps gave it (R0
+    at R1's step count), and the arms' bytes per token. Measurements beside the
+    verdict, not a tested cause."""
     from modtok.studies.pretoken_floor.continued_pretraining import BASE, R0_MATCHED  # (torch: only with a Result)
 
     bpb = {a: cpt.intervals[ev][a][0] for a in cpt.arms}
     per_token = {a: cpt.held_out[ev].nbytes / cpt.tokens[ev][a] for a in ("R0", "R1", "R2")} if cpt.tokens else {}
-    return (f"measured on {ev}: the base model is {bpb[BASE] - bpb['R0']:+.3f} bits per byte from R0 (the arms "
-            f"learn the language here, far from the paper's pretrained models); R0 at R1's step count "
-            f"{bpb[R0_MATCHED] - bpb['R0']:+.3f} from R0 (R0's extra steps)"
+    return (f"measured on {ev}: base model − R0 {bpb[BASE] - bpb['R0']:+.3f} bits per byte (what continued "
+            f"pretraining itself gave R0 on this text), R0 at R1's step count − R0 {bpb[R0_MATCHED] - bpb['R0']:+.3f} "
+            "(what R0's extra steps gave it)"
             + ("; bytes per token " + ", ".join(f"{a} {v:.2f}" for a, v in per_token.items()) if per_token else ""))
 
 
@@ -242,6 +242,10 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
         model = cpt.arms[BASE].model
         params = f", {sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters" if model is not None else ""
     steps = (", ".join(f"{a} {cpt.arms[a].steps:,}" for a in ("R0", "R1", "R2")) + " steps") if cpt else "one pass"
+    context = cpt.seq_len if cpt else setup.seq_len
+    from modtok.lm.model import config  # (torch: only with a Setup)
+
+    cfg = config("mini", 1, max_seq_len=context, **setup.model)  # the model run() builds (vocabulary aside)
     pieces = (", ".join(f"{ev} <= {h.piece_bytes:,} B" for ev, h in cpt.held_out.items()) if cpt
               else f"<= {setup.piece_bytes:,} B, or smaller to fit")
     return {"data": (f"the first lines of the training pool's English and {target} (NFC, deduplicated, filtered against "
@@ -249,11 +253,11 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
             "size": (f"base model {sizes['base'] / 1e6:g} MB (95% English), continued pretraining "
                      f"{sizes['cpt'] / 1e6:g} MB (75% {target}, 25% English), one pass"),
             "vocabulary": f"own llama3-regex BPE of {setup.base_vocab:,} + K = {setup.merges:,} merges for R1, R2",
-            "model": (f"a small LM pretrained here (config 'mini' with {dict(setup.model)}{params}, context "
-                      f"{setup.seq_len} ids), {setup.base_steps:,} base steps; {len(setup.seeds)} seeds"),
+            "model": (f"a small LM pretrained here: {cfg.n_layers} layers, d_model {cfg.d_model}, {cfg.n_heads} heads, "
+                      f"context {context} ids{params}; {setup.base_steps:,} base steps; {len(setup.seeds)} seeds"),
             "lr": f"{setup.lr:.0e} peak ({setup.base_lr:.0e} for the base model), {setup.warmup:.0%} warm-up, "
                   "cosine decay to 10%".replace("e-0", "e-"),
-            "iterations": f"one pass per arm: {steps} of {setup.batch_size} x {setup.seq_len} ids",
+            "iterations": f"one pass per arm: {steps} of {setup.batch_size} x {context} ids",
             "pretokenization": "letters-only llama3 regex (R0, R1), repaired regex (R2)",
             "heldout": (f"a {sizes['heldout'] / 1e3:g} KB held-out slice of the training text per language (primary), "
-                        f"{label} secondary; pieces ({pieces}) each in one {setup.seq_len}-id context")}
+                        f"{label} secondary; pieces ({pieces}) each in one {context}-id context")}
