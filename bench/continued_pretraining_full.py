@@ -5,7 +5,8 @@ study call (``continued.study``), one torch thread as the notebook sets on a CPU
 
 writes OUT_DIR/result.pkl (the Result without models) and then OUT_DIR/table.md and
 OUT_DIR/table.json (every arm, every comparison with its interval and labels, the
-paper-vs-here rows of continued pretraining); ``--report`` redoes the second step alone.
+paper-vs-here rows of continued pretraining with their verdicts and measured reasons, the
+paper's setting beside ours field by field); ``--report`` redoes the second step alone.
 """
 
 import json
@@ -30,24 +31,32 @@ def compute(out: Path):
     if extra:
         train += data.read_lines(extra)
     t0 = time.time()
-    res = continued.study("gpu" if default_device().type == "cuda" else "cpu", corpora.train["eng_Latn"], train,
-                          corpora.eval["npi_Deva"], "Nepali", "npi_Deva", corpora.eval_label, out / "work",
-                          progress=False)
+    size = "gpu" if default_device().type == "cuda" else "cpu"
+    res = continued.study(size, corpora.train["eng_Latn"], train, corpora.eval["npi_Deva"], "Nepali", "npi_Deva",
+                          corpora.eval_label, out / "work", progress=False)
     res.arms[continued.BASE].model = None
     with open(out / "result.pkl", "wb") as f:
-        pickle.dump({"result": res, "source": corpora.source, "wall_s": time.time() - t0}, f)
+        pickle.dump({"result": res, "source": corpora.source, "wall_s": time.time() - t0, "size": size,
+                     "eval_label": corpora.eval_label}, f)
 
 
 def report(out: Path):
+    from modtok.studies import paper_vs_here
     from modtok.studies.pretoken_floor import claims, continued_pretraining as continued
 
     saved = pickle.loads((out / "result.pkl").read_bytes())
     res = saved["result"]
     arms, comps, paper = res.table(), res.comparisons(), claims.cpt_rows(res)
+    setup, sizes = continued.preset(saved.get("size", "cpu"))  # (a result saved before "size" was: the CPU run)
+    ours = claims.cpt_setting(setup, sizes, "npi_Deva", saved.get("eval_label", "FLORES-200 devtest"), res)
+    theirs = {c.key: c for c in paper_vs_here.claims("pretoken_floor")}["cpt_r0_lowest"].setting
+    setting = [{"field": f, "paper (§VI, App. D)": theirs.get(f, "—"), "here": ours.get(f, "—")}
+               for f in paper_vs_here.SETTING_FIELDS]
     summary = {ev: res.summary(ev) for ev in res.intervals}
     (out / "table.json").write_text(json.dumps({"source": saved["source"], "wall_s": saved["wall_s"],
                                                 "roles": res.roles, "arms": arms, "comparisons": comps,
-                                                "paper_vs_here": paper, "summary": summary}, indent=1, default=str))
+                                                "paper_vs_here": paper, "setting": setting,
+                                                "summary": summary}, indent=1, default=str))
 
     def md(rows):
         cols = list(rows[0])
@@ -58,7 +67,8 @@ def report(out: Path):
     text = [f"# Notebook 07 (h), full CPU size ({len(res.seeds)} seeds), wall {saved['wall_s'] / 60:.0f} min",
             "", saved["source"], "", "roles: " + json.dumps(res.roles), ""]
     text += [f"- {s}" for s in summary.values()]
-    text += ["", "## Arms", "", md(arms), "", "## Comparisons", "", md(comps), "", "## Paper vs here", "", md(paper)]
+    text += ["", "## Arms", "", md(arms), "", "## Comparisons", "", md(comps), "", "## Paper vs here", "", md(paper),
+             "", "## Setting", "", md(setting)]
     (out / "table.md").write_text("\n".join(text) + "\n")
 
 

@@ -21,10 +21,12 @@
 # tokenizers (Table III), (c) a K sweep of R1 vs R2 on top of Llama-3 with the floors drawn,
 # (d) the English-invariance check, (e) a widget to look at one sentence under any base, arm and K,
 # (f) the added-tokens arm (App. J: R2's strings as HF added tokens on the unchanged regex), and
-# (g) the same study across scripts (Table V: Indic languages; the paper's no-mark controls are
-# Amharic and Korean, Russian and Greek stand in where those are absent), and (h) continued
-# pretraining of a small LM under R0 / R1 / R2 (§VI–VII analog), 3 seeds, the same bytes for
-# every arm. The notebook ends with the generated "paper vs here" table.
+# (g) the same study across scripts (Table V: the paper's seven other languages with combining
+# marks, Bengali, Hindi, Tamil, Telugu, Sinhala, Burmese and Thai, those the shared data has; the
+# paper's no-mark controls are Amharic and Korean, Russian and Greek stand in where those are
+# absent), and (h) continued pretraining of a small LM under R0 / R1 / R2 (§VI–VII analog, scored
+# as App. D: every piece in one context), 3 seeds. The notebook ends with the generated "paper vs
+# here" table, our setting beside the paper's.
 #
 # **Any data.** The study is about Nepali against English; without Nepali the notebook takes the
 # data's first Devanagari language under its own code (Hindi on the wordfreq default) and says
@@ -195,28 +197,31 @@ else:
 # and the looser "runs" rule this project used before), with R2 under the strict filter beside it
 # (`R2_strict_premium`) and the share of merges strict would keep (`strict_share`). K is the
 # paper's 32k at full size, but the pool's ≤ 3 MB a language does not allow it: `R1_learned` and
-# `R2_learned` say where the text ran out of pairs seen twice (on Llama-3, R1 stops at 3.5k–5.4k
-# merges and R2 at 16k–20k on Nepali, Sinhala, Odia and Assamese; the paper has 1 GB). The
-# paper's no-mark controls are Amharic and Korean; the shared pool has neither, so Russian and
-# Greek stand in, and the table below says which were used. Every extension must leave the
-# English ids unchanged.
+# `R2_learned` say where the text ran out of pairs seen twice (on Llama-3, R1 stops at 3.5k–4.6k
+# merges and R2 near 16.4k on Nepali and Sinhala, measured 2026-12-02; the paper learns on 25–361 MB
+# a language, App. H). **The languages are the paper's** (`cross_script.PAPER_MARKED`): of its
+# seven, the shared pool has Hindi, Bengali, Tamil, Telugu and Sinhala; Burmese and Thai have no
+# pool text, and the cell prints each language left out with the reason. The paper's no-mark
+# controls are Amharic and Korean; the pool has neither, so Russian and Greek stand in, and the
+# cell says which were used. Every extension must leave the English ids unchanged.
 
 # %%
-table_v = None
+table_v, pool_v, K_X = None, None, 300 if SMOKE else cross_script.PAPER_K
 if PARALLEL and data.pool_dir() and data.flores_dir():
-    K_X = 300 if SMOKE else cross_script.PAPER_K
-    wanted = ("hin_Deva", "mal_Mlym", "rus_Cyrl") if SMOKE else cross_script.INDIC + cross_script.CONTROLS
+    wanted = ("hin_Deva", "tam_Taml", "rus_Cyrl") if SMOKE else cross_script.PAPER_MARKED + cross_script.CONTROLS
     pool_v = cross_script.pool_table({name: BASES[name] for name in (["llama3"] if SMOKE else BASES)}, wanted, K_X,
                                      max_chars=200_000 if SMOKE else None, n_boot=200 if SMOKE else 1000)
     print(f"K = {K_X:,}, filter {pool_v.rows[0]['filter']}; training text per language (pool):",
           ", ".join(f"{x} {n / 1e6:.1f} MB" for x, n in pool_v.train_bytes.items()))
-    print("no-mark controls:", ", ".join(x for x in cross_script.CONTROLS if x in pool_v.train_bytes),
-          "| the paper's controls absent from the pool:",
-          ", ".join(x for x in cross_script.PAPER_CONTROLS if x not in pool_v.train_bytes) or "none")
+    print("Table V's languages with marks used:", ", ".join(x for x in cross_script.PAPER_MARKED
+                                                           if x in pool_v.train_bytes),
+          "| no-mark controls used:", ", ".join(x for x in cross_script.CONTROLS if x in pool_v.train_bytes))
+    print("left out:", "; ".join(f"{x} ({why})" for x, why in pool_v.left_out.items()) or "none")
     table_v = pool_v.rows
     display(plots.ci_table(table_v, {"premium_ci": "CI", "R1_ci": "R1 CI", "R2_ci": "R2 CI"}, cross_script.COLUMNS))
     plots.grouped_bars(cross_script.figure_rows(table_v), x="language", y="premium", color="tokenizer", hline=1.0,
                        title="Premium vs English on Llama-3 across scripts", x_label=data.LANG_NAMES).show()
+    assert set(pool_v.train_bytes) | set(pool_v.left_out) == set(wanted)  # every language asked: used or named
     for r in table_v:  # Proposition 1 under App. H, and the floors are floors
         assert r["english_unchanged"], r["language"]
         assert r["R1_premium"] >= r["floor"] - 1e-9 and r["R2_premium"] >= r["floor_repaired"] - 1e-9, r["language"]
@@ -228,26 +233,47 @@ else:
 # %% [markdown]
 # ## (h) Continued pretraining: R0 / R1 / R2
 #
-# The §VI–VII analog at workspace scale (`modtok.studies.pretoken_floor.continued_pretraining`): the base is the project's
-# own byte-level BPE with the Llama-3 letters-only regex, trained on English-heavy text (pool
-# English plus 5% Nepali by bytes), and a small GPT pretrained on the same text. The arms
-# continue from its weights on the SAME Nepali + English lines (75% / 25% by bytes): **R0** the
-# base tokenizer, **R1** K merges under the original regex, **R2** the repaired regex + K
-# merges; new rows are the mean of their constituents (§V). R0, R1 and R2 read those bytes
-# once (R2 in the fewest steps). As in the paper, **R2 (matched steps)** takes R1's step count,
-# its extra windows a second pass over the same stream; **R0 (matched steps)** (R0 cut to R1's
-# step count) is our addition: the paper "did not run R0 at matched steps". Each arm runs once
-# per seed (3 seeds; a seed orders the lines). **The same bytes for every arm** (§VI): held-out
-# text (FLORES-200 devtest, never trained on) is cut into pieces of at most 2,000 bytes inside
-# each document, every piece is scored after a registered prefix token every arm has (our
-# tokenizers have no BOS: the LM's document boundary, which the training stream puts at every
-# document start), and every byte of it is scored, so the *scored bytes* column is one number.
-# Intervals (95%) resample **documents** (FLORES-200's metadata; a piece on other data, as the
-# `unit` printed below says), the same for every arm and seed; `± seeds` is the spread over
-# seeds. The labels of R2 − R1 and R2 − R0 (better / non-inferior at 0.01 / worse / no
-# detectable difference) are tested in the fixed order of the paper's §VI (module docstring,
-# point 6): an interval below +0.01 is non-inferior even when it excludes 0, as §VI's own example
-# [+0.004, +0.007].
+# The §VI–VII analog at workspace scale, in one call (`continued.study`, the same call as
+# `bench/continued_pretraining_full.py`): the base is the project's own byte-level BPE with the
+# Llama-3 letters-only regex, trained on English-heavy text (pool English plus 5% Nepali by
+# bytes), and a small GPT pretrained on the same text. The arms continue from its weights on the
+# SAME Nepali + English lines (75% / 25% by bytes): **R0** the base tokenizer, **R1** K merges
+# under the original regex, **R2** the repaired regex + K merges; new rows are the mean of their
+# constituents (§V). R0, R1 and R2 read those bytes once (R2 in the fewest steps). As in the
+# paper, **R2 (matched steps)** (R2-m, Table IX) takes R1's step count, its extra windows a second
+# pass over the same stream; **R0 (matched steps)** (R0 cut to R1's step count) is our addition:
+# the paper "did not run R0 at matched steps". Each arm runs once per seed (3 seeds; a seed
+# orders the lines).
+#
+# **Scored as App. D.** The held-out texts are the paper's: the *primary* one a slice of the
+# training source right after the training text, never trained on (target and English, the
+# English one the registered control); FLORES-200 devtest is *secondary*. Each is cut into pieces
+# inside documents, and **every piece is scored independently, in one context**: after a prefix
+# token every arm has (our tokenizers have no BOS: the LM's document boundary, which the training
+# stream puts at every document start, as the paper's BOS rerun does), all its tokens in ONE
+# window of the model, so every arm conditions on the same bytes. The paper's 2,048-token
+# context holds any 2,000-byte piece; ours is `seq_len` ids, so the piece size is *chosen*: the
+# largest size from 2,000 bytes down at which the longest piece fits one context under R0, R1
+# and R2 (R0, with the shortest tokens, binds), and the scorer refuses a piece that would need
+# two windows. The cell prints the size chosen and each arm's longest piece in ids. Intervals
+# (95%) resample **documents** (FLORES-200's metadata; a piece elsewhere, as `unit` says), the
+# same for every arm and seed; `± seeds` is the spread over seeds. The labels of R2 − R1 and
+# R2 − R0 are tested in §VI's fixed order (better, non-inferior at 0.01, worse, no detectable
+# difference): an interval below +0.01 is non-inferior even when it excludes 0, as §VI's own
+# example [+0.004, +0.007].
+#
+# **Where this departs from the paper's setting (§VI, App. D)**, each a row of the settings
+# table printed below (generated from the run's `Setup`) and of the "setting differs" column of
+# the closing table: the **model** is a small LM pretrained here on 1.2 MB of English-heavy
+# text (2 layers, d_model 128, a 512-id context), not the pretrained Llama-3.2-1B and
+# Qwen3-0.6B-Base, and its base tokenizer our own 4,096-token BPE, not Llama-3's; the **data**
+# is 1 MB of continued-pretraining text from the shared pool, not 1 GB of FineWeb-2 Nepali +
+# 1 GB of FineWeb-Edu English; K = 2,000 merges, not 32,000; the **learning rate** is 1e-3
+# (5% warm-up), not 1e-4 (1% warm-up), cosine to 10% in both; the **steps** are one pass of
+# 4 × 512 ids a step, not 546–1,095 steps of 256 × 2,048 tokens; the **held-out text** is a
+# 200 KB slice of the pool (the paper: a 30 MB slice, of which the first 4 MB is scored), in
+# pieces of at most the size chosen to fit our context; 3 seeds, not 2. (Smoke size shrinks all
+# of it; a GPU takes the "gpu" preset.)
 
 # %%
 import shutil
@@ -260,30 +286,42 @@ from modtok.studies.pretoken_floor import continued_pretraining as continued
 GPU = default_device().type == "cuda"
 if not GPU:  # small models on a shared CPU: spinning OpenMP threads cost more than they give
     torch.set_num_threads(1)
-SETUP, SIZES = continued.preset("smoke" if SMOKE else "gpu" if GPU else "cpu")  # sizes, models, 3 seeds
+SIZE = "smoke" if SMOKE else "gpu" if GPU else "cpu"
+SETUP, SIZES = continued.preset(SIZE)  # what study() runs: sizes, model, 3 seeds
 print(SETUP, SIZES)
 cpt, NAME = None, data.lang_name(TARGET) if TARGET else None
 if HAVE:
-    texts = continued.texts(list(corpora.train["eng_Latn"]), train, SIZES["base"], SIZES["cpt"])  # by bytes
-    held = {NAME: ne[:100] if SMOKE else ne, "English": en[:100] if SMOKE else en}
-    docs = {ev: continued.flores_documents(held[ev], x) for ev, x in ((NAME, TARGET), ("English", "eng_Latn"))}
     CPT_DIR = Path("build") / "07_continued"  # the base model's files (each arm's are removed once scored)
-    cpt = continued.run(SETUP, **texts, evaluation=held, out_dir=CPT_DIR, documents=docs, progress=not SMOKE)
-    print({ev: f"{len(h.texts)} pieces, {h.nbytes:,} bytes; bootstrap unit: {h.unit} ({h.n_units})"
-           for ev, h in cpt.held_out.items()})
-    cpt_rows = cpt.table()
-    display(plots.table(cpt_rows))
+    cpt = continued.study(SIZE, corpora.train["eng_Latn"], train, ne, NAME, TARGET, corpora.eval_label, CPT_DIR,
+                          progress=not SMOKE)
+    print("held-out texts:", cpt.roles)
+    for ev, h in cpt.held_out.items():
+        print(f"{ev}: {len(h.texts)} pieces of <= {h.piece_bytes:,} bytes ({h.nbytes:,} bytes), longest piece in ids "
+              f"{h.longest} for a {cpt.seq_len}-id context; bootstrap unit: {h.unit} ({h.n_units})")
+    arm_rows = cpt.table()
+    display(plots.table(arm_rows))
+    # the paper's rows (Tables I, IX; §VII-B): R2 − R1 at equal bytes, R2-m − R1 and R2-m − R0 at R1's steps,
+    # R2 − R0 on the target, the English control R2 − R0 on English; ours beside the paper's figure
+    display(plots.table(claims.cpt_rows(cpt)))
     display(plots.table(sorted(cpt.comparisons(), key=lambda c: not c["registered"]),
                         columns=["held-out text", "comparison", "registered", "difference", "CI", "± seeds",
                                  "per seed", "label", "per-seed labels"]))
     plots.grouped_bars(cpt.interval_rows(), x="held-out text", y="bits per byte", color="arm", ci=("lo", "hi"),
                        title=f"Held-out bits per byte after continued pretraining (mean of {len(SETUP.seeds)} "
                              "seeds, 95% interval over documents)").show()
+    # the paper's setting (§VI, App. D) beside ours, field by field, generated from SETUP and this run
+    paper_setting = {c.key: c for c in paper_vs_here.claims("pretoken_floor")}["cpt_r0_lowest"].setting
+    ours_h = claims.cpt_setting(SETUP, SIZES, TARGET, corpora.eval_label, cpt)
+    display(plots.table([{"field": f, "paper (§VI, App. D)": paper_setting.get(f, "—"), "here": ours_h.get(f, "—")}
+                         for f in paper_vs_here.SETTING_FIELDS]))
     arms = cpt.arms
     assert arms["R0"].tokenizer.vocab_size <= arms["R1"].tokenizer.vocab_size  # R1: the base + its kept merges
     assert arms["R0"].bytes == arms["R1"].bytes == arms["R2"].bytes  # byte-matched: one pass each
     assert arms["R1"].steps == arms[continued.MATCHED].steps == arms[continued.R0_MATCHED].steps <= arms["R0"].steps
-    assert all(len({r[f"{ev} scored bytes"] for r in cpt_rows}) == 1 for ev in held)  # the same bytes, every arm
+    for ev, h in cpt.held_out.items():  # App. D: every piece in one context under R0, R1 and R2, none cut
+        assert h.piece_bytes <= SETUP.piece_bytes, ev
+        assert all(continued.longest(arms[a].tokenizer, h.texts) <= cpt.seq_len for a in ("R0", "R1", "R2")), ev
+    assert all(len({r[f"{ev} scored bytes"] for r in arm_rows}) == 1 for ev in cpt.held_out)  # same bytes, every arm
     shutil.rmtree(CPT_DIR)
 else:
     print("continued pretraining needs English and a Devanagari language; skipped on", corpora.source)
@@ -292,32 +330,24 @@ else:
 # ## Paper vs here
 #
 # Every claim with the paper's figure and ours, from the numbers computed above
-# (`modtok.studies.pretoken_floor.claims`, the paper's figures in `paper_figures.toml`). Rows
-# that need Nepali against English on aligned text say so on other data. On continued
-# pretraining, the paper's conclusion is that "continued pretraining with no new tokens gave the
-# lowest held-out Nepali BPB on both models" (R0 best); the line printed below says which arm is
-# lowest here and gives the measurements that bear on why ours may differ: how many bytes of
-# text a training and scoring window of `seq_len` ids holds under each arm (the longer R2 tokens
-# give a small-context model more text to condition on; the paper's 1B models have long
-# contexts), how far the base model was from R0 on the target text (how much of the gain is
-# learning the language at all), and R0 at R1's step count (how much the extra steps gave R0).
-#
-# *Evidence from the full CPU run (2026-12-02, `continued.preset("cpu")`, 3 seeds, 340,192 scored
-# Nepali bytes for every arm, intervals over FLORES-200's 281 articles):* R2 was lowest, not R0,
-# in every seed (R2 − R0 "better", R2 − R1 "better", both 3 of 3 seeds, the seed spread about
-# 0.002 bits per byte against differences of 0.06–0.11). R0 cut to R1's step count lost only
-# 0.016 bits per byte, so R0's extra steps are not what separates it from R2. What differs
-# most is context: a 128-id window holds about 550 bytes of Nepali under R0, 690 under R1 and
-# 995 under R2, in training and in scoring (a 2,000-byte piece is scored in windows of 128 ids),
-# so at this context length the arm with the longest tokens conditions on the most text. The
-# paper's 1B models read long contexts, where that advantage is small; a model this small and
-# this briefly trained (the base model is 0.30 bits per byte behind R0 on Nepali) is also far
-# from the paper's regime, where new rows must catch up with well-trained old ones.
+# (`modtok.studies.pretoken_floor.claims`, the paper's figures in `paper_figures.toml`), the
+# paper's setting beside ours field by field (`claims.setting`, generated from this notebook's
+# configuration) and every difference in the row. Rows that need Nepali against English on
+# aligned text say so on other data. A claim that does not hold carries the reason this run
+# measured (`claims.reasons`): for continued pretraining, how far the base model is from R0 (how
+# much of what the arms gain is learning the language at all, which the paper's pretrained
+# models need not do), what R0's extra steps gave it (R0 at R1's step count) and the arms' bytes
+# per token; for the sweeps, where the text ran out of merges or which language breaks the rule.
+# Those are measurements beside the verdict, not a tested cause; where nothing was measured the
+# row says "reason not measured". The line printed first says which arm is lowest on the
+# primary held-out text (the paper: R0).
 
 # %%
 here = claims.measured(TARGET, PARALLEL, audit_rows, sweep, moved, table_v, cpt)
-print(cpt.summary(NAME) if cpt is not None else "no continued pretraining on this data")
-SETTING = (f"{'smoke' if SMOKE else 'full'} size; {TARGET} vs English; sweep K <= {KS[-1]:,} on "
-           f"{sum(len(x.encode()) for x in train) / 1e6:.1f} MB; continued pretraining on {SIZES['cpt'] / 1e6:g} MB, "
-           f"{len(SETUP.seeds)} seeds, base vocabulary {SETUP.base_vocab:,}, K = {SETUP.merges:,}, {SETUP.model}")
-plots.table(paper_vs_here.table("pretoken_floor", here, SETTING))
+print(cpt.summary(cpt.roles["primary"]) if cpt is not None and "primary" in cpt.roles
+      else "no continued pretraining on this data")
+SETTING = claims.setting(TARGET, sum(len(x.encode()) for x in train), KS, corpora.eval_label, list(BASES),
+                         SETUP if cpt is not None else None, SIZES, cpt, k_cross=K_X if table_v else None,
+                         cross=pool_v)
+REASONS = claims.reasons(here, sweep=sweep, table_v=table_v, moved=moved, cpt=cpt)
+plots.table(paper_vs_here.table("pretoken_floor", here, SETTING, REASONS))

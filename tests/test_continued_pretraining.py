@@ -127,7 +127,7 @@ def test_every_arm_scores_the_same_bytes_on_the_same_pieces(base):
     scored = {}
     for name, tok in arms.items():
         torch.manual_seed(0)
-        model = LM(config("tiny", lm_vocab_size(tok), max_seq_len=16)).eval()
+        model = LM(config("tiny", lm_vocab_size(tok), max_seq_len=64)).eval()  # a 60-byte piece: <= 60 ids, one context
         nats, scored[name] = continued.score_pieces(model, tok, texts)
         assert (nats > 0).all()
     assert scored["R0"].tolist() == scored["R2"].tolist() == [len(t.encode()) for t in texts]
@@ -336,6 +336,26 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
     c = comp["Nepali", "R2 − R1"]
     assert c["registered"] and c["label"] == continued.label(c["lo"], c["hi"]) and c["lo"] <= c["difference"] <= c["hi"]
     assert len(c["per-seed labels"].split(", ")) == 2 and not comp["Nepali", "R1 − R0"]["registered"]
+    # the paper-vs-here values, rows and reasons of notebook 07 from this result (roles as study() names them)
+    from modtok.studies import paper_vs_here
+    from modtok.studies.pretoken_floor import claims
+
+    res.roles = {"primary": "Nepali", "control": "English"}
+    v = claims.measured("npi_Deva", True, cpt=res)
+    nepali, english = res.intervals["Nepali"], res.intervals["English"]
+    assert v["cpt_r2_minus_r1"] == nepali["R2 − R1"][0] and v["cpt_r2_minus_r0"] == nepali["R2 − R0"][0]
+    assert v["cpt_r2m_minus_r1"] == abs(nepali[f"{continued.MATCHED} − R1"][0])
+    assert v["cpt_english_control"] == english["R2 − R0"][2]  # the upper end of the English interval
+    assert [(r["held-out text"], r["comparison"]) for r in claims.cpt_rows(res)] == [
+        ("Nepali (primary)", "R2 − R1"), ("Nepali (primary)", f"{continued.MATCHED} − R1"),
+        ("Nepali (primary)", f"{continued.MATCHED} − R0"), ("Nepali (primary)", "R2 − R0"),
+        ("English (control)", "R2 − R0")]
+    for r, key in zip(claims.cpt_rows(res), claims.CPT):  # the same value, verdict and reason as the closing table
+        assert r["here"] == v[key] and (r["holds?"] == "does not hold") == bool(r["reason"])
+    why = claims.reasons(v, cpt=res)
+    fails = {c.key for c in paper_vs_here.claims("pretoken_floor") if c.key.startswith("cpt")
+             and c.verdict(v[c.key]) == "does not hold"}
+    assert set(why) == fails and all(why[k].startswith("measured on ") for k in fails)  # reasons only where it fails
     bars = res.interval_rows()  # the figure: one bar per (eval set, arm), no pair differences
     assert [(b["held-out text"], b["arm"]) for b in bars] == [(ev, a) for ev in res.intervals for a in arms]
     assert all(b["lo"] <= b["bits per byte"] <= b["hi"] for b in bars)

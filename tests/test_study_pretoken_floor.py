@@ -145,7 +145,9 @@ def test_claims_from_measured_values_and_what_is_missing(sweep):
     assert isinstance(v["marks_r2_below_r1"], paper_vs_here.NotMeasured)
     assert v["cpt_r2_minus_r1"].reason == "section (h) did not run"
     ours = claims.setting("npi_Deva", 10**6, KS, "FLORES-200 devtest (/x)", ["llama3"])
-    rows = {r["claim"]: r for r in paper_vs_here.table("pretoken_floor", v, ours, reasons={"r1_stalls": "measured"})}
+    why = claims.reasons(v, sweep=renamed, moved=[])
+    assert "r1_stalls" not in why  # R1 reached its floor: it holds, so no reason (the table refuses one)
+    rows = {r["claim"]: r for r in paper_vs_here.table("pretoken_floor", v, ours, reasons=why)}
     assert len(rows) == len(claims.KEYS)
     by_key = dict(zip(claims.KEYS, rows.values()))
     assert [by_key[k]["holds?"] for k in ("llama3_floor", "llama3_premium")] == ["holds", "holds"]
@@ -163,6 +165,16 @@ def test_claims_from_measured_values_and_what_is_missing(sweep):
                {"language": "rus_Cyrl", "R1_premium": 1.2, "R2_premium": 1.2, "r1_equals_r2": True}]
     v = claims.measured("npi_Deva", True, table_v=table_v)
     assert v["marks_r2_below_r1"] == 0.5 and v["controls_r1_differs"] == 0.0
+    table_v[1] |= {"R1_learned": 900, "R2_learned": 300}
+    why = claims.reasons(v, table_v=table_v)  # marks does not hold (tam_Taml), the controls do
+    assert list(why) == ["marks_r2_below_r1"] and "tam_Taml" in why["marks_r2_below_r1"]
+    assert "hin_Deva" not in why["marks_r2_below_r1"] and "mal_Mlym" not in why["marks_r2_below_r1"]
+    row = next(r for r in paper_vs_here.table("pretoken_floor", v, "", reasons=why) if "Table V" in r["source"])
+    assert row["holds?"] == "does not hold" and row["reason"] == why["marks_r2_below_r1"]
+    # a sweep whose text ran out of merges: R1 kept fewer than K, the reason says so (only if R1 does not stall)
+    short = floor.Sweep([{"base": "llama3", "arm": "R1", "K": 8000, "merges kept": 3461, "cost": 2.6, "floor": 2.2}], {}, {})
+    assert "K = 8,000 kept 3,461" in claims.reasons({"r1_stalls": 2.6 / 2.2}, sweep=short)["r1_stalls"]
+    assert claims.reasons({"r1_stalls": 1.0}, sweep=short) == {}
     assert "mal_Mlym" not in cross_script.PAPER_MARKED and len(cross_script.PAPER_MARKED) == 7
 
 

@@ -94,12 +94,80 @@ def measured(target: str | None, parallel: bool, audit_rows: Mapping[str, dict] 
     return out
 
 
+def reasons(here: Mapping[str, float | NotMeasured], sweep=None, table_v: Sequence[dict] | None = None,
+            moved: Sequence | None = None, cpt: Result | None = None) -> dict[str, str]:
+    """The measured reason of every claim that does **not hold** here (and only
+    those: a claim that holds, or was not measured, gets none), for the
+    ``reasons`` of :func:`modtok.studies.paper_vs_here.table`, from what the
+    notebook computed (``here`` from :func:`measured`, and the same inputs). A
+    claim that does not hold and that nothing here bears on is left out: the
+    table then says "reason not measured".
+
+    - ``r1_stalls``, ``r2_below_r1_floor``: the K sweep's merges kept after the §V
+      filter where fewer than K (the text ran out of pairs seen twice);
+    - ``marks_r2_below_r1``, ``controls_r1_differs``: the languages that break the
+      rule, with their merges learned per arm (marks) or mark-initial share (controls);
+    - ``english_ids_moved``: the extended tokenizers whose English ids moved;
+    - continued pretraining: :func:`cpt_reason`.
+
+    >>> rows = [{"language": "tam_Taml", "R1_premium": 2.0, "R2_premium": 2.5, "R1_learned": 900, "R2_learned": 300}]
+    >>> reasons({"marks_r2_below_r1": 0.0, "r1_stalls": 1.0}, table_v=rows)
+    {'marks_r2_below_r1': 'measured: R2 is not below R1 for tam_Taml (merges learned R1 900, R2 300)'}
+    """
+    verdict = {c.key: c.verdict(float(here[c.key])) for c in claims("pretoken_floor")
+               if c.key in here and not isinstance(here[c.key], NotMeasured)}
+    out = {}
+    if sweep is not None:
+        for key, arm in (("r1_stalls", "R1"), ("r2_below_r1_floor", "R2")):
+            short = [r for r in sweep.of("llama3", arm) if r["merges kept"] < r["K"]]
+            if short:
+                out[key] = ("measured: the text gave fewer merges than K (after the §V filter): "
+                            + ", ".join(f"K = {r['K']:,} kept {r['merges kept']:,}" for r in short))
+    if table_v:
+        marks = [r for r in table_v if r["language"] in cross_script.PAPER_MARKED
+                 and not r["R2_premium"] < r["R1_premium"]]
+        if marks:
+            out["marks_r2_below_r1"] = "measured: R2 is not below R1 for " + "; ".join(
+                f"{r['language']} (merges learned R1 {r['R1_learned']:,}, R2 {r['R2_learned']:,})" for r in marks)
+        differ = [r for r in table_v if r["language"] in cross_script.CONTROLS and not r["r1_equals_r2"]]
+        if differ:
+            out["controls_r1_differs"] = "measured: R1 and R2 differ for " + "; ".join(
+                f"{r['language']} ({r['mark_initial']:.2%} of its tokens begin with a combining mark)" for r in differ)
+    if moved:
+        out["english_ids_moved"] = "measured: English ids moved under " + ", ".join(map(str, moved))
+    if cpt is not None and cpt.roles:
+        for key in ("cpt_r0_lowest", *CPT):
+            role = CPT[key][0] if key in CPT else "primary"
+            if role in cpt.roles:
+                out[key] = cpt_reason(cpt, cpt.roles[role])
+    return {k: v for k, v in out.items() if verdict.get(k) == "does not hold"}
+
+
+def cpt_reason(cpt: Result, ev: str) -> str:
+    """What this run measured that bears on a continued-pretraining verdict on held-out
+    set ``ev`` differing from the paper's: how far the base model is from R0 (how much
+    of what the arms gain is learning the text at all: our base model saw 5% Nepali,
+    the paper's are pretrained 1B / 0.6B models), what R0's extra steps gave it (R0
+    at R1's step count), and the arms' bytes per token. Measurements beside the
+    verdict, not a tested cause."""
+    from modtok.studies.pretoken_floor.continued_pretraining import BASE, R0_MATCHED  # (torch: only with a Result)
+
+    bpb = {a: cpt.intervals[ev][a][0] for a in cpt.arms}
+    per_token = {a: cpt.held_out[ev].nbytes / cpt.tokens[ev][a] for a in ("R0", "R1", "R2")} if cpt.tokens else {}
+    return (f"measured on {ev}: base model − R0 {bpb[BASE] - bpb['R0']:+.3f} bits per byte (what continued "
+            f"pretraining itself gave R0 on this text), R0 at R1's step count − R0 {bpb[R0_MATCHED] - bpb['R0']:+.3f} "
+            "(what R0's extra steps gave it)"
+            + ("; bytes per token " + ", ".join(f"{a} {v:.2f}" for a, v in per_token.items()) if per_token else ""))
+
+
 def cpt_rows(cpt: Result) -> list[dict]:
     """The continued-pretraining rows the paper has (R2 − R1 at equal bytes, R2-m −
     R1 and R2-m − R0 at R1's step count, R2 − R0 on Nepali, the English control
     R2 − R0 on English), ours (mean over seeds, 95% interval over units, spread
     and each seed, §VI's label) beside the paper's figure, its source and claim
-    from ``paper_figures.toml``."""
+    from ``paper_figures.toml``, the value compared with it (``compared``: the
+    difference, its absolute value or the interval's upper end), the verdict
+    under the claim's rule and, where it does not hold, :func:`cpt_reason`."""
     paper = {c.key: c for c in claims("pretoken_floor")}
     rows = []
     for key, (role, pair, what) in CPT.items():
@@ -107,24 +175,32 @@ def cpt_rows(cpt: Result) -> list[dict]:
             continue
         ev = cpt.roles[role]
         c = next(r for r in cpt.comparisons() if r["held-out text"] == ev and r["comparison"] == pair)
+        value = {"difference": c["difference"], "|difference|": abs(c["difference"]), "hi": c["hi"]}[what]
+        verdict = paper[key].verdict(value)
         rows.append({"held-out text": f"{ev} ({role})", "comparison": pair, "difference": c["difference"],
                      "CI": c["CI"], "± seeds": c["± seeds"], "per seed": c["per seed"], "label": c["label"],
                      "per-seed labels": c["per-seed labels"], "paper": paper[key].paper, "compared": what,
+                     "here": value, "rule": paper[key].rule, "holds?": verdict,
+                     "reason": cpt_reason(cpt, ev) if verdict == "does not hold" else "",
                      "source": paper[key].source, "paper's claim": paper[key].claim})
     return rows
 
 
 def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label: str, bases: Sequence[str],
             cpt_setup=None, cpt_sizes: Mapping[str, int] | None = None, cpt: Result | None = None,
-            k_cross: int | None = None) -> dict[str, str]:
+            k_cross: int | None = None, cross: cross_script.PoolTable | None = None) -> dict[str, str]:
     """Our setting in the fields of the paper's (:data:`paper_vs_here.SETTING_FIELDS`),
     from notebook 07's configuration: the sweep's target, training bytes, Ks, the
-    evaluation text and the deployed bases; (h)'s :class:`Setup`, text sizes and,
-    once it ran, its step counts and piece size (``cpt``).
+    evaluation text and the deployed bases; the cross-script table's K and
+    languages (``cross``: those used, those left out and why); with (h)'s
+    :class:`Setup` and text sizes, :func:`cpt_setting` after " | (h) " in each field.
 
     >>> s = setting("npi_Deva", 2_000_000, [0, 1000], "FLORES-200 devtest (/x)", ["llama3"])
     >>> s["size"], s["heldout"]
     ('(c) 2.0 MB of npi_Deva', '(a)-(g) FLORES-200 devtest')
+    >>> v = cross_script.PoolTable([], {"hin_Deva": 3_000_000}, {"tha_Thai": "no training text in the pool"})
+    >>> setting("npi_Deva", 10**6, [0], "", ["llama3"], cross=v)["data"].split(" | ")[-1]
+    '(g) languages swept: hin_Deva; left out: tha_Thai (no training text in the pool)'
     """
     label = eval_label.split(" (")[0] or "held-out lines"
     out = {"data": f"(c) {target}: the pool + extra text | (a)-(g) evaluated on {label}",
@@ -133,21 +209,55 @@ def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label:
            "iterations": f"(c) K up to {max(ks):,} merges" + (f" | (g) K = {k_cross:,}" if k_cross else ""),
            "pretokenization": "each base's own letters-only regex (R0, R1), the repaired regex (R2)",
            "heldout": f"(a)-(g) {label}"}
+    if cross is not None:
+        out["data"] += (f" | (g) languages swept: {', '.join(cross.train_bytes) or 'none'}; left out: "
+                        + ("; ".join(f"{x} ({why})" for x, why in cross.left_out.items()) or "none"))
+        if cross.train_bytes:
+            sizes = sorted(cross.train_bytes.values())
+            out["size"] += f" | (g) {sizes[0] / 1e6:.1f}-{sizes[-1] / 1e6:.1f} MB of pool text a language"
     if cpt_setup is None:
         return out
-    m = dict(cpt_setup.model)
-    out["data"] += " | (h) pool English + pool " + str(target)
-    out["size"] += (f" | (h) base model {cpt_sizes['base'] / 1e6:g} MB (95% English), continued pretraining "
-                    f"{cpt_sizes['cpt'] / 1e6:g} MB (75% {target}, 25% English), one pass")
-    out["vocabulary"] += f" | (h) own llama3-regex BPE of {cpt_setup.base_vocab:,} + K = {cpt_setup.merges:,} merges"
-    out["model"] = (f"(h) a small LM trained here (config 'mini' with {m}), {cpt_setup.base_steps:,} base steps; "
-                    f"{len(cpt_setup.seeds)} seeds")
-    out["lr"] = (f"(h) {cpt_setup.lr:g} peak ({cpt_setup.base_lr:g} for the base model), "
-                 f"{cpt_setup.warmup:.0%} warm-up, cosine to 10%")
+    h = cpt_setting(cpt_setup, cpt_sizes, target, eval_label, cpt)
+    return {k: f"{out[k]} | (h) {h[k]}" if k in out else f"(h) {h[k]}" for k in [*out, *(k for k in h if k not in out)]}
+
+
+def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label: str,
+                cpt: Result | None = None) -> dict[str, str]:
+    """Section (h)'s setting in the paper's fields, from its :class:`Setup`, its text
+    sizes (:func:`~modtok.studies.pretoken_floor.continued_pretraining.preset`) and,
+    once it ran, the result (parameters, step counts, the piece size chosen).
+
+    >>> from modtok.studies.pretoken_floor.continued_pretraining import preset
+    >>> s = cpt_setting(*preset("cpu"), "npi_Deva", "FLORES-200 devtest (/x)")
+    >>> s["lr"]
+    '1e-3 peak (3e-3 for the base model), 5% warm-up, cosine decay to 10%'
+    >>> s["heldout"].split(";")[0]
+    'a 200 KB held-out slice of the training text per language (primary), FLORES-200 devtest secondary'
+    """
+    label = eval_label.split(" (")[0] or "held-out lines"
+    params = ""
+    if cpt is not None:
+        from modtok.studies.pretoken_floor.continued_pretraining import BASE  # (torch: only with a Result)
+
+        model = cpt.arms[BASE].model
+        params = f", {sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters" if model is not None else ""
     steps = (", ".join(f"{a} {cpt.arms[a].steps:,}" for a in ("R0", "R1", "R2")) + " steps") if cpt else "one pass"
-    out["iterations"] += f" | (h) {steps} of {cpt_setup.batch_size} x {cpt_setup.seq_len} ids"
+    context = cpt.seq_len if cpt else setup.seq_len
+    from modtok.lm.model import config  # (torch: only with a Setup)
+
+    cfg = config("mini", 1, max_seq_len=context, **setup.model)  # the model run() builds (vocabulary aside)
     pieces = (", ".join(f"{ev} <= {h.piece_bytes:,} B" for ev, h in cpt.held_out.items()) if cpt
-              else f"<= {cpt_setup.piece_bytes:,} B")
-    out["heldout"] += (f" | (h) a {cpt_sizes['heldout'] / 1e3:g} KB held-out slice of the training text per language "
-                       f"(primary), {label} secondary; pieces ({pieces}) each in one {cpt_setup.seq_len}-id context")
-    return out
+              else f"<= {setup.piece_bytes:,} B, or smaller to fit")
+    return {"data": (f"the first lines of the training pool's English and {target} (NFC, deduplicated, filtered against "
+                     "FLORES-200: the pool's SOURCES.md)"),
+            "size": (f"base model {sizes['base'] / 1e6:g} MB (95% English), continued pretraining "
+                     f"{sizes['cpt'] / 1e6:g} MB (75% {target}, 25% English), one pass"),
+            "vocabulary": f"own llama3-regex BPE of {setup.base_vocab:,} + K = {setup.merges:,} merges for R1, R2",
+            "model": (f"a small LM pretrained here: {cfg.n_layers} layers, d_model {cfg.d_model}, {cfg.n_heads} heads, "
+                      f"context {context} ids{params}; {setup.base_steps:,} base steps; {len(setup.seeds)} seeds"),
+            "lr": f"{setup.lr:.0e} peak ({setup.base_lr:.0e} for the base model), {setup.warmup:.0%} warm-up, "
+                  "cosine decay to 10%".replace("e-0", "e-"),
+            "iterations": f"one pass per arm: {steps} of {setup.batch_size} x {context} ids",
+            "pretokenization": "letters-only llama3 regex (R0, R1), repaired regex (R2)",
+            "heldout": (f"a {sizes['heldout'] / 1e3:g} KB held-out slice of the training text per language (primary), "
+                        f"{label} secondary; pieces ({pieces}) each in one {context}-id context")}
