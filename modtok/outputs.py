@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from modtok import __version__
+import modtok
 from modtok.atomic import write_json
 from modtok.errors import DataError, OutputExistsError
 
@@ -227,7 +227,7 @@ def output_dir(path, *, command: str, args: Mapping, force: bool = False,
     try:
         yield run
         record = {"command": command, "args": {k: _jsonable(v) for k, v in dict(args).items()},
-                  "argv": sys.argv[1:], "modtok_version": __version__,
+                  "argv": sys.argv[1:], "modtok_version": modtok.__version__,
                   "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                   **_inputs_record(run.inputs), **run.fields,
                   "files": _files(tmp),

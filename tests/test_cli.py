@@ -98,9 +98,11 @@ def test_audit_on_own_parallel_text_is_labelled_as_such(tiny_data, tmp_path, mon
     (own / "eng_Latn.txt").write_text("the cat sat on the mat\nanother cat came\n", encoding="utf-8")
     assert cli.main(["audit", "llama3", "--lang", "npi_Deva", "--ref", "eng_Latn", "--eval", str(own)]) == 0
     out = capsys.readouterr().out
-    assert f"own evaluation text devtest ({own}) (2 parallel lines)" in out and "FLORES" not in out
+    # a flat directory is the test split less the derived dev lines (every 4th: none of two)
+    label = f"own evaluation text devtest ({own}), less every 4th line (the derived dev split)"
+    assert f"{label} (2 parallel lines)" in out and "FLORES" not in out
     assert cli.main(["audit", "llama3", "--eval", str(own), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["evaluation"] == f"own evaluation text devtest ({own})"
+    assert json.loads(capsys.readouterr().out)["evaluation"] == label
     (own / "eng_Latn.txt").write_text("one line only\n", encoding="utf-8")
     assert cli.main(["audit", "llama3", "--eval", str(own)]) == 2
     assert "a premium needs parallel text" in capsys.readouterr().err
@@ -151,15 +153,40 @@ def test_parity_bpe_reads_any_corpus_format_and_names_languages_by_code(tmp_path
     assert cli.main(["parity-bpe", str(tmp_path / "b"), "--manifest", str(tmp_path / "m.yaml"), "-d", *dev, "-s", "20"]) == 0
     assert (tmp_path / "a" / "merges.txt").read_bytes() == (tmp_path / "b" / "merges.txt").read_bytes()
     capsys.readouterr()
+    # files pair with languages by the codes in their names, never by position: swapped -i and
+    # -d give the same run, --langs ordering (the old main trained English under deu_Latn's name)
+    assert cli.main(["parity-bpe", str(tmp_path / "swapped"), "-i", *files[::-1], "-d", *dev[::-1], "-s", "20",
+                     "--langs", "eng_Latn", "deu_Latn"]) == 0
+    assert (tmp_path / "a" / "merges.txt").read_bytes() == (tmp_path / "swapped" / "merges.txt").read_bytes()
+    assert "deu_Latn <- " + str(tmp_path / "deu_Latn.dev") + " (20 lines)" in capsys.readouterr().err
+    (tmp_path / "english.dev").write_text("the cat\n")
+    assert cli.main(["parity-bpe", str(tmp_path / "c"), "-i", *files, "-d", dev[1], str(tmp_path / "english.dev")]) == 2
+    assert "english.dev: a file is named after its language" in capsys.readouterr().err
+    # an earlier output is refused (nothing read, nothing written), replaced with --force
+    before = (tmp_path / "a" / "run.json").read_bytes()
+    assert cli.main(["parity-bpe", str(tmp_path / "a"), "-i", *files, "-d", *dev, "-s", "10"]) == 2
+    assert "pass --force" in capsys.readouterr().err and (tmp_path / "a" / "run.json").read_bytes() == before
+    assert cli.main(["parity-bpe", str(tmp_path / "a"), "-i", *files, "-d", *dev, "-s", "10", "--force"]) == 0
+    assert len((tmp_path / "a" / "merges.txt").read_text().splitlines()) == 11  # header + 10
+    capsys.readouterr()
     # an empty training file and a short dev file are refused, by name
-    (tmp_path / "empty.txt").write_text("\n\n")
-    assert cli.main(["parity-bpe", str(tmp_path / "c"), "-i", files[0], str(tmp_path / "empty.txt"), "-s", "5",
+    for d in ("e", "short", "blank"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "e" / "deu_Latn.txt").write_text("\n\n")
+    assert cli.main(["parity-bpe", str(tmp_path / "c"), "-i", files[0], str(tmp_path / "e" / "deu_Latn.txt"), "-s", "5",
                      "--variant", "classical"]) == 2
     err = capsys.readouterr().err
-    assert "language 'empty': empty corpus" in err and "empty.txt" in err
-    (tmp_path / "short.dev").write_text("\n".join(text["deu_Latn"][:7]) + "\n")
-    assert cli.main(["parity-bpe", str(tmp_path / "d"), "-i", *files, "-d", dev[0], str(tmp_path / "short.dev")]) == 2
-    assert "short.dev: 7" in capsys.readouterr().err and not (tmp_path / "d").exists()
+    assert "deu_Latn" in err and "empty" in err and "e/deu_Latn.txt" in err
+    (tmp_path / "short" / "deu_Latn.dev").write_text("\n".join(text["deu_Latn"][:7]) + "\n")
+    assert cli.main(["parity-bpe", str(tmp_path / "d"), "-i", *files, "-d", dev[0], str(tmp_path / "short" / "deu_Latn.dev")]) == 2
+    assert "short/deu_Latn.dev: 7" in capsys.readouterr().err and not (tmp_path / "d").exists()
+    # one blank line per language at different places: as many lines, but misaligned; refused by line
+    for lang, gap in (("eng_Latn", 2), ("deu_Latn", 5)):
+        lines = text[lang][:20]
+        (tmp_path / "blank" / f"{lang}.dev").write_text("\n".join(lines[:gap] + [""] + lines[gap:-1]) + "\n")
+    blank = [str(tmp_path / "blank" / f"{lang}.dev") for lang in words]
+    assert cli.main(["parity-bpe", str(tmp_path / "d"), "-i", *files, "-d", *blank, "-s", "5"]) == 2
+    assert "blank/eng_Latn.dev line 3 is empty but" in capsys.readouterr().err and not (tmp_path / "d").exists()
 
 
 def test_adaptmix_writes_a_resumable_history_and_the_last_tokenizer(tiny_data, tmp_path, capsys):
@@ -189,7 +216,7 @@ def test_adaptmix_writes_a_resumable_history_and_the_last_tokenizer(tiny_data, t
     capsys.readouterr()
     assert cli.main(["adaptmix", str(tmp_path / "x"), "--budget-chars", "100", "--langs", "eng_Latn",
                      "--dev", *dev]) == 2  # one dev file per language
-    assert "2 --dev files for 1 --langs" in capsys.readouterr().err
+    assert "--dev files are for eng_Latn, npi_Deva; the run's languages are eng_Latn" in capsys.readouterr().err
     # without --dev it reads FLORES *dev* (never devtest: the mixture is chosen on it); this one has none
     assert cli.main(["adaptmix", str(tmp_path / "y"), "--budget-chars", "100", "--langs", "eng_Latn"]) == 2
     assert "dev" in capsys.readouterr().err and not (tmp_path / "y" / "tokenizer.json").exists()

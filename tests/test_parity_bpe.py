@@ -403,7 +403,10 @@ def test_cli_parity_bpe_reproduces_a_golden_prefix(golden_root, tmp_path, capsys
     trajectory = json.loads((out / "trajectory.json").read_text())
     expected = json.loads((golden_root / "window" / "expected.json").read_text())
     assert trajectory["language_per_merge"] == expected["language_per_merge"][:60]
-    assert cli.main(["parity-bpe", str(out), "-i", str(golden_root / TRAIN[0]), "-d"]) == 2
+    capsys.readouterr()
+    assert cli.main(args) == 2  # an earlier run is never overwritten silently
+    assert f"{out} is an earlier output of 'parity-bpe': pass --force" in capsys.readouterr().err
+    assert cli.main(["parity-bpe", str(tmp_path / "nodev"), "-i", str(golden_root / TRAIN[0]), "-d"]) == 2
     assert "dev set" in capsys.readouterr().err
 
 

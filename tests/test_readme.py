@@ -107,12 +107,20 @@ def test_python_blocks_run_in_order(env):
 
 def test_shell_blocks_run_as_typed(env):
     """Every bash block without ``make`` runs as one script, in README order (later
-    blocks use what earlier ones wrote), with ``set -euo pipefail``."""
+    blocks use what earlier ones wrote), with ``set -euo pipefail``. The README's ``/tmp/``
+    paths are moved into the scratch directory: an earlier run's outputs there (or another
+    checkout's) are refused as outputs in the way, as they should be. A rerun is refused
+    without ``--force``: an earlier output is never overwritten silently."""
     work, e = env
-    scripts = [body for lang, body in BLOCKS if lang == "bash" and "make " not in body]
+    tmp = work.parent / "tmp"
+    tmp.mkdir(exist_ok=True)
+    scripts = [body.replace("/tmp/", f"{tmp}/") for lang, body in BLOCKS if lang == "bash" and "make " not in body]
     assert any("modtok encode" in body for body in scripts)
     for body in scripts:
         _run(["bash", "-euo", "pipefail", "-c", body], work, e)
+    again = next(line for body in scripts for line in body.splitlines() if line.startswith("modtok count "))
+    res = subprocess.run(["bash", "-c", again], cwd=work, env=e, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 2 and "pass --force to replace it" in res.stderr, res.stderr
 
 
 def test_make_test_is_the_ci_command():

@@ -148,7 +148,8 @@ def test_cli_errors(corpus, tmp_path, capsys):
         (["--counts", str(llama_counts)], "counts were made with pre-tokenizer 'llama3-marks'; merged Unigram trains on "
                                           "sentencepiece's words: count them with `modtok count MANIFEST -o DIR "
                                           "--scheme sentencepiece`"),
-        (["--counts", str(tmp_path / "nowhere")], "not a counts directory (no meta.json)"),
+        (["--counts", str(tmp_path / "nowhere")], f"{tmp_path / 'nowhere'}: no such directory"),
+        (["--counts", str(tmp_path)], "no readable run.json, so not a whole output of `modtok count`"),
     ]
     for flags, message in cases:
         assert cli.main(["modular-unigram", out, "-k", str(K), *flags]) == 2

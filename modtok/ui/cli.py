@@ -399,6 +399,7 @@ def _files_by_language(files: list[str], what: str) -> dict[str, str]:
 def cmd_parity_bpe(args) -> None:
     from modtok.bpe import parity
     from modtok.text.corpus import TEXT, detect, expand, load_manifest, open_corpus
+    from modtok.text.eval_sets import EvalSet
     from modtok.text.scripts import check_script
 
     if bool(args.train) == bool(args.manifest):
@@ -434,21 +435,33 @@ def cmd_parity_bpe(args) -> None:
             raise errors.DataError(f"{spec}: no text for {lang} (an empty file trains nothing)")
         return lines
 
-    train = {lang: read(spec, lang) for lang, spec in sources.items()}
-    dev = {lang: read(dev_files[lang], lang) for lang in langs} if dev_files else None
-    if dev and len({len(lines) for lines in dev.values()}) > 1:
-        sizes = ", ".join(f"{dev_files[lang]}: {len(dev[lang])}" for lang in langs)
-        raise errors.ParallelCorpusError(f"the --dev files are not parallel (lines: {sizes})")
+    def read_dev() -> dict[str, list[str]]:
+        """The dev files, aligned as every evaluation text is (line i is line i: a blank line
+        in one file only is refused, ids align JSON records); compat mode as the reference."""
+        if args.compat:
+            dev = {lang: read(dev_files[lang], lang) for lang in langs}
+            parallel = len({len(lines) for lines in dev.values()}) == 1
+        else:
+            given = EvalSet("--dev files", Path.cwd(), {"dev": {lang: [f] for lang, f in dev_files.items()}},
+                            name="--dev files")
+            dev, parallel = given.aligned(langs, "dev", any_script=args.any_script)
+        if not parallel:
+            sizes = ", ".join(f"{dev_files[lang]}: {len(dev[lang])}" for lang in langs)
+            raise errors.ParallelCorpusError(f"the --dev files are not parallel (lines: {sizes})")
+        return dev
 
     def shown(spec) -> str:
         return spec if isinstance(spec, str) else " ".join(spec)
 
-    print("read: training " + "; ".join(f"{lang} <- {shown(sources[lang])} ({len(train[lang]):,} lines)" for lang in langs)
-          + ("; dev " + "; ".join(f"{lang} <- {dev_files[lang]} ({len(dev[lang]):,} lines)" for lang in langs)
-             if dev else "; no dev text"), file=sys.stderr)
     vocab = args.vocab or 256 + args.merges
     inputs = [src.path for spec in sources.values() for src in expand(spec)] + list(dev_files.values())
-    with _output(args, inputs=inputs) as run:
+    with _output(args, inputs=inputs) as run:  # first: an output in the way costs no reading
+        train = {lang: read(spec, lang) for lang, spec in sources.items()}
+        dev = read_dev() if dev_files else None
+        print("read: training " + "; ".join(f"{lang} <- {shown(sources[lang])} ({len(train[lang]):,} lines)"
+                                            for lang in langs)
+              + ("; dev " + "; ".join(f"{lang} <- {dev_files[lang]} ({len(dev[lang]):,} lines)" for lang in langs)
+                 if dev else "; no dev text"), file=sys.stderr)
         _record_text(run, train, training=f"--manifest {args.manifest}" if args.manifest else "--train files",
                      evaluation="--dev files " + " ".join(dev_files.values()) if dev else None)
         res = parity.train_from_lines(
@@ -704,7 +717,7 @@ def _add_adaptmix(sub) -> None:
     p.add_argument("--iterations", type=int, default=5)
     p.add_argument("--mu", type=float, default=0.3, help="momentum (Eq. 4)")
     p.add_argument("--eps", type=float, default=0.5, help="smoothing ε (Eq. 2)")
-    p.add_argument("--dev", nargs="*", help="dev text, one file per language in --langs order (default: the dev "
+    p.add_argument("--dev", nargs="*", help="dev text, one file per language, named after it (default: the dev "
                                             "split of --eval / $MODTOK_EVAL / FLORES-200)")
     p.add_argument("--eval", help=EVAL_HELP + " (its dev split is read, never devtest)")
     p.add_argument("--clamp-delta", action="store_true",
