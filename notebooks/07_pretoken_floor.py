@@ -182,8 +182,7 @@ if PARALLEL:
         single = by_name[f"added tokens, space {space}, single_word"]
         assert single["matches"] == 0 or single["inside"] == 0, space
 else:
-    print(f"the added-tokens arm needs {TARGET or 'a Devanagari language'} and English on aligned text; skipped on",
-          corpora.source)
+    print("the added-tokens arm needs the Devanagari target and English on aligned text; skipped on", corpora.source)
 
 # %% [markdown]
 # ## (g) Across scripts (Table V)
@@ -211,12 +210,7 @@ if PARALLEL and data.pool_dir() and data.flores_dir():
     wanted = ("hin_Deva", "tam_Taml", "rus_Cyrl") if SMOKE else cross_script.PAPER_MARKED + cross_script.CONTROLS
     pool_v = cross_script.pool_table({name: BASES[name] for name in (["llama3"] if SMOKE else BASES)}, wanted, K_X,
                                      max_chars=200_000 if SMOKE else None, n_boot=200 if SMOKE else 1000)
-    print(f"K = {K_X:,}, filter {pool_v.rows[0]['filter']}; training text per language (pool):",
-          ", ".join(f"{x} {n / 1e6:.1f} MB" for x, n in pool_v.train_bytes.items()))
-    print("Table V's languages with marks used:", ", ".join(x for x in cross_script.PAPER_MARKED
-                                                           if x in pool_v.train_bytes),
-          "| no-mark controls used:", ", ".join(x for x in cross_script.CONTROLS if x in pool_v.train_bytes))
-    print("left out:", "; ".join(f"{x} ({why})" for x, why in pool_v.left_out.items()) or "none")
+    print("\n".join(pool_v.lines()))  # K, filter, text per language; Table V's languages used or left out (why)
     table_v = pool_v.rows
     display(plots.ci_table(table_v, {"premium_ci": "CI", "R1_ci": "R1 CI", "R2_ci": "R2 CI"}, cross_script.COLUMNS))
     plots.grouped_bars(cross_script.figure_rows(table_v), x="language", y="premium", color="tokenizer", hline=1.0,
@@ -295,9 +289,7 @@ if HAVE:
     cpt = continued.study(SIZE, corpora.train["eng_Latn"], train, ne, NAME, TARGET, corpora.eval_label, CPT_DIR,
                           progress=not SMOKE)
     print("held-out texts:", cpt.roles)
-    for ev, h in cpt.held_out.items():
-        print(f"{ev}: {len(h.texts)} pieces of <= {h.piece_bytes:,} bytes ({h.nbytes:,} bytes), longest piece in ids "
-              f"{h.longest} for a {cpt.seq_len}-id context; bootstrap unit: {h.unit} ({h.n_units})")
+    print("\n".join(cpt.held_out_lines()))  # pieces, their size, the longest in ids: one context each
     arm_rows = cpt.table()
     display(plots.table(arm_rows))
     # the paper's rows (Tables I, IX; §VII-B): R2 − R1 at equal bytes, R2-m − R1 and R2-m − R0 at R1's steps,
@@ -310,10 +302,7 @@ if HAVE:
                        title=f"Held-out bits per byte after continued pretraining (mean of {len(SETUP.seeds)} "
                              "seeds, 95% interval over documents)").show()
     # the paper's setting (§VI, App. D) beside ours, field by field, generated from SETUP and this run
-    paper_setting = {c.key: c for c in paper_vs_here.claims("pretoken_floor")}["cpt_r0_lowest"].setting
-    ours_h = claims.cpt_setting(SETUP, SIZES, TARGET, corpora.eval_label, cpt)
-    display(plots.table([{"field": f, "paper (§VI, App. D)": paper_setting.get(f, "—"), "here": ours_h.get(f, "—")}
-                         for f in paper_vs_here.SETTING_FIELDS]))
+    display(plots.table(claims.cpt_setting_rows(SETUP, SIZES, TARGET, corpora.eval_label, cpt)))
     arms = cpt.arms
     assert arms["R0"].tokenizer.vocab_size <= arms["R1"].tokenizer.vocab_size  # R1: the base + its kept merges
     assert arms["R0"].bytes == arms["R1"].bytes == arms["R2"].bytes  # byte-matched: one pass each

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from modtok.studies.paper_vs_here import NotMeasured, claims
+from modtok.studies.paper_vs_here import SETTING_FIELDS, NotMeasured, claims
 from modtok.studies.pretoken_floor import cross_script
 
 if TYPE_CHECKING:  # torch is not needed to read a result
@@ -261,3 +261,12 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
             "pretokenization": "letters-only llama3 regex (R0, R1), repaired regex (R2)",
             "heldout": (f"a {sizes['heldout'] / 1e3:g} KB held-out slice of the training text per language (primary), "
                         f"{label} secondary; pieces ({pieces}) each in one {context}-id context")}
+
+
+def cpt_setting_rows(setup, sizes: Mapping[str, int], target: str | None, eval_label: str,
+                     cpt: Result | None = None) -> list[dict]:
+    """The paper's setting of section (h) (``[pretoken_floor.cpt_r0_lowest]``: §VI,
+    App. D) beside ours (:func:`cpt_setting`), one row per setting field."""
+    paper = {c.key: c for c in claims("pretoken_floor")}["cpt_r0_lowest"].setting
+    ours = cpt_setting(setup, sizes, target, eval_label, cpt)
+    return [{"field": f, "paper (§VI, App. D)": paper.get(f, "—"), "here": ours.get(f, "—")} for f in SETTING_FIELDS]

@@ -659,6 +659,13 @@ class Result:
                              "label": label(lo, hi), "per-seed labels": ", ".join(label(x[1], x[2]) for x in per_seed)})
         return rows
 
+    def held_out_lines(self) -> list[str]:
+        """One line per held-out text: its pieces, the size they were cut at, the
+        longest piece in ids against the context, and the bootstrap unit."""
+        return [f"{ev}: {len(h.texts)} pieces of <= {h.piece_bytes:,} bytes ({h.nbytes:,} bytes), longest piece in "
+                f"ids {h.longest} for a {self.seq_len}-id context; bootstrap unit: {h.unit} ({h.n_units})"
+                for ev, h in self.held_out.items()]
+
     def summary(self, ev: str) -> str:
         """One line on eval set ``ev``: which of R0, R1, R2 has the lowest bits per
         byte (the paper: R0), how the pieces were scored (size, longest piece in

@@ -193,6 +193,24 @@ class PoolTable:
     train_bytes: dict[str, int]
     left_out: dict[str, str]
 
+    def lines(self) -> list[str]:
+        """What the table was made of, in words: K and the filter, the training text
+        per language, which of Table V's languages and controls were used, and every
+        language asked for that was left out, with its reason.
+
+        >>> t = PoolTable([{"K": 300, "filter": "App. H"}], {"hin_Deva": 2_500_000, "rus_Cyrl": 10**6},
+        ...               {"amh_Ethi": "no training text in the pool"})
+        >>> print("\\n".join(t.lines()))
+        K = 300, filter App. H; training text per language (pool): hin_Deva 2.5 MB, rus_Cyrl 1.0 MB
+        Table V's languages with marks used: hin_Deva | no-mark controls used: rus_Cyrl
+        left out: amh_Ethi (no training text in the pool)
+        """
+        used = lambda names: ", ".join(x for x in names if x in self.train_bytes) or "none"  # noqa: E731
+        return [f"K = {self.rows[0]['K']:,}, filter {self.rows[0]['filter']}; training text per language (pool): "
+                + ", ".join(f"{x} {n / 1e6:.1f} MB" for x, n in self.train_bytes.items()),
+                f"Table V's languages with marks used: {used(PAPER_MARKED)} | no-mark controls used: {used(CONTROLS)}",
+                "left out: " + ("; ".join(f"{x} ({why})" for x, why in self.left_out.items()) or "none")]
+
 
 def pool_table(bases: Mapping[str, extend.Base], wanted: Sequence[str], k: int, max_chars: int | None = None,
                ref: str = "eng_Latn", rule: str = "App. H", n_boot: int = 1000, seed: int = 0) -> PoolTable:
