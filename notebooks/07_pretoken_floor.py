@@ -316,6 +316,21 @@ else:
     print("continued pretraining needs English and a Devanagari language; skipped on", corpora.source)
 
 # %% [markdown]
+# *Evidence from the full CPU run* (2026-12-03, `bench/continued_pretraining_full.py`, the same
+# `continued.study` call at this notebook's normal CPU size, 3 seeds; `bench/RESULTS.md` has the
+# whole table). Every piece was scored in one 512-id context (pieces of ≤ 2,000 bytes; the
+# longest Nepali piece 481 ids under R0, 400 under R1, 291 under R2). On the primary held-out
+# Nepali, R2 − R0 = −0.124 bits per byte [−0.130, −0.118] and R2 − R1 = −0.062 [−0.067, −0.057],
+# "better" in every seed; R2-m − R0 = −0.144; FLORES-200 agrees (R2 − R0 −0.103). The English
+# control holds (R2 − R0 −0.0016 [−0.0023, −0.0009], "better"). So **the paper's verdict (R0
+# lowest, §VII-B) is reversed here, and App. D's one-context scoring does not remove the
+# reversal**: it is not a context effect. What this run measures beside it: the base model is
+# far from R0 (base − R0 +0.219), i.e. most of what every arm gains is learning Nepali at all,
+# which the paper's pretrained 1B / 0.6B models need not do, and R2's tokens carry 8.2 bytes of
+# Nepali against R0's 4.4. Whether the paper's result returns with a pretrained model is not
+# tested here.
+
+# %% [markdown]
 # ## Paper vs here
 #
 # Every claim with the paper's figure and ours, from the numbers computed above
