@@ -106,6 +106,11 @@ def test_audit_on_own_parallel_text_is_labelled_as_such(tiny_data, tmp_path, mon
     (own / "eng_Latn.txt").write_text("one line only\n", encoding="utf-8")
     assert cli.main(["audit", "llama3", "--eval", str(own)]) == 2
     assert "a premium needs parallel text" in capsys.readouterr().err
+    # 8 lines against 7: the derived split leaves 6 test lines in both, which must not pass as aligned
+    (own / "npi_Deva.txt").write_text("".join(f"बिरालो {i}\n" for i in range(8)), encoding="utf-8")
+    (own / "eng_Latn.txt").write_text("".join(f"cat {i}\n" for i in range(8) if i != 2), encoding="utf-8")
+    assert cli.main(["audit", "llama3", "--eval", str(own)]) == 2
+    assert "are not aligned" in capsys.readouterr().err
 
 
 def test_data_shows_training_and_evaluation_text_separately(tiny_data, tmp_path, monkeypatch, capsys):

@@ -537,10 +537,11 @@ def cmd_audit(args) -> None:
     from modtok.evaluation import audit
 
     evals = _eval_set(args)
-    text = evals.load([args.lang, args.ref], split=args.split)
-    if len(text[args.lang]) != len(text[args.ref]):
-        raise errors.ParallelCorpusError(f"{evals.label(args.split)}: {args.lang} has {len(text[args.lang])} "
-                                         f"lines, {args.ref} {len(text[args.ref])}: a premium needs parallel text")
+    text, parallel = evals.aligned([args.lang, args.ref], split=args.split)
+    if not parallel or len(text[args.lang]) != len(text[args.ref]):  # judged on the whole files, not the split
+        raise errors.ParallelCorpusError(f"{evals.label(args.split)}: {args.lang} and {args.ref} are not aligned "
+                                         "(their files have different numbers of lines or ids): a premium needs "
+                                         "parallel text")
     row = audit.audit(audit.load_tokenizer(args.tokenizer), text[args.lang], text[args.ref])
     if args.json:
         print(json.dumps({**row, "evaluation": evals.label(args.split)}))
