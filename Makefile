@@ -61,8 +61,10 @@ notebooks: $(BUILT)
 demo: export MODTOK_REPORTS := $(abspath $(REPORTS))
 demo: notebooks
 	@mkdir -p $(REPORTS)
+	@rm -rf $(REPORTS)/paper_vs_here  # the tables an earlier demo saved: this run's replace them
 	@failed=""; for nb in $(BUILT); do \
 	  echo "== running $$nb"; \
+	  rm -f $(REPORTS)/$$(basename $$nb .ipynb).html; \
 	  $(BIN)/jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=3600 \
 	    --output-dir $(REPORTS) $$nb || { failed="$$failed $$nb"; echo "== FAILED: $$nb"; }; \
 	done; \

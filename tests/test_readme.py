@@ -138,11 +138,17 @@ def test_make_demo_writes_reports_with_figures(env):
     report = REPO / "reports" / f"{notebook.stem}.html"
     saved = REPO / "reports" / "paper_vs_here" / "modular_tokenizers_unigram.json"
     page = REPO / "reports" / "reproduction.md"
+    stale = REPO / "reports" / "paper_vs_here" / "parity_bpe.json"  # an earlier demo's table, another notebook
     for command in demos:
         for path in (report, saved, page):
             path.unlink(missing_ok=True)
+        stale.parent.mkdir(parents=True, exist_ok=True)
+        stale.write_text("{}", encoding="utf-8")
+        report.write_text("STALE REPORT", encoding="utf-8")  # a notebook that fails now must not leave this
         _run(f"{command} NOTEBOOKS={DEMO_NOTEBOOK}", REPO, dict(e, MODTOK_SMOKE="1"), timeout=900)
+        assert not stale.exists(), "make demo kept an earlier run's table beside this run's"
         html = report.read_text(encoding="utf-8")
+        assert "STALE REPORT" not in html
         assert "plotly" in html and "Plotly.newPlot" in html, "the report has no plotly figure"
         assert json.loads(saved.read_text(encoding="utf-8"))["study"] == "modular_tokenizers_unigram"
         # make demo ends with the reproduction page, holding the table the notebook just saved

@@ -1,0 +1,89 @@
+"""A user's data is never misaligned, counted twice or mislabelled (issue 30): one test per
+class of input that earlier versions accepted with a confident, wrong answer and exit 0.
+
+Each builds its own tiny corpus; none needs ../shared.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from modtok.errors import DataError, ModtokError, ParallelCorpusError
+from modtok.text import corpus, eval_sets
+from modtok.ui import cli
+
+EN = [f"the cat number {i} sat on the mat" for i in range(40)]
+FR = [f"le chat numéro {i} était assis sur le tapis" for i in range(40)]
+UK = [f"кіт номер {i} сидів на килимку" for i in range(40)]
+
+
+def _write(path, lines):
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_a_manifest_giving_a_language_twice_is_refused(tmp_path):
+    """A plain YAML loader keeps the last entry: half of English would be dropped silently."""
+    _write(tmp_path / "a.txt", EN[:20])
+    _write(tmp_path / "b.txt", EN[20:])
+    (tmp_path / "m.yaml").write_text("eng_Latn: [a.txt]\nfra_Latn: [a.txt]\neng_Latn: [b.txt]\n", encoding="utf-8")
+    with pytest.raises(ModtokError, match="'eng_Latn' is given twice"):
+        corpus.open_corpus(tmp_path / "m.yaml")
+
+
+def test_a_file_matched_by_two_patterns_is_counted_once(tmp_path):
+    _write(tmp_path / "eng_Latn.txt", EN)
+    (tmp_path / "m.yaml").write_text("eng_Latn: [eng_Latn.txt, 'eng*.txt', '*.txt']\n", encoding="utf-8")
+    assert corpus.open_corpus(tmp_path / "m.yaml")["eng_Latn"].lines() == EN
+
+
+def test_a_file_under_two_languages_is_refused(tmp_path):
+    _write(tmp_path / "x.txt", EN)
+    (tmp_path / "m.yaml").write_text("eng_Latn: [x.txt]\nfra_Latn: ['*.txt']\n", encoding="utf-8")
+    with pytest.raises(DataError, match="matched by the entries of both eng_Latn and fra_Latn"):
+        corpus.open_corpus(tmp_path / "m.yaml")
+
+
+def test_text_in_another_script_than_its_code_is_refused_unless_overridden(tmp_path):
+    _write(tmp_path / "eng_Latn.txt", UK)
+    with pytest.raises(ModtokError, match="not Latin script: 0% of"):
+        corpus.open_corpus(tmp_path / "eng_Latn.txt", lang="eng_Latn").lines()
+    assert corpus.open_corpus(tmp_path / "eng_Latn.txt", lang="eng_Latn", any_script=True).lines() == UK
+
+
+def test_a_stray_file_in_an_evaluation_directory_is_named_not_read(tmp_path):
+    _write(tmp_path / "eng_Latn.txt", EN)
+    _write(tmp_path / "fra_Latn.txt", FR)
+    _write(tmp_path / "eng_Latn.txt.bak", ["an old line that is not English's test text"])
+    s = eval_sets.eval_set(tmp_path)
+    assert "eng_Latn.txt.bak" in s.skipped
+    test = s.load(["eng_Latn"])["eng_Latn"]
+    assert len(test) == 30 and all(line in EN for line in test)  # 40 lines less every 4th (the dev split)
+
+
+def test_a_blank_line_in_one_language_only_is_refused_with_file_and_line(tmp_path):
+    _write(tmp_path / "eng_Latn.txt", EN)
+    _write(tmp_path / "fra_Latn.txt", FR[:9] + [""] + FR[10:])
+    with pytest.raises(ParallelCorpusError, match=r"fra_Latn.txt line 10 is empty but .*eng_Latn.txt line 10 is not"):
+        eval_sets.eval_set(tmp_path).load(["eng_Latn", "fra_Latn"])
+
+
+def test_a_blank_line_in_every_language_keeps_them_aligned(tmp_path):
+    _write(tmp_path / "eng_Latn.txt", EN[:9] + [""] + EN[10:])
+    _write(tmp_path / "fra_Latn.txt", FR[:9] + [""] + FR[10:])
+    text, parallel = eval_sets.eval_set(tmp_path).aligned(["eng_Latn", "fra_Latn"])
+    assert parallel
+    pairs = dict(zip(text["eng_Latn"], text["fra_Latn"]))
+    assert all(pairs[e] == f for e, f in zip(EN, FR) if e in pairs)  # line i is still line i
+    assert EN[9] not in pairs
+
+
+def test_swapped_parity_bpe_files_are_matched_by_name(tmp_path, capsys):
+    """--train and --dev are matched to languages by their names, never by position."""
+    train = [str(_write(tmp_path / f"{lang}.txt", lines)) for lang, lines in (("eng_Latn", EN), ("fra_Latn", FR))]
+    dev = [str(_write(tmp_path / f"{lang}.dev", lines[:10])) for lang, lines in (("fra_Latn", FR), ("eng_Latn", EN))]
+    assert cli.main(["parity-bpe", str(tmp_path / "out"), "-i", *train, "-d", *dev, "-s", "10"]) == 0
+    err = capsys.readouterr().err
+    assert f"eng_Latn <- {tmp_path / 'eng_Latn.dev'}" in err and f"fra_Latn <- {tmp_path / 'fra_Latn.dev'}" in err
+    assert cli.main(["parity-bpe", str(tmp_path / "o2"), "-i", train[0], str(tmp_path / "notacode.txt"), "-s", "5"]) == 2
+    assert "named after its language" in capsys.readouterr().err and not (tmp_path / "o2").exists()
