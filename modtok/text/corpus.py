@@ -91,7 +91,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from modtok.errors import DataError, RecordEncodingError, RecordError, ShardError, UnknownLanguageError
-from modtok.text.scripts import SAMPLE_CHARS, check_script
+from modtok.text.scripts import check_script, head
 
 NORMALIZATIONS = ("NFC", "NFD", "NFKC", "NFKD")  # or None: the raw text (the default)
 
@@ -733,14 +733,9 @@ class Corpus:
 
     def _checked(self, src: Source, units: Iterator[str]) -> Iterator[str]:
         """``units`` of ``src``, its start checked against the language's script first."""
-        head, n = [], 0
-        for unit in units:
-            head.append(unit)
-            n += len(unit)
-            if n >= SAMPLE_CHARS:
-                break
-        check_script(self.lang, head, src.path, self.any_script)
-        yield from head
+        start = head(units)  # the rest of ``units`` is left to read
+        check_script(self.lang, start, src.path, self.any_script)
+        yield from start
         yield from units
 
     def lines(self) -> list[str]:

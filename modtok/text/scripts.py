@@ -79,15 +79,25 @@ def exempt(lang: str, any_script: bool = False) -> bool:
     return any_script or value in ("1", "*", "true", "yes") or lang in value.split(",")
 
 
-def sample(lines: Iterable[str], chars: int = SAMPLE_CHARS) -> str:
-    """The first lines of ``lines`` up to about ``chars`` characters, joined."""
+def head(lines: Iterable[str], chars: int = SAMPLE_CHARS) -> list[str]:
+    """The first lines of ``lines`` up to about ``chars`` characters (an iterator is
+    consumed only that far: the rest can still be read from it).
+
+    >>> it = iter(["ab", "cd", "ef"]); head(it, 3), list(it)
+    (['ab', 'cd'], ['ef'])
+    """
     out, n = [], 0
     for line in lines:
         out.append(line)
         n += len(line)
         if n >= chars:
             break
-    return "\n".join(out)
+    return out
+
+
+def sample(lines: Iterable[str], chars: int = SAMPLE_CHARS) -> str:
+    """The first lines of ``lines`` up to about ``chars`` characters, joined."""
+    return "\n".join(head(lines, chars))
 
 
 def check_script(lang: str, lines: Iterable[str], where, any_script: bool = False) -> None:
