@@ -22,6 +22,13 @@ settings.register_profile(
 settings.load_profile("modtok")
 
 
+def pytest_collection_modifyitems(config, items):
+    """The README's commands (tests/test_readme.py, about 40% of the suite's time: it trains and
+    runs ``make demo``) go first, so that under ``pytest -n 2 --dist loadfile`` (``make test``)
+    the other worker runs everything else meanwhile instead of waiting for them at the end."""
+    items.sort(key=lambda item: item.path.name != "test_readme.py")  # stable: otherwise file order
+
+
 def _data_dir(env: str, fallback: Path, what: str) -> Path:
     """``$env`` if set, else ``fallback``; the test is skipped when it is not a directory."""
     value = os.environ.get(env)

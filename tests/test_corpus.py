@@ -4,8 +4,10 @@ or is skipped and counted."""
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import json
+import lzma
 import random
 
 import pyarrow as pa
@@ -68,12 +70,14 @@ def shards(tmp_path):
     (d / "a.jsonl").write_bytes(_jsonl())
     (d / "a.jsonl.gz").write_bytes(gzip.compress(_jsonl()))
     (d / "a.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(_jsonl()))
+    (d / "a.txt.bz2").write_bytes(bz2.compress(text))
+    (d / "a.jsonl.xz").write_bytes(lzma.compress(_jsonl()))
     _write_parquet(d / "a.parquet", DOCS)
     return d
 
 
 @pytest.mark.parametrize("name", ["a.txt", "a.txt.gz", "a.txt.zst", "a.jsonl", "a.jsonl.gz", "a.jsonl.zst",
-                                  "a.parquet"])
+                                  "a.txt.bz2", "a.jsonl.xz", "a.parquet"])
 def test_every_file_format_gives_the_plain_text_lines(shards, tmp_path, name):
     ref = _reference(tmp_path)
     assert len(ref) > 60 and "Cafe\u0301 au lait" in ref  # raw text, as the papers use it
@@ -293,6 +297,25 @@ def test_unreadable_shards_raise_even_under_skip_bad(shards, tmp_path):
     assert list(c) == ["kept", "too"] and c.skipped == {"null 'text'": 1}
 
 
+@pytest.mark.parametrize("name, why", [("t.csv", "a table: its header"), ("t.tsv", "a table"),
+                                       ("a.txt.zip", "an archive"), ("a.txt.lz4", "an archive or a compression"),
+                                       ("d.pdf", "a document format")])
+def test_a_file_that_is_not_lines_of_text_is_refused_not_read_as_text(tmp_path, name, why):
+    """A CSV read as plain text would train on its header and id column; an archive on its bytes."""
+    path = tmp_path / name
+    path.write_text("id,text\n0,hello\n")
+    with pytest.raises(DataError, match=f"{name}: .* is {why}"):
+        list(open_corpus(path, lang="eng_Latn"))
+    assert list(open_corpus(path, lang="eng_Latn", format="text")) == ["id,text", "0,hello"]  # when asked for
+
+
+def test_a_utf16_file_is_named_as_utf16(tmp_path):
+    path = tmp_path / "tur.txt"
+    path.write_text("Merhaba dünya\n", encoding="utf-16")
+    with pytest.raises(EncodingError, match=r"tur.txt: not UTF-8 but UTF-16 .*iconv"):
+        list(open_corpus(path, lang="tur_Latn"))
+
+
 def _cut(path, keep: float):
     """``path`` cut to a share of its bytes, as a copy beside it."""
     blob = path.read_bytes()
@@ -301,7 +324,8 @@ def _cut(path, keep: float):
     return out
 
 
-@pytest.mark.parametrize("name", ["a.txt.zst", "a.jsonl.zst", "multi.jsonl.zst", "a.txt.gz", "a.parquet", "a.arrow"])
+@pytest.mark.parametrize("name", ["a.txt.zst", "a.jsonl.zst", "multi.jsonl.zst", "a.txt.gz", "a.txt.bz2", "a.jsonl.xz",
+                                  "a.parquet", "a.arrow"])
 @pytest.mark.parametrize("keep", [0.5, 0.97])
 def test_a_truncated_file_is_refused_with_its_name_and_offset(shards, tmp_path, name, keep):
     """A cut compressed stream, Parquet or Arrow file is never read as a shorter corpus

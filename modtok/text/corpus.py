@@ -5,7 +5,8 @@
 - plain text (``.txt`` or any unknown suffix): one unit per line;
 - JSON Lines (``.jsonl``, ``.ndjson``; ``.json`` inside a directory or glob):
   one document per line, its text in ``text_field``;
-- the same, compressed: ``.gz`` (gzip) or ``.zst`` (Zstandard);
+- the same, compressed: ``.gz`` (gzip), ``.zst`` (Zstandard), ``.bz2`` (bzip2) or
+  ``.xz`` (xz/LZMA);
 - Parquet (``.parquet``, ``.pq``): a text column, read one row group at a time;
 - Arrow (``.arrow``, IPC stream or file) and local Hugging Face ``datasets``
   saved with ``save_to_disk`` (a directory with ``state.json``; a
@@ -75,12 +76,14 @@ missing field 'text' | line 2 | byte offset 34
 
 from __future__ import annotations
 
+import bz2
 import glob as globlib
 import gzip
 import hashlib
 import io
 import itertools
 import json
+import lzma
 import os
 import re
 import unicodedata
@@ -107,7 +110,16 @@ def normalize(line: str, normalization: str | None) -> str:
 
 TEXT, JSONL, PARQUET, ARROW = "text", "jsonl", "parquet", "arrow"
 FORMATS = (TEXT, JSONL, PARQUET, ARROW)
-COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
+COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd", ".bz2": "bzip2", ".xz": "xz"}
+# Suffixes of files that are not one unit of text per line: read as plain text they would be
+# counted with their markup (a CSV's header and id column were trained on as Greek text in a
+# new-user trial), so they are refused with what to do instead.
+NOT_TEXT = {**dict.fromkeys((".zip", ".tar", ".tgz", ".7z", ".rar", ".lz4", ".br", ".lzma"),
+                            "an archive or a compression modtok does not read: unpack it, or recompress it as .gz, .zst, .bz2 or .xz"),
+            **dict.fromkeys((".csv", ".tsv", ".xlsx", ".xls", ".ods"),
+                            "a table: its header and other columns would be read as text; save its text column as JSONL (a 'text' field) or Parquet"),
+            **dict.fromkeys((".pdf", ".docx", ".doc", ".odt", ".epub", ".html", ".htm", ".xml"),
+                            "a document format: extract its plain text first")}
 SUFFIXES = {".txt": TEXT, ".text": TEXT, ".jsonl": JSONL, ".ndjson": JSONL, ".json": JSONL,
             ".parquet": PARQUET, ".pq": PARQUET, ".arrow": ARROW}
 MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
@@ -165,7 +177,11 @@ def detect(path: str | os.PathLike, format: str | None = None) -> Source:
     compression = next((c for s, c in COMPRESSIONS.items() if name.endswith(s)), None)
     if compression:
         name = name[: name.rindex(".")]
-    fmt = SUFFIXES.get(Path(name).suffix, TEXT)
+    suffix = Path(name).suffix
+    if format is None and suffix in NOT_TEXT:
+        raise DataError(f"{path}: {suffix} is {NOT_TEXT[suffix]} "
+                        "(plain text under this name: rename it .txt, or pass format='text')")
+    fmt = SUFFIXES.get(suffix, TEXT)
     if format is not None:
         if format not in FORMATS:
             raise DataError(f"unknown corpus format {format!r} (known: {', '.join(FORMATS)})")
@@ -349,6 +365,10 @@ def _open_binary(src: Source):
         return gzip.GzipFile(fileobj=f, mode="rb")  # refuses a stream without its end marker (EOFError)
     if src.compression == "zstd":
         return io.BufferedReader(ZstdFrames(f, src.path), 1 << 20)
+    if src.compression == "bzip2":
+        return bz2.BZ2File(f, mode="rb")  # refuses a truncated stream (EOFError), as gzip does
+    if src.compression == "xz":
+        return lzma.LZMAFile(f, mode="rb")
     return f
 
 
@@ -356,6 +376,8 @@ def _stream_errors(src: Source) -> tuple[type[BaseException], ...]:
     """What a corrupt or truncated compressed stream raises while it is read."""
     if src.compression == "gzip":
         return (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError
+    if src.compression in ("bzip2", "xz"):
+        return (OSError, EOFError, lzma.LZMAError)  # bz2: OSError "Invalid data stream"
     if src.compression == "zstd":
         import zstandard
 
@@ -424,6 +446,17 @@ def _line_records(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[s
                 pass
 
 
+def _not_utf8(raw: bytes, start: int) -> str:
+    """Why a record failed to decode: a UTF-16 file (its byte-order mark first) is named as such.
+
+    >>> _not_utf8("x".encode("utf-16"), 0)
+    'not UTF-8 but UTF-16 (a byte-order mark at its start): re-encode it, e.g. iconv -f UTF-16 -t UTF-8'
+    """
+    if start == 0 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "not UTF-8 but UTF-16 (a byte-order mark at its start): re-encode it, e.g. iconv -f UTF-16 -t UTF-8"
+    return "invalid UTF-8"
+
+
 def _record(raw: bytes, start: int, line_no, src: Source, opts: ReadOptions, field_name: str,
             skipped: Counter) -> Iterator[str]:
     def line():
@@ -432,7 +465,7 @@ def _record(raw: bytes, start: int, line_no, src: Source, opts: ReadOptions, fie
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        _bad(opts, skipped, RecordEncodingError(src.path, "invalid UTF-8", line=line(), offset=start + e.start),
+        _bad(opts, skipped, RecordEncodingError(src.path, _not_utf8(raw, start), line=line(), offset=start + e.start),
              "invalid UTF-8")
     if text.endswith("\n"):
         text = text[:-1]
@@ -596,7 +629,7 @@ def _line_records_of(src: Source, text_field: str, id_field: str, normalization)
             try:
                 text = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
             except UnicodeDecodeError as e:
-                raise RecordEncodingError(src.path, "invalid UTF-8", line=number, offset=start + e.start) from None
+                raise RecordEncodingError(src.path, _not_utf8(raw, start), line=number, offset=start + e.start) from None
             if src.format == TEXT:
                 yield Record(normalize(text, normalization), src.path, line=number)
                 continue
