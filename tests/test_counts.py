@@ -226,3 +226,74 @@ def test_a_failing_dask_task_is_reported_once_without_a_worker_traceback(tmp_pat
     assert "a.jsonl: bad JSON" in err and "(line 2, byte offset 16)" in err
     assert "Compute Failed" not in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_sequential_bpe_refuses_a_counts_directory_that_is_not_the_one_count_wrote(tmp_path, lines, capsys):
+    """A file removed, a file added, a language's file swapped for another's: each is refused
+    naming the file (the old check compared type counts only, and trained on a mix)."""
+    import shutil
+
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps(_write_shards(tmp_path / "s", lines)))
+    assert cli.main(["count", str(manifest), "-o", str(tmp_path / "whole")]) == 0
+    capsys.readouterr()
+
+    def broken(name, edit):
+        d = tmp_path / name
+        shutil.copytree(tmp_path / "whole", d)
+        edit(d)
+        return d
+
+    cases = {
+        broken("removed", lambda d: (d / "deu_Latn.parquet").unlink()): "missing: deu_Latn.parquet",
+        broken("added", lambda d: (d / "notes.txt").write_text("mine")): "not in its run.json: notes.txt",
+        broken("swapped", lambda d: shutil.copy(d / "hin_Deva.parquet", d / "eng_Latn.parquet")):
+            "eng_Latn.parquet has",
+    }
+    for counts_dir, message in cases.items():
+        assert cli.main(["sequential-bpe", str(tmp_path / "out"), "-k", "300", "--counts", str(counts_dir)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "run `modtok count` again" in err, err
+        assert not (tmp_path / "out").exists()
+    assert cli.main(["sequential-bpe", str(tmp_path / "out"), "-k", "300", "--counts", str(tmp_path / "whole")]) == 0
+
+
+def test_kill_9_during_count_keeps_the_earlier_counts_whole(tmp_path, lines):
+    """``modtok count --force`` killed (SIGKILL) after it wrote its first language's file: the
+    earlier counts directory is intact, byte for byte, and still loads; the next run leaves no
+    temporary sibling behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps(_write_shards(tmp_path / "s", lines)))
+    out = tmp_path / "counts"
+    assert cli.main(["count", str(manifest), "-o", str(out), "--langs", "eng_Latn", "hin_Deva"]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    # the real command, stalled after its first file (written through modtok.atomic.write_bytes)
+    script = textwrap.dedent(f"""
+        import sys, time
+        from modtok.text import counts
+        from modtok.ui import cli
+        real = counts.write_bytes
+        def stall(path, data):
+            real(path, data)
+            print("written", path.name, flush=True)
+            time.sleep(60)
+        counts.write_bytes = stall
+        sys.exit(cli.main(["count", {str(manifest)!r}, "-o", {str(out)!r}, "--force"]))
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("written")
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # no mix of old and new
+    assert list(load_counts(out)) == ["eng_Latn", "hin_Deva"]
+    assert cli.main(["count", str(manifest), "-o", str(out), "--force"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["counts", "m.json", "s"]  # leftovers removed
+    assert list(load_counts(out)) == LANGS

@@ -93,3 +93,34 @@ def test_render_may_not_grow_after_show(monkeypatch):
     panel.show()
     with pytest.raises(ModtokError, match="render returned 2 objects"):
         k.value = 2
+
+
+def test_progress_shows_while_fn_runs_and_clears_after(monkeypatch):
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False, display_id=None: _Handle([], obj))
+    k = widgets.budget_slider(1, 1, 9, 1, description="k")
+    seen = []
+
+    def fn(k):  # records what the progress display shows while the work runs
+        seen.append((panel.status.value, list(panel.status._dom_classes)) if seen else ("(constructing)", []))
+        return k
+
+    panel = widgets.Panel(fn, {"k": k}, lambda k: IPython.display.HTML(f"<b>{k}</b>"))
+    panel.show()
+    assert panel.status in panel.widget().children
+    assert panel.status.value == ""
+    k.value = 7
+    status, classes = seen[-1]
+    assert "computing" in status and "k = 7" in status and "modtok-progress" in classes
+    assert panel.status.value == "" and panel.result == 7
+
+
+def test_progress_keeps_the_error_visible_and_reraises(monkeypatch):
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False, display_id=None: _Handle([], obj))
+    k = widgets.budget_slider(2, 0, 9, 1, description="k")
+    panel = widgets.Panel(lambda k: 10 // k, {"k": k}, lambda r: IPython.display.HTML(str(r)))
+    panel.show()
+    with pytest.raises(ZeroDivisionError):
+        k.value = 0
+    assert "k = 0 failed: ZeroDivisionError" in panel.status.value and panel.result == 5
+    k.value = 5
+    assert panel.status.value == "" and panel.result == 2

@@ -27,6 +27,7 @@ languages are picked in a searchable checkbox grid with "all" and "none":
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 
 import ipywidgets as W
@@ -150,6 +151,18 @@ def choice(options: Sequence, value=None, description: str = "") -> W.Dropdown:
                       description=description, style=_LABEL)
 
 
+def _short(value, limit: int = 60) -> str:
+    """A control's value as the progress message shows it, cut to ``limit`` characters.
+
+    >>> _short(("eng_Latn", "npi_Deva"))
+    "('eng_Latn', 'npi_Deva')"
+    >>> len(_short(tuple(range(100))))
+    60
+    """
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class Panel:
     """Controls + a compute function + the outputs it renders.
 
@@ -167,6 +180,24 @@ class Panel:
     never redraws; the empty output in between makes Lab build a new renderer.
     Display ids (unlike an ``Output`` widget) also work in headless execution:
     nbconvert keeps the last update, so ``make demo`` reports show the figure.
+
+    Progress: ``panel.status`` (an HTML widget, CSS class ``modtok-progress``,
+    in the controls' box) says "computing … k = 3" while ``fn`` runs after a
+    change and is emptied once the outputs are redrawn. Widget state goes to the
+    browser over the comm as soon as it is set, so the message shows while the
+    kernel works (tests/browser checks it appears within 0.3 s). If ``fn`` or
+    ``render`` raises, the status keeps the error visible (the outputs still
+    show the last good result) and the exception propagates, so a headless
+    ``control.value = x`` fails loudly:
+
+    >>> k = budget_slider(2, 0, 9, 1, description="k")
+    >>> panel = Panel(lambda k: 10 // k, {"k": k}, render=None)
+    >>> k.value = 0
+    Traceback (most recent call last):
+    ...
+    ZeroDivisionError: integer division or modulo by zero
+    >>> panel.status.value
+    '<span style="color:#b00">k = 0 failed: ZeroDivisionError: integer division or modulo by zero</span>'
     """
 
     def __init__(self, fn: Callable, controls: dict[str, W.ValueWidget], render: Callable | None = None):
@@ -174,6 +205,8 @@ class Panel:
         self.result = None
         self.runs = 0
         self._handles: list = []
+        self.status = W.HTML("")
+        self.status.add_class("modtok-progress")
         for control in controls.values():
             control.observe(self._changed, names="value")
         self.update()
@@ -204,12 +237,20 @@ class Panel:
                 handle.update(data, raw=raw)
         return self.result
 
-    def _changed(self, _change) -> None:
-        self.update()
+    def _changed(self, change) -> None:
+        name = next((n for n, c in self.controls.items() if c is change["owner"]), "a control")
+        setting = f"{name} = {_short(change['new'])}"
+        self.status.value = f"<i>computing … {html.escape(setting)}</i>"
+        try:
+            self.update()
+        except Exception as error:
+            self.status.value = f'<span style="color:#b00">{html.escape(f"{setting} failed: {type(error).__name__}: {error}")}</span>'
+            raise
+        self.status.value = ""
 
     def widget(self) -> W.Widget:
         """The controls, wrapping onto several rows when they do not fit one."""
-        box = W.HBox(list(self.controls.values()),
+        box = W.HBox([*self.controls.values(), self.status],
                      layout=W.Layout(flex_flow="row wrap", align_items="center", width="100%"))
         box.add_class("modtok-panel")
         return box

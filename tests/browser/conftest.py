@@ -40,6 +40,7 @@ CHROMIUM_FLAGS = [
     "--disable-component-update", "--disable-sync",
 ]
 TIMINGS: dict[str, dict[str, float]] = {}  # notebook -> step -> seconds, printed at the end
+PROGRESS: list[str] = []  # per widget change: input -> redraw and input -> progress display (ms)
 
 
 def _missing(what: str):
@@ -171,3 +172,5 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section("JupyterLab timings (MODTOK_SMOKE=1)")
     for name, steps in TIMINGS.items():
         terminalreporter.write_line(f"{name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.items()))
+    for line in PROGRESS:
+        terminalreporter.write_line(line)

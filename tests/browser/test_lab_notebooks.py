@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-from .conftest import NOTEBOOKS, ROOT, SHOTS, TIMINGS
+from .conftest import NOTEBOOKS, PROGRESS, ROOT, SHOTS, TIMINGS
 
 NOTEBOOK_FILES = sorted(p.name for p in NOTEBOOKS.glob("[0-9]*.py"))
 RUN_ALL_TIMEOUT = 900  # seconds; smoke notebooks take well under two minutes
@@ -75,6 +75,44 @@ STATE_JS = """() => {
           busy: window.__modtokBusy ? window.__modtokBusy.n : 0,
           dirty: w.context.model.dirty, saved: w.context.contentsModel && w.context.contentsModel.last_modified};
 }"""
+
+
+# Times of one change, in the page's clock (ms): the first input event on the panel's controls,
+# the first time its progress display (modtok.ui.widgets.Panel.status, class modtok-progress)
+# shows text, and the last mutation of the cell's other outputs (its table and figure redrawn).
+WATCH_JS = """(cell) => {
+  const w = {input: null, progress: null, redrawn: null};
+  const now = () => performance.now();
+  for (const ev of ['pointerdown', 'mousedown', 'input', 'change', 'click'])
+    cell.addEventListener(ev, () => { if (w.input === null) w.input = now(); }, {capture: true});
+  const status = cell.querySelector('.modtok-progress');
+  if (status) new MutationObserver(() => {
+    if (w.progress === null && status.textContent.trim()) w.progress = now();
+  }).observe(status, {subtree: true, childList: true, characterData: true});
+  const outputs = cell.querySelector('.jp-OutputArea');
+  new MutationObserver(ms => {
+    if (ms.some(m => !(m.target.closest && m.target.closest('.jupyter-widgets')))) w.redrawn = now();
+  }).observe(outputs, {subtree: true, childList: true, characterData: true, attributes: true});
+  window.__modtokWatch = w;
+}"""
+# A change whose redraw takes longer than this must show its progress display within it
+# (issue 32's target), plus the slack of one widget message to the kernel and back (measured
+# on 2 cores under load: 20-90 ms from the input event to the status text).
+PROGRESS_WITHIN_MS = 300
+PROGRESS_SLACK_MS = 150
+
+
+def check_progress(watch: dict, where: str) -> str:
+    """The change's timings as text; fails if work longer than 0.3 s showed no progress display."""
+    if watch["input"] is None or watch["redrawn"] is None:
+        return f"{where}: no input event or no redraw recorded ({watch})"
+    took = watch["redrawn"] - watch["input"]
+    shown = None if watch["progress"] is None else watch["progress"] - watch["input"]
+    if took > PROGRESS_WITHIN_MS:
+        assert shown is not None, f"{where}: the change took {took:.0f} ms and showed no progress display"
+        assert shown <= PROGRESS_WITHIN_MS + PROGRESS_SLACK_MS, (
+            f"{where}: the progress display appeared {shown:.0f} ms after the input event (the change took {took:.0f} ms)")
+    return f"{where}: redrawn after {took:.0f} ms, progress shown after " + ("-" if shown is None else f"{shown:.0f} ms")
 
 
 def wait_for(page, predicate, timeout: float, what: str, interval: float = 0.25) -> dict:
@@ -218,10 +256,13 @@ def test_notebook_in_lab(notebook_file, lab, browser_context, shots):
             controls = cell.locator(CONTROLS)
             for c in range(controls.count()):
                 busy = page.evaluate(STATE_JS)["busy"]
+                cell.evaluate(WATCH_JS)
                 done = change(controls.nth(c))
                 if done is None:
                     continue
                 settle(page, busy)
+                PROGRESS.append(check_progress(page.evaluate("() => window.__modtokWatch"),
+                                               f"{name}, panel {p + 1}: {done}"))
                 after = cell.evaluate(SNAPSHOT_JS)
                 tried.append(done)
                 shots(page, f"panel{p + 1}-change{len(tried)}")
