@@ -99,7 +99,7 @@ ANY_DATA := env -u MODTOK_POOL -u MODTOK_FLORES -u MODTOK_EXTRA \
 # then Run All in JupyterLab on a user's own data and on the embedded default with nothing
 # configured, as a fresh user's `make lab` meets it (the browser suite fails on any error output
 # or a panel that does not react, so every cell's asserts must hold on both).
-# Two pytest workers (a 2-core CI machine): the unit suite 7.1 -> ~4.5 min.
+# Two pytest workers: CI machines have 2 cores (the unit suite is CPU-bound; test_readme goes first).
 NO_DATA := env -u MODTOK_POOL -u MODTOK_FLORES -u MODTOK_EXTRA -u MODTOK_MANIFEST -u MODTOK_EVAL
 test: notebooks chromium
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --doctest-modules modtok tests --ignore=tests/browser

@@ -90,7 +90,9 @@ assert fig4[0]["count"] > fig4[1]["count"] == 2
 # Premium with its 95% paired-bootstrap interval, the floor under each tokenizer's full
 # pre-tokenizer pipeline, premium = base × regex factor × vocab factor (base: the floor of the
 # repaired Llama-3 pattern), the share of Nepali tokens that begin with a combining mark,
-# and the lossless round trip. Same as `modtok audit NAME`.
+# and the lossless round trip. Same as `modtok audit NAME`. "lossless" is a finding, not a
+# requirement, for a tokenizer with a normaliser: Qwen3's NFC changes every line that is not in
+# NFC already (17 of UDHR's 39 smoke-size Hindi lines, the embedded default's parallel text).
 
 # %%
 audit_rows = {}
@@ -98,8 +100,8 @@ if PARALLEL:
     audit_rows = {name: audit.audit(deployed.load(name), ne, en, n_boot=200 if SMOKE else 1000)
                   for name in deployed.available()}
     display(plots.ci_table([{"tokenizer": n, **r} for n, r in audit_rows.items()], {"premium_ci": "CI"}))
-    for name, r in audit_rows.items():  # a pre-token is at least one token: premium >= floor on any text
-        assert r["premium"] >= r["floor"] - 1e-12 and r["lossless"], name
+    for name, r in audit_rows.items():  # premium >= floor on any text; only a normaliser may change the text
+        assert r["premium"] >= r["floor"] - 1e-12 and (r["lossless"] or deployed.load(name).normalizer), name
     # the paper's Table III figures (Llama-3 floor 2.19, premium 2.58; Qwen3 floor 2.17): 'paper vs here' below
 else:
     print(f"the premium and the floor need {TARGET or 'a Devanagari language'} and English on aligned text "

@@ -124,3 +124,22 @@ def test_progress_keeps_the_error_visible_and_reraises(monkeypatch):
     assert "k = 0 failed: ZeroDivisionError" in panel.status.value and panel.result == 5
     k.value = 5
     assert panel.status.value == "" and panel.result == 2
+
+
+def test_a_value_seen_before_is_reshown_from_the_memo_without_recomputing(monkeypatch):
+    """The redraw is the same (blank, then the same bundle) but fn and render do not run again;
+    memo=0 recomputes every time."""
+    log, calls = [], []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False, display_id=None: _Handle(log, obj))
+    for memo, computed in ((32, [1, 2]), (0, [1, 2, 1, 2])):
+        log.clear(), calls.clear()
+        k = widgets.budget_slider(1, 1, 9, 1, description="k")
+        panel = widgets.Panel(lambda k: calls.append(k) or k * 10, {"k": k},
+                              lambda r: IPython.display.HTML(f"<b>{r}</b>"), memo=memo)
+        panel.show()
+        k.value = 2
+        k.value = 1
+        k.value = 2
+        assert calls == computed and panel.result == 20 and panel.runs == 4
+        shown = [data for what, data in log if what == "update" and data]
+        assert shown == ["<b>20</b>", "<b>10</b>", "<b>20</b>"]

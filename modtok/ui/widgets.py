@@ -28,6 +28,7 @@ languages are picked in a searchable checkbox grid with "all" and "none":
 from __future__ import annotations
 
 import html
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 import ipywidgets as W
@@ -188,7 +189,14 @@ class Panel:
     kernel works (tests/browser checks it appears within 0.3 s). If ``fn`` or
     ``render`` raises, the status keeps the error visible (the outputs still
     show the last good result) and the exception propagates, so a headless
-    ``control.value = x`` fails loudly:
+    ``control.value = x`` fails loudly. A memo keeps the last ``memo`` results and their
+    rendered outputs by the controls' values, so a value seen before is re-shown without
+    recomputing (issue 32: a re-render answers within 0.3 s; the browser bench measured 0.3-0.9 s
+    of recomputation on smoke-size panels before). So ``fn`` must be a function of its controls'
+    values alone, as every notebook's is (a study method on the notebook's fixed data);
+    ``memo=0`` turns it off.
+
+    ``runs`` counts the changes answered, ``hits`` those re-shown from the memo:
 
     >>> k = budget_slider(2, 0, 9, 1, description="k")
     >>> panel = Panel(lambda k: 10 // k, {"k": k}, render=None)
@@ -198,12 +206,19 @@ class Panel:
     ZeroDivisionError: integer division or modulo by zero
     >>> panel.status.value
     '<span style="color:#b00">k = 0 failed: ZeroDivisionError: integer division or modulo by zero</span>'
+    >>> k.value = 5; k.value = 2; k.value = 5
+    >>> panel.result, panel.runs, panel.hits
+    (2, 4, 2)
     """
 
-    def __init__(self, fn: Callable, controls: dict[str, W.ValueWidget], render: Callable | None = None):
+    def __init__(self, fn: Callable, controls: dict[str, W.ValueWidget], render: Callable | None = None,
+                 memo: int = 32):
         self.fn, self.controls, self.render = fn, controls, render
         self.result = None
-        self.runs = 0
+        self.runs = 0  # changes answered (computed or re-shown)
+        self.hits = 0  # of which re-shown from the memo
+        self.memo = memo
+        self._memo: OrderedDict = OrderedDict()  # values -> (result, rendered bundles or None)
         self._handles: list = []
         self.status = W.HTML("")
         self.status.add_class("modtok-progress")
@@ -220,21 +235,41 @@ class Panel:
         shown = self.render(self.result)
         return list(shown) if isinstance(shown, (list, tuple)) else [shown]
 
+    def _key(self):
+        """The controls' values as a memo key (lists as tuples); None when one is unhashable."""
+        key = tuple((n, tuple(v) if isinstance(v, list) else v) for n, v in self.values().items())
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
     def update(self):
-        """Recompute ``result`` and, once shown, redraw every output."""
-        self.result = self.fn(**self.values())
+        """Recompute ``result`` (or take it from the memo) and, once shown, redraw every output."""
+        key = self._key() if self.memo else None
+        if key in self._memo:
+            self._memo.move_to_end(key)
+            self.result, bundles = self._memo[key]
+            self.hits += 1
+        else:
+            self.result, bundles = self.fn(**self.values()), None
         self.runs += 1
         if self._handles:
             from IPython.display import HTML
 
-            shown = self._rendered()
-            if len(shown) > len(self._handles):
-                raise ModtokError(f"render returned {len(shown)} objects but the panel shows {len(self._handles)} outputs")
-            shown += [HTML("")] * (len(self._handles) - len(shown))
-            for handle, obj in zip(self._handles, shown):
+            if bundles is None:
+                shown = self._rendered()
+                if len(shown) > len(self._handles):
+                    raise ModtokError(f"render returned {len(shown)} objects but the panel shows "
+                                      f"{len(self._handles)} outputs")
+                bundles = [mimebundle(obj) for obj in shown + [HTML("")] * (len(self._handles) - len(shown))]
+            for handle, (data, raw) in zip(self._handles, bundles):
                 handle.update(HTML(""))  # a fresh renderer for what follows (see the class docstring)
-                data, raw = mimebundle(obj)
                 handle.update(data, raw=raw)
+        if key is not None:
+            self._memo[key] = (self.result, bundles)
+            while len(self._memo) > self.memo:
+                self._memo.popitem(last=False)
         return self.result
 
     def _changed(self, change) -> None:

@@ -16,6 +16,7 @@ suite skips when Chromium or Playwright is missing; under ``CI`` it fails.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -73,19 +74,27 @@ class Lab:
             self.api(f"sessions/{session['id']}", "DELETE")
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
+class BrowserSetupError(Exception):
+    """JupyterLab or Chromium could not be started (the suite fails or skips; the bench exits)."""
+
+
+@contextlib.contextmanager
+def running_lab(tmp: Path, smoke: bool = True):
+    """JupyterLab as ``make lab`` starts it, in a throw-away config under ``tmp`` (``smoke``:
+    ``MODTOK_SMOKE=1`` for its kernels); stopped by its own PID on exit."""
     token, port = secrets.token_hex(16), _free_port()
-    tmp = tmp_path_factory.mktemp("lab")
     env = dict(
         os.environ,
-        MODTOK_SMOKE="1",
         PYTHONHASHSEED="0",
         JUPYTERLAB_SETTINGS_DIR=str(ROOT / ".jupyter" / "lab" / "user-settings"),
         JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
         JUPYTER_CONFIG_DIR=str(tmp / "config"),
         JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
     )
+    if smoke:
+        env["MODTOK_SMOKE"] = "1"
+    else:
+        env.pop("MODTOK_SMOKE", None)
     args = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
             "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", "--notebook-dir=notebooks",
             "--LabApp.expose_app_in_browser=True"]  # window.jupyterapp: read cell states, not to drive the UI
@@ -99,13 +108,13 @@ def lab(tmp_path_factory):
         deadline = time.monotonic() + 180
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"JupyterLab exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+                raise BrowserSetupError(f"JupyterLab exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
             try:
                 server.api("status")
                 break
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 if time.monotonic() > deadline:
-                    pytest.fail(f"JupyterLab did not start in 180 s:\n{log.read_text()[-3000:]}")
+                    raise BrowserSetupError(f"JupyterLab did not start in 180 s:\n{log.read_text()[-3000:]}")
                 time.sleep(0.5)
         yield server
     finally:
@@ -117,14 +126,11 @@ def lab(tmp_path_factory):
             proc.wait()
 
 
-@pytest.fixture(scope="module")
-def browser_context(tmp_path_factory):
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("playwright is not installed (pip install 'modtok[test]')")
-    if not CHROMIUM.exists():
-        _missing(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+@contextlib.contextmanager
+def chromium():
+    """A Playwright context on Debian's Chromium with a fresh profile."""
+    from playwright.sync_api import sync_playwright
+
     # A fresh profile: Playwright passes it as --user-data-dir (it refuses that flag in args).
     profile = tempfile.mkdtemp(prefix="modtok-chromium-")
     args = CHROMIUM_FLAGS + (["--no-sandbox"] if os.geteuid() == 0 else [])
@@ -138,6 +144,27 @@ def browser_context(tmp_path_factory):
         finally:
             context.close()
             shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    try:
+        with running_lab(tmp_path_factory.mktemp("lab")) as server:
+            yield server
+    except BrowserSetupError as e:
+        pytest.fail(str(e))
+
+
+@pytest.fixture(scope="module")
+def browser_context():
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        _missing("playwright is not installed (pip install 'modtok[test]')")
+    if not CHROMIUM.exists():
+        _missing(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+    with chromium() as context:
+        yield context
 
 
 @pytest.hookimpl(hookwrapper=True)
