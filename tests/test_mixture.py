@@ -470,6 +470,16 @@ def test_dev_fertility_is_the_metrics_definition():
         devset.token_totals(tok, ["zzz_Latn"])
 
 
+def test_a_runs_fertility_history_is_the_line_by_line_definition_on_every_iteration():
+    """What the loop records (counted once per run, words not recounted) is, iteration by
+    iteration, metrics.fertility of that iteration's tokenizer on the dev lines."""
+    train, dev = _toy_corpora(150)
+    h = mx.adaptmix(mx.hf_bpe(320, WS), train, 8000, 3, mu=0.5, eps=0.1, dev=dev, keep_tokenizers=True)
+    assert len(h.tokenizers) == len(h.steps) == 3
+    for step, tok in zip(h.steps, h.tokenizers):
+        assert step["fertility"] == {lang: metrics.fertility(tok, dev[lang], lang) for lang in h.langs}
+
+
 def test_trainers_default_to_the_project_pre_tokenizer():
     assert mx.hf_bpe(300).scheme == mx.modtok_bpe(300).scheme == DEFAULT_SCHEME == "llama3"
     assert mx.make_trainer("hf-bpe", 300).scheme == DEFAULT_SCHEME

@@ -293,3 +293,15 @@ def test_notebook_in_lab(notebook_file, lab, browser_context, shots):
     finally:
         page.close()
         lab.shutdown_kernels()
+
+
+def test_check_progress_fails_a_slow_change_without_a_progress_display():
+    """The timing rule itself (no browser): slow work needs its progress display in time."""
+    quick = {"input": 1000.0, "progress": None, "redrawn": 1250.0}
+    assert "redrawn after 250 ms" in check_progress(quick, "quick")  # under 0.3 s: no progress needed
+    shown = {"input": 1000.0, "progress": 1080.0, "redrawn": 3000.0}
+    assert "progress shown after 80 ms" in check_progress(shown, "slow, shown")
+    with pytest.raises(AssertionError, match="took 2000 ms and showed no progress display"):
+        check_progress({**shown, "progress": None}, "slow, silent")
+    with pytest.raises(AssertionError, match="appeared 900 ms after the input event"):
+        check_progress({**shown, "progress": 1900.0}, "slow, late")
