@@ -170,6 +170,22 @@ def test_nsl_table_has_one_row_per_language_and_the_nsl_of_direct_token_counts(i
     assert inefficiency.nsl_table([], 400) == {"langs": (), "budget": 400, "rows": [], "long": []}
 
 
+def test_a_smaller_joint_budget_cut_from_a_larger_is_the_one_trained_afresh():
+    """What the budget slider relies on: HF BPE at a smaller budget is the first ids of a larger one."""
+    study, fresh = InefficiencyStudy(CORPORA, K), InefficiencyStudy(CORPORA, K)
+    text = [line for lines in TEXT.values() for line in lines]
+    big = study.joint(LANGS, 420)
+    for budget in (400, 330, 257):
+        cut, trained = study.joint(LANGS, budget), fresh.joint(LANGS, budget)
+        assert cut.get_vocab() == trained.get_vocab() and cut.get_vocab_size() == budget
+        assert [cut.encode(t).ids for t in text] == [trained.encode(t).ids for t in text]
+    assert study.joint(LANGS, 9_000).get_vocab() == fresh.joint(LANGS, 9_000).get_vocab()  # the text runs out
+    assert study.joint(LANGS, 8_000).get_vocab() == study.joint(LANGS, 9_000).get_vocab()  # cut from it: the same
+    assert big.get_vocab_size() == 420 and study.joint(LANGS, 420) is big
+    # the table of a cut joint, with the deployed encodings kept from an earlier call, is a fresh study's
+    assert study.nsl_table(LANGS, 330) == fresh.nsl_table(LANGS, 330)
+
+
 def test_a_deployed_tokenizer_that_is_the_reference_has_nsl_one():
     study = InefficiencyStudy(CORPORA, K)
     study.deployed["itself"] = study.mono("deu_Latn", K)

@@ -540,35 +540,45 @@ def language_table(tokenizers: Mapping[str, object], reference, corpus: Mapping[
 
     ``reference`` is one tokenizer for all languages or ``{lang: tokenizer}``
     (e.g. monolingual BPE per language, as in the paper's Table 1). Each line
-    set is encoded once per tokenizer.
+    set is encoded once per tokenizer (:func:`language_table_of`).
     """
     if not corpus:
         raise DataError("empty corpus (no language)")
     if not tokenizers:
         raise DataError("no tokenizer to tabulate")
-    rows = []
+    encoded, references = {}, {}
     for lang, lines in corpus.items():
         lines = _lines(lines, lang)
-        if isinstance(reference, Mapping):
-            if lang not in reference:
-                raise UnknownLanguageError(lang, reference)
-            ref = reference[lang]
-        else:
-            ref = reference
-        ref_total = Encoded(ref, lines).total
-        chars, nbytes, words = char_count(lines), byte_count(lines), word_count(lines)
-        for name, tok in tokenizers.items():
-            total = Encoded(tok, lines).total
+        if isinstance(reference, Mapping) and lang not in reference:
+            raise UnknownLanguageError(lang, reference)
+        references[lang] = Encoded(reference[lang] if isinstance(reference, Mapping) else reference, lines, lang)
+        encoded[lang] = {name: Encoded(tok, lines, lang) for name, tok in tokenizers.items()}
+    return language_table_of(encoded, references)
+
+
+def language_table_of(encoded: Mapping[str, Mapping[str, Encoded]], reference: Mapping[str, Encoded]) -> list[dict]:
+    """:func:`language_table` of texts already encoded: ``encoded[lang][name]`` and
+    ``reference[lang]`` (one language's lines, encoded by each tokenizer and by the
+    reference). A caller that keeps the Encoded of tokenizers that do not change (the
+    deployed ones, the references) pays only for the new tokenizer's encoding."""
+    rows = []
+    for lang, by_name in encoded.items():
+        if lang not in reference:
+            raise UnknownLanguageError(lang, reference)
+        ref = reference[lang]
+        for name, e in by_name.items():
+            if e.lines is not ref.lines and e.lines != ref.lines:
+                raise DataError(f"{lang}: {name} and the reference encoded different lines")
             rows.append(
                 {
                     "lang": lang,
                     "tokenizer": name,
-                    "tokens": total,
-                    "nsl": nsl_from_counts(total, ref_total),
-                    "tokens_per_char": ratio(total, chars, f"{lang}: tokens per character"),
-                    "bytes_per_token": ratio(nbytes, total, f"{lang}: bytes per token"),
+                    "tokens": e.total,
+                    "nsl": nsl_from_counts(e.total, ref.total),
+                    "tokens_per_char": ratio(e.total, e.chars, f"{lang}: tokens per character"),
+                    "bytes_per_token": ratio(e.nbytes, e.total, f"{lang}: bytes per token"),
                     "fertility": float("nan") if written_without_spaces(lang)
-                    else ratio(total, words, "fertility (no whitespace word)"),
+                    else ratio(e.total, e.words, "fertility (no whitespace word)"),
                 }
             )
     return rows

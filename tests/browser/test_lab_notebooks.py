@@ -77,14 +77,16 @@ STATE_JS = """() => {
 }"""
 
 
-# Times of one change, in the page's clock (ms): the first input event on the panel's controls,
+# Times of one change, in the page's clock (ms): the last input event on the panel's controls
+# (a slider sends its value when released: a drag's wait starts at the pointerup, not at the
+# pointerdown ~0.2 s of dragging earlier, which the first smoke bench counted as waiting),
 # the first time its progress display (modtok.ui.widgets.Panel.status, class modtok-progress)
 # shows text, and the last mutation of the cell's other outputs (its table and figure redrawn).
 WATCH_JS = """(cell) => {
   const w = {input: null, progress: null, redrawn: null};
   const now = () => performance.now();
-  for (const ev of ['pointerdown', 'mousedown', 'input', 'change', 'click'])
-    cell.addEventListener(ev, () => { if (w.input === null) w.input = now(); }, {capture: true});
+  for (const ev of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'input', 'change', 'click'])
+    cell.addEventListener(ev, () => { if (w.progress === null) w.input = now(); }, {capture: true});
   const status = cell.querySelector('.modtok-progress');
   if (status) new MutationObserver(() => {
     if (w.progress === null && status.textContent.trim()) w.progress = now();
@@ -96,8 +98,8 @@ WATCH_JS = """(cell) => {
   window.__modtokWatch = w;
 }"""
 # A change whose redraw takes longer than this must show its progress display within it
-# (issue 32's target), plus the slack of one widget message to the kernel and back (measured
-# on 2 cores under load: 20-90 ms from the input event to the status text).
+# (issue 32's target), plus the slack of one widget message to the kernel and back (bench/
+# widget_latency.py at smoke size, 2 cores: 20-70 ms from a click to the status text).
 PROGRESS_WITHIN_MS = 300
 PROGRESS_SLACK_MS = 150
 

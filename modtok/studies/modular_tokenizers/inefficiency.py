@@ -22,11 +22,12 @@ True
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from modtok.artifacts import baselines
+from modtok.artifacts import baselines, tokenizer_json
 from modtok.evaluation import metrics
 from modtok.studies import paper_vs_here
 from modtok.studies.paper_vs_here import NotMeasured
@@ -58,13 +59,35 @@ class InefficiencyStudy:
         self.corpora, self.k, self.deployed, self.scheme = corpora, k, dict(deployed or {}), scheme
         self.mono = Monolingual(lambda lang, k: baselines.train_hf_bpe(corpora.train[lang], k, scheme), corpora.eval)
         self._joint: dict[tuple[tuple[str, ...], int], object] = {}
+        # (tokenizer name, lang) -> its Encoded test lines, for the tokenizers that never change
+        # (deployed, references): a widget change encodes only the new joint BPE (issue 32:
+        # re-encoding ten deployed tokenizers was 1.0-1.7 s of every change at smoke size)
+        self._encoded: dict[tuple[str, str], metrics.Encoded] = {}
+
+    def _kept(self, name: str, tokenizer, lang: str) -> metrics.Encoded:
+        if (name, lang) not in self._encoded:
+            self._encoded[name, lang] = metrics.Encoded(tokenizer, self.corpora.eval[lang], lang)
+        return self._encoded[name, lang]
 
     def joint(self, langs: Sequence[str], budget: int):
-        """HF byte-level BPE of vocab_size ``budget`` on the training text of ``langs``."""
+        """HF byte-level BPE of vocab_size ``budget`` on the training text of ``langs``.
+
+        A smaller budget of the same languages is the first ids of a larger one (HF's
+        trainer adds one id per merge, in merge order, and its tie-breaks do not depend on
+        the budget; ``tests/test_study_modular_tokenizers.py`` compares it with training
+        afresh), so once a larger budget is trained a smaller one is cut from it instead of
+        trained: moving notebook 01's budget slider down answers at once.
+        """
         key = (tuple(langs), budget)
         if key not in self._joint:
-            text = {lang: self.corpora.train[lang] for lang in key[0]}
-            self._joint[key] = baselines.train_hf_bpe(text, budget, self.scheme)
+            larger = sorted(b for ls, b in self._joint if ls == key[0] and b > budget)
+            if larger:
+                whole = json.loads(self._joint[key[0], larger[0]].to_str())
+                size = min(budget, len(tokenizer_json.model_ids(whole)))
+                self._joint[key] = tokenizer_json.hf_tokenizer(tokenizer_json.restrict(whole, np.arange(size)))
+            else:
+                text = {lang: self.corpora.train[lang] for lang in key[0]}
+                self._joint[key] = baselines.train_hf_bpe(text, budget, self.scheme)
         return self._joint[key]
 
     def nsl_table(self, langs: Sequence[str], budget: int) -> dict:
@@ -78,9 +101,11 @@ class InefficiencyStudy:
         langs = tuple(langs)
         if not langs:
             return {"langs": (), "budget": budget, "rows": [], "long": []}
-        tokenizers = {f"joint BPE {budget // 1000}k": self.joint(langs, budget), **self.deployed}
-        long = metrics.language_table(tokenizers, {lang: self.mono(lang, self.k) for lang in langs},
-                                      {lang: self.corpora.eval[lang] for lang in langs})
+        joint, name = self.joint(langs, budget), f"joint BPE {budget // 1000}k"
+        encoded = {lang: {name: metrics.Encoded(joint, self.corpora.eval[lang], lang),
+                          **{d: self._kept(d, tok, lang) for d, tok in self.deployed.items()}} for lang in langs}
+        reference = {lang: self._kept(f"mono {self.k}", self.mono(lang, self.k), lang) for lang in langs}
+        long = metrics.language_table_of(encoded, reference)
         rows = []
         for lang in langs:
             mine = [r for r in long if r["lang"] == lang]
