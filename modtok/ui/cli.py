@@ -86,7 +86,7 @@ def cmd_data(args) -> None:
     resolves to and their lines."""
     from modtok.text import data
 
-    for line in data.describe(getattr(args, "eval", None)):
+    for line in data.describe(args.eval):
         print(line)
 
 

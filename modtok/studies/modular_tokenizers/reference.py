@@ -9,7 +9,8 @@ Which trainer makes T_ℓ depends on the study (HF byte-level BPE in notebook 01
 :func:`modtok.bpe.standard.train` in 02, sentencepiece Unigram in 03), so
 :class:`Monolingual` takes it as a function. The notebooks' widgets ask for the same
 references again and again; a reference and its token total are computed on first
-use and kept.
+use and kept. :func:`nsl_lines` is ``modtok nsl``: a modular tokenizer's subtokenizers
+against HF BPE references, one table line per language.
 
 >>> class Chars:                                  # a toy tokenizer: one token per character
 ...     def encode(self, text): return list(text)
