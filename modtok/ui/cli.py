@@ -32,6 +32,11 @@ Every command that writes a directory writes it whole (:mod:`modtok.outputs`): i
 temporary sibling renamed into place, with a ``run.json`` saying what made it; an existing
 directory is refused unless it is an earlier output of the same command and ``--force``
 is given.
+
+Each ``cmd_*`` calls one library function (its docstring names it) and prints what it
+returns; the runs themselves live in the library, which never prints (what a run says
+while it works comes through its ``log``, onto stderr). ``tests/test_architecture.py``
+keeps it so.
 """
 
 from __future__ import annotations

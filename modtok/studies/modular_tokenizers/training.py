@@ -21,13 +21,9 @@ from modtok.outputs import output_dir
 from modtok.text import training
 
 
-def _quiet(line: str) -> None:
-    """The default ``log``: says nothing."""
-
-
 def sequential_bpe(out, k: int, *, langs: Sequence[str] | None = None, train_chars: int = 1_000_000,
                    manifest=None, counts=None, scheme: str | None = None, force: bool = False,
-                   args: Mapping | None = None, log=_quiet):
+                   args: Mapping | None = None, log=None):
     """``modtok sequential-bpe``: :func:`modtok.bpe.sequential.train_sequential` with a budget of
     ``k`` per language, languages in ``langs`` order, from text or from the saved ``counts``
     (``scheme``: by default the counts' own pre-tokenizer, for text :data:`~modtok.text.training.TRAINING_SCHEME`);
@@ -36,18 +32,19 @@ def sequential_bpe(out, k: int, *, langs: Sequence[str] | None = None, train_cha
     from modtok.text.counts import load_counts, read_meta
     from modtok.text.pretokenize import count_by_language
 
+    say = log or (lambda line: None)
     if counts and manifest:
         raise ConfigError("give --counts or --manifest, not both")
     with output_dir(out, command="sequential-bpe", args=dict(args or {}), force=force) as run:
         if counts:
             scheme = scheme or read_meta(counts)["scheme"]  # the counts' own pre-tokenizer by default
             by_lang = load_counts(counts, langs or None, scheme=scheme)
-            log(f"training: saved counts {counts} (pre-tokenizer {scheme})")
+            say(f"training: saved counts {counts} (pre-tokenizer {scheme})")
             training.record_counts(run, counts, list(by_lang))
         else:
             scheme = scheme or training.TRAINING_SCHEME
             corpora = training.training_corpora(langs, train_chars, manifest)
-            log(corpora.source + f"; pre-tokenizer {scheme}")
+            say(corpora.source + f"; pre-tokenizer {scheme}")
             run.add_inputs(training.training_files(manifest, corpora.languages))
             training.record_text(run, corpora.train, training=corpora.source, evaluation=None)
             by_lang = count_by_language(corpora.train, scheme, workers=os.cpu_count() or 1)  # a job: all cores
@@ -60,7 +57,7 @@ def sequential_bpe(out, k: int, *, langs: Sequence[str] | None = None, train_cha
 
 def modular_unigram(out, k: int, *, langs: Sequence[str] | None = None, train_chars: int = 1_000_000,
                     manifest=None, counts=None, em_iters: int = 5, force: bool = False,
-                    args: Mapping | None = None, log=_quiet):
+                    args: Mapping | None = None, log=None):
     """``modtok modular-unigram``: a sentencepiece Unigram of ``k`` pieces per language, merged
     with ``em_iters`` EM iterations (:func:`modtok.unigram.merge.merge_unigram`), from text or
     from saved ``counts`` (``modtok count --scheme sentencepiece``); saved into ``out``.
@@ -70,16 +67,17 @@ def modular_unigram(out, k: int, *, langs: Sequence[str] | None = None, train_ch
     from modtok.unigram.train import train_unigram_per_language
     from modtok.unigram.units import load_units
 
+    say = log or (lambda line: None)
     if counts and manifest:
         raise ConfigError("give --counts or --manifest, not both")
     with output_dir(out, command="modular-unigram", args=dict(args or {}), force=force) as run:
         if counts:
             train = load_units(counts, langs or None)  # {lang: Counter of units}
-            log(f"training: saved counts {counts}")
+            say(f"training: saved counts {counts}")
             training.record_counts(run, counts, list(train))
         else:
             corpora = training.training_corpora(langs, train_chars, manifest)
-            log(corpora.source)
+            say(corpora.source)
             train = corpora.train  # lines: counted into the same units (modtok.unigram.units)
             run.add_inputs(training.training_files(manifest, corpora.languages))
             training.record_text(run, train, training=corpora.source, evaluation=None)
