@@ -676,7 +676,7 @@ def _change(new: float, old: float) -> float:
 # ``modtok parity-bpe``: one run on text files
 
 
-class FileRun(NamedTuple):
+class CommandRun(NamedTuple):
     """What ``modtok parity-bpe`` trained (:func:`run`): the result, whether dev text ranked it,
     and the output directory."""
 
@@ -734,7 +734,7 @@ def run(out, *, train: Sequence[str] | None = None, manifest=None, dev: Sequence
         langs: Sequence[str] | None = None, merges: int = 1000, vocab: int | None = None, scheme: str = TRAINING_SCHEME,
         compat: str | None = None, variant: str = "base", hybrid: int = 0, window: int = 100, alpha: float = 2.0,
         ratios: Sequence[float] | None = None, min_frequency: int = 2, on_exhausted: str | None = None,
-        any_script: bool = False, force: bool = False, args: Mapping | None = None, log=None) -> FileRun:
+        any_script: bool = False, force: bool = False, args: Mapping | None = None, log=None) -> CommandRun:
     """``modtok parity-bpe``: :func:`modtok.bpe.parity.train_from_lines` on text files, one per
     language (``train``, named after their languages, or a ``manifest``), ranked on the parallel
     ``dev`` files (none: no dev text), ``langs`` chosen and ordered (default: every one given),
@@ -776,4 +776,4 @@ def run(out, *, train: Sequence[str] | None = None, manifest=None, dev: Sequence
         res.save_merges(written.path / "merges.txt")
         res.save(written.path / "tokenizer.json")
         res.save_trajectory(written.path / "trajectory.json")
-    return FileRun(res, bool(dev_text), Path(out))
+    return CommandRun(res, bool(dev_text), Path(out))
