@@ -7,7 +7,8 @@ below, never up, and no chain of imports comes back to where it started::
     text        corpora, pre-tokens, counts
     artifacts   tokenizer.json, modular / deployed tokenizers, the HF and sentencepiece peers
     evaluation  metrics, statistics, the audit
-    algorithms  bpe, unigram, mixture, lm, adapt (a deployed tokenizer and its model, adapted)
+    algorithms  bpe, unigram, mixture, lm, adapt (a deployed tokenizer and its model, adapted),
+                warmup (the numba kernels' cache: it trains a tiny model of each kind)
     studies     the papers' experiments
     ui          plots, widgets, the command line
 
@@ -28,7 +29,7 @@ FLOORS = [
     ("text", {"modtok.text"}),
     ("artifacts", {"modtok.artifacts"}),
     ("evaluation", {"modtok.evaluation"}),
-    ("algorithms", {"modtok.bpe", "modtok.unigram", "modtok.mixture", "modtok.lm", "modtok.adapt"}),
+    ("algorithms", {"modtok.bpe", "modtok.unigram", "modtok.mixture", "modtok.lm", "modtok.adapt", "modtok.warmup"}),
     ("studies", {"modtok.studies"}),
     ("ui", {"modtok.ui", "modtok.__main__"}),
 ]
@@ -162,6 +163,46 @@ def test_no_bare_builtin_error_is_raised():
                 if name in {"ValueError", "TypeError", "KeyError", "RuntimeError", "Exception"}:
                     bare.append(f"{module}:{node.lineno} raise {name}")
     assert not bare, "\n".join(bare)
+
+
+# ---------------------------------------------------------------- the CLI is a thin layer
+
+CLI = PKG / "ui" / "cli.py"
+MAX_CMD_LINES, MAX_CLI_LINES = 25, 570
+# What marks a pipeline in this codebase: an output directory opened, corpora or counts read,
+# text counted, a tokenizer or an LM trained, a run.json filled. The CLI calls the library
+# function that does these; it never does them itself.
+PIPELINE_PRIMITIVES = frozenset({
+    "output_dir", "open_corpus", "default_corpora", "load_pool", "load_counts", "load_units", "read_meta",
+    "read_run", "count_by_language", "count_corpora", "train_sequential", "train_unigram_per_language",
+    "merge_unigram", "train_from_lines", "adaptmix", "make_trainer", "train_hf_bpe", "eval_set",
+    "record", "add_inputs", "local_client", "Client", "train",
+})
+
+
+def called_names(node) -> set[str]:
+    """The names every call under ``node`` calls (``f(...)`` and ``x.f(...)`` both give ``f``).
+
+    >>> sorted(called_names(ast.parse("a.b(c(1)); d")))
+    ['b', 'c']
+    """
+    return {getattr(n.func, "id", getattr(n.func, "attr", "")) for n in ast.walk(node) if isinstance(n, ast.Call)}
+
+
+def test_cli_holds_no_pipeline():
+    """``ui/cli.py`` parses arguments, calls one library function per command and prints what
+    it returns (issue 31): short commands, a short file, no pipeline primitive called."""
+    source = CLI.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    commands = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("cmd_")]
+    assert len(commands) >= 15, [c.name for c in commands]
+    long = [f"{c.name}: {c.end_lineno - c.lineno + 1} lines" for c in commands
+            if c.end_lineno - c.lineno + 1 > MAX_CMD_LINES]
+    assert not long, "a command over " + f"{MAX_CMD_LINES} lines holds a pipeline: " + "; ".join(long)
+    n_lines = len(source.splitlines())
+    assert n_lines <= MAX_CLI_LINES, f"ui/cli.py has {n_lines} lines (at most {MAX_CLI_LINES})"
+    primitives = sorted(called_names(tree) & PIPELINE_PRIMITIVES)
+    assert not primitives, f"ui/cli.py calls pipeline primitives {primitives}: move the run into the library"
 
 
 # ---------------------------------------------------------------- notebooks are walkthroughs

@@ -61,7 +61,7 @@ from modtok.adapt.invariance import Invariance
 from modtok.artifacts import deployed
 from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair
 from modtok.bpe.engine import Engine, words_from_counts
-from modtok.errors import BudgetError, ConfigError, DataError, TokenizerFileError
+from modtok.errors import BudgetError, ConfigError, DataError, TokenizerFileError, UsageError
 from modtok.progress import bar as progress_bar
 from modtok.text import pretokenize  # noqa: F401 (the doctests use pretokenize)
 from modtok.text.pretokenize import DEVANAGARI_MARKS, byte_level, count_by_language, from_byte_level
@@ -491,6 +491,25 @@ class ExtendRun:
     tokenizer_class: str
     model: dict | None
     out: Path
+
+
+def texts_of(langs: Sequence[str], manifest: str | None = None,
+             text: Sequence[str] | None = None) -> dict[str, object]:
+    """``{lang: its text}`` for :func:`run` from ``modtok extend``'s flags: the ``manifest``
+    for every language, or the ``text`` files: all of them for one language, else one per
+    language in ``langs`` order (any other count is refused).
+
+    >>> texts_of(["npi_Deva"], text=["a.txt", "b.txt"]), texts_of(["npi_Deva", "mar_Deva"], text=["n", "m"])
+    ({'npi_Deva': ['a.txt', 'b.txt']}, {'npi_Deva': 'n', 'mar_Deva': 'm'})
+    """
+    if manifest:
+        return {lang: manifest for lang in langs}
+    if len(langs) == 1:
+        return {langs[0]: text}
+    if len(text) == len(langs):
+        return dict(zip(langs, text))
+    raise UsageError(f"{len(langs)} languages need one --text file each, in --lang order "
+                     f"({len(text)} given), or a --manifest")
 
 
 def probe_text(files: Sequence[str] | None = None, eval: str | os.PathLike | None = None

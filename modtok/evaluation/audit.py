@@ -241,6 +241,22 @@ def audit(tokenizer, lines: Sequence[str], ref_lines: Sequence[str], n_boot: int
     return audit_of(x.with_ids(), ref.with_ids(), n_boot, seed)
 
 
+def on_eval_set(tokenizer: str, lang: str, ref: str, split: str = "devtest", eval=None) -> tuple[dict, str, int]:
+    """``modtok audit``: :func:`audit` of the tokenizer ``tokenizer`` (:func:`load_tokenizer`)
+    on ``lang`` vs ``ref`` in the ``split`` of the evaluation text (``eval``, else
+    ``$MODTOK_EVAL`` / FLORES-200; none is an error); ``(row, the text's label, lines)``.
+    The two languages' files must be parallel (judged on the whole files, not the split)."""
+    from modtok.errors import ParallelCorpusError
+    from modtok.text.eval_sets import need_eval_set
+
+    evals = need_eval_set(eval)
+    text, parallel = evals.aligned([lang, ref], split=split)
+    if not parallel or len(text[lang]) != len(text[ref]):  # judged on the whole files, not the split
+        raise ParallelCorpusError(f"{evals.label(split)}: {lang} and {ref} are not aligned (their files have "
+                                  "different numbers of lines or ids): a premium needs parallel text")
+    return audit(load_tokenizer(tokenizer), text[lang], text[ref]), evals.label(split), len(text[lang])
+
+
 def format_rows(rows: dict[str, dict]) -> str:
     """A plain-text table of ``{tokenizer name: audit row}``."""
     head = f"{'tokenizer':12s} {'regex':13s} {'premium':>8s} {'95% CI':>15s} {'floor':>6s} " \

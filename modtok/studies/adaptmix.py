@@ -43,6 +43,7 @@ import resource
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from modtok import mixture
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
@@ -50,6 +51,7 @@ from modtok.evaluation import metrics
 from modtok.studies import paper_vs_here
 from modtok.text import data
 from modtok.text.pretokenize import DEFAULT_SCHEME, count_by_language
+from modtok.text.training import TRAINING_SCHEME
 
 BASELINES = ("natural", "natural τ=3.3", "skewed")
 WORDFREQ_DEV_LINES = 300  # dev lines per language on the wordfreq default
@@ -538,3 +540,78 @@ class AdaptMixStudy:
                  "AdaptMix dev fertility (last)": last["fertility"][lang], "share (last)": last["mixture"][lang]}
                 for lang in h.langs]
         return {"langs": langs, "history": h, "rows": rows, "trainer": trainer, "iterations": iterations}
+
+
+# --------------------------------------------------------------------------
+# ``modtok adaptmix``: one run into an output directory
+
+
+@dataclass
+class CommandRun:
+    """What ``modtok adaptmix`` made (:func:`run`): the loop's history, the file the last
+    iteration's tokenizer was saved as, and the output directory."""
+
+    history: mixture.History
+    saved: str
+    out: Path
+
+    def lines(self) -> list[str]:
+        """Each iteration's mean dev fertility, the last update's move and where it was saved."""
+        hist = self.history
+        out = [f"iteration {st['iteration']}: mean dev fertility {st['mean_fertility']:.4f}" for st in hist.steps]
+        # the paper's AdaptMix is the last iteration (§3.4 iterates "until the optimal mixture was reached");
+        # the lowest-dev-fertility iteration is a selection it does not make, so it is only named
+        moved = hist.mixture_changes()[-1]
+        out.append(f"the last update moves the mixture by {moved:.4f} (L1): "
+                   f"{'converged' if hist.converged() else 'not converged'} at 0.01; lowest mean dev fertility at "
+                   f"iteration {hist.best()} (not saved: the paper keeps the last)")
+        out.append(f"saved history.json ({len(hist.steps)} iterations) and the last iteration's {self.saved} "
+                   f"-> {self.out}")
+        return out
+
+
+def run(out, budget_chars: int, *, trainer: str = "hf-bpe", vocab: int = 32000, langs: Sequence[str] | None = None,
+        manifest=None, train_chars: int = 3_000_000, iterations: int = 5, mu: float = 0.3, eps: float = 0.5,
+        dev: Sequence[str] | None = None, eval=None, clamp_delta: bool = False, scheme: str = TRAINING_SCHEME,
+        seed: int = 0, force: bool = False, args: Mapping | None = None, log=None) -> CommandRun:
+    """``modtok adaptmix``: :func:`modtok.mixture.adaptmix` around the ``trainer``
+    (:func:`modtok.mixture.make_trainer`) on the training text (``manifest``,
+    ``$MODTOK_MANIFEST`` or the pool, as every training command), dev fertility measured on
+    the ``dev`` files (one per language, named after it) or the dev split of ``eval`` /
+    ``$MODTOK_EVAL`` / FLORES-200 (never devtest: the mixture is chosen on it); ``history.json``
+    (checkpointed every iteration) and the last iteration's tokenizer saved into ``out``
+    (:func:`modtok.outputs.output_dir`; ``force``: over an earlier adaptmix). What was read
+    goes to ``log`` (a callable taking one line)."""
+    from modtok import atomic
+    from modtok.outputs import output_dir
+    from modtok.text import training
+    from modtok.text.eval_sets import need_eval_set
+
+    say = log or (lambda line: None)
+    dev_files = training.files_by_language(dev, "--dev") if dev else {}  # by name, never by position
+    with output_dir(out, command="adaptmix", args=dict(args or {}), force=force) as written:
+        corpora = training.training_corpora(langs, train_chars, manifest)
+        train, langs = corpora.train, corpora.languages
+        if dev_files:
+            training.check_dev_languages(dev_files, langs)
+            dev_text = {lang: data.open_corpus(dev_files[lang], lang=lang).lines() for lang in langs}
+            dev_what = "--dev files " + " ".join(dev_files[lang] for lang in langs)
+        else:
+            evals = need_eval_set(eval)
+            dev_text = evals.load(langs, "dev")  # dev, never devtest: the mixture is chosen on it
+            dev_what = evals.label("dev")
+        say(f"{corpora.source}; {len(langs)} languages; dev: {dev_what}")
+        written.add_inputs(training.training_files(manifest, langs) + list(dev_files.values()))
+        training.record_text(written, train, training=corpora.source, evaluation=dev_what,
+                             dev=training.text_stats(dev_text))
+        hist = mixture.adaptmix(mixture.make_trainer(trainer, vocab, scheme), train, budget_chars, iterations, mu,
+                                eps, dev_text, seed=seed, checkpoint=written.path / "history.json", progress=True,
+                                clamp_delta=clamp_delta)
+        last = hist.tokenizers[-1]
+        if hasattr(last, "to_str"):  # an HF tokenizers.Tokenizer
+            atomic.write_text(written.path / "tokenizer.json", last.to_str())
+            saved = "tokenizer.json"
+        else:  # a sentencepiece processor
+            atomic.write_bytes(written.path / "tokenizer.model", last.serialized_model_proto())
+            saved = "tokenizer.model"
+    return CommandRun(hist, saved, Path(out))

@@ -47,18 +47,26 @@ True
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from modtok import mixture as mixtures
 from modtok.bpe import parity
-from modtok.errors import DataError, MissingDevTextError, ParityConfigError
+from modtok.errors import (ConfigError, DataError, MissingDevTextError, ParallelCorpusError, ParityConfigError,
+                           UnknownLanguageError)
 from modtok.evaluation import metrics
+from modtok.outputs import output_dir
 from modtok.studies import languages, paper_vs_here
 from modtok.text import data
+from modtok.text.corpus import TEXT, detect, expand, load_manifest, open_corpus
+from modtok.text.eval_sets import EvalSet
+from modtok.text.scripts import check_script
+from modtok.text.training import TRAINING_SCHEME, check_dev_languages, files_by_language, record_text
 
 # The mixture's skew: mC4 per-language sizes, billions of tokens, from the mT5 paper (Xue
 # et al. 2021, "mT5: A Massively Multilingual Pre-trained Text-to-Text Transformer", the
@@ -662,3 +670,110 @@ class ParityStudy:
 def _change(new: float, old: float) -> float:
     """``new / old - 1`` (nan when ``old`` is 0: no change can be stated)."""
     return new / old - 1 if old else float("nan")
+
+
+# --------------------------------------------------------------------------
+# ``modtok parity-bpe``: one run on text files
+
+
+class CommandRun(NamedTuple):
+    """What ``modtok parity-bpe`` trained (:func:`run`): the result, whether dev text ranked it,
+    and the output directory."""
+
+    result: parity.ParityResult
+    has_dev: bool
+    out: Path
+
+    def lines(self) -> list[str]:
+        """The run's summary: merges and tokens saved (with the dev Gini), merges per language."""
+        res = self.result
+        per_lang = ", ".join(f"{'global' if i == parity.GLOBAL else res.languages[i]} {n}"
+                             for i, n in res.language_merge_counts().items())
+        gini = f", dev Gini {res.gini_dev():.4f}" if self.has_dev else ""
+        return [f"saved {len(res.merges)} merges, {len(res.model)} tokens{gini} -> {self.out}",
+                f"merges per language: {per_lang}"]
+
+
+def _read_training(spec, lang: str, compat: str | None, any_script: bool) -> list[str]:
+    """One language's text: any format open_corpus reads; compat mode reads plain text the reference's way."""
+    if compat:
+        plain = [spec] if isinstance(spec, str) else spec
+        if any(detect(f).format != TEXT or detect(f).compression for f in plain):
+            raise ConfigError(f"{lang}: --compat reference reads plain text files, as the reference does")
+        lines = [line for f in plain for line in parity.reference_lines(f)]
+        check_script(lang, lines, ", ".join(plain), any_script)
+    else:
+        lines = open_corpus(spec, lang=lang, any_script=any_script).lines()
+    if not any(line.strip() for line in lines):
+        raise DataError(f"{spec}: no text for {lang} (an empty file trains nothing)")
+    return lines
+
+
+def _read_dev(dev_files: Mapping[str, str], langs: Sequence[str], compat: str | None,
+              any_script: bool) -> dict[str, list[str]]:
+    """The dev files, aligned as every evaluation text is (line i is line i: a blank line
+    in one file only is refused, ids align JSON records); compat mode as the reference."""
+    if compat:
+        dev = {lang: _read_training(dev_files[lang], lang, compat, any_script) for lang in langs}
+        parallel = len({len(lines) for lines in dev.values()}) == 1
+    else:
+        given = EvalSet("--dev files", Path.cwd(), {"dev": {lang: [f] for lang, f in dev_files.items()}},
+                        name="--dev files")
+        dev, parallel = given.aligned(langs, "dev", any_script=any_script)
+    if not parallel:
+        sizes = ", ".join(f"{dev_files[lang]}: {len(dev[lang])}" for lang in langs)
+        raise ParallelCorpusError(f"the --dev files are not parallel (lines: {sizes})")
+    return dev
+
+
+def _shown(spec) -> str:
+    return spec if isinstance(spec, str) else " ".join(spec)
+
+
+def run(out, *, train: Sequence[str] | None = None, manifest=None, dev: Sequence[str] | None = None,
+        langs: Sequence[str] | None = None, merges: int = 1000, vocab: int | None = None, scheme: str = TRAINING_SCHEME,
+        compat: str | None = None, variant: str = "base", hybrid: int = 0, window: int = 100, alpha: float = 2.0,
+        ratios: Sequence[float] | None = None, min_frequency: int = 2, on_exhausted: str | None = None,
+        any_script: bool = False, force: bool = False, args: Mapping | None = None, log=None) -> CommandRun:
+    """``modtok parity-bpe``: :func:`modtok.bpe.parity.train_from_lines` on text files, one per
+    language (``train``, named after their languages, or a ``manifest``), ranked on the parallel
+    ``dev`` files (none: no dev text), ``langs`` chosen and ordered (default: every one given),
+    ``merges`` merges or a ``vocab`` size; ``merges.txt``, ``tokenizer.json`` and
+    ``trajectory.json`` saved into ``out`` (:func:`modtok.outputs.output_dir`; ``force``: over an
+    earlier parity-bpe). What was read goes to ``log`` (a callable taking one line)."""
+    say = log or (lambda line: None)
+    if bool(train) == bool(manifest):
+        raise ConfigError("give the training text as --train FILE... or --manifest FILE (one of them)")
+    # Files are matched to languages by the codes in their names, never by position: swapped
+    # --dev files once trained English under mar_Deva's name. --langs chooses and orders.
+    files = load_manifest(manifest) if manifest else files_by_language(train, "--train")
+    langs = langs or list(files)
+    missing = [lang for lang in langs if lang not in files]
+    if missing:
+        raise UnknownLanguageError(missing[0], files, "no --train file is named after it"
+                                   if train else "not in the manifest")
+    if len(set(langs)) != len(langs):
+        raise ConfigError(f"--langs names a language twice ({' '.join(langs)})")
+    sources = {lang: files[lang] for lang in langs}
+    dev_files = files_by_language(dev, "--dev") if dev else {}
+    check_dev_languages(dev_files, langs)
+    inputs = [src.path for spec in sources.values() for src in expand(spec)] + list(dev_files.values())
+    # the output first: one in the way costs no reading
+    with output_dir(out, command="parity-bpe", args=dict(args or {}), force=force, inputs=inputs) as written:
+        text = {lang: _read_training(spec, lang, compat, any_script) for lang, spec in sources.items()}
+        dev_text = _read_dev(dev_files, langs, compat, any_script) if dev_files else None
+        say("read: training " + "; ".join(f"{lang} <- {_shown(sources[lang])} ({len(text[lang]):,} lines)"
+                                          for lang in langs)
+            + ("; dev " + "; ".join(f"{lang} <- {dev_files[lang]} ({len(dev_text[lang]):,} lines)" for lang in langs)
+               if dev_text else "; no dev text"))
+        record_text(written, text, training=f"--manifest {manifest}" if manifest else "--train files",
+                    evaluation="--dev files " + " ".join(dev_files.values()) if dev_text else None)
+        res = parity.train_from_lines(
+            text, dev_text, vocab or 256 + merges, scheme=scheme, compat=compat, variant=variant,
+            hybrid=hybrid, window=window, alpha=alpha, ratios=ratios, min_frequency=min_frequency,
+            on_exhausted=on_exhausted, progress=True, workers=os.cpu_count() or 1,  # a job: all cores
+        )
+        res.save_merges(written.path / "merges.txt")
+        res.save(written.path / "tokenizer.json")
+        res.save_trajectory(written.path / "trajectory.json")
+    return CommandRun(res, bool(dev_text), Path(out))

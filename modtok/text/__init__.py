@@ -6,4 +6,6 @@
   ``default_corpora`` (what every notebook and command trains and evaluates on)
 - :mod:`modtok.text.pretokenize` named split regexes, the byte-level alphabet, pre-token counting
 - :mod:`modtok.text.counts`      pre-token counts as an artifact, counted in one process or on Dask
+  (``run``: all of ``modtok count``)
+- :mod:`modtok.text.training`    the text a training command reads and what its ``run.json`` records
 """

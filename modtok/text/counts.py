@@ -358,3 +358,52 @@ def local_client(workers: int, threads_per_worker: int = 1):
     # the caller, who reports it once (the CLI as one line); only CRITICAL worker logs remain.
     return Client(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
                   host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL)
+
+
+def run(manifest, out, *, scheme: str = DEFAULT_SCHEME, langs=None, text_field: str = "text",
+        max_chars: int | None = None, sample: float | None = None, seed: int = 0, skip_bad: bool = False,
+        workers: int | None = None, scheduler: str | None = None, partition_mb: int = 64,
+        connect_timeout: float = 30, force: bool = False, args: Mapping | None = None) -> Counts:
+    """``modtok count``: the pre-tokens of ``manifest``'s corpora (``langs``, else all) counted
+    (:func:`count_corpora`: in this process, on a ``LocalCluster`` of ``workers`` processes, or
+    on the Dask ``scheduler`` at that address) and saved into the counts directory ``out``
+    (:func:`modtok.outputs.output_dir`; ``force``: over an earlier count), its ``run.json``
+    recording ``args`` and the counted files."""
+    from modtok.text.corpus import open_corpus
+
+    corpora = open_corpus(manifest, langs=langs or None, text_field=text_field, max_chars=max_chars,
+                          sample=sample, seed=seed, skip_bad=skip_bad)
+    inputs = [src.path for corpus in corpora.values() for src in corpus.sources]
+    with output_dir(out, command=COMMAND, args=dict(args or {}), force=force, inputs=inputs) as written:
+        client = None  # the output is checked first: a refused run starts no cluster
+        if scheduler:
+            from distributed import Client
+
+            try:
+                client = Client(scheduler, timeout=connect_timeout)
+            except (OSError, TimeoutError) as e:
+                raise DataError(f"cannot reach the Dask scheduler at {scheduler} ({e})") from None
+        elif workers:
+            client = local_client(workers)
+        try:
+            counts = count_corpora(corpora, scheme, client=client, partition_bytes=partition_mb << 20,
+                                   progress=True)  # on stderr, throttled; only once counting takes a while
+        finally:
+            if client is not None:
+                client.close()
+        counts.write_into(written)
+        written.record(training=f"manifest {manifest}")
+    return counts
+
+
+def summary(counts: Counts) -> list[str]:
+    """One line per language of ``counts``: pre-token types and tokens, lines, characters and
+    the bad records skipped (``modtok count`` prints them)."""
+    lines = []
+    for lang, counter in counts.by_lang.items():
+        stats = counts.stats[lang]
+        skipped = sum(stats["skipped"].values())
+        lines.append(f"{lang}: {len(counter)} pre-token types, {sum(counter.values())} pre-tokens, "
+                     f"{stats['units']} lines, {stats['chars']} chars" + (f", {skipped} bad records skipped "
+                     f"{stats['skipped']}" if skipped else ""))
+    return lines

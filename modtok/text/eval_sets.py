@@ -311,3 +311,13 @@ def eval_set(root: str | os.PathLike | None = None) -> EvalSet | None:
     if root and (Path(root) / "devtest").is_dir():
         return flores(root)
     return None
+
+
+def need_eval_set(root: str | os.PathLike | None = None) -> EvalSet:
+    """:func:`eval_set`, or a :class:`DataError` saying how to give one when there is none
+    (a command that evaluates, or chooses on dev text, has nothing to do without it)."""
+    found = eval_set(root)
+    if found is None:
+        raise DataError("no evaluation text: give --eval DIR (a directory of <lang>.<ext> files, or "
+                        "dev/ and devtest/ of them, or a manifest), or set $MODTOK_EVAL or $MODTOK_FLORES")
+    return found

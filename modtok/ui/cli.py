@@ -32,6 +32,11 @@ Every command that writes a directory writes it whole (:mod:`modtok.outputs`): i
 temporary sibling renamed into place, with a ``run.json`` saying what made it; an existing
 directory is refused unless it is an earlier output of the same command and ``--force``
 is given.
+
+Each ``cmd_*`` calls one library function (its docstring names it) and prints what it
+returns; the runs themselves live in the library, which never prints (what a run says
+while it works comes through its ``log``, onto stderr). ``tests/test_architecture.py``
+keeps it so.
 """
 
 from __future__ import annotations
@@ -40,110 +45,31 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 
 from modtok import errors
 from modtok.errors import ModtokError
-from modtok.text import data
+from modtok.text.training import TRAINING_SCHEME
+from modtok.warmup import kernels_cold
 
 
-# Training commands pre-tokenize with the mark-aware Llama-3 regex: the letters-only
-# "llama3" splits Indic words at every combining mark, so merges for them stall at the
-# pre-token floor (notebook 07; Nepali premium 1.60 with llama3 vs 1.12 with llama3-marks on
-# the same run). `--scheme llama3` is one flag away (the deployed Llama-3's own regex).
-TRAINING_SCHEME = "llama3-marks"
+def _say(line: str) -> None:
+    """A run's ``log``: what it reads and decides, on stderr (stdout holds its results)."""
+    print(line, file=sys.stderr)
 
 
-def _corpora(args) -> data.Corpora:
-    """Training text only (a training command reads no evaluation text, so a run is the
-    same whether or not $MODTOK_EVAL/$MODTOK_FLORES is set)."""
-    manifest = getattr(args, "manifest", None)
-    langs = data.pick_languages(args.langs, strict=True, manifest=manifest, need_eval=False) if args.langs else None
-    return data.default_corpora(langs, train_chars=args.train_chars, manifest=manifest, need_eval=False)
+def _quiet_transformers(args) -> None:
+    """Without --progress, transformers' own loading / writing bars are off (a --model run)."""
+    if args.model and not args.progress:
+        from transformers.utils import logging as hf_logging
 
-
-def _eval_set(args):
-    """The evaluation text: --eval, else $MODTOK_EVAL, else FLORES-200; an error when none."""
-    from modtok.text.eval_sets import eval_set
-
-    found = eval_set(getattr(args, "eval", None))
-    if found is None:
-        raise errors.DataError("no evaluation text: give --eval DIR (a directory of <lang>.<ext> files, or "
-                               "dev/ and devtest/ of them, or a manifest), or set $MODTOK_EVAL or $MODTOK_FLORES")
-    return found
-
-
-def _output(args, inputs=()):
-    """The command's output directory ``args.out``, written whole (:func:`modtok.outputs.output_dir`):
-    refused when it holds anything but an earlier output of the same command, which ``--force``
-    replaces; its ``run.json`` records the arguments and ``inputs``."""
-    from modtok.outputs import output_dir
-
-    arguments = {k: v for k, v in vars(args).items() if k != "fn"}
-    return output_dir(args.out, command=args.command, args=arguments, force=args.force, inputs=inputs)
-
-
-def _record_text(run, text, **fields) -> None:
-    """Lines and characters per language of ``{lang: lines}`` (and ``fields``) into run.json."""
-    run.record(languages={lang: {"lines": len(lines), "chars": sum(map(len, lines))} for lang, lines in text.items()},
-               **fields)
-
-
-def _record_counts(run, directory, langs) -> None:
-    """What a run trained on saved counts records: the counts directory, its inputs' hash, and
-    the lines and characters per language the counts' own run.json gives."""
-    from modtok.outputs import read_run
-
-    made = read_run(directory)
-    chosen = langs or list(made["languages"])
-    run.add_inputs(sorted(p for p in Path(directory).iterdir()))
-    run.record(training=f"saved counts {directory}", counts_inputs_sha256=made.get("inputs_sha256"),
-               languages={lang: made["languages"][lang] for lang in chosen}, evaluation=None)
-
-
-def _training_files(args, langs) -> list:
-    """The files a training command reads for ``langs``: the manifest's (globs resolved) or
-    the pool's; none for the embedded wordfreq default (run.json's ``training`` names it)."""
-    manifest = getattr(args, "manifest", None)
-    kind = data.training_source(manifest)
-    if kind == "manifest":
-        return [src.path for corpus in data.open_corpus(data.manifest_path(manifest), langs=langs).values()
-                for src in corpus.sources]
-    if kind == "pool":
-        return [data.pool_dir() / f"{lang}.txt" for lang in langs]
-    return []
+        hf_logging.disable_progress_bar()
 
 
 def cmd_warmup(args) -> None:
-    """Compile every numba kernel into its on-disk cache by training tiny models of each kind.
+    """``modtok.warmup.warm``: every numba kernel compiled into its on-disk cache (``make install`` runs it)."""
+    from modtok.warmup import warm
 
-    A fresh clone spent 60 s compiling on its first ``modtok sequential-bpe`` (2.8 s the next
-    time); ``make install`` runs this once, so the first real command starts warm. The kernels
-    are specialised on array types, not sizes, so a tiny run compiles what a large one uses."""
-    import random
-    import time
-
-    from modtok.bpe import parity, standard
-    from modtok.bpe.sequential import train_sequential
-    from modtok.text.pretokenize import count_by_language
-    from modtok.unigram.merge import merge_unigram
-    from modtok.unigram.train import train_unigram_per_language
-
-    t0 = time.perf_counter()
-    rng = random.Random(0)
-    letters = {"eng_Latn": "abcdefghij", "rus_Cyrl": "абвгдежзик", "npi_Deva": "कखगचजतदनपम"}
-    corpus = {lang: [" ".join("".join(rng.choice(a) for _ in range(rng.randint(1, 6))) for _ in range(12))
-                     for _ in range(200)] for lang, a in letters.items()}
-    counts = count_by_language(corpus)
-    standard.train(counts, 400)
-    train_sequential(counts, 300).modular().subtokenizer(["eng_Latn"]).encode(corpus["eng_Latn"][0])
-    dev = {lang: lines[:20] for lang, lines in corpus.items()}
-    parity.train_from_lines(corpus, dev, 400)
-    parity.train_from_lines(corpus, dev, 400, variant="window", window=20, alpha=2)
-    parity.train_from_lines(corpus, dev, 400, compat="reference")
-    models = train_unigram_per_language(corpus, 400)
-    merge_unigram(models, corpus, max_iter=1).modular().subtokenizer(["npi_Deva"]).encode(corpus["npi_Deva"][0])
-    print(f"numba kernels compiled and cached in {time.perf_counter() - t0:.1f} s")
+    print(f"numba kernels compiled and cached in {warm():.1f} s")
 
 
 def cmd_example_corpus(args) -> None:
@@ -161,119 +87,41 @@ def cmd_report(args) -> None:
 
 
 def cmd_data(args) -> None:
-    """Which data is configured, and per language the files it resolves to and their lines."""
-    from modtok.text import udhr
-    from modtok.text.corpus import open_corpus
-    from modtok.text.eval_sets import eval_set
+    """``modtok.text.data.describe``: which data is configured, and per language the files it
+    resolves to and their lines."""
+    from modtok.text import data
 
-    for name, env in (("manifest", "MODTOK_MANIFEST"), ("pool", "MODTOK_POOL"), ("eval", "MODTOK_EVAL"),
-                      ("FLORES", "MODTOK_FLORES")):
-        print(f"{name + ':':10s}", os.environ.get(env) or f"(unset: ${env})")
-    kind = data.training_source()
-    print("training:", {"manifest": f"manifest {data.manifest_path()}", "pool": f"pool {data.pool_dir()}",
-                        "wordfreq": "the wordfreq default (embedded)"}[kind])
-    if kind == "manifest":
-        for lang, corpus in open_corpus(data.manifest_path()).items():
-            print("  " + corpus.describe(sum(1 for _ in corpus)))
-    elif kind == "pool":
-        for lang in data.pool_languages():
-            corpus = open_corpus(data.pool_dir() / f"{lang}.txt", lang=lang)
-            print("  " + corpus.describe(sum(1 for _ in corpus)))
-    evals = eval_set(getattr(args, "eval", None))
-    if evals is None and kind == "wordfreq":
-        evals = udhr.eval_set()
-        if evals is None:
-            print(f"evaluation: a held-out wordfreq sample (not parallel; the udhr package is not installed: "
-                  f"{udhr.INSTALL})")
-    if evals is not None:
-        dev = "a derived dev split" if evals.derived_dev else "a dev split" if evals.has("dev") else "no dev split"
-        print("evaluation:", evals.label() + f", {dev}")
-        for split in [s for s in ("dev", "devtest") if evals.has(s) and not (s == "dev" and evals.derived_dev)]:
-            lines, parallel = evals.aligned(split=split)
-            files = evals.files[split]
-            print(f"  {split} ({'parallel' if parallel else 'not parallel'}):")
-            for lang, text in lines.items():
-                print(f"    {lang}: {', '.join(files[lang])}, {len(text):,} lines")
-        if evals.skipped:
-            print(f"  not read (not <lang>_<Script>.<ext>): {', '.join(evals.skipped)}")
-    elif kind != "wordfreq":
-        print("evaluation: none configured (notebooks hold out training lines)")
-    langs = data.available_languages()
-    print(f"{len(langs)} languages available:", " ".join(langs))
+    for line in data.describe(args.eval):
+        print(line)
 
 
 def cmd_sequential_bpe(args) -> None:
-    from modtok.bpe.sequential import train_sequential
-    from modtok.text.pretokenize import count_by_language
+    """``modtok.studies.modular_tokenizers.training.sequential_bpe``, from text or saved counts."""
+    from modtok.studies.modular_tokenizers import training
 
-    if args.counts and args.manifest:
-        raise ModtokError("give --counts or --manifest, not both")
-    with _output(args) as run:
-        if args.counts:
-            from modtok.text.counts import load_counts, read_meta
-
-            scheme = args.scheme or read_meta(args.counts)["scheme"]  # the counts' own pre-tokenizer by default
-            counts = load_counts(args.counts, args.langs or None, scheme=scheme)
-            print(f"training: saved counts {args.counts} (pre-tokenizer {scheme})", file=sys.stderr)
-            _record_counts(run, args.counts, list(counts))
-        else:
-            scheme = args.scheme or TRAINING_SCHEME
-            corpora = _corpora(args)
-            print(corpora.source + f"; pre-tokenizer {scheme}", file=sys.stderr)
-            run.add_inputs(_training_files(args, corpora.languages))
-            _record_text(run, corpora.train, training=corpora.source, evaluation=None)
-            counts = count_by_language(corpora.train, scheme, workers=os.cpu_count() or 1)  # a job: all cores
-        multi = train_sequential(counts, args.k, order=list(counts), scheme=scheme, progress=True)
-        tok = multi.modular()
-        tok.save(run.path)
-        run.record(scheme=scheme)
+    tok = training.sequential_bpe(args.out, args.k, langs=args.langs, train_chars=args.train_chars,
+                                  manifest=args.manifest, counts=args.counts, scheme=args.scheme,
+                                  force=args.force, args=vars_of(args), log=_say)
     print(f"saved {tok.vocab_size} tokens, {len(tok.languages)} languages -> {args.out}")
 
 
 def cmd_modular_unigram(args) -> None:
-    from modtok.unigram.merge import merge_unigram
-    from modtok.unigram.train import train_unigram_per_language
+    """``modtok.studies.modular_tokenizers.training.modular_unigram``, from text or saved counts."""
+    from modtok.studies.modular_tokenizers import training
 
-    if args.counts and args.manifest:
-        raise ModtokError("give --counts or --manifest, not both")
-    with _output(args) as run:
-        if args.counts:
-            from modtok.unigram.units import load_units
-
-            train = load_units(args.counts, args.langs or None)  # {lang: Counter of units}
-            print(f"training: saved counts {args.counts}", file=sys.stderr)
-            _record_counts(run, args.counts, list(train))
-        else:
-            corpora = _corpora(args)
-            print(corpora.source, file=sys.stderr)
-            train = corpora.train  # lines: counted into the same units (modtok.unigram.units)
-            run.add_inputs(_training_files(args, corpora.languages))
-            _record_text(run, train, training=corpora.source, evaluation=None)
-        models = train_unigram_per_language(train, args.k, num_threads=2, progress=True)
-        merged = merge_unigram(models, train, max_iter=args.em_iters, progress=True)
-        tok = merged.modular()
-        tok.save(run.path)
-        run.record(em_loglik=[float(x) for x in merged.loglik])
+    merged, tok = training.modular_unigram(args.out, args.k, langs=args.langs, train_chars=args.train_chars,
+                                           manifest=args.manifest, counts=args.counts, em_iters=args.em_iters,
+                                           force=args.force, args=vars_of(args), log=_say)
     print(f"saved {tok.vocab_size} pieces, {len(tok.languages)} languages, "
           f"EM log-likelihood {merged.loglik[0]:.6g} -> {merged.loglik[-1]:.6g} -> {args.out}")
 
 
 def cmd_nsl(args) -> None:
-    from modtok.artifacts import baselines
-    from modtok.artifacts.modular import ModularTokenizer
-    from modtok.evaluation import metrics
+    """``modtok.studies.modular_tokenizers.reference.nsl_lines``: a table, one language a line."""
+    from modtok.studies.modular_tokenizers.reference import nsl_lines
 
-    tok = ModularTokenizer.load(args.tokenizer)
-    langs = args.langs or tok.languages
-    corpora = data.default_corpora(langs, train_chars=args.train_chars, eval=_eval_set(args).root)
-    print(corpora.source, file=sys.stderr)
-    print(f"{'language':12s} {'subtok':>8s} {'full':>8s}   (NSL vs monolingual HF BPE of {args.k} tokens)")
-    for lang in langs:
-        ref = baselines.train_hf_bpe(corpora.train[lang], args.k, scheme=args.scheme)
-        lines = corpora.eval[lang]
-        sub = metrics.nsl(tok.subtokenizer([lang]), ref, lines)
-        full = metrics.nsl(tok, ref, lines)
-        print(f"{lang:12s} {sub:8.3f} {full:8.3f}")
+    for line in nsl_lines(args.tokenizer, args.langs, args.k, args.scheme, args.train_chars, args.eval, log=_say):
+        print(line)
 
 
 def cmd_encode(args) -> None:
@@ -284,36 +132,16 @@ def cmd_encode(args) -> None:
 
 
 def cmd_count(args) -> None:
-    from modtok.text.counts import count_corpora, local_client
+    """``modtok.text.counts.run``: the manifest's pre-tokens counted (on Dask with --workers or
+    --scheduler) into a counts directory."""
+    from modtok.text import counts
 
-    corpora = data.open_corpus(args.manifest, langs=args.langs or None, text_field=args.text_field,
-                               max_chars=args.max_chars, sample=args.sample, seed=args.seed,
-                               skip_bad=args.skip_bad)
-    with _output(args, inputs=[src.path for corpus in corpora.values() for src in corpus.sources]) as run:
-        client = None  # the output is checked first: a refused run starts no cluster
-        if args.scheduler:
-            from distributed import Client
-
-            try:
-                client = Client(args.scheduler, timeout=args.connect_timeout)
-            except (OSError, TimeoutError) as e:
-                raise ModtokError(f"cannot reach the Dask scheduler at {args.scheduler} ({e})") from None
-        elif args.workers:
-            client = local_client(args.workers)
-        try:
-            counts = count_corpora(corpora, args.scheme, client=client, partition_bytes=args.partition_mb << 20,
-                                   progress=True)  # on stderr, throttled; only once counting takes a while
-        finally:
-            if client is not None:
-                client.close()
-        counts.write_into(run)
-        run.record(training=f"manifest {args.manifest}")
-    for lang, counter in counts.by_lang.items():
-        stats = counts.stats[lang]
-        skipped = sum(stats["skipped"].values())
-        print(f"{lang}: {len(counter)} pre-token types, {sum(counter.values())} pre-tokens, "
-              f"{stats['units']} lines, {stats['chars']} chars" + (f", {skipped} bad records skipped "
-              f"{stats['skipped']}" if skipped else ""))
+    made = counts.run(args.manifest, args.out, scheme=args.scheme, langs=args.langs, text_field=args.text_field,
+                      max_chars=args.max_chars, sample=args.sample, seed=args.seed, skip_bad=args.skip_bad,
+                      workers=args.workers, scheduler=args.scheduler, partition_mb=args.partition_mb,
+                      connect_timeout=args.connect_timeout, force=args.force, args=vars_of(args))
+    for line in counts.summary(made):
+        print(line)
     print(f"saved counts ({args.scheme}) -> {args.out}")
 
 
@@ -321,10 +149,7 @@ def cmd_trim(args) -> None:
     """``modtok.adapt.trim.run``: the tokenizer (and model) cut to --langs, checked after reloading."""
     from modtok.adapt import trim
 
-    if args.model and not args.progress:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
+    _quiet_transformers(args)
     result = trim.run(args.base, args.out, args.langs, manifest=args.manifest, max_chars=args.max_chars,
                       eval_files=args.eval, keep_first=args.keep_first, keep_script=args.keep_script,
                       model=args.model, pad_to_multiple_of=args.pad_to_multiple_of, logit_tol=args.logit_tol,
@@ -335,218 +160,55 @@ def cmd_trim(args) -> None:
 
 
 def cmd_lm_train(args) -> None:
-    from modtok.artifacts.modular import ModularTokenizer
-    from modtok.lm.batches import BatchSource, lm_vocab_size
-    from modtok.lm.model import config
-    from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture
-    from modtok.lm.train import TrainConfig, train
+    """``modtok.studies.modular_tokenizers.training.lm_train`` (under torchrun: every rank)."""
+    from modtok.studies.modular_tokenizers import training
 
     if args.p is not None:
         raise errors.ConfigError("--p was the own-language probability; use --p-full, the probability of the full "
                                  "tokenizer (or of the own + n union), i.e. 1 - the old --p")
-    tok = ModularTokenizer.load(args.tokenizer)
-    langs = args.langs or tok.languages
-    corpus = data.load_pool(langs, max_chars=args.max_chars, seed=args.seed)
-    n = args.n if args.scheme == "samp_sub" else 0
-    scheme = Scheme(args.scheme, 0.0 if args.scheme == "mono" else args.p_full, n)
-    sampler = SubtokenizerSampler(scheme, default_mixture(langs, english_share=args.english_share), args.seed)
-    source = BatchSource(tok, corpus, sampler, args.batch_size, args.seq_len, seed=args.seed)
-    model_cfg = config(args.config, lm_vocab_size(tok), max_seq_len=args.seq_len)
-    cfg = TrainConfig(steps=args.steps, lr=args.lr, warmup_steps=args.warmup, seed=args.seed,
-                      vocab_store=args.vocab_store, update_delay=args.update_delay)
-    if int(os.environ.get("RANK", "0")) != 0:  # under torchrun: rank 0 writes every file, the others none
-        train(model_cfg, cfg, source, args.out, progress=False, resume=False)
-        return
-    pool = [data.pool_dir() / f"{lang}.txt" for lang in langs]
-    with _output(args, inputs=[*pool, *sorted(Path(args.tokenizer).iterdir())]) as run:
-        _record_text(run, corpus, training=f"pool {data.pool_dir()}", evaluation=None)
-        train(model_cfg, cfg, source, run.path, progress=args.progress, resume=False)  # a new directory
-
-
-def _language_of(path: str) -> str:
-    """The language a file is named after: the first ``xxx_Scrp`` code in its name
-    (``x/eng_Latn.txt.zst`` -> ``eng_Latn``), else the name without its corpus suffixes
-    (``train.eng.txt`` -> ``train.eng``)."""
-    import re
-    from pathlib import Path
-
-    from modtok.text.corpus import COMPRESSIONS, SUFFIXES
-
-    name = Path(path).name
-    code = re.search(r"[a-z]{3}_[A-Z][a-z]{3}", name)
-    if code:
-        return code.group(0)
-    while Path(name).suffix in {*SUFFIXES, *COMPRESSIONS, ".dev", ".devtest"}:
-        name = Path(name).stem
-    return name
-
-
-def _files_by_language(files: list[str], what: str) -> dict[str, str]:
-    """``{code: file}`` for files named after their language (``x/eng_Latn.txt.zst``), as every
-    command names text; a name without a language code, or two files of one language, is refused."""
-    from modtok.text.corpus import check_language_code
-
-    out: dict[str, str] = {}
-    for f in files:
-        lang = _language_of(f)
-        check_language_code(lang, f"{what} {f}: a file is named after its language, e.g. eng_Latn.txt;")
-        if lang in out:
-            raise errors.ConfigError(f"{what}: two files for {lang} ({out[lang]}, {f})")
-        out[lang] = f
-    return out
+    training.lm_train(args.tokenizer, args.out, langs=args.langs, english_share=args.english_share,
+                      scheme=args.scheme, n=args.n, p_full=args.p_full, vocab_store=args.vocab_store,
+                      update_delay=args.update_delay, config=args.config, batch_size=args.batch_size,
+                      seq_len=args.seq_len, steps=args.steps, lr=args.lr, warmup=args.warmup, seed=args.seed,
+                      max_chars=args.max_chars, progress=args.progress, force=args.force, args=vars_of(args))
 
 
 def cmd_parity_bpe(args) -> None:
-    from modtok.bpe import parity
-    from modtok.text.corpus import TEXT, detect, expand, load_manifest, open_corpus
-    from modtok.text.eval_sets import EvalSet
-    from modtok.text.scripts import check_script
+    """``modtok.studies.parity_bpe.run``: parity-aware BPE on text files matched to languages by name."""
+    from modtok.studies import parity_bpe
 
-    if bool(args.train) == bool(args.manifest):
-        raise errors.ConfigError("give the training text as --train FILE... or --manifest FILE (one of them)")
-    # Files are matched to languages by the codes in their names, never by position: swapped
-    # --dev files once trained English under mar_Deva's name. --langs chooses and orders.
-    files = load_manifest(args.manifest) if args.manifest else _files_by_language(args.train, "--train")
-    langs = args.langs or list(files)
-    missing = [lang for lang in langs if lang not in files]
-    if missing:
-        raise errors.UnknownLanguageError(missing[0], files, "no --train file is named after it"
-                                          if args.train else "not in the manifest")
-    if len(set(langs)) != len(langs):
-        raise errors.ConfigError(f"--langs names a language twice ({' '.join(langs)})")
-    sources = {lang: files[lang] for lang in langs}
-    dev_files = _files_by_language(args.dev, "--dev") if args.dev else {}
-    if dev_files and set(dev_files) != set(langs):
-        raise errors.ConfigError(
-            f"--dev files are for {', '.join(sorted(dev_files))}; the run's languages are {', '.join(langs)} "
-            "(one dev file per language, named after it)")
-
-    def read(spec, lang: str) -> list[str]:
-        """Any format open_corpus reads; compat mode reads plain text the reference's way."""
-        if args.compat:
-            plain = [spec] if isinstance(spec, str) else spec
-            if any(detect(f).format != TEXT or detect(f).compression for f in plain):
-                raise errors.ConfigError(f"{lang}: --compat reference reads plain text files, as the reference does")
-            lines = [line for f in plain for line in parity.reference_lines(f)]
-            check_script(lang, lines, ", ".join(plain), args.any_script)
-        else:
-            lines = open_corpus(spec, lang=lang, any_script=args.any_script).lines()
-        if not any(line.strip() for line in lines):
-            raise errors.DataError(f"{spec}: no text for {lang} (an empty file trains nothing)")
-        return lines
-
-    def read_dev() -> dict[str, list[str]]:
-        """The dev files, aligned as every evaluation text is (line i is line i: a blank line
-        in one file only is refused, ids align JSON records); compat mode as the reference."""
-        if args.compat:
-            dev = {lang: read(dev_files[lang], lang) for lang in langs}
-            parallel = len({len(lines) for lines in dev.values()}) == 1
-        else:
-            given = EvalSet("--dev files", Path.cwd(), {"dev": {lang: [f] for lang, f in dev_files.items()}},
-                            name="--dev files")
-            dev, parallel = given.aligned(langs, "dev", any_script=args.any_script)
-        if not parallel:
-            sizes = ", ".join(f"{dev_files[lang]}: {len(dev[lang])}" for lang in langs)
-            raise errors.ParallelCorpusError(f"the --dev files are not parallel (lines: {sizes})")
-        return dev
-
-    def shown(spec) -> str:
-        return spec if isinstance(spec, str) else " ".join(spec)
-
-    vocab = args.vocab or 256 + args.merges
-    inputs = [src.path for spec in sources.values() for src in expand(spec)] + list(dev_files.values())
-    with _output(args, inputs=inputs) as run:  # first: an output in the way costs no reading
-        train = {lang: read(spec, lang) for lang, spec in sources.items()}
-        dev = read_dev() if dev_files else None
-        print("read: training " + "; ".join(f"{lang} <- {shown(sources[lang])} ({len(train[lang]):,} lines)"
-                                            for lang in langs)
-              + ("; dev " + "; ".join(f"{lang} <- {dev_files[lang]} ({len(dev[lang]):,} lines)" for lang in langs)
-                 if dev else "; no dev text"), file=sys.stderr)
-        _record_text(run, train, training=f"--manifest {args.manifest}" if args.manifest else "--train files",
-                     evaluation="--dev files " + " ".join(dev_files.values()) if dev else None)
-        res = parity.train_from_lines(
-            train, dev, vocab, scheme=args.scheme, compat=args.compat, variant=args.variant,
-            hybrid=args.hybrid, window=args.window, alpha=args.alpha, ratios=args.ratios,
-            min_frequency=args.min_frequency, on_exhausted=args.on_exhausted, progress=True,
-            workers=os.cpu_count() or 1,  # a job: all cores
-        )
-        res.save_merges(run.path / "merges.txt")
-        res.save(run.path / "tokenizer.json")
-        res.save_trajectory(run.path / "trajectory.json")
-    out = Path(args.out)
-    if res.stop_message:
-        print(res.stop_message, file=sys.stderr)
-    per_lang = ", ".join(f"{'global' if i == parity.GLOBAL else res.languages[i]} {n}"
-                         for i, n in res.language_merge_counts().items())
-    gini = f", dev Gini {res.gini_dev():.4f}" if dev else ""
-    print(f"saved {len(res.merges)} merges, {len(res.model)} tokens{gini} -> {out}")
-    print(f"merges per language: {per_lang}")
+    made = parity_bpe.run(args.out, train=args.train, manifest=args.manifest, dev=args.dev, langs=args.langs,
+                          merges=args.merges, vocab=args.vocab, scheme=args.scheme, compat=args.compat,
+                          variant=args.variant, hybrid=args.hybrid, window=args.window, alpha=args.alpha,
+                          ratios=args.ratios, min_frequency=args.min_frequency, on_exhausted=args.on_exhausted,
+                          any_script=args.any_script, force=args.force, args=vars_of(args), log=_say)
+    if made.result.stop_message:
+        _say(made.result.stop_message)
+    for line in made.lines():
+        print(line)
 
 
 def cmd_adaptmix(args) -> None:
-    from modtok import atomic, mixture
+    """``modtok.studies.adaptmix.run``: AdaptMix around a trainer, on dev fertility."""
+    from modtok.studies import adaptmix
 
-    dev_files = _files_by_language(args.dev, "--dev") if args.dev else {}  # by name, never by position
-    with _output(args) as run:
-        corpora = _corpora(args)  # --manifest, $MODTOK_MANIFEST or the pool, as every training command
-        train, langs = corpora.train, corpora.languages
-        if dev_files:
-            if set(dev_files) != set(langs):
-                raise errors.ConfigError(f"--dev files are for {', '.join(sorted(dev_files))}; the run's languages "
-                                         f"are {', '.join(langs)} (one dev file per language, named after it)")
-            dev = {lang: open_lines(dev_files[lang], lang) for lang in langs}
-            dev_what = "--dev files " + " ".join(dev_files[lang] for lang in langs)
-        else:
-            evals = _eval_set(args)
-            dev = evals.load(langs, "dev")  # dev, never devtest: the mixture is chosen on it
-            dev_what = evals.label("dev")
-        print(f"{corpora.source}; {len(langs)} languages; dev: {dev_what}", file=sys.stderr)
-        run.add_inputs(_training_files(args, langs) + list(dev_files.values()))
-        _record_text(run, train, training=corpora.source, evaluation=dev_what,
-                     dev={lang: {"lines": len(lines), "chars": sum(map(len, lines))} for lang, lines in dev.items()})
-        trainer = mixture.make_trainer(args.trainer, args.vocab, args.scheme)
-        hist = mixture.adaptmix(trainer, train, args.budget_chars, args.iterations, args.mu, args.eps, dev,
-                                seed=args.seed, checkpoint=run.path / "history.json", progress=True,
-                                clamp_delta=args.clamp_delta)
-        last = hist.tokenizers[-1]
-        if hasattr(last, "to_str"):  # an HF tokenizers.Tokenizer
-            atomic.write_text(run.path / "tokenizer.json", last.to_str())
-            saved = "tokenizer.json"
-        else:  # a sentencepiece processor
-            atomic.write_bytes(run.path / "tokenizer.model", last.serialized_model_proto())
-            saved = "tokenizer.model"
-    for st in hist.steps:
-        print(f"iteration {st['iteration']}: mean dev fertility {st['mean_fertility']:.4f}")
-    # the paper's AdaptMix is the last iteration (§3.4 iterates "until the optimal mixture was reached");
-    # the lowest-dev-fertility iteration is a selection it does not make, so it is only named
-    moved = hist.mixture_changes()[-1]
-    print(f"the last update moves the mixture by {moved:.4f} (L1): {'converged' if hist.converged() else 'not converged'}"
-          f" at 0.01; lowest mean dev fertility at iteration {hist.best()} (not saved: the paper keeps the last)")
-    out = Path(args.out)
-    print(f"saved history.json ({len(hist.steps)} iterations) and the last iteration's {saved} -> {out}")
-
-
-def open_lines(path: str, lang: str) -> list[str]:
-    """The lines of one file in any format :func:`modtok.text.corpus.open_corpus` reads."""
-    from modtok.text.corpus import open_corpus
-
-    return open_corpus(path, lang=lang).lines()
+    made = adaptmix.run(args.out, args.budget_chars, trainer=args.trainer, vocab=args.vocab, langs=args.langs,
+                        manifest=args.manifest, train_chars=args.train_chars, iterations=args.iterations,
+                        mu=args.mu, eps=args.eps, dev=args.dev, eval=args.eval, clamp_delta=args.clamp_delta,
+                        scheme=args.scheme, seed=args.seed, force=args.force, args=vars_of(args), log=_say)
+    for line in made.lines():
+        print(line)
 
 
 def cmd_audit(args) -> None:
+    """``modtok.evaluation.audit.on_eval_set``: one row, as a table or as JSON."""
     from modtok.evaluation import audit
 
-    evals = _eval_set(args)
-    text, parallel = evals.aligned([args.lang, args.ref], split=args.split)
-    if not parallel or len(text[args.lang]) != len(text[args.ref]):  # judged on the whole files, not the split
-        raise errors.ParallelCorpusError(f"{evals.label(args.split)}: {args.lang} and {args.ref} are not aligned "
-                                         "(their files have different numbers of lines or ids): a premium needs "
-                                         "parallel text")
-    row = audit.audit(audit.load_tokenizer(args.tokenizer), text[args.lang], text[args.ref])
+    row, label, n = audit.on_eval_set(args.tokenizer, args.lang, args.ref, args.split, args.eval)
     if args.json:
-        print(json.dumps({**row, "evaluation": evals.label(args.split)}))
+        print(json.dumps({**row, "evaluation": label}))
     else:
-        print(f"{args.lang} vs {args.ref}, {evals.label(args.split)} ({len(text[args.lang])} parallel lines)")
+        print(f"{args.lang} vs {args.ref}, {label} ({n} parallel lines)")
         print(audit.format_rows({args.tokenizer: row}))
 
 
@@ -555,19 +217,8 @@ def cmd_extend(args) -> None:
     invariance and the reloaded directory checked before OUT appears."""
     from modtok.adapt import extend
 
-    if args.manifest:
-        texts = {lang: args.manifest for lang in args.lang}
-    elif len(args.lang) == 1:
-        texts = {args.lang[0]: args.text}
-    elif len(args.text) == len(args.lang):
-        texts = dict(zip(args.lang, args.text))
-    else:
-        raise errors.UsageError(f"{len(args.lang)} languages need one --text file each, in --lang order "
-                                f"({len(args.text)} given), or a --manifest")
-    if args.model and not args.progress:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()  # its loading / writing bars
+    texts = extend.texts_of(args.lang, manifest=args.manifest, text=args.text)
+    _quiet_transformers(args)
     inputs = [args.manifest] if args.manifest else args.text
     result = extend.run(args.base, args.out, texts, args.K, arm=args.arm, filter=args.filter,
                         min_count=args.min_count, max_chars=args.max_chars, probe_files=args.probe, eval=args.eval,
@@ -869,27 +520,6 @@ def kernel_modules(args) -> list[str]:
             args.command == "adaptmix" and args.trainer == "modtok-bpe"):
         return ["modtok.bpe.kernels"]
     return []
-
-
-def kernels_cold(modules: list[str]) -> bool:
-    """True when one of the numba kernel ``modules`` has no on-disk cache newer than
-    its source: a fresh clone or ``pip install`` before ``modtok warmup``, or a pulled
-    change to the kernels. The command then compiles them first (21 s of a 1.3 s
-    ``sequential-bpe`` in a fresh clone, issue 23). With ``$NUMBA_CACHE_DIR`` the
-    cache lies elsewhere: not checked (False)."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return False
-    import importlib
-    from pathlib import Path
-
-    for name in modules:
-        src = Path(importlib.import_module(name).__file__)
-        # an index newer than the source: something was compiled since the last change
-        # (an index of a function since moved stays behind, older: not "the newest")
-        cached = [f.stat().st_mtime for f in (src.parent / "__pycache__").glob(f"{src.stem}.*.nbi")]
-        if max(cached, default=0.0) < src.stat().st_mtime:
-            return True
-    return False
 
 
 def main(argv=None) -> int:

@@ -13,4 +13,6 @@ display (figures are drawn by :mod:`modtok.ui.plots`):
                        (notebook 03, §4.1, Tables 11/12)
 - :mod:`.lm`           LMs trained with sampled subtokenizers: training, bits-per-byte tables,
                        the sampling explorer (notebook 04, §6)
+- :mod:`.training`     the runs of ``modtok sequential-bpe``, ``modular-unigram`` and ``lm-train``
+                       (text or saved counts in, an output directory with its run.json out)
 """

@@ -9,7 +9,8 @@ Which trainer makes T_ℓ depends on the study (HF byte-level BPE in notebook 01
 :func:`modtok.bpe.standard.train` in 02, sentencepiece Unigram in 03), so
 :class:`Monolingual` takes it as a function. The notebooks' widgets ask for the same
 references again and again; a reference and its token total are computed on first
-use and kept.
+use and kept. :func:`nsl_lines` is ``modtok nsl``: a modular tokenizer's subtokenizers
+against HF BPE references, one table line per language.
 
 >>> class Chars:                                  # a toy tokenizer: one token per character
 ...     def encode(self, text): return list(text)
@@ -24,9 +25,10 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from modtok.evaluation import metrics
+from modtok.text.training import TRAINING_SCHEME
 
 
 class Monolingual:
@@ -60,3 +62,29 @@ class Monolingual:
     def nsl(self, tokenizer, lang: str, k: int):
         """NSL of ``tokenizer`` on ``lang`` against the reference of budget ``k``."""
         return metrics.token_counts(tokenizer, self.eval[lang]).sum() / self.tokens(lang, k)
+
+
+def nsl_lines(tokenizer, langs=None, k: int = 8000, scheme: str = TRAINING_SCHEME, train_chars: int = 1_000_000,
+              eval=None, log=None) -> Iterator[str]:
+    """``modtok nsl``: the NSL of each language's subtokenizer and of the full tokenizer of
+    the :class:`~modtok.artifacts.modular.ModularTokenizer` directory ``tokenizer`` against a
+    monolingual HF BPE of ``k`` tokens (``scheme``: its pre-tokenizer) trained on the
+    language's ``train_chars`` training characters, on the evaluation text (``eval``, else
+    ``$MODTOK_EVAL`` / FLORES-200); a header, then one line per language as it is measured.
+    Where the text came from goes to ``log`` (a callable taking one line)."""
+    from modtok.artifacts import baselines
+    from modtok.artifacts.modular import ModularTokenizer
+    from modtok.text import data
+    from modtok.text.eval_sets import need_eval_set
+
+    tok = ModularTokenizer.load(tokenizer)
+    langs = langs or tok.languages
+    corpora = data.default_corpora(langs, train_chars=train_chars, eval=need_eval_set(eval).root)
+    (log or (lambda line: None))(corpora.source)
+    yield f"{'language':12s} {'subtok':>8s} {'full':>8s}   (NSL vs monolingual HF BPE of {k} tokens)"
+    for lang in langs:
+        ref = baselines.train_hf_bpe(corpora.train[lang], k, scheme=scheme)
+        lines = corpora.eval[lang]
+        sub = metrics.nsl(tok.subtokenizer([lang]), ref, lines)
+        full = metrics.nsl(tok, ref, lines)
+        yield f"{lang:12s} {sub:8.3f} {full:8.3f}"

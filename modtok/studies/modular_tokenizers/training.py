@@ -1,0 +1,125 @@
+"""The training runs of ``modtok sequential-bpe``, ``modtok modular-unigram`` and ``modtok lm-train``.
+
+Each trains into an output directory written whole (:func:`modtok.outputs.output_dir`:
+refused when it holds anything but an earlier output of the same command, which ``force``
+replaces), from text (:func:`modtok.text.training.training_corpora`: ``manifest``,
+``$MODTOK_MANIFEST``, the pool or the wordfreq default) or, for the tokenizers, from saved
+counts (``modtok count``); its ``run.json`` records ``args``, the files read and the lines
+and characters per language (:mod:`modtok.text.training`). What a run says while it works
+goes to ``log`` (a callable taking one line; the CLI writes it to stderr); bars are
+:mod:`modtok.progress`'s.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from modtok.errors import ConfigError
+from modtok.outputs import output_dir
+from modtok.text import training
+
+
+def sequential_bpe(out, k: int, *, langs: Sequence[str] | None = None, train_chars: int = 1_000_000,
+                   manifest=None, counts=None, scheme: str | None = None, force: bool = False,
+                   args: Mapping | None = None, log=None):
+    """``modtok sequential-bpe``: :func:`modtok.bpe.sequential.train_sequential` with a budget of
+    ``k`` per language, languages in ``langs`` order, from text or from the saved ``counts``
+    (``scheme``: by default the counts' own pre-tokenizer, for text :data:`~modtok.text.training.TRAINING_SCHEME`);
+    the :class:`~modtok.artifacts.modular.ModularTokenizer` saved into ``out``, and returned."""
+    from modtok.bpe.sequential import train_sequential
+    from modtok.text.counts import load_counts, read_meta
+    from modtok.text.pretokenize import count_by_language
+
+    say = log or (lambda line: None)
+    if counts and manifest:
+        raise ConfigError("give --counts or --manifest, not both")
+    with output_dir(out, command="sequential-bpe", args=dict(args or {}), force=force) as run:
+        if counts:
+            scheme = scheme or read_meta(counts)["scheme"]  # the counts' own pre-tokenizer by default
+            by_lang = load_counts(counts, langs or None, scheme=scheme)
+            say(f"training: saved counts {counts} (pre-tokenizer {scheme})")
+            training.record_counts(run, counts, list(by_lang))
+        else:
+            scheme = scheme or training.TRAINING_SCHEME
+            corpora = training.training_corpora(langs, train_chars, manifest)
+            say(corpora.source + f"; pre-tokenizer {scheme}")
+            run.add_inputs(training.training_files(manifest, corpora.languages))
+            training.record_text(run, corpora.train, training=corpora.source, evaluation=None)
+            by_lang = count_by_language(corpora.train, scheme, workers=os.cpu_count() or 1)  # a job: all cores
+        multi = train_sequential(by_lang, k, order=list(by_lang), scheme=scheme, progress=True)
+        tok = multi.modular()
+        tok.save(run.path)
+        run.record(scheme=scheme)
+    return tok
+
+
+def modular_unigram(out, k: int, *, langs: Sequence[str] | None = None, train_chars: int = 1_000_000,
+                    manifest=None, counts=None, em_iters: int = 5, force: bool = False,
+                    args: Mapping | None = None, log=None):
+    """``modtok modular-unigram``: a sentencepiece Unigram of ``k`` pieces per language, merged
+    with ``em_iters`` EM iterations (:func:`modtok.unigram.merge.merge_unigram`), from text or
+    from saved ``counts`` (``modtok count --scheme sentencepiece``); saved into ``out``.
+    Returns ``(merged, tokenizer)``: the :class:`~modtok.unigram.merge.MergedUnigram` (its EM
+    log-likelihood) and the saved :class:`~modtok.artifacts.modular.ModularTokenizer`."""
+    from modtok.unigram.merge import merge_unigram
+    from modtok.unigram.train import train_unigram_per_language
+    from modtok.unigram.units import load_units
+
+    say = log or (lambda line: None)
+    if counts and manifest:
+        raise ConfigError("give --counts or --manifest, not both")
+    with output_dir(out, command="modular-unigram", args=dict(args or {}), force=force) as run:
+        if counts:
+            train = load_units(counts, langs or None)  # {lang: Counter of units}
+            say(f"training: saved counts {counts}")
+            training.record_counts(run, counts, list(train))
+        else:
+            corpora = training.training_corpora(langs, train_chars, manifest)
+            say(corpora.source)
+            train = corpora.train  # lines: counted into the same units (modtok.unigram.units)
+            run.add_inputs(training.training_files(manifest, corpora.languages))
+            training.record_text(run, train, training=corpora.source, evaluation=None)
+        models = train_unigram_per_language(train, k, num_threads=2, progress=True)
+        merged = merge_unigram(models, train, max_iter=em_iters, progress=True)
+        tok = merged.modular()
+        tok.save(run.path)
+        run.record(em_loglik=[float(x) for x in merged.loglik])
+    return merged, tok
+
+
+def lm_train(tokenizer, out, *, langs: Sequence[str] | None = None, english_share: float = 0.7,
+             scheme: str = "samp_sub", n: int = 2, p_full: float = 0.5, vocab_store: str = "device",
+             update_delay: int = 0, config: str = "mini", batch_size: int = 8, seq_len: int = 128,
+             steps: int = 200, lr: float = 3e-3, warmup: int = 20, seed: int = 0, max_chars: int | None = None,
+             progress: bool = False, force: bool = False, args: Mapping | None = None) -> None:
+    """``modtok lm-train``: a modular LM (:func:`modtok.lm.train.train`) on the pool's text of
+    ``langs`` (default: the tokenizer's), tokenized by the tokenizer directory ``tokenizer``
+    with subtokenizers sampled by ``scheme`` (``mono``, ``samp_full``, ``samp_sub`` with ``n``
+    others; ``p_full``: App. D.2), into ``out``. Under ``torchrun`` (``$RANK``) rank 0 writes
+    every file, the others none."""
+    from modtok.artifacts.modular import ModularTokenizer
+    from modtok.lm.batches import BatchSource, lm_vocab_size
+    from modtok.lm.model import config as model_config
+    from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture
+    from modtok.lm.train import TrainConfig, train
+    from modtok.text import data
+
+    tok = ModularTokenizer.load(tokenizer)
+    langs = langs or tok.languages
+    corpus = data.load_pool(langs, max_chars=max_chars, seed=seed)
+    sampling = Scheme(scheme, 0.0 if scheme == "mono" else p_full, n if scheme == "samp_sub" else 0)
+    sampler = SubtokenizerSampler(sampling, default_mixture(langs, english_share=english_share), seed)
+    source = BatchSource(tok, corpus, sampler, batch_size, seq_len, seed=seed)
+    model_cfg = model_config(config, lm_vocab_size(tok), max_seq_len=seq_len)
+    cfg = TrainConfig(steps=steps, lr=lr, warmup_steps=warmup, seed=seed, vocab_store=vocab_store,
+                      update_delay=update_delay)
+    if int(os.environ.get("RANK", "0")) != 0:  # under torchrun: rank 0 writes every file, the others none
+        train(model_cfg, cfg, source, out, progress=False, resume=False)
+        return
+    pool = [data.pool_dir() / f"{lang}.txt" for lang in langs]
+    with output_dir(out, command="lm-train", args=dict(args or {}), force=force,
+                    inputs=[*pool, *sorted(Path(tokenizer).iterdir())]) as run:
+        training.record_text(run, corpus, training=f"pool {data.pool_dir()}", evaluation=None)
+        train(model_cfg, cfg, source, run.path, progress=progress, resume=False)  # a new directory
