@@ -77,7 +77,9 @@ print(f"{len(LANGS)} languages, scripts: {sorted({data.script_of(l) for l in LAN
 # %%
 DEPLOYED = {name: deployed.load(name) for name in deployed.available()}
 print("deployed tokenizers:", ", ".join(DEPLOYED) or "none (pip install 'modtok[deployed]')")
-study = InefficiencyStudy(corpora, K, DEPLOYED)  # monolingual references and joint BPEs, trained once each
+V_MAX = max(128_000, V)  # the budget slider's ceiling: each language subset's joint BPE is trained once, at V_MAX,
+# and every budget is cut from it (HF BPE's ids are in merge order), so a budget move never trains
+study = InefficiencyStudy(corpora, K, DEPLOYED, train_at=V_MAX)  # monolingual references and joint BPEs
 
 # %% [markdown]
 # ## NSL per language
@@ -93,7 +95,7 @@ def render(result):
 
 
 w_langs = widgets.language_picker(LANGS, LANGS)
-w_budget = widgets.budget_slider(V, min=2_000, max=max(128_000, V), step=2_000, description="joint budget V")
+w_budget = widgets.budget_slider(V, min=2_000, max=V_MAX, step=2_000, description="joint budget V")
 panel = widgets.Panel(study.nsl_table, {"langs": w_langs, "budget": w_budget}, render)
 panel.show()
 

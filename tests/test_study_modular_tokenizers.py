@@ -16,6 +16,7 @@ import tomllib
 import numpy as np
 import pytest
 
+from modtok.artifacts import baselines
 from modtok.artifacts.tokenizer_json import check_proper
 from modtok.bpe.tree import leaves
 from modtok.errors import DataError, UsageError
@@ -184,6 +185,22 @@ def test_a_smaller_joint_budget_cut_from_a_larger_is_the_one_trained_afresh():
     assert big.get_vocab_size() == 420 and study.joint(LANGS, 420) is big
     # the table of a cut joint, with the deployed encodings kept from an earlier call, is a fresh study's
     assert study.nsl_table(LANGS, 330) == fresh.nsl_table(LANGS, 330)
+
+
+def test_with_train_at_every_budget_is_cut_from_one_training_per_subset(monkeypatch):
+    """Notebook 01's slider: train_at trains a subset once, at the ceiling; every budget, up or
+    down, is then the tokenizer a fresh training at that budget gives."""
+    trained = []
+    real = baselines.train_hf_bpe
+    monkeypatch.setattr(baselines, "train_hf_bpe", lambda text, size, scheme: trained.append(size) or real(text, size, scheme))
+    study, fresh = InefficiencyStudy(CORPORA, K, train_at=420), InefficiencyStudy(CORPORA, K)
+    for budget in (330, 400, 257, 420):
+        assert study.joint(LANGS, budget).get_vocab() == fresh.joint(LANGS, budget).get_vocab()
+    assert study.nsl_table(LANGS, 400) == fresh.nsl_table(LANGS, 400)
+    assert trained.count(420) == 2 and trained.count(330) == 1  # study: 420 once; fresh: each budget
+    study.joint(LANGS[:1], 300)
+    assert trained[-1] == 420  # a new subset: trained at the ceiling again
+    assert study.joint(LANGS, 500).get_vocab_size() == 500  # above the ceiling: trained as asked
 
 
 def test_a_deployed_tokenizer_that_is_the_reference_has_nsl_one():

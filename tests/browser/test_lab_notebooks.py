@@ -91,10 +91,15 @@ WATCH_JS = """(cell) => {
   if (status) new MutationObserver(() => {
     if (w.progress === null && status.textContent.trim()) w.progress = now();
   }).observe(status, {subtree: true, childList: true, characterData: true});
+  // a redraw is a mutation inside a rendered output (the table's HTML, the figure's SVG), not in
+  // the widgets and not Lab's own chrome around them: the prompt overlay beside each output gets
+  // an attribute once Lab has measured the new output's height, 80-100 ms after the figure is
+  // drawn (a mutation timeline of notebook 01's panel, session 13)
+  const drawn = n => { const e = n.nodeType === 1 ? n : n.parentElement;
+    return e && e.closest('.jp-OutputArea-output') && !e.closest('.jupyter-widgets'); };
   const outputs = cell.querySelector('.jp-OutputArea');
-  new MutationObserver(ms => {
-    if (ms.some(m => !(m.target.closest && m.target.closest('.jupyter-widgets')))) w.redrawn = now();
-  }).observe(outputs, {subtree: true, childList: true, characterData: true, attributes: true});
+  new MutationObserver(ms => { if (ms.some(m => drawn(m.target))) w.redrawn = now(); })
+    .observe(outputs, {subtree: true, childList: true, characterData: true, attributes: true});
   window.__modtokWatch = w;
 }"""
 # A change whose redraw takes longer than this must show its progress display within it
