@@ -6,8 +6,10 @@ every control of every widget panel changed ``--repeats`` times through the UI (
 ``change``: a slider dragged to 30% / 70% of its track in turn, a dropdown's next option, a
 language unticked, then ticked again), so that from the third change on a value comes back. Each
 change is timed in the page (a MutationObserver, tests/browser/test_lab_notebooks.py
-``WATCH_JS``): input event -> progress display (``.modtok-progress`` shows text) -> last
-mutation of the panel's table and figure.
+``WATCH_JS``): input event -> progress display (``.modtok-progress`` shows text) -> *shown*: the
+panel's table and figure look as they do at the end, and stay so -> *settled*: their last
+mutation. The targets are checked on *shown*, what a person sees; *settled* is printed beside it
+(for a new plotly figure jupyterlab-plotly draws the same picture twice more, ~0.1 s later).
 
 Targets (issue 32): a change to a value seen before (results already computed): median
 ≤ 0.3 s, max ≤ 1 s; a change needing new work: a progress display within 0.3 s and the
@@ -81,7 +83,7 @@ def bench_notebook(context, lab, name: str, repeats: int) -> list[str]:
             cell = cells.nth(p)
             controls = cell.locator(suite.CONTROLS)
             for c in range(controls.count()):
-                seen, timed = [cell.evaluate(suite.SNAPSHOT_JS)], {"new work": ([], []), "seen before": ([], [])}
+                seen, timed = [cell.evaluate(suite.SNAPSHOT_JS)], {"new work": ([], [], []), "seen before": ([], [], [])}
                 what = None
                 for _ in range(repeats):
                     busy = page.evaluate(suite.STATE_JS)["busy"]
@@ -96,15 +98,17 @@ def bench_notebook(context, lab, name: str, repeats: int) -> list[str]:
                     shown = cell.evaluate(suite.SNAPSHOT_JS)
                     kind = "seen before" if shown in seen else "new work"
                     seen.append(shown)
-                    timed[kind][0].append((w["redrawn"] - w["input"]) / 1000)
+                    timed[kind][0].append((w["shown"] - w["input"]) / 1000)
                     timed[kind][1].append(None if w["progress"] is None else (w["progress"] - w["input"]) / 1000)
-                for kind, (took, shown) in timed.items():
+                    timed[kind][2].append((w["redrawn"] - w["input"]) / 1000)
+                for kind, (took, shown, settled) in timed.items():
                     if took:
                         first = [s for s in shown if s is not None]
                         progress = (f"progress shown after {statistics.median(first):.2f} s (median)" if first
                                     else "no progress display")
                         lines.append(f"  panel {p + 1} control {c + 1} ({(what or '').split(':')[0]}), {kind}: "
-                                     f"n {len(took)}, median {statistics.median(took):.2f} s, max {max(took):.2f} s, "
+                                     f"n {len(took)}, median {statistics.median(took):.2f} s, max {max(took):.2f} s "
+                                     f"(settled: median {statistics.median(settled):.2f} s, max {max(settled):.2f} s), "
                                      f"{progress} -> {verdict(kind, took, shown)}")
     finally:
         page.close()

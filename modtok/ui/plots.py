@@ -37,13 +37,16 @@ def setup() -> None:
     pio.renderers._activate_pending_renderers()
 
 
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+
+
 def mimebundle(obj):
     """``(data, raw)`` for ``IPython.display.display``: a plotly figure becomes its
     mime bundle (so it can be shown and updated under a display id), anything
     else is passed through."""
     if isinstance(obj, go.Figure):
         bundle = {
-            "application/vnd.plotly.v1+json": json.loads(obj.to_json()),  # JupyterLab
+            PLOTLY_MIME: json.loads(obj.to_json()),  # JupyterLab
             "text/html": obj.to_html(include_plotlyjs=False, full_html=False),  # HTML reports
         }
         return bundle, True

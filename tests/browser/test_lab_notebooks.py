@@ -81,9 +81,18 @@ STATE_JS = """() => {
 # (a slider sends its value when released: a drag's wait starts at the pointerup, not at the
 # pointerdown ~0.2 s of dragging earlier, which the first smoke bench counted as waiting),
 # the first time its progress display (modtok.ui.widgets.Panel.status, class modtok-progress)
-# shows text, and the last mutation of the cell's other outputs (its table and figure redrawn).
+# shows text, the last mutation of the cell's other outputs (``redrawn``: its table and figure
+# settled), and ``shown``: the first mutation from which the panel looked as it does at the end
+# (SNAPSHOT_JS's texts, marks and paths, taken after every batch of mutations). The two differ
+# by what jupyterlab-plotly does after it has drawn a new figure: its first update request
+# calls Plotly.redraw, then Plots.resize, which relayouts after a 100 ms timer unless the layout
+# fixes width and height (plotly.js src/plots/plots.js), drawing the same picture twice more
+# (a mutation timeline of notebook 01's memo hit, session 14: figure drawn at ~270 ms after the
+# click, settled at ~390 ms).
 WATCH_JS = """(cell) => {
-  const w = {input: null, progress: null, redrawn: null};
+  const w = {input: null, progress: null, redrawn: null, shown: null};
+  const snapshot = """ + SNAPSHOT_JS + """;
+  const looks = [];  // [time, what the panel shows] after each batch of mutations
   const now = () => performance.now();
   for (const ev of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'input', 'change', 'click'])
     cell.addEventListener(ev, () => { if (w.progress === null) w.input = now(); }, {capture: true});
@@ -98,8 +107,15 @@ WATCH_JS = """(cell) => {
   const drawn = n => { const e = n.nodeType === 1 ? n : n.parentElement;
     return e && e.closest('.jp-OutputArea-output') && !e.closest('.jupyter-widgets'); };
   const outputs = cell.querySelector('.jp-OutputArea');
-  new MutationObserver(ms => { if (ms.some(m => drawn(m.target))) w.redrawn = now(); })
-    .observe(outputs, {subtree: true, childList: true, characterData: true, attributes: true});
+  new MutationObserver(ms => {
+    if (!ms.some(m => drawn(m.target))) return;
+    w.redrawn = now();
+    looks.push([w.redrawn, JSON.stringify(snapshot(cell))]);
+    const last = looks[looks.length - 1][1];
+    let i = looks.length - 1;
+    while (i > 0 && looks[i - 1][1] === last) i--;
+    w.shown = looks[i][0];
+  }).observe(outputs, {subtree: true, childList: true, characterData: true, attributes: true});
   window.__modtokWatch = w;
 }"""
 # A change whose redraw takes longer than this must show its progress display within it
