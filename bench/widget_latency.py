@@ -4,7 +4,11 @@ For every notebook: JupyterLab as ``make lab`` starts it and Debian's Chromium (
 suite's own set-up, tests/browser/conftest.py), the notebook opened, Run All (timed), then
 every control of every widget panel changed ``--repeats`` times through the UI (the suite's
 ``change``: a slider dragged to 30% / 70% of its track in turn, a dropdown's next option, a
-language unticked, then ticked again), so that from the third change on a value comes back. Each
+language unticked, then ticked again), so that from the third change on a value comes back. A change is
+*seen before* when every control of the cell shows values it showed before (the panel's memo
+key; read from the DOM, ``VALUES_JS``), else *new work* — even when the new setting happens to
+draw the same picture (notebook 05's exhaustion rule changes nothing unless a language runs out
+of merges, but it is a new training). Each
 change is timed in the page (a MutationObserver, tests/browser/test_lab_notebooks.py
 ``WATCH_JS``): input event -> progress display (``.modtok-progress`` shows text) -> *shown*: the
 panel's table and figure look as they do at the end, and stay so -> *settled*: their last
@@ -39,6 +43,11 @@ from tests.browser import conftest as setup  # noqa: E402
 from tests.browser import test_lab_notebooks as suite  # noqa: E402
 
 CACHED_MEDIAN_S, CACHED_MAX_S, PROGRESS_S, NEW_WORK_S = 0.3, 1.0, 0.3, 10.0
+
+# Every control value a cell shows: slider readouts, selected options, ticked boxes.
+VALUES_JS = """(cell) => [...cell.querySelectorAll('.widget-readout, select, input[type=checkbox]')].map(e =>
+  e.tagName === 'SELECT' ? [...e.selectedOptions].map(o => o.value).join('|')
+  : e.type === 'checkbox' ? String(e.checked) : e.textContent)"""
 
 
 def verdict(kind: str, took: list[float], shown: list[float | None]) -> str:
@@ -83,7 +92,7 @@ def bench_notebook(context, lab, name: str, repeats: int) -> list[str]:
             cell = cells.nth(p)
             controls = cell.locator(suite.CONTROLS)
             for c in range(controls.count()):
-                seen, timed = [cell.evaluate(suite.SNAPSHOT_JS)], {"new work": ([], [], []), "seen before": ([], [], [])}
+                seen, timed = [cell.evaluate(VALUES_JS)], {"new work": ([], [], []), "seen before": ([], [], [])}
                 what = None
                 for _ in range(repeats):
                     busy = page.evaluate(suite.STATE_JS)["busy"]
@@ -95,9 +104,9 @@ def bench_notebook(context, lab, name: str, repeats: int) -> list[str]:
                     w = page.evaluate("() => window.__modtokWatch")
                     if w["input"] is None or w["redrawn"] is None:
                         continue  # nothing was redrawn: the control did not reach the panel
-                    shown = cell.evaluate(suite.SNAPSHOT_JS)
-                    kind = "seen before" if shown in seen else "new work"
-                    seen.append(shown)
+                    values = cell.evaluate(VALUES_JS)
+                    kind = "seen before" if values in seen else "new work"
+                    seen.append(values)
                     timed[kind][0].append((w["shown"] - w["input"]) / 1000)
                     timed[kind][1].append(None if w["progress"] is None else (w["progress"] - w["input"]) / 1000)
                     timed[kind][2].append((w["redrawn"] - w["input"]) / 1000)
