@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import random
 from collections.abc import Mapping
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from modtok import mixture as mx
+from modtok import progress
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
 from modtok.evaluation import metrics
 from modtok.mixture.sizes import PAPER_LANGUAGES
@@ -244,6 +246,31 @@ def test_runs_are_cached_and_the_widget_default_is_the_main_run(s):
     # the scheme reaches every trainer that takes one
     assert s.trainer("modtok-bpe", 300).scheme == WS and s.trainer("sp-unigram", 300).scheme is None
     assert study.AdaptMixStudy(_toy_data()).scheme == DEFAULT_SCHEME
+
+
+def test_fewer_iterations_are_a_prefix_and_more_continue_the_longest_run():
+    """Notebook 06's iterations slider: nothing trained twice, and every run as a fresh one."""
+    def fresh(n):
+        return study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS).run("hf-bpe", 300, 9_000, n, 0.5, 0.1)
+
+    st = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
+    three = st.run("hf-bpe", 300, 9_000, 3, 0.5, 0.1)
+    two = st.run("hf-bpe", 300, 9_000, 2, 0.5, 0.1)
+    trained = st._timed[("hf-bpe", 300, tuple(st.langs))]  # (iterations trained, seconds) per training
+    assert [n for n, _ in trained] == [3]  # the prefix trained nothing
+    assert json.dumps(two.to_json()) == json.dumps(fresh(2).to_json())
+    assert two.tokenizers == three.tokenizers[:2] and len(three.steps) == 3  # a copy: the longer run intact
+    four = st.run("hf-bpe", 300, 9_000, 4, 0.5, 0.1)
+    assert [n for n, _ in trained] == [3, 1]  # only the added iteration
+    assert four.tokenizers[:3] == three.tokenizers and len(three.steps) == 3
+    assert json.dumps(four.to_json()) == json.dumps(fresh(4).to_json())
+    with pytest.raises(MixtureError, match="no prefix of 5"):
+        four.prefix(5)
+    shown = []  # what notebook 06's panel shows while the loop runs (modtok.progress.reporting)
+    with progress.reporting(shown.append, interval=0):
+        st.run("hf-bpe", 300, 9_000, 5, 0.5, 0.1)
+    lines = [line for text in shown for line in text.splitlines()]
+    assert lines[0].startswith("AdaptMix:  80% 4/5") and any(line.startswith("AdaptMix: 100% 5/5") for line in lines)
 
 
 def test_table5_columns_and_rows(s):

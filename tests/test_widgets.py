@@ -9,6 +9,7 @@ import IPython.display
 import plotly.graph_objects as go
 import pytest
 
+from modtok import progress
 from modtok.errors import ModtokError, UnknownLanguageError
 from modtok.ui import plots, widgets
 
@@ -114,6 +115,33 @@ def test_progress_shows_while_fn_runs_and_clears_after(monkeypatch):
     status, classes = seen[-1]
     assert "computing" in status and "k = 7" in status and "modtok-progress" in classes
     assert panel.status.value == "" and panel.result == 7
+
+
+def test_progress_bars_opened_while_fn_runs_show_in_the_status_one_line_each(monkeypatch):
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False, display_id=None: _Handle([], obj))
+    monkeypatch.setattr(progress, "TERMINAL_INTERVAL", 0.0)  # every step redraws (else twice a second)
+    k = widgets.budget_slider(1, 1, 9, 1, description="k")
+
+    def fn(k):  # an outer loop of k steps, each with an inner one (AdaptMix iterations, BPE merges)
+        for _ in progress.bar(range(k), desc="outer", enabled=False):
+            for _ in progress.bar(range(2), desc="inner", enabled=False):
+                pass
+        return k
+
+    panel = widgets.Panel(fn, {"k": k}, lambda k: IPython.display.HTML(f"<b>{k}</b>"))
+    panel.show()
+    shown = []
+    panel.status.observe(lambda change: shown.append(change["new"]), names="value")
+    k.value = 3
+    assert shown[0] == "<i>computing … k = 3</i>" and shown[-1] == ""
+    lines = [value.split("<br>") for value in shown[1:-1]]
+    assert all(line[0] == "<i>computing … k = 3</i>" for line in lines)
+    assert any(len(line) == 3 and line[1].startswith("outer:  33% 1/3") and line[2].startswith("inner: 100% 2/2")
+               for line in lines)  # the outer bar first, then the inner one
+    assert lines[-2][1].startswith("outer: 100% 3/3") and len(lines[-2]) == 2  # the inner bar closed first
+    assert lines[-1] == ["<i>computing … k = 3</i>"]  # then the outer one: fn returns, the outputs redraw
+    with progress.bar(range(1), desc="outside", enabled=False) as b:  # outside fn: tqdm's own, disabled
+        assert b.disable and panel.status.value == ""
 
 
 def test_progress_keeps_the_error_visible_and_reraises(monkeypatch):

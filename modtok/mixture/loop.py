@@ -113,6 +113,23 @@ class History:
                               clamp_delta=clamp_delta)
         return History(list(self.langs), params, [dict(first)], nxt, dict(self.excluded), self.tokenizers[:1])
 
+    def prefix(self, n: int) -> History:
+        """The run's first ``n`` iterations, as a run of ``n`` iterations with the same
+        settings would have made them: iteration i depends only on the ones before it, so
+        a shorter run is a prefix of a longer one (tested); its :attr:`next_mixture` is the
+        mixture iteration ``n`` trained on. A copy, so resuming it leaves this run as it is.
+
+        >>> h = History(["a", "b"], {}, [{"mixture": {"a": 0.5, "b": 0.5}}, {"mixture": {"a": 0.6, "b": 0.4}}],
+        ...             {"a": 0.62, "b": 0.38})
+        >>> h.prefix(1).next_mixture, len(h.prefix(2).steps), h.prefix(2).next_mixture
+        ({'a': 0.6, 'b': 0.4}, 2, {'a': 0.62, 'b': 0.38})
+        """
+        if not 1 <= n <= len(self.steps):
+            raise MixtureError(f"an AdaptMix run of {len(self.steps)} iterations has no prefix of {n}")
+        nxt = self.steps[n]["mixture"] if n < len(self.steps) else self.next_mixture
+        return History(list(self.langs), dict(self.params), [dict(s) for s in self.steps[:n]], dict(nxt),
+                       dict(self.excluded), self.tokenizers[:n])
+
     def converged(self, tol: float = 0.01) -> bool:
         """True when the update after the last iteration moves less than ``tol`` of
         the budget (L1, :meth:`mixture_changes`): the mixture has stopped moving.

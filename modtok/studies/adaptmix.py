@@ -270,25 +270,35 @@ class AdaptMixStudy:
             langs: Sequence[str] | None = None, f_best: float | str = 1.0,
             clamp_delta: bool = False) -> mixture.History:
         """One AdaptMix run on dev (cached): ``budget`` is T, all languages' characters;
-        over-allocation is capped and redistributed; every tokenizer is kept. Runs
-        that differ only in μ, ε, ``f_best`` or ``clamp_delta`` share iteration 0
-        (:meth:`modtok.mixture.History.branch`: it is the same training)."""
+        over-allocation is capped and redistributed; every tokenizer is kept. Nothing is
+        trained twice: a run with fewer iterations than one already made is its prefix
+        (:meth:`~modtok.mixture.History.prefix`), one with more continues the longest such
+        run, and runs that differ only in μ, ε, ``f_best`` or ``clamp_delta`` share
+        iteration 0 (:meth:`~modtok.mixture.History.branch`: it is the same training).
+        So notebook 06's iterations slider trains only the iterations it adds."""
         if not self.has_dev:
             raise MissingDevTextError(f"AdaptMix measures fertility on a dev split: {self.data.dev_label}")
         langs = tuple(self.langs if langs is None else langs)
         key = (trainer, vocab, budget, iterations, mu, eps, langs, f_best, clamp_delta)
         if key not in self._runs:
-            start = next((h for k, h in self._runs.items() if k[:3] == key[:3] and k[6] == langs), None)
+            longer = [h for k, h in self._runs.items() if k[:3] == key[:3] and k[4:] == key[4:]]  # iterations aside
+            start = max(longer, key=lambda h: len(h.steps), default=None)
+            if start is not None and len(start.steps) >= iterations:
+                self._runs[key] = start.prefix(iterations)
+                return self._runs[key]
             if start is not None:
-                start = start.branch(mu=mu, eps=eps, f_best=f_best, clamp_delta=clamp_delta)
+                start = start.prefix(len(start.steps))  # a copy: resuming appends to it
+            else:
+                start = next((h for k, h in self._runs.items() if k[:3] == key[:3] and k[6] == langs), None)
+                start = start and start.branch(mu=mu, eps=eps, f_best=f_best, clamp_delta=clamp_delta)
+            done = len(start.steps) if start is not None else 0
             t0 = time.perf_counter()
             self._runs[key] = mixture.adaptmix(
                 self.trainer(trainer, vocab), self.pool.subset(langs), budget, iterations, mu, eps,
                 self.data.dev, f_best=f_best, clamp_delta=clamp_delta, policy="cap", keep_tokenizers=True,
                 resume=start)
-            trained = iterations - (1 if start is not None else 0)  # a branch reuses iteration 0
-            if trained > 0:
-                self._timed.setdefault((trainer, vocab, langs), []).append((trained, time.perf_counter() - t0))
+            if iterations > done:
+                self._timed.setdefault((trainer, vocab, langs), []).append((iterations - done, time.perf_counter() - t0))
         return self._runs[key]
 
     def iteration_seconds(self, trainer: str, vocab: int) -> tuple[float, int] | None:

@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 import ipywidgets as W
 import traitlets
 
+from modtok import progress
 from modtok.errors import ModtokError, UnknownLanguageError
 from modtok.text.data import lang_name
 from modtok.ui.plots import PLOTLY_MIME, mimebundle
@@ -186,7 +187,10 @@ class Panel:
 
     Progress: ``panel.status`` (an HTML widget, CSS class ``modtok-progress``,
     in the controls' box) says "computing … k = 3" while ``fn`` runs after a
-    change and is emptied once the outputs are redrawn. Widget state goes to the
+    change and is emptied once the outputs are redrawn. Below it, every progress bar
+    the library opens while ``fn`` runs shows its line, redrawn at most twice a second
+    (:func:`modtok.progress.reporting`: "AdaptMix: 30% 3/10 [00:11<00:26, 3.7s/it]"), so
+    a change that trains for a minute says how far it is. Widget state goes to the
     browser over the comm as soon as it is set, so the message shows while the
     kernel works (tests/browser checks it appears within 0.3 s). If ``fn`` or
     ``render`` raises, the status keeps the error visible (the outputs still
@@ -222,6 +226,7 @@ class Panel:
         self.memo = memo
         self._memo: OrderedDict = OrderedDict()  # values -> (result, rendered bundles or None)
         self._handles: list = []
+        self._setting = "the first run"  # what the status names while fn runs
         self.status = W.HTML("")
         self.status.add_class("modtok-progress")
         for control in controls.values():
@@ -254,7 +259,8 @@ class Panel:
             self.result, bundles = self._memo[key]
             self.hits += 1
         else:
-            self.result, bundles = self.fn(**self.values()), None
+            with progress.reporting(self._show_progress):
+                self.result, bundles = self.fn(**self.values()), None
         self.runs += 1
         if self._handles:
             from IPython.display import HTML
@@ -275,10 +281,15 @@ class Panel:
                 self._memo.popitem(last=False)
         return self.result
 
+    def _show_progress(self, bars: str) -> None:
+        """The status while ``fn`` runs: the change, then each open progress bar's line."""
+        lines = [html.escape(line) for line in bars.splitlines()]
+        self.status.value = "<br>".join([f"<i>computing … {html.escape(self._setting)}</i>", *lines])
+
     def _changed(self, change) -> None:
         name = next((n for n, c in self.controls.items() if c is change["owner"]), "a control")
-        setting = f"{name} = {_short(change['new'])}"
-        self.status.value = f"<i>computing … {html.escape(setting)}</i>"
+        setting = self._setting = f"{name} = {_short(change['new'])}"
+        self._show_progress("")
         try:
             self.update()
         except Exception as error:
