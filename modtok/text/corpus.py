@@ -47,10 +47,11 @@ Options:
   number for Parquet and Arrow. The choice depends on nothing else, so any
   partition of the files (one process, Dask byte ranges) keeps the same records.
 - ``skip_bad``: a bad record (invalid JSON, missing or non-string field, null,
-  invalid UTF-8) is skipped and counted in :attr:`Corpus.skipped` instead of
-  raising; one skipped record is one record. A file that cannot be read to its
-  end (a compressed stream that is corrupt or stops before its end-of-stream
-  marker -- every zstd frame is checked --, not a Parquet or Arrow file, no such
+  invalid UTF-8, a NUL byte: see :func:`decode_text`) is skipped and counted in
+  :attr:`Corpus.skipped` instead of raising; one skipped record is one record. A file
+  that cannot be read to its end (a compressed stream that is corrupt or stops before
+  its end-of-stream marker -- every zstd frame is checked --, compressed data under a
+  plain name, not a Parquet or Arrow file, no such
   column) is always a :class:`~modtok.errors.ShardError`, with or without
   ``skip_bad``: skipping it would drop an unknown share of the corpus. Errors
   name the file, the line or row and the byte offset
@@ -360,7 +361,12 @@ class ZstdFrames(io.RawIOBase):
 
 
 def _open_binary(src: Source):
+    """``src`` opened for reading its (decompressed) bytes; compressed bytes under a plain
+    name are a :class:`~modtok.errors.ShardError` (:func:`compressed_as`)."""
     f = open(src.path, "rb")
+    if src.compression is None and (why := compressed_as(f.peek(16)[:16])):
+        f.close()
+        raise ShardError(src.path, why)
     if src.compression == "gzip":
         return gzip.GzipFile(fileobj=f, mode="rb")  # refuses a stream without its end marker (EOFError)
     if src.compression == "zstd":
@@ -446,15 +452,73 @@ def _line_records(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[s
                 pass
 
 
-def _not_utf8(raw: bytes, start: int) -> str:
-    """Why a record failed to decode: a UTF-16 file (its byte-order mark first) is named as such.
+# The magic bytes a compressed file starts with (bzip2's with its first block's, or an empty
+# stream's, so that text starting "BZh" stays text), and the suffix that reads it.
+MAGIC = {"gzip": (re.compile(rb"\x1f\x8b\x08"), ".gz"), "zstd": (re.compile(rb"\x28\xb5\x2f\xfd"), ".zst"),
+         "bzip2": (re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"), ".bz2"), "xz": (re.compile(rb"\xfd7zXZ\x00"), ".xz")}
 
-    >>> _not_utf8("x".encode("utf-16"), 0)
-    'not UTF-8 but UTF-16 (a byte-order mark at its start): re-encode it, e.g. iconv -f UTF-16 -t UTF-8'
+
+def compressed_as(head: bytes) -> str | None:
+    """Why a file that starts with ``head`` and is read as uncompressed is not text: the
+    compression its magic bytes name (gzip, zstd, bzip2, xz), with the suffix that reads it;
+    None when it names none.
+
+    >>> compressed_as(gzip.compress(b"hello"))
+    'gzip-compressed data under a name without .gz: add .gz to its name (x.txt -> x.txt.gz) and it is read decompressed'
+    >>> compressed_as(b"BZh1 is text") is None
+    True
     """
+    for kind, (magic, suffix) in MAGIC.items():
+        if magic.match(head):
+            return (f"{kind}-compressed data under a name without {suffix}: add {suffix} to its name "
+                    f"(x.txt -> x.txt{suffix}) and it is read decompressed")
+    return None
+
+
+def decode_text(raw: bytes, start: int = 0) -> str:
+    """``raw`` (the bytes at byte offset ``start`` of a file: a record, or the whole file)
+    as UTF-8 text. Bytes that are not text raise :class:`UnicodeDecodeError` whose
+    ``start`` is the first bad byte in ``raw`` and whose ``reason`` says what they look
+    like: UTF-16 with a byte-order mark; UTF-16 without one (a NUL byte beside every
+    ASCII character: valid UTF-8, but no text has them); other NUL bytes; a
+    compressed file under a plain name (:func:`compressed_as`); else invalid UTF-8.
+
+    >>> decode_text("naïve".encode())
+    'naïve'
+    >>> for raw in ("x".encode("utf-16"), "hello".encode("utf-16-le"), b"a \\x00 in binary data", b"caf\\xe9"):
+    ...     try:
+    ...         decode_text(raw)
+    ...     except UnicodeDecodeError as e:
+    ...         print(e.start, e.reason)
+    0 not UTF-8 but UTF-16 (a byte-order mark at its start): re-encode it, e.g. iconv -f UTF-16 -t UTF-8
+    1 not UTF-8 but UTF-16LE without a byte-order mark (a NUL byte after each character): re-encode it, e.g. iconv -f UTF-16LE -t UTF-8
+    2 a NUL byte: binary data, or UTF-16 without a byte-order mark, not UTF-8 text
+    3 invalid UTF-8
+    """
+    nul = raw.find(b"\0")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad = e.start
+    else:
+        if nul < 0:
+            return text
+        bad = nul
     if start == 0 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return "not UTF-8 but UTF-16 (a byte-order mark at its start): re-encode it, e.g. iconv -f UTF-16 -t UTF-8"
-    return "invalid UTF-8"
+        bad, reason = 0, "not UTF-8 but UTF-16 (a byte-order mark at its start): re-encode it, e.g. iconv -f UTF-16 -t UTF-8"
+    elif start == 0 and (compressed := compressed_as(raw)):
+        bad, reason = 0, compressed
+    elif 0 <= nul <= bad:
+        bad, reason = nul, "a NUL byte: binary data, or UTF-16 without a byte-order mark, not UTF-8 text"
+        odd = raw[(start + 1) % 2::2].count(0)  # NULs at odd byte offsets of the file: UTF-16LE's (ASCII text)
+        even = raw[start % 2::2].count(0)  # UTF-16BE's
+        if 3 * odd >= len(raw) > 3 * even or 3 * even >= len(raw) > 3 * odd:
+            order, side = ("LE", "after") if odd > even else ("BE", "before")
+            reason = (f"not UTF-8 but UTF-16{order} without a byte-order mark (a NUL byte {side} each character): "
+                      f"re-encode it, e.g. iconv -f UTF-16{order} -t UTF-8")
+    else:
+        reason = "invalid UTF-8"
+    raise UnicodeDecodeError("utf-8", raw, bad, bad + 1, reason)
 
 
 def _record(raw: bytes, start: int, line_no, src: Source, opts: ReadOptions, field_name: str,
@@ -463,10 +527,10 @@ def _record(raw: bytes, start: int, line_no, src: Source, opts: ReadOptions, fie
         return line_no if line_no is not None else _line_number(src.path, start)
 
     try:
-        text = raw.decode("utf-8")
+        text = decode_text(raw, start)
     except UnicodeDecodeError as e:
-        _bad(opts, skipped, RecordEncodingError(src.path, _not_utf8(raw, start), line=line(), offset=start + e.start),
-             "invalid UTF-8")
+        _bad(opts, skipped, RecordEncodingError(src.path, e.reason, line=line(), offset=start + e.start),
+             e.reason.split(":")[0])
     if text.endswith("\n"):
         text = text[:-1]
     if src.format == TEXT:
@@ -627,9 +691,9 @@ def _line_records_of(src: Source, text_field: str, id_field: str, normalization)
             if start == 0 and raw.startswith(b"\xef\xbb\xbf"):
                 raw, start = raw[3:], 3
             try:
-                text = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
+                text = decode_text(raw, start).removesuffix("\n").removesuffix("\r")
             except UnicodeDecodeError as e:
-                raise RecordEncodingError(src.path, _not_utf8(raw, start), line=number, offset=start + e.start) from None
+                raise RecordEncodingError(src.path, e.reason, line=number, offset=start + e.start) from None
             if src.format == TEXT:
                 yield Record(normalize(text, normalization), src.path, line=number)
                 continue
