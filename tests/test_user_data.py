@@ -6,6 +6,9 @@ Each builds its own tiny corpus; none needs ../shared.
 
 from __future__ import annotations
 
+import glob
+import json
+
 import pytest
 
 from modtok.errors import DataError, ModtokError, ParallelCorpusError
@@ -35,6 +38,19 @@ def test_a_file_matched_by_two_patterns_is_counted_once(tmp_path):
     _write(tmp_path / "eng_Latn.txt", EN)
     (tmp_path / "m.yaml").write_text("eng_Latn: [eng_Latn.txt, 'eng*.txt', '*.txt']\n", encoding="utf-8")
     assert corpus.open_corpus(tmp_path / "m.yaml")["eng_Latn"].lines() == EN
+
+
+@pytest.mark.parametrize("name", ["arb*x.txt", "arb?.txt", "arb[1].txt"])
+def test_a_file_named_with_glob_characters_is_read_literally_and_through_a_glob(tmp_path, name):
+    """A match of a pattern was globbed again: ``arb*x.txt`` recursed until RecursionError,
+    ``arb[1].txt`` was "no file matches", even glob-escaped, and broke every glob over its folder."""
+    _write(tmp_path / name, EN[:20])
+    _write(tmp_path / "b.txt", EN[20:])
+    for entry, lines in ((name, EN[:20]), ("*.txt", EN), ("arb*", EN[:20]), (glob.escape(name), EN[:20])):
+        (tmp_path / "m.yaml").write_text(f"eng_Latn: [{json.dumps(entry)}]\n", encoding="utf-8")
+        assert corpus.open_corpus(tmp_path / "m.yaml")["eng_Latn"].lines() == lines, entry
+    with pytest.raises(DataError, match="no file matches"):
+        corpus.open_corpus(str(tmp_path / "c*.txt"), lang="eng_Latn")
 
 
 def test_a_file_under_two_languages_is_refused(tmp_path):

@@ -232,12 +232,19 @@ def _hf_dataset_files(d: Path, split: str | None) -> list[Source] | None:
 
 
 def _expand_one(item: str, format: str | None, split: str | None) -> list[Source]:
-    path = Path(item)
-    if any(ch in item for ch in "*?["):
+    """The sources of one spec entry: an existing path is taken literally (a file may be
+    named ``arb[1].txt`` or ``a*b.txt``), else an entry with ``*``, ``?`` or ``[`` is a glob
+    pattern, each of whose matches is a path (never a pattern again)."""
+    if not os.path.exists(item) and any(ch in item for ch in "*?["):
         matches = sorted(globlib.glob(item, recursive=True))
         if not matches:
             raise DataError(f"{item}: no file matches this pattern")
-        return [s for m in matches for s in _expand_one(m, format, split)]
+        return [s for m in matches for s in _expand_path(Path(m), format, split)]
+    return _expand_path(Path(item), format, split)
+
+
+def _expand_path(path: Path, format: str | None, split: str | None) -> list[Source]:
+    """The sources of a file or directory (walked) ``path``."""
     if path.is_dir():
         arrow = _hf_dataset_files(path, split)
         if arrow is not None:
