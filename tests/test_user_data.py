@@ -53,6 +53,26 @@ def test_a_file_named_with_glob_characters_is_read_literally_and_through_a_glob(
         corpus.open_corpus(str(tmp_path / "c*.txt"), lang="eng_Latn")
 
 
+@pytest.mark.parametrize("name", ["train", "m.yaml"])
+def test_a_directory_given_as_the_manifest_says_so(tmp_path, capsys, name):
+    """It was told to "pass lang=...", an argument of the Python API the CLI does not have."""
+    (tmp_path / name).mkdir()
+    _write(tmp_path / name / "eng.txt", EN)
+    assert cli.main(["count", str(tmp_path / name), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / name}: a directory, not a manifest: a manifest is a JSON or YAML file" in err
+    assert "lang=" not in err and not (tmp_path / "out").exists()
+    with pytest.raises(DataError, match="a directory, not a manifest"):
+        corpus.load_manifest(tmp_path / name)
+
+
+def test_a_bad_manifest_entry_names_the_manifest_and_the_language(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "m.yaml").write_text("eng_Latn: [empty]\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"m.yaml, entry eng_Latn: .*empty: no text, JSONL, Parquet or Arrow file"):
+        corpus.open_corpus(tmp_path / "m.yaml")
+
+
 def test_a_file_under_two_languages_is_refused(tmp_path):
     _write(tmp_path / "x.txt", EN)
     (tmp_path / "m.yaml").write_text("eng_Latn: [x.txt]\nfra_Latn: ['*.txt']\n", encoding="utf-8")

@@ -879,8 +879,8 @@ def load_manifest(path: str | os.PathLike) -> dict[str, list[str]]:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such manifest") from None
+    except (FileNotFoundError, IsADirectoryError):
+        raise _not_a_manifest(path) from None
     except (OSError, UnicodeDecodeError) as e:
         raise DataError(f"{path}: cannot read manifest ({e})") from None
     try:
@@ -898,6 +898,26 @@ def load_manifest(path: str | os.PathLike) -> dict[str, list[str]]:
         raise DataError(f"{path}: language {e.key!r} is given twice{e.where}: a manifest gives each language "
                         "once, with all its paths in one list (a plain loader keeps the last entry only)") from None
     return _check_manifest(obj, path, base=path.parent)
+
+
+def _not_a_manifest(spec) -> DataError:
+    """The error for ``spec`` given where a manifest is expected, with no language named:
+    a directory, a manifest file that is not there, or one language's text.
+
+    >>> print(_not_a_manifest("/nowhere/m.yaml"))
+    /nowhere/m.yaml: no such manifest
+    >>> print(_not_a_manifest(Path(__file__).parent))  # doctest: +ELLIPSIS
+    /.../text: a directory, not a manifest: a manifest is a JSON or YAML file ...
+    """
+    path = Path(spec) if isinstance(spec, (str, os.PathLike)) else None
+    if path is not None and path.is_dir():
+        return DataError(f"{spec}: a directory, not a manifest: a manifest is a JSON or YAML file "
+                         f"{{lang: [paths or globs]}}, where a directory can be a language's path "
+                         f"(eng_Latn: [{json.dumps(os.fspath(spec))}] reads its files as English)")
+    if path is not None and path.suffix.lower() in MANIFEST_SUFFIXES and not path.exists():
+        return DataError(f"{spec}: no such manifest")
+    return DataError(f"{spec}: not a manifest (a .json, .yaml or .yml file {{lang: [paths or globs]}}), and no "
+                     "language is named for it (open_corpus's lang=...)")
 
 
 class _DuplicateKey(Exception):
@@ -1029,7 +1049,7 @@ def open_corpus(
         manifest = load_manifest(spec)
     if manifest is None:
         if lang is None:
-            raise DataError(f"{spec}: pass lang=... to name this text (or give a manifest {{lang: paths}})")
+            raise _not_a_manifest(spec)
         return Corpus(lang, expand(spec, format, split), opts, max_chars, any_script=any_script)
 
     chosen = list(manifest) if langs is None else ([langs] if isinstance(langs, str) else list(langs))
@@ -1038,10 +1058,26 @@ def open_corpus(
     for code in chosen:
         if code not in manifest:
             raise UnknownLanguageError(code, manifest)
-    corpora = {code: Corpus(code, expand(manifest[code], format, split), opts, max_chars, any_script=any_script)
+    where = "manifest" if isinstance(spec, Mapping) else os.fspath(spec)
+    corpora = {code: Corpus(code, _entry_sources(where, code, manifest[code], format, split), opts, max_chars,
+                            any_script=any_script)
                for code in chosen}
     _one_language_per_file(corpora)
     return corpora[lang] if lang is not None else corpora
+
+
+def _entry_sources(where: str, code: str, paths: list[str], format: str | None, split: str | None) -> list[Source]:
+    """:func:`expand` of a manifest's entry; an error names the manifest and the language too.
+
+    >>> _entry_sources("m.yaml", "eng_Latn", ["/nowhere/eng.txt"], None, None)
+    Traceback (most recent call last):
+    ...
+    modtok.errors.DataError: m.yaml, entry eng_Latn: /nowhere/eng.txt: no such file or directory
+    """
+    try:
+        return expand(paths, format, split)
+    except DataError as e:
+        raise DataError(f"{where}, entry {code}: {e}") from None
 
 
 def _one_language_per_file(corpora: Mapping[str, Corpus]) -> None:
