@@ -27,6 +27,7 @@ from modtok.errors import (
 )
 from modtok.text import data
 from modtok.text.corpus import Part, ReadOptions, detect, open_corpus, partition, read_part
+from modtok.text.corpus import records as corpus_records
 
 # Documents with what loaders trip over: decomposed accents (NFC), CRLF, blank and
 # whitespace-only lines, Devanagari marks, a tab, an emoji.
@@ -316,6 +317,50 @@ def test_a_utf16_file_is_named_as_utf16(tmp_path):
         list(open_corpus(path, lang="tur_Latn"))
 
 
+@pytest.mark.parametrize("encoding, named", [("utf-16-le", "UTF-16LE without a byte-order mark"),
+                                             ("utf-16-be", "UTF-16BE without a byte-order mark")])
+def test_utf16_without_a_bom_is_refused_not_trained_on(tmp_path, encoding, named):
+    """ASCII-range UTF-16 without a BOM is valid UTF-8 with a NUL beside every character: it
+    was counted and trained on (pre-tokens '\\x00e'), under a budget that stopped before any
+    non-ASCII character with exit 0."""
+    path = tmp_path / "eng.txt"
+    path.write_bytes("the cat sat\non the mat\n".encode(encoding))
+    for reader in (lambda: list(open_corpus(path, lang="eng_Latn", max_chars=5)),
+                   lambda: list(corpus_records(path)), lambda: data.read_lines(path)):
+        with pytest.raises(EncodingError, match=f"eng.txt: not UTF-8 but {named} .*iconv -f UTF-16"):
+            reader()
+    with pytest.raises(RecordEncodingError, match=r"\(line 1, byte offset [01]\)"):
+        list(open_corpus(path, lang="eng_Latn"))
+
+
+def test_a_nul_byte_in_text_is_refused_with_file_and_line(tmp_path):
+    path = tmp_path / "eng.txt"
+    path.write_bytes(b"one line\ntwo \x00 lines\nthree\n")
+    with pytest.raises(RecordEncodingError, match=r"eng.txt: a NUL byte: binary data.* \(line 2, byte offset 13\)"):
+        list(open_corpus(path, lang="eng_Latn"))
+    with pytest.raises(EncodingError, match="eng.txt: a NUL byte"):
+        data.read_lines(path)
+    c = open_corpus(path, lang="eng_Latn", skip_bad=True)
+    assert list(c) == ["one line", "three"] and sum(c.skipped.values()) == 1
+
+
+@pytest.mark.parametrize("compress, suffix", [(gzip.compress, ".gz"), (bz2.compress, ".bz2"), (lzma.compress, ".xz"),
+                                              (zstandard.ZstdCompressor().compress, ".zst")])
+def test_compressed_data_under_a_plain_name_is_named_as_compressed(tmp_path, compress, suffix):
+    """gzip data named .txt gave only 'invalid UTF-8 (line 1, byte offset 1)'."""
+    path = tmp_path / "arb.txt"
+    path.write_bytes(compress("مرحبا بالعالم\n".encode() * 50))
+    for skip_bad in (False, True):
+        with pytest.raises(ShardError, match=f"arb.txt: .*-compressed data under a name without {suffix}: add {suffix}"):
+            list(open_corpus(path, lang="arb_Arab", skip_bad=skip_bad))
+    with pytest.raises(EncodingError, match=f"arb.txt: .*-compressed data .* add {suffix} .* at byte offset 0"):
+        data.read_lines(path)
+    path.rename(renamed := tmp_path / f"arb.txt{suffix}")
+    assert list(open_corpus(renamed, lang="arb_Arab")) == ["مرحبا بالعالم"] * 50
+    (tmp_path / "bzh.txt").write_text("BZh1 is text\n")  # a magic prefix alone is not a compressed file
+    assert list(open_corpus(tmp_path / "bzh.txt", lang="eng_Latn")) == ["BZh1 is text"]
+
+
 def _cut(path, keep: float):
     """``path`` cut to a share of its bytes, as a copy beside it."""
     blob = path.read_bytes()
@@ -350,7 +395,7 @@ def test_a_truncated_file_is_refused_with_its_name_and_offset(shards, tmp_path, 
 @given(docs=st.lists(st.text(min_size=0, max_size=30), min_size=1, max_size=12),
        size=st.integers(min_value=1, max_value=64))
 def test_any_text_reads_the_same_in_every_format_and_partition(tmp_path_factory, docs, size):
-    docs = [d.lstrip("\ufeff") for d in docs]  # a BOM is a file's, not a document's
+    docs = [d.lstrip("\ufeff").replace("\0", "") for d in docs]  # a BOM is a file's, not a document's; NUL is no text
     d = tmp_path_factory.mktemp("h")
     (d / "a.txt").write_bytes(_text(docs).encode())
     ref = data.read_lines(d / "a.txt")

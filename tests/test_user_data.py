@@ -6,6 +6,9 @@ Each builds its own tiny corpus; none needs ../shared.
 
 from __future__ import annotations
 
+import glob
+import json
+
 import pytest
 
 from modtok.errors import DataError, ModtokError, ParallelCorpusError
@@ -35,6 +38,39 @@ def test_a_file_matched_by_two_patterns_is_counted_once(tmp_path):
     _write(tmp_path / "eng_Latn.txt", EN)
     (tmp_path / "m.yaml").write_text("eng_Latn: [eng_Latn.txt, 'eng*.txt', '*.txt']\n", encoding="utf-8")
     assert corpus.open_corpus(tmp_path / "m.yaml")["eng_Latn"].lines() == EN
+
+
+@pytest.mark.parametrize("name", ["arb*x.txt", "arb?.txt", "arb[1].txt"])
+def test_a_file_named_with_glob_characters_is_read_literally_and_through_a_glob(tmp_path, name):
+    """A match of a pattern was globbed again: ``arb*x.txt`` recursed until RecursionError,
+    ``arb[1].txt`` was "no file matches", even glob-escaped, and broke every glob over its folder."""
+    _write(tmp_path / name, EN[:20])
+    _write(tmp_path / "b.txt", EN[20:])
+    for entry, lines in ((name, EN[:20]), ("*.txt", EN), ("arb*", EN[:20]), (glob.escape(name), EN[:20])):
+        (tmp_path / "m.yaml").write_text(f"eng_Latn: [{json.dumps(entry)}]\n", encoding="utf-8")
+        assert corpus.open_corpus(tmp_path / "m.yaml")["eng_Latn"].lines() == lines, entry
+    with pytest.raises(DataError, match="no file matches"):
+        corpus.open_corpus(str(tmp_path / "c*.txt"), lang="eng_Latn")
+
+
+@pytest.mark.parametrize("name", ["train", "m.yaml"])
+def test_a_directory_given_as_the_manifest_says_so(tmp_path, capsys, name):
+    """It was told to "pass lang=...", an argument of the Python API the CLI does not have."""
+    (tmp_path / name).mkdir()
+    _write(tmp_path / name / "eng.txt", EN)
+    assert cli.main(["count", str(tmp_path / name), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / name}: a directory, not a manifest: a manifest is a JSON or YAML file" in err
+    assert "lang=" not in err and not (tmp_path / "out").exists()
+    with pytest.raises(DataError, match="a directory, not a manifest"):
+        corpus.load_manifest(tmp_path / name)
+
+
+def test_a_bad_manifest_entry_names_the_manifest_and_the_language(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "m.yaml").write_text("eng_Latn: [empty]\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"m.yaml, entry eng_Latn: .*empty: no text, JSONL, Parquet or Arrow file"):
+        corpus.open_corpus(tmp_path / "m.yaml")
 
 
 def test_a_file_under_two_languages_is_refused(tmp_path):

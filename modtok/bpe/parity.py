@@ -92,6 +92,7 @@ from modtok.errors import (
 )
 from modtok.evaluation.metrics import byte_count, gini
 from modtok.progress import bar as progress_bar
+from modtok.text.corpus import decode_text
 from modtok.text.pretokenize import DEFAULT_SCHEME, byte_level, count_by_language
 
 VARIANTS = ("base", "window", "classical")
@@ -129,9 +130,9 @@ def reference_lines(path) -> list[str]:
     except OSError as e:
         raise DataError(f"{path}: cannot read ({e.strerror})") from None
     try:
-        return raw.decode("utf-8").splitlines()
+        return decode_text(raw).splitlines()
     except UnicodeDecodeError as e:
-        raise EncodingError(path, e.start) from None
+        raise EncodingError(path, e.start, e.reason) from None
 
 
 def _reference_counts(lines: Iterable[str]) -> Counter:

@@ -47,10 +47,11 @@ Options:
   number for Parquet and Arrow. The choice depends on nothing else, so any
   partition of the files (one process, Dask byte ranges) keeps the same records.
 - ``skip_bad``: a bad record (invalid JSON, missing or non-string field, null,
-  invalid UTF-8) is skipped and counted in :attr:`Corpus.skipped` instead of
-  raising; one skipped record is one record. A file that cannot be read to its
-  end (a compressed stream that is corrupt or stops before its end-of-stream
-  marker -- every zstd frame is checked --, not a Parquet or Arrow file, no such
+  invalid UTF-8, a NUL byte: see :func:`decode_text`) is skipped and counted in
+  :attr:`Corpus.skipped` instead of raising; one skipped record is one record. A file
+  that cannot be read to its end (a compressed stream that is corrupt or stops before
+  its end-of-stream marker -- every zstd frame is checked --, compressed data under a
+  plain name, not a Parquet or Arrow file, no such
   column) is always a :class:`~modtok.errors.ShardError`, with or without
   ``skip_bad``: skipping it would drop an unknown share of the corpus. Errors
   name the file, the line or row and the byte offset
@@ -231,12 +232,19 @@ def _hf_dataset_files(d: Path, split: str | None) -> list[Source] | None:
 
 
 def _expand_one(item: str, format: str | None, split: str | None) -> list[Source]:
-    path = Path(item)
-    if any(ch in item for ch in "*?["):
+    """The sources of one spec entry: an existing path is taken literally (a file may be
+    named ``arb[1].txt`` or ``a*b.txt``), else an entry with ``*``, ``?`` or ``[`` is a glob
+    pattern, each of whose matches is a path (never a pattern again)."""
+    if not os.path.exists(item) and any(ch in item for ch in "*?["):
         matches = sorted(globlib.glob(item, recursive=True))
         if not matches:
             raise DataError(f"{item}: no file matches this pattern")
-        return [s for m in matches for s in _expand_one(m, format, split)]
+        return [s for m in matches for s in _expand_path(Path(m), format, split)]
+    return _expand_path(Path(item), format, split)
+
+
+def _expand_path(path: Path, format: str | None, split: str | None) -> list[Source]:
+    """The sources of a file or directory (walked) ``path``."""
     if path.is_dir():
         arrow = _hf_dataset_files(path, split)
         if arrow is not None:
@@ -360,7 +368,12 @@ class ZstdFrames(io.RawIOBase):
 
 
 def _open_binary(src: Source):
+    """``src`` opened for reading its (decompressed) bytes; compressed bytes under a plain
+    name are a :class:`~modtok.errors.ShardError` (:func:`compressed_as`)."""
     f = open(src.path, "rb")
+    if src.compression is None and (why := compressed_as(f.peek(16)[:16])):
+        f.close()
+        raise ShardError(src.path, why)
     if src.compression == "gzip":
         return gzip.GzipFile(fileobj=f, mode="rb")  # refuses a stream without its end marker (EOFError)
     if src.compression == "zstd":
@@ -446,15 +459,73 @@ def _line_records(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[s
                 pass
 
 
-def _not_utf8(raw: bytes, start: int) -> str:
-    """Why a record failed to decode: a UTF-16 file (its byte-order mark first) is named as such.
+# The magic bytes a compressed file starts with (bzip2's with its first block's, or an empty
+# stream's, so that text starting "BZh" stays text), and the suffix that reads it.
+MAGIC = {"gzip": (re.compile(rb"\x1f\x8b\x08"), ".gz"), "zstd": (re.compile(rb"\x28\xb5\x2f\xfd"), ".zst"),
+         "bzip2": (re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"), ".bz2"), "xz": (re.compile(rb"\xfd7zXZ\x00"), ".xz")}
 
-    >>> _not_utf8("x".encode("utf-16"), 0)
-    'not UTF-8 but UTF-16 (a byte-order mark at its start): re-encode it, e.g. iconv -f UTF-16 -t UTF-8'
+
+def compressed_as(head: bytes) -> str | None:
+    """Why a file that starts with ``head`` and is read as uncompressed is not text: the
+    compression its magic bytes name (gzip, zstd, bzip2, xz), with the suffix that reads it;
+    None when it names none.
+
+    >>> compressed_as(gzip.compress(b"hello"))
+    'gzip-compressed data under a name without .gz: add .gz to its name (x.txt -> x.txt.gz) and it is read decompressed'
+    >>> compressed_as(b"BZh1 is text") is None
+    True
     """
+    for kind, (magic, suffix) in MAGIC.items():
+        if magic.match(head):
+            return (f"{kind}-compressed data under a name without {suffix}: add {suffix} to its name "
+                    f"(x.txt -> x.txt{suffix}) and it is read decompressed")
+    return None
+
+
+def decode_text(raw: bytes, start: int = 0) -> str:
+    """``raw`` (the bytes at byte offset ``start`` of a file: a record, or the whole file)
+    as UTF-8 text. Bytes that are not text raise :class:`UnicodeDecodeError` whose
+    ``start`` is the first bad byte in ``raw`` and whose ``reason`` says what they look
+    like: UTF-16 with a byte-order mark; UTF-16 without one (a NUL byte beside every
+    ASCII character: valid UTF-8, but no text has them); other NUL bytes; a
+    compressed file under a plain name (:func:`compressed_as`); else invalid UTF-8.
+
+    >>> decode_text("naïve".encode())
+    'naïve'
+    >>> for raw in ("x".encode("utf-16"), "hello".encode("utf-16-le"), b"a \\x00 in binary data", b"caf\\xe9"):
+    ...     try:
+    ...         decode_text(raw)
+    ...     except UnicodeDecodeError as e:
+    ...         print(e.start, e.reason)
+    0 not UTF-8 but UTF-16 (a byte-order mark at its start): re-encode it, e.g. iconv -f UTF-16 -t UTF-8
+    1 not UTF-8 but UTF-16LE without a byte-order mark (a NUL byte after each character): re-encode it, e.g. iconv -f UTF-16LE -t UTF-8
+    2 a NUL byte: binary data, or UTF-16 without a byte-order mark, not UTF-8 text
+    3 invalid UTF-8
+    """
+    nul = raw.find(b"\0")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad = e.start
+    else:
+        if nul < 0:
+            return text
+        bad = nul
     if start == 0 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return "not UTF-8 but UTF-16 (a byte-order mark at its start): re-encode it, e.g. iconv -f UTF-16 -t UTF-8"
-    return "invalid UTF-8"
+        bad, reason = 0, "not UTF-8 but UTF-16 (a byte-order mark at its start): re-encode it, e.g. iconv -f UTF-16 -t UTF-8"
+    elif start == 0 and (compressed := compressed_as(raw)):
+        bad, reason = 0, compressed
+    elif 0 <= nul <= bad:
+        bad, reason = nul, "a NUL byte: binary data, or UTF-16 without a byte-order mark, not UTF-8 text"
+        odd = raw[(start + 1) % 2::2].count(0)  # NULs at odd byte offsets of the file: UTF-16LE's (ASCII text)
+        even = raw[start % 2::2].count(0)  # UTF-16BE's
+        if 3 * odd >= len(raw) > 3 * even or 3 * even >= len(raw) > 3 * odd:
+            order, side = ("LE", "after") if odd > even else ("BE", "before")
+            reason = (f"not UTF-8 but UTF-16{order} without a byte-order mark (a NUL byte {side} each character): "
+                      f"re-encode it, e.g. iconv -f UTF-16{order} -t UTF-8")
+    else:
+        reason = "invalid UTF-8"
+    raise UnicodeDecodeError("utf-8", raw, bad, bad + 1, reason)
 
 
 def _record(raw: bytes, start: int, line_no, src: Source, opts: ReadOptions, field_name: str,
@@ -463,10 +534,10 @@ def _record(raw: bytes, start: int, line_no, src: Source, opts: ReadOptions, fie
         return line_no if line_no is not None else _line_number(src.path, start)
 
     try:
-        text = raw.decode("utf-8")
+        text = decode_text(raw, start)
     except UnicodeDecodeError as e:
-        _bad(opts, skipped, RecordEncodingError(src.path, _not_utf8(raw, start), line=line(), offset=start + e.start),
-             "invalid UTF-8")
+        _bad(opts, skipped, RecordEncodingError(src.path, e.reason, line=line(), offset=start + e.start),
+             e.reason.split(":")[0])
     if text.endswith("\n"):
         text = text[:-1]
     if src.format == TEXT:
@@ -627,9 +698,9 @@ def _line_records_of(src: Source, text_field: str, id_field: str, normalization)
             if start == 0 and raw.startswith(b"\xef\xbb\xbf"):
                 raw, start = raw[3:], 3
             try:
-                text = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
+                text = decode_text(raw, start).removesuffix("\n").removesuffix("\r")
             except UnicodeDecodeError as e:
-                raise RecordEncodingError(src.path, _not_utf8(raw, start), line=number, offset=start + e.start) from None
+                raise RecordEncodingError(src.path, e.reason, line=number, offset=start + e.start) from None
             if src.format == TEXT:
                 yield Record(normalize(text, normalization), src.path, line=number)
                 continue
@@ -808,8 +879,8 @@ def load_manifest(path: str | os.PathLike) -> dict[str, list[str]]:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such manifest") from None
+    except (FileNotFoundError, IsADirectoryError):
+        raise _not_a_manifest(path) from None
     except (OSError, UnicodeDecodeError) as e:
         raise DataError(f"{path}: cannot read manifest ({e})") from None
     try:
@@ -827,6 +898,26 @@ def load_manifest(path: str | os.PathLike) -> dict[str, list[str]]:
         raise DataError(f"{path}: language {e.key!r} is given twice{e.where}: a manifest gives each language "
                         "once, with all its paths in one list (a plain loader keeps the last entry only)") from None
     return _check_manifest(obj, path, base=path.parent)
+
+
+def _not_a_manifest(spec) -> DataError:
+    """The error for ``spec`` given where a manifest is expected, with no language named:
+    a directory, a manifest file that is not there, or one language's text.
+
+    >>> print(_not_a_manifest("/nowhere/m.yaml"))
+    /nowhere/m.yaml: no such manifest
+    >>> print(_not_a_manifest(Path(__file__).parent))  # doctest: +ELLIPSIS
+    /.../text: a directory, not a manifest: a manifest is a JSON or YAML file ...
+    """
+    path = Path(spec) if isinstance(spec, (str, os.PathLike)) else None
+    if path is not None and path.is_dir():
+        return DataError(f"{spec}: a directory, not a manifest: a manifest is a JSON or YAML file "
+                         f"{{lang: [paths or globs]}}, where a directory can be a language's path "
+                         f"(eng_Latn: [{json.dumps(os.fspath(spec))}] reads its files as English)")
+    if path is not None and path.suffix.lower() in MANIFEST_SUFFIXES and not path.exists():
+        return DataError(f"{spec}: no such manifest")
+    return DataError(f"{spec}: not a manifest (a .json, .yaml or .yml file {{lang: [paths or globs]}}), and no "
+                     "language is named for it (open_corpus's lang=...)")
 
 
 class _DuplicateKey(Exception):
@@ -958,7 +1049,7 @@ def open_corpus(
         manifest = load_manifest(spec)
     if manifest is None:
         if lang is None:
-            raise DataError(f"{spec}: pass lang=... to name this text (or give a manifest {{lang: paths}})")
+            raise _not_a_manifest(spec)
         return Corpus(lang, expand(spec, format, split), opts, max_chars, any_script=any_script)
 
     chosen = list(manifest) if langs is None else ([langs] if isinstance(langs, str) else list(langs))
@@ -967,10 +1058,26 @@ def open_corpus(
     for code in chosen:
         if code not in manifest:
             raise UnknownLanguageError(code, manifest)
-    corpora = {code: Corpus(code, expand(manifest[code], format, split), opts, max_chars, any_script=any_script)
+    where = "manifest" if isinstance(spec, Mapping) else os.fspath(spec)
+    corpora = {code: Corpus(code, _entry_sources(where, code, manifest[code], format, split), opts, max_chars,
+                            any_script=any_script)
                for code in chosen}
     _one_language_per_file(corpora)
     return corpora[lang] if lang is not None else corpora
+
+
+def _entry_sources(where: str, code: str, paths: list[str], format: str | None, split: str | None) -> list[Source]:
+    """:func:`expand` of a manifest's entry; an error names the manifest and the language too.
+
+    >>> _entry_sources("m.yaml", "eng_Latn", ["/nowhere/eng.txt"], None, None)
+    Traceback (most recent call last):
+    ...
+    modtok.errors.DataError: m.yaml, entry eng_Latn: /nowhere/eng.txt: no such file or directory
+    """
+    try:
+        return expand(paths, format, split)
+    except DataError as e:
+        raise DataError(f"{where}, entry {code}: {e}") from None
 
 
 def _one_language_per_file(corpora: Mapping[str, Corpus]) -> None:

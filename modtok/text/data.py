@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from modtok.errors import DataError, EncodingError, MissingDevTextError, UnknownLanguageError
-from modtok.text.corpus import NORMALIZATIONS, normalize, open_corpus  # noqa: F401  (re-exported here, where corpora live)
+from modtok.text.corpus import NORMALIZATIONS, decode_text, normalize, open_corpus  # noqa: F401  (re-exported here, where corpora live)
 from modtok.text import eval_sets, udhr
 from modtok.text.eval_sets import EvalSet, eval_set
 from modtok.text.scripts import check_script
@@ -143,7 +143,8 @@ def read_lines(path: str | os.PathLike, normalization: str | None = None) -> lis
     """Non-blank lines of a UTF-8 text file (trailing newline/CR stripped), raw unless ``normalization``.
 
     Raises :class:`DataError` if the file is missing and :class:`EncodingError`
-    (with the path and the byte offset of the first bad byte) if it is not UTF-8.
+    (with the path and the byte offset of the first bad byte) if it is not UTF-8 text
+    (:func:`~modtok.text.corpus.decode_text`: NUL bytes, UTF-16, compressed data are named).
     """
     path = Path(path)
     try:
@@ -153,9 +154,9 @@ def read_lines(path: str | os.PathLike, normalization: str | None = None) -> lis
     except OSError as e:
         raise DataError(f"{path}: cannot read ({e.strerror})") from None
     try:
-        text = raw.decode("utf-8")
+        text = decode_text(raw)
     except UnicodeDecodeError as e:
-        raise EncodingError(path, e.start) from None
+        raise EncodingError(path, e.start, e.reason) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     normalize("", normalization)  # an unknown form is an error even for an empty file
