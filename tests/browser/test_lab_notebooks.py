@@ -90,7 +90,7 @@ STATE_JS = """() => {
 # (a mutation timeline of notebook 01's memo hit, session 14: figure drawn at ~270 ms after the
 # click, settled at ~390 ms).
 WATCH_JS = """(cell) => {
-  const w = {input: null, progress: null, redrawn: null, shown: null};
+  const w = {input: null, progress: null, redrawn: null, shown: null, said: []};  // said: the status texts
   const snapshot = """ + SNAPSHOT_JS + """;
   const looks = [];  // [time, what the panel shows] after each batch of mutations
   const now = () => performance.now();
@@ -98,7 +98,9 @@ WATCH_JS = """(cell) => {
     cell.addEventListener(ev, () => { if (w.progress === null) w.input = now(); }, {capture: true});
   const status = cell.querySelector('.modtok-progress');
   if (status) new MutationObserver(() => {
-    if (w.progress === null && status.textContent.trim()) w.progress = now();
+    const text = status.textContent.trim();
+    if (w.progress === null && text) w.progress = now();
+    if (text && w.said.length < 50 && !w.said.includes(text)) w.said.push(text);
   }).observe(status, {subtree: true, childList: true, characterData: true});
   // a redraw is a mutation inside a rendered output (the table's HTML, the figure's SVG), not in
   // the widgets and not Lab's own chrome around them: the prompt overlay beside each output gets
@@ -122,6 +124,10 @@ WATCH_JS = """(cell) => {
 # (issue 32's target), plus the slack of one widget message to the kernel and back (bench/
 # widget_latency.py at smoke size, 2 cores: 20-70 ms from a click to the status text).
 PROGRESS_WITHIN_MS = 300
+# Notebooks whose first changed control starts a long loop, and the progress line the panel's
+# status must show while it runs (modtok.progress.reporting; 06: a new AdaptMix loop, 19-148 s
+# a change at normal size).
+LOOP_PROGRESS = {"06_adaptmix.py": "AdaptMix:"}
 PROGRESS_SLACK_MS = 150
 
 
@@ -284,8 +290,12 @@ def test_notebook_in_lab(notebook_file, lab, browser_context, shots):
                 if done is None:
                     continue
                 settle(page, busy)
-                PROGRESS.append(check_progress(page.evaluate("() => window.__modtokWatch"),
-                                               f"{name}, panel {p + 1}: {done}"))
+                watch = page.evaluate("() => window.__modtokWatch")
+                PROGRESS.append(check_progress(watch, f"{name}, panel {p + 1}: {done}"))
+                if name in LOOP_PROGRESS and done.split(":")[0] in ("slider", "dropdown", "picker"):
+                    assert any(LOOP_PROGRESS[name] in text for text in watch["said"]), (
+                        f"{name}, panel {p + 1}: {done}: the status never showed the loop's progress "
+                        f"({LOOP_PROGRESS[name]!r}); it said {watch['said']}")
                 after = cell.evaluate(SNAPSHOT_JS)
                 tried.append(done)
                 shots(page, f"panel{p + 1}-change{len(tried)}")
