@@ -142,6 +142,8 @@ def test_progress_bars_opened_while_fn_runs_show_in_the_status_one_line_each(mon
     assert lines[-1] == ["<i>computing … k = 3</i>"]  # then the outer one: fn returns, the outputs redraw
     with progress.bar(range(1), desc="outside", enabled=False) as b:  # outside fn: tqdm's own, disabled
         assert b.disable and panel.status.value == ""
+    again = widgets.Panel(fn, {"k": widgets.budget_slider(2, 1, 9, 1)}, None)  # the first run opens bars too
+    assert again.status.value == ""  # ... and leaves no "computing" behind
 
 
 def test_progress_keeps_the_error_visible_and_reraises(monkeypatch):

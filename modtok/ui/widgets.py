@@ -226,7 +226,7 @@ class Panel:
         self.memo = memo
         self._memo: OrderedDict = OrderedDict()  # values -> (result, rendered bundles or None)
         self._handles: list = []
-        self._setting = "the first run"  # what the status names while fn runs
+        self._setting = None  # the change being answered, named in the status while fn runs
         self.status = W.HTML("")
         self.status.add_class("modtok-progress")
         for control in controls.values():
@@ -282,7 +282,10 @@ class Panel:
         return self.result
 
     def _show_progress(self, bars: str) -> None:
-        """The status while ``fn`` runs: the change, then each open progress bar's line."""
+        """The status while ``fn`` runs after a change: the change, then each open progress
+        bar's line (nothing for the first run, which no one is waiting on in the status)."""
+        if self._setting is None:
+            return
         lines = [html.escape(line) for line in bars.splitlines()]
         self.status.value = "<br>".join([f"<i>computing … {html.escape(self._setting)}</i>", *lines])
 
@@ -295,6 +298,8 @@ class Panel:
         except Exception as error:
             self.status.value = f'<span style="color:#b00">{html.escape(f"{setting} failed: {type(error).__name__}: {error}")}</span>'
             raise
+        finally:
+            self._setting = None
         self.status.value = ""
 
     def widget(self) -> W.Widget:

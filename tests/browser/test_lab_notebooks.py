@@ -278,6 +278,9 @@ def test_notebook_in_lab(notebook_file, lab, browser_context, shots):
             cell = cells.nth(p)
             cell.scroll_into_view_if_needed()
             before = cell.evaluate(SNAPSHOT_JS)
+            status = cell.locator(".modtok-progress")
+            assert status.count() == 0 or not status.first.inner_text().strip(), (
+                f"{name}, panel {p + 1}: after Run All the status still says {status.first.inner_text()!r}")
             assert before["figs"] and before["tables"], (
                 f"{name}, panel {p + 1}: the panel shows only its controls "
                 f"({len(before['figs'])} figures, {len(before['tables'])} tables rendered)")
@@ -292,6 +295,8 @@ def test_notebook_in_lab(notebook_file, lab, browser_context, shots):
                 settle(page, busy)
                 watch = page.evaluate("() => window.__modtokWatch")
                 PROGRESS.append(check_progress(watch, f"{name}, panel {p + 1}: {done}"))
+                assert status.count() == 0 or not status.first.inner_text().strip(), (
+                    f"{name}, panel {p + 1}: {done}: the status still says {status.first.inner_text()!r} after the redraw")
                 if name in LOOP_PROGRESS and done.split(":")[0] in ("slider", "dropdown", "picker"):
                     assert any(LOOP_PROGRESS[name] in text for text in watch["said"]), (
                         f"{name}, panel {p + 1}: {done}: the status never showed the loop's progress "
