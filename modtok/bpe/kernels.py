@@ -192,8 +192,14 @@ def table_put(table_keys, table_ids, key, value):
 def table_of_ranks(keys):
     """A table ``keys[r] -> r``; a repeated key keeps its first rank. One call for a
     whole merge list: put from Python one call per merge, it cost sequential BPE's last
-    language of 39 about 290k calls (issue 23)."""
-    table_keys, table_ids = table_new(keys.shape[0])
+    language of 39 about 290k calls (issue 23).
+
+    The table is never grown and is read millions of times, mostly for pairs that are
+    no merge, so it is kept at most 1/8 full (a failing lookup probes 2.35 slots at
+    the usual 1/2, 1.37 at 1/4): :func:`encode_words` on the 118k FLORES dev
+    pre-tokens of a 32k-merge model took 0.148 s at 1/2, 0.110 s at 1/8 (4 MB), no
+    less at 1/16."""
+    table_keys, table_ids = table_new(4 * keys.shape[0])
     for r in range(keys.shape[0] - 1, -1, -1):
         table_put(table_keys, table_ids, keys[r], r)
     return table_keys, table_ids
@@ -768,31 +774,110 @@ def lex_insert(lex, n, at):
     lex[n] = at
 
 
+@njit(cache=True, inline="always")
+def _rank_of(table_keys, table_ids, a, b):
+    """The rank of merge ``(a, b)``, or -1 when it is none."""
+    key = (np.int64(a) << KEY_SHIFT) | np.int64(b)
+    h = _slot(table_keys, key)
+    return table_ids[h] if table_keys[h] == key else -1
+
+
+@njit(cache=True, inline="always")
+def _sift_down(heap, size, i):
+    while True:
+        j = 2 * i + 1
+        if j >= size:
+            return
+        if j + 1 < size and heap[j + 1] < heap[j]:
+            j += 1
+        if heap[i] <= heap[j]:
+            return
+        heap[i], heap[j] = heap[j], heap[i]
+        i = j
+
+
+@njit(cache=True, inline="always")
+def _sift_up(heap, i):
+    while i > 0:
+        j = (i - 1) >> 1
+        if heap[j] <= heap[i]:
+            return
+        heap[i], heap[j] = heap[j], heap[i]
+        i = j
+
+
 @njit(cache=True)
 def encode_words(symbols, word, table_keys, table_ids, results):
     """Segment every word with an existing merge list, in place.
 
     The table maps ``(a << 32) | b`` to the merge's rank, ``results[rank]`` is its
     output. Rule (HF ``tokenizers``' rule): repeatedly merge the adjacent pair of
-    lowest rank, leftmost occurrence first, until no adjacent pair is a merge."""
+    lowest rank, leftmost occurrence first, until no adjacent pair is a merge.
+
+    As HF does it: the word is a linked list of positions and a min-heap holds
+    ``rank << 32 | position`` of its mergeable pairs (lowest rank, then leftmost,
+    on top); an entry whose pair has changed since it was pushed is skipped. A merge
+    looks up only the two pairs it creates. Measured on the 118k distinct pre-tokens of
+    16 x 997 FLORES dev lines (22 bytes on average, 2.2M merges applied) with a 32k-merge
+    model and the table 1/2 full: looking every adjacent pair up again after each merge
+    (~n^2/2 lookups for n symbols) 0.365 s, keeping the pairs' ranks and scanning them
+    0.160 s, this heap 0.148 s (0.112 s with :func:`table_of_ranks`' 1/8)."""
+    longest = 1
+    for w in range(word.shape[0]):
+        longest = max(longest, word[w, W_LENGTH])
+    nxt = np.empty(longest, np.int64)  # next live position, n at the end
+    prv = np.empty(longest, np.int64)  # previous live position, -1 at the start
+    pair = np.empty(longest, np.int64)  # rank of the pair starting at a live position, -1 none
+    heap = np.empty(3 * longest, np.int64)  # every pair ever formed: n - 1 + 2 per merge
     for w in range(word.shape[0]):
         s = word[w, W_START]
         n = word[w, W_LENGTH]
-        while n > 1:
-            best_r = -1
-            best_i = -1
-            for i in range(n - 1):
-                key = (np.int64(symbols[s + i]) << KEY_SHIFT) | np.int64(symbols[s + i + 1])
-                h = _slot(table_keys, key)
-                if table_keys[h] == key:
-                    r = table_ids[h]
-                    if best_r == -1 or r < best_r:
-                        best_r = r
-                        best_i = i
-            if best_r == -1:
-                break
-            symbols[s + best_i] = results[best_r]
-            for i in range(best_i + 1, n - 1):
-                symbols[s + i] = symbols[s + i + 1]
-            n -= 1
-        word[w, W_LENGTH] = n
+        size = 0
+        for i in range(n):
+            nxt[i] = i + 1
+            prv[i] = i - 1
+            pair[i] = -1
+            if i + 1 < n:
+                r = _rank_of(table_keys, table_ids, symbols[s + i], symbols[s + i + 1])
+                if r != -1:
+                    pair[i] = r
+                    heap[size] = (r << KEY_SHIFT) | i
+                    size += 1
+        for i in range(size // 2 - 1, -1, -1):
+            _sift_down(heap, size, i)
+        live = n
+        while size > 0:
+            top = heap[0]
+            size -= 1
+            heap[0] = heap[size]
+            _sift_down(heap, size, 0)
+            r = top >> KEY_SHIFT
+            i = top & _LOW
+            if pair[i] != r:
+                continue  # stale: the pair at i was merged or changed
+            j = nxt[i]
+            c = results[r]
+            symbols[s + i] = c
+            nxt[i] = nxt[j]
+            if nxt[j] < n:
+                prv[nxt[j]] = i
+            pair[j] = -1
+            live -= 1
+            for at in (prv[i], i):  # the two pairs the merge made
+                if at < 0 or nxt[at] >= n:
+                    if at >= 0:
+                        pair[at] = -1
+                    continue
+                r2 = _rank_of(table_keys, table_ids, symbols[s + at], symbols[s + nxt[at]])
+                pair[at] = r2
+                if r2 != -1:
+                    heap[size] = (r2 << KEY_SHIFT) | at
+                    _sift_up(heap, size)
+                    size += 1
+        if live < n:  # compact the live symbols to the word's front
+            i, k = 0, 0
+            while i < n:
+                symbols[s + k] = symbols[s + i]
+                k += 1
+                i = nxt[i]
+        word[w, W_LENGTH] = live

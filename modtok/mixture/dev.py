@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from modtok.bpe.lengths import Pieces
 from modtok.errors import MissingDevTextError, UnknownLanguageError
 from modtok.evaluation import metrics
 
@@ -70,7 +71,7 @@ class _DevPieces:
     languages): language ``lang`` has ``counts[lang][i]`` times the pre-token
     ``pieces[ids[lang][i]]``."""
 
-    pieces: list[str]
+    pieces: Pieces
     ids: dict[str, np.ndarray]  # lang -> (n_distinct_in_lang,) int64
     counts: dict[str, np.ndarray]  # lang -> (n_distinct_in_lang,) int64
 
@@ -84,16 +85,21 @@ class _DevPieces:
             c = Counter(p for line in ls for p in pretokens(tokenizer, line))
             ids[lang] = np.fromiter((index.setdefault(p, len(index)) for p in c), dtype=np.int64, count=len(c))
             counts[lang] = np.fromiter(c.values(), dtype=np.int64, count=len(c))
-        return cls(list(index), ids, counts)
+        return cls(Pieces(list(index)), ids, counts)
 
     def totals(self, tokenizer) -> dict[str, int]:
         """Σ over each language's lines of the tokens of ``tokenizer`` (whose
-        :func:`pipeline_key` made these pieces): its model's ``tokenize`` —
-        what the pipeline calls on each pre-token — once per distinct pre-token
-        (without the pipeline's per-text ``Encoding``: about half the CPU of
-        ``encode_batch_fast`` on the same pre-tokens), weighted by the counts."""
-        lens = np.fromiter(map(len, map(tokenizer.model.tokenize, self.pieces)),
-                           dtype=np.int64, count=len(self.pieces))  # (n_pieces,)
+        :func:`pipeline_key` made these pieces): the token count of each distinct
+        pre-token, weighted by the counts. For a plain BPE model (every tokenizer
+        the BPE trainers make) all pieces are segmented in one numba call
+        (:mod:`modtok.bpe.lengths`: 0.29 -> 0.08 s an iteration on 16 x 997 FLORES
+        lines); any other model's ``tokenize`` — what the pipeline calls on each
+        pre-token — runs once per piece (without the pipeline's per-text
+        ``Encoding``: about half the CPU of ``encode_batch_fast`` on the same pre-tokens)."""
+        lens = self.pieces.lengths(tokenizer.model)  # (n_pieces,)
+        if lens is None:
+            pieces = self.pieces.pieces
+            lens = np.fromiter(map(len, map(tokenizer.model.tokenize, pieces)), dtype=np.int64, count=len(pieces))
         return {lang: int(lens[ids] @ self.counts[lang]) for lang, ids in self.ids.items()}
 
 

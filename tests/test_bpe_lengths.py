@@ -1,0 +1,108 @@
+"""Token counts of many pre-tokens in one call (modtok.bpe.lengths) = HF's own model.
+
+Oracles: the HF model's ``tokenize`` of each piece (its Rust BPE), and the readable
+reference encoder ``BPEModel.encode_bytes`` for the engine's kernel.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from modtok.artifacts.baselines import train_hf_bpe
+from modtok.bpe import kernels as K
+from modtok.bpe.export import hf_tokenizer
+from modtok.bpe.lengths import Pieces
+from modtok.bpe.model import BPEModel
+from modtok.evaluation.metrics import pretokens
+
+TEXT = ["the cat sat on the mat, the cats sat", "नमस्ते दुनिया नमस्कार", "ab ab abc a b c ba cab"] * 30
+
+
+@functools.lru_cache(maxsize=None)
+def _trained(kind: str):
+    if kind == "hf":
+        return train_hf_bpe({"x_Latn": TEXT}, 290, "whitespace")  # 34 merges: words stay split
+    # a modtok model: bytes 0..255, every merge's parts earlier ids (random but proper)
+    return hf_tokenizer(_random_model(random.Random(3), [ord(c) for c in "abct "], 300))
+
+
+def _random_model(rng, alphabet, n_merges) -> BPEModel:
+    """A proper merge list over ``alphabet`` (byte values) and earlier outputs, repeated
+    outputs included (ab+c and a+bc both make abc)."""
+    model = BPEModel([], "whitespace")
+    for _ in range(n_merges):
+        ids = alphabet + list(range(256, len(model.vocab)))
+        a, b = rng.choice(ids), rng.choice(ids)
+        if (a, b) not in model.ranks:
+            model.add_merge(a, b)
+    return model
+
+
+def _oracle(model, pieces):
+    return [len(model.tokenize(p)) for p in pieces]
+
+
+@pytest.mark.parametrize("kind", ["hf", "modtok"])
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text("abct हिनम्", min_size=1, max_size=40), min_size=1, max_size=30))
+def test_lengths_equal_the_models_own_tokenize(kind, texts):
+    tok = _trained(kind)
+    pieces = sorted({p for t in texts for p in pretokens(tok, t)})
+    if not pieces:
+        return
+    assert Pieces(pieces).lengths(tok.model).tolist() == _oracle(tok.model, pieces)
+
+
+def test_lengths_on_the_trained_text_and_with_ignore_merges():
+    from tokenizers import models
+
+    tok = _trained("hf")
+    pieces = sorted({p for line in TEXT for p in pretokens(tok, line)})
+    table = Pieces(pieces)
+    assert table.lengths(tok.model).tolist() == _oracle(tok.model, pieces)
+    assert max(table.lengths(tok.model)) > 1  # not every piece is one token: the merges act
+    # ignore_merges: a piece that is a token stays whole even when the merges would split it
+    vocab = {"a": 0, "b": 1, "c": 2, "bc": 3, "abc": 4}
+    merges = [("b", "c")]  # "abc" is reachable only through ignore_merges
+    for ignore in (False, True):
+        bpe = models.BPE(vocab, merges, ignore_merges=ignore)
+        assert Pieces(["abc", "bc", "cab"]).lengths(bpe).tolist() == _oracle(bpe, ["abc", "bc", "cab"])
+    assert Pieces(["abc"]).lengths(models.BPE(vocab, merges, ignore_merges=True)).tolist() == [1]
+
+
+def test_what_is_not_plain_bpe_is_left_to_the_caller():
+    from tokenizers import models
+
+    vocab = {"a": 0, "b": 1, "ab": 2, "##b": 3, "[UNK]": 4}
+    pieces = Pieces(["ab", "ba"])
+    assert pieces.lengths(models.BPE(vocab, [("a", "b")])).tolist() == [1, 2]
+    assert pieces.lengths(models.BPE(vocab, [("a", "b")], dropout=0.5)) is None
+    assert pieces.lengths(models.BPE(vocab, [], continuing_subword_prefix="##")) is None
+    assert pieces.lengths(models.BPE(vocab, [], end_of_word_suffix="</w>")) is None
+    assert Pieces(["abz"]).lengths(models.BPE(vocab, [("a", "b")], unk_token="[UNK]")) is None  # z unknown
+    assert pieces.lengths(models.WordLevel(vocab, unk_token="[UNK]")) is None
+    assert Pieces([]).lengths(models.BPE(vocab, [("a", "b")])).tolist() == []
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=60), min_size=1, max_size=20), st.integers(0, 2**16))
+def test_encode_words_is_the_reference_rule(words, seed):
+    """The engine's kernel (heap of pair ranks) against the readable scan of
+    BPEModel.encode_bytes, on a random proper merge list over few bytes (so the
+    merges act, repeated outputs included: ab+c and a+bc)."""
+    model = _random_model(random.Random(seed), sorted({b for w in words for b in w})[:6], 40)
+    symbols = np.frombuffer(b"".join(words), np.uint8).astype(np.int32)
+    word = np.zeros((len(words), 2), np.int64)
+    word[:, K.W_LENGTH] = [len(w) for w in words]
+    np.cumsum(word[:-1, K.W_LENGTH], out=word[1:, K.W_START])
+    m = np.asarray(model.merges, np.int64)
+    table_keys, table_ids = K.table_of_ranks((m[:, 0] << K.KEY_SHIFT) | m[:, 1])
+    K.encode_words(symbols, word, table_keys, table_ids, np.asarray(model.results, np.int64))
+    for w, (start, length) in zip(words, word):
+        assert symbols[start : start + length].tolist() == model.encode_bytes(w)
