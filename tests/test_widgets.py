@@ -117,6 +117,58 @@ def test_progress_shows_while_fn_runs_and_clears_after(monkeypatch):
     assert panel.status.value == "" and panel.result == 7
 
 
+# A panel in a real kernel whose work opens with one C call that holds the GIL for ~0.5 s.
+_GIL_PANEL = """
+import json, time
+from modtok.ui.widgets import Panel, budget_slider
+BIG = json.dumps([[i, str(i)] for i in range(1_000_000)])
+t = time.perf_counter(); json.loads(BIG); LOADS = time.perf_counter() - t
+k = budget_slider(1, 1, 9, 1, description="k")
+panel = Panel(lambda k: len(json.loads(BIG)) + k, {"k": k}, render=None)
+"""
+
+
+def test_the_status_leaves_the_kernel_before_work_that_holds_the_gil():
+    """The kernel sends from its IOPub thread, which needs the GIL: without _send_now
+    the status text arrived only once the C call was over (together with the result)."""
+    import time
+
+    from jupyter_client.manager import start_new_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3")
+    try:
+        def run(code: str) -> dict[str, float]:
+            """Execute ``code``; the arrival time of each kind of IOPub message (first one)."""
+            msg_id = kc.execute(code)
+            seen: dict[str, float] = {}
+            while True:
+                msg = kc.get_iopub_msg(timeout=60)
+                if msg["parent_header"].get("msg_id") != msg_id:
+                    continue
+                kind = msg["msg_type"]
+                if kind == "comm_msg" and "computing" in str(msg["content"]["data"].get("state", {}).get("value", "")):
+                    kind = "computing"
+                elif kind == "stream":
+                    kind = f"stream {msg['content']['text'].strip()}"
+                elif kind == "error":
+                    raise AssertionError(msg["content"]["traceback"])
+                seen.setdefault(kind, time.monotonic())
+                if kind == "status" and msg["content"]["execution_state"] == "idle":
+                    seen["idle"] = time.monotonic()
+                    return seen
+
+        run(_GIL_PANEL)
+        loads = float(next(k for k in run("print(LOADS)") if k.startswith("stream")).split()[1])
+        seen = run("k.value = 5")
+        assert "computing" in seen
+        assert loads > 0.2, loads  # the C call is long enough to tell the two apart
+        # the status arrives before the work is half done, not with its end
+        assert seen["idle"] - seen["computing"] > 0.5 * loads, (seen, loads)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
 def test_progress_bars_opened_while_fn_runs_show_in_the_status_one_line_each(monkeypatch):
     monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False, display_id=None: _Handle([], obj))
     monkeypatch.setattr(progress, "TERMINAL_INTERVAL", 0.0)  # every step redraws (else twice a second)

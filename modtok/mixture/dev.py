@@ -92,7 +92,7 @@ class _DevPieces:
         :func:`pipeline_key` made these pieces): the token count of each distinct
         pre-token, weighted by the counts. For a plain BPE model (every tokenizer
         the BPE trainers make) all pieces are segmented in one numba call
-        (:mod:`modtok.bpe.lengths`: 0.29 -> 0.08 s an iteration on 16 x 997 FLORES
+        (:mod:`modtok.bpe.lengths`: 0.27 -> 0.17 s an iteration on 16 x 997 FLORES
         lines); any other model's ``tokenize`` — what the pipeline calls on each
         pre-token — runs once per piece (without the pipeline's per-text
         ``Encoding``: about half the CPU of ``encode_batch_fast`` on the same pre-tokens)."""

@@ -28,6 +28,7 @@ languages are picked in a searchable checkbox grid with "all" and "none":
 from __future__ import annotations
 
 import html
+import sys
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
@@ -165,6 +166,20 @@ def _short(value, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _send_now() -> None:
+    """Let a kernel send the messages queued so far before the work goes on.
+
+    ipykernel sends every message from its IOPub thread, which needs the GIL; work
+    that opens with a long C call holding it (``json.loads`` of a tokenizer's state)
+    held the status text back for the whole call: in notebook 01 after a new budget
+    the kernel queued it 3-6 ms after the slider's message and the page got it 84-153
+    ms later (a kernel-side timeline, session 15), 10-30 ms after a memo hit. In a
+    kernel ``sys.stdout.flush()`` waits (GIL released) until the IOPub thread has sent
+    everything queued before it (ipykernel's ``OutStream.flush``); elsewhere it only
+    flushes stdout."""
+    sys.stdout.flush()
+
+
 class Panel:
     """Controls + a compute function + the outputs it renders.
 
@@ -190,9 +205,9 @@ class Panel:
     change and is emptied once the outputs are redrawn. Below it, every progress bar
     the library opens while ``fn`` runs shows its line, redrawn at most twice a second
     (:func:`modtok.progress.reporting`: "AdaptMix: 30% 3/10 [00:11<00:26, 3.7s/it]"), so
-    a change that trains for a minute says how far it is. Widget state goes to the
-    browser over the comm as soon as it is set, so the message shows while the
-    kernel works (tests/browser checks it appears within 0.3 s). If ``fn`` or
+    a change that trains for a minute says how far it is. The status is sent before
+    ``fn`` starts (:func:`_send_now`), so it shows while the kernel works
+    (tests/browser checks it appears within 0.3 s). If ``fn`` or
     ``render`` raises, the status keeps the error visible (the outputs still
     show the last good result) and the exception propagates, so a headless
     ``control.value = x`` fails loudly. A memo keeps the last ``memo`` results and their
@@ -293,6 +308,7 @@ class Panel:
         name = next((n for n, c in self.controls.items() if c is change["owner"]), "a control")
         setting = self._setting = f"{name} = {_short(change['new'])}"
         self._show_progress("")
+        _send_now()
         try:
             self.update()
         except Exception as error:
