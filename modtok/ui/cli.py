@@ -18,7 +18,8 @@
     modtok report [REPORTS]                       the notebooks' paper-vs-here tables on one page
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
-YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`);
+YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`; an entry
+``{path: x.jsonl, text_field: body}`` names its JSONL field);
 ``sequential-bpe`` and ``modular-unigram`` also train from saved counts (``--counts DIR``;
 Unigram's made with ``--scheme sentencepiece``); ``parity-bpe`` reads
 the text files it is given (one per language).
@@ -387,7 +388,8 @@ def _add_count(sub) -> None:
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--scheme", default=TRAINING_SCHEME, help=SCHEME_HELP)
     p.add_argument("--langs", nargs="*", help="languages of the manifest to count (default: all)")
-    p.add_argument("--text-field", default="text", help="JSONL field / Parquet or Arrow column of the text")
+    p.add_argument("--text-field", default="text", help="JSONL field / Parquet or Arrow column of the text, for "
+                                                        "the manifest entries that name no text_field of their own")
     p.add_argument("--max-chars", type=int, help="character budget per language (first N, stream order)")
     p.add_argument("--sample", type=float, help="keep each record with this probability (seeded)")
     p.add_argument("--seed", type=int, default=0)
