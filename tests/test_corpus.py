@@ -207,6 +207,12 @@ def test_manifests_in_json_and_yaml(shards, tmp_path):
         (tmp_path / "codes.yaml").write_text(f"{code}: shards/a.txt\n")
         with pytest.raises(DataError, match=f"codes.yaml: '{code}' is not a language code"):
             open_corpus(tmp_path / "codes.yaml")
+    for text in ("123: shards/a.txt\n", "123: []\n"):  # YAML reads the key as a number; the key is what is wrong
+        (tmp_path / "codes.yaml").write_text(text)
+        with pytest.raises(DataError, match="codes.yaml: 123 is not a language code"):  # was: "entry 123 must map ..."
+            open_corpus(tmp_path / "codes.yaml")
+    with pytest.raises(DataError, match="manifest: 7 is not a language code"):
+        open_corpus({7: str(shards / "a.txt")})
     (tmp_path / "bad.json").write_text('{"eng_Latn": []}')
     with pytest.raises(DataError, match="bad.json: entry 'eng_Latn'"):
         open_corpus(tmp_path / "bad.json")

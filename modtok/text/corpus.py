@@ -1013,7 +1013,8 @@ ENTRY_KEYS = ("path", "paths", "text_field")  # the keys of an entry written as 
 
 
 def _check_manifest(obj, where, base: Path | None = None) -> dict[str, ManifestEntry]:
-    """``obj`` as ``{lang: ManifestEntry}``; a manifest *file* (``base`` set) must also name real languages.
+    """``obj`` as ``{lang: ManifestEntry}``; the keys of a manifest *file* (``base`` set), and
+    any key that is not a string, must be real language codes.
 
     >>> _check_manifest({"eng_Latn": {"path": "a.jsonl", "text_field": "body"}, "hin_Deva": "b.txt"}, "m")
     {'eng_Latn': ManifestEntry(paths=['a.jsonl'], text_field='body'), 'hin_Deva': ManifestEntry(paths=['b.txt'], text_field=None)}
@@ -1022,9 +1023,9 @@ def _check_manifest(obj, where, base: Path | None = None) -> dict[str, ManifestE
         raise DataError(f"{where}: a manifest is a non-empty mapping {{lang: [paths or globs]}}")
     out = {}
     for lang, value in obj.items():
-        entry = _manifest_entry(value, f"{where}: entry {lang!r}")
-        if base is not None:
+        if base is not None or not isinstance(lang, str):  # the key first: `123:` is no language, whatever its value
             check_language_code(lang, where)
+        entry = _manifest_entry(value, f"{where}: entry {lang!r}")
         out[lang] = replace(entry, paths=[os.fspath(base / p) if base is not None else os.fspath(p)
                                           for p in entry.paths])
     return out
