@@ -59,6 +59,26 @@ def test_encode_as_the_readme_writes_it(tiny_data, tmp_path, capsys):
     assert tok.decode(json.loads(capsys.readouterr().out)) == "cat"
 
 
+@pytest.mark.parametrize("argv", [
+    ["parity-bpe", "OUT", "-i", "eng_Latn.txt", "--merges", "-5"], ["parity-bpe", "OUT", "-i", "eng_Latn.txt", "-s", "0"],
+    ["parity-bpe", "OUT", "-i", "eng_Latn.txt", "--vocab", "0"], ["sequential-bpe", "OUT", "-k", "-5"],
+    ["modular-unigram", "OUT", "-k", "0"], ["modular-unigram", "OUT", "--train-chars", "-1"], ["nsl", "OUT", "-k", "0"],
+    ["adaptmix", "OUT", "--budget-chars", "-5"], ["adaptmix", "OUT", "--budget-chars", "100", "-V", "0"],
+    ["adaptmix", "OUT", "--budget-chars", "100", "--train-chars", "0"], ["count", "m.yaml", "-o", "OUT", "--max-chars", "0"],
+    ["count", "m.yaml", "-o", "OUT", "--partition-mb", "-1"], ["trim", "llama3", "-o", "OUT", "--langs", "eng_Latn",
+                                                               "--max-chars", "0"],
+    ["extend", "llama3", "-o", "OUT", "--lang", "npi_Deva", "--text", "x.txt", "-K", "5", "--max-chars", "0"],
+    ["lm-train", "--tokenizer", "OUT", "--out", "OUT", "--max-chars", "0"],
+])
+def test_a_count_or_budget_below_1_is_refused_as_typed(argv, tmp_path, capsys):
+    """``parity-bpe --merges -5`` said "vocab_size ... = 251", the budget it had become, after reading
+    all the text; a count or budget flag below 1 is refused in the words typed, before anything runs."""
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err == f"modtok: error: {argv[-2]} {argv[-1]}: must be a positive integer\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_unknown_language_is_named_with_what_is_available(tiny_data, tmp_path, capsys):
     assert cli.main(["sequential-bpe", str(tmp_path / "t"), "-k", "280", "--langs", "eng_Latn", "xxx_Latn"]) == 2
     err = capsys.readouterr().err
