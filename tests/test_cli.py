@@ -79,6 +79,26 @@ def test_a_count_or_budget_below_1_is_refused_as_typed(argv, tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
+    """``modtok data | head -1`` ended in a BrokenPipeError traceback; now the command stops without a
+    word, with status 141 (128 + SIGPIPE). The reader here leaves before the first line, so every
+    write of the command meets the closed pipe, as its writes after head's one line do."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    (tmp_path / "eng_Latn.txt").write_text("the cat sat on the mat\n")
+    (tmp_path / "m.yaml").write_text("eng_Latn: [eng_Latn.txt]\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MODTOK_")}
+    proc = subprocess.Popen([sys.executable, "-m", "modtok", "data"], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**env, "MODTOK_MANIFEST": str(tmp_path / "m.yaml")})
+    proc.stdout.close()
+    err = proc.communicate(timeout=60)[1].decode()
+    assert (proc.returncode, err) == (141, "")  # before: 120 and "Exception ignored ... BrokenPipeError"
+
+
 def test_unknown_language_is_named_with_what_is_available(tiny_data, tmp_path, capsys):
     assert cli.main(["sequential-bpe", str(tmp_path / "t"), "-k", "280", "--langs", "eng_Latn", "xxx_Latn"]) == 2
     err = capsys.readouterr().err

@@ -28,7 +28,8 @@ Tokenizer directories hold ``tokenizer.json`` + ``lang_to_ids.json`` (see
 :class:`modtok.artifacts.modular.ModularTokenizer`). Errors from bad input are printed as
 one line (``modtok: error: ...``) with exit status 2, a count or budget flag below 1
 (``--merges -5``) before anything runs; Ctrl-C ends a command with ``modtok: interrupted``
-and status 130.
+and status 130; a reader that stops early (``modtok data | head -1``) ends it quietly,
+status 141 (128 + SIGPIPE, as a shell reports it for other commands).
 
 Every command that writes a directory writes it whole (:mod:`modtok.outputs`): into a
 temporary sibling renamed into place, with a ``run.json`` saying what made it; an existing
@@ -550,12 +551,16 @@ def main(argv=None) -> int:
         if args.any_script:  # the library's readers take it from there (notebooks and studies do too)
             os.environ[ANY_SCRIPT_ENV] = "1"
         args.fn(args)
+        sys.stdout.flush()  # a reader gone (`modtok data | head -1`) shows here at the latest
     except ModtokError as e:
         print(f"modtok: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; an output directory is left as it was
         print("modtok: interrupted", file=sys.stderr)
         return 130  # 128 + SIGINT, what a shell reports for a command ended by Ctrl-C
+    except BrokenPipeError:  # stdout's reader left: quietly, as the "Note on SIGPIPE" in Python's docs says
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush writes nowhere
+        return 141  # 128 + SIGPIPE, what a shell reports for a command whose reader left
     finally:
         if before is None:
             os.environ.pop(ANY_SCRIPT_ENV, None)
