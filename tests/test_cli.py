@@ -99,6 +99,26 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
     assert (proc.returncode, err) == (141, "")  # before: 120 and "Exception ignored ... BrokenPipeError"
 
 
+def test_sigterm_raises_in_the_command_and_ends_a_forked_worker_as_before():
+    """The CLI's SIGTERM handler raises in the command's process, so every cleanup runs (the count in
+    test_counts.py); a worker forked by count_by_language inherits it and must end as it did without
+    it (raising there, each worker would print a traceback when a batch system signals them all)."""
+    import os
+    import signal
+    from functools import partial
+
+    handler = partial(cli._terminate, os.getpid())
+    with pytest.raises(cli._Terminated):
+        handler(signal.SIGTERM, None)
+    child = os.fork()
+    if child == 0:  # the worker: never back into pytest
+        try:
+            handler(signal.SIGTERM, None)
+        finally:
+            os._exit(0)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 143
+
+
 def test_unknown_language_is_named_with_what_is_available(tiny_data, tmp_path, capsys):
     assert cli.main(["sequential-bpe", str(tmp_path / "t"), "-k", "280", "--langs", "eng_Latn", "xxx_Latn"]) == 2
     err = capsys.readouterr().err

@@ -28,7 +28,8 @@ Tokenizer directories hold ``tokenizer.json`` + ``lang_to_ids.json`` (see
 :class:`modtok.artifacts.modular.ModularTokenizer`). Errors from bad input are printed as
 one line (``modtok: error: ...``) with exit status 2, a count or budget flag below 1
 (``--merges -5``) before anything runs; Ctrl-C ends a command with ``modtok: interrupted``
-and status 130; a reader that stops early (``modtok data | head -1``) ends it quietly,
+and status 130, SIGTERM with ``modtok: terminated`` and 143 (a directory being written is
+removed either way); a reader that stops early (``modtok data | head -1``) ends it quietly,
 status 141 (128 + SIGPIPE, as a shell reports it for other commands).
 
 Every command that writes a directory writes it whole (:mod:`modtok.outputs`): into a
@@ -47,7 +48,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+from functools import partial
 
 from modtok import errors
 from modtok.errors import ModtokError
@@ -539,10 +542,20 @@ def kernel_modules(args) -> list[str]:
     return []
 
 
+class _Terminated(BaseException):
+    """SIGTERM in the main thread, past every ``except Exception``: each ``finally`` runs, as on Ctrl-C."""
+
+
+def _terminate(pid: int, signum, frame):
+    if os.getpid() != pid:  # a forked worker (count_by_language's) inherits it: a raise hung the pool; end instead
+        os._exit(128 + signum)
+    raise _Terminated
+
+
 def main(argv=None) -> int:
     from modtok.text.scripts import ANY_SCRIPT_ENV
 
-    before = os.environ.get(ANY_SCRIPT_ENV)
+    before, on_sigterm = os.environ.get(ANY_SCRIPT_ENV), signal.signal(signal.SIGTERM, partial(_terminate, os.getpid()))
     try:
         args = build_parser().parse_args(argv)  # a count or budget below 1 is refused here (_Positive)
         if kernels_cold(kernel_modules(args)):
@@ -558,10 +571,14 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; an output directory is left as it was
         print("modtok: interrupted", file=sys.stderr)
         return 130  # 128 + SIGINT, what a shell reports for a command ended by Ctrl-C
+    except _Terminated:  # SIGTERM (kill, a batch system's time limit): the same, with 128 + SIGTERM
+        print("modtok: terminated", file=sys.stderr)
+        return 143
     except BrokenPipeError:  # stdout's reader left: quietly, as the "Note on SIGPIPE" in Python's docs says
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush writes nowhere
         return 141  # 128 + SIGPIPE, what a shell reports for a command whose reader left
     finally:
+        signal.signal(signal.SIGTERM, on_sigterm or signal.SIG_DFL)  # None: a handler set outside Python
         if before is None:
             os.environ.pop(ANY_SCRIPT_ENV, None)
         else:
