@@ -213,8 +213,9 @@ def output_dir(path, *, command: str, args: Mapping, force: bool = False,
     """Write a command's output directory whole (see the module docstring).
 
     Yields a :class:`Run` whose ``path`` the caller writes into; on normal exit ``run.json``
-    is added and the directory renamed to ``path``. On any exception (Ctrl-C included) the
-    temporary directory is removed and ``path`` is left as it was. The target is checked
+    is added and the directory renamed to ``path``. On any exception (Ctrl-C included, and
+    SIGTERM, which the CLI raises as one) the temporary directory is removed and ``path`` is
+    left as it was. The target is checked
     before the body runs, so a refusal costs no work.
     """
     target = Path(path).absolute()

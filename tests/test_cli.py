@@ -59,6 +59,66 @@ def test_encode_as_the_readme_writes_it(tiny_data, tmp_path, capsys):
     assert tok.decode(json.loads(capsys.readouterr().out)) == "cat"
 
 
+@pytest.mark.parametrize("argv", [
+    ["parity-bpe", "OUT", "-i", "eng_Latn.txt", "--merges", "-5"], ["parity-bpe", "OUT", "-i", "eng_Latn.txt", "-s", "0"],
+    ["parity-bpe", "OUT", "-i", "eng_Latn.txt", "--vocab", "0"], ["sequential-bpe", "OUT", "-k", "-5"],
+    ["modular-unigram", "OUT", "-k", "0"], ["modular-unigram", "OUT", "--train-chars", "-1"], ["nsl", "OUT", "-k", "0"],
+    ["adaptmix", "OUT", "--budget-chars", "-5"], ["adaptmix", "OUT", "--budget-chars", "100", "-V", "0"],
+    ["adaptmix", "OUT", "--budget-chars", "100", "--train-chars", "0"], ["count", "m.yaml", "-o", "OUT", "--max-chars", "0"],
+    ["count", "m.yaml", "-o", "OUT", "--partition-mb", "-1"], ["trim", "llama3", "-o", "OUT", "--langs", "eng_Latn",
+                                                               "--max-chars", "0"],
+    ["extend", "llama3", "-o", "OUT", "--lang", "npi_Deva", "--text", "x.txt", "-K", "5", "--max-chars", "0"],
+    ["lm-train", "--tokenizer", "OUT", "--out", "OUT", "--max-chars", "0"],
+])
+def test_a_count_or_budget_below_1_is_refused_as_typed(argv, tmp_path, capsys):
+    """``parity-bpe --merges -5`` said "vocab_size ... = 251", the budget it had become, after reading
+    all the text; a count or budget flag below 1 is refused in the words typed, before anything runs."""
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err == f"modtok: error: {argv[-2]} {argv[-1]}: must be a positive integer\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
+    """``modtok data | head -1`` ended in a BrokenPipeError traceback; now the command stops without a
+    word, with status 141 (128 + SIGPIPE). The reader here leaves before the first line, so every
+    write of the command meets the closed pipe, as its writes after head's one line do."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    (tmp_path / "eng_Latn.txt").write_text("the cat sat on the mat\n")
+    (tmp_path / "m.yaml").write_text("eng_Latn: [eng_Latn.txt]\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MODTOK_")}
+    proc = subprocess.Popen([sys.executable, "-m", "modtok", "data"], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**env, "MODTOK_MANIFEST": str(tmp_path / "m.yaml")})
+    proc.stdout.close()
+    err = proc.communicate(timeout=60)[1].decode()
+    assert (proc.returncode, err) == (141, "")  # before: 120 and "Exception ignored ... BrokenPipeError"
+
+
+def test_sigterm_raises_in_the_command_and_ends_a_forked_worker_as_before():
+    """The CLI's SIGTERM handler raises in the command's process, so every cleanup runs (the count in
+    test_counts.py); a worker forked by count_by_language inherits it and must end as it did without
+    it (raising there, each worker would print a traceback when a batch system signals them all)."""
+    import os
+    import signal
+    from functools import partial
+
+    handler = partial(cli._terminate, os.getpid())
+    with pytest.raises(cli._Terminated):
+        handler(signal.SIGTERM, None)
+    child = os.fork()
+    if child == 0:  # the worker: never back into pytest
+        try:
+            handler(signal.SIGTERM, None)
+        finally:
+            os._exit(0)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 143
+
+
 def test_unknown_language_is_named_with_what_is_available(tiny_data, tmp_path, capsys):
     assert cli.main(["sequential-bpe", str(tmp_path / "t"), "-k", "280", "--langs", "eng_Latn", "xxx_Latn"]) == 2
     err = capsys.readouterr().err

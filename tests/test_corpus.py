@@ -207,6 +207,12 @@ def test_manifests_in_json_and_yaml(shards, tmp_path):
         (tmp_path / "codes.yaml").write_text(f"{code}: shards/a.txt\n")
         with pytest.raises(DataError, match=f"codes.yaml: '{code}' is not a language code"):
             open_corpus(tmp_path / "codes.yaml")
+    for text in ("123: shards/a.txt\n", "123: []\n"):  # YAML reads the key as a number; the key is what is wrong
+        (tmp_path / "codes.yaml").write_text(text)
+        with pytest.raises(DataError, match="codes.yaml: 123 is not a language code"):  # was: "entry 123 must map ..."
+            open_corpus(tmp_path / "codes.yaml")
+    with pytest.raises(DataError, match="manifest: 7 is not a language code"):
+        open_corpus({7: str(shards / "a.txt")})
     (tmp_path / "bad.json").write_text('{"eng_Latn": []}')
     with pytest.raises(DataError, match="bad.json: entry 'eng_Latn'"):
         open_corpus(tmp_path / "bad.json")
@@ -216,6 +222,37 @@ def test_manifests_in_json_and_yaml(shards, tmp_path):
     (tmp_path / "gone.json").write_text('{"eng_Latn": ["nowhere/*.parquet"]}')
     with pytest.raises(DataError, match="no file matches"):
         open_corpus(tmp_path / "gone.json")
+
+
+def test_a_manifest_entry_names_the_field_of_its_text(tmp_path):
+    """JSONL with its text in ``body`` was readable only by ``modtok count --text-field body``:
+    a manifest could not say so, and every command reading it stopped at "missing field 'text'"."""
+    (tmp_path / "eng.jsonl").write_text("".join(json.dumps({"body": t}) + "\n" for t in ("the cat", "sat on the mat")))
+    (tmp_path / "deu.jsonl").write_text(json.dumps({"text": "die Katze"}) + "\n")
+    pq.write_table(pa.table({"content": ["кіт сидів"]}), tmp_path / "ukr.parquet")
+    (tmp_path / "m.yaml").write_text("eng_Latn: {path: eng.jsonl, text_field: body}\n"
+                                     "ukr_Cyrl: {paths: [ukr.parquet], text_field: content}\ndeu_Latn: deu.jsonl\n")
+    corpora = open_corpus(tmp_path / "m.yaml")
+    assert {lang: list(c) for lang, c in corpora.items()} == {
+        "eng_Latn": ["the cat", "sat on the mat"], "ukr_Cyrl": ["кіт сидів"], "deu_Latn": ["die Katze"]}
+    (tmp_path / "m.json").write_text(json.dumps({"eng_Latn": {"path": "eng.jsonl", "text_field": "body"},
+                                                 "deu_Latn": ["deu.jsonl"]}))
+    (tmp_path / "deu.jsonl").write_text(json.dumps({"body": "der Hund"}) + "\n")
+    # the argument is the field of the entries that name none; an entry's own wins
+    assert {lang: list(c) for lang, c in open_corpus(tmp_path / "m.json", text_field="body").items()} == {
+        "eng_Latn": ["the cat", "sat on the mat"], "deu_Latn": ["der Hund"]}
+    (tmp_path / "typo.yaml").write_text("eng_Latn: {path: eng.jsonl, text_field: bdy}\n")
+    with pytest.raises(RecordError) as caught:
+        list(open_corpus(tmp_path / "typo.yaml", lang="eng_Latn"))
+    assert str(caught.value) == f"{tmp_path / 'eng.jsonl'}: missing field 'bdy' (line 1, byte offset 0)"
+    for entry, message in (("{path: eng.jsonl, field: body}", "optionally text_field, not field"),
+                           ("{path: eng.jsonl, paths: [deu.jsonl]}", "path or paths \\(one of them\\)"),
+                           ("{text_field: body}", "path or paths \\(one of them\\)"),
+                           ("{path: eng.jsonl, text_field: 3}", "text_field must name a JSONL field or a column, not 3"),
+                           ("{path: []}", "must map a language to a path, a non-empty list of paths, or")):
+        (tmp_path / "bad.yaml").write_text(f"eng_Latn: {entry}\n")
+        with pytest.raises(DataError, match=f"bad.yaml: entry 'eng_Latn'.* {message}"):
+            open_corpus(tmp_path / "bad.yaml")
 
 
 # --------------------------------------------------------------------------

@@ -258,6 +258,39 @@ def test_sequential_bpe_refuses_a_counts_directory_that_is_not_the_one_count_wro
     assert cli.main(["sequential-bpe", str(tmp_path / "out"), "-k", "300", "--counts", str(tmp_path / "whole")]) == 0
 
 
+def test_sigterm_during_count_leaves_no_temporary_and_the_earlier_counts(tmp_path):
+    """``kill`` (SIGTERM, a batch system's time limit) during ``modtok count`` left an empty hidden
+    temporary directory beside the output until the next run; now it is removed as on Ctrl-C, the
+    command says so in one line and exits 143, and the earlier counts are as they were."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import REPO
+
+    rng, words = random.Random(0), "the cat sat on a mat with another dog and its friend".split()
+    (tmp_path / "eng_Latn.txt").write_text("".join(" ".join(rng.choices(words, k=12)) + "\n" for _ in range(300_000)))
+    manifest, out = tmp_path / "m.yaml", tmp_path / "counts"
+    manifest.write_text("eng_Latn: [eng_Latn.txt]\n")
+    assert cli.main(["count", str(manifest), "-o", str(out), "--max-chars", "1000"]) == 0  # the earlier counts
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    # the whole 16 MB counted again (about 2 s): terminated once its temporary directory is there
+    proc = subprocess.Popen([sys.executable, "-m", "modtok", "count", str(manifest), "-o", str(out), "--force"],
+                            cwd=REPO, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not any(p.name.startswith(".counts.modtok-tmp-") for p in tmp_path.iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, "the count ended before it was seen running"
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    err = proc.communicate(timeout=60)[1]
+    assert proc.returncode == 143, err  # 128 + SIGTERM; 0 would be a count that ended first
+    assert err.splitlines()[-1] == "modtok: terminated" and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["counts", "eng_Latn.txt", "m.yaml"]
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
 def test_kill_9_during_count_keeps_the_earlier_counts_whole(tmp_path, lines):
     """``modtok count --force`` killed (SIGKILL) after it wrote its first language's file: the
     earlier counts directory is intact, byte for byte, and still loads; the next run leaves no

@@ -123,3 +123,26 @@ def test_swapped_parity_bpe_files_are_matched_by_name(tmp_path, capsys):
     assert f"eng_Latn <- {tmp_path / 'eng_Latn.dev'}" in err and f"fra_Latn <- {tmp_path / 'fra_Latn.dev'}" in err
     assert cli.main(["parity-bpe", str(tmp_path / "o2"), "-i", train[0], str(tmp_path / "notacode.txt"), "-s", "5"]) == 2
     assert "named after its language" in capsys.readouterr().err and not (tmp_path / "o2").exists()
+
+
+def test_a_manifest_entry_naming_its_text_field_is_read_so_by_every_command(tmp_path, monkeypatch, capsys):
+    """A new user's JSONL kept its text in ``body``: only ``modtok count --text-field body`` read
+    it; ``modtok data`` and the training commands stopped at "missing field 'text'"."""
+    (tmp_path / "eng.jsonl").write_text("".join(json.dumps({"body": line}) + "\n" for line in EN), encoding="utf-8")
+    _write(tmp_path / "fra.txt", FR)
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text("eng_Latn: {path: eng.jsonl, text_field: body}\nfra_Latn: [fra.txt]\n", encoding="utf-8")
+    monkeypatch.setenv("MODTOK_MANIFEST", str(manifest))
+    for var in ("MODTOK_POOL", "MODTOK_EVAL", "MODTOK_FLORES"):
+        monkeypatch.delenv(var, raising=False)
+    assert cli.main(["data"]) == 0
+    assert f"eng_Latn: {tmp_path / 'eng.jsonl'}, 40 lines" in capsys.readouterr().out
+    assert cli.main(["count", str(manifest), "-o", str(tmp_path / "counts")]) == 0
+    meta = json.loads((tmp_path / "counts" / "meta.json").read_text(encoding="utf-8"))
+    assert meta["languages"]["eng_Latn"]["units"] == 40
+    assert meta["options"]["text_field"] == {"eng_Latn": "body", "fra_Latn": "text"}  # what each was read from
+    assert cli.main(["parity-bpe", str(tmp_path / "p"), "--manifest", str(manifest), "-s", "5",
+                     "--variant", "classical"]) == 0
+    assert f"eng_Latn <- {tmp_path / 'eng.jsonl'} (40 lines)" in capsys.readouterr().err
+    # evaluation text given as such a manifest is read the same way (every 4th line: the derived dev split)
+    assert eval_sets.eval_set(manifest).load(["eng_Latn"])["eng_Latn"] == [t for i, t in enumerate(EN) if i % 4 != 3]

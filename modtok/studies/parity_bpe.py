@@ -694,8 +694,9 @@ class CommandRun(NamedTuple):
                 f"merges per language: {per_lang}"]
 
 
-def _read_training(spec, lang: str, compat: str | None, any_script: bool) -> list[str]:
-    """One language's text: any format open_corpus reads; compat mode reads plain text the reference's way."""
+def _read_training(spec, lang: str, compat: str | None, any_script: bool, text_field: str | None = None) -> list[str]:
+    """One language's text: any format open_corpus reads (JSONL documents' ``text_field``,
+    default ``text``); compat mode reads plain text the reference's way."""
     if compat:
         plain = [spec] if isinstance(spec, str) else spec
         if any(detect(f).format != TEXT or detect(f).compression for f in plain):
@@ -703,7 +704,7 @@ def _read_training(spec, lang: str, compat: str | None, any_script: bool) -> lis
         lines = [line for f in plain for line in parity.reference_lines(f)]
         check_script(lang, lines, ", ".join(plain), any_script)
     else:
-        lines = open_corpus(spec, lang=lang, any_script=any_script).lines()
+        lines = open_corpus(spec, lang=lang, text_field=text_field, any_script=any_script).lines()
     if not any(line.strip() for line in lines):
         raise DataError(f"{spec}: no text for {lang} (an empty file trains nothing)")
     return lines
@@ -746,7 +747,9 @@ def run(out, *, train: Sequence[str] | None = None, manifest=None, dev: Sequence
         raise ConfigError("give the training text as --train FILE... or --manifest FILE (one of them)")
     # Files are matched to languages by the codes in their names, never by position: swapped
     # --dev files once trained English under mar_Deva's name. --langs chooses and orders.
-    files = load_manifest(manifest) if manifest else files_by_language(train, "--train")
+    entries = load_manifest(manifest) if manifest else {}
+    files = {lang: e.paths for lang, e in entries.items()} if manifest else files_by_language(train, "--train")
+    fields = {lang: e.text_field for lang, e in entries.items()}  # a manifest entry's own JSONL field
     langs = langs or list(files)
     missing = [lang for lang in langs if lang not in files]
     if missing:
@@ -760,7 +763,7 @@ def run(out, *, train: Sequence[str] | None = None, manifest=None, dev: Sequence
     inputs = [src.path for spec in sources.values() for src in expand(spec)] + list(dev_files.values())
     # the output first: one in the way costs no reading
     with output_dir(out, command="parity-bpe", args=dict(args or {}), force=force, inputs=inputs) as written:
-        text = {lang: _read_training(spec, lang, compat, any_script) for lang, spec in sources.items()}
+        text = {lang: _read_training(spec, lang, compat, any_script, fields.get(lang)) for lang, spec in sources.items()}
         dev_text = _read_dev(dev_files, langs, compat, any_script) if dev_files else None
         say("read: training " + "; ".join(f"{lang} <- {_shown(sources[lang])} ({len(text[lang]):,} lines)"
                                           for lang in langs)

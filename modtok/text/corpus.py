@@ -26,6 +26,15 @@ read record by record (bounded memory whatever the size).
 Per-language specs are a mapping or a small manifest file (JSON ``.json`` or
 YAML ``.yaml``/``.yml``) ``{lang: [paths or globs]}`` (a single string is one
 path); relative paths in a manifest file are relative to the manifest's folder.
+An entry may also be a mapping that names the JSONL field (Parquet or Arrow column)
+its text is in, where that is not ``text_field`` (whose default is ``text``)::
+
+    eng_Latn: {path: eng.jsonl, text_field: body}
+    deu_Latn: {paths: [deu-*.jsonl.zst], text_field: content}
+    hin_Deva: [hin.txt]
+
+An entry's own ``text_field`` wins over the ``text_field`` argument (``--text-field``),
+which is the field of the entries that name none.
 A language given twice in a manifest file is refused (a plain YAML or JSON loader
 keeps the last entry: half of that language's text, silently), and so is a file
 that two languages' entries both match (one file is one language's text).
@@ -872,10 +881,10 @@ class Corpus:
 # manifests and the entry point
 
 
-def load_manifest(path: str | os.PathLike) -> dict[str, list[str]]:
-    """``{lang: [paths or globs]}`` from a JSON or YAML manifest; relative
-    paths become relative to the manifest's folder. Language order is kept; a
-    language given twice is refused (:func:`_unique_keys`)."""
+def load_manifest(path: str | os.PathLike) -> dict[str, ManifestEntry]:
+    """``{lang: ManifestEntry}`` (paths or globs, and the entry's ``text_field``) from a JSON
+    or YAML manifest; relative paths become relative to the manifest's folder. Language
+    order is kept; a language given twice is refused (:func:`_unique_keys`)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -991,27 +1000,62 @@ def check_language_code(code, where) -> None:
                         f"does (eng_Latn, npi_Deva, zho_Hans), or list a code of your own in ${NEW_CODES_ENV}")
 
 
-def _check_manifest(obj, where, base: Path | None = None) -> dict[str, list[str]]:
-    """``obj`` as ``{lang: [paths]}``; a manifest *file* (``base`` set) must also name real languages."""
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One language's entry of a manifest: its paths (or globs) and the JSONL field /
+    Parquet or Arrow column of its text when the entry names one (None: the reader's)."""
+
+    paths: list[str]
+    text_field: str | None = None
+
+
+ENTRY_KEYS = ("path", "paths", "text_field")  # the keys of an entry written as a mapping
+
+
+def _check_manifest(obj, where, base: Path | None = None) -> dict[str, ManifestEntry]:
+    """``obj`` as ``{lang: ManifestEntry}``; the keys of a manifest *file* (``base`` set), and
+    any key that is not a string, must be real language codes.
+
+    >>> _check_manifest({"eng_Latn": {"path": "a.jsonl", "text_field": "body"}, "hin_Deva": "b.txt"}, "m")
+    {'eng_Latn': ManifestEntry(paths=['a.jsonl'], text_field='body'), 'hin_Deva': ManifestEntry(paths=['b.txt'], text_field=None)}
+    """
     if not isinstance(obj, Mapping) or not obj:
         raise DataError(f"{where}: a manifest is a non-empty mapping {{lang: [paths or globs]}}")
     out = {}
-    for lang, paths in obj.items():
-        if isinstance(paths, (str, os.PathLike)):
-            paths = [paths]
-        if not isinstance(lang, str) or not isinstance(paths, list) or not paths \
-                or not all(isinstance(p, (str, os.PathLike)) for p in paths):
-            raise DataError(f"{where}: entry {lang!r} must map a language to a path or a non-empty list of paths")
-        if base is not None:
+    for lang, value in obj.items():
+        if base is not None or not isinstance(lang, str):  # the key first: `123:` is no language, whatever its value
             check_language_code(lang, where)
-        out[lang] = [os.fspath(base / p) if base is not None else os.fspath(p) for p in paths]
+        entry = _manifest_entry(value, f"{where}: entry {lang!r}")
+        out[lang] = replace(entry, paths=[os.fspath(base / p) if base is not None else os.fspath(p)
+                                          for p in entry.paths])
     return out
+
+
+def _manifest_entry(value, where: str) -> ManifestEntry:
+    """One manifest value: a path, a non-empty list of paths, or a mapping of ``path`` or
+    ``paths`` (one of them) and ``text_field``; ``where`` names the manifest and the entry."""
+    text_field = None
+    if isinstance(value, Mapping):
+        unknown = [str(key) for key in value if key not in ENTRY_KEYS]
+        given = [key for key in ("path", "paths") if key in value]
+        if unknown or len(given) != 1:
+            raise DataError(f"{where}: a mapping entry has path or paths (one of them) and optionally text_field"
+                            + (f", not {', '.join(unknown)}" if unknown else ""))
+        text_field = value.get("text_field")
+        if text_field is not None and not (isinstance(text_field, str) and text_field):
+            raise DataError(f"{where}: text_field must name a JSONL field or a column, not {text_field!r}")
+        value = value[given[0]]
+    paths = [value] if isinstance(value, (str, os.PathLike)) else value
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, (str, os.PathLike)) for p in paths):
+        raise DataError(f"{where} must map a language to a path, a non-empty list of paths, or "
+                        "{path: ..., text_field: ...}")
+    return ManifestEntry(paths, text_field)
 
 
 def open_corpus(
     spec,
     lang: str | None = None,
-    text_field: str = "text",
+    text_field: str | None = None,
     *,
     langs: Iterable[str] | None = None,
     max_chars: int | None = None,
@@ -1032,6 +1076,8 @@ def open_corpus(
       with ``lang`` given, that one language's :class:`Corpus`.
 
     Files are listed (and missing ones reported) now; they are read on iteration.
+    ``text_field``: the JSONL field / Parquet or Arrow column of the text (None: ``text``),
+    for the manifest entries that name none.
     ``split``: the split of a ``datasets`` ``DatasetDict`` (default: every split).
     ``any_script``: do not check each file's text against the language's script.
     """
@@ -1039,7 +1085,7 @@ def open_corpus(
         raise DataError(f"character budget must be positive, got {max_chars}")
     if sample is not None and not 0 < sample <= 1:
         raise DataError(f"sample must be a probability in (0, 1], got {sample}")
-    opts = ReadOptions(text_field, sample, seed, skip_bad, normalization)
+    opts = ReadOptions(text_field or "text", sample, seed, skip_bad, normalization)
 
     manifest = None
     if isinstance(spec, Mapping):
@@ -1059,7 +1105,8 @@ def open_corpus(
         if code not in manifest:
             raise UnknownLanguageError(code, manifest)
     where = "manifest" if isinstance(spec, Mapping) else os.fspath(spec)
-    corpora = {code: Corpus(code, _entry_sources(where, code, manifest[code], format, split), opts, max_chars,
+    corpora = {code: Corpus(code, _entry_sources(where, code, manifest[code].paths, format, split),
+                            replace(opts, text_field=manifest[code].text_field or opts.text_field), max_chars,
                             any_script=any_script)
                for code in chosen}
     _one_language_per_file(corpora)

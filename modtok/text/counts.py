@@ -12,6 +12,7 @@ and loads them back for any trainer.
                                                "types": int, "tokens": int, "units": int,
                                                "chars": int, "skipped": {reason: int}}, ...},
                           "options": {"text_field", "max_chars", "sample", "seed", "skip_bad"}}
+                         (text_field: one name, or {lang: name} where manifest entries name their own)
     DIR/<lang>.parquet   columns  pretoken: string (UTF-8), count: int64;
                          rows sorted by count descending, then pre-token by code point
     DIR/run.json         what made it (:mod:`modtok.outputs`): command, arguments, inputs,
@@ -301,8 +302,10 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
         if tally.units == 0:
             raise DataError(f"language {lang!r}: empty corpus (no non-blank line)")
     stats = {lang: {"units": t.units, "chars": t.chars, "skipped": dict(t.skipped)} for lang, t in tallies.items()}
-    opts = {"text_field": options.text_field, "sample": options.sample, "seed": options.seed,
-            "skip_bad": options.skip_bad, "max_chars": first.max_chars if first is not None else None}
+    fields = {lang: c.options.text_field for lang, c in corpora.items()}  # manifest entries may name their own
+    opts = {"text_field": options.text_field if len(set(fields.values())) <= 1 else fields,
+            "sample": options.sample, "seed": options.seed, "skip_bad": options.skip_bad,
+            "max_chars": first.max_chars if first is not None else None}
     return Counts({lang: t.counts for lang, t in tallies.items()}, scheme, stats, opts)
 
 

@@ -13,7 +13,8 @@ and AdaptMix's dev sets) reads an :class:`EvalSet`. Which one:
 **Layout.** An evaluation directory is laid out as FLORES-200 is, ``DIR/dev/`` and
 ``DIR/devtest/`` (the two splits), or flat: files directly in ``DIR`` are the
 ``devtest`` split, and a dev split is *derived* from it (below). A manifest
-(``.yaml``/``.json``, ``{lang: [paths]}``) is read as a flat directory is. Only files
+(``.yaml``/``.json``, ``{lang: [paths]}``, an entry naming its ``text_field`` as
+:mod:`~modtok.text.corpus` describes) is read as a flat directory is. Only files
 named ``<lang>_<Script>.<ext>`` are read: a FLORES-200 code, then an extension
 :func:`~modtok.text.corpus.open_corpus` knows (``.txt``, ``.jsonl.zst``, ``.parquet``, ...)
 or FLORES's own ``.dev``/``.devtest``. Anything else in the directories that hold
@@ -67,6 +68,7 @@ from modtok.text.corpus import (
     COMPRESSIONS,
     MANIFEST_SUFFIXES,
     SUFFIXES,
+    ManifestEntry,
     Record,
     check_language_code,
     load_manifest,
@@ -101,6 +103,16 @@ Reader = Callable[[list[str], str | None], list[Record]]  # (a language's files,
 
 def _file_records(paths: list[str], normalization: str | None) -> list[Record]:
     return list(records(paths, normalization=normalization))
+
+
+def _entry_records(entries: Mapping[str, ManifestEntry]) -> Reader:
+    """The reader of a manifest's files: each entry's text in its own ``text_field``."""
+    fields = {tuple(e.paths): e.text_field for e in entries.values() if e.text_field}
+
+    def read(paths: list[str], normalization: str | None) -> list[Record]:
+        return list(records(paths, fields.get(tuple(paths), "text"), normalization=normalization))
+
+    return read
 
 
 @dataclass(frozen=True)
@@ -278,7 +290,9 @@ def _read_root(root: Path, kind: str) -> EvalSet:
     if root.is_file():
         if root.suffix.lower() not in MANIFEST_SUFFIXES:
             raise DataError(f"{root}: evaluation text is a directory or a manifest ({', '.join(MANIFEST_SUFFIXES)})")
-        return EvalSet(kind, root, {"devtest": load_manifest(root)}, derived_dev=True)
+        entries = load_manifest(root)
+        return EvalSet(kind, root, {"devtest": {lang: e.paths for lang, e in entries.items()}}, derived_dev=True,
+                       reader=_entry_records(entries))
     split_dirs = {s: root / s for s in SPLITS if (root / s).is_dir()}
     files, skipped = {}, []
     for split, d in (split_dirs or {"devtest": root}).items():

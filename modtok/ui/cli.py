@@ -18,15 +18,19 @@
     modtok report [REPORTS]                       the notebooks' paper-vs-here tables on one page
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
-YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`);
+YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`; an entry
+``{path: x.jsonl, text_field: body}`` names its JSONL field);
 ``sequential-bpe`` and ``modular-unigram`` also train from saved counts (``--counts DIR``;
 Unigram's made with ``--scheme sentencepiece``); ``parity-bpe`` reads
 the text files it is given (one per language).
 
 Tokenizer directories hold ``tokenizer.json`` + ``lang_to_ids.json`` (see
 :class:`modtok.artifacts.modular.ModularTokenizer`). Errors from bad input are printed as
-one line (``modtok: error: ...``) with exit status 2; Ctrl-C ends a command with
-``modtok: interrupted`` and status 130.
+one line (``modtok: error: ...``) with exit status 2, a count or budget flag below 1
+(``--merges -5``) before anything runs; Ctrl-C ends a command with ``modtok: interrupted``
+and status 130, SIGTERM with ``modtok: terminated`` and 143 (a directory being written is
+removed either way); a reader that stops early (``modtok data | head -1``) ends it quietly,
+status 141 (128 + SIGPIPE, as a shell reports it for other commands).
 
 Every command that writes a directory writes it whole (:mod:`modtok.outputs`): into a
 temporary sibling renamed into place, with a ``run.json`` saying what made it; an existing
@@ -44,7 +48,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+from functools import partial
 
 from modtok import errors
 from modtok.errors import ModtokError
@@ -243,6 +249,19 @@ class _Langs(argparse.Action):
         setattr(namespace, self.dest, (getattr(namespace, self.dest) or []) + codes)
 
 
+class _Positive(argparse.Action):
+    """An integer flag (a count or a budget) refused, in the words typed, below 1: ``--merges -5``
+    once came back as ``vocab_size ... = 251``, the budget it had become, after all the text was read."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, type=int, **kwargs)
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        if value < 1:
+            raise errors.ConfigError(f"{option_string} {value}: must be a positive integer")
+        setattr(namespace, self.dest, value)
+
+
 EVAL_HELP = ("evaluation text: a directory of <lang>_<Script>.<ext> files (parallel: same line counts), "
              "or dev/ and devtest/ of them, or a manifest (default: $MODTOK_EVAL, else $MODTOK_FLORES)")
 SCHEME_HELP = (f"pre-tokenizer (modtok.text.pretokenize.SCHEMES); default {TRAINING_SCHEME} keeps Indic "
@@ -257,10 +276,10 @@ def _trainer(sub, name, fn, help):
     p = sub.add_parser(name, help=help)
     p.add_argument("out", help="output tokenizer directory")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
-    p.add_argument("-k", type=int, default=8000, help="per-language budget")
+    p.add_argument("-k", action=_Positive, default=8000, help="per-language budget")
     p.add_argument("--langs", nargs="*", action=_Langs,
                    help="languages, in training order (default: all available)")
-    p.add_argument("--train-chars", type=int, default=1_000_000, help="training characters per language")
+    p.add_argument("--train-chars", action=_Positive, default=1_000_000, help="training characters per language")
     p.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]} to train on instead of the pool")
     p.set_defaults(fn=fn)
     return p
@@ -309,9 +328,9 @@ def _add_nsl(sub) -> None:
     p = sub.add_parser("nsl", help="NSL of every subtokenizer vs a monolingual HF BPE")
     p.add_argument("tokenizer")
     p.add_argument("--langs", nargs="*", action=_Langs)
-    p.add_argument("-k", type=int, default=8000, help="reference budget")
+    p.add_argument("-k", action=_Positive, default=8000, help="reference budget")
     p.add_argument("--scheme", default=TRAINING_SCHEME, help="the reference's pre-tokenizer")
-    p.add_argument("--train-chars", type=int, default=1_000_000)
+    p.add_argument("--train-chars", action=_Positive, default=1_000_000)
     p.add_argument("--eval", help=EVAL_HELP)
     p.set_defaults(fn=cmd_nsl)
 
@@ -340,8 +359,8 @@ def _add_parity_bpe(sub) -> None:
                                               "--train files are named after, e.g. eng_Latn.txt.zst -> eng_Latn; "
                                               "or the manifest's)")
     size = p.add_mutually_exclusive_group()
-    size.add_argument("--merges", "-s", type=int, default=1000, help="number of merges (the reference's -s)")
-    size.add_argument("--vocab", type=int, help="vocabulary size instead (bytes included)")
+    size.add_argument("--merges", "-s", action=_Positive, default=1000, help="number of merges (the reference's -s)")
+    size.add_argument("--vocab", action=_Positive, help="vocabulary size instead (bytes included)")
     p.add_argument("--variant", default="base", choices=["base", "window", "classical"])
     p.add_argument("--window", "-w", type=int, default=100)
     p.add_argument("--alpha", type=float, default=2.0)
@@ -361,12 +380,12 @@ def _add_adaptmix(sub) -> None:
                                "tokenizer.json (HF trainers) or tokenizer.model (sentencepiece), run.json")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--trainer", default="hf-bpe", choices=["hf-bpe", "modtok-bpe", "sp-unigram", "sp-bpe"])
-    p.add_argument("--vocab", "-V", type=int, default=32000, help="vocabulary size")
+    p.add_argument("--vocab", "-V", action=_Positive, default=32000, help="vocabulary size")
     p.add_argument("--langs", nargs="*", action=_Langs, help="languages (default: the pool's or the manifest's)")
     p.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]} instead of the pool")
-    p.add_argument("--train-chars", type=int, default=3_000_000, help="text per language the mixture draws from")
-    p.add_argument("--budget-chars", type=int, required=True, help="characters of each iteration's training mixture")
-    p.add_argument("--iterations", type=int, default=5)
+    p.add_argument("--train-chars", action=_Positive, default=3_000_000, help="text per language the mixture draws from")
+    p.add_argument("--budget-chars", action=_Positive, required=True, help="characters of each iteration's training mixture")
+    p.add_argument("--iterations", action=_Positive, default=5)
     p.add_argument("--mu", type=float, default=0.3, help="momentum (Eq. 4)")
     p.add_argument("--eps", type=float, default=0.5, help="smoothing ε (Eq. 2)")
     p.add_argument("--dev", nargs="*", help="dev text, one file per language, named after it (default: the dev "
@@ -387,15 +406,16 @@ def _add_count(sub) -> None:
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--scheme", default=TRAINING_SCHEME, help=SCHEME_HELP)
     p.add_argument("--langs", nargs="*", help="languages of the manifest to count (default: all)")
-    p.add_argument("--text-field", default="text", help="JSONL field / Parquet or Arrow column of the text")
-    p.add_argument("--max-chars", type=int, help="character budget per language (first N, stream order)")
+    p.add_argument("--text-field", default="text", help="JSONL field / Parquet or Arrow column of the text, for "
+                                                        "the manifest entries that name no text_field of their own")
+    p.add_argument("--max-chars", action=_Positive, help="character budget per language (first N, stream order)")
     p.add_argument("--sample", type=float, help="keep each record with this probability (seeded)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--skip-bad", action="store_true", help="skip and count bad records instead of failing")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, help="a LocalCluster of N worker processes on this machine")
     where.add_argument("--scheduler", help="address of a running Dask scheduler, e.g. tcp://HOST:8786")
-    p.add_argument("--partition-mb", type=int, default=64, help="input MB per Dask task (small shards are grouped)")
+    p.add_argument("--partition-mb", action=_Positive, default=64, help="input MB per Dask task (small shards are grouped)")
     p.add_argument("--connect-timeout", type=float, default=30, help="seconds to wait for the scheduler")
     p.set_defaults(fn=cmd_count)
 
@@ -407,7 +427,7 @@ def _add_trim(sub) -> None:
                                                       "trim): tokenizer.json, id_map.json, ..., run.json")
     p.add_argument("--langs", nargs="+", action=_Langs, required=True, help="languages to keep")
     p.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]}: usage text instead of the pool")
-    p.add_argument("--max-chars", type=int, default=3_000_000, help="usage characters per language")
+    p.add_argument("--max-chars", action=_Positive, default=3_000_000, help="usage characters per language")
     p.add_argument("--eval", nargs="+", help="held-out text files (default: $MODTOK_EVAL, else FLORES-200 devtest)")
     p.add_argument("--keep-first", type=int, default=0, help="also keep the ids below this (most frequent)")
     p.add_argument("--keep-script", action="store_true",
@@ -452,7 +472,7 @@ def _add_extend(sub) -> None:
                         "pieces (relaxed, App. H), or all (none: breaks the invariance, so nothing is saved "
                         "when probe text changes)")
     p.add_argument("--min-count", type=int, default=2, help="stop when no pair occurs this often")
-    p.add_argument("--max-chars", type=int, help="read at most this many characters of text per language")
+    p.add_argument("--max-chars", action=_Positive, help="read at most this many characters of text per language")
     p.add_argument("--probe", nargs="+", help="probe text files for the invariance check "
                                               "(default: eng_Latn + rus_Cyrl of the evaluation text)")
     p.add_argument("--eval", help=EVAL_HELP + " (the default probe text)")
@@ -488,7 +508,7 @@ def _add_lm_train(sub) -> None:
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-chars", type=int, default=None, help="training characters per language")
+    p.add_argument("--max-chars", action=_Positive, default=None, help="training characters per language")
     p.add_argument("--progress", action="store_true")
     p.set_defaults(fn=cmd_lm_train)
 
@@ -522,31 +542,47 @@ def kernel_modules(args) -> list[str]:
     return []
 
 
+class _Terminated(BaseException):
+    """SIGTERM in the main thread, past every ``except Exception``: each ``finally`` runs, as on Ctrl-C."""
+
+
+def _terminate(pid: int, signum, frame):
+    if os.getpid() != pid:  # a forked worker (count_by_language's) inherits it: a raise hung the pool; end instead
+        os._exit(128 + signum)
+    raise _Terminated
+
+
 def main(argv=None) -> int:
-    ap = build_parser()
-    args = ap.parse_args(argv)
-    if kernels_cold(kernel_modules(args)):
-        print("modtok: compiling the numba kernels of this checkout first (about 30 s, once; "
-              "`modtok warmup` or `make install` does it ahead of time)", file=sys.stderr)
     from modtok.text.scripts import ANY_SCRIPT_ENV
 
-    before = os.environ.get(ANY_SCRIPT_ENV)
-    if args.any_script:  # the library's readers take it from there (notebooks and studies do too)
-        os.environ[ANY_SCRIPT_ENV] = "1"
+    before, on_sigterm = os.environ.get(ANY_SCRIPT_ENV), signal.signal(signal.SIGTERM, partial(_terminate, os.getpid()))
     try:
+        args = build_parser().parse_args(argv)  # a count or budget below 1 is refused here (_Positive)
+        if kernels_cold(kernel_modules(args)):
+            print("modtok: compiling the numba kernels of this checkout first (about 30 s, once; "
+                  "`modtok warmup` or `make install` does it ahead of time)", file=sys.stderr)
+        if args.any_script:  # the library's readers take it from there (notebooks and studies do too)
+            os.environ[ANY_SCRIPT_ENV] = "1"
         args.fn(args)
+        sys.stdout.flush()  # a reader gone (`modtok data | head -1`) shows here at the latest
     except ModtokError as e:
         print(f"modtok: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; an output directory is left as it was
         print("modtok: interrupted", file=sys.stderr)
         return 130  # 128 + SIGINT, what a shell reports for a command ended by Ctrl-C
+    except _Terminated:  # SIGTERM (kill, a batch system's time limit): the same, with 128 + SIGTERM
+        print("modtok: terminated", file=sys.stderr)
+        return 143
+    except BrokenPipeError:  # stdout's reader left: quietly, as the "Note on SIGPIPE" in Python's docs says
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush writes nowhere
+        return 141  # 128 + SIGPIPE, what a shell reports for a command whose reader left
     finally:
-        if args.any_script:
-            if before is None:
-                os.environ.pop(ANY_SCRIPT_ENV, None)
-            else:
-                os.environ[ANY_SCRIPT_ENV] = before
+        signal.signal(signal.SIGTERM, on_sigterm or signal.SIG_DFL)  # None: a handler set outside Python
+        if before is None:
+            os.environ.pop(ANY_SCRIPT_ENV, None)
+        else:
+            os.environ[ANY_SCRIPT_ENV] = before
     return 0
 
 
