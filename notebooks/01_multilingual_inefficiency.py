@@ -69,16 +69,18 @@ print(f"{len(LANGS)} languages, scripts: {sorted({data.script_of(l) for l in LAN
 # %% [markdown]
 # ## Reference and joint tokenizers
 #
-# Byte-level BPE trained with HF `tokenizers` on the training text, cut by the
-# whitespace-style pre-tokenizer (`modtok.text.pretokenize`, scheme `whitespace`).
-# Trained tokenizers are cached, so moving a widget back and forth is cheap.
+# Byte-level BPE on the training text, cut by the whitespace-style pre-tokenizer
+# (`modtok.text.pretokenize`, scheme `whitespace`): the monolingual references are trained with
+# HF `tokenizers`; the joint BPE with modtok's standard BPE from pre-token counts, which makes
+# the same merges as HF's `BpeTrainer` on the same text (tested) about 4x faster, with a
+# progress line. Trained tokenizers are cached, so moving a widget back and forth is cheap.
 
 
 # %%
 DEPLOYED = {name: deployed.load(name) for name in deployed.available()}
 print("deployed tokenizers:", ", ".join(DEPLOYED) or "none (pip install 'modtok[deployed]')")
 V_MAX = max(128_000, V)  # the budget slider's ceiling: each language subset's joint BPE is trained once, at V_MAX,
-# and every budget is cut from it (HF BPE's ids are in merge order), so a budget move never trains
+# and every budget is a prefix of its merges (what training stopped there gives), so a budget move never trains
 study = InefficiencyStudy(corpora, K, DEPLOYED, train_at=V_MAX)  # monolingual references and joint BPEs
 
 # %% [markdown]

@@ -113,6 +113,20 @@ class BPEModel:
     def decode(self, ids: Sequence[int]) -> str:
         return b"".join(self.vocab[i] for i in ids).decode("utf-8", errors="replace")
 
+    def prefix(self, vocab_size: int) -> "BPEModel":
+        """The model as its training was when it had ``vocab_size`` tokens: the merges up
+        to the one that made id ``vocab_size - 1`` (ids are made in merge order), i.e. what
+        training stopped at ``vocab_size`` gives; the whole model if it is no larger.
+
+        >>> m = BPEModel([(97, 98), (256, 99), (97, 256), (257, 100)], "whitespace")  # ab abc (aab) abcd
+        >>> len(m), len(m.prefix(258).merges), m.prefix(258).vocab[-1], m.prefix(300) is m
+        (260, 2, b'abc', True)
+        """
+        if vocab_size >= len(self):
+            return self
+        last = self.results.index(vocab_size - 1) if vocab_size > 256 else -1
+        return BPEModel(self.merges[: last + 1], self.scheme)
+
     def restricted(self, ids: Iterable[int]) -> "BPEModel":
         """The model keeping the merges whose parts and result are all in ``ids``
         (global order). Token ids change; see :mod:`modtok.artifacts.modular` for id maps."""

@@ -39,12 +39,14 @@ def as_language_counts(counts: Counter | Mapping[str, Counter]) -> dict[str, Cou
     return dict(counts)
 
 
-def learn(engine: Engine, model: BPEModel, vocab_size: int, progress: bool = False) -> BPEModel:
-    """Add the engine's most frequent pairs to ``model`` until it has ``vocab_size`` tokens."""
+def learn(engine: Engine, model: BPEModel, vocab_size: int, progress: bool = False,
+          min_frequency: int = 1) -> BPEModel:
+    """Add the engine's most frequent pairs to ``model`` until it has ``vocab_size`` tokens
+    (or no pair occurs ``min_frequency`` times: HF ``BpeTrainer``'s rule of the same name)."""
     with progress_bar(total=vocab_size - len(model), desc="BPE merges", enabled=progress) as bar:
         while len(model) < vocab_size:
             best = engine.best_pair()
-            if best is None:
+            if best is None or best[2] < min_frequency:
                 break
             a, b, _ = best
             size = len(model)
@@ -58,11 +60,13 @@ def train(
     vocab_size: int,
     scheme: str = DEFAULT_SCHEME,
     progress: bool = False,
+    min_frequency: int = 1,
 ) -> BPEModel:
-    """Byte-level BPE from pre-token counts (``count_pretokens`` / ``count_by_language``)."""
+    """Byte-level BPE from pre-token counts (``count_pretokens`` / ``count_by_language``);
+    ``min_frequency=2`` stops where :func:`modtok.artifacts.baselines.train_hf_bpe` does."""
     check_budget(vocab_size)
     engine = Engine.from_counts(as_language_counts(counts), capacity=vocab_size + 1)
-    return learn(engine, BPEModel([], scheme), vocab_size, progress)
+    return learn(engine, BPEModel([], scheme), vocab_size, progress, min_frequency)
 
 
 def train_from_lines(
