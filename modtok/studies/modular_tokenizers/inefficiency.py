@@ -99,7 +99,11 @@ class InefficiencyStudy:
             asked, model = self._trained.get(key[0], (0, None))
             if budget > asked:  # nothing trained this far for these languages
                 asked = max(budget, self.train_at or 0)
-                counts = {lang: self._counts(lang) for lang in key[0]}
+                # one column of summed counts: the merges depend on the totals only, and the
+                # engine's per-language columns cost 2.1 s of a 38-language subset's 10.6 s
+                counts = Counter()
+                for lang in key[0]:
+                    counts.update(self._counts(lang))
                 model = standard.train(counts, asked, self.scheme, min_frequency=2)
                 self._trained[key[0]] = (asked, model)
             self._joint[key] = hf_tokenizer(model.prefix(budget))
