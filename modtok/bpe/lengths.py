@@ -60,8 +60,9 @@ class Pieces:
         self.pieces = list(pieces)
         points = np.frombuffer("".join(self.pieces).encode("utf-32-le"), np.uint32)  # (n_chars,)
         sizes = np.fromiter(map(len, self.pieces), np.int64, count=len(self.pieces))
-        self._word = np.zeros((len(self.pieces), 2), np.int64)  # the columns of the engine's word rows
-        self._word[:, K.W_LENGTH] = sizes                        # that encode_words reads and writes
+        # the engine's word rows, up to the two columns encode_words reads and writes
+        self._word = np.zeros((len(self.pieces), max(K.W_START, K.W_LENGTH) + 1), np.int64)
+        self._word[:, K.W_LENGTH] = sizes
         np.cumsum(sizes[:-1], out=self._word[1:, K.W_START])
         # the distinct characters, and each position's index among them
         self._chars, self._char_index = np.unique(points, return_inverse=True)
