@@ -777,9 +777,7 @@ def lex_insert(lex, n, at):
 @njit(cache=True, inline="always")
 def _rank_of(table_keys, table_ids, a, b):
     """The rank of merge ``(a, b)``, or -1 when it is none."""
-    key = (np.int64(a) << KEY_SHIFT) | np.int64(b)
-    h = _slot(table_keys, key)
-    return table_ids[h] if table_keys[h] == key else -1
+    return table_get(table_keys, table_ids, (np.int64(a) << KEY_SHIFT) | np.int64(b))
 
 
 @njit(cache=True, inline="always")
