@@ -482,7 +482,8 @@ def test_the_command_names_the_languages_used_and_left_out(tmp_path):
     assert "3 languages read; AdaptMix on 3: eng_Latn, zho_Hans, tha_Thai; left out: none" in said[0]
     assert "zho_Hans, tha_Thai (written without spaces): tokens per whitespace word of the parallel eng_Latn" in said[0]
     lines = made.lines()
-    assert lines[0].startswith("AdaptMix on 3 languages: eng_Latn, zho_Hans, tha_Thai (zho_Hans: tokens per")
+    assert lines[0].startswith("AdaptMix on 3 languages: eng_Latn, zho_Hans, tha_Thai (zho_Hans, tha_Thai: tokens "
+                               "per whitespace word of the parallel eng_Latn dev line)")
     assert lines[0].endswith("; none left out")
     record = read_run(tmp_path / "am")["adaptmix"]
     assert record["languages"] == ["eng_Latn", "zho_Hans", "tha_Thai"] and record["excluded"] == {}

@@ -200,7 +200,7 @@ def step(trainer: Trainer, pool: TextPool, mixture: Mapping[str, float], budget_
     return record, nxt, tokenizer
 
 
-EXCLUDED_SPACELESS = "written without spaces; left out on request (exclude_spaceless)"
+EXCLUDED_SPACELESS = "written without spaces: left out as exclude_spaceless asks"
 
 
 def fertility_languages(langs: Sequence[str], exclude_spaceless: bool = False) -> tuple[list[str], dict[str, str]]:
@@ -211,7 +211,7 @@ def fertility_languages(langs: Sequence[str], exclude_spaceless: bool = False) -
     >>> fertility_languages(["eng_Latn", "tha_Thai"])
     (['eng_Latn', 'tha_Thai'], {})
     >>> fertility_languages(["eng_Latn", "tha_Thai"], exclude_spaceless=True)[1]
-    {'tha_Thai': 'written without spaces; left out on request (exclude_spaceless)'}
+    {'tha_Thai': 'written without spaces: left out as exclude_spaceless asks'}
     """
     excluded = {lang: EXCLUDED_SPACELESS for lang in langs if exclude_spaceless and metrics.written_without_spaces(lang)}
     return [lang for lang in langs if lang not in excluded], excluded

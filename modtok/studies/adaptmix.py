@@ -255,19 +255,33 @@ class AdaptMixStudy:
     ``scheme`` is the pre-tokenizer of the BPE trainers and of sequential BPE.
     The test split is sealed until :meth:`choose` (see the module docstring).
     ``exclude_spaceless`` leaves the languages written without spaces out of every run
-    and table (:attr:`excluded` names them with the reason); by default they take part.
+    and table (:attr:`excluded` names them with the reason, and :func:`spaceless_problem`'s
+    when the data cannot measure them); by default they take part.
     """
 
     def __init__(self, d: Data, seed: int = 0, scheme: str = DEFAULT_SCHEME, exclude_spaceless: bool = False):
         self._test = d.test  # sealed: only self.devtest / self.test_lines() hand it out
         self.data, self.seed, self.scheme = replace(d, test=None), seed, scheme
         self.langs, self.excluded = mixture.fertility_languages(d.langs, exclude_spaceless)
+        problem = spaceless_problem(d) if self.excluded else None
+        self.excluded = {lang: f"{why}: {problem}" if problem else why for lang, why in self.excluded.items()}
         self.pool = mixture.TextPool(d.train, seed=seed)
         self.choice: Choice | None = None
         self._devtest: mixture.DevSet | None = None
         self._runs: dict[tuple, mixture.History] = {}
         self._baselines: dict[tuple, tuple] = {}
         self._timed: dict[tuple, list[tuple[int, float]]] = {}  # (trainer, vocab, langs) -> (iterations, seconds)
+
+    def languages_line(self) -> str:
+        """The languages every run uses (how the fertility of those without spaces is
+        measured) and every language of the data left out, with the reason."""
+        spaceless = [lang for lang in self.langs if metrics.written_without_spaces(lang)]
+        out = f"{len(self.langs)} languages: {', '.join(map(label, self.langs))}"
+        if spaceless and self.has_dev:
+            pivot = mixture.spaceless_pivot(self.data.dev, spaceless)
+            out += f" ({', '.join(spaceless)}: {mixture.SPACED_BASIS} of the parallel {pivot} line)"
+        left = "; ".join(f"{label(lang)}: {why}" for lang, why in self.excluded.items())
+        return out + (f"; left out: {left}" if left else "; none left out")
 
     @property
     def has_dev(self) -> bool:
@@ -426,6 +440,17 @@ class AdaptMixStudy:
         rows.append({"language": "mean of the changes", UNI: "", ADAPT: "", "change (%)": mixture.mean(change),
                      "paper change (%)": "—", "same direction": "—"})
         return rows
+
+    def table5_tables(self, fert: Mapping[str, Mapping[str, float]], paper: Mapping[str, float],
+                      same: Unchanging | None = None) -> list[list[dict]]:
+        """The Table 5 analog's tables, :meth:`table5_rows` and :meth:`fertility_rows`; or, when
+        some of the columns are one tokenizer (``same``, :meth:`unchanging`), one table in
+        which it is one column named for all it is (it is not compared with itself)."""
+        if same is None:
+            return [self.table5_rows(fert, paper), self.fertility_rows(fert)]
+        names = [UNI, ADAPT, SELECTED, *(BASELINES if same.baselines else ())]
+        return [self.fertility_rows({" = ".join(names): fert[ADAPT],
+                                     **{n: f for n, f in fert.items() if n not in names}})]
 
     def table5_summary(self, hist: mixture.History, fert: Mapping[str, Mapping[str, float]]) -> list[str]:
         """What the Table 5 analog found, as lines to print: which iterations the
@@ -669,14 +694,16 @@ def used_line(hist: mixture.History) -> str:
 
     >>> h = mixture.History(["eng_Latn", "zho_Hans"], {}, basis={"eng_Latn": "tokens per whitespace word",
     ...     "zho_Hans": "tokens per whitespace word of the parallel eng_Latn dev line"},
-    ...     excluded={"tha_Thai": "written without spaces; left out on request (exclude_spaceless)"})
+    ...     excluded={"tha_Thai": "written without spaces: left out as exclude_spaceless asks"})
     >>> print(used_line(h))
-    AdaptMix on 2 languages: eng_Latn, zho_Hans (zho_Hans: tokens per whitespace word of the parallel eng_Latn dev line); left out: tha_Thai (written without spaces; left out on request (exclude_spaceless))
+    AdaptMix on 2 languages: eng_Latn, zho_Hans (zho_Hans: tokens per whitespace word of the parallel eng_Latn dev line); left out: tha_Thai (written without spaces: left out as exclude_spaceless asks)
     """
-    pivoted = [f"{lang}: {hist.basis[lang]}" for lang in hist.langs
-               if hist.basis.get(lang, mixture.SPACED_BASIS) != mixture.SPACED_BASIS]
-    out = f"AdaptMix on {len(hist.langs)} languages: {', '.join(hist.langs)}"
-    out += f" ({'; '.join(pivoted)})" if pivoted else ""
+    by_basis: dict[str, list[str]] = {}
+    for lang in hist.langs:
+        if hist.basis.get(lang, mixture.SPACED_BASIS) != mixture.SPACED_BASIS:
+            by_basis.setdefault(hist.basis[lang], []).append(lang)
+    pivoted = "; ".join(", ".join(langs) + f": {b}" for b, langs in by_basis.items())
+    out = f"AdaptMix on {len(hist.langs)} languages: {', '.join(hist.langs)}" + (f" ({pivoted})" if pivoted else "")
     left = "; ".join(f"{lang} ({why})" for lang, why in hist.excluded.items())
     return out + (f"; left out: {left}" if left else "; none left out")
 
