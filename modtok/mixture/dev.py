@@ -115,6 +115,28 @@ EXCLUDE_HINT = ("or leave them out of the mixture explicitly: `modtok adaptmix -
                 "(library: exclude_spaceless=True), which the run then reports")
 
 
+def _pivot(dev: Mapping[str, Sequence[str]], spaceless: Sequence[str], what: str) -> tuple[str | None, str | None]:
+    """``(pivot, None)`` or ``(None, why there is none)``: see :func:`spaceless_pivot`."""
+    spaced = [lang for lang, lines in dev.items() if lines and not metrics.written_without_spaces(lang)]
+    if not spaced:
+        return None, f"{what} has no language written with spaces"
+    pivot = PIVOT if PIVOT in spaced else spaced[0]
+    counts = {lang: len(dev.get(lang) or ()) for lang in [*spaceless, pivot]}
+    if len(set(counts.values())) > 1:
+        return None, f"{what} is not parallel (lines: {', '.join(f'{lang} {n}' for lang, n in counts.items())})"
+    return pivot, None
+
+
+def pivot_problem(dev: Mapping[str, Sequence[str]], spaceless: Sequence[str], what: str = "the dev text") -> str | None:
+    """Why ``dev`` cannot measure the fertility of the ``spaceless`` languages (no spaced
+    language, or not parallel), or ``None`` when it can (:func:`spaceless_pivot`).
+
+    >>> pivot_problem({"tha_Thai": ["a", "b"], "eng_Latn": ["c"]}, ["tha_Thai"])
+    'the dev text is not parallel (lines: tha_Thai 2, eng_Latn 1)'
+    """
+    return _pivot(dev, spaceless, what)[1]
+
+
 def spaceless_pivot(dev: Mapping[str, Sequence[str]], spaceless: Sequence[str]) -> str:
     """The spaced language whose parallel dev lines measure the fertility of the
     ``spaceless`` languages (:func:`modtok.evaluation.metrics.pivot_fertility`):
@@ -129,21 +151,16 @@ def spaceless_pivot(dev: Mapping[str, Sequence[str]], spaceless: Sequence[str]) 
     >>> spaceless_pivot({"tha_Thai": ["a"], "deu_Latn": ["b"]}, ["tha_Thai"])
     'deu_Latn'
     """
-    names = ", ".join(spaceless)
-    why = (f"{names} {'is' if len(spaceless) == 1 else 'are'} written without spaces: AdaptMix measures "
-           f"{'its' if len(spaceless) == 1 else 'their'} fertility as tokens per whitespace word of the parallel "
-           "line in a language written with spaces (premium × that language's fertility, Petrov et al. 2023)")
-    todo = ("Give parallel dev text (one translation per line, e.g. FLORES-200 dev or --dev files aligned "
-            f"line by line) that includes English or another spaced language, {EXCLUDE_HINT}")
-    spaced = [lang for lang, lines in dev.items() if lines and not metrics.written_without_spaces(lang)]
-    if not spaced:
-        raise MissingDevTextError(f"{why}, but the dev text has no language written with spaces. {todo}")
-    pivot = PIVOT if PIVOT in spaced else spaced[0]
-    counts = {lang: len(dev.get(lang) or ()) for lang in [*spaceless, pivot]}
-    if len(set(counts.values())) > 1:
-        shown = ", ".join(f"{lang} {n}" for lang, n in counts.items())
-        raise MissingDevTextError(f"{why}, but the dev text is not parallel (lines: {shown}). {todo}")
-    return pivot
+    pivot, cause = _pivot(dev, spaceless, "the dev text")
+    if cause is None:
+        return pivot
+    names, one = ", ".join(spaceless), len(spaceless) == 1
+    raise MissingDevTextError(
+        f"{names} {'is' if one else 'are'} written without spaces: AdaptMix measures {'its' if one else 'their'} "
+        "fertility as tokens per whitespace word of the parallel line in a language written with spaces (premium × "
+        f"that language's fertility, Petrov et al. 2023), but {cause}. Give parallel dev text (one translation per "
+        "line, e.g. FLORES-200 dev or --dev files aligned line by line) that includes English or another spaced "
+        f"language, {EXCLUDE_HINT}")
 
 
 class DevSet:

@@ -146,19 +146,21 @@ def load_data(preferred: Sequence[str] = mixture.PAPER_LANGUAGES, train_chars: i
 
 
 def spaceless_problem(d: Data) -> str | None:
-    """Why the languages of ``d`` written without spaces cannot take part in AdaptMix
-    (their dev or test text is not parallel with a spaced language:
-    :func:`modtok.mixture.spaceless_pivot`'s message, naming them and what to do), or
-    ``None`` when they can (or there is none, or no dev split to run on)."""
+    """Why the languages of ``d`` written without spaces cannot take part in AdaptMix (their
+    dev or test text is not parallel with a spaced language: :func:`modtok.mixture.pivot_problem`),
+    or ``None`` when they can (or there is none, or no dev split to run on).
+
+    >>> d = Data(["eng_Latn", "tha_Thai"], {}, {"eng_Latn": ["a b"], "tha_Thai": ["ab"]},
+    ...          {"eng_Latn": ["a b"], "tha_Thai": ["ab", "c"]}, False, "toy")
+    >>> spaceless_problem(d)
+    'the test text is not parallel (lines: tha_Thai 2, eng_Latn 1)'
+    """
     spaceless = [lang for lang in d.langs if metrics.written_without_spaces(lang)]
     if not spaceless or d.dev is None:
         return None
-    for split in (split for split in (d.dev, d.test) if split is not None):
-        try:
-            mixture.spaceless_pivot(split, spaceless)
-        except MissingDevTextError as e:
-            return str(e)
-    return None
+    splits = {"dev": d.dev, "test": d.test}
+    return next((problem for name, split in splits.items() if split is not None
+                 for problem in [mixture.pivot_problem(split, spaceless, f"the {name} text")] if problem), None)
 
 
 @dataclass(frozen=True)
@@ -263,8 +265,8 @@ class AdaptMixStudy:
         self._test = d.test  # sealed: only self.devtest / self.test_lines() hand it out
         self.data, self.seed, self.scheme = replace(d, test=None), seed, scheme
         self.langs, self.excluded = mixture.fertility_languages(d.langs, exclude_spaceless)
-        problem = spaceless_problem(d) if self.excluded else None
-        self.excluded = {lang: f"{why}: {problem}" if problem else why for lang, why in self.excluded.items()}
+        problem = spaceless_problem(d) if self.excluded else None  # the reason they could not take part, if any
+        self.excluded = {lang: f"{why}, since {problem}" if problem else why for lang, why in self.excluded.items()}
         self.pool = mixture.TextPool(d.train, seed=seed)
         self.choice: Choice | None = None
         self._devtest: mixture.DevSet | None = None
