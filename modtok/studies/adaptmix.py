@@ -85,6 +85,20 @@ def label(lang: str) -> str:
     return f"{data.lang_name(lang)} ({lang})"
 
 
+def left_out(excluded: Mapping[str, str], name=str) -> str:
+    """``"left out: a, b (why); c (why else)"``: the languages an AdaptMix run left out,
+    grouped by reason (``name`` writes a language), or ``"none left out"``.
+
+    >>> left_out({"tha_Thai": "no spaces", "zho_Hans": "no spaces"}), left_out({})
+    ('left out: tha_Thai, zho_Hans (no spaces)', 'none left out')
+    """
+    by_reason: dict[str, list[str]] = {}
+    for lang, why in excluded.items():
+        by_reason.setdefault(why, []).append(name(lang))
+    return "left out: " + "; ".join(f"{', '.join(langs)} ({why})" for why, langs in by_reason.items()) \
+        if by_reason else "none left out"
+
+
 def change_pct(before: Mapping[str, float], after: Mapping[str, float]) -> dict[str, float]:
     """``100 · (after − before) / before`` per key of ``before`` (the % change of Table 5)."""
     return {k: 100.0 * (after[k] - b) / b for k, b in before.items()}
@@ -282,8 +296,7 @@ class AdaptMixStudy:
         if spaceless and self.has_dev:
             pivot = mixture.spaceless_pivot(self.data.dev, spaceless)
             out += f" ({', '.join(spaceless)}: {mixture.SPACED_BASIS} of the parallel {pivot} line)"
-        left = "; ".join(f"{label(lang)}: {why}" for lang, why in self.excluded.items())
-        return out + (f"; left out: {left}" if left else "; none left out")
+        return f"{out}; {left_out(self.excluded, label)}"
 
     @property
     def has_dev(self) -> bool:
@@ -515,9 +528,9 @@ class AdaptMixStudy:
         configuration: the languages and text, T, the trainer and vocabulary, the
         pre-tokenizer, the iterations and the evaluation text (μ and ε, which the paper's
         setting does not state, are the notebook's to print)."""
-        left = "; ".join(f"left out: {lang} ({why})" for lang, why in self.excluded.items())
+        left = f"{left_out(self.excluded)}; " if self.excluded else ""
         return {
-            "data": f"{len(self.langs)} languages ({', '.join(self.langs)}); {left + '; ' if left else ''}"
+            "data": f"{len(self.langs)} languages ({', '.join(self.langs)}); {left}"
                     f"{self.data.source.split('; evaluation')[0].split('; dev')[0]}",
             "size": f"the same total T = {budget:,} characters for every mixture",
             "vocabulary": f"{vocab:,} tokens, {trainer}",
@@ -706,8 +719,7 @@ def used_line(hist: mixture.History) -> str:
             by_basis.setdefault(hist.basis[lang], []).append(lang)
     pivoted = "; ".join(", ".join(langs) + f": {b}" for b, langs in by_basis.items())
     out = f"AdaptMix on {len(hist.langs)} languages: {', '.join(hist.langs)}" + (f" ({pivoted})" if pivoted else "")
-    left = "; ".join(f"{lang} ({why})" for lang, why in hist.excluded.items())
-    return out + (f"; left out: {left}" if left else "; none left out")
+    return f"{out}; {left_out(hist.excluded)}"
 
 
 def run(out, budget_chars: int, *, trainer: str = "hf-bpe", vocab: int = 32000, langs: Sequence[str] | None = None,
@@ -749,9 +761,8 @@ def run(out, budget_chars: int, *, trainer: str = "hf-bpe", vocab: int = 32000, 
             dev_text = evals.load(langs, "dev")  # dev, never devtest: the mixture is chosen on it
             dev_what = evals.label("dev")
         devset = mixture.DevSet(dev_text, langs)  # a spaceless language without a parallel pivot: refused here
-        left = "; ".join(f"{lang} ({why})" for lang, why in excluded.items()) or "none"
         say(f"{corpora.source}; {len(corpora.languages)} languages read; AdaptMix on {len(langs)}: "
-            f"{', '.join(langs)}; left out: {left}; {devset.describe()}; dev: {dev_what}")
+            f"{', '.join(langs)}; {left_out(excluded)}; {devset.describe()}; dev: {dev_what}")
         written.add_inputs(training.training_files(manifest, corpora.languages) + list(dev_files.values()))
         training.record_text(written, train, training=corpora.source, evaluation=dev_what,
                              dev=training.text_stats(dev_text))
