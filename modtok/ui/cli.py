@@ -201,9 +201,8 @@ def cmd_adaptmix(args) -> None:
     made = adaptmix.run(args.out, args.budget_chars, trainer=args.trainer, vocab=args.vocab, langs=args.langs,
                         manifest=args.manifest, train_chars=args.train_chars, iterations=args.iterations,
                         mu=args.mu, eps=args.eps, dev=args.dev, eval=args.eval, clamp_delta=args.clamp_delta,
-                        scheme=args.scheme, seed=args.seed, force=args.force, args=vars_of(args), log=_say)
-    for line in made.lines():
-        print(line)
+                        exclude_spaceless=args.exclude_spaceless, scheme=args.scheme, seed=args.seed, force=args.force, args=vars_of(args), log=_say)
+    print("\n".join(made.lines()))
 
 
 def cmd_audit(args) -> None:
@@ -393,6 +392,7 @@ def _add_adaptmix(sub) -> None:
     p.add_argument("--eval", help=EVAL_HELP + " (its dev split is read, never devtest)")
     p.add_argument("--clamp-delta", action="store_true",
                    help="clamp Eq. 1's delta at 0 (fertility below f_best); the paper's formula is unclamped")
+    p.add_argument("--exclude-spaceless", action="store_true", help="leave out scripts without spaces (default: per-word fertility from a parallel spaced dev line)")
     p.add_argument("--scheme", default=TRAINING_SCHEME, help="pre-tokenizer of the BPE trainers; " + SCHEME_HELP)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(fn=cmd_adaptmix)
