@@ -28,7 +28,9 @@ is being written, modtok's readers (:mod:`modtok.text.corpus`) feed every file t
 through a :class:`Digest` (:func:`reading`), so ``run.json``'s ``inputs`` holds, per file,
 the SHA-256 of the bytes read (decompressed, for a compressed file; the text values of the
 rows, for Parquet and Arrow), how many, from which offset and whether the read reached
-the file's end; ``inputs_sha256`` is the SHA-256 of that list. A line appended to a file
+the file's end (a budget stops a reader early; the script check reads a file's first
+20,000 characters whatever the budget: they are read, so they are in the hash);
+``inputs_sha256`` is the SHA-256 of that list. A line appended to a file
 after its reader passed it is not in the fingerprint (a fingerprint of sizes taken at the
 end once recorded the longer file). A file named as an input (``inputs=``,
 :meth:`Run.add_inputs`) that no reader read in this process (a tokenizer loaded whole by a
