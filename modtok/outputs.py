@@ -188,6 +188,9 @@ def _remove_stale(target: Path) -> None:
     for p, pid in list(_siblings(target, _TMP)):
         if not _alive(pid):
             shutil.rmtree(p, ignore_errors=True)
+    for p, pid in list(_siblings(target, _LOCK + "-")):  # a lock being written when its run died
+        if not _alive(pid):
+            p.unlink(missing_ok=True)
     for p, pid in list(_siblings(target, _OLD)):
         if not _alive(pid):
             if target.exists():
@@ -271,7 +274,7 @@ def _take_lock(target: Path, command: str) -> Path:
     try:
         for _ in range(3):
             try:
-                os.link(tmp, lock)  # created with its content in one step, or not at all
+                _create(tmp, lock)
                 return lock
             except FileExistsError:
                 held = _holder(lock)
@@ -288,6 +291,20 @@ def _take_lock(target: Path, command: str) -> Path:
         raise OutputBusyError(f"{target}: could not take its lock {lock} (other runs keep taking it)")
     finally:
         os.unlink(tmp)
+
+
+def _create(written: Path, lock: Path) -> None:
+    """Create ``lock`` holding ``written``'s content, or raise ``FileExistsError``: a hard link
+    (the file appears with its content, in one step), else, on a filesystem without hard links,
+    an exclusive create written after (a reader may see it empty for a moment: a stale lock)."""
+    try:
+        os.link(written, lock)
+    except FileExistsError:
+        raise
+    except OSError:
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        with os.fdopen(fd, "wb") as f:
+            f.write(Path(written).read_bytes())
 
 
 def _release_lock(lock: Path) -> None:

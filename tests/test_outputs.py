@@ -154,3 +154,20 @@ def test_disk_full_is_one_modtok_error_and_leaves_nothing(tmp_path):
             (run.path / "a.txt").write_text("half")
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(run.path / "b.txt"))
     assert (out / "a.txt").read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_the_lock_works_without_hard_links(tmp_path, monkeypatch):
+    """A filesystem without hard links (os.link refused): the lock is an exclusive create instead."""
+    def no_links(src, dst):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    out = tmp_path / "out"
+    with output_dir(out, command="count", args={}) as run:
+        held = json.loads((tmp_path / ".out.modtok-lock").read_text())
+        assert held["pid"] == os.getpid() and held["command"] == "count"
+        with pytest.raises(OutputBusyError, match=f"pid {os.getpid()}"):
+            with output_dir(out, command="count", args={}):
+                pass
+        (run.path / "a.txt").write_text("x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
