@@ -207,7 +207,7 @@ class Claim:
     rule: str
     setting: Mapping[str, str] = field(default_factory=dict)
     derived_from: str | None = None
-    scale: str = "reduced: not stated"
+    scale: str = "reduced: not stated (a Claim built in code; claims() reads every scale from the file)"
     range: tuple[float, float] = (-math.inf, math.inf)
     headline: bool = False
     printed_step: float | None = None
