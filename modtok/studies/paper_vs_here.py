@@ -65,7 +65,6 @@ FIGURES = Path(__file__).with_name("paper_figures.toml")
 #   "matches ±T (where T comes from)"                 |here - paper| <= T; with an interval,
 #                                                     some of it within paper ± T
 #   "same sign"                                       the paper's sign; with an interval, all of it
-RULES = ("below", "above", "at most", "at least", "matches", "same sign")
 THRESHOLDS = {"below": lambda v, x: v < x, "above": lambda v, x: v > x,
               "at most": lambda v, x: v <= x + EPS, "at least": lambda v, x: v >= x - EPS}
 # Float rounding allowance of "at most", "at least" and "matches" (2.2 - 2.19 is 0.0100000000000002).
@@ -219,6 +218,8 @@ class Claim:
         object.__setattr__(self, "setting", setting_of(self.setting, where))
         _parse_rule(self.rule, self.paper, where)
         scale_kind(self.scale, where)
+        if (self.printed_step is None) != (self.printed_difference is None):
+            raise ConfigError(f"{where}: printed_step and printed_difference come together")
 
     @property
     def direction_only(self) -> bool:
@@ -253,8 +254,8 @@ class Claim:
             side = math.copysign(1, self.paper)
             ok = (lo > 0 and value > 0) if side > 0 else (hi < 0 and value < 0)
         elif self.rule.startswith("matches"):
-            tol = float(_MATCHES.fullmatch(self.rule)["tol"]) + EPS
-            ok = abs(value - self.paper) <= tol or (lo <= self.paper + tol and hi >= self.paper - tol)
+            tol = float(_MATCHES.fullmatch(self.rule)["tol"]) + EPS  # the interval reaches paper ± tol
+            ok = lo <= self.paper + tol and hi >= self.paper - tol
         else:
             name, x = threshold(self.rule)
             ok = all(THRESHOLDS[name](v, x) for v in (value, lo, hi))
@@ -347,9 +348,7 @@ def claims(study: str, path: Path = FIGURES) -> list[Claim]:
         if not (isinstance(lo_hi, list) and len(lo_hi) == 2 and all(isinstance(x, (int, float)) for x in lo_hi)
                 and lo_hi[0] < lo_hi[1]):
             raise ConfigError(f"{where}: range = {lo_hi!r} is not [lowest, highest] plausible value")
-        step, diff = _number(c, "printed_step", where), c.get("printed_difference")
-        if (step is None) != (diff is None) or (diff is not None and _number(c, "printed_difference", where) is None):
-            raise ConfigError(f"{where}: printed_step and printed_difference come together, as numbers")
+        step, diff = _number(c, "printed_step", where), _number(c, "printed_difference", where)
         flags = {name: c.get(name, False) for name in ("headline", "hypothesis")}
         if any(not isinstance(v, bool) for v in flags.values()):
             raise ConfigError(f"{where}: headline and hypothesis are true or false")
