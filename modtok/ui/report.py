@@ -145,20 +145,18 @@ def _scale_kind(row: dict) -> str:
 
 
 def _headlines(studies: list[Study]) -> list[dict]:
-    """Each paper's headline claims (``headline = true``), with ours and the verdict; where
-    it does not hold or was not reproduced, the measured reason (or "reason not measured")."""
+    """Each paper's headline claims (``headline = true``), with ours, the scale (which names
+    what stands in the way of one not reproduced) and the verdict; where it does not hold, the
+    measured reason (or "reason not measured")."""
     out = []
     for s in studies:
         for r in (s.record or {}).get("rows", []):
             if not r.get("headline"):
                 continue
-            reason = r["reason"]
-            if r.get("scale kind") == "not reproduced":
-                reason = "; ".join(x for x in (r["scale"], reason) if x)
             out.append({"paper": pvh.paper_of(s.name)[0], "claim": r["claim"],
                         "paper's figure (reference)": f"{r['paper']} ({r['source']})",
                         "here": r["here"], "interval": r.get("interval", ""), "rule": r["rule"],
-                        "scale": r["scale"], "verdict": r["holds?"], "reason": reason})
+                        "scale": r["scale"], "verdict": r["holds?"], "reason": r["reason"]})
     return out
 
 
