@@ -267,7 +267,7 @@ def test_the_report_command_prints_the_counts(tmp_path, monkeypatch, capsys):
     assert cli.main(["report", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
     n = len(pvh.claims("parity_bpe"))
-    assert f"parity-aware-bpe.txt: {n} claims: holds 0, does not hold 0, not comparable 0, not measured {n}" in printed
+    assert f"parity-aware-bpe.txt: {n} claims\n" in printed  # no verdict count pooled over scales
     assert f"  at scale reduced: {n} claims: holds 0, does not hold 0, not comparable 0, not measured {n}" in printed
     assert (tmp_path / "reproduction.html").is_file() and "no table saved" in printed
     (tmp_path / "paper_vs_here" / "broken.json").write_text("{", encoding="utf-8")

@@ -70,10 +70,11 @@ class Reproduction:
     outdated: list[str] = field(default_factory=list)          # studies whose table is out of date
 
     def summary(self) -> str:
-        """A few lines for the terminal: the pages, the counts per paper, what is missing."""
+        """A few lines for the terminal: the pages, the counts per paper and scale, the headline
+        rows, what is missing."""
         lines = [f"wrote {self.markdown} and {self.html}"]
-        for paper, c in self.counts.items():
-            lines.append(f"{paper}: {c['claims']} claims: " + ", ".join(f"{k} {c[k]}" for k in KINDS))
+        for paper, c in self.counts.items():  # verdicts are counted per scale only, never pooled over scales
+            lines.append(f"{paper}: {c['claims']} claims")
             lines += [f"  at scale {scale}: {n['claims']} claims: " + ", ".join(f"{k} {n[k]}" for k in KINDS)
                       for (p, scale), n in self.by_scale.items() if p == paper and n["claims"]]
         for h in self.headlines:
