@@ -443,6 +443,9 @@ class Playground:
     >>> pg.text.value = "abab"
     >>> pg.renders, '<span class="mt-count">2 tokens</span>' in pg.html.value
     (2, True)
+    >>> pg.shown.value = ()                  # untick every tokenizer: no rows
+    >>> 'data-tokenizer' in pg.html.value
+    False
     """
 
     def __init__(self, tokenizers=None, text: str = "", reference: str | None = None, debounce: float = 0.08,
@@ -457,17 +460,23 @@ class Playground:
         self.reference = W.Textarea(value=reference or "", continuous_update=True,
                                     placeholder="a parallel English line (optional): the premium is tokens / its tokens",
                                     layout=W.Layout(width="100%", height="3em"))
+        names = [v.name for v in self.views]
+        self.shown = W.SelectMultiple(options=names, value=names, rows=min(len(names), 6), description="show",
+                                      style={"description_width": "initial"})
         self.html = W.HTML()
         self.html.add_class("modtok-playground")
         for box in (self.text, self.reference):
             box.observe(self._typed, names="value")
+        self.shown.observe(lambda _change: self.update(), names="value")
         self.update()
 
     def update(self) -> None:
-        """Redraw the pills (an error is shown in place of the pills, and raised)."""
+        """Redraw the pills of the tokenizers ticked in ``shown`` (an error is shown in place
+        of the pills, and raised)."""
         self._pending = None
         try:
-            self.html.value = render(self.text.value, self.views, self.reference.value or None)
+            shown = [v for v in self.views if v.name in self.shown.value]
+            self.html.value = render(self.text.value, shown, self.reference.value or None)
         except Exception as error:
             self.html.value = f'<pre style="color:#b00">{html.escape(f"{type(error).__name__}: {error}")}</pre>'
             raise
@@ -487,7 +496,7 @@ class Playground:
 
     def widget(self):
         notes = [W.HTML(f"<i>not shown: {html.escape(line)}</i>") for line in self.missing]
-        return W.VBox([self.text, self.reference, *notes, self.html], layout=W.Layout(width="100%"))
+        return W.VBox([self.text, self.reference, self.shown, *notes, self.html], layout=W.Layout(width="100%"))
 
     def show(self) -> None:
         from IPython.display import display
