@@ -119,6 +119,7 @@ class View:
         self._traces: dict[str, list[Node]] = {}
         self._unrolled: dict[tuple[int, str], str] = {}
         self._pieces: dict[str, bytes] = {}
+        self._pill_html: dict[tuple, str] = {}
 
     def __repr__(self) -> str:
         return f"View({self.name!r}, {'byte-level' if self.byte_level else 'pieces'}, " + \
@@ -133,6 +134,16 @@ class View:
         enc = self.hf.encode(text, add_special_tokens=False)
         ids = enc.ids if self.global_ids is None else self.global_ids[enc.ids].tolist()
         return [Token(i, self.piece(s), a, b, s) for i, s, (a, b) in zip(ids, enc.tokens, enc.offsets)]
+
+    def pill_html(self, text: str, pill: Pill, k: int) -> str:
+        """:func:`_pill_html`, kept per pill (its text, tokens and colour): typing redraws the
+        same pills again and again (halves the kernel's part of a redraw)."""
+        key = (k % len(PALETTE), text[pill.start:pill.end], tuple(t.id for t in pill.tokens))
+        if key not in self._pill_html:
+            if len(self._pill_html) > 1 << 16:
+                self._pill_html.clear()
+            self._pill_html[key] = _pill_html(text, pill, k)
+        return self._pill_html[key]
 
     def unrolled(self, token: Token) -> str:
         """:func:`unroll` as escaped HTML text, kept per token (a redraw re-uses it: 0.2 s of
@@ -411,7 +422,7 @@ def _row(view: View, text: str, reference: str | None) -> tuple[str, set[int]]:
     grouped = sum(len(p.tokens) > 1 for p in ps)
     if grouped:
         head += f" · {grouped} pill(s) group tokens that split a character"
-    body = "".join(_pill_html(text, p, k) for k, p in enumerate(ps))
+    body = "".join(view.pill_html(text, p, k) for k, p in enumerate(ps))
     merges = "".join(f'<div class="mt-merges m{i}">{view.unrolled(t)}</div>' for i, t in tokens.items())
     return (f'<div class="mt-row" data-tokenizer="{html.escape(view.name)}"><div class="mt-head">{head}</div>'
             f'<div class="mt-pills">{body}{merges}</div></div>'), set(tokens)
