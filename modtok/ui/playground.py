@@ -469,7 +469,7 @@ class Playground:
     False
     """
 
-    def __init__(self, tokenizers=None, text: str = "", reference: str | None = None, debounce: float = 0.05,
+    def __init__(self, tokenizers=None, text: str = "", reference: str | None = None, debounce: float = 0.1,
                  missing: Sequence[str] = ()):
         self.missing = list(missing)
         if tokenizers is None:
