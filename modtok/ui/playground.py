@@ -93,8 +93,8 @@ class View:
     """A tokenizer as the playground uses it: ``encode(text) -> [Token]`` and ``unroll``
     (a token's merges). Built from a deployed name (``"llama3"``), an HF
     ``tokenizers.Tokenizer``, a :class:`ModularTokenizer` (its global model), a
-    :class:`SubTokenizer` (one language or a union; ids shown are global), a
-    ``transformers`` fast tokenizer, or another :class:`View`."""
+    :class:`SubTokenizer` (one language or a union; ids shown are global) or a
+    ``transformers`` fast tokenizer."""
 
     def __init__(self, tokenizer, name: str | None = None):
         self.global_ids = None
@@ -178,7 +178,7 @@ class View:
                 lo, hi = np.searchsorted(result_ids, [rid, rid + 1])
                 found += [(int(r), self.piece(s[:c]), self.piece(s[c:])) for r, c in zip(ranks[lo:hi], cuts[lo:hi])]
         spelled = [] if self.byte_level else [  # a character's UTF-8 bytes, put together first
-            (-1, b[:k], b[k:k + 1]) for b in {c.encode("utf-8") for c in vocab.replace("▁", " ")} for k in range(1, len(b))]
+            (-1, b[:k], b[k:k + 1]) for b in sorted({c.encode() for c in vocab.replace("▁", " ")}) for k in range(1, len(b))]
         model, rank_of = BPEModel([]), []
         for rank, left, right in spelled + sorted(found):
             a, b = model.id_of(left), model.id_of(right)
@@ -332,7 +332,8 @@ def _title(pill: Pill) -> str:
         return "in no token: the tokenizer's normaliser dropped these characters"
     lines = [_token_line(t.id, t.piece) for t in pill.tokens]
     if len(pill.tokens) > 1:
-        lines.insert(0, f"{len(pill.tokens)} tokens: a token boundary falls inside a character or grapheme cluster")
+        lines.insert(0, f"{len(pill.tokens)} tokens in one pill: a boundary between them falls inside a character "
+                        "or grapheme cluster (or a token covers no character of its own)")
     return "\n".join(lines)
 
 

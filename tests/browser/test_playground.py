@@ -3,11 +3,12 @@
 The notebook is opened from its URL, Run All; then, through the page:
 
 1. typing into the text box changes the pills of every tokenizer shown;
-2. a Devanagari and a Thai paragraph (UDHR, Nepali and Thai: installed text, see
+2. selecting (clicking) a pill shows its merges, one a line, and selecting elsewhere hides them;
+3. a Devanagari and a Thai paragraph (UDHR, Nepali and Thai: installed text, see
    modtok/text/udhr.py) show no broken-character pill: in every row the pills, read back
    (drawn whitespace mapped to what it stands for), are the text, none holds U+FFFD, and every
    pill starts and ends on a grapheme boundary of the browser's own segmenter (``Intl.Segmenter``);
-3. with four tokenizers shown, a 500-character text is completed by typing its last characters,
+4. with four tokenizers shown, a 500-character text is completed by typing its last characters,
    and the time from the last keystroke (its input event) to the DOM mutation after which the
    pills show the whole text is at most 0.3 s (median of ``TYPINGS``; each at most 1 s).
    ``bench/widget_latency.py --playground`` prints the same measure (``measure_typing``).
@@ -190,6 +191,25 @@ def test_typing_changes_the_pills_of_every_tokenizer(playground, shots):
     unchanged = [name for name in before if after.get(name) == before[name]]
     assert not unchanged, f"typing did not change the pills of {unchanged}"
     assert set(after) == set(before)
+
+
+def test_selecting_a_pill_unrolls_its_merges(playground, shots):
+    page = playground
+    page.locator(".modtok-playground-text textarea").fill("unhappiness")
+    wait_for_text(page, "unhappiness")
+    row = page.locator(".modtok-playground [data-tokenizer]").first
+    assert row.locator(".mt-merges:visible").count() == 0  # nothing selected: no merges shown
+    pill = row.locator(".mt-pill").first
+    pill.click()
+    shots(page, "selected")
+    shown = row.locator(".mt-merges:visible")
+    assert shown.count() == 1, f"selecting {pill.inner_text()!r} showed {shown.count()} merge lists"
+    lines = shown.inner_text().splitlines()
+    token = pill.inner_text().replace("·", " ")
+    assert lines[0].startswith("id ") and token.strip() in lines[0], lines
+    assert len(lines) > 1 and all("=" in line for line in lines[1:]), lines  # one merge a line, down to bytes
+    page.locator(".mt-head").first.click()  # selecting elsewhere folds it
+    assert row.locator(".mt-merges:visible").count() == 0
 
 
 @pytest.mark.parametrize("code", ["nep", "tha"])
