@@ -142,7 +142,7 @@ class View:
         if key not in self._pill_html:
             if len(self._pill_html) > 1 << 16:
                 self._pill_html.clear()
-            self._pill_html[key] = _pill_html(text, pill, k)
+            self._pill_html[key] = _pill_html(self, text, pill, k)
         return self._pill_html[key]
 
     def unrolled(self, token: Token) -> str:
@@ -377,42 +377,41 @@ STYLE = """<style>
 .mt-head{font-size:90%;color:#333;margin-bottom:0.2em}
 .mt-name{font-weight:bold}
 .mt-pills{display:flex;flex-wrap:wrap;align-items:flex-start;gap:2px;line-height:1.6}
-.mt-pill{display:inline-block;padding:0 3px;border-radius:4px;white-space:pre;font-size:110%;cursor:pointer}
-.mt-pill:focus{outline:2px solid #000}
+.mt-pill{display:inline-block;position:relative;padding:0 3px;border-radius:4px;white-space:pre;font-size:110%;
+  cursor:pointer}
+.mt-pill:focus{outline:2px solid #000;z-index:10}
+.mt-pill:focus::before{content:attr(data-m);position:absolute;top:110%;left:0;z-index:20;padding:4px;
+  border:1px solid #888;background:#fff;font:12px/1.4 monospace;white-space:pre;box-shadow:2px 2px 6px #0003}
 .mt-group{box-shadow:inset 0 0 0 1.5px #555}
 .mt-group::after{content:attr(data-n);font-size:60%;vertical-align:super;color:#555;margin-left:2px}
 .mt-gap{background:repeating-linear-gradient(45deg,#eee,#eee 3px,#fff 3px,#fff 6px);color:#a00;cursor:default}
 .mt-ws{color:#888}
 .mt-nl{flex-basis:100%;height:0}
-.mt-merges{display:none;flex-basis:100%;margin-top:4px;padding:4px;border:1px solid #888;background:#fff;
-  font:12px monospace;white-space:pre}
 """ + "".join(f".mt-c{k}{{background:{c}}}" for k, c in enumerate(PALETTE)) + "</style>"
 
 
-def _pill_html(text: str, pill: Pill, k: int) -> str:
-    """One pill: a ``span`` (focusable when it holds tokens: focusing it is selecting it,
-    which shows its tokens' merges, see :func:`_row`), whitespace drawn, id(s) and bytes in its
-    ``title``, and a class ``t<id>`` per token."""
+def _pill_html(view: View, text: str, pill: Pill, k: int) -> str:
+    """One pill: a ``span``, whitespace drawn, id(s) and bytes in its ``title``.
+
+    Selecting a pill is focusing it (it is focusable): CSS then shows its tokens' merges
+    (:func:`unroll`, kept in the pill's ``data-m``) below it, as its ``::before``; focusing
+    anything else folds them. One ``<details>`` per pill did that too, but drawing 500
+    Devanagari characters on four tokenizers (1,300 pills) took Chromium 300-450 ms against
+    100-170 ms for spans (a loaded 2-core machine), and per-token CSS rules changed the
+    page's stylesheet on every redraw."""
     body = visible(text[pill.start:pill.end])
     title = html.escape(_title(pill))
     if not pill.tokens:
         return f'<span class="mt-pill mt-gap" title="{title}">{body}</span>'
-    ids = " ".join(f"t{t.id}" for t in pill.tokens)
     group = f' mt-group" data-n="{len(pill.tokens)} tokens' if len(pill.tokens) > 1 else ""
-    return (f'<span tabindex="0" class="mt-pill mt-c{k % len(PALETTE)} {ids}{group}" title="{title}">{body}</span>'
-            + ('<span class="mt-nl"></span>' if "\n" in text[pill.start:pill.end] else ""))
+    merges = "\n\n".join(view.unrolled(t) for t in pill.tokens)
+    return (f'<span tabindex="0" class="mt-pill mt-c{k % len(PALETTE)}{group}" title="{title}" data-m="{merges}">'
+            f'{body}</span>' + ('<span class="mt-nl"></span>' if "\n" in text[pill.start:pill.end] else ""))
 
 
-def _row(view: View, text: str, reference: str | None) -> tuple[str, set[int]]:
-    """A tokenizer's row (the head line, the pills, then each distinct token's merges, hidden
-    until a pill holding it is selected), and the ids of its tokens.
-
-    Selection is CSS alone: a pill is focusable, and ``.t<id>:focus ~ .m<id>`` shows the
-    merges of token ``id`` of the same row (siblings in the row's pill box). One ``<details>``
-    per pill did that too, but drawing 500 Devanagari characters on four tokenizers (1,300
-    pills) took Chromium 300-450 ms against 100-170 ms for plain spans (a loaded 2-core machine)."""
+def _row(view: View, text: str, reference: str | None) -> str:
+    """A tokenizer's row: the head line (name, token count, premium, groups), then the pills."""
     ps = pills(text, view.encode(text))
-    tokens = {t.id: t for p in ps for t in p.tokens}
     n = sum(len(p.tokens) for p in ps)
     head = f'<span class="mt-name">{html.escape(view.name)}</span> <span class="mt-count">{n} tokens</span>'
     if reference:
@@ -424,15 +423,16 @@ def _row(view: View, text: str, reference: str | None) -> tuple[str, set[int]]:
     if grouped:
         head += f" · {grouped} pill(s) group tokens that split a character"
     body = "".join(view.pill_html(text, p, k) for k, p in enumerate(ps))
-    merges = "".join(f'<div class="mt-merges m{i}">{view.unrolled(t)}</div>' for i, t in tokens.items())
     return (f'<div class="mt-row" data-tokenizer="{html.escape(view.name)}"><div class="mt-head">{head}</div>'
-            f'<div class="mt-pills">{body}{merges}</div></div>'), set(tokens)
+            f'<div class="mt-pills">{body}</div></div>')
 
 
-def render(text: str, tokenizers, reference: str | None = None) -> str:
+def render(text: str, tokenizers, reference: str | None = None, style: bool = True) -> str:
     """One HTML string: per tokenizer (see :func:`views` for what it takes) a row with its
     token count, its premium against ``reference`` (a parallel English line, when given)
-    and the pills of ``text``. Pure: the same arguments give the same string.
+    and the pills of ``text``, after the CSS that draws them (:data:`STYLE`; ``style=False``
+    leaves it out, for a page that has it already). Pure: the same arguments give the same
+    string.
 
     >>> from modtok.bpe.export import hf_tokenizer
     >>> toy = hf_tokenizer(BPEModel([(ord("n"), 0xC3)]))
@@ -440,10 +440,8 @@ def render(text: str, tokenizers, reference: str | None = None) -> str:
     >>> '<span class="mt-count">2 tokens</span>' in page, "premium 1.00" in page, 'data-n="2 tokens"' in page
     (True, True, True)
     """
-    rows = [_row(v, text, reference) for v in views(tokenizers)]
-    ids = sorted(set().union(*(i for _, i in rows)))
-    select = "".join(f".t{i}:focus~.m{i}," for i in ids)[:-1] + "{display:block}" if ids else ""
-    return f'{STYLE}<style>{select}</style><div class="mt-playground">{"".join(r for r, _ in rows)}</div>'
+    rows = "".join(_row(v, text, reference) for v in views(tokenizers))
+    return f'{STYLE if style else ""}<div class="mt-playground">{rows}</div>'
 
 
 # ---------------------------------------------------------------------------- the live widget
@@ -499,7 +497,7 @@ class Playground:
         self._pending = None
         try:
             shown = [v for v in self.views if v.name in self.shown.value]
-            self.html.value = render(self.text.value, shown, self.reference.value or None)
+            self.html.value = render(self.text.value, shown, self.reference.value or None, style=False)
         except Exception as error:
             self.html.value = f'<pre style="color:#b00">{html.escape(f"{type(error).__name__}: {error}")}</pre>'
             raise
@@ -519,7 +517,8 @@ class Playground:
 
     def widget(self):
         notes = [W.HTML(f"<i>not shown: {html.escape(line)}</i>") for line in self.missing]
-        return W.VBox([self.text, self.reference, self.shown, *notes, self.html], layout=W.Layout(width="100%"))
+        style = W.HTML(STYLE)  # once: a stylesheet in every redraw restyled the whole page each time
+        return W.VBox([style, self.text, self.reference, self.shown, *notes, self.html], layout=W.Layout(width="100%"))
 
     def show(self) -> None:
         from IPython.display import display
