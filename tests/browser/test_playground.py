@@ -9,7 +9,7 @@ The notebook is opened from its URL, Run All; then, through the page:
    (drawn whitespace mapped to what it stands for), are the text, none holds U+FFFD, and every
    pill starts and ends on a grapheme boundary of the browser's own segmenter (``Intl.Segmenter``);
 4. with four tokenizers shown, a 500-character text is completed by typing its last characters,
-   and the time from the last keystroke (its input event) to the DOM mutation after which the
+   and the time from the last keystroke (its input event) to the DOM mutation from which the
    pills show the whole text is at most 0.3 s (median of ``TYPINGS``; each at most 1 s).
    ``bench/widget_latency.py --playground`` prints the same measure (``measure_typing``).
 """
@@ -32,12 +32,13 @@ NAME = "playground.py"
 LATENCY_S, LATENCY_MAX_S, TYPINGS, LATENCY_CHARS = 0.3, 1.0, 5, 500
 FOUR = ("llama3", "qwen3", "o200k", "cl100k")
 
-# Every row's pills as text (the drawn whitespace of ``.mt-ws`` spans mapped back by its data-cp).
+# A pill's text, its drawn whitespace (``.mt-ws`` spans) mapped back to what it stands for (data-cp).
+PILL_TEXT = """(p => [...p.childNodes].map(n =>
+  n.nodeType === 1 && n.classList.contains('mt-ws') ? String.fromCodePoint(+n.dataset.cp) : n.textContent).join(''))"""
+
+# Every row's pills as text.
 ROWS_JS = """() => [...document.querySelectorAll('.modtok-playground [data-tokenizer]')].map(row => ({
-  name: row.dataset.tokenizer,
-  pills: [...row.querySelectorAll('.mt-pill')].map(p => [...p.childNodes].map(n =>
-    n.nodeType === 1 && n.classList.contains('mt-ws') ? String.fromCodePoint(+n.dataset.cp) : n.textContent).join(''))
-}))"""
+  name: row.dataset.tokenizer, pills: [...row.querySelectorAll('.mt-pill')].map(""" + PILL_TEXT + """)}))"""
 
 # Per row: do the pills read back as ``text``, and which pills are broken (U+FFFD, or a start or an
 # end that is not a grapheme boundary of the browser's segmenter).
@@ -55,13 +56,19 @@ BROKEN_JS = """(text) => {
   });
 }"""
 
-# The last input event on the text box, and each mutation of the pills' output (page clock, ms).
-WATCH_JS = """() => {
-  const w = {input: null, mutations: []};
+# The last input event on the text box, and ``shown``: the first mutation of the pills' output
+# after it from which the first row's pills read ``target`` (one redraw replaces every row at once).
+WATCH_JS = """(target) => {
+  const w = {input: null, shown: null, mutations: 0};
   const box = document.querySelector('.modtok-playground-text textarea');
-  box.addEventListener('input', () => { w.input = performance.now(); w.mutations = []; }, {capture: true});
-  new MutationObserver(() => w.mutations.push(performance.now()))
-    .observe(document.querySelector('.modtok-playground'), {subtree: true, childList: true, characterData: true});
+  box.addEventListener('input', () => { w.input = performance.now(); w.shown = null; }, {capture: true});
+  new MutationObserver(() => {
+    const t = performance.now();
+    w.mutations++;
+    if (w.input === null || w.shown !== null) return;
+    const row = document.querySelector('.modtok-playground [data-tokenizer]');
+    if (row && [...row.querySelectorAll('.mt-pill')].map(""" + PILL_TEXT + """).join('') === target) w.shown = t;
+  }).observe(document.querySelector('.modtok-playground'), {subtree: true, childList: true, characterData: true});
   window.__playgroundWatch = w;
 }"""
 
@@ -104,21 +111,22 @@ def wait_for_text(page, text: str, timeout: float = 30) -> dict[str, list[str]]:
 def measure_typing(page, text: str, last: int = 5, delay_ms: int = 60) -> float:
     """Seconds from the last keystroke to the pills showing ``text``: the box is filled with
     all but ``last`` characters (one input event) and redrawn, then those are typed one key at
-    a time ``delay_ms`` apart; the time runs from the last key's input event to the last
-    mutation of the pills' output (the one after which they show ``text``). Nothing polls the
-    page while the keys go in and the pills redraw (reading 1,300 pills' text every 50 ms took
-    the browser's main thread from the redraw being timed): the page is read once, 2 s later."""
+    a time ``delay_ms`` apart; the time runs from the last key's input event to the mutation
+    from which the pills read ``text`` (WATCH_JS; the merges a selected pill unrolls come in a
+    later redraw, once typing has paused, ``Playground.SETTLE``). Nothing polls the page while
+    the keys go in and the pills redraw (reading 1,300 pills' text every 50 ms took the
+    browser's main thread from the redraw being timed): the page is read once, 2 s later."""
     box = page.locator(".modtok-playground-text textarea")
     box.fill(text[:-last])
     wait_for_text(page, text[:-last])
-    page.evaluate(WATCH_JS)
+    page.evaluate(WATCH_JS, text)
     box.press("Control+End")
     page.keyboard.type(text[-last:], delay=delay_ms)
     page.wait_for_timeout(2000)
     wait_for_text(page, text)
     w = page.evaluate("() => window.__playgroundWatch")
-    assert w["input"] is not None and w["mutations"], f"no input event or no redraw recorded: {w}"
-    return (w["mutations"][-1] - w["input"]) / 1000
+    assert w["input"] is not None and w["shown"] is not None, f"no input event or no redraw recorded: {w}"
+    return (w["shown"] - w["input"]) / 1000
 
 
 def open_playground(page, lab) -> None:
@@ -201,6 +209,7 @@ def test_selecting_a_pill_unrolls_its_merges(playground, shots):
     page.locator(".modtok-playground-text textarea").fill("unhappiness")
     wait_for_text(page, "unhappiness")
     pill = page.locator(".modtok-playground [data-tokenizer]").first.locator(".mt-pill").first
+    pill.and_(page.locator("[data-m]")).wait_for()  # the merges come once typing has paused
     assert pill.evaluate(MERGES_JS) == "none"  # nothing selected: no merges shown
     pill.click()
     shots(page, "selected")
