@@ -172,6 +172,9 @@ def test_token_count_and_premium_against_the_reference_line():
     assert '<span class="mt-count">5 tokens</span>' in page  # ab ab | ␣ x y
     assert "premium 5.00" in page and "reference line: 1 tokens" in page
     assert "premium" not in P.render("abab", {"toy": toy})  # no reference, no premium
+    light = P.render("abab xy", {"toy": toy}, merges=False)  # typing: the pills first, their merges later
+    assert "data-m=" in page and "data-m=" not in light
+    assert pill_texts_from_html(light) == pill_texts_from_html(page)
 
 
 def test_unrolled_merges_follow_the_reference_encoder():
