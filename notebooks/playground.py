@@ -26,11 +26,13 @@
 #
 # The rows: the deployed tokenizers of Llama-3, Qwen3, OpenAI (o200k, cl100k) and Mistral (a
 # SentencePiece BPE with byte fallback), and a small BPE trained here on one language of the
-# configured data (Nepali, or its same-script stand-in), the monolingual reference of notebook 01.
+# configured data (Nepali, or its same-script stand-in), the monolingual reference of notebook 01,
+# pre-tokenized as modtok's training commands do (`llama3-marks`: vowel signs stay in the word).
 
 # %%
 from modtok.artifacts import baselines
 from modtok.text import data
+from modtok.text.training import TRAINING_SCHEME
 from modtok.ui.playground import Playground, deployed_views
 
 available = data.available_languages()
@@ -38,7 +40,7 @@ lang = data.pick_languages(["npi_Deva", *available])[0]
 corpora = data.default_corpora([lang, *(["eng_Latn"] if "eng_Latn" in available and lang != "eng_Latn" else [])],
                                train_chars=200_000 if data.is_smoke() else 1_000_000)
 print(corpora.source)
-monolingual = baselines.train_hf_bpe(corpora.train[lang], 2000 if data.is_smoke() else 8000)
+monolingual = baselines.train_hf_bpe(corpora.train[lang], 2000 if data.is_smoke() else 8000, scheme=TRAINING_SCHEME)
 views, missing = deployed_views()
 
 # %%
