@@ -146,7 +146,8 @@ def bench_playground(context, lab, repeats: int) -> list[str]:
         lines = [f"{pg.NAME}: Run All {time.monotonic() - t0:.1f} s"]
         four = [n for n in pg.FOUR if n in pg.rows(page)]
         pg.show_only(page, four)
-        page.wait_for_function(f"() => document.querySelectorAll('.modtok-playground [data-tokenizer]').length === {len(four)}")
+        page.wait_for_function("n => document.querySelectorAll('.modtok-playground [data-tokenizer]').length === n",
+                               arg=len(four))
         text = pg.udhr_paragraph("nep", pg.LATENCY_CHARS)
         texts = [text, " ".join(reversed(text.split(" ")))]  # the same words in another order: new pills each time
         typed = [pg.measure_typing(page, texts[k % 2]) for k in range(repeats)]

@@ -5,8 +5,8 @@ multilingual): one row per tokenizer with its token count and its *premium* agai
 parallel English reference line (tokens here / tokens there: 2.0 means twice the tokens
 for the same content), each token a coloured pill with whitespace made visible
 (``·`` space, ``↵`` newline, ``→`` tab, ``␍`` carriage return), its id(s) and bytes on
-hover, and, when clicked, its merges unrolled down to bytes (for a BPE model; pure
-HTML ``<details>``, no JavaScript).
+hover, and, when clicked (selected: focused), its merges unrolled down to bytes (for a BPE
+model; HTML and CSS alone, no JavaScript).
 
 **What a pill is.** Byte-level tokenizers cut *inside* characters: Llama-3 spells
 the emoji 👨 as three tokens ``f0 9f``, ``91``, ``a8``; it cuts the Devanagari
@@ -177,8 +177,9 @@ class View:
             if rid is not None:
                 lo, hi = np.searchsorted(result_ids, [rid, rid + 1])
                 found += [(int(r), self.piece(s[:c]), self.piece(s[c:])) for r, c in zip(ranks[lo:hi], cuts[lo:hi])]
+        chars = sorted({c.encode() for c in vocab.replace("▁", " ")})
         spelled = [] if self.byte_level else [  # a character's UTF-8 bytes, put together first
-            (-1, b[:k], b[k:k + 1]) for b in sorted({c.encode() for c in vocab.replace("▁", " ")}) for k in range(1, len(b))]
+            (-1, b[:k], b[k:k + 1]) for b in chars for k in range(1, len(b))]
         model, rank_of = BPEModel([]), []
         for rank, left, right in spelled + sorted(found):
             a, b = model.id_of(left), model.id_of(right)
@@ -480,7 +481,8 @@ class Playground:
                                layout=W.Layout(width="100%", height="6em"))
         self.text.add_class("modtok-playground-text")
         self.reference = W.Textarea(value=reference or "", continuous_update=True,
-                                    placeholder="a parallel English line (optional): the premium is tokens / its tokens",
+                                    placeholder="a parallel English line (optional): "
+                                                "the premium is tokens / its tokens",
                                     layout=W.Layout(width="100%", height="3em"))
         names = [v.name for v in self.views]
         self.shown = W.SelectMultiple(options=names, value=names, rows=min(len(names), 6), description="show",

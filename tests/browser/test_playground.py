@@ -26,7 +26,7 @@ import pytest
 from modtok.text import udhr
 
 from .conftest import NOTEBOOKS, SHOTS, TIMINGS
-from .test_lab_notebooks import STATE_JS, wait_for
+from .test_lab_notebooks import wait_for
 
 NAME = "playground.py"
 LATENCY_S, LATENCY_MAX_S, TYPINGS, LATENCY_CHARS = 0.3, 1.0, 5, 500
