@@ -16,6 +16,7 @@
     modtok extend BASE -o OUT --lang L (--manifest M | --text F...) -K N [--arm R2] [--model HF_DIR]
                                                   continued BPE on a deployed tokenizer, model resized
     modtok report [REPORTS]                       the notebooks' paper-vs-here tables on one page
+    modtok playground                             JupyterLab on the tokenizer playground (for a class)
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
 YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`; an entry
@@ -232,6 +233,16 @@ def cmd_extend(args) -> None:
                         workers=os.cpu_count() or 1, progress=args.progress, log=print)  # a job: all cores
     print(f"saved {len(result.extension.new_tokens())} new tokens" + (" and the model" if result.model else "")
           + f" -> {result.out}")
+
+
+def cmd_playground(args) -> None:
+    """``modtok.ui.playground.lab_command``: JupyterLab on the playground notebook (for a class)."""
+    from modtok.ui.playground import lab_command
+
+    argv, env = lab_command()
+    print(f"modtok playground: {' '.join(argv)}", flush=True)
+    if not args.dry_run:
+        os.execve(argv[0], argv, env)  # Lab takes the terminal over (Ctrl-C stops it)
 
 
 def vars_of(args) -> dict:
@@ -513,10 +524,16 @@ def _add_lm_train(sub) -> None:
     p.set_defaults(fn=cmd_lm_train)
 
 
+def _add_playground(sub) -> None:
+    p = sub.add_parser("playground", help="open JupyterLab on the tokenizer playground (type text, see tokens)")
+    p.add_argument("--dry-run", action="store_true", help="print the command, do not start JupyterLab")
+    p.set_defaults(fn=cmd_playground)
+
+
 COMMANDS = (
     _add_example_corpus, _add_data, _add_warmup, _add_report, _add_sequential_bpe, _add_modular_unigram,
     _add_nsl, _add_encode, _add_parity_bpe, _add_adaptmix, _add_count, _add_trim, _add_audit, _add_extend,
-    _add_lm_train,
+    _add_lm_train, _add_playground,
 )
 
 
