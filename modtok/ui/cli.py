@@ -108,8 +108,7 @@ def cmd_sequential_bpe(args) -> None:
     made = training.sequential_bpe(args.out, args.k, langs=args.langs, train_chars=args.train_chars,
                                    manifest=args.manifest, counts=args.counts, scheme=args.scheme,
                                    force=args.force, args=vars_of(args), log=_say)
-    for line in made.lines():
-        print(line)
+    print("\n".join(made.lines()))
 
 
 def cmd_modular_unigram(args) -> None:
@@ -119,8 +118,7 @@ def cmd_modular_unigram(args) -> None:
     made = training.modular_unigram(args.out, args.k, langs=args.langs, train_chars=args.train_chars,
                                     manifest=args.manifest, counts=args.counts, em_iters=args.em_iters,
                                     force=args.force, args=vars_of(args), log=_say)
-    for line in made.lines():
-        print(line)
+    print("\n".join(made.lines()))
 
 
 def cmd_nsl(args) -> None:
