@@ -76,15 +76,15 @@ def record_counts(run: Run, directory, langs: Sequence[str] | None) -> None:
                languages={lang: made["languages"][lang] for lang in chosen}, evaluation=None)
 
 
-def shortfall_lines(asked: Mapping[str, int], got: Mapping[str, int], what: str, why: str) -> list[str]:
-    """One line per language whose vocabulary stopped short of its budget (none when every
-    language got what it asked): the words every training command and ``modtok nsl`` use.
+def shortfall_lines(asked: Mapping[str, int], got: Mapping[str, int], unit: str, why: str) -> list[str]:
+    """One line per language whose sub-vocabulary stopped short of its budget (none when
+    every language got what it asked): the words the training commands use.
 
     >>> shortfall_lines({"mya_Mymr": 4000, "eng_Latn": 4000}, {"mya_Mymr": 2275, "eng_Latn": 4000},
-    ...                 "vocabulary", "no pair or token left")
-    ['mya_Mymr: vocabulary of 2,275 tokens, short of the 4,000 asked (no pair or token left)']
+    ...                 "tokens", "no pair or token left")
+    ['mya_Mymr: sub-vocabulary of 2,275 tokens, short of the 4,000 asked (no pair or token left)']
     """
-    return [f"{lang}: {what} of {got[lang]:,} tokens, short of the {asked[lang]:,} asked ({why})"
+    return [f"{lang}: sub-vocabulary of {got[lang]:,} {unit}, short of the {asked[lang]:,} asked ({why})"
             for lang in asked if got[lang] < asked[lang]]
 
 

@@ -40,7 +40,8 @@ class Trained:
 
     def short(self) -> list[str]:
         """One line per language whose vocabulary stopped short of its budget."""
-        return training.shortfall_lines(self.asked, self.got, "sub-vocabulary", self.why_short)
+        unit = "pieces" if self.merged is not None else "tokens"
+        return training.shortfall_lines(self.asked, self.got, unit, self.why_short)
 
     def lines(self) -> list[str]:
         """The run's summary (what the CLI prints): what was saved, then every shortfall and note."""
