@@ -50,7 +50,8 @@ each change is said in the model's ``notes``):
   cut are lost: of at most 16 characters, against parts of over 1,000);
 - every character of the ``character_coverage`` share of the text (the paper's 0.9995)
   must be a piece, so a budget smaller than those characters plus the 259 base pieces is
-  refused (Chinese: about 2,800 characters at 0.9995 for a 800-piece budget). The
+  refused (UDHR's Chinese, 2,064 characters of text: 447 characters at 0.9995, for 341
+  pieces beside the base ones at a budget of 600). The
   coverage is lowered until the characters fit, down to 0.98 (the least sentencepiece
   takes; the rarer characters fall back to bytes); where even 0.98 needs more, the
   language's budget is raised to what its characters need.
@@ -90,21 +91,27 @@ _CLUSTER = regex.compile(r"\X")
 MAX_UNIT_BYTES = 4192  # sentencepiece's default max_sentence_length: a longer word is cut (module docstring)
 
 
-def tsv_rows(units: Mapping[str, int], tab: str = "\t") -> list[str]:
-    """sentencepiece's TSV input for ``{unit: count}``: ``word<TAB>count`` rows, sorted by
-    word, each unit cut at its tabs, a tab written as the word ``tab`` (a character
-    the units do not contain: a TSV word cannot hold a tab; module docstring).
-
-    >>> tsv_rows({"▁ab": 2, "▁a\\tb": 1, "▁a": 1}, tab="T")
-    ['T\\t1', 'b\\t1', '▁a\\t2', '▁ab\\t2']
-    """
+def tsv_words(units: Mapping[str, int], tab: str = "\t") -> Counter:
+    """The words of sentencepiece's TSV input for ``{unit: count}``: each unit cut at its
+    tabs, a tab written as the word ``tab`` (a character the units do not contain: a TSV
+    word cannot hold a tab; module docstring)."""
     words: Counter = Counter()
     for unit, n in units.items():
         if n > 0:
             for word in _TAB.split(unit):
                 if word:
                     words[tab if word == "\t" else word] += n
-    return [f"{word}\t{n}" for word, n in sorted(words.items())]
+    return words
+
+
+def tsv_rows(units: Mapping[str, int], tab: str = "\t") -> list[str]:
+    """sentencepiece's TSV input for ``{unit: count}``: ``word<TAB>count`` rows of
+    :func:`tsv_words`, sorted by word.
+
+    >>> tsv_rows({"▁ab": 2, "▁a\\tb": 1, "▁a": 1}, tab="T")
+    ['T\\t1', 'b\\t1', '▁a\\t2', '▁ab\\t2']
+    """
+    return [f"{word}\t{n}" for word, n in sorted(tsv_words(units, tab).items())]
 
 
 def free_character(units) -> str:
@@ -166,12 +173,14 @@ def characters_needed(units: Mapping[str, int], coverage: float) -> tuple[int, n
     return (int(reached[0]) if len(reached) else len(counts)), covered
 
 
-def fit_to_sentencepiece(units: Mapping[str, int], vocab_size: int, coverage: float) -> tuple[Counter, int, float, list[str]]:
+def fit_to_sentencepiece(units: Mapping[str, int], vocab_size: int,
+                         coverage: float) -> tuple[Counter, int, float, list[str]]:
     """``(units, vocab_size, coverage, notes)``: what sentencepiece is given so that it skips
     nothing and refuses nothing (module docstring), and in words what was changed."""
     units, cut = cut_long_units(units)
     notes = [f"{cut:,} word(s) without a space over {MAX_UNIT_BYTES:,} bytes (sentencepiece skips one over "
-             f"{MAX_LINE_BYTES:,} and fails on a long one) cut into parts at grapheme boundaries"] if cut else []
+             f"{MAX_LINE_BYTES:,}, and its likelihood overflows on long ones) cut into parts at grapheme "
+             "boundaries"] if cut else []
     need, covered = characters_needed(units, coverage)
     room = vocab_size - N_BASE
     if need <= room:
@@ -218,10 +227,9 @@ def train_unigram(text, vocab_size: int, num_threads: int = 1, **overrides) -> U
         )
     settings = {**SP_SETTINGS, **overrides}
     tab = free_character(units) if any("\t" in u for u in units) else "\t"
-    words = Counter(dict(row.rsplit("\t", 1) for row in tsv_rows(units, tab)))  # what sentencepiece reads
-    words, size, coverage, notes = fit_to_sentencepiece({w: int(n) for w, n in words.items()}, vocab_size,
+    words, size, coverage, notes = fit_to_sentencepiece(tsv_words(units, tab), vocab_size,
                                                         settings["character_coverage"])
-    rows = [f"{word}\t{n}" for word, n in sorted(words.items())]
+    rows = tsv_rows(words)  # what sentencepiece reads: every word, none over its limits
     try:
         proto = sp_model_proto(rows, size, num_threads, input_format="tsv", add_dummy_prefix=False,
                                **{**overrides, "character_coverage": coverage})
