@@ -176,3 +176,11 @@ def test_nsl_names_a_reference_that_stopped_short(corpus, tmp_path):
     got = train_hf_bpe(udhr_lines("tha"), 4000, scheme="llama3-marks").get_vocab_size()
     assert got < 4000 and f"{got:,}" in row and "reference short of 4,000" in row
     assert "tha_Thai" in lines[-1] and "stopped short" in lines[-1]
+
+
+def test_a_word_holding_sentencepieces_reserved_character_is_trained_on():
+    lines = udhr_lines("eng") + ["▅▅ signs ▅ and ▅▅▅"] * 50  # sentencepiece skips every word holding ▅
+    model = unigram_train.train_unigram(lines, 400)
+    assert "▅" in model.pieces and model.encode("▅▅") and model.decode(model.encode("▅ and ▅▅")) == "▅ and ▅▅"
+    with pytest.raises(DataError, match="U\\+2585"):
+        baselines.train_sp_unigram(lines, 400)

@@ -96,8 +96,8 @@ BASE_PIECES = 3 + 256  # <unk>, <s>, </s> and the 256 byte-fallback pieces
 def sp_model_proto(lines: list[str], vocab_size: int, num_threads: int = 2, **overrides) -> bytes:
     """Train sentencepiece in memory with :data:`SP_SETTINGS` (+ ``overrides``) and
     return the serialised ModelProto. ``vocab_size`` is a soft limit
-    (``hard_vocab_limit=False``). A line over :data:`MAX_LINE_BYTES` (which sentencepiece
-    would skip in silence) is a :class:`DataError`; a refusal by sentencepiece is a
+    (``hard_vocab_limit=False``). A line over :data:`MAX_LINE_BYTES` or holding ``▅``
+    (which sentencepiece would skip in silence) is a :class:`DataError`; a refusal by sentencepiece is a
     :class:`BudgetError` in modtok's words (:func:`sentencepiece_refusal`)."""
     import sentencepiece as spm
 
@@ -106,6 +106,9 @@ def sp_model_proto(lines: list[str], vocab_size: int, num_threads: int = 2, **ov
             raise DataError(f"line {i + 1} has {len(line.encode('utf-8')):,} bytes: sentencepiece skips a line over "
                             f"{MAX_LINE_BYTES:,} bytes without a word; cut it first (modtok.unigram.train.train_unigram "
                             "cuts such text at grapheme boundaries and says so)")
+        if "\u2585" in line:
+            raise DataError(f"line {i + 1} holds ▅ (U+2585), which sentencepiece reserves: it skips such a line "
+                            "without a word (modtok.unigram.train.train_unigram trains it through a stand-in)")
     model = io.BytesIO()
     try:
         spm.SentencePieceTrainer.train(

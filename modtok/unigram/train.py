@@ -30,7 +30,9 @@ language, 8000 pieces, FLORES-200 devtest tokens, raw lines -> units): eng
 A tab cannot be inside a TSV word; it cannot be inside a piece either (other
 than the one-character piece ``\\t``, sentencepiece's ``kUPPBoundaryChar``), so a
 unit is given to sentencepiece cut at its tabs (each tab a word of its own): the
-same lattice, the same character counts.
+same lattice, the same character counts. ``▅`` (U+2585, sentencepiece's reserved
+``kUNKChar``) would make it skip the word in silence, so it is given as a private-use
+stand-in and put back in the pieces.
 
 It is sentencepiece's *soft* limit: its pruning can stop a little short of the
 budget (1 MB of English at 8000 gives about 7100 pieces; the hard limit would
@@ -88,6 +90,7 @@ WORD_SETTINGS = ("input_format", "add_dummy_prefix", "split_by_whitespace", "tre
                  "allow_whitespace_only_pieces", "remove_extra_whitespaces")
 _TAB = regex.compile("(\t)")
 _CLUSTER = regex.compile(r"\X")
+RESERVED = "\u2585"  # sentencepiece's kUNKChar ▅: it skips, without a word, every word holding it
 MAX_UNIT_BYTES = 4192  # sentencepiece's default max_sentence_length: a longer word is cut (module docstring)
 
 
@@ -114,17 +117,17 @@ def tsv_rows(units: Mapping[str, int], tab: str = "\t") -> list[str]:
     return [f"{word}\t{n}" for word, n in sorted(tsv_words(units, tab).items())]
 
 
-def free_character(units) -> str:
-    """The first private-use character (from U+E000) that no unit contains.
+def free_character(units, taken: str = "") -> str:
+    """The first private-use character (from U+E000) that no unit contains (nor ``taken``).
 
-    >>> free_character({"a": 1, "\\ue000b": 2})
-    '\\ue001'
+    >>> free_character({"a": 1, "\\ue000b": 2}), free_character({"a": 1}, taken="\\ue000")
+    ('\\ue001', '\\ue001')
     """
-    used = set().union(*map(set, units))
+    used = set().union(*map(set, units)) | set(taken)
     for code in (*range(0xE000, 0xF900), *range(0xF0000, 0xFFFFE)):
         if chr(code) not in used:
             return chr(code)
-    raise DataError("the corpus uses every private-use character; no stand-in for the tab is left")
+    raise DataError("the corpus uses every private-use character; no stand-in for the tab or ▅ is left")
 
 
 def cut_long_units(units: Mapping[str, int], max_bytes: int = MAX_UNIT_BYTES) -> tuple[Counter, int]:
@@ -227,8 +230,9 @@ def train_unigram(text, vocab_size: int, num_threads: int = 1, **overrides) -> U
         )
     settings = {**SP_SETTINGS, **overrides}
     tab = free_character(units) if any("\t" in u for u in units) else "\t"
-    words, size, coverage, notes = fit_to_sentencepiece(tsv_words(units, tab), vocab_size,
-                                                        settings["character_coverage"])
+    unk = free_character(units, tab) if any(RESERVED in u for u in units) else RESERVED
+    words = Counter({w.replace(RESERVED, unk): n for w, n in tsv_words(units, tab).items()})
+    words, size, coverage, notes = fit_to_sentencepiece(words, vocab_size, settings["character_coverage"])
     rows = tsv_rows(words)  # what sentencepiece reads: every word, none over its limits
     try:
         proto = sp_model_proto(rows, size, num_threads, input_format="tsv", add_dummy_prefix=False,
@@ -236,8 +240,9 @@ def train_unigram(text, vocab_size: int, num_threads: int = 1, **overrides) -> U
     except BudgetError as e:
         raise BudgetError(f"{e} (the lines: {len(rows)} distinct words with their counts)") from None
     model = UnigramModel.from_sentencepiece(proto)
-    if tab != "\t" and tab in model.pieces:  # the stand-in is only ever a one-character word
-        model = UnigramModel(["\t" if p == tab else p for p in model.pieces], model.scores, model.types)
+    pieces = ["\t" if p == tab else p.replace(unk, RESERVED) for p in model.pieces]  # the stand-ins put back
+    if pieces != model.pieces:  # (the tab's is only ever a one-character word)
+        model = UnigramModel(pieces, model.scores, model.types)
     model.notes = notes
     if len(model) < vocab_size:
         need = vocab_size - N_BASE
