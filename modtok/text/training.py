@@ -76,6 +76,24 @@ def record_counts(run: Run, directory, langs: Sequence[str] | None) -> None:
                languages={lang: made["languages"][lang] for lang in chosen}, evaluation=None)
 
 
+def shortfall_lines(asked: Mapping[str, int], got: Mapping[str, int], unit: str, why: str) -> list[str]:
+    """One line per language whose sub-vocabulary stopped short of its budget (none when
+    every language got what it asked): the words the training commands use.
+
+    >>> shortfall_lines({"mya_Mymr": 4000, "eng_Latn": 4000}, {"mya_Mymr": 2275, "eng_Latn": 4000},
+    ...                 "tokens", "no pair or token left")
+    ['mya_Mymr: sub-vocabulary of 2,275 tokens, short of the 4,000 asked (no pair or token left)']
+    """
+    return [f"{lang}: sub-vocabulary of {got[lang]:,} {unit}, short of the {asked[lang]:,} asked ({why})"
+            for lang in asked if got[lang] < asked[lang]]
+
+
+def record_shortfall(run: Run, asked: Mapping[str, int], got: Mapping[str, int]) -> None:
+    """run.json's ``vocabulary``: per language the tokens asked and got, and the languages short."""
+    run.record(vocabulary={lang: {"asked": asked[lang], "got": got[lang]} for lang in asked},
+               short=[lang for lang in asked if got[lang] < asked[lang]])
+
+
 def language_of(path: str) -> str:
     """The language a file is named after: the first ``xxx_Scrp`` code in its name
     (``x/eng_Latn.txt.zst`` -> ``eng_Latn``), else the name without its corpus suffixes

@@ -106,21 +106,20 @@ def cmd_sequential_bpe(args) -> None:
     """``modtok.studies.modular_tokenizers.training.sequential_bpe``, from text or saved counts."""
     from modtok.studies.modular_tokenizers import training
 
-    tok = training.sequential_bpe(args.out, args.k, langs=args.langs, train_chars=args.train_chars,
-                                  manifest=args.manifest, counts=args.counts, scheme=args.scheme,
-                                  force=args.force, args=vars_of(args), log=_say)
-    print(f"saved {tok.vocab_size} tokens, {len(tok.languages)} languages -> {args.out}")
+    made = training.sequential_bpe(args.out, args.k, langs=args.langs, train_chars=args.train_chars,
+                                   manifest=args.manifest, counts=args.counts, scheme=args.scheme,
+                                   force=args.force, args=vars_of(args), log=_say)
+    print("\n".join(made.lines()))
 
 
 def cmd_modular_unigram(args) -> None:
     """``modtok.studies.modular_tokenizers.training.modular_unigram``, from text or saved counts."""
     from modtok.studies.modular_tokenizers import training
 
-    merged, tok = training.modular_unigram(args.out, args.k, langs=args.langs, train_chars=args.train_chars,
-                                           manifest=args.manifest, counts=args.counts, em_iters=args.em_iters,
-                                           force=args.force, args=vars_of(args), log=_say)
-    print(f"saved {tok.vocab_size} pieces, {len(tok.languages)} languages, "
-          f"EM log-likelihood {merged.loglik[0]:.6g} -> {merged.loglik[-1]:.6g} -> {args.out}")
+    made = training.modular_unigram(args.out, args.k, langs=args.langs, train_chars=args.train_chars,
+                                    manifest=args.manifest, counts=args.counts, em_iters=args.em_iters,
+                                    force=args.force, args=vars_of(args), log=_say)
+    print("\n".join(made.lines()))
 
 
 def cmd_nsl(args) -> None:
