@@ -55,9 +55,10 @@ Two modes:
   :func:`count_corpus` with ``compat="reference"``): the reference's pair and
   language orders and merge count, but a language without a pair of count >=
   ``min_frequency`` is skipped (it never stops), the window denominator is ``L``
-  always, ratio targets divide as given (``r_l``, not ``r_l / r_1``), a window that
-  caps every language takes the *cheapest* one (the last it visits), and without a
-  dev set or ratios the languages are ranked by their training tokens. Checked merge
+  always, a window that caps every language takes the *cheapest* one (the last it
+  visits), and without a dev set or ratios the languages are ranked by their training
+  tokens. (HF divides a compression by ``r_l``, the reference by ``r_l / r_1``: the same
+  order up to rounding; no step differed on the golden and UDHR inputs with ``r_1 != 1``.) Checked merge
   for merge against the pinned wheel in ``tests/test_parity_hf.py`` (every golden
   input and variant, and the lossless schemes). Two things it does not copy, both
   only when a language is exhausted in the window variant: HF then records the
@@ -253,7 +254,7 @@ class ParityConfig:
         """The language chooser of this config over ``engine``'s languages."""
         hf = self.compat == "hf"
         if self.ratios is not None:
-            inner = CompressionRatio(engine, self.ratios, relative=not hf)
+            inner = CompressionRatio(engine, self.ratios)
         else:
             inner = TrainCost(engine) if engine.tracked_totals().size == 0 else DevCost(engine)
         if self.variant != "window":
@@ -510,14 +511,12 @@ class TrainCost(DevCost):
 
 class CompressionRatio:
     """Ratio mode (no dev set): the language with the lowest training compression
-    ``T0_l / T_l`` (tokens at the start / now) relative to its target ``r_l / r_1``
-    (the reference), or to ``r_l`` as given (``relative=False``: HF; the same order up
-    to the rounding of the division)."""
+    ``T0_l / T_l`` (tokens at the start / now) relative to its target ``r_l / r_1``."""
 
-    def __init__(self, engine: Engine, ratios: Sequence[float], relative: bool = True):
+    def __init__(self, engine: Engine, ratios: Sequence[float]):
         self.engine = engine
         self.start = engine.token_totals().astype(np.float64)
-        self.targets = np.asarray(ratios, np.float64) / (float(ratios[0]) if relative else 1.0)
+        self.targets = np.asarray(ratios, np.float64) / float(ratios[0])
 
     def choose(self, candidates: Sequence[int]) -> int | None:
         adjusted = (self.start / self.engine.token_totals()) / self.targets
