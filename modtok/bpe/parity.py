@@ -57,14 +57,14 @@ Two modes:
   ``min_frequency`` is skipped (it never stops), the window denominator is ``L``
   always, a window that caps every language takes the *cheapest* one (the last it
   visits), and without a dev set or ratios the languages are ranked by their training
-  tokens. (HF divides a compression by ``r_l``, the reference by ``r_l / r_1``: the same
-  order up to rounding; no step differed on the golden and UDHR inputs with ``r_1 != 1``.) Checked merge
-  for merge against the pinned wheel in ``tests/test_parity_hf.py`` (every golden
-  input and variant, and the lossless schemes). Two things it does not copy, both
-  only when a language is exhausted in the window variant: HF then records the
-  exhausted language in its window and may pick it again (spending window slots);
-  here it is dropped from the candidates. HF's ``dev_iterators`` beat its
-  ``ratio`` when both are given; here ``ratios`` choose and a dev set is only tracked.
+  tokens. Checked merge for merge against the pinned wheel in
+  ``tests/test_parity_hf.py`` (every variant, on the golden inputs and on UDHR with the
+  reference's and the lossless pre-tokenizers). Not copied: (1) when a language is
+  exhausted in the window variant, HF records it in its window and may pick it again
+  (spending window slots); here it leaves the candidates; (2) HF's ``dev_iterators``
+  beat its ``ratio`` when both are given; here ``ratios`` choose and a dev set is only
+  tracked. HF divides a compression by ``r_l``, the reference by ``r_l / r_1``: the
+  same order up to rounding (no step differed on the golden and UDHR inputs, r_1 != 1).
 
 Why the default mode and HF's trainer part (issue 44): only the tie order between
 pairs of equal count. HF's ``ParityBpeTrainer`` (like the reference) takes the
@@ -76,8 +76,10 @@ rus ell npi tel, <= 1M characters each, 12.5 MB; FLORES-200 dev, llama3,
 ``min_frequency=2``) the two agree on 208 merges; merge 209 is rus_Cyrl's, whose
 two best pairs tie at 5,110: ``Ð ¹`` (bytes D0 B9, "й") and ``ÑĤ ÑĮ`` ("ть"). The
 default mode takes ``Ð ¹`` (byte D0 ranks below the merged token "т"), HF takes
-``ÑĤ ÑĮ`` (``"ÑĤ" > "Ð"``). With ``compat="hf"`` the two agree on all 4,000 merges
-(bench/RESULTS.md, issue 44; the issue's "415" was another cut of the text).
+``ÑĤ ÑĮ`` (``"ÑĤ" > "Ð"``); from there the two runs differ. With ``compat="hf"`` the
+two agree on all 4,000 merges (``bench/peers.py``, bench/RESULTS.md). (Issue 44 counted
+414 agreeing merges on a run whose cut of the text it does not record; on any input the
+first tied best pair whose two orders disagree parts them: ``tests/test_parity_hf.py``.)
 
 Worked example (two languages, "y" is the costlier one on the dev side, so the
 first merge is y's most frequent pair although x's pair is more frequent overall):
