@@ -251,3 +251,21 @@ def test_default_mode_parts_from_hf_only_at_a_tie(udhr_text, name):
     assert len(tied) > 1 and ours[at] == strings[0]
     assert hf[at] == max(strings, key=lambda s: tuple(s.split(" ")))
     assert engine.pair_count(*tied[0], lang) == engine.pair_count(*tied[-1], lang)
+
+
+def test_window_goes_on_when_only_an_exhausted_language_is_uncapped():
+    """y runs out of pairs after one merge; x then fills the window (cap alpha/L = 1/2 of
+    4) while y holds one slot or none. The default mode and compat="hf" go on with x's
+    pairs (before: the run ended after 4 merges, "no pair has frequency >= 2 in any
+    language"). HF 0.23.3 does not finish here: its window loop never masks the
+    exhausted language it cannot rank (an endless loop, seen with a 60 s timeout), so
+    HF is not run."""
+    from collections import Counter
+
+    train = {"x": Counter({"abcdefghij": 50, "klmnopqrst": 40}), "y": Counter({"uv": 3})}
+    dev = {"x": Counter({"abcdefghij": 1}), "y": Counter({"uvuvuvuvuvuvuvuvuv": 1})}
+    for compat in (None, "hf"):
+        res = parity.train(train, dev, 256 + 12, scheme="whitespace", compat=compat, variant="window",
+                           window=4, alpha=1.0)
+        assert len(res.merges) == 12 and res.stop_message is None
+        assert res.choices == [1] + [0] * 11

@@ -60,8 +60,9 @@ Two modes:
   tokens. Checked merge for merge against the pinned wheel in
   ``tests/test_parity_hf.py`` (every variant, on the golden inputs and on UDHR with the
   reference's and the lossless pre-tokenizers). Not copied: (1) when a language is
-  exhausted in the window variant, HF records it in its window and may pick it again
-  (spending window slots); here it leaves the candidates; (2) HF's ``dev_iterators``
+  exhausted in the window variant, HF records it in its window, and when it is then the
+  only uncapped language HF 0.23.3 never returns (its window loop cannot mask it); here
+  it leaves the candidates and the cap is judged over the others; (2) HF's ``dev_iterators``
   beat its ``ratio`` when both are given; here ``ratios`` choose and a dev set is only
   tracked. HF divides a compression by ``r_l``, the reference by ``r_l / r_1``: the
   same order up to rounding (no step differed on the golden and UDHR inputs, r_1 != 1).
@@ -553,9 +554,11 @@ class MovingWindow:
 
     def _uncapped(self, candidates: Sequence[int]) -> Sequence[int]:
         capped = [n / self.window > self.cap for n in self.held]
-        if not all(capped):
+        # Over the candidates: an exhausted language that is not capped must not leave
+        # the others capped (the run then ended with a false "no pair" message).
+        if not all(capped[l] for l in candidates):
             return [l for l in candidates if not capped[l]]
-        if self.all_capped == "lift":  # every language capped (alpha < 1): no cap this step
+        if self.all_capped == "lift":  # every candidate capped (alpha < 1): no cap this step
             return candidates
         rest = list(candidates)  # "cheapest": the last in the inner chooser's order
         while len(rest) > 1:
