@@ -133,7 +133,8 @@ def part_standard(args, langs: list[str]) -> None:
     print(f"      modtok with rustbpe's tie order (raw byte ids) vs rustbpe: "
           f"{same_at_every_rank(modtok_tokens(counts, args.vocab, args.scheme, raw_byte_order=True), rust)}")
     easy = [t for t, _ in sorted(last["bpeasy"].items(), key=lambda kv: kv[1])]
-    print(f"      modtok vs bpeasy: {same_at_every_rank(ours, easy)}")
+    print(f"      modtok vs bpeasy: {same_at_every_rank(ours, easy)}; bpeasy vs rustbpe: "
+          f"{same_at_every_rank(easy, rust)}")
 
 
 def part_unigram(args, langs: list[str]) -> None:
@@ -187,7 +188,7 @@ def part_parity(args) -> None:
     for name, (mopts, hopts, with_dev) in PARITY.items():
         if name not in args.variants:
             continue
-        pres = [("reference pre-tokens", "reference", "whitespace", reference)] if name == "base" else []
+        pres = [("reference pre-tokens", "reference", "whitespace", reference)] if name == "base" and args.reference else []
         for label, compat, scheme, pre in [*pres, ("llama3", "hf", "llama3", hf_pre_tokenizer("llama3"))]:
             arms = {f"modtok compat={compat!r}": lambda c=compat, s=scheme, m=mopts, d=with_dev: ours(c, s, m, d),
                     "HF ParityBpeTrainer": lambda p=pre, h=hopts, d=with_dev: theirs(p, h, d)}
@@ -222,6 +223,8 @@ def main() -> None:
     ap.add_argument("--merges", type=int, default=300 if smoke else 4000, help="[3]: merges")
     ap.add_argument("--parity-chars", default="100000" if smoke else "1000000", help="[3]: chars per language")
     ap.add_argument("--variants", nargs="+", default=list(PARITY), choices=list(PARITY))
+    ap.add_argument("--no-reference", dest="reference", action="store_false",
+                    help="[3] without the base run on the reference's pre-tokens")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-sentencepiece", action="store_true", help="[1] without sentencepiece BPE")
     ap.add_argument("--skip-standard", action="store_true")
