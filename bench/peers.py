@@ -36,6 +36,7 @@ import time
 from collections import Counter
 
 import numpy as np
+from tokenizers import pre_tokenizers
 
 from _peers import bpeasy_vocab, hf_parity_merges, rustbpe_tokens  # bench/ is on sys.path when a bench runs
 from bpe_train import hf_train, interleaved, select_languages, select_text
@@ -151,6 +152,20 @@ def part_unigram(args, langs: list[str]) -> None:
     print(f"    load at the end {load()}")
 
 
+def merge_strings(res: parity.ParityResult) -> list[tuple[str, str]]:
+    """A parity run's merges as byte-level string pairs (HF's form)."""
+    vocab = res.model.vocab
+    return [(byte_level(vocab[a]), byte_level(vocab[b])) for a, b in res.merges]
+
+
+def versus(mine: list, hf: list) -> str:
+    """"identical", or where (0-based merge index) and how two merge lists part."""
+    at = next((i for i, (x, y) in enumerate(zip(mine, hf)) if x != y), None)
+    if at is None:
+        return "identical" if len(mine) == len(hf) else f"part at merge index {min(len(mine), len(hf))} (length)"
+    return f"part at merge index {at} ({' '.join(mine[at])} vs HF's {' '.join(hf[at])})"
+
+
 PARITY = {  # name: (modtok options, HF options, uses the dev set)
     "base": ({}, {}, True),
     "window": ({"variant": "window", "window": 100, "alpha": 2.0}, {"variant": "window", "window_size": 100, "alpha": 2.0},
@@ -165,8 +180,6 @@ def part_parity(args) -> None:
     dev = data.load_flores(LANGS8, split="dev")
     mb = sum(len(line.encode("utf-8")) + 1 for ls in train.values() for line in ls) / 1e6
     ratios = list(parity.ratio_targets(dev).values())
-    from tokenizers import pre_tokenizers
-
     reference = pre_tokenizers.Sequence([pre_tokenizers.Whitespace(), pre_tokenizers.ByteLevel(use_regex=False)])
     print(f"\n[3] parity-aware BPE vs HF ParityBpeTrainer: {len(LANGS8)} languages ({' '.join(LANGS8)}), "
           f"<= {int(float(args.parity_chars)):,} chars each, {mb:.1f} MB, FLORES-200 dev ({len(dev[LANGS8[0]])} lines), "
@@ -195,18 +208,12 @@ def part_parity(args) -> None:
             if compat == "hf" and name == "base":
                 arms["modtok default mode"] = lambda s=scheme, m=mopts, d=with_dev: ours(None, s, m, d)
             times, last = interleaved_results(arms, args.repeats)
-            hf, res = last["HF ParityBpeTrainer"], last[f"modtok compat={compat!r}"]
-            mine = [(byte_level(res.model.vocab[a]), byte_level(res.model.vocab[b])) for a, b in res.merges]
-            first = next((i for i, (x, y) in enumerate(zip(mine, hf)) if x != y), None)
-            same = "identical" if first is None and len(mine) == len(hf) else f"part at merge index {first}"
-            extra = ""
+            hf = last["HF ParityBpeTrainer"]
+            mine = merge_strings(last[f"modtok compat={compat!r}"])
+            line = f"merges {versus(mine, hf)} ({len(mine):,} / {len(hf):,})"
             if "modtok default mode" in arms:
-                d = last["modtok default mode"]
-                dm = [(byte_level(d.model.vocab[a]), byte_level(d.model.vocab[b])) for a, b in d.merges]
-                at = next((i for i, (x, y) in enumerate(zip(dm, hf)) if x != y), None)
-                extra = f"; default mode parts from HF at merge index {at} ({dm[at] if at is not None else ''} vs " \
-                        f"{hf[at] if at is not None else ''})"
-            print(f"\n    {name}, {label} (load {load()}): merges {same} ({len(mine):,} / {len(hf):,}){extra}")
+                line += f"; default mode: {versus(merge_strings(last['modtok default mode']), hf)}"
+            print(f"\n    {name}, {label} (load {load()}): {line}")
             print(table(times, f"modtok compat={compat!r}"))
     print(f"    load at the end {load()}")
 
