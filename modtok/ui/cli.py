@@ -376,7 +376,8 @@ def _add_parity_bpe(sub) -> None:
     p.add_argument("--ratios", "-r", type=float, nargs="+", help="ratio mode: one target ratio per language")
     p.add_argument("--min-frequency", type=int, default=2)
     p.add_argument("--on-exhausted", choices=["stop", "skip"])
-    p.add_argument("--compat", choices=["reference"], help="reproduce the reference implementation")
+    p.add_argument("--compat", choices=["reference", "hf"],  # bpe.parity.COMPAT_MODES (not imported: startup)
+                   help="reproduce the reference implementation, or HF's ParityBpeTrainer (hf)")
     p.add_argument("--scheme", default=TRAINING_SCHEME, help="pre-tokenizer in the default (lossless) mode; " + SCHEME_HELP)
     p.set_defaults(fn=cmd_parity_bpe)
 
