@@ -84,7 +84,8 @@ def _script_table() -> dict[str, str]:
     """``{ISO 15924 code: Unicode name}`` of every script value the ``regex`` module knows
     (its own property table: exactly what ``\\p{Script=...}`` compiles), without
     :data:`NOT_SCRIPTS`. Code: each value's 4-letter alias (``Qaac``/``Qaai``, the private
-    aliases of Coptic and Inherited, left out); name: its longest alias."""
+    aliases of Coptic and Inherited, left out); name: its longest alias of another length
+    (``Lao`` for ``Laoo``), else the code (``Thai``)."""
     from regex import _regex_core
 
     aliases: dict[int, list[str]] = {}
@@ -92,7 +93,7 @@ def _script_table() -> dict[str, str]:
         aliases.setdefault(value, []).append(alias)
     out = {}
     for names in aliases.values():
-        name = max(names, key=len).title()
+        name = max([n for n in names if len(n) != 4] or names, key=len).title()
         for code in names:
             if len(code) == 4 and not code.startswith("Q") and code.title() not in NOT_SCRIPTS:
                 out[code.title()] = name
@@ -214,7 +215,7 @@ def problem(script: str, letters: Counter) -> str | None:
         return None
     if script == "Hang":
         hangul, han = count_in(letters, "Hang"), count_in(letters, "Hani")
-        if han and han > HANJA_MAX * (hangul + han) and (hangul + han) >= MIN_SHARE * total:
+        if hangul and han > HANJA_MAX * (hangul + han) and (hangul + han) >= MIN_SHARE * total:
             return (f"has more Hanja than Hangul: {han / (hangul + han):.0%} of its {hangul + han:,} Hangul and Han "
                     f"letters are Han (kor_Hang tolerates at most {HANJA_MAX:.0%}; text written mainly in Hanja is "
                     "Kore, e.g. kor_Kore)")

@@ -233,6 +233,8 @@ def cmd_extend(args) -> None:
                         workers=os.cpu_count() or 1, progress=args.progress, log=print)  # a job: all cores
     print(f"saved {len(result.extension.new_tokens())} new tokens" + (" and the model" if result.model else "")
           + f" -> {result.out}")
+    for note in result.notes:  # e.g. a strict filter that kept few merges, and what --filter relaxed keeps
+        print(f"note: {note}")
 
 
 def vars_of(args) -> dict:
