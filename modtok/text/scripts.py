@@ -31,9 +31,11 @@ The override: ``any_script=True`` (library keyword), or ``$MODTOK_ANY_SCRIPT``: 
 line's ``--any-script`` sets for its run.
 
 Speed: the check reads only the first :data:`SAMPLE_CHARS` characters and classifies
-each distinct letter once. On a 1 MB text (1,000 UDHR-length lines) it took 2.6 ms for
-``zho_Hant`` and 2.1 ms for ``jpn_Jpan`` (``eng_Latn``: 1.9 ms), 2 busy CPU cores;
-the tables load once, 40 ms, on the first Chinese check.
+each distinct letter once. On 1 MB of text (UDHR paragraphs repeated) one check took
+6.0 ms for ``eng_Latn``, 14 ms for ``zho_Hans``/``zho_Hant``, 15 ms for ``jpn_Jpan``
+(2 CPU cores at load 15; at load 4: 2.8-7.1 ms); the check before issue 43, with no
+composite rules, took 39-55 ms on the same texts and machine. ``hanzidentifier``'s
+tables load once, 46 ms, on the first Chinese check.
 
 >>> round(script_share("नमस्ते world", "Deva"), 3)   # 4 Devanagari letters of 9 (vowel signs are marks)
 0.444
