@@ -232,9 +232,7 @@ def cmd_extend(args) -> None:
                         any_script=args.any_script, force=args.force, args=vars_of(args), inputs=inputs,
                         workers=os.cpu_count() or 1, progress=args.progress, log=print)  # a job: all cores
     print(f"saved {len(result.extension.new_tokens())} new tokens" + (" and the model" if result.model else "")
-          + f" -> {result.out}")
-    for note in result.notes:  # e.g. a strict filter that kept few merges, and what --filter relaxed keeps
-        print(f"note: {note}")
+          + f" -> {result.out}" + "".join(f"\nnote: {note}" for note in result.notes))  # e.g. a low-keep filter
 
 
 def vars_of(args) -> dict:
