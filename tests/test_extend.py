@@ -447,3 +447,21 @@ def test_a_target_script_in_every_probe_line_is_refused(tmp_path, capsys, declar
     cap = capsys.readouterr()
     assert rc == 2 and "no probe or held-out line is free of Latn characters and marks" in cap.err
     assert "probe.txt: 0/0 lines with identical ids (20 lines" in cap.out and not (tmp_path / "o").exists()
+
+
+def test_script_filters_cover_every_utf8_width_and_composite_codes():
+    from modtok.adapt import filters
+
+    strict, worded = filters.BlockFilter.for_script("Hani"), filters.BlockFilter.for_script("Hani", relaxed=True)
+    runs = filters.BlockFilter.for_script("Hani", relaxed=True, pieces="run")
+    zi, ext_b = "字".encode(), "𠀀".encode()  # U+5B57 (3 bytes), U+20000 (CJK Extension B, 4 bytes)
+    assert strict.keeps(ext_b) and strict.keeps(b" " + zi + b"a") and not strict.keeps(ext_b[:3])
+    assert worded.keeps(ext_b[:3]) and worded.keeps(b" " + ext_b[:1]) and worded.keeps(ext_b[1:])
+    for spanning in (zi[1:] + zi[:2], ext_b[2:] + zi[:1], zi[2:] + ext_b[:3]):  # across a character boundary
+        assert runs.keeps(spanning) and not worded.keeps(spanning), spanning
+    assert not runs.keeps(zi[2:] + b"a" + zi[:1])
+    jpan = filters.BlockFilter.for_script("Jpan")
+    assert jpan.keeps("の".encode()) and jpan.keeps("字".encode()) and not jpan.keeps("한".encode())
+    assert jpan.label == "Japanese" and filters.BlockFilter.for_script("Laoo").label == "Lao"
+    assert [bool(filters.any_of(["Jpan"]).search(t)) for t in ("Tokyo", "東京", "とうきょう", "서울")] == [
+        False, True, True, False]

@@ -568,7 +568,8 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
        tokenizer inside it equal to the base) and loaded;
     3. ``text``: each language's text, its script checked as every reader of this project
        checks it (:mod:`modtok.text.scripts`: at least half of each file's sampled letters
-       in the language code's script, unless ``any_script``); every :data:`HOLD_OUT`-th line
+       in the language code's script, Japanese with kana, Chinese in the code's own standard,
+       unless ``any_script``); every :data:`HOLD_OUT`-th line
        is held out;
     4. ``learn``: languages in the order given, each with ``merges`` merges on top of the
        base and the languages before it, filtered by its own script's characters (``filter``:

@@ -70,7 +70,10 @@ def _pieces(chars: str) -> tuple[frozenset, frozenset, frozenset]:
 
 def _width(lead: int) -> int:
     """Bytes of the UTF-8 character that starts with byte ``lead`` (0: not a lead byte)."""
-    return 1 if lead < 0x80 else 2 if 0xC0 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 else 4 if 0xF0 <= lead < 0xF8 else 0
+    for width, end in ((1, 0x80), (0, 0xC0), (2, 0xE0), (3, 0xF0), (4, 0xF8)):  # 80-bf: continuation bytes
+        if lead < end:
+            return width
+    return 0
 
 
 class BlockFilter:

@@ -219,6 +219,45 @@ def problem(script: str, letters: Counter) -> str | None:
         hangul, han = count_in(letters, "Hang"), count_in(letters, "Hani")
         if hangul and han > HANJA_MAX * (hangul + han) and (hangul + han) >= MIN_SHARE * total:
             return (f"has more Hanja than Hangul: {han / (hangul + han):.0%} of its {hangul + han:,} Hangul and Han "
+                    f"letters are Han (kor_Hang tolerates at most {HANJA_MAX:.0%}; text written mainly in Hanja "
+                    "is Kore, e.g. kor_Kore)")
+        own = hangul + (han if han <= HANJA_MAX * (hangul + han) else 0)
+    else:
+        own = count_in(letters, script)
+    if own < MIN_SHARE * total:
+        return (f"is not {name(script)} script: {own / total:.0%} of the sample's {total:,} letters are "
+                f"{name(script)} (at least {MIN_SHARE:.0%} expected)")
+    if script == "Jpan":
+        return _kana_problem(letters, own)
+    if script in ("Hans", "Hant"):
+        return _variant_problem(letters, script)
+    return None
+
+
+def _kana_problem(letters: Counter, japanese: int) -> str | None:
+    """Japanese (``japanese`` Han and kana letters) without kana: Chinese."""
+    is_kana, is_han = _in("Hrkt").match, _in("Hani").match
+    kana = sum(n for c, n in letters.items() if is_kana(c) and not is_han(c))  # 々 and 〆 are Han
+    if kana >= KANA_MIN * japanese:
+        return None
+    return (f"has no kana: {kana:,} of its {japanese:,} Han and kana letters are Hiragana or Katakana "
+            f"(Japanese has at least {KANA_MIN:.0%}); Chinese? (zho_Hans, zho_Hant)")
+
+
+def _variant_problem(letters: Counter, script: str) -> str | None:
+    """Han text under ``Hans`` / ``Hant`` whose variant-only characters are mostly the other's."""
+    simplified, traditional = (sum(n for c, n in letters.items() if c in only) for only in variant_only())
+    mine, other = (simplified, traditional) if script == "Hans" else (traditional, simplified)
+    deciding = simplified + traditional
+    if deciding < VARIANT_MIN or mine >= MIN_SHARE * deciding:
+        return None
+    kind, code = ("Traditional", "Hant") if script == "Hans" else ("Simplified", "Hans")
+    return (f"is {kind} Chinese: {other / deciding:.0%} of the {deciding:,} characters that only one standard uses "
+            f"are {kind}-only (CC-CEDICT's tables, via hanzidentifier); {kind} is {code} (e.g. zho_{code})")
+    if script == "Hang":
+        hangul, han = count_in(letters, "Hang"), count_in(letters, "Hani")
+        if hangul and han > HANJA_MAX * (hangul + han) and (hangul + han) >= MIN_SHARE * total:
+            return (f"has more Hanja than Hangul: {han / (hangul + han):.0%} of its {hangul + han:,} Hangul and Han "
                     f"letters are Han (kor_Hang tolerates at most {HANJA_MAX:.0%}; text written mainly in Hanja is "
                     "Kore, e.g. kor_Kore)")
         own = hangul + (han if han <= HANJA_MAX * (hangul + han) else 0)
