@@ -192,7 +192,7 @@ else:
 # Per language, on top of each base: the original premium vs English (FLORES-200 devtest), the
 # floor under the original and under the repaired regex, the share of tokens that begin with a
 # combining mark, and the premium after K merges of R1 and of R2 learned on the language's pool
-# text, filtered by its own script block (`filters.SCRIPT_BLOCKS`). One filter for every language:
+# text, filtered by its own script's characters (`filters.BlockFilter.for_script`: Unicode's script property). One filter for every language:
 # App. H *as worded* (a kept token holds a complete character of the script, or is a byte piece
 # of **one** such character after an optional space; `cross_script.RULES` has the strict §V rule
 # and the looser "runs" rule this project used before), with R2 under the strict filter beside it

@@ -231,7 +231,7 @@ def cmd_extend(args) -> None:
                         any_script=args.any_script, force=args.force, args=vars_of(args), inputs=inputs,
                         workers=os.cpu_count() or 1, progress=args.progress, log=print)  # a job: all cores
     print(f"saved {len(result.extension.new_tokens())} new tokens" + (" and the model" if result.model else "")
-          + f" -> {result.out}")
+          + f" -> {result.out}" + "".join(f"\nnote: {note}" for note in result.notes))  # e.g. a low-keep filter
 
 
 def cmd_playground(args) -> None:

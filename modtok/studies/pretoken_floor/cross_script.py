@@ -10,13 +10,13 @@ Nepali study on seven other languages whose scripts have combining marks
   the original regex and under the repaired one, the mark-initial share;
 - continued BPE on the language's own training text with the original regex
   (R1) and the repaired one (R2), K merges each, filtered by the language's
-  own script block (:data:`modtok.adapt.filters.SCRIPT_BLOCKS`), and the premium of
+  own script's characters (:meth:`modtok.adapt.filters.BlockFilter.for_script`), and the premium of
   each.
 
 One merge filter for the whole sweep: the audit of issue 20 (item 4) reports
 that the paper uses one rule for its sweep; which one is our reading, App. H's
 *as worded* (it is the appendix that extends §V to these scripts), the default: a kept token holds a complete code point of
-the language's script block or is "a byte piece of a target-script character"
+the language's script or is "a byte piece of a target-script character"
 (one character, after an optional leading space;
 :class:`~modtok.adapt.filters.BlockFilter`, ``pieces="character"``). The pieces
 matter where the base vocabulary lacks whole characters of the script: the
