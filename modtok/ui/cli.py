@@ -468,7 +468,7 @@ def _add_extend(sub) -> None:
     p.add_argument("-o", "--out", required=True, help="output directory (new or empty; --force over an earlier "
                                                       "extend; appears when complete, with run.json)")
     p.add_argument("--lang", nargs="+", required=True, help="the languages of the text, e.g. npi_Deva (each one's "
-                   "script block is its merge filter), learned one after another in this order")
+                   "script, by Unicode Script_Extensions, is its merge filter), learned one after another in this order")
     text = p.add_mutually_exclusive_group(required=True)
     text.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]}: its --lang entries")
     text.add_argument("--text", nargs="+", help="training text (any format modtok.text.corpus reads): the files "
