@@ -81,8 +81,9 @@ def cmd_warmup(args) -> None:
 def cmd_example_corpus(args) -> None:
     from modtok.text import example
 
-    manifest, evaluation = example.build(args.out)
-    print(f"example corpus ({', '.join(example.LANGS)}) -> {args.out}")
+    langs = example.SCRIPTS if args.scripts else example.LANGS
+    manifest, evaluation = example.build(args.out, langs)
+    print(f"example corpus ({', '.join(langs)}) -> {args.out}")
     print(f"export MODTOK_MANIFEST={manifest} MODTOK_EVAL={evaluation}")
 
 
@@ -289,6 +290,8 @@ def _add_example_corpus(sub) -> None:
     p = sub.add_parser("example-corpus", help="write a small corpus of one's own to try things on (4 languages, "
                                               "JSONL.zst + Parquet, a manifest, dev/devtest evaluation text)")
     p.add_argument("out", help="output directory")
+    p.add_argument("--scripts", action="store_true", help="eight languages in seven scripts instead: English, Chinese, "
+                   "Japanese, Korean, Thai, Khmer, Burmese, Amharic (evaluation: UDHR, parallel)")
     p.set_defaults(fn=cmd_example_corpus)
 
 
