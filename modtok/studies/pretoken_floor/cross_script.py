@@ -260,3 +260,23 @@ def pool_table(bases: Mapping[str, extend.Base], corpora: data.Corpora, wanted: 
     rows = [{"base": name, **row} for name, base in bases.items()
             for row in sweep(base, train, corpora.eval, k, ref, rule, n_boot=n_boot, seed=seed)]
     return PoolTable(rows, {lang: sum(len(s.encode("utf-8")) for s in train[lang]) for lang in langs}, left_out)
+
+
+def configured_table(bases: Mapping[str, extend.Base], smoke: bool, k: int, train_chars: int | None = None,
+                     ref: str = "eng_Latn", n_boot: int = 1000, seed: int = 0) -> tuple[PoolTable | None, list[str]]:
+    """Notebook 07's section (g) on whatever data is configured (the pool and FLORES-200, or
+    one's manifest and own evaluation text): :func:`pool_table` over the languages of
+    :func:`wanted` that the data has, each with at most ``train_chars`` characters of training
+    text; returns the table (None where it cannot be made) and lines that say what it was made of
+    or why it was not (no ``ref``, none of Table V's languages, evaluation text not aligned)."""
+    available = data.available_languages()
+    asked = wanted(available, smoke)
+    have = [lang for lang in asked if lang in available]
+    if not have or ref not in available:
+        return None, [f"the cross-script table needs {ref} and one of Table V's languages ({', '.join(asked)}); "
+                      f"the data has {', '.join(available)}: skipped"]
+    corpora = data.default_corpora([*have, ref], train_chars=train_chars)
+    if not corpora.parallel_eval:
+        return None, [f"the cross-script table needs aligned evaluation text; {corpora.eval_label} is not: skipped"]
+    table = pool_table(bases, corpora, asked, k, ref, n_boot=n_boot, seed=seed)
+    return table, table.lines()
