@@ -128,3 +128,23 @@ def test_make_demo_runs_each_notebook_through_the_script_and_names_the_failed_re
     recipe = makefile[makefile.index("\ndemo: notebooks"):makefile.index("\nreport:")]
     assert "-m modtok.ui.demo $$nb $(REPORTS)" in recipe and 'failed="$$failed $$html"' in recipe
     assert "exit 1" in recipe and "nbconvert" not in recipe
+
+
+def test_the_multi_script_example_corpus_is_a_users_corpus(tmp_path):
+    """``modtok example-corpus --scripts`` (the browser suite's fixture): eight languages in
+    seven scripts, in three formats behind one manifest, with parallel dev/devtest evaluation
+    text that no training line repeats; modtok reads it all, script checks included."""
+    from modtok.text import data, example
+
+    manifest, evaluation = example.build(tmp_path, example.SCRIPTS)
+    names = {p.name for p in (tmp_path / "text").iterdir()}
+    assert {"eng_Latn-000.jsonl.zst", "jpn_Jpan.parquet", "tha_Thai.txt"} <= names
+    corpora = data.default_corpora(manifest=manifest, eval=evaluation)
+    assert sorted(corpora.train) == sorted(example.SCRIPTS) and corpora.parallel_eval and corpora.has_dev
+    dev = corpora.dev()
+    assert len({len(v) for v in dev.values()}) == 1 and len({len(v) for v in corpora.eval.values()}) == 1
+    for lang in example.SCRIPTS:
+        train = set(corpora.train[lang])
+        assert not train & (set(dev[lang]) | set(corpora.eval[lang])), lang  # evaluation text is never trained on
+        assert not set(dev[lang]) & set(corpora.eval[lang]), lang  # dev and devtest are disjoint
+    assert dev["zho_Hans"][0].startswith("人人生而自由")  # real text: UDHR article 1, in Chinese
