@@ -84,11 +84,14 @@ report: $(STAMP)
 
 # The browser suite (tests/browser) drives Debian's chromium; Playwright's own
 # browser download (`playwright install`) is never used.
-# fonts-noto-core: glyphs for every script of the pool (Devanagari, Bengali, Tamil, ... drew as boxes).
+# fonts-noto-core: glyphs for every script of the pool (Devanagari, Bengali, Tamil, ... drew as boxes);
+# fonts-noto-cjk: Chinese, Japanese and Korean (the any-data fixture's; fonts-noto-core has none).
 NOTO := /usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf
+NOTO_CJK := /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
 chromium:
-	@test -x $(CHROMIUM) -a -f $(NOTO) || { $(if $(ROOT_USER),,sudo) apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive $(if $(ROOT_USER),,sudo) apt-get install -y -q chromium fonts-noto-core; }
+	@test -x $(CHROMIUM) -a -f $(NOTO) -a -f $(NOTO_CJK) || { $(if $(ROOT_USER),,sudo) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(if $(ROOT_USER),,sudo) apt-get install -y -q chromium fonts-noto-core \
+	  fonts-noto-cjk; }
 
 # A user's own data (modtok example-corpus --scripts, modtok/text/example.py): English, Chinese,
 # Japanese, Korean, Thai, Khmer, Burmese and Amharic (five scripts written without spaces, Hangul,
