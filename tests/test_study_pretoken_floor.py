@@ -206,3 +206,14 @@ def test_cross_script_figure_rows_and_rules():
     assert cross_script.PAPER_K == 32_000
     strict, worded = cross_script.block_filter("Deva", "strict"), cross_script.block_filter("Deva")
     assert not strict.relaxed and worded.relaxed and worded.pieces == "character"
+
+
+def test_base_tokenizers_are_the_bases_under_each_regex(base):
+    """Section (e) on data without a Devanagari language: K = 0, no merge added; R1 is the
+    base itself, R2 the repaired regex over the same vocabulary."""
+    toks = floor.base_tokenizers({"bytes": base})
+    assert set(toks) == {("bytes", "R1", 0), ("bytes", "R2", 0)}
+    line = "नेपालको सरकार and English"
+    assert floor.ids_of(toks["bytes", "R1", 0], [line]) == floor.ids_of(base.tokenizer, [line])
+    row = floor.segmenter(toks, line)("bytes", "R2", 0)
+    assert row["arm"] == "R2" and b"".join(row["pieces"]) == line.encode()
