@@ -148,3 +148,24 @@ def test_the_multi_script_example_corpus_is_a_users_corpus(tmp_path):
         assert not train & (set(dev[lang]) | set(corpora.eval[lang])), lang  # evaluation text is never trained on
         assert not set(dev[lang]) & set(corpora.eval[lang]), lang  # dev and devtest are disjoint
     assert dev["zho_Hans"][0].startswith("人人生而自由")  # real text: UDHR article 1, in Chinese
+
+
+def test_unigram_study_leaves_out_a_language_it_cannot_train_and_says_why():
+    """Notebook 03 where a language's monolingual Unigram cannot be trained at k (sentencepiece
+    on Chinese at k = 800 on today's main: "Vocabulary size is smaller than required_chars"):
+    the language is left out of every section with the trainer's reason, the others stay."""
+    from modtok.errors import BudgetError
+    from modtok.studies.modular_tokenizers.unigram import UnigramStudy
+    from modtok.text.data import Corpora
+
+    train = {lang: [f"line {i}" for i in range(20)] for lang in ("eng_Latn", "zho_Hans", "tha_Thai")}
+    study = UnigramStudy(Corpora(train, train, "toy"), list(train))
+
+    def mono(lang, k):
+        if lang == "zho_Hans":
+            raise BudgetError(f"{lang}: cannot train {k} pieces: the text needs 2343 characters")
+        return (lang, k)
+
+    study.mono = mono
+    assert study.keep_trainable(800) == {"zho_Hans": "cannot train 800 pieces: the text needs 2343 characters"}
+    assert study.langs == ["eng_Latn", "tha_Thai"]

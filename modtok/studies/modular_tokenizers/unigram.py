@@ -60,7 +60,7 @@ class UnigramStudy:
             try:
                 self.mono(lang, k)
             except BudgetError as e:
-                left_out[lang] = str(e)
+                left_out[lang] = str(e).removeprefix(f"{lang}: ")
         self.langs = [lang for lang in self.langs if lang not in left_out]
         return left_out
 
