@@ -205,7 +205,7 @@ def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label:
     False
     """
     label = eval_label.split(" (")[0] or "held-out lines"
-    what = target or "no Devanagari language in the data: (b)-(f) skipped"
+    what = target or "no Devanagari language in the data: (b)-(f) and (h) skipped"
     out = {"data": f"(c) {what}: the pool + extra text | (a)-(g) evaluated on {label}" if target
            else f"(c) {what} | (a)-(g) evaluated on {label}",
            "size": f"(c) {train_bytes / 1e6:.1f} MB of {target}" if target else f"(c) {what}",
