@@ -44,6 +44,20 @@ class UnknownLanguageError(DataError, KeyError):
         return self.args[0]
 
 
+class NoEvalTextError(UnknownLanguageError):
+    """A language the run has (in its tokenizer or training text) that the evaluation text
+    lacks: not an unknown language, a missing file, said so with the languages that have one.
+
+    >>> print(NoEvalTextError("khm_Khmr", ["eng_Latn", "mya_Mymr"], "own evaluation text devtest (/data/eval)"))
+    khm_Khmr has no evaluation text in own evaluation text devtest (/data/eval) (languages that have: eng_Latn, mya_Mymr)
+    """
+
+    def __init__(self, lang: str, available: Iterable[str], source: str):
+        super().__init__(lang, available)
+        shown = ", ".join(self.available) or "none"
+        self.args = (f"{lang} has no evaluation text in {source} (languages that have: {shown})",)
+
+
 class EncodingError(DataError):
     """A file is not valid UTF-8; carries the path and the byte offset."""
 
@@ -156,6 +170,14 @@ class ConfigError(ModtokError, ValueError):
 
 class OutputExistsError(ModtokError, FileExistsError):
     """An output path holds something that a run must not overwrite (see modtok.outputs)."""
+
+
+class OutputBusyError(OutputExistsError):
+    """Another live modtok run is writing the same output path (its lock, see modtok.outputs)."""
+
+
+class OutputWriteError(ModtokError, OSError):
+    """An output directory could not be written (the disk or quota full, ...); nothing of it is left."""
 
 
 class UsageError(ModtokError, ValueError):

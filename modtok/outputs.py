@@ -11,11 +11,31 @@ Every command that writes a directory (``count``, ``sequential-bpe``, ``parity-b
 - an existing directory is never emptied: an empty one is taken, an earlier output of the
   same command is replaced only with ``force=True`` (and only if it holds nothing but the
   files that run recorded writing), anything else is refused with what is in the way;
-- ``run.json`` records the command, its arguments, the modtok version, the inputs (paths,
-  sizes and a hash of the list), whatever the command adds (lines and characters per
-  language, evaluation source), the files written with their sizes and the wall time;
+- a lock (``.NAME.modtok-lock``, holding the writer's pid) is taken on the target before
+  anything else, so a second run into the same place is refused at once, naming the first
+  writer's pid, not after doing all its work; a lock whose process is gone (``kill -9``) is
+  taken over;
+- ``run.json`` records the command, its arguments, the modtok version, the inputs (below),
+  whatever the command adds (lines and characters per language, evaluation source), the
+  files written with their sizes and the wall time;
+- a disk (or quota) that fills up ends the run with one :class:`~modtok.errors.OutputWriteError`
+  naming the output, its partial directory removed;
   :func:`check_output` checks a directory against it before a command reads it (a counts
   directory for ``sequential-bpe --counts``).
+
+The inputs are fingerprinted by what was read, as it was read: while an output directory
+is being written, modtok's readers (:mod:`modtok.text.corpus`) feed every file they read
+through a :class:`Digest` (:func:`reading`), so ``run.json``'s ``inputs`` holds, per file,
+the SHA-256 of the bytes read (decompressed, for a compressed file; the text values of the
+rows, for Parquet and Arrow), how many, from which offset and whether the read reached
+the file's end (a budget stops a reader early; the script check reads a file's first
+20,000 characters whatever the budget: they are read, so they are in the hash);
+``inputs_sha256`` is the SHA-256 of that list. A line appended to a file
+after its reader passed it is not in the fingerprint (a fingerprint of sizes taken at the
+end once recorded the longer file). A file named as an input (``inputs=``,
+:meth:`Run.add_inputs`) that no reader read in this process (a tokenizer loaded whole by a
+library, text read on Dask workers) is hashed when the run ends if it is at most
+:data:`HASH_AT_END_MAX` bytes, else recorded with its size only; each row says which.
 
 >>> import tempfile, pathlib
 >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -34,7 +54,7 @@ modtok.errors.OutputExistsError: ... is an earlier output of 'demo': pass --forc
 Traceback (most recent call last):
 ...
 modtok.errors.OutputExistsError: ... is an output of 'demo' (its run.json), not of 'other'; refusing to replace it
->>> sorted(p.name for p in root.iterdir())      # refused runs leave nothing behind
+>>> sorted(p.name for p in root.iterdir())      # refused runs leave nothing behind (no lock either)
 ['out']
 >>> check_output(root / "out", "demo")["files"]
 {'a.txt': 5}
@@ -47,9 +67,11 @@ modtok.errors.DataError: ... a.txt has 12 bytes, its run.json says 5: not the ou
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import socket
 import shutil
 import sys
 import tempfile
@@ -62,11 +84,56 @@ from pathlib import Path
 
 import modtok
 from modtok.atomic import write_json
-from modtok.errors import DataError, OutputExistsError
+from modtok.errors import DataError, OutputBusyError, OutputExistsError, OutputWriteError
 
 RUN_FILE = "run.json"
 _TMP = ".modtok-tmp-"
 _OLD = ".modtok-old-"
+_LOCK = ".modtok-lock"
+HASH_AT_END_MAX = 64 << 20  # a named input no reader read is hashed at the end up to this size (no second read of big text)
+
+
+@dataclass
+class Digest:
+    """The SHA-256 of what a reader read of one file, fed as it reads (:func:`reading`).
+
+    >>> d = Digest("x.txt"); d.update(b"one\\n"); d.update(b"two\\n"); d.to_end = True
+    >>> d.row()["bytes"], d.row()["sha256"] == hashlib.sha256(b"one\\ntwo\\n").hexdigest()
+    (8, True)
+    """
+
+    path: str
+    start: int = 0  # byte offset of the first byte read (a part of a file)
+    what: str = "bytes"  # "bytes" (decompressed for a compressed file) or "text values" (Parquet, Arrow rows)
+    n: int = 0
+    to_end: bool = False
+    _hash: object = field(default_factory=hashlib.sha256, repr=False)
+
+    def update(self, data: bytes) -> None:
+        self._hash.update(data)
+        self.n += len(data)
+
+    def row(self) -> dict:
+        """The file's ``inputs`` row of run.json."""
+        return {"path": os.path.realpath(self.path), **({"from": self.start} if self.start else {}), "bytes": self.n,
+                **({"of": self.what} if self.what != "bytes" else {}), "sha256": self._hash.hexdigest(),
+                "to_end": self.to_end, "hashed": "as read"}
+
+
+# The read logs of the output directories being written in this process (nested ones too):
+# every Digest a reader opens goes into each of them.
+_READING: list[list[Digest]] = []
+
+
+def reading(path, start: int = 0, what: str = "bytes") -> Digest | None:
+    """A :class:`Digest` for the reader of ``path`` (from byte ``start``) to feed what it reads,
+    or None when no output directory is being written (nothing to record it in)."""
+    if not _READING:
+        return None
+    digest = Digest(os.fspath(path), start, what)
+    for log in _READING:
+        log.append(digest)
+    return digest
 
 
 @dataclass
@@ -121,6 +188,9 @@ def _remove_stale(target: Path) -> None:
     for p, pid in list(_siblings(target, _TMP)):
         if not _alive(pid):
             shutil.rmtree(p, ignore_errors=True)
+    for p, pid in list(_siblings(target, _LOCK + "-")):  # a lock being written when its run died
+        if not _alive(pid):
+            p.unlink(missing_ok=True)
     for p, pid in list(_siblings(target, _OLD)):
         if not _alive(pid):
             if target.exists():
@@ -129,16 +199,121 @@ def _remove_stale(target: Path) -> None:
                 os.replace(p, target)
 
 
-def _inputs_record(paths: list[Path]) -> dict:
-    rows = []
-    for p in paths:
-        try:
-            size = p.stat().st_size
-        except OSError:
-            size = None
-        rows.append({"path": str(p.resolve()), "bytes": size})
-    digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:16]
-    return {"inputs": rows, "inputs_sha256": digest}
+def _inputs_record(read: list[Digest], named: list[Path]) -> dict:
+    """run.json's ``inputs`` (one row per file read, then per named file no reader read) and
+    ``inputs_sha256`` (of the rows' paths, offsets, sizes and hashes)."""
+    rows, seen = [], set()
+    for d in read:
+        row = d.row()
+        key = json.dumps(row, sort_keys=True)
+        if key not in seen:  # one file read twice alike is one row; read twice unlike, two
+            seen.add(key)
+            rows.append(row)
+    streamed = {row["path"] for row in rows}
+    for p in dict.fromkeys(os.path.realpath(p) for p in named):
+        if p not in streamed:
+            rows.append(_named_row(Path(p)))
+    fingerprint = [[r["path"], r.get("from", 0), r["bytes"], r["sha256"]] for r in rows]
+    return {"inputs": rows, "inputs_sha256": hashlib.sha256(json.dumps(fingerprint).encode()).hexdigest()}
+
+
+def _named_row(p: Path) -> dict:
+    """The row of a named input no reader read: hashed now, when small enough."""
+    try:
+        size = p.stat().st_size if p.is_file() else None
+    except OSError:
+        size = None
+    if size is None:
+        return {"path": str(p), "bytes": None, "sha256": None, "hashed": "no: not a readable file at the end of the run"}
+    if size > HASH_AT_END_MAX:
+        return {"path": str(p), "bytes": size, "sha256": None,
+                "hashed": f"no: not read through modtok's readers in this process, and over {HASH_AT_END_MAX >> 20} MiB"}
+    h = hashlib.sha256()
+    with open(p, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return {"path": str(p), "bytes": size, "sha256": h.hexdigest(), "to_end": True,
+            "hashed": "at the end of the run (not read through modtok's readers in this process)"}
+
+
+def _proc_start(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, Linux's /proc; None elsewhere or
+    when it is gone): a pid and its start time name one process even after pids are reused."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return None
+
+
+def _holder(lock: Path) -> dict | None:
+    """The live writer holding ``lock`` (its JSON), or None when it is gone (a stale lock)."""
+    try:
+        held = json.loads(lock.read_text(encoding="utf-8"))
+        pid = int(held["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # gone, or half-written by a writer that died while writing it
+    if held.get("host") != socket.gethostname():
+        return held  # another machine's run (a shared disk): it cannot be checked from here
+    if not _alive(pid) or held.get("started") not in (None, _proc_start(pid)):
+        return None
+    return held
+
+
+def _take_lock(target: Path, command: str) -> Path:
+    """Take the writer's lock on ``target`` (a sibling file holding this pid), refusing at once
+    when a live run holds it; a lock left by a run that is gone is taken over. Two runs racing
+    for one stale lock could both pass; the check before the final rename still keeps the
+    output whole (the second is refused there)."""
+    lock = target.parent / f".{target.name}{_LOCK}"
+    me = {"pid": os.getpid(), "started": _proc_start(os.getpid()), "host": socket.gethostname(),
+          "command": command, "since_utc": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}{_LOCK}-{os.getpid()}-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(me, f)
+    try:
+        for _ in range(3):
+            try:
+                _create(tmp, lock)
+                return lock
+            except FileExistsError:
+                held = _holder(lock)
+                if held is not None:
+                    raise OutputBusyError(
+                        f"{target} is being written by another modtok run (pid {held['pid']}"
+                        + (f" on {held['host']}" if held.get("host") != me["host"] else "")
+                        + f", `modtok {held.get('command')}` since {held.get('since_utc')}): wait for it to "
+                        f"finish or choose another output (its lock: {lock})") from None
+                try:
+                    os.unlink(lock)  # stale: its writer is gone
+                except FileNotFoundError:
+                    pass
+        raise OutputBusyError(f"{target}: could not take its lock {lock} (other runs keep taking it)")
+    finally:
+        os.unlink(tmp)
+
+
+def _create(written: Path, lock: Path) -> None:
+    """Create ``lock`` holding ``written``'s content, or raise ``FileExistsError``: a hard link
+    (the file appears with its content, in one step), else, on a filesystem without hard links,
+    an exclusive create written after (a reader may see it empty for a moment: a stale lock)."""
+    try:
+        os.link(written, lock)
+    except FileExistsError:
+        raise
+    except OSError:
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        with os.fdopen(fd, "wb") as f:
+            f.write(Path(written).read_bytes())
+
+
+def _release_lock(lock: Path) -> None:
+    """Remove ``lock`` if it is still this process's."""
+    try:
+        if json.loads(lock.read_text(encoding="utf-8")).get("pid") == os.getpid():
+            lock.unlink()
+    except (OSError, ValueError):
+        pass
 
 
 def _check_target(target: Path, command: str, force: bool) -> list[str] | None:
@@ -220,17 +395,21 @@ def output_dir(path, *, command: str, args: Mapping, force: bool = False,
     """
     target = Path(path).absolute()
     target.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale(target)
-    _check_target(target, command, force)
-    started = time.monotonic()
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}{_TMP}{os.getpid()}-"))
-    run = Run(tmp, inputs=[Path(p) for p in inputs])
+    lock = _take_lock(target, command)
+    read: list[Digest] = []
+    _READING.append(read)
+    tmp = None
     try:
+        _remove_stale(target)
+        _check_target(target, command, force)
+        started = time.monotonic()
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}{_TMP}{os.getpid()}-"))
+        run = Run(tmp, inputs=[Path(p) for p in inputs])
         yield run
         record = {"command": command, "args": {k: _jsonable(v) for k, v in dict(args).items()},
                   "argv": sys.argv[1:], "modtok_version": modtok.__version__,
                   "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                  **_inputs_record(run.inputs), **run.fields,
+                  **_inputs_record(read, run.inputs), **run.fields,
                   "files": _files(tmp),
                   "wall_s": round(time.monotonic() - started, 3)}
         write_json(tmp / RUN_FILE, record, indent=2)
@@ -248,9 +427,22 @@ def output_dir(path, *, command: str, args: Mapping, force: bool = False,
                 p = old / name
                 shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
             old.rmdir()
+    except OSError as e:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        where = f" (writing {Path(e.filename).name})" if e.filename else ""
+        raise OutputWriteError(f"{target}: {os.strerror(e.errno).lower()}{where}; nothing was written "
+                                        "there (the partial output is removed): free some space, or write "
+                                        "elsewhere") from None
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         raise
+    finally:
+        _READING[:] = [log for log in _READING if log is not read]
+        _release_lock(lock)
 
 
 def _jsonable(value):

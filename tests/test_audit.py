@@ -117,7 +117,7 @@ def test_cli_audit_json(devtest, flores_root, monkeypatch, capsys):
     assert cli.main(["audit", "llama3", "--lang", "npi_Deva", "--ref", "eng_Latn", "--json"]) == 0
     row = json.loads(capsys.readouterr().out)
     assert set(row) >= {"premium", "premium_ci", "floor", "base", "regex_factor", "vocab_factor",
-                        "mark_initial", "lossless"}
+                        "mark_initial", "lossless", "lossless_note"}
     assert abs(row["floor"] - 2.19) <= 0.03
     assert cli.main(["audit", "llama3", "--lang", "xxx_Latn"]) == 2
 
@@ -148,7 +148,8 @@ def _audit_encoding_per_measure(tok, lines, ref_lines, n_boot=1000, seed=0):
             "floor": metrics.ratio(audit.pretoken_counts(tok, lines).sum(), metrics.token_counts(tok, ref_lines).sum(), ""),
             "base": metrics.ratio(p_rep, t_ref, ""), "regex_factor": metrics.ratio(p_x, p_rep, ""),
             "vocab_factor": metrics.ratio(t_x, p_x, ""), "mark_initial": metrics.ratio(marked, counts.sum(), ""),
-            "lossless": lossless(lines) and lossless(ref_lines)}
+            "lossless": lossless(lines) and lossless(ref_lines),
+            "lossless_note": "" if lossless(lines) and lossless(ref_lines) else "(a reason)"}
 
 
 # a tiny parallel text (Nepali with marks and digits, English) and a byte BPE with a few merges

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import torch
 
-from modtok.adapt import extend as repair
+from modtok.adapt import extend
 from modtok.errors import UsageError
 from modtok.evaluation import stats
 from modtok.lm.batches import boundary_id, lm_vocab_size
@@ -36,8 +36,8 @@ def base(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def ext(base):
-    counts = repair.count_words(base, NEPALI, repair.arm_pattern(base.regex, "R2"))
-    return repair.extend(base, counts, 20, "R2")
+    counts = extend.count_words(base, NEPALI, extend.arm_pattern(base.regex, "R2"))
+    return extend.extend(base, counts, 20, "R2")
 
 
 def test_base_tokenizer_is_the_llama3_regex_bpe_loaded_from_its_file(base):
@@ -72,7 +72,7 @@ def test_no_piece_is_cut_into_two_windows_under_any_arm(base):
     """App. D: every piece is scored in one context under R0, R1 and R2. The
     piece size is chosen so that the longest piece fits under every arm; R0
     (no merges) needs the most ids, so a size R2 alone would allow is too long."""
-    ext = {arm: repair.extend(base, repair.count_words(base, NEPALI, repair.arm_pattern(base.regex, arm)), 30, arm)
+    ext = {arm: extend.extend(base, extend.count_words(base, NEPALI, extend.arm_pattern(base.regex, arm)), 30, arm)
            for arm in ("R1", "R2")}
     arms = {"R0": continued.lm_tokenizer(base.json)} | {a: continued.lm_tokenizer(e.tokenizer_json())
                                                          for a, e in ext.items()}
@@ -119,8 +119,8 @@ def test_every_arm_scores_the_same_bytes_on_the_same_pieces(base):
     more bytes from R2 than from R0. After the prefix, every byte of every piece
     counts under every arm."""
     texts = list(continued.pieces(NEPALI + ENGLISH[:10], 60))
-    counts = repair.count_words(base, NEPALI, repair.arm_pattern(base.regex, "R2"))
-    r2 = repair.extend(base, counts, 40, "R2", keep=False)  # unfiltered: long Nepali tokens (invariance not at issue)
+    counts = extend.count_words(base, NEPALI, extend.arm_pattern(base.regex, "R2"))
+    r2 = extend.extend(base, counts, 40, "R2", keep=False)  # unfiltered: long Nepali tokens (invariance not at issue)
     arms = {"R0": continued.lm_tokenizer(base.json), "R2": continued.lm_tokenizer(r2.tokenizer_json())}
     first = {name: [continued.token_nbytes(tok)[tok.encode(t)[0]] for t in texts] for name, tok in arms.items()}
     assert first["R0"] != first["R2"]  # the first tokens differ: the old scoring compared other bytes
@@ -273,7 +273,7 @@ def test_grow_keeps_original_logits_and_moves_the_boundary(base, ext):
     token, i = next(iter(ext.new_tokens().items()))
     parts = continued.embed_init.constituents(base, token)
     assert torch.allclose(grown.embed.weight[i], model.embed.weight[parts].mean(0))
-    empty = repair.Extension(base, [], base.regex)  # every merge filtered out: the model as it was
+    empty = extend.Extension(base, [], base.regex)  # every merge filtered out: the model as it was
     assert continued.grow(model, empty).cfg.vocab_size == V + 1
     with pytest.raises(continued.VocabularyMismatchError, match="boundary"):
         continued.grow(grown, ext)
@@ -308,7 +308,7 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["again", "base"]  # each arm's checkpoints removed once scored
     arms = res.arms
     assert list(arms) == [continued.BASE, *continued.ARMS]
-    assert arms["R0"].tokenizer.tokenizer_json == repair.Base.load(tmp_path / "base" / "tokenizer.json").json
+    assert arms["R0"].tokenizer.tokenizer_json == extend.Base.load(tmp_path / "base" / "tokenizer.json").json
     assert arms["R0"].tokenizer.vocab_size == 300 < arms["R1"].tokenizer.vocab_size
     assert arms["R0"].bytes == arms["R1"].bytes == arms["R2"].bytes > 0  # the same bytes, read once
     assert arms["R2"].steps <= arms["R1"].steps == arms[continued.MATCHED].steps == arms[continued.R0_MATCHED].steps

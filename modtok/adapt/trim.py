@@ -73,7 +73,7 @@ import numpy as np
 
 from modtok import atomic
 from modtok.artifacts import tokenizer_json as tj
-from modtok.errors import OutOfVocabularyError, TokenizerFileError, UsageError
+from modtok.errors import DataError, OutOfVocabularyError, TokenizerFileError, UsageError
 from modtok.evaluation import metrics
 
 # --------------------------------------------------------------------------
@@ -439,8 +439,9 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
         max_chars: int = 3_000_000, eval_files: list[str] | None = None, keep_first: int = 0,
         keep_script: bool = False, model: str | os.PathLike | None = None, pad_to_multiple_of: int | None = None,
         logit_tol: float = 1e-4, force: bool = False, args: Mapping | None = None, log=None) -> TrimRun:
-    """``modtok trim``: :func:`trim_json` of ``base`` on the usage text of ``langs`` (the
-    pool, or ``manifest``: its first ``max_chars`` characters per language), compared on
+    """``modtok trim``: :func:`trim_json` of ``base`` on the usage text of ``langs`` (``manifest``,
+    else ``$MODTOK_MANIFEST``: its first ``max_chars`` characters per language; else the pool,
+    as every training command reads: :func:`modtok.text.data.training_source`), compared on
     held-out text (``eval_files``, else ``$MODTOK_EVAL`` / FLORES-200 devtest when there),
     saved through :func:`modtok.outputs.output_dir` into ``out`` (an existing directory that
     is not an earlier trim is refused, nothing in it touched; ``force`` replaces an earlier trim).
@@ -463,6 +464,10 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
     from modtok.text.eval_sets import eval_set
 
     say = log or (lambda line: None)
+    manifest = data.manifest_path(manifest)  # --manifest, else $MODTOK_MANIFEST
+    if data.training_source(manifest) == "wordfreq":  # checked before any work: a refusal costs nothing
+        raise DataError("trim: no usage text: pass --manifest FILE (JSON/YAML {lang: [paths or globs]}), or set "
+                        "$MODTOK_MANIFEST or $MODTOK_POOL")
     inputs = [manifest] if manifest else []
     with output_dir(out, command="trim", args=dict(args or {}), force=force, inputs=inputs + list(eval_files or [])) \
             as written:

@@ -13,11 +13,13 @@ lists, lazy heaps, apply-merge) live once in the engine.
                      "To Each Language Its Tokenizer"), per-language budgets
   :mod:`.concat`     the concatenation baseline (monolingual models glued together)
   :mod:`.parity`     parity-aware BPE: the pair of the currently costliest language
-  :mod:`.repair`     continued BPE on a *deployed* tokenizer in its own ids (arms R1, R2)
 - :mod:`.export`     ``BPEModel`` <-> HF ``tokenizer.json``
-- :mod:`.trim`       a tokenizer.json (and an HF model's rows) cut to the tokens a text uses
+- :mod:`.lengths`    the token count of many pre-tokens under an HF BPE model, in one call
 - :mod:`.tree`       the merge hierarchy of a word (for the notebooks' explorer)
 - :mod:`.reference`  the naive twin of the engine that every differential test drives
+
+Continued BPE on a *deployed* tokenizer in its own ids (arms R1, R2) and trimming a
+tokenizer to some languages adapt an existing model: they live in :mod:`modtok.adapt`.
 
 A new policy is a function that builds an :class:`~modtok.bpe.engine.Engine` from counts,
 asks it for the pair to merge (``best_pair()`` or ``best_pair(lang)``), calls

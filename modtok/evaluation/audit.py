@@ -16,7 +16,8 @@ decomposition      premium = base × regex factor × vocab factor (App. G, our
                    pre-token). The product telescopes to the premium.
 mark_initial       share of x's tokens whose bytes begin with a combining mark
                    (``\\p{M}``): the letters-only signature (§III)
-lossless           decode(encode(line)) == line on every line
+lossless           decode(encode(line)) == line on every line; when not, ``lossless_note``
+                   says why (the tokenizer's normaliser, or the round trip) and where
 regex class        letters-only (a word is cut before its marks), mark-aware
                    (words stay whole), or other
 =================  ===========================================================
@@ -190,6 +191,37 @@ def lossless(tokenizer, lines: Sequence[str]) -> bool:
     return lossless_of(Encoded(tokenizer, lines))
 
 
+def lossless_note_of(e: Encoded) -> str:
+    """Why ``e``'s text does not come back from decode(encode(line)), in words ("" when it
+    does): how many lines change and the first, with the code points where it first differs;
+    blamed on the tokenizer's normaliser when it alone changes every such line.
+
+    >>> from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
+    >>> tok = Tokenizer(models.BPE({c: i for i, c in enumerate(pre_tokenizers.ByteLevel.alphabet())}, []))
+    >>> tok.pre_tokenizer, tok.decoder = pre_tokenizers.ByteLevel(add_prefix_space=False), decoders.ByteLevel()
+    >>> tok.normalizer = normalizers.NFC()                 # what Qwen3's tokenizer.json has
+    >>> lossless_note_of(Encoded(tok, ["cafe\u0301", "tea"]).with_ids())
+    "the tokenizer's NFC normaliser changes 1 of 2 lines (first: line 1, U+0065 U+0301 -> U+00E9)"
+    """
+    decoded = e.tokenizer.decode_batch(e.ids, skip_special_tokens=False)
+    bad = [i for i, (d, line) in enumerate(zip(decoded, e.lines)) if d != line]
+    if not bad:
+        return ""
+    normalizer = getattr(e.tokenizer, "normalizer", None)
+    by_normalizer = normalizer is not None and all(normalizer.normalize_str(e.lines[i]) != e.lines[i] for i in bad)
+    i = bad[0]
+    line, back = e.lines[i], decoded[i]
+    at = next((j for j, (a, b) in enumerate(zip(line, back)) if a != b), min(len(line), len(back)))
+    shown = f"line {i + 1}, {_code_points(line[at:at + 2])} -> {_code_points(back[at:at + 1])}"
+    what = (f"the tokenizer's {type(normalizer).__name__} normaliser changes" if by_normalizer
+            else "decode(encode(line)) differs from the line on")
+    return f"{what} {len(bad):,} of {len(e.lines):,} lines (first: {shown})"
+
+
+def _code_points(text: str) -> str:
+    return " ".join(f"U+{ord(c):04X}" for c in text) or "(nothing)"
+
+
 def regex_class(tokenizer) -> str:
     """``letters-only`` when a pre-token of a Nepali word begins with a combining
     mark, ``mark-aware`` when the word stays one pre-token, ``other`` otherwise.
@@ -230,6 +262,8 @@ def audit_of(x: Encoded, ref: Encoded, n_boot: int = 1000, seed: int = 0) -> dic
         **decomposition_of(x, ref),
         "mark_initial": mark_initial_of(x),
         "lossless": lossless_of(x) and lossless_of(ref),
+        "lossless_note": "; ".join(f"{side}: {note}" for side, e in (("text", x), ("reference", ref))
+                                   if (note := lossless_note_of(e))),
     }
 
 
@@ -267,4 +301,5 @@ def format_rows(rows: dict[str, dict]) -> str:
         out.append(f"{name:12s} {r['regex_class']:13s} {r['premium']:8.3f} [{lo:6.3f}, {hi:6.3f}] "
                    f"{r['floor']:6.3f} {r['base']:6.3f} {r['regex_factor']:7.3f} {r['vocab_factor']:7.3f} "
                    f"{r['mark_initial']:6.3f} {r['lossless']}")
+    out += [f"{name}: not lossless: {r['lossless_note']}" for name, r in rows.items() if r.get("lossless_note")]
     return "\n".join(out)

@@ -35,6 +35,10 @@ Definitions (``T(x)`` = number of tokens of line ``x``, sums over the corpus):
 ``fertility``          ΣT(x) / Σ(whitespace words of x) (``str.split``); NaN,
                        i.e. undefined, for a language whose script is written
                        without spaces between words (:data:`modtok.text.data.SPACELESS_SCRIPTS`)
+``pivot_fertility``    ΣT(x) / Σ(whitespace words of x's translation in a spaced
+                       pivot language), on parallel lines: the fertility of a
+                       language written without spaces (= premium × the pivot's
+                       fertility; Petrov et al. 2023)
 ``premium``            ΣT(x_lang) / ΣT(x_eng) over aligned parallel lines
 ``cost_gini``          Gini coefficient of the per-language token totals on
                        parallel text (0 = every language costs the same)
@@ -325,6 +329,43 @@ def fertility_from_totals(tokens: int, words: int, lang: str | None = None) -> f
     return ratio(tokens, words, "fertility (no whitespace word)")
 
 
+def pivot_fertility_from_totals(tokens: int, pivot_words: int) -> float:
+    """Fertility of a language written without spaces, from totals over parallel lines: its
+    tokens over the whitespace words of the same lines' translation in a *pivot* language
+    written with spaces (English where there is one).
+
+    A script without spaces has no whitespace word to divide by, so the words are borrowed
+    from the translation: ΣT(x) / Σ words(x_pivot) = [ΣT(x) / ΣT(x_pivot)] · [ΣT(x_pivot) /
+    Σ words(x_pivot)], i.e. the language's tokenization *premium* over the pivot (Petrov et
+    al. 2023, "Language Model Tokenizers Introduce Unfairness Between Languages": tokens for
+    the same FLORES-200 sentence relative to English; the parity "The Art of Breaking Words"
+    reports in Table 7, citing it as [26]) times the pivot's own fertility. It is on the scale of
+    fertility (tokens per word of the same content), so such a language can take part in
+    AdaptMix's Eqs. 1-5 beside the spaced ones; on a spaced language with the pivot's word
+    count it would be its fertility scaled by words(x) / words(x_pivot).
+
+    >>> pivot_fertility_from_totals(30, 20)    # 30 tokens for content that is 20 English words
+    1.5
+    """
+    return ratio(tokens, pivot_words, "fertility against the pivot (the pivot side has no whitespace word)")
+
+
+def pivot_fertility(tokenizer, lines: Iterable[str], pivot_lines: Iterable[str]) -> float:
+    """:func:`pivot_fertility_from_totals` of ``lines`` (a language written without spaces)
+    against their translation ``pivot_lines`` (aligned by position, one line count, else
+    :class:`ParallelCorpusError`): premium over the pivot × the pivot's fertility.
+
+    >>> class Chars:
+    ...     def encode(self, text): return [ord(c) for c in text]
+    >>> pivot_fertility(Chars(), ["你好世界"], ["hello world"])      # 4 tokens, 2 English words
+    2.0
+    >>> premium(Chars(), ["你好世界"], ["hello world"]) * fertility(Chars(), ["hello world"])
+    2.0
+    """
+    sides = aligned({"lang": lines, "pivot": pivot_lines})
+    return pivot_fertility_from_totals(Encoded(tokenizer, sides["lang"]).total, word_count(sides["pivot"]))
+
+
 def fertility_of(e: Encoded, lang: str | None = None) -> float:
     """:func:`fertility` of an :class:`Encoded` text."""
     if lang is not None and written_without_spaces(lang):
@@ -336,8 +377,9 @@ def fertility(tokenizer, lines: Iterable[str], lang: str | None = None) -> float
     """Tokens per whitespace word, ΣT(x) / Σ len(x.split()).
 
     Returns ``float('nan')`` (undefined) when ``lang`` is given and its script
-    is written without spaces (:func:`written_without_spaces`). Without
-    ``lang`` the text is taken to be space-delimited.
+    is written without spaces (:func:`written_without_spaces`): its fertility on
+    parallel text is :func:`pivot_fertility`. Without ``lang`` the text is taken
+    to be space-delimited.
     """
     lines = _lines(lines)
     if lang is not None and written_without_spaces(lang):

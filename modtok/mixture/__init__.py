@@ -3,15 +3,17 @@
 "The Art of Breaking Words: Rethinking Multilingual Tokenizer Design"
 (Thakur et al. 2025, arXiv:2508.06533), §3.4, §4.3 and App. A.2. A tokenizer
 is trained on a mixture of languages, each language's *fertility* (tokens per
-whitespace word) is measured on a dev set, and the next mixture moves towards
-the languages that fragment most. One concern per module:
+whitespace word; for a script without spaces, per word of a spaced translation)
+is measured on a dev set, and the next mixture moves towards the languages that
+fragment most. One concern per module:
 
 - :mod:`~modtok.mixture.update`   the update (Eqs. 1-4, 7) and the allocation (Eq. 5, cap or repeat)
 - :mod:`~modtok.mixture.sizes`    uniform / natural (published sizes, temperature) / skewed mixtures
 - :mod:`~modtok.mixture.pool`     the one sampler: a prefix of one fixed shuffle per language, split once
 - :mod:`~modtok.mixture.trainers` the trainer protocol and registry (HF BPE, modtok BPE, sentencepiece)
-- :mod:`~modtok.mixture.dev`      dev fertility (defined in :mod:`modtok.evaluation.metrics`), made cheap
-- :mod:`~modtok.mixture.loop`     :class:`History` and the resumable loop :func:`adaptmix`
+- :mod:`~modtok.mixture.dev`      dev fertility (defined in :mod:`modtok.evaluation.metrics`), made cheap;
+                                  scripts without spaces per word of a spaced pivot's parallel line
+- :mod:`~modtok.mixture.loop`     :class:`History` (and when no mixture can change it) and the resumable loop :func:`adaptmix`
 - :mod:`~modtok.mixture.budgets`  beyond the paper: adaptive sequential-BPE budgets
 
 Every public name is re-exported here (``from modtok import mixture; mixture.adaptmix(...)``).
@@ -22,8 +24,8 @@ Every public name is re-exported here (``from modtok import mixture; mixture.ada
 """
 
 from modtok.mixture.budgets import TARGETS, BudgetRun, BudgetStep, adaptive_budgets
-from modtok.mixture.dev import DevSet, mean, pipeline_key
-from modtok.mixture.loop import History, adaptmix, step, train_on
+from modtok.mixture.dev import PIVOT, SPACED_BASIS, DevSet, mean, pipeline_key, pivot_problem, spaceless_pivot
+from modtok.mixture.loop import EXCLUDED_SPACELESS, History, adaptmix, fertility_languages, step, train_on
 from modtok.mixture.pool import Sample, TextPool
 from modtok.mixture.sizes import INDICCORP_TOKENS_M, PAPER_LANGUAGES, missing_sizes, natural, skewed, uniform
 from modtok.mixture.trainers import (
@@ -48,9 +50,10 @@ from modtok.mixture.update import (
 )
 
 __all__ = [
-    "INDICCORP_TOKENS_M", "PAPER_LANGUAGES", "POLICIES", "TAKES_SCHEME", "TARGETS", "TRAINERS",
+    "EXCLUDED_SPACELESS", "INDICCORP_TOKENS_M", "PAPER_LANGUAGES", "PIVOT", "POLICIES", "SPACED_BASIS", "TAKES_SCHEME",
+    "TARGETS", "TRAINERS",
     "BudgetRun", "BudgetStep", "DevSet", "History", "Mixture", "Sample", "TextPool", "Trainer",
     "adaptive_budgets", "adaptmix", "adaptmix_update", "allocate", "check_momentum", "check_policy",
-    "hf_bpe", "make_trainer", "mean", "missing_sizes", "modtok_bpe", "natural", "normalise",
-    "pipeline_key", "round_to_total", "skewed", "sp_bpe", "sp_unigram", "step", "train_on", "uniform",
+    "fertility_languages", "hf_bpe", "make_trainer", "mean", "missing_sizes", "modtok_bpe", "natural", "normalise",
+    "pipeline_key", "pivot_problem", "round_to_total", "skewed", "spaceless_pivot", "sp_bpe", "sp_unigram", "step", "train_on", "uniform",
 ]

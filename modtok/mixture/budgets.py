@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from modtok.errors import BudgetError, MixtureError, UnknownLanguageError
-from modtok.evaluation import metrics
 from modtok.mixture.dev import DevSet, mean
 from modtok.mixture.sizes import uniform
 from modtok.mixture.update import adaptmix_update, allocate, check_momentum
@@ -64,8 +63,9 @@ def adaptive_budgets(
 ) -> BudgetRun:
     """Iterate sequential-BPE budgets on each subtokenizer's dev ``target``.
 
-    ``"fertility"`` (tokens per whitespace word; undefined, so refused, for a
-    script written without spaces) or ``"premium"`` (tokens for the same
+    ``"fertility"`` (tokens per whitespace word; for a script written without
+    spaces, per whitespace word of a spaced pivot's parallel dev line:
+    :class:`~modtok.mixture.dev.DevSet`, which refuses dev text that cannot give it) or ``"premium"`` (tokens for the same
     content relative to the ``pivot`` language's own subtokenizer; needs
     parallel dev text, and f_best = 1.0 is then parity). ``scheme`` is the
     pre-tokenizer sequential BPE trains with; ``counts_by_lang`` must be cut by it.
@@ -91,12 +91,7 @@ def adaptive_budgets(
     if free < len(langs):
         raise BudgetError(f"total vocabulary K={total_k} leaves fewer than one token per language "
                           f"above the 256 bytes of each of {len(langs)} subtokenizers")
-    if target == "fertility":
-        spaceless = [lang for lang in langs if metrics.written_without_spaces(lang)]
-        if spaceless:
-            raise MixtureError(f"fertility is undefined for {', '.join(spaceless)} (written without spaces); "
-                               "use target='premium'")
-    devset = DevSet(dev, langs)
+    devset = DevSet(dev, langs)  # without spaces: fertility per word of a spaced pivot, or refused
     if target == "premium" and pivot not in langs:
         raise UnknownLanguageError(pivot, langs)
     mixture, run = uniform(langs), BudgetRun(langs, target, total_k)

@@ -1,9 +1,13 @@
 """Dev fertility: each AdaptMix iteration's signal, on the same dev lines.
 
-Fertility (tokens per whitespace word, NaN for a script written without
-spaces) is defined once, in :func:`modtok.evaluation.metrics.fertility_from_counts`;
-:class:`DevSet` only makes the token totals it is applied to cheap. Every
-iteration measures a new tokenizer on the same dev lines, so for an HF
+Fertility (tokens per whitespace word) is defined once, in
+:mod:`modtok.evaluation.metrics`; a language written without spaces has no
+whitespace word, so its fertility is :func:`~modtok.evaluation.metrics.pivot_fertility`:
+tokens per whitespace word of the parallel line in a spaced *pivot* language
+(premium × the pivot's fertility, Petrov et al. 2023), which needs parallel dev
+text with a spaced language (:func:`spaceless_pivot` picks it, or refuses naming
+the languages and what to do). :class:`DevSet` only makes the token totals cheap.
+Every iteration measures a new tokenizer on the same dev lines, so for an HF
 tokenizer whose token count of a line is the sum over its pre-tokens
 (:func:`pipeline_key`) the lines are cut into pre-tokens once per pipeline
 and each distinct pre-token is tokenized once: ΣT(x) = Σ_p count(p)·T(p).
@@ -11,12 +15,14 @@ and each distinct pre-token is tokenized once: ΣT(x) = Σ_p count(p)·T(p).
 >>> from tokenizers import Tokenizer, models, pre_tokenizers
 >>> tok = Tokenizer(models.WordLevel({"a": 0, "b": 1, "[UNK]": 2}, unk_token="[UNK]"))
 >>> tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
->>> dev = DevSet({"aaa_Latn": ["a b a", "b"], "bbb_Latn": ["a  a"], "ccc_Thai": ["ab"]},
+>>> dev = DevSet({"aaa_Latn": ["a b a", "b"], "bbb_Latn": ["a  a", "b"], "ccc_Thai": ["ab", "b"]},
 ...              ["aaa_Latn", "bbb_Latn", "ccc_Thai"])
 >>> dev.token_totals(tok)
-{'aaa_Latn': 4, 'bbb_Latn': 2, 'ccc_Thai': 1}
->>> dev.fertility(tok)                     # Thai is written without spaces: undefined
-{'aaa_Latn': 1.0, 'bbb_Latn': 1.0, 'ccc_Thai': nan}
+{'aaa_Latn': 4, 'bbb_Latn': 3, 'ccc_Thai': 2}
+>>> dev.fertility(tok)                     # Thai: its 2 tokens over the 4 words of aaa_Latn, the pivot
+{'aaa_Latn': 1.0, 'bbb_Latn': 1.0, 'ccc_Thai': 0.5}
+>>> dev.basis["ccc_Thai"]
+'tokens per whitespace word of the parallel aaa_Latn dev line'
 """
 
 from __future__ import annotations
@@ -103,30 +109,108 @@ class _DevPieces:
         return {lang: int(lens[ids] @ self.counts[lang]) for lang, ids in self.ids.items()}
 
 
-class DevSet:
-    """Dev lines and their whitespace-word counts (counted once).
+PIVOT = "eng_Latn"  # the pivot of spaceless fertility when the dev text has it (Petrov et al. 2023's)
+SPACED_BASIS = "tokens per whitespace word"
+EXCLUDE_HINT = ("or leave them out of the mixture explicitly: `modtok adaptmix --exclude-spaceless` "
+                "(library: exclude_spaceless=True), which the run then reports")
 
+
+def _pivot(dev: Mapping[str, Sequence[str]], spaceless: Sequence[str], what: str) -> tuple[str | None, str | None]:
+    """``(pivot, None)`` or ``(None, why there is none)``: see :func:`spaceless_pivot`."""
+    spaced = [lang for lang, lines in dev.items() if lines and not metrics.written_without_spaces(lang)]
+    if not spaced:
+        return None, f"{what} has no language written with spaces"
+    pivot = PIVOT if PIVOT in spaced else spaced[0]
+    counts = {lang: len(dev.get(lang) or ()) for lang in [*spaceless, pivot]}
+    if len(set(counts.values())) > 1:
+        return None, f"{what} is not parallel (lines: {', '.join(f'{lang} {n}' for lang, n in counts.items())})"
+    return pivot, None
+
+
+def pivot_problem(dev: Mapping[str, Sequence[str]], spaceless: Sequence[str], what: str = "the dev text") -> str | None:
+    """Why ``dev`` cannot measure the fertility of the ``spaceless`` languages (no spaced
+    language, or not parallel), or ``None`` when it can (:func:`spaceless_pivot`).
+
+    >>> pivot_problem({"tha_Thai": ["a", "b"], "eng_Latn": ["c"]}, ["tha_Thai"])
+    'the dev text is not parallel (lines: tha_Thai 2, eng_Latn 1)'
+    """
+    return _pivot(dev, spaceless, what)[1]
+
+
+def spaceless_pivot(dev: Mapping[str, Sequence[str]], spaceless: Sequence[str]) -> str:
+    """The spaced language whose parallel dev lines measure the fertility of the
+    ``spaceless`` languages (:func:`modtok.evaluation.metrics.pivot_fertility`):
+    :data:`PIVOT` when ``dev`` has it, else the first language of ``dev`` written with
+    spaces (``dev``'s order). Parallel means one line count (the project's check,
+    :func:`modtok.evaluation.metrics.aligned`; that line i translates line i is the dev
+    text's promise, as FLORES-200's). Without such a language, or when a line count
+    differs, :class:`~modtok.errors.MissingDevTextError` names the languages and what to do.
+
+    >>> spaceless_pivot({"tha_Thai": ["a"], "deu_Latn": ["b"], "eng_Latn": ["c"]}, ["tha_Thai"])
+    'eng_Latn'
+    >>> spaceless_pivot({"tha_Thai": ["a"], "deu_Latn": ["b"]}, ["tha_Thai"])
+    'deu_Latn'
+    """
+    pivot, cause = _pivot(dev, spaceless, "the dev text")
+    if cause is None:
+        return pivot
+    names, one = ", ".join(spaceless), len(spaceless) == 1
+    raise MissingDevTextError(
+        f"{names} {'is' if one else 'are'} written without spaces: AdaptMix measures {'its' if one else 'their'} "
+        "fertility as tokens per whitespace word of the parallel line in a language written with spaces (premium × "
+        f"that language's fertility, Petrov et al. 2023), but {cause}. Give parallel dev text (one translation per "
+        "line, e.g. FLORES-200 dev or --dev files aligned line by line) that includes English or another spaced "
+        f"language, {EXCLUDE_HINT}")
+
+
+class DevSet:
+    """Dev lines and the words each language's fertility divides by (counted once).
+
+    A language written with spaces divides by its own whitespace words; one written
+    without (:func:`~modtok.text.data.written_without_spaces`) by those of its parallel
+    lines in :attr:`pivot` (:func:`spaceless_pivot`; ``None`` when every language has
+    spaces). :attr:`basis` says which, per language.
     For an HF tokenizer whose counts are sums over pre-tokens
     (:func:`pipeline_key`) the lines are cut into pre-tokens once per pipeline
     (cached by its key), and each distinct pre-token (over all languages; ~118k
     for 16 × 997 FLORES lines, ~311k pre-tokens in all) is tokenized once by
     the model alone. The totals are identical to encoding line by line
     (``tests/test_mixture.py``); other tokenizers are encoded line by line.
-    Languages are codes ``<lang>_<Script>`` (the script decides whether
-    fertility is defined).
+    Languages are codes ``<lang>_<Script>`` (the script decides the basis).
     """
 
     def __init__(self, dev: Mapping[str, Sequence[str]], langs: Sequence[str]):
-        self.lines, self.words = {}, {}
+        self.lines, self.words, self.basis = {}, {}, {}
+        spaceless = [lang for lang in langs if metrics.written_without_spaces(lang)]
         for lang in langs:
-            lines = list(dev.get(lang) or [])
-            if not lines:
+            if not list(dev.get(lang) or []):
                 raise MissingDevTextError(f"{lang}: no dev text to measure fertility on")
-            words = metrics.word_count(lines)
+        self.pivot = spaceless_pivot(dev, spaceless) if spaceless else None
+        pivot_words = metrics.word_count(dev[self.pivot]) if spaceless else 0
+        for lang in langs:
+            lines = list(dev[lang])
+            if lang in spaceless:
+                words, self.basis[lang] = pivot_words, f"{SPACED_BASIS} of the parallel {self.pivot} dev line"
+            else:
+                words, self.basis[lang] = metrics.word_count(lines), SPACED_BASIS
             if words == 0:
-                raise MissingDevTextError(f"{lang}: the dev text has no whitespace word")
+                raise MissingDevTextError(f"{lang if lang not in spaceless else self.pivot}: "
+                                          "the dev text has no whitespace word")
             self.lines[lang], self.words[lang] = lines, words
         self._pieces: dict[tuple[bytes, bytes], _DevPieces] = {}
+
+    def describe(self) -> str:
+        """What each language's fertility divides by, in one line.
+
+        >>> DevSet({"eng_Latn": ["a b"], "zho_Hans": ["你好"]}, ["eng_Latn", "zho_Hans"]).describe()
+        'fertility: tokens per whitespace word; zho_Hans (written without spaces): tokens per whitespace word of the parallel eng_Latn dev line (premium × eng_Latn fertility, Petrov et al. 2023)'
+        """
+        spaceless = [lang for lang, b in self.basis.items() if b != SPACED_BASIS]
+        out = f"fertility: {SPACED_BASIS}"
+        if spaceless:
+            out += (f"; {', '.join(spaceless)} (written without spaces): {SPACED_BASIS} of the parallel {self.pivot} "
+                    f"dev line (premium × {self.pivot} fertility, Petrov et al. 2023)")
+        return out
 
     @property
     def splits(self) -> int:
@@ -151,10 +235,13 @@ class DevSet:
         return {lang: totals[lang] for lang in langs}
 
     def fertility(self, tokenizer, langs: Sequence[str] | None = None) -> dict[str, float]:
-        """Each language's fertility (:func:`modtok.evaluation.metrics.fertility_from_totals`
-        of its token total and its words, counted once): ΣT(x) / Σ words, NaN for a script
-        without spaces. (The words are not recounted: 21 ms an iteration on 16 × 997 FLORES lines.)"""
-        return {lang: metrics.fertility_from_totals(t, self.words[lang], lang)
+        """Each language's fertility from its token total and the words counted once:
+        :func:`~modtok.evaluation.metrics.fertility_from_totals` (ΣT(x) / Σ words), or for a
+        language without spaces :func:`~modtok.evaluation.metrics.pivot_fertility_from_totals`
+        (ΣT(x) / Σ words of the pivot's parallel lines). (The words are not recounted: 21 ms
+        an iteration on 16 × 997 FLORES lines.)"""
+        return {lang: metrics.fertility_from_totals(t, self.words[lang], lang) if self.basis[lang] == SPACED_BASIS
+                else metrics.pivot_fertility_from_totals(t, self.words[lang])
                 for lang, t in self.token_totals(tokenizer, langs).items()}
 
 

@@ -32,6 +32,17 @@ as a labelled addition (:data:`SELECTED`). Every comparison uses the same
 trainer, vocabulary, pre-tokenizer ``scheme`` and total budget T; AdaptMix's
 iteration 0 is the uniform mixture, so it *is* UniMix.
 
+**Languages written without spaces** take part, with the fertility of
+:func:`modtok.evaluation.metrics.pivot_fertility` (tokens per word of a spaced
+language's parallel line), when dev and test are parallel with a spaced language;
+otherwise :func:`spaceless_problem` says why, and the study leaves them out only when
+told to (``exclude_spaceless``), naming them in :attr:`AdaptMixStudy.excluded`.
+
+**When the mixture cannot change** (the budget covers all the text: every mixture
+trains on all of it), UniMix, AdaptMix and the baselines are one tokenizer:
+:meth:`AdaptMixStudy.unchanging` says so, and :meth:`AdaptMixStudy.paper_vs_here`
+calls the comparisons between them not comparable rather than holding or not.
+
 >>> change_pct({"a": 2.0, "b": 4.0}, {"a": 1.9, "b": 4.2})     # per language, AdaptMix vs UniMix
 {'a': -5.000000000000004, 'b': 5.000000000000004}
 """
@@ -61,6 +72,8 @@ ADAPT = "AdaptMix"  # the paper's: the last iteration
 SELECTED = "AdaptMix, dev-selected (addition)"  # the iteration with the lowest mean dev fertility
 TABLE5_KEY = "table5_"  # paper_figures.toml keys [adaptmix.table5_<lang>] (and table5_mean): Table 5's changes
 CRITERION = "lowest mean dev fertility at the last iteration (the iteration reported as AdaptMix)"
+ITERATION_CLAIMS = ("most_fragmented", "spread")  # with the table5_* keys: AdaptMix vs UniMix
+BASELINE_CLAIMS = ("vs_natural", "vs_skewed", "abstract_vs_natural")  # AdaptMix vs a fixed mixture
 
 
 def label(lang: str) -> str:
@@ -70,6 +83,20 @@ def label(lang: str) -> str:
     'Hindi (hin_Deva)'
     """
     return f"{data.lang_name(lang)} ({lang})"
+
+
+def left_out(excluded: Mapping[str, str], name=str) -> str:
+    """``"left out: a, b (why); c (why else)"``: the languages an AdaptMix run left out,
+    grouped by reason (``name`` writes a language), or ``"none left out"``.
+
+    >>> left_out({"tha_Thai": "no spaces", "zho_Hans": "no spaces"}), left_out({})
+    ('left out: tha_Thai, zho_Hans (no spaces)', 'none left out')
+    """
+    by_reason: dict[str, list[str]] = {}
+    for lang, why in excluded.items():
+        by_reason.setdefault(why, []).append(name(lang))
+    return "left out: " + "; ".join(f"{', '.join(langs)} ({why})" for why, langs in by_reason.items()) \
+        if by_reason else "none left out"
 
 
 def change_pct(before: Mapping[str, float], after: Mapping[str, float]) -> dict[str, float]:
@@ -130,6 +157,47 @@ def load_data(preferred: Sequence[str] = mixture.PAPER_LANGUAGES, train_chars: i
     return Data(langs, corpora.train, dev, corpora.eval, corpora.parallel_eval,
                 corpora.source + "; dev (the loop and the choice of μ, ε): " + dev_label, dev_label,
                 corpora.eval_label)
+
+
+def spaceless_problem(d: Data) -> str | None:
+    """Why the languages of ``d`` written without spaces cannot take part in AdaptMix (their
+    dev or test text is not parallel with a spaced language: :func:`modtok.mixture.pivot_problem`),
+    or ``None`` when they can (or there is none, or no dev split to run on).
+
+    >>> d = Data(["eng_Latn", "tha_Thai"], {}, {"eng_Latn": ["a b"], "tha_Thai": ["ab"]},
+    ...          {"eng_Latn": ["a b"], "tha_Thai": ["ab", "c"]}, False, "toy")
+    >>> spaceless_problem(d)
+    'the test text is not parallel (lines: tha_Thai 2, eng_Latn 1)'
+    """
+    spaceless = [lang for lang in d.langs if metrics.written_without_spaces(lang)]
+    if not spaceless or d.dev is None:
+        return None
+    splits = {"dev": d.dev, "test": d.test}
+    return next((problem for name, split in splits.items() if split is not None
+                 for problem in [mixture.pivot_problem(split, spaceless, f"the {name} text")] if problem), None)
+
+
+@dataclass(frozen=True)
+class Unchanging:
+    """Every AdaptMix iteration trained on the same text (``reason``:
+    :meth:`modtok.mixture.History.unchanging`), so UniMix and AdaptMix are one tokenizer;
+    ``baselines``: the fixed mixtures trained on that same text too."""
+
+    reason: str
+    baselines: bool
+
+    @property
+    def statement(self) -> str:
+        """The sentence a report shows instead of comparing the same tokenizer with itself."""
+        same = f"UniMix, AdaptMix and the baselines ({', '.join(BASELINES)})" if self.baselines else "UniMix and AdaptMix"
+        return f"The mixture cannot change what is trained on: {self.reason}. {same} are one tokenizer, one result."
+
+    @property
+    def not_comparable(self) -> paper_vs_here.NotMeasured:
+        """The verdict of a claim that compares them."""
+        what = ("the budget covers all the text, every mixture is the same tokenizer" if self.baselines
+                else "every AdaptMix iteration trained on the same text, UniMix and AdaptMix are the same tokenizer")
+        return paper_vs_here.NotMeasured(f"not comparable: {what}")
 
 
 def baseline_mixture(name: str, langs: Sequence[str]) -> mixture.Mixture:
@@ -202,18 +270,33 @@ class AdaptMixStudy:
     their arguments, so a widget recomputes only what a new setting needs.
     ``scheme`` is the pre-tokenizer of the BPE trainers and of sequential BPE.
     The test split is sealed until :meth:`choose` (see the module docstring).
+    ``exclude_spaceless`` leaves the languages written without spaces out of every run
+    and table (:attr:`excluded` names them with the reason, and :func:`spaceless_problem`'s
+    when the data cannot measure them); by default they take part.
     """
 
-    def __init__(self, d: Data, seed: int = 0, scheme: str = DEFAULT_SCHEME):
+    def __init__(self, d: Data, seed: int = 0, scheme: str = DEFAULT_SCHEME, exclude_spaceless: bool = False):
         self._test = d.test  # sealed: only self.devtest / self.test_lines() hand it out
         self.data, self.seed, self.scheme = replace(d, test=None), seed, scheme
-        self.langs = list(d.langs)
+        self.langs, self.excluded = mixture.fertility_languages(d.langs, exclude_spaceless)
+        problem = spaceless_problem(d) if self.excluded else None  # the reason they could not take part, if any
+        self.excluded = {lang: f"{why}, since {problem}" if problem else why for lang, why in self.excluded.items()}
         self.pool = mixture.TextPool(d.train, seed=seed)
         self.choice: Choice | None = None
         self._devtest: mixture.DevSet | None = None
         self._runs: dict[tuple, mixture.History] = {}
         self._baselines: dict[tuple, tuple] = {}
         self._timed: dict[tuple, list[tuple[int, float]]] = {}  # (trainer, vocab, langs) -> (iterations, seconds)
+
+    def languages_line(self) -> str:
+        """The languages every run uses (how the fertility of those without spaces is
+        measured) and every language of the data left out, with the reason."""
+        spaceless = [lang for lang in self.langs if metrics.written_without_spaces(lang)]
+        out = f"{len(self.langs)} languages: {', '.join(map(label, self.langs))}"
+        if spaceless and self.has_dev:
+            pivot = mixture.spaceless_pivot(self.data.dev, spaceless)
+            out += f" ({', '.join(spaceless)}: {mixture.SPACED_BASIS} of the parallel {pivot} line)"
+        return f"{out}; {left_out(self.excluded, label)}"
 
     @property
     def has_dev(self) -> bool:
@@ -224,14 +307,14 @@ class AdaptMixStudy:
 
     @property
     def devtest(self) -> mixture.DevSet:
-        """The test split as a :class:`~modtok.mixture.DevSet` (languages written with
-        spaces): refused with :class:`~modtok.errors.UsageError` until :meth:`choose`."""
+        """The test split as a :class:`~modtok.mixture.DevSet` of :attr:`langs` (those written
+        without spaces per word of a spaced pivot): refused with
+        :class:`~modtok.errors.UsageError` until :meth:`choose`."""
         if self.choice is None:
             raise UsageError("devtest is sealed until μ and ε are chosen on dev: call "
                              "AdaptMixStudy.choose(...) first (no hyper-parameter may see the test split)")
         if self._devtest is None:
-            spaced = [lang for lang in self.langs if not metrics.written_without_spaces(lang)]
-            self._devtest = mixture.DevSet(self._test, spaced)  # fertility is undefined without spaces
+            self._devtest = mixture.DevSet(self._test, self.langs)
         return self._devtest
 
     def test_lines(self) -> dict[str, list[str]]:
@@ -326,6 +409,17 @@ class AdaptMixStudy:
         return {UNI: hist.tokenizers[0], ADAPT: hist.tokenizers[hist.last()], SELECTED: hist.tokenizers[hist.best()],
                 **{name: self.baseline(name, trainer, vocab, budget, hist.langs)[0] for name in BASELINES}}
 
+    def unchanging(self, hist: mixture.History, trainer: str, vocab: int, budget: int) -> Unchanging | None:
+        """Whether the run's iterations all trained on the same text
+        (:meth:`~modtok.mixture.History.unchanging`) and whether the :data:`BASELINES`
+        (same trainer, vocabulary and T) were allocated that same text too; ``None``
+        when the mixture did change what was trained on."""
+        reason = hist.unchanging()
+        if reason is None:
+            return None
+        allocs = [self.baseline(name, trainer, vocab, budget, hist.langs)[1] for name in BASELINES]
+        return Unchanging(reason, all(a == hist.steps[0]["alloc"] for a in allocs))
+
     # ---- the tables (they read the test split: sealed until choose)
 
     def fertility(self, tokenizers: Mapping[str, object]) -> dict[str, dict[str, float]]:
@@ -362,6 +456,17 @@ class AdaptMixStudy:
                      "paper change (%)": "—", "same direction": "—"})
         return rows
 
+    def table5_tables(self, fert: Mapping[str, Mapping[str, float]], paper: Mapping[str, float],
+                      same: Unchanging | None = None) -> list[list[dict]]:
+        """The Table 5 analog's tables, :meth:`table5_rows` and :meth:`fertility_rows`; or, when
+        some of the columns are one tokenizer (``same``, :meth:`unchanging`), one table in
+        which it is one column named for all it is (it is not compared with itself)."""
+        if same is None:
+            return [self.table5_rows(fert, paper), self.fertility_rows(fert)]
+        names = [UNI, ADAPT, SELECTED, *(BASELINES if same.baselines else ())]
+        return [self.fertility_rows({" = ".join(names): fert[ADAPT],
+                                     **{n: f for n, f in fert.items() if n not in names}})]
+
     def table5_summary(self, hist: mixture.History, fert: Mapping[str, Mapping[str, float]]) -> list[str]:
         """What the Table 5 analog found, as lines to print: which iterations the
         columns are, the means, the most fragmented language, and how the
@@ -378,14 +483,16 @@ class AdaptMixStudy:
                 f"{sum(change.values()) - gain:+.2f} where it rose; the mean fertility changes {mean_change:+.3f}%"]
 
     def paper_vs_here(self, fert: Mapping[str, Mapping[str, float]] | None,
-                      premium_rows: Sequence[dict] | None = None,
-                      deployed: Sequence[str] = ()) -> dict[str, float | paper_vs_here.NotMeasured]:
+                      premium_rows: Sequence[dict] | None = None, deployed: Sequence[str] = (),
+                      same: Unchanging | None = None) -> dict[str, float | paper_vs_here.NotMeasured]:
         """The measured value of every ``[adaptmix.*]`` claim of ``paper_figures.toml``
         (devtest ``fert`` of :meth:`fertility`; Table 7's ``premium_rows`` of :meth:`premiums`,
         whose columns include the ``deployed`` tokenizers' names), or
         :class:`~modtok.studies.paper_vs_here.NotMeasured` with the reason: no dev split
         (``fert`` is ``None``), a language the data lacks, no parallel text with English,
-        no deployed tokenizer installed."""
+        no deployed tokenizer installed. With ``same`` (:meth:`unchanging`) the claims that
+        compare one tokenizer with itself are not comparable (AdaptMix vs UniMix; vs the
+        baselines too when they trained on the same text)."""
         claims = paper_vs_here.claims("adaptmix")
         if fert is None:
             return {c.key: paper_vs_here.NotMeasured(f"needs a dev split ({self.data.dev_label})") for c in claims}
@@ -407,6 +514,12 @@ class AdaptMixStudy:
                 "no deployed tokenizer installed (pip install 'modtok[deployed]')")
         else:
             here["parity_vs_deployed"] = mean_row[ADAPT] - min(mean_row[name] for name in deployed)
+        if same is not None:
+            for key, value in here.items():
+                compares = key.startswith(TABLE5_KEY) or key in ITERATION_CLAIMS or (
+                    same.baselines and key in BASELINE_CLAIMS)
+                if compares and not isinstance(value, paper_vs_here.NotMeasured):  # "not in this data" stays
+                    here[key] = same.not_comparable
         return here
 
     def setting(self, trainer: str, vocab: int, budget: int, iterations: int) -> dict[str, str]:
@@ -415,8 +528,10 @@ class AdaptMixStudy:
         configuration: the languages and text, T, the trainer and vocabulary, the
         pre-tokenizer, the iterations and the evaluation text (μ and ε, which the paper's
         setting does not state, are the notebook's to print)."""
+        left = f"{left_out(self.excluded)}; " if self.excluded else ""
         return {
-            "data": f"{len(self.langs)} languages ({', '.join(self.langs)}); {self.data.source.split('; evaluation')[0].split('; dev')[0]}",
+            "data": f"{len(self.langs)} languages ({', '.join(self.langs)}); {left}"
+                    f"{self.data.source.split('; evaluation')[0].split('; dev')[0]}",
             "size": f"the same total T = {budget:,} characters for every mixture",
             "vocabulary": f"{vocab:,} tokens, {trainer}",
             "pretokenization": f"modtok scheme {self.scheme!r}",
@@ -566,29 +681,63 @@ class CommandRun:
     out: Path
 
     def lines(self) -> list[str]:
-        """Each iteration's mean dev fertility, the last update's move and where it was saved."""
+        """The languages used (and any left out, with the reason), each iteration's mean dev
+        fertility, the last update's move — or, when no mixture can change what is trained on
+        (:meth:`~modtok.mixture.History.unchanging`), that statement instead — and where it was saved."""
         hist = self.history
-        out = [f"iteration {st['iteration']}: mean dev fertility {st['mean_fertility']:.4f}" for st in hist.steps]
-        # the paper's AdaptMix is the last iteration (§3.4 iterates "until the optimal mixture was reached");
-        # the lowest-dev-fertility iteration is a selection it does not make, so it is only named
-        moved = hist.mixture_changes()[-1]
-        out.append(f"the last update moves the mixture by {moved:.4f} (L1): "
-                   f"{'converged' if hist.converged() else 'not converged'} at 0.01; lowest mean dev fertility at "
-                   f"iteration {hist.best()} (not saved: the paper keeps the last)")
+        out = [used_line(hist)]
+        out += [f"iteration {st['iteration']}: mean dev fertility {st['mean_fertility']:.4f}" for st in hist.steps]
+        same = hist.unchanging()
+        if same:
+            out.append(f"the mixture cannot change what is trained on: {same}; the {len(hist.steps)} iterations "
+                       "are one result, not a comparison")
+        else:
+            # the paper's AdaptMix is the last iteration (§3.4 iterates "until the optimal mixture was reached");
+            # the lowest-dev-fertility iteration is a selection it does not make, so it is only named
+            moved = hist.mixture_changes()[-1]
+            out.append(f"the last update moves the mixture by {moved:.4f} (L1): "
+                       f"{'converged' if hist.converged() else 'not converged'} at 0.01; lowest mean dev fertility "
+                       f"at iteration {hist.best()} (not saved: the paper keeps the last)")
         out.append(f"saved history.json ({len(hist.steps)} iterations) and the last iteration's {self.saved} "
                    f"-> {self.out}")
         return out
 
 
+def used_line(hist: mixture.History) -> str:
+    """The languages an AdaptMix run used, how their fertility was measured, and every
+    language of the text it left out with the reason (nothing left out unsaid).
+
+    >>> h = mixture.History(["eng_Latn", "zho_Hans"], {}, basis={"eng_Latn": "tokens per whitespace word",
+    ...     "zho_Hans": "tokens per whitespace word of the parallel eng_Latn dev line"},
+    ...     excluded={"tha_Thai": "written without spaces: left out as exclude_spaceless asks"})
+    >>> print(used_line(h))
+    AdaptMix on 2 languages: eng_Latn, zho_Hans (zho_Hans: tokens per whitespace word of the parallel eng_Latn dev line); left out: tha_Thai (written without spaces: left out as exclude_spaceless asks)
+    """
+    by_basis: dict[str, list[str]] = {}
+    for lang in hist.langs:
+        if hist.basis.get(lang, mixture.SPACED_BASIS) != mixture.SPACED_BASIS:
+            by_basis.setdefault(hist.basis[lang], []).append(lang)
+    pivoted = "; ".join(", ".join(langs) + f": {b}" for b, langs in by_basis.items())
+    out = f"AdaptMix on {len(hist.langs)} languages: {', '.join(hist.langs)}" + (f" ({pivoted})" if pivoted else "")
+    return f"{out}; {left_out(hist.excluded)}"
+
+
 def run(out, budget_chars: int, *, trainer: str = "hf-bpe", vocab: int = 32000, langs: Sequence[str] | None = None,
         manifest=None, train_chars: int = 3_000_000, iterations: int = 5, mu: float = 0.3, eps: float = 0.5,
-        dev: Sequence[str] | None = None, eval=None, clamp_delta: bool = False, scheme: str = TRAINING_SCHEME,
-        seed: int = 0, force: bool = False, args: Mapping | None = None, log=None) -> CommandRun:
+        dev: Sequence[str] | None = None, eval=None, clamp_delta: bool = False, exclude_spaceless: bool = False,
+        scheme: str = TRAINING_SCHEME, seed: int = 0, force: bool = False, args: Mapping | None = None,
+        log=None) -> CommandRun:
     """``modtok adaptmix``: :func:`modtok.mixture.adaptmix` around the ``trainer``
     (:func:`modtok.mixture.make_trainer`) on the training text (``manifest``,
     ``$MODTOK_MANIFEST`` or the pool, as every training command), dev fertility measured on
     the ``dev`` files (one per language, named after it) or the dev split of ``eval`` /
-    ``$MODTOK_EVAL`` / FLORES-200 (never devtest: the mixture is chosen on it); ``history.json``
+    ``$MODTOK_EVAL`` / FLORES-200 (never devtest: the mixture is chosen on it). Languages
+    written without spaces take part with their fertility per word of a spaced pivot's
+    parallel dev line (:class:`modtok.mixture.DevSet`; refused before any training, naming
+    them and what to do, when the dev text cannot give it), or are left out with
+    ``exclude_spaceless``; the languages used and left out, each fertility's basis and whether
+    the mixture could change at all (:meth:`~modtok.mixture.History.unchanging`) go to
+    ``log`` and to run.json. ``history.json``
     (checkpointed every iteration) and the last iteration's tokenizer saved into ``out``
     (:func:`modtok.outputs.output_dir`; ``force``: over an earlier adaptmix). What was read
     goes to ``log`` (a callable taking one line)."""
@@ -601,22 +750,27 @@ def run(out, budget_chars: int, *, trainer: str = "hf-bpe", vocab: int = 32000, 
     dev_files = training.files_by_language(dev, "--dev") if dev else {}  # by name, never by position
     with output_dir(out, command="adaptmix", args=dict(args or {}), force=force) as written:
         corpora = training.training_corpora(langs, train_chars, manifest)
-        train, langs = corpora.train, corpora.languages
-        if dev_files:
-            training.check_dev_languages(dev_files, langs)
+        train = corpora.train
+        langs, excluded = mixture.fertility_languages(corpora.languages, exclude_spaceless)
+        if dev_files:  # a dev file of a language left out is not needed, nor refused
+            training.check_dev_languages({k: v for k, v in dev_files.items() if k not in excluded}, langs)
             dev_text = {lang: data.open_corpus(dev_files[lang], lang=lang).lines() for lang in langs}
             dev_what = "--dev files " + " ".join(dev_files[lang] for lang in langs)
         else:
             evals = need_eval_set(eval)
             dev_text = evals.load(langs, "dev")  # dev, never devtest: the mixture is chosen on it
             dev_what = evals.label("dev")
-        say(f"{corpora.source}; {len(langs)} languages; dev: {dev_what}")
-        written.add_inputs(training.training_files(manifest, langs) + list(dev_files.values()))
+        devset = mixture.DevSet(dev_text, langs)  # a spaceless language without a parallel pivot: refused here
+        say(f"{corpora.source}; {len(corpora.languages)} languages read; AdaptMix on {len(langs)}: "
+            f"{', '.join(langs)}; {left_out(excluded)}; {devset.describe()}; dev: {dev_what}")
+        written.add_inputs(training.training_files(manifest, corpora.languages) + list(dev_files.values()))
         training.record_text(written, train, training=corpora.source, evaluation=dev_what,
                              dev=training.text_stats(dev_text))
         hist = mixture.adaptmix(mixture.make_trainer(trainer, vocab, scheme), train, budget_chars, iterations, mu,
-                                eps, dev_text, seed=seed, checkpoint=written.path / "history.json", progress=True,
-                                clamp_delta=clamp_delta)
+                                eps, devset, seed=seed, checkpoint=written.path / "history.json", progress=True,
+                                clamp_delta=clamp_delta, exclude_spaceless=exclude_spaceless)
+        written.record(adaptmix={"languages": hist.langs, "excluded": hist.excluded, "fertility": hist.basis,
+                                 "unchanging": hist.unchanging()})
         last = hist.tokenizers[-1]
         if hasattr(last, "to_str"):  # an HF tokenizers.Tokenizer
             atomic.write_text(written.path / "tokenizer.json", last.to_str())

@@ -87,6 +87,7 @@ missing field 'text' | line 2 | byte offset 34
 from __future__ import annotations
 
 import bz2
+import errno
 import glob as globlib
 import gzip
 import hashlib
@@ -104,6 +105,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from modtok.errors import DataError, RecordEncodingError, RecordError, ShardError, UnknownLanguageError
+from modtok.outputs import reading
 from modtok.text.scripts import check_script, head
 
 NORMALIZATIONS = ("NFC", "NFD", "NFKC", "NFKD")  # or None: the raw text (the default)
@@ -252,19 +254,45 @@ def _expand_one(item: str, format: str | None, split: str | None) -> list[Source
     return _expand_path(Path(item), format, split)
 
 
+SYMLINK_LOOP = "a symlink loop (following its links comes back to a link already followed): point it at a real file"
+
+
+def missing(path) -> str:
+    """Why ``path`` names no file: a symlink loop, a symlink to nothing, or nothing there.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); (d / "a.txt").symlink_to(d / "b.txt"); (d / "b.txt").symlink_to(d / "a.txt")
+    >>> missing(d / "a.txt").split(" (")[0], missing(d / "c.txt")
+    ('a symlink loop', 'no such file or directory')
+    """
+    try:
+        os.stat(path)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return SYMLINK_LOOP
+        if os.path.islink(path):
+            return f"a symlink to {os.readlink(path)}, which does not exist"
+    return "no such file or directory"
+
+
 def _expand_path(path: Path, format: str | None, split: str | None) -> list[Source]:
-    """The sources of a file or directory (walked) ``path``."""
+    """The sources of a file or directory (walked) ``path``; a link in the walk that leads
+    nowhere (a loop, a missing target) is refused, not skipped."""
     if path.is_dir():
         arrow = _hf_dataset_files(path, split)
         if arrow is not None:
             return arrow
-        files = sorted(p for p in path.rglob("*") if p.is_file() and _known(p)
-                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        found = [p for p in path.rglob("*") if _known(p)
+                 and not any(part.startswith(".") for part in p.relative_to(path).parts)]
+        broken = sorted(p for p in found if p.is_symlink() and not p.exists())
+        if broken:
+            raise DataError(f"{broken[0]} (in the directory {path}): {missing(broken[0])}")
+        files = sorted(p for p in found if p.is_file())
         if not files:
             raise DataError(f"{path}: no text, JSONL, Parquet or Arrow file in this directory")
         return [detect(p, format) for p in files]
     if not path.is_file():
-        raise DataError(f"{path}: no such file or directory")
+        raise DataError(f"{path}: {missing(path)}")
     return [detect(path, format)]
 
 
@@ -445,6 +473,7 @@ def _line_records(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[s
             f.seek(part.start - 1)
             pos = part.start - 1 + len(f.readline())  # the record that began before start is not ours
             line_no = None  # only computed if an error needs it
+        digest = reading(src.path, pos, "decompressed bytes" if src.compression else "bytes")  # run.json's inputs
         lines = iter(f)
         broken = _stream_errors(src)
         while True:
@@ -454,7 +483,11 @@ def _line_records(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[s
                 raise ShardError(src.path, f"unreadable {src.compression} stream at byte offset {pos} of the "
                                            f"decompressed text ({e})") from None
             if raw is None or (part.stop is not None and pos >= part.stop):
+                if digest is not None:
+                    digest.to_end = raw is None
                 return
+            if digest is not None:
+                digest.update(raw)
             start = pos
             pos += len(raw)
             where = line_no
@@ -626,8 +659,11 @@ def _arrow_reader(path: str):
 def _row_records(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[str]:
     """Units of a Parquet or Arrow part (an unreadable file raises :class:`ShardError`)."""
     src = part.source
+    digest = None
     for first, values in _column_batches(src, part, opts.text_field):
+        digest = digest or reading(src.path, first, "text values")  # run.json's inputs
         for i, value in enumerate(values):
+            _feed_value(digest, value)
             if not isinstance(value, str):
                 try:
                     _bad(opts, skipped, RecordError(src.path, f"{opts.text_field!r} is null", row=first + i),
@@ -636,6 +672,32 @@ def _row_records(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[st
                     continue
             if _keep(opts, src.index, first + i):
                 yield from units(value, opts.normalization)
+    if digest is not None:
+        digest.to_end = part.stop is None
+
+
+def _feed_value(digest, value) -> None:
+    """Feed one row's text to a file's :class:`~modtok.outputs.Digest`: its UTF-8 and a line
+    break (a null: a NUL byte), so that rows ``["a", "b"]`` and ``["ab"]`` differ."""
+    if digest is not None:
+        digest.update((value.encode("utf-8", "surrogatepass") if isinstance(value, str) else b"\0") + b"\n")
+
+
+def read_whole(path) -> bytes:
+    """The bytes of the file ``path``, read whole, fed to run.json's inputs
+    (:func:`modtok.outputs.reading`) as every reader here does. A symlink loop is a
+    :class:`DataError`; a missing or unreadable file raises the ``OSError`` (callers say it)."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise DataError(f"{path}: {SYMLINK_LOOP}") from None
+        raise
+    digest = reading(path)
+    if digest is not None:
+        digest.update(raw)
+        digest.to_end = True
+    return raw
 
 
 def read_part(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[str]:
@@ -695,6 +757,7 @@ def _line_records_of(src: Source, text_field: str, id_field: str, normalization)
         raise DataError(f"{src.path}: cannot read ({e.strerror})") from None
     with f:
         pos, broken = 0, _stream_errors(src)
+        digest = reading(src.path, 0, "decompressed bytes" if src.compression else "bytes")  # run.json's inputs
         lines = iter(f)
         for number in itertools.count(1):
             try:
@@ -702,7 +765,11 @@ def _line_records_of(src: Source, text_field: str, id_field: str, normalization)
             except broken as e:
                 raise ShardError(src.path, f"unreadable {src.compression} stream at byte offset {pos} ({e})") from None
             if raw is None:
+                if digest is not None:
+                    digest.to_end = True
                 return
+            if digest is not None:
+                digest.update(raw)
             start, pos = pos, pos + len(raw)
             if start == 0 and raw.startswith(b"\xef\xbb\xbf"):
                 raw, start = raw[3:], 3
@@ -731,16 +798,19 @@ def _line_records_of(src: Source, text_field: str, id_field: str, normalization)
 
 
 def _row_records_of(src: Source, text_field: str, id_field: str, normalization) -> Iterator[Record]:
-    ids = None
+    ids, digest = None, reading(src.path, 0, "text values")  # run.json's inputs
     for first, values in _column_batches(src, Part(src), text_field):
         if ids is None:
             ids = _id_column(src, id_field)
         for i, value in enumerate(values):
+            _feed_value(digest, value)
             if not isinstance(value, str):
                 raise RecordError(src.path, f"{text_field!r} is null", row=first + i)
             ident = ids[first + i] if ids is not None else None
             yield Record(_one_line(value, f"{src.path} row {first + i}", normalization), src.path, row=first + i,
                          id=ident)
+    if digest is not None:
+        digest.to_end = True
 
 
 def _id_column(src: Source, id_field: str) -> list | None:
@@ -890,7 +960,11 @@ def load_manifest(path: str | os.PathLike) -> dict[str, ManifestEntry]:
         text = path.read_text(encoding="utf-8")
     except (FileNotFoundError, IsADirectoryError):
         raise _not_a_manifest(path) from None
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise DataError(f"{path}: {SYMLINK_LOOP}") from None
+        raise DataError(f"{path}: cannot read manifest ({e.strerror})") from None
+    except UnicodeDecodeError as e:
         raise DataError(f"{path}: cannot read manifest ({e})") from None
     try:
         if path.suffix.lower() in (".yaml", ".yml"):
@@ -924,7 +998,8 @@ def _not_a_manifest(spec) -> DataError:
                          f"{{lang: [paths or globs]}}, where a directory can be a language's path "
                          f"(eng_Latn: [{json.dumps(os.fspath(spec))}] reads its files as English)")
     if path is not None and path.suffix.lower() in MANIFEST_SUFFIXES and not path.exists():
-        return DataError(f"{spec}: no such manifest")
+        why = missing(path)
+        return DataError(f"{spec}: " + ("no such manifest" if why.startswith("no such") else why))
     return DataError(f"{spec}: not a manifest (a .json, .yaml or .yml file {{lang: [paths or globs]}}), and no "
                      "language is named for it (open_corpus's lang=...)")
 

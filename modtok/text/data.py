@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from modtok.errors import DataError, EncodingError, MissingDevTextError, UnknownLanguageError
-from modtok.text.corpus import NORMALIZATIONS, decode_text, normalize, open_corpus  # noqa: F401  (re-exported here, where corpora live)
+from modtok.text.corpus import NORMALIZATIONS, decode_text, normalize, open_corpus, read_whole  # noqa: F401  (re-exported here, where corpora live)
 from modtok.text import eval_sets, udhr
 from modtok.text.eval_sets import EvalSet, eval_set
 from modtok.text.scripts import check_script
@@ -148,7 +148,7 @@ def read_lines(path: str | os.PathLike, normalization: str | None = None) -> lis
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_whole(path)  # fed to run.json's inputs as it is read
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
     except OSError as e:
@@ -577,6 +577,8 @@ def default_corpora(
     evals = eval_set(eval) if need_eval else None
     have = training_languages(manifest)
     if evals is not None:
+        if langs is not None:  # a training language without evaluation text: said so, not "unknown language"
+            evals.require([lang for lang in ([langs] if isinstance(langs, str) else langs) if lang in have])
         in_eval = set(evals.languages())
         missing = [lang for lang in have if lang not in in_eval]
         chosen = _select([lang for lang in have if lang in in_eval], langs)

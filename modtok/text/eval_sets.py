@@ -63,7 +63,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from modtok.errors import DataError, MissingDevTextError, ParallelCorpusError, UnknownLanguageError
+from modtok.errors import DataError, MissingDevTextError, NoEvalTextError, ParallelCorpusError
 from modtok.text.corpus import (
     COMPRESSIONS,
     MANIFEST_SUFFIXES,
@@ -165,6 +165,14 @@ class EvalSet:
         checked against its script unless ``any_script``."""
         return self.aligned(langs, split, max_lines, normalization, any_script)[0]
 
+    def require(self, langs: Iterable[str], split: str = "devtest") -> None:
+        """Refuse a language of ``langs`` without a ``split`` file here, naming this text and
+        the languages that have one (:class:`~modtok.errors.NoEvalTextError`)."""
+        files = self._files(split)
+        for lang in langs:
+            if lang not in files:
+                raise NoEvalTextError(lang, files, self.label(split))
+
     def parallel(self, split: str = "devtest") -> bool:
         """True when every language of ``split`` has its lines aligned (by position or id)."""
         return self.aligned(None, split, any_script=True)[1]
@@ -174,9 +182,7 @@ class EvalSet:
         """``(load(...), parallel)``: the lines and whether they are aligned across ``langs``."""
         files = self._files(split)
         chosen = sorted(files) if langs is None else ([langs] if isinstance(langs, str) else list(langs))
-        for lang in chosen:
-            if lang not in files:
-                raise UnknownLanguageError(lang, files, f"no {split} file in {self.label(split)}")
+        self.require(chosen, split)
         recs = {lang: self.reader(files[lang], normalization) for lang in chosen}
         stored = "devtest" if self.derived_dev else split
         for lang, rs in recs.items():

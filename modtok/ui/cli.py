@@ -172,11 +172,11 @@ def cmd_lm_train(args) -> None:
     if args.p is not None:
         raise errors.ConfigError("--p was the own-language probability; use --p-full, the probability of the full "
                                  "tokenizer (or of the own + n union), i.e. 1 - the old --p")
-    training.lm_train(args.tokenizer, args.out, langs=args.langs, english_share=args.english_share,
-                      scheme=args.scheme, n=args.n, p_full=args.p_full, vocab_store=args.vocab_store,
-                      update_delay=args.update_delay, config=args.config, batch_size=args.batch_size,
-                      seq_len=args.seq_len, steps=args.steps, lr=args.lr, warmup=args.warmup, seed=args.seed,
-                      max_chars=args.max_chars, progress=args.progress, force=args.force, args=vars_of(args))
+    training.lm_train(args.tokenizer, args.out, langs=args.langs, english_share=args.english_share, scheme=args.scheme,
+                      n=args.n, p_full=args.p_full, vocab_store=args.vocab_store, update_delay=args.update_delay,
+                      config=args.config, batch_size=args.batch_size, seq_len=args.seq_len, steps=args.steps, lr=args.lr,
+                      warmup=args.warmup, seed=args.seed, max_chars=args.max_chars, manifest=args.manifest,
+                      progress=args.progress, force=args.force, args=vars_of(args), log=_say)
 
 
 def cmd_parity_bpe(args) -> None:
@@ -201,9 +201,8 @@ def cmd_adaptmix(args) -> None:
     made = adaptmix.run(args.out, args.budget_chars, trainer=args.trainer, vocab=args.vocab, langs=args.langs,
                         manifest=args.manifest, train_chars=args.train_chars, iterations=args.iterations,
                         mu=args.mu, eps=args.eps, dev=args.dev, eval=args.eval, clamp_delta=args.clamp_delta,
-                        scheme=args.scheme, seed=args.seed, force=args.force, args=vars_of(args), log=_say)
-    for line in made.lines():
-        print(line)
+                        exclude_spaceless=args.exclude_spaceless, scheme=args.scheme, seed=args.seed, force=args.force, args=vars_of(args), log=_say)
+    print("\n".join(made.lines()))
 
 
 def cmd_audit(args) -> None:
@@ -266,9 +265,8 @@ EVAL_HELP = ("evaluation text: a directory of <lang>_<Script>.<ext> files (paral
              "or dev/ and devtest/ of them, or a manifest (default: $MODTOK_EVAL, else $MODTOK_FLORES)")
 SCHEME_HELP = (f"pre-tokenizer (modtok.text.pretokenize.SCHEMES); default {TRAINING_SCHEME} keeps Indic "
                "words whole at combining marks, --scheme llama3 is the deployed Llama-3 regex")
-
-
 FORCE_HELP = "replace OUT when it is an earlier output of this command (nothing else is ever replaced)"
+MANIFEST_HELP = "JSON/YAML {lang: [paths or globs]} to read instead of the pool (default: $MODTOK_MANIFEST)"
 
 
 def _trainer(sub, name, fn, help):
@@ -393,6 +391,7 @@ def _add_adaptmix(sub) -> None:
     p.add_argument("--eval", help=EVAL_HELP + " (its dev split is read, never devtest)")
     p.add_argument("--clamp-delta", action="store_true",
                    help="clamp Eq. 1's delta at 0 (fertility below f_best); the paper's formula is unclamped")
+    p.add_argument("--exclude-spaceless", action="store_true", help="leave out scripts without spaces (default: per-word fertility from a parallel spaced dev line)")
     p.add_argument("--scheme", default=TRAINING_SCHEME, help="pre-tokenizer of the BPE trainers; " + SCHEME_HELP)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(fn=cmd_adaptmix)
@@ -426,7 +425,7 @@ def _add_trim(sub) -> None:
     p.add_argument("-o", "--out", required=True, help="output directory, new or empty (--force over an earlier "
                                                       "trim): tokenizer.json, id_map.json, ..., run.json")
     p.add_argument("--langs", nargs="+", action=_Langs, required=True, help="languages to keep")
-    p.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]}: usage text instead of the pool")
+    p.add_argument("--manifest", help="usage text: " + MANIFEST_HELP)
     p.add_argument("--max-chars", action=_Positive, default=3_000_000, help="usage characters per language")
     p.add_argument("--eval", nargs="+", help="held-out text files (default: $MODTOK_EVAL, else FLORES-200 devtest)")
     p.add_argument("--keep-first", type=int, default=0, help="also keep the ids below this (most frequent)")
@@ -509,6 +508,7 @@ def _add_lm_train(sub) -> None:
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-chars", action=_Positive, default=None, help="training characters per language")
+    p.add_argument("--manifest", help=MANIFEST_HELP)
     p.add_argument("--progress", action="store_true")
     p.set_defaults(fn=cmd_lm_train)
 

@@ -93,13 +93,17 @@ def lm_train(tokenizer, out, *, langs: Sequence[str] | None = None, english_shar
              scheme: str = "samp_sub", n: int = 2, p_full: float = 0.5, vocab_store: str = "device",
              update_delay: int = 0, config: str = "mini", batch_size: int = 8, seq_len: int = 128,
              steps: int = 200, lr: float = 3e-3, warmup: int = 20, seed: int = 0, max_chars: int | None = None,
-             progress: bool = False, force: bool = False, args: Mapping | None = None) -> None:
-    """``modtok lm-train``: a modular LM (:func:`modtok.lm.train.train`) on the pool's text of
-    ``langs`` (default: the tokenizer's), tokenized by the tokenizer directory ``tokenizer``
-    with subtokenizers sampled by ``scheme`` (``mono``, ``samp_full``, ``samp_sub`` with ``n``
-    others; ``p_full``: App. D.2), into ``out``. Under ``torchrun`` (``$RANK``) rank 0 writes
-    every file, the others none."""
+             manifest=None, progress: bool = False, force: bool = False, args: Mapping | None = None,
+             log=None) -> None:
+    """``modtok lm-train``: a modular LM (:func:`modtok.lm.train.train`) on the text of ``langs``
+    (default: the tokenizer's) from ``manifest``, ``$MODTOK_MANIFEST`` or the pool, as every
+    training command reads (``max_chars`` per language; None: all of it), tokenized by the
+    tokenizer directory ``tokenizer`` with subtokenizers sampled by ``scheme`` (``mono``,
+    ``samp_full``, ``samp_sub`` with ``n`` others; ``p_full``: App. D.2), into ``out``. What it
+    read goes to ``log`` (one line). Under ``torchrun`` (``$RANK``) rank 0 writes every file and
+    says what it read, the others neither."""
     from modtok.artifacts.modular import ModularTokenizer
+    from modtok.errors import DataError
     from modtok.lm.batches import BatchSource, lm_vocab_size
     from modtok.lm.model import config as model_config
     from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture
@@ -108,7 +112,18 @@ def lm_train(tokenizer, out, *, langs: Sequence[str] | None = None, english_shar
 
     tok = ModularTokenizer.load(tokenizer)
     langs = langs or tok.languages
-    corpus = data.load_pool(langs, max_chars=max_chars, seed=seed)
+    manifest = data.manifest_path(manifest)  # --manifest, else $MODTOK_MANIFEST
+    kind = data.training_source(manifest)
+    if kind == "wordfreq":  # an LM on word lists would be no LM: refused, before any work
+        raise DataError("lm-train: no training text: pass --manifest FILE (JSON/YAML {lang: [paths or globs]}), "
+                        "or set $MODTOK_MANIFEST or $MODTOK_POOL")
+    if kind == "manifest":
+        corpus = data.manifest_train(manifest, langs, max_chars)
+        what = f"manifest {manifest} (" + (f"first ≤{max_chars:,} chars/language in stream order)" if max_chars
+                                           else "all of it)")
+    else:
+        corpus = data.load_pool(langs, max_chars=max_chars, seed=seed)
+        what = f"pool {data.pool_dir()} (" + (f"≤{max_chars:,} chars/language)" if max_chars else "all of it)")
     sampling = Scheme(scheme, 0.0 if scheme == "mono" else p_full, n if scheme == "samp_sub" else 0)
     sampler = SubtokenizerSampler(sampling, default_mixture(langs, english_share=english_share), seed)
     source = BatchSource(tok, corpus, sampler, batch_size, seq_len, seed=seed)
@@ -118,8 +133,9 @@ def lm_train(tokenizer, out, *, langs: Sequence[str] | None = None, english_shar
     if int(os.environ.get("RANK", "0")) != 0:  # under torchrun: rank 0 writes every file, the others none
         train(model_cfg, cfg, source, out, progress=False, resume=False)
         return
-    pool = [data.pool_dir() / f"{lang}.txt" for lang in langs]
+    (log or (lambda line: None))(f"training: {what}, {sum(map(len, corpus.values())):,} lines of "
+                                 f"{', '.join(langs)}; tokenizer {tokenizer}")
     with output_dir(out, command="lm-train", args=dict(args or {}), force=force,
-                    inputs=[*pool, *sorted(Path(tokenizer).iterdir())]) as run:
-        training.record_text(run, corpus, training=f"pool {data.pool_dir()}", evaluation=None)
+                    inputs=[*training.training_files(manifest, langs), *sorted(Path(tokenizer).iterdir())]) as run:
+        training.record_text(run, corpus, training=what, evaluation=None)
         train(model_cfg, cfg, source, run.path, progress=progress, resume=False)  # a new directory

@@ -15,7 +15,7 @@ here, at workspace scale, the same experiment runs end to end on a CPU:
 
 1. **Base tokenizer**: the project's own byte-level BPE with the ``llama3``
    split regex (:mod:`modtok.bpe.standard`), trained on English-heavy text and
-   exported as ``tokenizer.json``, which :meth:`repair.Base.load` reads back.
+   exported as ``tokenizer.json``, which :meth:`extend.Base.load` reads back.
 2. **Base model**: a small :class:`~modtok.lm.model.LM` pretrained on that
    English-heavy text (:func:`modtok.lm.train.train`), once (the paper's
    pretrained model is one model too).
@@ -101,7 +101,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from modtok.adapt import extend as repair
+from modtok.adapt import extend
 from modtok.adapt.hf_model import grow_lm as grow
 from modtok.artifacts.modular import ModularTokenizer
 from modtok.bpe.export import save_tokenizer_json
@@ -134,12 +134,12 @@ LABELS = ("better", "non-inferior", "worse", "no detectable difference")  # §VI
 # tokenizers of the arms
 
 
-def base_tokenizer(lines: Iterable[str], vocab_size: int, path, scheme: str = "llama3") -> repair.Base:
+def base_tokenizer(lines: Iterable[str], vocab_size: int, path, scheme: str = "llama3") -> extend.Base:
     """The project's own byte-level BPE (``scheme``'s split regex) trained on
     ``lines``, written to ``path`` (``tokenizer.json``) and loaded back as a
-    :class:`repair.Base`, the way a deployed file is read."""
+    :class:`extend.Base`, the way a deployed file is read."""
     save_tokenizer_json(train_from_lines(lines, vocab_size, scheme), path)
-    return repair.Base.load(path)
+    return extend.Base.load(path)
 
 
 def lm_tokenizer(tokenizer_json: dict) -> ModularTokenizer:
@@ -598,7 +598,7 @@ def preset(size: str) -> tuple[Setup, dict[str, int]]:
 class Arm:
     name: str
     tokenizer: ModularTokenizer
-    ext: repair.Extension | None  # None: R0 (the base tokenizer)
+    ext: extend.Extension | None  # None: R0 (the base tokenizer)
     steps: int = 0
     bytes: int = 0  # training bytes read (per seed: the same for every seed)
     model: LM | None = None  # kept for the base model only (the arms' are scored, then dropped)
@@ -714,8 +714,8 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
     base_tok = lm_tokenizer(base.json)
     arms = {BASE: Arm(BASE, base_tok, None), "R0": Arm("R0", base_tok, None)}
     for name in ("R1", "R2"):
-        counts = repair.count_words(base, cpt_target, repair.arm_pattern(base.regex, name))
-        ext = repair.extend(base, counts, setup.merges, name)
+        counts = extend.count_words(base, cpt_target, extend.arm_pattern(base.regex, name))
+        ext = extend.extend(base, counts, setup.merges, name)
         arms[name] = Arm(name, lm_tokenizer(ext.tokenizer_json()), ext)
     arms[MATCHED] = Arm(MATCHED, arms["R2"].tokenizer, arms["R2"].ext)
     arms[R0_MATCHED] = Arm(R0_MATCHED, base_tok, None)
