@@ -164,7 +164,7 @@ plots.table(paper_vs_here.table("modular_tokenizers_inefficiency", HERE, study.s
 # recompute: `make test` and the browser suite run these cells; their source is collapsed (click
 # the bar on the left to show it).
 
-# %%
+# %% jupyter={"source_hidden": true}
 assert len(full["rows"]) == len(LANGS)
 for row in full["rows"]:  # a finite, positive NSL for every tokenizer
     for key, value in row.items():
