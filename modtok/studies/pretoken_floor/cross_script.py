@@ -204,8 +204,8 @@ class PoolTable:
         K = 300, filter App. H; training text per language: hin_Deva 2.5 MB, rus_Cyrl 1.0 MB
         Table V's languages with marks used: hin_Deva | no-mark controls used: rus_Cyrl
         left out: amh_Ethi (not in the data)
-        >>> print(PoolTable([], {}, {"tha_Thai": "no Unicode block for script 'Thai'"}).lines()[0])
-        no language of Table V could be swept; left out: tha_Thai (no Unicode block for script 'Thai')
+        >>> print(PoolTable([], {}, {"tha_Thai": "no evaluation text"}).lines()[0])
+        no language of Table V could be swept; left out: tha_Thai (no evaluation text)
         """
         left = "left out: " + ("; ".join(f"{x} ({why})" for x, why in self.left_out.items()) or "none")
         if not self.rows:
@@ -241,8 +241,9 @@ def pool_table(bases: Mapping[str, extend.Base], corpora: data.Corpora, wanted: 
     :func:`modtok.text.data.default_corpora`: the pool or one's manifest, FLORES-200 devtest
     or one's own parallel evaluation text) has with training and evaluation text, trained on
     its training text and evaluated against ``ref`` on its aligned evaluation lines, on top
-    of every base of ``bases`` (``{name: Base}``). A language whose script has no merge
-    filter (``filters.SCRIPT_BLOCKS``) is left out with that reason, as is one the data lacks."""
+    of every base of ``bases`` (``{name: Base}``). A language whose script code has no merge
+    filter (not an ISO 15924 code Unicode knows: :mod:`modtok.adapt.filters`) is left out with
+    that reason, as is one the data lacks."""
     if not corpora.parallel_eval or ref not in corpora.eval:
         raise UnknownLanguageError(ref, corpora.eval)
     left_out, langs = {}, []
@@ -253,7 +254,7 @@ def pool_table(bases: Mapping[str, extend.Base], corpora: data.Corpora, wanted: 
         try:
             block_filter(data.script_of(lang), rule)
         except DataError as e:
-            left_out[lang] = str(e).split(" (known:")[0]  # the list of known scripts is long
+            left_out[lang] = str(e).split(" (valid:")[0]  # the list of valid codes is long
             continue
         langs.append(lang)
     train = {lang: corpora.train[lang] for lang in langs}
