@@ -177,3 +177,85 @@ def test_workers_receive_their_lines_pickled_where_processes_are_not_forked(monk
     monkeypatch.setattr(pt.multiprocessing, "get_start_method", lambda: "spawn")
     assert count_by_language(corpus, "llama3", workers=2, chunk_lines=200) == serial
     assert serial["x"] == Counter()
+
+
+# A child that counts with two forked workers for a while: 1.2M lines in 60 tasks.
+_BUSY_COUNT = """
+import sys
+from modtok.text.pretokenize import count_by_language
+lines = [f"the quick brown fox {i} jumps" for i in range(1_200_000)]
+try:
+    count_by_language({"eng_Latn": lines}, "llama3", workers=2, chunk_lines=20_000)
+except KeyboardInterrupt:
+    print("parent: interrupted", file=sys.stderr)
+    sys.exit(130)
+"""
+
+
+def _busy_workers(tmp_path):
+    """A counting subprocess (its own process group) and its two forked workers, once both run."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    err = open(tmp_path / "stderr", "w+")
+    proc = subprocess.Popen([sys.executable, "-c", _BUSY_COUNT], stderr=err, start_new_session=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        workers = psutil.Process(proc.pid).children()
+        if len(workers) == 2 and all(w.cpu_times().user > 0 for w in workers):
+            return proc, workers, err
+        assert proc.poll() is None, "the counting process ended before its workers ran"
+        time.sleep(0.05)
+    proc.kill()
+    pytest.fail("no two counting workers within 60 s")
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="kill -9 and /proc: Linux")
+@pytest.mark.parametrize("how", ["kill -9 the parent", "SIGTERM to the group"])
+def test_no_worker_outlives_its_parent(tmp_path, how):
+    """Issue 43 #13: ``kill -9`` of a counting process left its forked workers blocked on
+    their task pipe for good; now the kernel ends them with it (PR_SET_PDEATHSIG). A
+    SIGTERM to the whole group ends the parent (default action); the workers ignore it
+    and go with their parent too."""
+    import os
+    import signal
+
+    psutil = pytest.importorskip("psutil")
+    proc, workers, _ = _busy_workers(tmp_path)
+    if how == "kill -9 the parent":
+        os.kill(proc.pid, signal.SIGKILL)
+    else:
+        os.killpg(proc.pid, signal.SIGTERM)
+    proc.wait()
+    gone, alive = psutil.wait_procs(workers, timeout=5)
+    for w in alive:  # do not leave them behind if the test fails
+        w.kill()
+    assert not alive, f"{len(alive)} counting worker(s) still alive 5 s after kill -9 of their parent"
+
+
+def test_ctrl_c_to_the_process_group_is_reported_by_the_parent_alone(tmp_path):
+    """Ctrl-C reaches every process of the terminal's group: the workers ignore it (no
+    worker traceback), the parent stops the count and reports it once."""
+    import os
+    import signal
+    import sys
+
+    proc, workers, err = _busy_workers(tmp_path)
+    try:
+        if sys.platform.startswith("linux"):  # a worker waiting for its next task would print a KeyboardInterrupt
+            for w in workers:
+                status = open(f"/proc/{w.pid}/status").read()
+                ignored = int(status.split("SigIgn:")[1].split()[0], 16)
+                assert ignored >> (signal.SIGINT - 1) & 1 and ignored >> (signal.SIGTERM - 1) & 1, f"worker {w.pid}"
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=60) == 130
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    err.seek(0)
+    text = err.read()
+    assert text.count("parent: interrupted") == 1 and "Traceback" not in text, text
