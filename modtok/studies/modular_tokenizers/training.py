@@ -30,7 +30,7 @@ def sequential_bpe(out, k: int, *, langs: Sequence[str] | None = None, train_cha
     the :class:`~modtok.artifacts.modular.ModularTokenizer` saved into ``out``, and returned."""
     from modtok.bpe.sequential import train_sequential
     from modtok.text.counts import load_counts, read_meta
-    from modtok.text.pretokenize import count_by_language
+    from modtok.text.pretokenize import count_by_language, describe_cut
 
     say = log or (lambda line: None)
     if counts and manifest:
@@ -47,7 +47,11 @@ def sequential_bpe(out, k: int, *, langs: Sequence[str] | None = None, train_cha
             say(corpora.source + f"; pre-tokenizer {scheme}")
             run.add_inputs(training.training_files(manifest, corpora.languages))
             training.record_text(run, corpora.train, training=corpora.source, evaluation=None)
-            by_lang = count_by_language(corpora.train, scheme, workers=os.cpu_count() or 1)  # a job: all cores
+            cuts: dict = {}
+            by_lang = count_by_language(corpora.train, scheme, workers=os.cpu_count() or 1, cuts=cuts)  # all cores
+            for lang, cut in cuts.items():  # text without spaces: what the scheme's bound cut (never in silence)
+                if cut:
+                    say(f"{lang}: {describe_cut(cut)}")
         multi = train_sequential(by_lang, k, order=list(by_lang), scheme=scheme, progress=True)
         tok = multi.modular()
         tok.save(run.path)
