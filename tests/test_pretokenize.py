@@ -359,3 +359,20 @@ def test_spaceless_splits_by_scheme(scheme, text, expected, cut):
     assert pretokenize(text, scheme) == expected
     counts = Counter(regex.findall(UNBOUNDED.get(scheme, pattern(scheme)), text))
     assert bound_counts(counts, scheme) == Counter(cut) and counts == Counter(expected)
+
+
+def test_the_fast_path_range_holds_every_spaceless_character():
+    """A bounded scheme cuts text without a character in _MAYBE_SPACELESS's ranges with the
+    unbounded regex: exact only if the ranges hold every character of the run scripts."""
+    from modtok.text.pretokenize import _ANY_SPACELESS, _MAYBE_SPACELESS
+
+    run = regex.compile(_ANY_SPACELESS).fullmatch
+    missing = [hex(c) for c in range(0x110000) if run(chr(c)) and _MAYBE_SPACELESS(chr(c)) is None]
+    assert not missing
+
+
+@pytest.mark.parametrize("scheme", BOUNDED)
+@given(text=MIXED)
+def test_a_bounded_scheme_cuts_other_scripts_as_its_unbounded_regex(scheme, text):
+    text = regex.sub(f"[{''.join(SPACELESS_RUNS.values())}]", "", text)
+    assert pretokenize(text, scheme) == regex.findall(UNBOUNDED[scheme], text) == regex.findall(pattern(scheme), text)

@@ -62,6 +62,7 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
@@ -187,9 +188,34 @@ def _compile(source: str) -> regex.Pattern:
     return regex.compile(source)
 
 
-def compiled(scheme: str) -> regex.Pattern:
-    """The compiled ``regex`` pattern of a scheme (cached)."""
-    return _compile(pattern(scheme))
+class _Bounded:
+    """A bounded scheme's compiled form: :meth:`findall` cuts text that holds no character
+    of a spaceless script (``_MAYBE_SPACELESS``, a superset of them in code point ranges)
+    with the unbounded regex, which gives the same pieces there (the bound only cuts runs
+    of those scripts): on 16k pool lines of Hindi and English the bounded regex took 2.4 s
+    in the ``regex`` module, the unbounded one 0.77 s, the check 0.07 s."""
+
+    def __init__(self, scheme: str):
+        self.pattern = pattern(scheme)
+        self._bounded, self._unbounded = _compile(self.pattern).findall, _compile(UNBOUNDED[scheme]).findall
+
+    def findall(self, text: str) -> list[str]:
+        return (self._unbounded if _MAYBE_SPACELESS(text) is None else self._bounded)(text)
+
+
+# Every character of SPACELESS_RUNS lies in these ranges (tests/test_pretokenize.py checks all
+# code points); the stdlib `re` scans them 4x faster than `regex` does the script classes.
+_MAYBE_SPACELESS = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\u2e80-\u9fff\ua9e0-\ua9ff\uaa60-\uaa7f"
+    "\uf900-\ufaff\uff66-\uff9f\U000116d0-\U000116ff\U00016fe0-\U00016fff\U0001aff0-\U0001b16f"
+    "\U0001f200-\U0001f2ff\U00020000-\U0003ffff]").search
+
+
+@lru_cache(maxsize=None)
+def compiled(scheme: str) -> regex.Pattern | _Bounded:
+    """The compiled pattern of a scheme (cached): a ``regex`` Pattern, or for a bounded
+    scheme a :class:`_Bounded` (the same ``findall``, fast on text of other scripts)."""
+    return _Bounded(scheme) if scheme in UNBOUNDED else _compile(pattern(scheme))
 
 
 def pretokenize(text: str, scheme: str = DEFAULT_SCHEME) -> list[str]:
