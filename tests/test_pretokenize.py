@@ -362,12 +362,12 @@ def test_spaceless_splits_by_scheme(scheme, text, expected, cut):
 
 
 def test_the_fast_path_range_holds_every_spaceless_character():
-    """A bounded scheme cuts text without a character in _MAYBE_SPACELESS's ranges with the
+    """A bounded scheme cuts text without a character in MAYBE_SPACELESS's ranges with the
     unbounded regex: exact only if the ranges hold every character of the run scripts."""
-    from modtok.text.pretokenize import _ANY_SPACELESS, _MAYBE_SPACELESS
+    from modtok.text.pretokenize import SPACELESS_CLASS, MAYBE_SPACELESS
 
-    run = regex.compile(_ANY_SPACELESS).fullmatch
-    missing = [hex(c) for c in range(0x110000) if run(chr(c)) and _MAYBE_SPACELESS(chr(c)) is None]
+    run = regex.compile(SPACELESS_CLASS).fullmatch
+    missing = [hex(c) for c in range(0x110000) if run(chr(c)) and MAYBE_SPACELESS(chr(c)) is None]
     assert not missing
 
 

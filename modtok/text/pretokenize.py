@@ -115,7 +115,7 @@ SPACELESS_RUNS: dict[str, str] = {
 }
 # Longest run piece in characters: sentencepiece's max_sentencepiece_length default (16).
 MAX_RUN = 16
-_ANY_SPACELESS = "[" + "".join(SPACELESS_RUNS.values()) + "]"
+SPACELESS_CLASS = "[" + "".join(SPACELESS_RUNS.values()) + "]"
 # A run longer than MAX_RUN: what the "length" rule cuts (else a cut pre-token was cut at a script change).
 _LONG_RUN = "|".join(f"[{chars}]{{{MAX_RUN + 1}}}" for chars in SPACELESS_RUNS.values())
 
@@ -129,7 +129,7 @@ def _bounded_word(lead: str, char: str) -> str:
     ``lead char+`` would match, so the bound only cuts."""
     runs = "|".join(rf"(?:(?=[{chars}]){char}){{1,{MAX_RUN}}}(?:(?=[{chars}])\p{{M}}){{0,{MAX_RUN}}}"
                     for chars in SPACELESS_RUNS.values())
-    return rf"{lead}(?:{runs}|(?:(?!{_ANY_SPACELESS}){char})+)"
+    return rf"{lead}(?:{runs}|(?:(?!{SPACELESS_CLASS}){char})+)"
 
 
 SCHEMES: dict[str, str] = {
@@ -190,7 +190,7 @@ def _compile(source: str) -> regex.Pattern:
 
 class _Bounded:
     """A bounded scheme's compiled form: :meth:`findall` cuts text that holds no character
-    of a spaceless script (``_MAYBE_SPACELESS``, a superset of them in code point ranges)
+    of a spaceless script (``MAYBE_SPACELESS``, a superset of them in code point ranges)
     with the unbounded regex, which gives the same pieces there (the bound only cuts runs
     of those scripts): on 16k pool lines of Hindi and English the bounded regex took 2.4 s
     in the ``regex`` module, the unbounded one 0.77 s, the check 0.07 s."""
@@ -200,12 +200,12 @@ class _Bounded:
         self._bounded, self._unbounded = _compile(self.pattern).findall, _compile(UNBOUNDED[scheme]).findall
 
     def findall(self, text: str) -> list[str]:
-        return (self._unbounded if _MAYBE_SPACELESS(text) is None else self._bounded)(text)
+        return (self._unbounded if MAYBE_SPACELESS(text) is None else self._bounded)(text)
 
 
 # Every character of SPACELESS_RUNS lies in these ranges (tests/test_pretokenize.py checks all
 # code points); the stdlib `re` scans them 4x faster than `regex` does the script classes.
-_MAYBE_SPACELESS = re.compile(
+MAYBE_SPACELESS = re.compile(
     "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\u2e80-\u9fff\ua9e0-\ua9ff\uaa60-\uaa7f"
     "\uf900-\ufaff\uff66-\uff9f\U000116d0-\U000116ff\U00016fe0-\U00016fff\U0001aff0-\U0001b16f"
     "\U0001f200-\U0001f2ff\U00020000-\U0003ffff]").search
@@ -319,7 +319,7 @@ def bound_counts(counts: Counter, scheme: str) -> Counter:
     cut: Counter = Counter()
     if scheme not in UNBOUNDED or not counts:
         return cut
-    spaceless = _compile(_ANY_SPACELESS).search
+    spaceless = _compile(SPACELESS_CLASS).search
     if spaceless("".join(counts)) is None:  # most languages: one search over all the keys, in C
         return cut
     findall, long_run = compiled(scheme).findall, _compile(_LONG_RUN).search
@@ -339,8 +339,9 @@ def describe_cut(cut: Counter) -> str:
     >>> describe_cut(Counter({"length": 2, "script": 5}))
     '7 pre-tokens cut (2 with a run over 16 characters of one script, 5 at a change of script only)'
     """
-    return (f"{sum(cut.values())} pre-tokens cut ({cut['length']} with a run over {MAX_RUN} characters of one "
-            f"script, {cut['script']} at a change of script only)")
+    n = sum(cut.values())
+    return (f"{n} pre-token{'s' if n != 1 else ''} cut ({cut['length']} with a run over {MAX_RUN} characters of "
+            f"one script, {cut['script']} at a change of script only)")
 
 
 def counting_pattern(scheme: str) -> str:
