@@ -355,9 +355,10 @@ def test_count_records_and_says_the_pre_tokens_cut_in_text_without_spaces(tmp_pa
     assert max(map(len, pieces)) == 16 and sum(len(p) * n for p, n in pieces.items()) == sum(map(len, jpn))
     assert counts.by_lang == count_by_language({"jpn_Jpan": jpn, "eng_Latn": lines["eng_Latn"][:50]},
                                                "llama3-marks-bounded")
-    assert cli.main(["sequential-bpe", str(tmp_path / "seq"), "-k", "300", "--manifest", str(manifest)]) == 0
-    err = capsys.readouterr().err
-    assert "jpn_Jpan: 2 pre-tokens cut" in err and "eng_Latn: " not in err.split("pre-tokenizer")[-1], err
+    for source in (["--manifest", str(manifest)], ["--counts", str(tmp_path / "c")]):  # from text, from the counts
+        assert cli.main(["sequential-bpe", str(tmp_path / "seq"), "-k", "300", "--force", *source]) == 0
+        err = capsys.readouterr().err
+        assert "jpn_Jpan: 2 pre-tokens cut" in err and "eng_Latn: " not in err.split("pre-tokenizer")[-1], err
 
 
 def test_dask_counts_carry_the_cuts_of_one_process(tmp_path, client):

@@ -104,7 +104,7 @@ def test_hf_split_agrees_with_regex(scheme, text):
     assert [p for p, _ in split.pre_tokenize_str(text)] == pretokenize(text, scheme)
 
 
-@pytest.mark.parametrize("scheme", ["llama3", "llama3-marks", "o200k", "whitespace"])
+@pytest.mark.parametrize("scheme", ["llama3", "llama3-marks", "o200k", "whitespace", "llama3-marks-bounded"])
 def test_hf_split_agrees_on_flores(scheme, flores_root):
     split = pre_tokenizers.Split(Regex(SCHEMES[scheme]), behavior="isolated")
     for path in sorted((flores_root / "devtest").glob("*.devtest")):

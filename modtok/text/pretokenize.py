@@ -26,7 +26,8 @@ Schemes (``SCHEMES``):
                   34 Devanagari combining marks (``DEVANAGARI_MARKS``) instead of
                   ``\\p{M}``, so no other script changes at all.
 ``whitespace``    words with their leading space, runs of whitespace (the
-                  whitespace-style pre-tokenization of the papers' baselines).
+                  whitespace-style pre-tokenization of the papers' baselines), with runs of
+                  text without spaces bounded (below).
 ``sentencepiece`` sentencepiece's words (``split_by_whitespace`` with whitespace-only
                   pieces allowed): a run of spaces (or ``▁``) with the text after it up to
                   the next space; what merged Unigram trains on (:mod:`modtok.unigram.units`
@@ -103,9 +104,11 @@ def _mark_repair(marks: str, digits: str = r"\p{N}{1,3}") -> str:
 
 
 # Scripts written without spaces between words: the characters of one run each. Han, Hiragana
-# and Katakana (with the prolonged sound mark U+30FC / U+FF70, script Common) are one run, as
-# in sentencepiece's split_by_unicode_script: a Japanese word mixes them (食べる). Script is
-# the Unicode Script property (the regex module and HF's Oniguruma read it alike).
+# and Katakana (with the prolonged sound mark U+30FC, script Common; and its halfwidth form
+# U+FF70) are one run, as in sentencepiece's split_by_unicode_script (IsValidSentencePiece in
+# its trainer_interface.cc; HF tokenizers' UnicodeScripts pre-tokenizer copies the rule): a
+# Japanese word mixes them (食べる). Script is the Unicode Script property (the regex module
+# and HF's Oniguruma read it alike: tests/test_pretokenize.py).
 SPACELESS_RUNS: dict[str, str] = {
     "Han+kana": r"\p{Han}\p{Hiragana}\p{Katakana}\u30fc\uff70",
     "Thai": r"\p{Thai}",
@@ -452,7 +455,9 @@ def _worker_start(parent: int) -> None:
     the parent's thread that started it ends (``PR_SET_PDEATHSIG``); a parent that died
     before that call is seen as a changed ``getppid()``, and the worker ends at once.
     Elsewhere (macOS, other POSIX) a daemon thread checks ``getppid()`` every second and
-    ends the worker within about a second of the parent. The pool is started by the thread
+    ends the worker within about a second of the parent (on Windows ``getppid()`` keeps the
+    dead parent's id; there, as under any "spawn" start, the worker holds no copy of the
+    parent's end of its task pipe, so its next read fails once the parent is gone). The pool is started by the thread
     that calls :func:`count_by_language` and is shut down before it returns, so the death
     signal never fires early. SIGINT and SIGTERM sent to the whole process group (Ctrl-C, a
     batch system's kill) are ignored here: the parent alone reports them, once, and takes
