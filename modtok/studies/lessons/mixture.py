@@ -85,7 +85,7 @@ def prediction(fertility=FERTILITY, start=START, mu: float = MU, eps: float = EP
     first = reference(fertility[:1], start, mu, eps)[0]
     lang = max(first["f"], key=first["f"].get)
     second = reference(fertility, start, mu, eps)[1]
-    answer = "rise" if second["m"][lang] > first["m"][lang] else "lower"
+    answer = "rise" if second["m"][lang] > first["m"][lang] else "fall"
     return Prediction(f"Iteration 2: {lang}'s fertility is now {fertility[1][lang]} (was {fertility[0][lang]}). "
                       f"Does its share rise or fall?", ["rise", "fall"], answer,
                       f"its target t is {second['t'][lang]:.4f} against a share of {first['m'][lang]:.4f}: "
