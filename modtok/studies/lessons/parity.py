@@ -47,7 +47,9 @@ def reference(train=TRAIN, dev=DEV, merges: int = MERGES) -> dict:
         a, b, n = eng.best_pair(chosen)
         top = eng.best_pair()
         out["steps"].append({"costs": costs, "chosen": chosen, "pair": (a, b), "count": n,
-                             "pair_counts": {lang: eng.pair_counts(lang) for lang in langs},
+                             "pair_counts": {lang: dict(sorted(eng.pair_counts(lang).items(),  # tie-break order
+                                                               key=lambda kv: (eng.rank(kv[0][0]), eng.rank(kv[0][1]))))
+                                             for lang in langs},
                              "global_pair": top[:2], "global_count": top[2]})
         c = model.add_merge(a, b)
         eng.merge(a, b, c)

@@ -60,6 +60,12 @@ def reference(counts_by_lang=TOY, k: int = K) -> dict:
             if f_u == 0 and f_b == 0:
                 break
             branch = "reuse" if f_u >= f_b else "merge"  # ties: the unigram rule
+            pairs = ref.pair_counts()
+            # the state the rule sees, as bytes: tokens by id, pairs in tie-break order (exercises, rung 4)
+            state = {"tokens": {model.vocab[x]: tokens[x] for x in sorted(tokens) if tokens[x]},
+                     "pairs": {(model.vocab[x], model.vocab[y]): pairs[(x, y)]
+                               for x, y in sorted(pairs, key=lambda p: (ref.rank(p[0]), ref.rank(p[1])))},
+                     "vocab": {model.vocab[x] for x in vocab}}
             if branch == "reuse":
                 missing = model.ancestors(t) - vocab
             else:
@@ -67,7 +73,7 @@ def reference(counts_by_lang=TOY, k: int = K) -> dict:
             if len(vocab) + len(missing) + (branch == "merge") > k:
                 break
             vocab |= missing
-            record = {"lang": lang, "f_u": f_u, "f_b": f_b, "branch": branch,
+            record = {"lang": lang, "f_u": f_u, "f_b": f_b, "branch": branch, "state": state,
                       "unigram": label(model.vocab[t]) if t >= 0 else None,
                       "bigram": (label(model.vocab[best[0]]), label(model.vocab[best[1]])) if best else None}
             if branch == "merge":
@@ -76,6 +82,7 @@ def reference(counts_by_lang=TOY, k: int = K) -> dict:
                 vocab.add(c)
                 t = c
             record["token"] = label(model.vocab[t])
+            record["answer"] = ("reuse", model.vocab[t]) if branch == "reuse" else ("merge", (model.vocab[best[0]], model.vocab[best[1]]))
             record["segments"] = {bytes(b for x in seg for b in model.vocab[x]).decode(): [label(model.vocab[x]) for x in seg]
                                   for seg in ref.segs[lang]}
             records.append(record)

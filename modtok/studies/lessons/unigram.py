@@ -44,7 +44,7 @@ def em_step(corpus=CORPUS, vocab=VOCAB) -> tuple[dict, dict, dict]:
     per_word = {w: reference.expected_counts(w, vocab, UNK)[0] for w in corpus}
     totals = {p: sum(n * per_word[w].get(p, 0.0) for w, n in corpus.items()) for p in vocab}
     z = sum(totals.values())
-    return per_word, totals, {p: math.log(c / z) for p, c in totals.items()}
+    return per_word, totals, {p: math.log(c / z) if c > 0 else -math.inf for p, c in totals.items()}  # m_step's -inf
 
 
 def trace(word: str = WORD, vocab=VOCAB, corpus=CORPUS) -> list[Step]:
