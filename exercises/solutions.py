@@ -11,8 +11,8 @@ import math
 
 import regex
 
-
 # ---------------------------------------------------------------- rungs 1 and 2: BPE training
+
 
 def bytes_to_unicode() -> dict[int, str]:
     """GPT-2's byte-level alphabet: printable bytes stand for themselves, the others are moved
@@ -57,6 +57,7 @@ def train(word_counts: dict[str, int], num_merges: int) -> list[tuple[bytes, byt
 
 # ---------------------------------------------------------------- rung 3: encode like Llama-3
 
+
 def encode(text: str, ranks: dict[bytes, int], pattern: str) -> list[int]:
     """Cut ``text`` with the regex; a pre-token that is a token is that token (Llama-3's
     ``ignore_merges``), else merge the adjacent pair whose joined bytes have the lowest rank,
@@ -79,6 +80,7 @@ def encode(text: str, ranks: dict[bytes, int], pattern: str) -> list[int]:
 
 # ---------------------------------------------------------------- rung 4: Algorithm 2
 
+
 def choose(token_counts: dict[bytes, int], pair_counts: dict[tuple[bytes, bytes], int], vocab: set[bytes]):
     """Reuse the most frequent token not in V_i if it is at least as frequent as the most
     frequent pair; else learn that pair (ties: the first listed)."""
@@ -91,6 +93,7 @@ def choose(token_counts: dict[bytes, int], pair_counts: dict[tuple[bytes, bytes]
 
 
 # ---------------------------------------------------------------- rungs 5 and 6: Unigram
+
 
 def viterbi(text: str, vocab: dict[str, float]) -> list[str]:
     """The best segmentation: the best score of every prefix, then walk back."""
@@ -113,7 +116,12 @@ def em_step(corpus: dict[str, int], vocab: dict[str, float]) -> dict[str, float]
     the word counts, then log(count / total)."""
     counts = dict.fromkeys(vocab, 0.0)
     for word, n in corpus.items():
-        edges = [(s, e, word[s:e]) for s in range(len(word)) for e in range(s + 1, len(word) + 1) if word[s:e] in vocab]
+        edges = [
+            (s, e, word[s:e])
+            for s in range(len(word))
+            for e in range(s + 1, len(word) + 1)
+            if word[s:e] in vocab
+        ]
         alpha = [1.0] + [0.0] * len(word)
         for s, e, p in sorted(edges, key=lambda x: x[1]):
             alpha[e] += alpha[s] * math.exp(vocab[p])
@@ -127,6 +135,7 @@ def em_step(corpus: dict[str, int], vocab: dict[str, float]) -> dict[str, float]
 
 
 # ---------------------------------------------------------------- rung 7: parity-aware BPE
+
 
 def choose_language(dev_costs: dict[str, int], pair_counts: dict[str, dict[tuple[bytes, bytes], int]]):
     """The costliest language (ties: the first) with a pair seen at least twice, and its most

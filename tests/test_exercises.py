@@ -112,12 +112,21 @@ def classical_choice(dev_costs, pair_counts):
 
 RIGHT = {1: S.train, 2: S.train, 4: S.choose, 5: S.viterbi, 6: S.em_step, 7: S.choose_language}
 WRONG = {  # rung: (wrong solution, what the message must name)
-    1: (once_per_word_train, "merge 2: yours (b'\\xe0\\xa4', b'\\xa8') occurs 12 times, expected (b'u', b'g') (20 times"),
+    1: (
+        once_per_word_train,
+        "merge 2: yours (b'\\xe0\\xa4', b'\\xa8') occurs 12 times, expected (b'u', b'g') (20 times",
+    ),
     2: (lexicographic_train, ", merge "),
     4: (strict_choose, "f_u = 4 for 'ab', f_b = 4"),
-    5: (greedy_viterbi, "'acaa': yours ['a', 'ca', 'a'] scores -9.554, expected ['a', 'c', 'aa'] scores -6.963"),
+    5: (
+        greedy_viterbi,
+        "'acaa': yours ['a', 'ca', 'a'] scores -9.554, expected ['a', 'c', 'aa'] scores -6.963",
+    ),
     6: (hard_em_step, "piece 'a': yours"),
-    7: (classical_choice, "state 0 (dev costs {'x': 2, 'y': 4}): yours ('x', (b'a', b'b')), expected ('y', (b'c', b'd'))"),
+    7: (
+        classical_choice,
+        "state 0 (dev costs {'x': 2, 'y': 4}): yours ('x', (b'a', b'b')), expected ('y', (b'c', b'd'))",
+    ),
 }
 
 
@@ -138,8 +147,10 @@ def test_wrong_solution_fails_naming_the_first_difference(rung):
 def test_rung_1_accepts_any_tied_pair_and_rung_2_does_not():
     # one word "ab" + "ba": a+b and b+a tie; either is right on rung 1, only the engine's order on rung 2
     counts = {"ab": 1, "ba": 1}
+
     def other_tie(word_counts, num_merges):
         return [(b"b", b"a")]
+
     assert E.check_bpe_training(other_tie, counts, 1).ok
     assert not E.check_bpe_training(lambda c, n: [(b"a", b"a")], counts, 1).ok
     assert "not a token" in E.check_bpe_training(lambda c, n: [(b"ab", b"c")], counts, 1).message
@@ -153,6 +164,7 @@ def test_too_few_merges_are_named():
 def test_an_exception_in_the_learners_code_is_reported_not_raised():
     def skeleton(*args):
         raise NotImplementedError("write it")
+
     for rung, checker in E.CHECKERS.items():
         if rung != 3:
             check = checker(skeleton)
@@ -171,7 +183,12 @@ def udhr_lines():
 def test_rung_3_encode_against_llama3(udhr_lines):
     assert E.check_encode(S.encode, udhr_lines).ok
     check = E.check_encode(leftmost_encode, udhr_lines)
-    assert not check.ok and ", token " in check.message and "yours" in check.message and "expected" in check.message
+    assert (
+        not check.ok
+        and ", token " in check.message
+        and "yours" in check.message
+        and "expected" in check.message
+    )
 
 
 def test_the_exercise_notebook_runs_with_its_skeletons_and_checks_every_rung():
@@ -181,9 +198,14 @@ def test_the_exercise_notebook_runs_with_its_skeletons_and_checks_every_rung():
     import runpy
 
     path = REPO / "notebooks" / "exercises.py"
-    defined = {n.name for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.FunctionDef)}
+    defined = {
+        n.name
+        for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(n, ast.FunctionDef)
+    }
     assert defined == {"train", "encode", "choose", "viterbi", "em_step", "choose_language"} and all(
-        hasattr(S, name) for name in defined)
+        hasattr(S, name) for name in defined
+    )
     assert not path.name[0].isdigit()  # not in make demo's glob ([0-9]*.py): it stops on no check
     source = path.read_text(encoding="utf-8")
     checkers = [name for name in dir(E) if name.startswith("check_")]

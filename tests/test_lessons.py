@@ -8,8 +8,7 @@ import math
 
 import pytest
 
-from modtok.studies.lessons import LESSONS
-from modtok.studies.lessons import bpe, mixture, parity, pretoken, sequential, subtokenizers, unigram
+from modtok.studies.lessons import LESSONS, bpe, mixture, parity, pretoken, sequential, subtokenizers, unigram
 from modtok.ui.stepper import Predict, Stepper, render_step
 
 

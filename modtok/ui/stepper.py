@@ -8,7 +8,8 @@ visible), so it is tested without a browser:
 
 >>> from modtok.studies.lessons.steps import Step, pills, table
 >>> steps = [Step("start", "bytes", [pills("hug", ["h", "u", "g"])]),
-...          Step("merge 1", "u + g", [table(["pair", "count"], [["u g", 20]], mark=0), pills("hug", ["h", "ug"], [1])])]
+...          Step("merge 1", "u + g", [table(["pair", "count"], [["u g", 20]], mark=0),
+...                                    pills("hug", ["h", "ug"], [1])])]
 >>> s = Stepper(steps)
 >>> s.index, "merge 1" in s.html.value
 (0, False)
@@ -40,7 +41,8 @@ STYLE = """<style>
 .mt-step table{border-collapse:collapse;margin:4px 0}
 .mt-step td,.mt-step th{border:1px solid #ccc;padding:2px 8px;text-align:left}
 .mt-step tr.mt-mark td{background:#fff3b0;font-weight:bold}
-.mt-pill{display:inline-block;border-radius:6px;padding:1px 5px;margin:1px;background:#e3ecfa;font-family:monospace;white-space:pre}
+.mt-pill{display:inline-block;border-radius:6px;padding:1px 5px;margin:1px;background:#e3ecfa;
+ font-family:monospace;white-space:pre}
 .mt-pill.mt-mark{background:#ffd166;font-weight:bold}
 </style>"""
 
@@ -62,9 +64,12 @@ def render_table(block: dict) -> str:
     """
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in block["columns"])
     mark = ' class="mt-mark"'
-    rows = "".join(f"<tr{mark if i == block.get('mark') else ''}>"
-                   + "".join(f"<td>{html.escape(visible(str(v)))}</td>" for v in row) + "</tr>"
-                   for i, row in enumerate(block["rows"]))
+    rows = "".join(
+        f"<tr{mark if i == block.get('mark') else ''}>"
+        + "".join(f"<td>{html.escape(visible(str(v)))}</td>" for v in row)
+        + "</tr>"
+        for i, row in enumerate(block["rows"])
+    )
     caption = f"<caption>{html.escape(block['caption'])}</caption>" if block.get("caption") else ""
     return f"<table>{caption}<tr>{head}</tr>{rows}</table>"
 
@@ -76,8 +81,10 @@ def render_pills(block: dict) -> str:
     '<div><b>w</b> <span class="mt-pill">·h</span><span class="mt-pill mt-mark">ug</span> (2 tokens)</div>'
     """
     marked = set(block.get("mark", ()))
-    spans = "".join(f'<span class="mt-pill{" mt-mark" if i in marked else ""}">{html.escape(visible(t))}</span>'
-                    for i, t in enumerate(block["tokens"]))
+    spans = "".join(
+        f'<span class="mt-pill{" mt-mark" if i in marked else ""}">{html.escape(visible(t))}</span>'
+        for i, t in enumerate(block["tokens"])
+    )
     n = len(block["tokens"])
     return f"<div><b>{html.escape(block['name'])}</b> {spans} ({n} token{'s' if n != 1 else ''})</div>"
 
@@ -91,11 +98,15 @@ def render_step(step, index: int | None = None, total: int | None = None) -> str
     body = []
     for block in step.blocks:
         if block.get("kind") not in RENDERERS:
-            raise UsageError(f"step {step.title!r}: unknown block kind {block.get('kind')!r} "
-                             f"(known: {', '.join(RENDERERS)})")
+            raise UsageError(
+                f"step {step.title!r}: unknown block kind {block.get('kind')!r} "
+                f"(known: {', '.join(RENDERERS)})"
+            )
         body.append(RENDERERS[block["kind"]](block))
-    return (f'{STYLE}<div class="mt-step"><h4>{html.escape(where + step.title)}</h4>'
-            f"<p>{html.escape(step.note)}</p>{''.join(body)}</div>")
+    return (
+        f'{STYLE}<div class="mt-step"><h4>{html.escape(where + step.title)}</h4>'
+        f"<p>{html.escape(step.note)}</p>{''.join(body)}</div>"
+    )
 
 
 class Stepper(W.VBox):
@@ -107,12 +118,22 @@ class Stepper(W.VBox):
             raise UsageError("a stepper needs at least one step")
         self.steps = list(steps)
         last = len(self.steps) - 1
-        self.slider = W.IntSlider(0, min=0, max=last, description="step", continuous_update=True,
-                                  style={"description_width": "initial"})
+        self.slider = W.IntSlider(
+            0,
+            min=0,
+            max=last,
+            description="step",
+            continuous_update=True,
+            style={"description_width": "initial"},
+        )
         self.back = W.Button(description="◀ Back", tooltip="the previous step")
         self.next = W.Button(description="Next ▶", tooltip="the next step")
-        self.play = W.Play(value=0, min=0, max=last, interval=interval_ms, description="play", tooltip="play the steps")
-        W.jslink((self.play, "value"), (self.slider, "value"))  # in the browser; the kernel follows the slider
+        self.play = W.Play(
+            value=0, min=0, max=last, interval=interval_ms, description="play", tooltip="play the steps"
+        )
+        W.jslink(
+            (self.play, "value"), (self.slider, "value")
+        )  # in the browser; the kernel follows the slider
         self.html = W.HTML()
         self.back.on_click(lambda _: self.go(self.index - 1))
         self.next.on_click(lambda _: self.go(self.index + 1))
@@ -140,8 +161,12 @@ class Predict(W.VBox):
 
     def __init__(self, prediction):
         self.prediction = prediction
-        self.choice = W.ToggleButtons(options=list(prediction.options), value=None, description="your answer",
-                                      style={"description_width": "initial"})
+        self.choice = W.ToggleButtons(
+            options=list(prediction.options),
+            value=None,
+            description="your answer",
+            style={"description_width": "initial"},
+        )
         self.reveal = W.Button(description="Reveal", button_style="info", tooltip="show the computed answer")
         self.answer = W.HTML()
         self.reveal.on_click(lambda _: self.show_answer())
@@ -156,5 +181,6 @@ class Predict(W.VBox):
             verdict = "Right."
         else:
             verdict = f"Your answer was {html.escape(self.choice.value)}: not quite."
-        self.answer.value = (f"<p>{verdict} The answer is <b>{html.escape(p.answer)}</b>: "
-                             f"{html.escape(p.why)}.</p>")
+        self.answer.value = (
+            f"<p>{verdict} The answer is <b>{html.escape(p.answer)}</b>: {html.escape(p.why)}.</p>"
+        )

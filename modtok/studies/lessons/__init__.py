@@ -19,5 +19,12 @@ fast path on the same toy; ``tests/test_lessons.py`` checks that they agree):
 Every toy is a few words written here: no data, seconds on Run All.
 """
 
-LESSONS = {"01": "bpe", "02": "sequential", "03": "unigram", "04": "subtokenizers", "05": "parity",
-           "06": "mixture", "07": "pretoken"}
+LESSONS = {
+    "01": "bpe",
+    "02": "sequential",
+    "03": "unigram",
+    "04": "subtokenizers",
+    "05": "parity",
+    "06": "mixture",
+    "07": "pretoken",
+}

@@ -58,10 +58,19 @@ def trace(counts_by_lang=TOY, merges: int = MERGES) -> list[Step]:
         return {w: segs[w] for w in words}
 
     def word_pills(mark_token: str | None) -> list[dict]:
-        return [pills(repr(w), s, [i for i, t in enumerate(s) if t == mark_token]) for w, s in segmentation().items()]
+        return [
+            pills(repr(w), s, [i for i, t in enumerate(s) if t == mark_token])
+            for w, s in segmentation().items()
+        ]
 
-    steps = [Step("the words as bytes", f"{len(words)} words in {len(ref.languages)} scripts, every byte a token",
-                  word_pills(None), {"words": segmentation(), "merge": None})]
+    steps = [
+        Step(
+            "the words as bytes",
+            f"{len(words)} words in {len(ref.languages)} scripts, every byte a token",
+            word_pills(None),
+            {"words": segmentation(), "merge": None},
+        )
+    ]
     for m in range(1, merges + 1):
         counts = ref.pair_counts()
         if not counts:
@@ -75,13 +84,22 @@ def trace(counts_by_lang=TOY, merges: int = MERGES) -> list[Step]:
         ref.merge(a, b, len(vocab) - 1)
         new = label(vocab[-1])
         tie = f" (tied with {len(ties) - 1} more: HF's byte order decides)" if len(ties) > 1 else ""
-        steps.append(Step(f"merge {m}: {label(vocab[a])} + {label(vocab[b])} → {new}",
-                          f"the most frequent pair, {counts[(a, b)]} times{tie}",
-                          [table(["left", "right", "count"], rows, mark=0, caption="pair counts before the merge"),
-                           *word_pills(new)],
-                          {"merge": (label(vocab[a]), label(vocab[b])), "count": counts[(a, b)],
-                           "pair_counts": {(label(vocab[x]), label(vocab[y])): n for (x, y), n in counts.items()},
-                           "words": segmentation()}))
+        steps.append(
+            Step(
+                f"merge {m}: {label(vocab[a])} + {label(vocab[b])} → {new}",
+                f"the most frequent pair, {counts[(a, b)]} times{tie}",
+                [
+                    table(["left", "right", "count"], rows, mark=0, caption="pair counts before the merge"),
+                    *word_pills(new),
+                ],
+                {
+                    "merge": (label(vocab[a]), label(vocab[b])),
+                    "count": counts[(a, b)],
+                    "pair_counts": {(label(vocab[x]), label(vocab[y])): n for (x, y), n in counts.items()},
+                    "words": segmentation(),
+                },
+            )
+        )
     return steps
 
 
@@ -89,20 +107,28 @@ def engine_run(counts_by_lang=TOY, merges: int = MERGES) -> dict:
     """The same toy through the library's trainer (:func:`modtok.bpe.standard.train`, the
     numba engine): its merges and every word's segmentation, labelled as in :func:`trace`."""
     model = standard.train(counts_by_lang, 256 + merges, scheme="whitespace")
-    engine = Engine.from_counts(counts_by_lang, merges=model.merges, results=model.results, capacity=len(model) + 1)
+    engine = Engine.from_counts(
+        counts_by_lang, merges=model.merges, results=model.results, capacity=len(model) + 1
+    )
     words = _words(counts_by_lang)
     segs = {w: [label(model.vocab[t]) for t in engine.segmentation(i)] for i, w in enumerate(words)}
-    return {"merges": [(label(model.vocab[a]), label(model.vocab[b])) for a, b in model.merges], "words": segs}
+    return {
+        "merges": [(label(model.vocab[a]), label(model.vocab[b])) for a, b in model.merges],
+        "words": segs,
+    }
 
 
 def prediction(counts_by_lang=TOY) -> Prediction:
-    """"Which pair merges first?" over the three most frequent pairs."""
+    """ "Which pair merges first?" over the three most frequent pairs."""
     first = trace(counts_by_lang, 1)[1]
     counts = first.data["pair_counts"]
     options = sorted(counts, key=lambda p: -counts[p])[:3]
     shown = [f"{a} + {b}" for a, b in options]
     a, b = first.data["merge"]
     bytes_note = ": pieces of characters (a Devanagari letter is 3 bytes)" if a.startswith("<") else ""
-    return Prediction("Which pair does BPE merge first?", shown, f"{a} + {b}",
-                      f"it occurs {counts[(a, b)]} times, counts included, the next one "
-                      f"{counts[options[1]]}{bytes_note}")
+    return Prediction(
+        "Which pair does BPE merge first?",
+        shown,
+        f"{a} + {b}",
+        f"it occurs {counts[(a, b)]} times, counts included, the next one {counts[options[1]]}{bytes_note}",
+    )

@@ -18,8 +18,9 @@ are equally good the inputs are given in tie-break order and the first one wins 
 ``max`` keeps the first maximum). A checker calls the learner's function, compares, and
 returns a :class:`Check`; an exception in the learner's code is reported, not raised:
 
->>> check_viterbi(lambda text, vocab: list(text))
-Check(rung 5, Viterbi over a lattice: not yet. 'abb': yours ['a', 'b', 'b'] scores -4.0, expected ['ab', 'b'] scores -2.7)
+>>> check = check_viterbi(lambda text, vocab: list(text))
+>>> check.ok, check.message
+(False, "'abb': yours ['a', 'b', 'b'] scores -4.0, expected ['ab', 'b'] scores -2.7")
 >>> check_viterbi(lambda text, vocab: 1 / 0).message
 'your function raised ZeroDivisionError: division by zero'
 """
@@ -34,15 +35,21 @@ from dataclasses import dataclass
 from functools import cache
 
 from modtok.bpe import standard
-from modtok.errors import MissingPackageError
 from modtok.bpe.reference import ReferenceEngine
+from modtok.errors import MissingPackageError
 from modtok.studies.lessons import bpe, parity, sequential, subtokenizers, unigram
 from modtok.text.pretokenize import from_byte_level, pattern
 from modtok.unigram import reference as uni_ref
 
-RUNGS = {1: "train BPE on a toy corpus", 2: "match modtok's engine merge for merge",
-         3: "encode like a deployed tokenizer", 4: "the rule of Algorithm 2", 5: "Viterbi over a lattice",
-         6: "one EM step", 7: "a parity-aware choice"}
+RUNGS = {
+    1: "train BPE on a toy corpus",
+    2: "match modtok's engine merge for merge",
+    3: "encode like a deployed tokenizer",
+    4: "the rule of Algorithm 2",
+    5: "Viterbi over a lattice",
+    6: "one EM step",
+    7: "a parity-aware choice",
+}
 ALPHABET = ["a", "b", "c", " ", "é", "न", "म", "्"]  # one- two- and three-byte characters, a mark
 TRIALS = 12
 
@@ -56,7 +63,8 @@ class Check:
     message: str
 
     def __repr__(self) -> str:
-        return f"Check(rung {self.rung}, {RUNGS[self.rung]}: {'passed' if self.ok else 'not yet'}. {self.message})"
+        verdict = "passed" if self.ok else "not yet"
+        return f"Check(rung {self.rung}, {RUNGS[self.rung]}: {verdict}. {self.message})"
 
 
 def _call(fn: Callable, *args):
@@ -115,15 +123,23 @@ def check_bpe_training(train: Callable, counts: Counter | None = None, num_merge
         top = max(pairs.values())
         best = [(vocab[a], vocab[b]) for a, b in ref.tied_pairs()]
         if merge not in best:
-            return Check(1, False, f"merge {i + 1}: yours {merge!r} occurs {_pair_count(ref, vocab, merge)} times, expected "
-                                   f"{' or '.join(map(repr, best))} ({top} times, the most frequent)")
+            return Check(
+                1,
+                False,
+                f"merge {i + 1}: yours {merge!r} occurs {_pair_count(ref, vocab, merge)} times, expected "
+                f"{' or '.join(map(repr, best))} ({top} times, the most frequent)",
+            )
         _replay(ref, vocab, merge)
     if len(merges) > num_merges:
         return Check(1, False, f"{len(merges)} merges, {num_merges} asked for")
     if len(merges) < num_merges and ref.pair_counts():
         a, b, n = ref.best_pair()
-        return Check(1, False, f"{len(merges)} merges, {num_merges} asked for: the next would be "
-                               f"{(vocab[a], vocab[b])!r} ({n} times)")
+        return Check(
+            1,
+            False,
+            f"{len(merges)} merges, {num_merges} asked for: the next would be "
+            f"{(vocab[a], vocab[b])!r} ({n} times)",
+        )
     return Check(1, True, f"{len(merges)} merges, each the most frequent pair at its step")
 
 
@@ -145,12 +161,18 @@ def check_engine_match(train: Callable, seed: int = 0, trials: int = TRIALS, num
             if reason := _invalid(vocab, mine):
                 return Check(2, False, f"corpus {trial} {dict(counts)}, merge {i + 1}: {reason}")
             if mine != want:
-                return Check(2, False, f"corpus {trial} {dict(counts)}, merge {i + 1}: yours {mine!r} "
-                                       f"({_pair_count(ref, vocab, mine)} times), expected {want!r} "
-                                       f"({_pair_count(ref, vocab, want)} times)")
+                return Check(
+                    2,
+                    False,
+                    f"corpus {trial} {dict(counts)}, merge {i + 1}: yours {mine!r} "
+                    f"({_pair_count(ref, vocab, mine)} times), expected {want!r} "
+                    f"({_pair_count(ref, vocab, want)} times)",
+                )
             _replay(ref, vocab, want)
         if len(merges) != len(expected):
-            return Check(2, False, f"corpus {trial} {dict(counts)}: {len(merges)} merges, expected {len(expected)}")
+            return Check(
+                2, False, f"corpus {trial} {dict(counts)}: {len(merges)} merges, expected {len(expected)}"
+            )
     return Check(2, True, f"{trials} random corpora, every merge as modtok's engine makes it")
 
 
@@ -163,7 +185,9 @@ def llama3_ranks() -> dict[bytes, int]:
     return {from_byte_level(token): i for token, i in vocab.items()}
 
 
-def udhr_lines(langs=("eng_Latn", "hin_Deva", "zho_Hans", "arb_Arab"), per_language: int = 2) -> list[tuple[str, str]]:
+def udhr_lines(
+    langs=("eng_Latn", "hin_Deva", "zho_Hans", "arb_Arab"), per_language: int = 2
+) -> list[tuple[str, str]]:
     """``(language, line)`` from the installed UDHR (:mod:`modtok.text.udhr`)."""
     from modtok.text import udhr
 
@@ -195,12 +219,19 @@ def check_encode(encode: Callable, lines: list[tuple[str, str]] | None = None) -
         mine = list(mine)
         for i, (a, b) in enumerate(zip(mine, want)):
             if a != b:
-                return Check(3, False, f"line {n} ({lang}) {line[:40]!r}…, token {i}: yours {a} "
-                                       f"({by_id.get(a)!r}), expected {b} ({by_id[b]!r})")
+                return Check(
+                    3,
+                    False,
+                    f"line {n} ({lang}) {line[:40]!r}…, token {i}: yours {a} "
+                    f"({by_id.get(a)!r}), expected {b} ({by_id[b]!r})",
+                )
         if len(mine) != len(want):
             return Check(3, False, f"line {n} ({lang}): {len(mine)} ids, expected {len(want)}")
-    return Check(3, True, f"{len(lines)} UDHR lines in {len({lang for lang, _ in lines})} scripts, "
-                          f"every id as Llama-3's")
+    return Check(
+        3,
+        True,
+        f"{len(lines)} UDHR lines in {len({lang for lang, _ in lines})} scripts, every id as Llama-3's",
+    )
 
 
 # ---------------------------------------------------------------- rung 4: Algorithm 2
@@ -209,7 +240,11 @@ def check_encode(encode: Callable, lines: list[tuple[str, str]] | None = None) -
 def algorithm2_states(seed: int = 0, trials: int = 4) -> list[dict]:
     """The states Algorithm 2 decided on: the lessons' toys, then random ones of ``seed``."""
     rng = random.Random(seed)
-    toys = [(sequential.TOY, sequential.K), (sequential.UNION_TOY, sequential.UNION_K), (subtokenizers.TOY, 262)]
+    toys = [
+        (sequential.TOY, sequential.K),
+        (sequential.UNION_TOY, sequential.UNION_K),
+        (subtokenizers.TOY, 262),
+    ]
     toys += [({lang: _corpus(rng) for lang in ("x", "y", "z")}, 262) for _ in range(trials)]
     return [r for toy, k in toys for r in sequential.reference(toy, k)["steps"]]
 
@@ -225,8 +260,12 @@ def check_algorithm2(choose: Callable, seed: int = 0) -> Check:
         if error:
             return Check(4, False, f"state {n}: {error}")
         if mine != r["answer"]:
-            return Check(4, False, f"state {n} (language {r['lang']}; f_u = {r['f_u']} for {r['unigram']!r}, "
-                                   f"f_b = {r['f_b']} for {r['bigram']!r}): yours {mine!r}, expected {r['answer']!r}")
+            return Check(
+                4,
+                False,
+                f"state {n} (language {r['lang']}; f_u = {r['f_u']} for {r['unigram']!r}, "
+                f"f_b = {r['f_b']} for {r['bigram']!r}): yours {mine!r}, expected {r['answer']!r}",
+            )
     return Check(4, True, f"{len(states)} decisions of Algorithm 2, each as the paper's rule makes it")
 
 
@@ -239,7 +278,9 @@ def unigram_cases(seed: int = 0, trials: int = TRIALS) -> list[tuple[str, dict]]
     rng = random.Random(seed)
     cases = [(unigram.WORD, dict(unigram.VOCAB))]
     for _ in range(trials):
-        pieces = {"a", "b", "c"} | {"".join(rng.choice("abc") for _ in range(rng.randint(2, 3))) for _ in range(5)}
+        pieces = {"a", "b", "c"} | {
+            "".join(rng.choice("abc") for _ in range(rng.randint(2, 3))) for _ in range(5)
+        }
         vocab = {p: round(-rng.uniform(0.5, 4.0), 3) for p in sorted(pieces)}
         cases.append(("".join(rng.choice("abc") for _ in range(rng.randint(3, 8))), vocab))
     return cases
@@ -261,8 +302,12 @@ def check_viterbi(viterbi: Callable, seed: int = 0) -> Check:
         if "".join(p for p in mine if isinstance(p, str)) != text or _score(mine, vocab) is None:
             return Check(5, False, f"{text!r}: yours {mine} does not spell it with pieces of the vocabulary")
         if mine != want:
-            return Check(5, False, f"{text!r}: yours {mine} scores {_score(mine, vocab)}, expected {want} "
-                                   f"scores {_score(want, vocab)}")
+            return Check(
+                5,
+                False,
+                f"{text!r}: yours {mine} scores {_score(mine, vocab)}, expected {want} "
+                f"scores {_score(want, vocab)}",
+            )
     return Check(5, True, f"{len(cases)} lattices, every best path found")
 
 
@@ -271,7 +316,10 @@ def check_em_step(em_step: Callable, seed: int = 0, tol: float = 1e-6) -> Check:
     expected counts by forward-backward, summed over the corpus, divided by their total."""
     rng = random.Random(seed)
     cases = [(dict(unigram.CORPUS), dict(unigram.VOCAB))]
-    cases += [({text: rng.randint(1, 4), text[::-1]: rng.randint(1, 4)}, vocab) for text, vocab in unigram_cases(seed)[1:]]
+    cases += [
+        ({text: rng.randint(1, 4), text[::-1]: rng.randint(1, 4)}, vocab)
+        for text, vocab in unigram_cases(seed)[1:]
+    ]
     for corpus, vocab in cases:
         _, totals, want = unigram.em_step(corpus, vocab)
         mine, error = _call(em_step, dict(corpus), dict(vocab))
@@ -281,8 +329,12 @@ def check_em_step(em_step: Callable, seed: int = 0, tol: float = 1e-6) -> Check:
         for piece, logp in want.items():
             got = mine.get(piece) if isinstance(mine, dict) else None
             if got is None or not math.isclose(got, logp, rel_tol=tol, abs_tol=tol):
-                return Check(6, False, f"corpus {corpus}, piece {piece!r}: yours {got}, expected {logp:.6f} "
-                                       f"(expected count {totals[piece]:.4f} of {z:.4f})")
+                return Check(
+                    6,
+                    False,
+                    f"corpus {corpus}, piece {piece!r}: yours {got}, expected {logp:.6f} "
+                    f"(expected count {totals[piece]:.4f} of {z:.4f})",
+                )
     return Check(6, True, f"{len(cases)} EM steps, every new log-probability within {tol}")
 
 
@@ -301,9 +353,16 @@ def parity_states(seed: int = 0, trials: int = 5) -> list[dict]:
     for run in runs:
         vocab = run["model"].vocab
         for s in run["steps"]:
-            out.append({"costs": s["costs"], "answer": (s["chosen"], (vocab[s["pair"][0]], vocab[s["pair"][1]])),
-                        "pairs": {lang: {(vocab[a], vocab[b]): n for (a, b), n in c.items()}
-                                  for lang, c in s["pair_counts"].items()}})
+            out.append(
+                {
+                    "costs": s["costs"],
+                    "answer": (s["chosen"], (vocab[s["pair"][0]], vocab[s["pair"][1]])),
+                    "pairs": {
+                        lang: {(vocab[a], vocab[b]): n for (a, b), n in c.items()}
+                        for lang, c in s["pair_counts"].items()
+                    },
+                }
+            )
     return out
 
 
@@ -317,9 +376,20 @@ def check_parity_choice(choose: Callable, seed: int = 0) -> Check:
         if error:
             return Check(7, False, f"state {n}: {error}")
         if mine != s["answer"]:
-            return Check(7, False, f"state {n} (dev costs {s['costs']}): yours {mine!r}, expected {s['answer']!r}")
-    return Check(7, True, f"{len(states)} parity-aware merges, each for the language and pair the method picks")
+            return Check(
+                7, False, f"state {n} (dev costs {s['costs']}): yours {mine!r}, expected {s['answer']!r}"
+            )
+    return Check(
+        7, True, f"{len(states)} parity-aware merges, each for the language and pair the method picks"
+    )
 
 
-CHECKERS = {1: check_bpe_training, 2: check_engine_match, 3: check_encode, 4: check_algorithm2,
-            5: check_viterbi, 6: check_em_step, 7: check_parity_choice}
+CHECKERS = {
+    1: check_bpe_training,
+    2: check_engine_match,
+    3: check_encode,
+    4: check_algorithm2,
+    5: check_viterbi,
+    6: check_em_step,
+    7: check_parity_choice,
+}

@@ -34,7 +34,9 @@ FERTILITY = [  # per iteration, as measured on the tokenizer of the previous mix
 MU, EPS, T = 0.5, 0.1, 1000  # momentum μ, ε, character budget T
 
 
-def reference(fertility=FERTILITY, start=START, mu: float = MU, eps: float = EPS, total: int = T) -> list[dict]:
+def reference(
+    fertility=FERTILITY, start=START, mu: float = MU, eps: float = EPS, total: int = T
+) -> list[dict]:
     """One dict per iteration: f, δ, w, t, m (the next mixture) and C, by hand."""
     m, out = dict(start), []
     for f in fertility:
@@ -52,7 +54,9 @@ def reference(fertility=FERTILITY, start=START, mu: float = MU, eps: float = EPS
     return out
 
 
-def engine_run(fertility=FERTILITY, start=START, mu: float = MU, eps: float = EPS, total: int = T) -> list[dict]:
+def engine_run(
+    fertility=FERTILITY, start=START, mu: float = MU, eps: float = EPS, total: int = T
+) -> list[dict]:
     """The library's update and allocation, iteration by iteration."""
     m, out = dict(start), []
     for f in fertility:
@@ -63,30 +67,60 @@ def engine_run(fertility=FERTILITY, start=START, mu: float = MU, eps: float = EP
 
 def trace(fertility=FERTILITY, start=START, mu: float = MU, eps: float = EPS, total: int = T) -> list[Step]:
     """Per iteration: the fertilities, then δ → w → t, then the mixture and the characters."""
-    steps = [Step("the start", f"a uniform mixture; μ = {mu}, ε = {eps}, T = {total} characters",
-                  [table(["language", "m"], [[l, round(v, 4)] for l, v in start.items()])], {"m": dict(start)})]
+    steps = [
+        Step(
+            "the start",
+            f"a uniform mixture; μ = {mu}, ε = {eps}, T = {total} characters",
+            [table(["language", "m"], [[l, round(v, 4)] for l, v in start.items()])],
+            {"m": dict(start)},
+        )
+    ]
     m = start
     for n, it in enumerate(reference(fertility, start, mu, eps, total), 1):
         worst = max(it["f"], key=it["f"].get)
         cols = ["language", "fertility f", "δ (Eq. 1)", "w = δ + ε (Eq. 2)", "t (Eq. 3)"]
-        rows = [[l, it["f"][l], round(it["delta"][l], 4), round(it["w"][l], 4), round(it["t"][l], 4)] for l in it["f"]]
-        steps.append(Step(f"iteration {n}: fertility → target", f"{worst} has the highest fertility, so the largest "
-                          f"target share", [table(cols, rows, mark=list(it["f"]).index(worst))], it))
+        rows = [
+            [l, it["f"][l], round(it["delta"][l], 4), round(it["w"][l], 4), round(it["t"][l], 4)]
+            for l in it["f"]
+        ]
+        steps.append(
+            Step(
+                f"iteration {n}: fertility → target",
+                f"{worst} has the highest fertility, so the largest target share",
+                [table(cols, rows, mark=list(it["f"]).index(worst))],
+                it,
+            )
+        )
         rows = [[l, round(m[l], 4), round(it["m"][l], 4), it["C"][l]] for l in it["f"]]
-        steps.append(Step(f"iteration {n}: the next mixture", f"m = (1 − {mu})·m_prev + {mu}·t (Eq. 4); "
-                          f"C = round(m·T) (Eq. 5)", [table(["language", "m before", "m after (Eq. 4)", "C (Eq. 5)"],
-                                                           rows, mark=list(it["f"]).index(worst))], it))
+        steps.append(
+            Step(
+                f"iteration {n}: the next mixture",
+                f"m = (1 − {mu})·m_prev + {mu}·t (Eq. 4); C = round(m·T) (Eq. 5)",
+                [
+                    table(
+                        ["language", "m before", "m after (Eq. 4)", "C (Eq. 5)"],
+                        rows,
+                        mark=list(it["f"]).index(worst),
+                    )
+                ],
+                it,
+            )
+        )
         m = it["m"]
     return steps
 
 
 def prediction(fertility=FERTILITY, start=START, mu: float = MU, eps: float = EPS) -> Prediction:
-    """"Does the next update raise or lower this language's share?" for the last iteration's worst."""
+    """ "Does the next update raise or lower this language's share?" for the last iteration's worst."""
     first = reference(fertility[:1], start, mu, eps)[0]
     lang = max(first["f"], key=first["f"].get)
     second = reference(fertility, start, mu, eps)[1]
     answer = "rise" if second["m"][lang] > first["m"][lang] else "fall"
-    return Prediction(f"Iteration 2: {lang}'s fertility is now {fertility[1][lang]} (was {fertility[0][lang]}). "
-                      f"Does its share rise or fall?", ["rise", "fall"], answer,
-                      f"its target t is {second['t'][lang]:.4f} against a share of {first['m'][lang]:.4f}: "
-                      f"Eq. 4 moves the share {'up' if answer == 'rise' else 'down'} towards t")
+    return Prediction(
+        f"Iteration 2: {lang}'s fertility is now {fertility[1][lang]} (was {fertility[0][lang]}). "
+        f"Does its share rise or fall?",
+        ["rise", "fall"],
+        answer,
+        f"its target t is {second['t'][lang]:.4f} against a share of {first['m'][lang]:.4f}: "
+        f"Eq. 4 moves the share {'up' if answer == 'rise' else 'down'} towards t",
+    )

@@ -46,11 +46,25 @@ def reference(train=TRAIN, dev=DEV, merges: int = MERGES) -> dict:
             break
         a, b, n = eng.best_pair(chosen)
         top = eng.best_pair()
-        out["steps"].append({"costs": costs, "chosen": chosen, "pair": (a, b), "count": n,
-                             "pair_counts": {lang: dict(sorted(eng.pair_counts(lang).items(),  # tie-break order
-                                                               key=lambda kv: (eng.rank(kv[0][0]), eng.rank(kv[0][1]))))
-                                             for lang in langs},
-                             "global_pair": top[:2], "global_count": top[2]})
+        out["steps"].append(
+            {
+                "costs": costs,
+                "chosen": chosen,
+                "pair": (a, b),
+                "count": n,
+                "pair_counts": {
+                    lang: dict(
+                        sorted(
+                            eng.pair_counts(lang).items(),  # tie-break order
+                            key=lambda kv: (eng.rank(kv[0][0]), eng.rank(kv[0][1])),
+                        )
+                    )
+                    for lang in langs
+                },
+                "global_pair": top[:2],
+                "global_count": top[2],
+            }
+        )
         c = model.add_merge(a, b)
         eng.merge(a, b, c)
         dev_eng.merge(a, b, c)
@@ -64,8 +78,11 @@ def reference(train=TRAIN, dev=DEV, merges: int = MERGES) -> dict:
 def engine_run(train=TRAIN, dev=DEV, merges: int = MERGES) -> dict:
     """The library's :func:`modtok.bpe.parity.train` (the engine, per-language heaps) on the toy."""
     res = parity.train(train, dev, 256 + merges, scheme="whitespace")
-    return {"merges": res.model.merges, "choices": res.choices,
-            "costs": [dict(zip(res.languages, map(int, row))) for row in res.dev_tokens]}
+    return {
+        "merges": res.model.merges,
+        "choices": res.choices,
+        "costs": [dict(zip(res.languages, map(int, row))) for row in res.dev_tokens],
+    }
 
 
 def trace(train=TRAIN, dev=DEV, merges: int = MERGES) -> list[Step]:
@@ -76,28 +93,53 @@ def trace(train=TRAIN, dev=DEV, merges: int = MERGES) -> list[Step]:
     def pair(p) -> str:
         return f"{label(vocab[p[0]])} + {label(vocab[p[1]])}"
 
-    steps = [Step("the toy", "training words and parallel dev words per language",
-                  [table(["language", "training", "dev"], [[lang, dict(train[lang]), dict(dev[lang])] for lang in train])])]
+    steps = [
+        Step(
+            "the toy",
+            "training words and parallel dev words per language",
+            [
+                table(
+                    ["language", "training", "dev"],
+                    [[lang, dict(train[lang]), dict(dev[lang])] for lang in train],
+                )
+            ],
+        )
+    ]
     for m, s in enumerate(run["steps"], 1):
         rows = []
         for lang in train:
             counts = s["pair_counts"][lang]
             top = max(counts.items(), key=lambda kv: kv[1], default=None)
             rows.append([lang, s["costs"][lang], pair(top[0]) if top else "—", top[1] if top else 0])
-        steps.append(Step(f"merge {m}: {pair(s['pair'])} for {s['chosen']}",
-                          f"{s['chosen']} costs most on the dev text ({s['costs'][s['chosen']]} tokens), so its pair "
-                          f"wins; classical BPE would merge {pair(s['global_pair'])} ({s['global_count']} times)",
-                          [table(["language", "dev tokens", "its top pair", "count"], rows,
-                                 mark=list(train).index(s["chosen"]))],
-                          {**s, "pair": tuple(label(vocab[t]) for t in s["pair"]),
-                           "global_pair": tuple(label(vocab[t]) for t in s["global_pair"])}))
+        steps.append(
+            Step(
+                f"merge {m}: {pair(s['pair'])} for {s['chosen']}",
+                f"{s['chosen']} costs most on the dev text ({s['costs'][s['chosen']]} tokens), so its pair "
+                f"wins; classical BPE would merge {pair(s['global_pair'])} ({s['global_count']} times)",
+                [
+                    table(
+                        ["language", "dev tokens", "its top pair", "count"],
+                        rows,
+                        mark=list(train).index(s["chosen"]),
+                    )
+                ],
+                {
+                    **s,
+                    "pair": tuple(label(vocab[t]) for t in s["pair"]),
+                    "global_pair": tuple(label(vocab[t]) for t in s["global_pair"]),
+                },
+            )
+        )
     return steps
 
 
 def prediction(train=TRAIN, dev=DEV) -> Prediction:
-    """"Which language does the first merge serve?"."""
+    """ "Which language does the first merge serve?"."""
     first = reference(train, dev, 1)["steps"][0]
     costs = ", ".join(f"{lang} {n}" for lang, n in first["costs"].items())
-    return Prediction("Which language does parity-aware BPE serve with its first merge?", list(train),
-                      first["chosen"], f"the costliest on the dev text (tokens: {costs}), whatever pair is "
-                      f"most frequent overall")
+    return Prediction(
+        "Which language does parity-aware BPE serve with its first merge?",
+        list(train),
+        first["chosen"],
+        f"the costliest on the dev text (tokens: {costs}), whatever pair is most frequent overall",
+    )

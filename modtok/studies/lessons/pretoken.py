@@ -75,28 +75,53 @@ def trace(phrase: str = PHRASE, lines=CORPUS, merges: int = MERGES) -> list[Step
     learned = reference(lines, merges)
     token = first_crossing(learned["R2"], lines)
     return [
-        Step("the phrase", f"{phrase.strip()!r}, {len(phrase.strip())} code points; its vowel signs are combining marks",
-             [pills("characters", list(phrase))], {"phrase": phrase}),
-        Step("pre-tokens", "R1 (letters only) ends a word at every vowel sign; R2 keeps the marks in the word",
-             [pills(f"{name} ({SCHEMES[name]})", p, [i for i, x in enumerate(p) if _mark_initial(x)])
-              for name, p in cut.items()],
-             {**cut}),
-        Step("the floor", "no merge crosses a pre-token border: the pre-tokens are the fewest tokens any extension "
-             "can reach", [table(["regex", "pre-tokens = the floor"], [[n, f] for n, f in floor.items()])],
-             {"floor": floor}),
-        Step("what BPE learns", f"{merges} merges on {len(lines)} toy lines under each regex",
-             [pills(name, toks, [i for i, t in enumerate(toks) if t == token]) for name, toks in learned.items()],
-             {"learned": learned}),
-        Step(f"a token R1 cannot make: {token!r}", f"R1 cuts {token!r} itself into {pretokenize(token, SCHEMES['R1'])}: "
-             "it crosses a border, so no number of R1 merges builds it",
-             [pills("R1 pre-tokens", cut["R1"]), pills("R2 token", [token], [0])],
-             {"token": token, "in R1": token in learned["R1"], "in R2": token in learned["R2"]}),
+        Step(
+            "the phrase",
+            f"{phrase.strip()!r}, {len(phrase.strip())} code points; its vowel signs are combining marks",
+            [pills("characters", list(phrase))],
+            {"phrase": phrase},
+        ),
+        Step(
+            "pre-tokens",
+            "R1 (letters only) ends a word at every vowel sign; R2 keeps the marks in the word",
+            [
+                pills(f"{name} ({SCHEMES[name]})", p, [i for i, x in enumerate(p) if _mark_initial(x)])
+                for name, p in cut.items()
+            ],
+            {**cut},
+        ),
+        Step(
+            "the floor",
+            "no merge crosses a pre-token border: the pre-tokens are the fewest tokens any extension "
+            "can reach",
+            [table(["regex", "pre-tokens = the floor"], [[n, f] for n, f in floor.items()])],
+            {"floor": floor},
+        ),
+        Step(
+            "what BPE learns",
+            f"{merges} merges on {len(lines)} toy lines under each regex",
+            [
+                pills(name, toks, [i for i, t in enumerate(toks) if t == token])
+                for name, toks in learned.items()
+            ],
+            {"learned": learned},
+        ),
+        Step(
+            f"a token R1 cannot make: {token!r}",
+            f"R1 cuts {token!r} itself into {pretokenize(token, SCHEMES['R1'])}: "
+            "it crosses a border, so no number of R1 merges builds it",
+            [pills("R1 pre-tokens", cut["R1"]), pills("R2 token", [token], [0])],
+            {"token": token, "in R1": token in learned["R1"], "in R2": token in learned["R2"]},
+        ),
     ]
 
 
 def prediction(phrase: str = PHRASE, lines=CORPUS, merges: int = MERGES) -> Prediction:
-    """"Can BPE under R1 ever make this token?"."""
+    """ "Can BPE under R1 ever make this token?"."""
     token = first_crossing(reference(lines, merges)["R2"], lines)
-    return Prediction(f"Can BPE under the letters-only regex (R1) ever learn the token {token!r}?", ["yes", "no"],
-                      "no", f"R1 cuts {phrase.strip()!r} as {pretokenize(phrase, SCHEMES['R1'])}: {token!r} "
-                      f"would cross a border")
+    return Prediction(
+        f"Can BPE under the letters-only regex (R1) ever learn the token {token!r}?",
+        ["yes", "no"],
+        "no",
+        f"R1 cuts {phrase.strip()!r} as {pretokenize(phrase, SCHEMES['R1'])}: {token!r} would cross a border",
+    )

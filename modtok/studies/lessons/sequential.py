@@ -32,7 +32,7 @@ from collections import Counter
 
 from modtok.bpe.concat import train_concat
 from modtok.bpe.model import BPEModel
-from modtok.bpe.reference import ReferenceEngine, merge_word
+from modtok.bpe.reference import ReferenceEngine
 from modtok.bpe.sequential import train_sequential
 from modtok.studies.lessons.steps import Prediction, Step, label, pills, table
 
@@ -53,7 +53,9 @@ def reference(counts_by_lang=TOY, k: int = K) -> dict:
         vocab = set(range(256))
         while len(vocab) < k:
             tokens = ref.token_counts()
-            outside = sorted((t for t in tokens if t not in vocab and tokens[t]), key=lambda t: (-tokens[t], t))
+            outside = sorted(
+                (t for t in tokens if t not in vocab and tokens[t]), key=lambda t: (-tokens[t], t)
+            )
             t, f_u = (outside[0], tokens[outside[0]]) if outside else (-1, 0)
             best = ref.best_pair()
             f_b = best[2] if best else 0
@@ -62,10 +64,14 @@ def reference(counts_by_lang=TOY, k: int = K) -> dict:
             branch = "reuse" if f_u >= f_b else "merge"  # ties: the unigram rule
             pairs = ref.pair_counts()
             # the state the rule sees, as bytes: tokens by id, pairs in tie-break order (exercises, rung 4)
-            state = {"tokens": {model.vocab[x]: tokens[x] for x in sorted(tokens) if tokens[x]},
-                     "pairs": {(model.vocab[x], model.vocab[y]): pairs[(x, y)]
-                               for x, y in sorted(pairs, key=lambda p: (ref.rank(p[0]), ref.rank(p[1])))},
-                     "vocab": {model.vocab[x] for x in vocab}}
+            state = {
+                "tokens": {model.vocab[x]: tokens[x] for x in sorted(tokens) if tokens[x]},
+                "pairs": {
+                    (model.vocab[x], model.vocab[y]): pairs[(x, y)]
+                    for x, y in sorted(pairs, key=lambda p: (ref.rank(p[0]), ref.rank(p[1])))
+                },
+                "vocab": {model.vocab[x] for x in vocab},
+            }
             if branch == "reuse":
                 missing = model.ancestors(t) - vocab
             else:
@@ -73,51 +79,99 @@ def reference(counts_by_lang=TOY, k: int = K) -> dict:
             if len(vocab) + len(missing) + (branch == "merge") > k:
                 break
             vocab |= missing
-            record = {"lang": lang, "f_u": f_u, "f_b": f_b, "branch": branch, "state": state,
-                      "unigram": label(model.vocab[t]) if t >= 0 else None,
-                      "bigram": (label(model.vocab[best[0]]), label(model.vocab[best[1]])) if best else None}
+            record = {
+                "lang": lang,
+                "f_u": f_u,
+                "f_b": f_b,
+                "branch": branch,
+                "state": state,
+                "unigram": label(model.vocab[t]) if t >= 0 else None,
+                "bigram": (label(model.vocab[best[0]]), label(model.vocab[best[1]])) if best else None,
+            }
             if branch == "merge":
                 c = model.add_merge(best[0], best[1])
                 ref.merge(best[0], best[1], c)
                 vocab.add(c)
                 t = c
             record["token"] = label(model.vocab[t])
-            record["answer"] = ("reuse", model.vocab[t]) if branch == "reuse" else ("merge", (model.vocab[best[0]], model.vocab[best[1]]))
-            record["segments"] = {bytes(b for x in seg for b in model.vocab[x]).decode(): [label(model.vocab[x]) for x in seg]
-                                  for seg in ref.segs[lang]}
+            record["answer"] = (
+                ("reuse", model.vocab[t])
+                if branch == "reuse"
+                else ("merge", (model.vocab[best[0]], model.vocab[best[1]]))
+            )
+            record["segments"] = {
+                bytes(b for x in seg for b in model.vocab[x]).decode(): [label(model.vocab[x]) for x in seg]
+                for seg in ref.segs[lang]
+            }
             records.append(record)
         ids[lang] = sorted(vocab)
-    return {"model": model, "ids": ids, "steps": records,
-            "vocab": {lang: [label(model.vocab[i]) for i in v[256:]] for lang, v in ids.items()}}
+    return {
+        "model": model,
+        "ids": ids,
+        "steps": records,
+        "vocab": {lang: [label(model.vocab[i]) for i in v[256:]] for lang, v in ids.items()},
+    }
 
 
 def engine_run(counts_by_lang=TOY, k: int = K) -> dict:
     """The library's :func:`~modtok.bpe.sequential.train_sequential` on the same toy."""
     res = train_sequential(counts_by_lang, k, scheme="whitespace")
-    return {"merges": res.model.merges, "ids": res.lang_to_ids,
-            "vocab": {lang: [label(res.model.vocab[i]) for i in v[256:]] for lang, v in res.lang_to_ids.items()}}
+    return {
+        "merges": res.model.merges,
+        "ids": res.lang_to_ids,
+        "vocab": {lang: [label(res.model.vocab[i]) for i in v[256:]] for lang, v in res.lang_to_ids.items()},
+    }
 
 
 def trace(counts_by_lang=TOY, k: int = K) -> list[Step]:
     """One step per iteration of Algorithm 2, then the union example."""
     run = reference(counts_by_lang, k)
-    steps = [Step("the corpora", f"languages in order {', '.join(counts_by_lang)}; budget k = {k} "
-                  f"({k - 256} tokens beyond the bytes) per language",
-                  [table(["language", "word", "count"], [[lang, w, n] for lang, c in counts_by_lang.items()
-                                                         for w, n in c.items()])], {})]
+    steps = [
+        Step(
+            "the corpora",
+            f"languages in order {', '.join(counts_by_lang)}; budget k = {k} "
+            f"({k - 256} tokens beyond the bytes) per language",
+            [
+                table(
+                    ["language", "word", "count"],
+                    [[lang, w, n] for lang, c in counts_by_lang.items() for w, n in c.items()],
+                )
+            ],
+            {},
+        )
+    ]
     for i, r in enumerate(run["steps"], 1):
-        fired = (f"f_u = {r['f_u']} ≥ f_b = {r['f_b']}: reuse {r['token']} (no new merge)" if r["branch"] == "reuse"
-                 else f"f_u = {r['f_u']} < f_b = {r['f_b']}: learn the merge {' + '.join(r['bigram'])} → {r['token']}")
-        rows = [["most frequent token not in V", r["unigram"] or "—", r["f_u"]],
-                ["most frequent pair", " + ".join(r["bigram"]) if r["bigram"] else "—", r["f_b"]]]
-        steps.append(Step(f"{r['lang']}, step {i}", fired,
-                          [table(["Algorithm 2", "which", "count"], rows, mark=0 if r["branch"] == "reuse" else 1),
-                           *[pills(repr(w), s) for w, s in r["segments"].items()]], r))
+        fired = (
+            f"f_u = {r['f_u']} ≥ f_b = {r['f_b']}: reuse {r['token']} (no new merge)"
+            if r["branch"] == "reuse"
+            else f"f_u = {r['f_u']} < f_b = {r['f_b']}: learn the merge "
+            f"{' + '.join(r['bigram'])} → {r['token']}"
+        )
+        rows = [
+            ["most frequent token not in V", r["unigram"] or "—", r["f_u"]],
+            ["most frequent pair", " + ".join(r["bigram"]) if r["bigram"] else "—", r["f_b"]],
+        ]
+        steps.append(
+            Step(
+                f"{r['lang']}, step {i}",
+                fired,
+                [
+                    table(["Algorithm 2", "which", "count"], rows, mark=0 if r["branch"] == "reuse" else 1),
+                    *[pills(repr(w), s) for w, s in r["segments"].items()],
+                ],
+                r,
+            )
+        )
     demo = union_demo()
     for method in ("concat", "sequential"):
-        steps.append(Step(f"the union x ∪ y, {method}", demo["notes"][method],
-                          [pills(f"'abc' under {name}", toks) for name, toks in demo[method].items()],
-                          {"method": method, **demo[method]}))
+        steps.append(
+            Step(
+                f"the union x ∪ y, {method}",
+                demo["notes"][method],
+                [pills(f"'abc' under {name}", toks) for name, toks in demo[method].items()],
+                {"method": method, **demo[method]},
+            )
+        )
     return steps
 
 
@@ -129,26 +183,35 @@ def _encode(model: BPEModel, ids, word: str) -> list[str]:
 def union_demo(counts_by_lang=UNION_TOY, k: int = UNION_K, word: str = "abc") -> dict:
     """``word`` under y alone and under x ∪ y, for concatenated and for sequential BPE."""
     out = {}
-    for method, res in (("concat", train_concat(counts_by_lang, k, scheme="whitespace")),
-                        ("sequential", train_sequential(counts_by_lang, k, scheme="whitespace"))):
+    for method, res in (
+        ("concat", train_concat(counts_by_lang, k, scheme="whitespace")),
+        ("sequential", train_sequential(counts_by_lang, k, scheme="whitespace")),
+    ):
         ids = res.lang_to_ids
-        out[method] = {"y alone": _encode(res.model, ids["y"], word),
-                       "x ∪ y": _encode(res.model, sorted(set(ids["x"]) | set(ids["y"])), word)}
-        out[f"{method} merges"] = [(label(res.model.vocab[a]), label(res.model.vocab[b])) for a, b in res.model.merges]
+        out[method] = {
+            "y alone": _encode(res.model, ids["y"], word),
+            "x ∪ y": _encode(res.model, sorted(set(ids["x"]) | set(ids["y"])), word),
+        }
+        out[f"{method} merges"] = [
+            (label(res.model.vocab[a]), label(res.model.vocab[b])) for a, b in res.model.merges
+        ]
     out["notes"] = {
         "concat": f"merges {out['concat merges']}: x's b+c ranks before y's a+b, so in the union "
-                  f"{word!r} splits as {out['concat']['x ∪ y']}",
+        f"{word!r} splits as {out['concat']['x ∪ y']}",
         "sequential": f"merges {out['sequential merges']}: y was trained on text already cut by x's merges, "
-                      f"so its tokens are reachable in any union",
+        f"so its tokens are reachable in any union",
     }
     return out
 
 
 def prediction(counts_by_lang=TOY, k: int = K) -> Prediction:
-    """"Does y reuse x's token or learn a merge?" at y's first iteration."""
+    """ "Does y reuse x's token or learn a merge?" at y's first iteration."""
     run = reference(counts_by_lang, k)
     second = next(r for r in run["steps"] if r["lang"] == list(counts_by_lang)[1])
-    return Prediction(f"Language {second['lang']} starts: does Algorithm 2 reuse {second['unigram']} or learn a merge?",
-                      ["reuse", "merge"], second["branch"],
-                      f"f_u = {second['f_u']} (token {second['unigram']}) vs f_b = {second['f_b']} "
-                      f"(pair {' + '.join(second['bigram'])}): ties go to the unigram rule")
+    return Prediction(
+        f"Language {second['lang']} starts: does Algorithm 2 reuse {second['unigram']} or learn a merge?",
+        ["reuse", "merge"],
+        second["branch"],
+        f"f_u = {second['f_u']} (token {second['unigram']}) vs f_b = {second['f_b']} "
+        f"(pair {' + '.join(second['bigram'])}): ties go to the unigram rule",
+    )

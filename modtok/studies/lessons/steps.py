@@ -34,7 +34,7 @@ class Step:
 
 @dataclass(frozen=True)
 class Prediction:
-    """"Predict, then run": ``question``, ``options`` (strings), the computed ``answer``
+    """ "Predict, then run": ``question``, ``options`` (strings), the computed ``answer``
     (one of the options) and ``why`` (one line)."""
 
     question: str
@@ -44,13 +44,22 @@ class Prediction:
 
     def __post_init__(self):
         if self.answer not in self.options:  # a lesson bug, never the learner's
-            raise UsageError(f"prediction {self.question!r}: answer {self.answer!r} is not among {self.options}")
+            raise UsageError(
+                f"prediction {self.question!r}: answer {self.answer!r} is not among {self.options}"
+            )
 
 
-def table(columns: Sequence[str], rows: Sequence[Sequence], mark: int | None = None, caption: str = "") -> dict:
+def table(
+    columns: Sequence[str], rows: Sequence[Sequence], mark: int | None = None, caption: str = ""
+) -> dict:
     """A table block; ``mark`` is the index of the row to highlight (the chosen one)."""
-    return {"kind": "table", "columns": list(columns), "rows": [list(r) for r in rows], "mark": mark,
-            "caption": caption}
+    return {
+        "kind": "table",
+        "columns": list(columns),
+        "rows": [list(r) for r in rows],
+        "mark": mark,
+        "caption": caption,
+    }
 
 
 def pills(name: str, tokens: Sequence[str], mark: Sequence[int] = ()) -> dict:

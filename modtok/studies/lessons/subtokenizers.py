@@ -74,10 +74,15 @@ def engine_run(langs=("hin_Deva", "tha_Thai"), d: int = 8) -> dict:
     active = torch.tensor(_active(res, langs))
     targets = torch.tensor([_targets(res, langs)])
     g = torch.Generator().manual_seed(SEED)
-    hidden, weight = torch.randn(1, targets.shape[1], d, generator=g), torch.randn(len(res.model), d, generator=g)
-    return {"local": to_local(targets, active)[0].tolist(),
-            "restricted": float(restricted_cross_entropy(hidden, weight, None, targets, active)),
-            "masked_full": float(masked_full_cross_entropy(hidden, weight, None, targets, active))}
+    hidden, weight = (
+        torch.randn(1, targets.shape[1], d, generator=g),
+        torch.randn(len(res.model), d, generator=g),
+    )
+    return {
+        "local": to_local(targets, active)[0].tolist(),
+        "restricted": float(restricted_cross_entropy(hidden, weight, None, targets, active)),
+        "masked_full": float(masked_full_cross_entropy(hidden, weight, None, targets, active)),
+    }
 
 
 def trace(seed: int = SEED, n: int = DRAWS) -> list[Step]:
@@ -85,32 +90,56 @@ def trace(seed: int = SEED, n: int = DRAWS) -> list[Step]:
     res = _model()
     vocab = res.model.vocab
     mine = {lang: [label(vocab[i]) for i in ids[256:]] for lang, ids in res.lang_to_ids.items()}
-    steps = [Step("the modular tokenizer", f"sequential BPE, k = {K}; each language's tokens beyond the 256 bytes",
-                  [table(["language", "mixture", "its tokens"], [[lang, MIXTURE[lang], " ".join(mine[lang])]
-                                                                 for lang in TOY])], {"tokens": mine})]
+    steps = [
+        Step(
+            "the modular tokenizer",
+            f"sequential BPE, k = {K}; each language's tokens beyond the 256 bytes",
+            [
+                table(
+                    ["language", "mixture", "its tokens"],
+                    [[lang, MIXTURE[lang], " ".join(mine[lang])] for lang in TOY],
+                )
+            ],
+            {"tokens": mine},
+        )
+    ]
     rows = range(256, len(vocab))
     for step, d in enumerate(draws(seed, n)):
         langs = d.langs or tuple(TOY)
         active = set(_active(res, langs))
         covered = [label(vocab[i]) for i in rows if i in active]
         targets = [label(vocab[t]) for t in _targets(res, langs)] if d.lang == "hin_Deva" else None
-        steps.append(Step(f"batch {step}: {d.lang}", f"subtokenizer {' ∪ '.join(langs)}: the softmax covers "
-                          f"{len(active)} of {len(vocab)} output rows (the 256 bytes and {len(covered)} tokens)",
-                          [pills("rows covered", [label(vocab[i]) for i in rows],
-                                 [j for j, i in enumerate(rows) if i in active]),
-                           *([pills(f"targets of {BATCH!r}", targets)] if targets else [])],
-                          {"lang": d.lang, "langs": langs, "covered": covered, "active": len(active)}))
+        steps.append(
+            Step(
+                f"batch {step}: {d.lang}",
+                f"subtokenizer {' ∪ '.join(langs)}: the softmax covers "
+                f"{len(active)} of {len(vocab)} output rows (the 256 bytes and {len(covered)} tokens)",
+                [
+                    pills(
+                        "rows covered",
+                        [label(vocab[i]) for i in rows],
+                        [j for j, i in enumerate(rows) if i in active],
+                    ),
+                    *([pills(f"targets of {BATCH!r}", targets)] if targets else []),
+                ],
+                {"lang": d.lang, "langs": langs, "covered": covered, "active": len(active)},
+            )
+        )
     return steps
 
 
 def prediction(seed: int = SEED) -> Prediction:
-    """"Is this output row in the loss of that batch?" for the first two-language draw."""
+    """ "Is this output row in the loss of that batch?" for the first two-language draw."""
     res = _model()
     d = next(d for d in draws(seed) if d.langs and len(d.langs) > 1)
     other = next(lang for lang in TOY if lang not in d.langs)
     token = label(res.model.vocab[res.lang_to_ids[other][-1]])
     answer = "no" if res.lang_to_ids[other][-1] not in _active(res, d.langs) else "yes"
-    return Prediction(f"A {d.lang} batch drawn with subtokenizer {' ∪ '.join(d.langs)}: does the loss use the "
-                      f"output row of {other}'s token {token!r}?", ["yes", "no"], answer,
-                      f"the softmax covers only the ids of {' ∪ '.join(d.langs)}, and {token!r} is "
-                      f"{'not ' if answer == 'no' else ''}one of them")
+    return Prediction(
+        f"A {d.lang} batch drawn with subtokenizer {' ∪ '.join(d.langs)}: does the loss use the "
+        f"output row of {other}'s token {token!r}?",
+        ["yes", "no"],
+        answer,
+        f"the softmax covers only the ids of {' ∪ '.join(d.langs)}, and {token!r} is "
+        f"{'not ' if answer == 'no' else ''}one of them",
+    )

@@ -44,31 +44,65 @@ def em_step(corpus=CORPUS, vocab=VOCAB) -> tuple[dict, dict, dict]:
     per_word = {w: reference.expected_counts(w, vocab, UNK)[0] for w in corpus}
     totals = {p: sum(n * per_word[w].get(p, 0.0) for w, n in corpus.items()) for p in vocab}
     z = sum(totals.values())
-    return per_word, totals, {p: math.log(c / z) if c > 0 else -math.inf for p, c in totals.items()}  # m_step's -inf
+    return (
+        per_word,
+        totals,
+        {p: math.log(c / z) if c > 0 else -math.inf for p, c in totals.items()},
+    )  # m_step's -inf
 
 
 def trace(word: str = WORD, vocab=VOCAB, corpus=CORPUS) -> list[Step]:
     """The pieces, the lattice's paths, Viterbi, then one EM step (E, then M)."""
-    paths = sorted(((p, _r(s)) for p, s in reference.all_segmentations(word, vocab, UNK)), key=lambda x: -x[1])
+    paths = sorted(
+        ((p, _r(s)) for p, s in reference.all_segmentations(word, vocab, UNK)), key=lambda x: -x[1]
+    )
     best = reference.viterbi(word, vocab, UNK)
     per_word, totals, new = em_step(corpus, vocab)
     z = sum(totals.values())
     steps = [
-        Step("the pieces", "each piece has a log-probability; a path scores the sum of its pieces'",
-             [table(["piece", "log p", "p"], [[p, s, _r(math.exp(s))] for p, s in vocab.items()])], {"vocab": dict(vocab)}),
-        Step(f"the lattice of {word!r}", f"{len(paths)} paths from the first character to the last",
-             [table(["path", "score (sum of log p)"], [[" | ".join(p), s] for p, s in paths], mark=0)],
-             {"paths": paths}),
-        Step("Viterbi", f"the best path, {' | '.join(best)}, scores {paths[0][1]}: one best prefix per position, "
-             "no path enumerated", [pills(repr(word), best)], {"viterbi": best}),
-        Step("E-step: expected counts", "each path weighs exp(score) / Z; a piece counts the weight of the paths "
-             "that use it", [table(["word", *vocab], [[w, *(_r(c.get(p, 0.0)) for p in vocab)] for w, c in per_word.items()]
-                                   + [["total (× count)", *(_r(totals[p]) for p in vocab)]], mark=len(per_word))],
-             {"counts": per_word, "totals": totals}),
-        Step("M-step: new probabilities", f"p(piece) = expected count / {_r(z)} (the total)",
-             [table(["piece", "old log p", "new log p", "new p"],
-                    [[p, vocab[p], _r(new[p]), _r(math.exp(new[p]))] for p in vocab])],
-             {"new_logp": new}),
+        Step(
+            "the pieces",
+            "each piece has a log-probability; a path scores the sum of its pieces'",
+            [table(["piece", "log p", "p"], [[p, s, _r(math.exp(s))] for p, s in vocab.items()])],
+            {"vocab": dict(vocab)},
+        ),
+        Step(
+            f"the lattice of {word!r}",
+            f"{len(paths)} paths from the first character to the last",
+            [table(["path", "score (sum of log p)"], [[" | ".join(p), s] for p, s in paths], mark=0)],
+            {"paths": paths},
+        ),
+        Step(
+            "Viterbi",
+            f"the best path, {' | '.join(best)}, scores {paths[0][1]}: one best prefix per position, "
+            "no path enumerated",
+            [pills(repr(word), best)],
+            {"viterbi": best},
+        ),
+        Step(
+            "E-step: expected counts",
+            "each path weighs exp(score) / Z; a piece counts the weight of the paths that use it",
+            [
+                table(
+                    ["word", *vocab],
+                    [[w, *(_r(c.get(p, 0.0)) for p in vocab)] for w, c in per_word.items()]
+                    + [["total (× count)", *(_r(totals[p]) for p in vocab)]],
+                    mark=len(per_word),
+                )
+            ],
+            {"counts": per_word, "totals": totals},
+        ),
+        Step(
+            "M-step: new probabilities",
+            f"p(piece) = expected count / {_r(z)} (the total)",
+            [
+                table(
+                    ["piece", "old log p", "new log p", "new p"],
+                    [[p, vocab[p], _r(new[p]), _r(math.exp(new[p]))] for p in vocab],
+                )
+            ],
+            {"new_logp": new},
+        ),
     ]
     return steps
 
@@ -81,16 +115,25 @@ def engine_run(word: str = WORD, vocab=VOCAB, corpus=CORPUS) -> dict:
     cps, offsets = lattice.encode_units([word])
     ids, lens = lattice.viterbi(cps, offsets, trie, scores, UNK, np.zeros(256, np.int32))
     cps, offsets = lattice.encode_units(list(corpus))
-    counts, _, _ = lattice.expected_counts(cps, offsets, np.array(list(corpus.values()), np.float64), trie, scores, UNK)
+    counts, _, _ = lattice.expected_counts(
+        cps, offsets, np.array(list(corpus.values()), np.float64), trie, scores, UNK
+    )
     logp = m_step(counts, np.ones(len(pieces), bool))
-    return {"viterbi": [pieces[i] for i in lattice.split_ids(ids, lens, offsets[:2])[0]],
-            "totals": dict(zip(pieces, counts.tolist())), "new_logp": dict(zip(pieces, logp.tolist()))}
+    return {
+        "viterbi": [pieces[i] for i in lattice.split_ids(ids, lens, offsets[:2])[0]],
+        "totals": dict(zip(pieces, counts.tolist())),
+        "new_logp": dict(zip(pieces, logp.tolist())),
+    }
 
 
 def prediction(word: str = WORD, vocab=VOCAB) -> Prediction:
-    """"Which path does Viterbi pick?" over every path of the lattice."""
+    """ "Which path does Viterbi pick?" over every path of the lattice."""
     paths = reference.all_segmentations(word, vocab, UNK)
     best = reference.viterbi(word, vocab, UNK)
     scores = {" | ".join(p): _r(s) for p, s in paths}
-    return Prediction(f"Which segmentation of {word!r} does Viterbi choose?", list(scores), " | ".join(best),
-                      "the highest sum of log-probabilities: " + ", ".join(f"{p} = {s}" for p, s in scores.items()))
+    return Prediction(
+        f"Which segmentation of {word!r} does Viterbi choose?",
+        list(scores),
+        " | ".join(best),
+        "the highest sum of log-probabilities: " + ", ".join(f"{p} = {s}" for p, s in scores.items()),
+    )
