@@ -1,4 +1,4 @@
-"""Notebook 01, learn it small: standard BPE on a handful of words in two scripts.
+r"""Notebook 01, learn it small: standard BPE on a handful of words in two scripts.
 
 The naive reference (:class:`modtok.bpe.reference.ReferenceEngine`) runs the loop of
 :mod:`modtok.bpe.standard` one merge at a time; every step records the pair counts, the
@@ -6,11 +6,11 @@ chosen pair (the highest count; ties: HF ``BpeTrainer``'s order, :mod:`modtok.bp
 and every word re-segmented. :func:`engine_run` is the same toy through the numba engine.
 
 A Devanagari letter is three UTF-8 bytes, so the first merges in Hindi join the bytes of
-one character (shown as ``<e0 a4>``) before they can join letters:
+one character (shown as ``\xe0\xa4``) before they can join letters:
 
 >>> steps = trace()
 >>> [s.data["merge"] for s in steps[1:4]]
-[('<e0>', '<a4>'), ('u', 'g'), ('h', 'ug')]
+[('\\xe0', '\\xa4'), ('u', 'g'), ('h', 'ug')]
 >>> steps[6].data["words"]["नमन"], steps[-1].data["words"]["नमन"]
 (['न', 'मन'], ['नमन'])
 >>> engine_run()["merges"] == [s.data["merge"] for s in steps[1:]]
@@ -24,7 +24,7 @@ from collections import Counter
 from modtok.bpe import standard
 from modtok.bpe.engine import Engine
 from modtok.bpe.reference import ReferenceEngine
-from modtok.studies.lessons.steps import Prediction, Step, label, pills, table
+from modtok.studies.lessons.steps import Prediction, Step, is_piece, label, pills, table
 
 # hug/pug/hugs (the HF course's corpus, bpe/reference.py's docstring) and three Hindi words
 # that share मन ("mind"): Latin and Devanagari, small enough to count by hand.
@@ -125,7 +125,7 @@ def prediction(counts_by_lang=TOY) -> Prediction:
     options = sorted(counts, key=lambda p: -counts[p])[:3]
     shown = [f"{a} + {b}" for a, b in options]
     a, b = first.data["merge"]
-    bytes_note = ": pieces of characters (a Devanagari letter is 3 bytes)" if a.startswith("<") else ""
+    bytes_note = ": pieces of characters (a Devanagari letter is 3 bytes)" if is_piece(a) else ""
     return Prediction(
         "Which pair does BPE merge first?",
         shown,

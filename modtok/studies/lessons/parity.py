@@ -10,7 +10,7 @@ The docstring example of :mod:`modtok.bpe.parity`, two merges: y costs 4 dev tok
 2, so its pair c+d wins although x's a+b is more frequent overall (9 vs 2); then both cost
 2 and the tie goes to x:
 
->>> [(s.data["chosen"], s.data["pair"], s.data["global_pair"]) for s in trace()[1:]]
+>>> [(s.data["chosen"], s.data["pair"], s.data["global_pair"]) for s in trace()[1:-1]]
 [('y', ('c', 'd'), ('a', 'b')), ('x', ('a', 'b'), ('a', 'b'))]
 >>> engine_run()["merges"] == reference()["merges"]
 True
@@ -130,6 +130,11 @@ def trace(train=TRAIN, dev=DEV, merges: int = MERGES) -> list[Step]:
                 },
             )
         )
+    after = run["costs"][-1]
+    steps.append(Step("after the merges", "each language's dev cost before and after: the gap has closed",
+                      [table(["language", "dev tokens before", "after"],
+                             [[lang, run["costs"][0][lang], after[lang]] for lang in train])],
+                      {"costs": run["costs"]}))
     return steps
 
 

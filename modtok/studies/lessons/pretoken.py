@@ -25,7 +25,7 @@ from collections import Counter
 
 from modtok.bpe import reference as ref_bpe
 from modtok.bpe import standard
-from modtok.studies.lessons.steps import Prediction, Step, label, pills, table
+from modtok.studies.lessons.steps import Prediction, Step, is_piece, label, pills, table
 from modtok.text.pretokenize import count_pretokens, pretokenize
 
 SCHEMES = {"R1": "llama3", "R2": "llama3-marks"}
@@ -60,7 +60,7 @@ def first_crossing(tokens, phrase_lines=CORPUS) -> str | None:
     """The first token (whole characters) that is inside no R1 pre-token of the corpus:
     BPE under R1 can never make it."""
     pieces = {p for line in phrase_lines for p in pretokenize(line, SCHEMES["R1"])}
-    return next((t for t in tokens if not t.startswith("<") and not any(t in p for p in pieces)), None)
+    return next((t for t in tokens if not is_piece(t) and not any(t in p for p in pieces)), None)
 
 
 def _mark_initial(piece: str) -> bool:

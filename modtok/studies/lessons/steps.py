@@ -1,4 +1,4 @@
-"""What a lesson hands the stepper and the prediction widget: plain records.
+r"""What a lesson hands the stepper and the prediction widget: plain records.
 
 A lesson's trace is a list of :class:`Step`: a title, a one-line note, the raw values the
 step computed (``data``, what the tests compare with the fast engine) and what to show
@@ -10,7 +10,7 @@ one-line why.
 >>> step.blocks[0]["kind"], step.blocks[0]["mark"]
 ('table', 0)
 >>> label(b"ab"), label("न".encode()[:2])       # a token's text, or its bytes when it splits a character
-('ab', '<e0 a4>')
+('ab', '\\xe0\\xa4')
 """
 
 from __future__ import annotations
@@ -68,8 +68,18 @@ def pills(name: str, tokens: Sequence[str], mark: Sequence[int] = ()) -> dict:
 
 
 def label(token: bytes) -> str:
-    """A token as text, or as ``<hex bytes>`` when it is not whole UTF-8 (a piece of a character)."""
+    """A token as text, or as its bytes (``\\xe0\\xa4``, as Python writes them) when it is not
+    whole UTF-8: a piece of a character. No space in it, so a stepper's visible spaces stay text's."""
     try:
         return token.decode("utf-8")
     except UnicodeDecodeError:
-        return "<" + " ".join(f"{b:02x}" for b in token) + ">"
+        return "".join(f"\\x{b:02x}" for b in token)
+
+
+def is_piece(text: str) -> bool:
+    """Whether a :func:`label` shows bytes (a piece of a character) rather than text.
+
+    >>> is_piece(label("न".encode()[:2])), is_piece(label(b"ab"))
+    (True, False)
+    """
+    return text.startswith("\\x")
