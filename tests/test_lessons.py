@@ -118,3 +118,11 @@ def test_predict_reveals_the_computed_answer():
     p.choice.value = "a | b | b"
     p.reveal.click()
     assert "not quite" in p.answer.value and "<b>ab | b</b>" in p.answer.value
+
+
+@pytest.mark.parametrize("number", sorted(LESSONS))
+def test_every_lesson_shows_the_engine_agreeing(number):
+    lesson = importlib.import_module(f"modtok.studies.lessons.{LESSONS[number]}")
+    step = lesson.engine_step()
+    assert step.data["same"] and len(step.data["rows"]) >= 2
+    assert "NO" not in render_step(step)

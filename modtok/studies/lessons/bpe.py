@@ -24,7 +24,7 @@ from collections import Counter
 from modtok.bpe import standard
 from modtok.bpe.engine import Engine
 from modtok.bpe.reference import ReferenceEngine
-from modtok.studies.lessons.steps import Prediction, Step, is_piece, label, pills, table
+from modtok.studies.lessons.steps import Prediction, Step, comparison, is_piece, label, pills, table
 
 # hug/pug/hugs (the HF course's corpus, bpe/reference.py's docstring) and three Hindi words
 # that share मन ("mind"): Latin and Devanagari, small enough to count by hand.
@@ -131,4 +131,16 @@ def prediction(counts_by_lang=TOY) -> Prediction:
         shown,
         f"{a} + {b}",
         f"it occurs {counts[(a, b)]} times, counts included, the next one {counts[options[1]]}{bytes_note}",
+    )
+
+
+def engine_step(counts_by_lang=TOY, merges: int = MERGES) -> Step:
+    """The toy through :func:`modtok.bpe.standard.train` next to the reference's result."""
+    steps, engine = trace(counts_by_lang, merges), engine_run(counts_by_lang, merges)
+    return comparison(
+        "the numba engine (bpe.standard.train)",
+        [
+            ("merges", [s.data["merge"] for s in steps[1:]], engine["merges"]),
+            *((f"{w!r} segmented", seg, engine["words"][w]) for w, seg in steps[-1].data["words"].items()),
+        ],
     )

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 from modtok.mixture.update import adaptmix_update, allocate
-from modtok.studies.lessons.steps import Prediction, Step, table
+from modtok.studies.lessons.steps import Prediction, Step, comparison, table
 
 LANGS = ["eng_Latn", "hin_Deva", "tha_Thai"]
 START = {"eng_Latn": 1 / 3, "hin_Deva": 1 / 3, "tha_Thai": 1 / 3}
@@ -124,3 +124,20 @@ def prediction(fertility=FERTILITY, start=START, mu: float = MU, eps: float = EP
         f"its target t is {second['t'][lang]:.4f} against a share of {first['m'][lang]:.4f}: "
         f"Eq. 4 moves the share {'up' if answer == 'rise' else 'down'} towards t",
     )
+
+
+def engine_step(fertility=FERTILITY, start=START, mu: float = MU, eps: float = EPS, total: int = T) -> Step:
+    """:func:`~modtok.mixture.update.adaptmix_update` and :func:`~modtok.mixture.update.allocate`
+    next to the hand-written equations (shares to 12 decimals)."""
+    ref, engine = reference(fertility, start, mu, eps, total), engine_run(fertility, start, mu, eps, total)
+    rows = []
+    for n, (a, b) in enumerate(zip(ref, engine, strict=True), 1):
+        rows += [
+            (
+                f"m after iteration {n}",
+                {l: round(v, 12) for l, v in a["m"].items()},
+                {l: round(v, 12) for l, v in b["m"].items()},
+            ),
+            (f"C after iteration {n}", a["C"], b["C"]),
+        ]
+    return comparison("the library (mixture.update)", rows)

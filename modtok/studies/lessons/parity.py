@@ -23,7 +23,7 @@ from collections import Counter
 from modtok.bpe import parity
 from modtok.bpe.model import BPEModel
 from modtok.bpe.reference import ReferenceEngine
-from modtok.studies.lessons.steps import Prediction, Step, label, table
+from modtok.studies.lessons.steps import Prediction, Step, comparison, label, table
 
 TRAIN = {"x": Counter({"ab": 9}), "y": Counter({"cd": 2})}  # bpe/parity.py's docstring
 DEV = {"x": Counter({"ab": 1}), "y": Counter({"cd": 2})}
@@ -131,10 +131,21 @@ def trace(train=TRAIN, dev=DEV, merges: int = MERGES) -> list[Step]:
             )
         )
     after = run["costs"][-1]
-    steps.append(Step("after the merges", "each language's dev cost before and after: the gap has closed",
-                      [table(["language", "dev tokens before", "after"],
-                             [[lang, run["costs"][0][lang], after[lang]] for lang in train])],
-                      {"costs": run["costs"]}))
+    spread = [max(c.values()) - min(c.values()) for c in (run["costs"][0], after)]
+    steps.append(
+        Step(
+            "after the merges",
+            f"the gap between the costliest and the cheapest language: "
+            f"{spread[0]} dev tokens before, {spread[1]} after",
+            [
+                table(
+                    ["language", "dev tokens before", "after"],
+                    [[lang, run["costs"][0][lang], after[lang]] for lang in train],
+                )
+            ],
+            {"costs": run["costs"]},
+        )
+    )
     return steps
 
 
@@ -147,4 +158,17 @@ def prediction(train=TRAIN, dev=DEV) -> Prediction:
         list(train),
         first["chosen"],
         f"the costliest on the dev text (tokens: {costs}), whatever pair is most frequent overall",
+    )
+
+
+def engine_step(train=TRAIN, dev=DEV, merges: int = MERGES) -> Step:
+    """The toy through :func:`modtok.bpe.parity.train` next to the naive reference."""
+    ref, engine = reference(train, dev, merges), engine_run(train, dev, merges)
+    return comparison(
+        "the engine (bpe.parity.train)",
+        [
+            ("merges", ref["merges"], engine["merges"]),
+            ("languages served", ref["choices"], engine["choices"]),
+            ("dev costs after each merge", ref["costs"], engine["costs"]),
+        ],
     )

@@ -25,7 +25,7 @@ from collections import Counter
 
 from modtok.bpe import reference as ref_bpe
 from modtok.bpe import standard
-from modtok.studies.lessons.steps import Prediction, Step, is_piece, label, pills, table
+from modtok.studies.lessons.steps import Prediction, Step, comparison, is_piece, label, pills, table
 from modtok.text.pretokenize import count_pretokens, pretokenize
 
 SCHEMES = {"R1": "llama3", "R2": "llama3-marks"}
@@ -124,4 +124,13 @@ def prediction(phrase: str = PHRASE, lines=CORPUS, merges: int = MERGES) -> Pred
         ["yes", "no"],
         "no",
         f"R1 cuts {phrase.strip()!r} as {pretokenize(phrase, SCHEMES['R1'])}: {token!r} would cross a border",
+    )
+
+
+def engine_step(lines=CORPUS, merges: int = MERGES) -> Step:
+    """The tokens :func:`modtok.bpe.standard.train` learns under each regex next to the reference's."""
+    ref, engine = reference(lines, merges), engine_run(lines, merges)
+    return comparison(
+        "the numba engine (bpe.standard.train)",
+        [(f"{name} tokens", ref[name], engine[name]) for name in SCHEMES],
     )

@@ -34,7 +34,7 @@ from modtok.bpe.concat import train_concat
 from modtok.bpe.model import BPEModel
 from modtok.bpe.reference import ReferenceEngine
 from modtok.bpe.sequential import train_sequential
-from modtok.studies.lessons.steps import Prediction, Step, label, pills, table
+from modtok.studies.lessons.steps import Prediction, Step, comparison, label, pills, table
 
 TOY = {"x": Counter({"ab": 5}), "y": Counter({"abc": 4})}  # bpe/sequential.py's docstring
 K = 258  # per-language budget, the 256 bytes included: two tokens each
@@ -214,4 +214,16 @@ def prediction(counts_by_lang=TOY, k: int = K) -> Prediction:
         second["branch"],
         f"f_u = {second['f_u']} (token {second['unigram']}) vs f_b = {second['f_b']} "
         f"(pair {' + '.join(second['bigram'])}): ties go to the unigram rule",
+    )
+
+
+def engine_step(counts_by_lang=TOY, k: int = K) -> Step:
+    """The toy through :func:`~modtok.bpe.sequential.train_sequential` next to the reference's result."""
+    ref, engine = reference(counts_by_lang, k), engine_run(counts_by_lang, k)
+    return comparison(
+        "the engine (bpe.sequential.train_sequential)",
+        [
+            ("global merges", ref["model"].merges, engine["merges"]),
+            *((f"V_{lang}", ref["vocab"][lang], engine["vocab"][lang]) for lang in counts_by_lang),
+        ],
     )

@@ -83,3 +83,30 @@ def is_piece(text: str) -> bool:
     (True, False)
     """
     return text.startswith("\\x")
+
+
+def comparison(engine: str, rows: Sequence[tuple[str, object, object]]) -> Step:
+    """The step that shows the same toy through the fast ``engine``: one row per quantity,
+    ``(what, naive reference's value, engine's value)``, and whether they agree.
+
+    >>> step = comparison("the numba engine", [("merges", [1, 2], [1, 2]), ("count", 3, 4)])
+    >>> step.data["same"], step.blocks[0]["rows"][1][-1]
+    (False, 'NO')
+    """
+    same = all(a == b for _, a, b in rows)
+    note = (
+        "the naive reference and the engine agree on every row"
+        if same
+        else "the naive reference and the engine DIFFER (a bug: please report it)"
+    )
+    return Step(
+        f"the same toy through {engine}",
+        note,
+        [
+            table(
+                ["what", "naive reference", engine, "same"],
+                [[what, str(a), str(b), "yes" if a == b else "NO"] for what, a, b in rows],
+            )
+        ],
+        {"same": same, "rows": list(rows)},
+    )

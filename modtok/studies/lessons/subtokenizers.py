@@ -26,7 +26,7 @@ import torch
 from modtok.bpe.sequential import train_sequential
 from modtok.lm.loss import masked_full_cross_entropy, restricted_cross_entropy, to_local
 from modtok.lm.sampling import SubtokenizerSampler, samp_sub
-from modtok.studies.lessons.steps import Prediction, Step, label, pills, table
+from modtok.studies.lessons.steps import Prediction, Step, comparison, label, pills, table
 
 TOY = {
     "eng_Latn": Counter({"hug": 10, "pug": 5, "hugs": 5}),
@@ -142,4 +142,16 @@ def prediction(seed: int = SEED) -> Prediction:
         answer,
         f"the softmax covers only the ids of {' ∪ '.join(d.langs)}, and {token!r} is "
         f"{'not ' if answer == 'no' else ''}one of them",
+    )
+
+
+def engine_step(langs=("hin_Deva", "tha_Thai")) -> Step:
+    """``to_local`` next to ``list.index``, the restricted loss next to the masked full softmax."""
+    ref, engine = reference(langs), engine_run(langs)
+    return comparison(
+        "the library (lm.loss)",
+        [
+            (f"rows of the targets of {BATCH!r}", ref["local"], engine["local"]),
+            ("loss, nats (6 decimals)", round(engine["masked_full"], 6), round(engine["restricted"], 6)),
+        ],
     )

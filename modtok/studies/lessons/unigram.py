@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from modtok.studies.lessons.steps import Prediction, Step, pills, table
+from modtok.studies.lessons.steps import Prediction, Step, comparison, pills, table
 from modtok.unigram import lattice, reference
 from modtok.unigram.merge import m_step
 
@@ -136,4 +136,21 @@ def prediction(word: str = WORD, vocab=VOCAB) -> Prediction:
         list(scores),
         " | ".join(best),
         "the highest sum of log-probabilities: " + ", ".join(f"{p} = {s}" for p, s in scores.items()),
+    )
+
+
+def engine_step(word: str = WORD, vocab=VOCAB, corpus=CORPUS) -> Step:
+    """The compiled lattice next to the oracle (values to 10 decimals)."""
+    steps, engine = trace(word, vocab, corpus), engine_run(word, vocab, corpus)
+
+    def r10(d: dict) -> dict:
+        return {p: round(v, 10) for p, v in d.items()}
+
+    return comparison(
+        "the compiled lattice (unigram.lattice)",
+        [
+            ("Viterbi path", steps[2].data["viterbi"], engine["viterbi"]),
+            ("expected counts", r10(steps[3].data["totals"]), r10(engine["totals"])),
+            ("new log p", r10(steps[-1].data["new_logp"]), r10(engine["new_logp"])),
+        ],
     )
