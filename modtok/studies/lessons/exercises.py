@@ -34,10 +34,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+from modtok.artifacts import deployed
 from modtok.bpe import standard
 from modtok.bpe.reference import ReferenceEngine
 from modtok.errors import MissingPackageError
 from modtok.studies.lessons import bpe, parity, sequential, subtokenizers, unigram
+from modtok.text import udhr
 from modtok.text.pretokenize import from_byte_level, pattern
 from modtok.unigram import reference as uni_ref
 
@@ -179,8 +181,6 @@ def check_engine_match(train: Callable, seed: int = 0, trials: int = TRIALS, num
 @cache
 def llama3_ranks() -> dict[bytes, int]:
     """Llama-3's tokens as ``{bytes: id}``: the id is also the merge priority (tiktoken's rank)."""
-    from modtok.artifacts import deployed
-
     vocab = deployed.load_json("llama3")["model"]["vocab"]
     return {from_byte_level(token): i for token, i in vocab.items()}
 
@@ -189,8 +189,6 @@ def udhr_lines(
     langs=("eng_Latn", "hin_Deva", "zho_Hans", "arb_Arab"), per_language: int = 2
 ) -> list[tuple[str, str]]:
     """``(language, line)`` from the installed UDHR (:mod:`modtok.text.udhr`)."""
-    from modtok.text import udhr
-
     udhr.require()
     loaded = udhr.eval_set(list(langs)).load(max_lines=per_language)
     return [(lang, line) for lang in langs for line in loaded[lang]]
@@ -201,16 +199,13 @@ def check_encode(encode: Callable, lines: list[tuple[str, str]] | None = None) -
     (pre-tokens by the regex ``pattern``; a pre-token that is a token is that token, Llama-3's
     ``ignore_merges``; else merge the adjacent pair whose joined bytes have the lowest rank until
     none is in ``ranks``) on UDHR lines (offline: the shipped tokenizer)."""
-    from modtok.artifacts import deployed
-
-    tok = deployed.load("llama3")
+    try:
+        tok = deployed.load("llama3")
+        lines = udhr_lines() if lines is None else lines
+    except MissingPackageError as e:  # said, not hidden: without Llama-3 or the lines there is no check
+        return Check(3, False, f"cannot check here: {e}")
     ranks, regex = llama3_ranks(), pattern("llama3")
     by_id = {i: t for t, i in ranks.items()}
-    if lines is None:
-        try:
-            lines = udhr_lines()
-        except MissingPackageError as e:  # said, not hidden: no line means no check
-            return Check(3, False, f"cannot check without the UDHR lines: {e}")
     for n, (lang, line) in enumerate(lines):
         want = tok.encode(line, add_special_tokens=False).ids
         mine, error = _call(encode, line, ranks, regex)
