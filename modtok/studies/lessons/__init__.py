@@ -4,8 +4,9 @@ reference, with the same toy through the fast engine for comparison.
 Every module has ``trace()`` (a list of :class:`~modtok.studies.lessons.steps.Step`, what
 :class:`modtok.ui.stepper.Stepper` shows), ``prediction()`` (a
 :class:`~modtok.studies.lessons.steps.Prediction` for :class:`modtok.ui.stepper.Predict`),
-``reference()`` or the trace's ``data`` (the naive run) and ``engine_run()`` (the library's
-fast path on the same toy; ``tests/test_lessons.py`` checks that they agree):
+``reference()`` or the trace's ``data`` (the naive run), ``engine_run()`` (the library's
+fast path on the same toy) and ``engine_step()`` (a step that shows both side by side;
+``tests/test_lessons.py`` checks that they agree):
 
 - :mod:`~modtok.studies.lessons.bpe`            01 standard BPE, Latin and Devanagari
 - :mod:`~modtok.studies.lessons.sequential`     02 Algorithm 2, and concatenation breaking a union
