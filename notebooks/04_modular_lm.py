@@ -179,7 +179,8 @@ plots.lines(study.loss_curves(curves, max(1, STEPS // 50)), title="Training loss
 #
 # Bits per byte count the raw UTF-8 bytes of each line (+1 for its newline; no Unicode
 # normalisation, as the data line above says), so settings with different tokenizations
-# are comparable.
+# are comparable. The Baseline has one row, Full: its one shared tokenizer is every setting (the
+# paper's "Baseline | Full").
 
 # %%
 t0 = time.perf_counter()

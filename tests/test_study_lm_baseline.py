@@ -7,10 +7,12 @@ import math
 
 import numpy as np
 import pytest
+import torch
 from lm_helpers import TOY_CORPUS, one_torch_thread, toy_tokenizer  # noqa: F401 (autouse fixture)
 
 from modtok.lm import infer
 from modtok.lm.batches import lm_vocab_size
+from modtok.lm.loss import IGNORE, gathered_cross_entropy, restricted_cross_entropy
 from modtok.lm.model import config
 from modtok.lm.sampling import SubtokenizerSampler, default_mixture, mono, samp_sub
 from modtok.lm.train import TrainConfig
@@ -97,6 +99,15 @@ def test_the_baseline_has_its_own_row_in_the_table(tok, runs):
     assert isinstance(here["samp_sub_recovers_baseline"], paper_vs_here.Measured)
     assert here["samp_sub_recovers_baseline"].value == pytest.approx(100 * (1 - sub_full / b))
     assert here["samp_sub_recovers_baseline"].over == "lines"
+    # failing bits-per-byte claims on Lang name the cells compared and the size of Lang's softmax
+    worse = dict(here, lang_vs_full=paper_vs_here.Measured(1.0, 0.9, 1.1, "lines"),
+                 mono_only_matches_baseline=paper_vs_here.Measured(50.0, 40.0, 60.0, "lines"))
+    why = lm.reasons(worse, [], rows, tok, "Mono-only", "Samp_Sub_1(0.5)")
+    assert set(why) == {"lang_vs_full", "mono_only_matches_baseline"}
+    means = {(m["scheme"], m["setting"]): m["bpb"] for m in lm.mean_bpb(rows, runs_, ["Lang", "Full"])}
+    assert f"Mono-only {means['Mono-only', 'Full'] - means['Mono-only', 'Lang']:.3f}" in why["lang_vs_full"]
+    assert f"the Baseline {b:.3f}" in why["mono_only_matches_baseline"]
+    assert f"Full's over all {lm_vocab_size(tok):,}" in why["lang_vs_full"]
     no_base = lm.paper_values([r for r in rows if r["scheme"] != lm.BASELINE], [{"scheme": s, "mean": 0.0} for s in runs_],
                               [], "Mono-only", "Samp_Sub_1(0.5)", "Samp_Sub_1(0.5)")
     assert isinstance(no_base["mono_only_matches_baseline"], paper_vs_here.NotMeasured)
@@ -149,3 +160,14 @@ def test_text_that_is_not_parallel_gives_a_point_estimate_only():
              for r in rows]  # a second language with three lines: no line unit shared by both
     value = lm.over_lines(rows, {"l": ("s", "Lang"), "f": ("s", "Full")}, lambda m: m["f"] - m["l"])
     assert type(value) is float and value == pytest.approx(0.5)
+
+
+def test_per_row_cross_entropy_adds_up_to_the_summed_one():
+    g = torch.Generator().manual_seed(0)
+    h, w = torch.randn(3, 5, 8, generator=g), torch.randn(20, 8, generator=g)
+    active = torch.tensor([1, 4, 7, 9, 15])
+    targets = active[torch.randint(0, 5, (3, 5), generator=g)]
+    targets[0, 3:] = IGNORE  # padding scores nothing
+    rows = gathered_cross_entropy(h, w[active], None, targets, active, per_row=True)
+    assert rows.shape == (3,) and torch.allclose(rows.sum(), restricted_cross_entropy(h, w, None, targets, active))
+    assert torch.allclose(rows[0], restricted_cross_entropy(h[:1], w, None, targets[:1], active))

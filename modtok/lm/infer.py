@@ -60,7 +60,7 @@ import torch.nn.functional as F
 
 from modtok.errors import ActiveSetError, CheckpointError, VocabularyMismatchError
 from modtok.lm.batches import active_ids, boundary_id, check_langs, lm_vocab_size
-from modtok.lm.loss import IGNORE, bits_per_byte, gathered_cross_entropy
+from modtok.lm.loss import IGNORE, bits_per_byte, check_active_ids, gathered_cross_entropy
 from modtok.lm.model import LM, KVCache, LMConfig
 from modtok.lm.train import save_atomic
 
@@ -165,11 +165,10 @@ def evaluate(model: LM, tokenizer, lines: list[str], encode_langs=None, output_l
             n_outside[i : i + len(chunk)] = outside.sum(1).cpu().numpy()
             targets = targets.masked_fill(outside, IGNORE)
         w, b = model.output_rows(None)
-        rows, row_bias = w[active], None if b is None else b[active]  # gathered once, scored row by row
-        hidden = model.hidden(idx.to(device))
-        for r in range(len(chunk)):
-            window_nats[i + r] = float(gathered_cross_entropy(hidden[r : r + 1], rows, row_bias, targets[r : r + 1],
-                                                              active))
+        check_active_ids(active, w.shape[0])
+        per_row = gathered_cross_entropy(model.hidden(idx.to(device)), w[active], None if b is None else b[active],
+                                         targets, active, per_row=True)  # (B,) nats of each window
+        window_nats[i : i + len(chunk)] = per_row.double().cpu().numpy()
     n_tokens = sum(len(w) - 1 for w in windows)
     line_total = np.array([len(s.encode("utf-8")) + 1 for s in lines], dtype=np.float64)
     line_nats = np.bincount(owner, weights=window_nats, minlength=len(lines))
