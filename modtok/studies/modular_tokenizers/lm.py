@@ -277,9 +277,10 @@ def reasons(here: Mapping[str, float | NotMeasured], speed_rows: list[dict], eva
         bpb = {(r["scheme"], r["setting"]): r["bpb"] for r in mean_bpb(eval_rows, [mono, sub, BASELINE], ["Lang", "Full"])}
         own = float(np.mean([len(tokenizer.ids([lang])) for lang in {r["lang"] for r in eval_rows}]))
         softmax = f"Lang's softmax runs over {own:,.0f} ids a language (mean), Full's over all {lm_vocab_size(tokenizer):,}"
-        out["lang_vs_full"] = (f"Full minus Lang, mean bits per byte: {sub} {bpb[sub, 'Full'] - bpb[sub, 'Lang']:.3f}, "
-                               f"{mono} {bpb[mono, 'Full'] - bpb[mono, 'Lang']:.3f}; {softmax}")
-        if (BASELINE, "Full") in bpb:
+        if {(sub, "Full"), (mono, "Full")} <= set(bpb):  # the schemes named here were evaluated
+            out["lang_vs_full"] = (f"Full minus Lang, mean bits per byte: {sub} {bpb[sub, 'Full'] - bpb[sub, 'Lang']:.3f}, "
+                                   f"{mono} {bpb[mono, 'Full'] - bpb[mono, 'Lang']:.3f}; {softmax}")
+        if {(BASELINE, "Full"), (mono, "Lang")} <= set(bpb):
             out["mono_only_matches_baseline"] = (f"{mono} under Lang {bpb[mono, 'Lang']:.3f} bits per byte, the "
                                                  f"{BASELINE} {bpb[BASELINE, 'Full']:.3f}; {softmax}, the "
                                                  f"{BASELINE}'s over its whole shared vocabulary")
