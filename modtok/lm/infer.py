@@ -38,6 +38,10 @@ bytes they stand for (``uncovered_bytes``: a line's bytes + 1 spread evenly over
 its targets, as in training), and bits per byte divide the scored nats by the
 bytes of the scored targets only. ``coverage`` is the scored share of targets.
 
+The totals are also kept per line (``line_nats``, ``line_bytes``: the scored
+nats and bytes of each non-blank line, in order), so that an interval over
+lines can be drawn by resampling them (:mod:`modtok.evaluation.stats`).
+
 :func:`export_compact` slices the embedding and output rows of ``U``'s ids into a
 standalone smaller model with its own tokenizer directory (the restricted
 tokenizer renumbered to local ids); its logits equal the full model's logits
@@ -56,7 +60,7 @@ import torch.nn.functional as F
 
 from modtok.errors import ActiveSetError, CheckpointError, VocabularyMismatchError
 from modtok.lm.batches import active_ids, boundary_id, check_langs, lm_vocab_size
-from modtok.lm.loss import IGNORE, bits_per_byte, restricted_cross_entropy
+from modtok.lm.loss import IGNORE, bits_per_byte, check_active_ids, gathered_cross_entropy
 from modtok.lm.model import LM, KVCache, LMConfig
 from modtok.lm.train import save_atomic
 
@@ -97,6 +101,8 @@ class EvalResult:
     bytes: int  # UTF-8 bytes + one newline per line
     uncovered_tokens: int = 0  # targets outside the output vocabulary (counted, not scored)
     uncovered_bytes: float = 0.0  # the bytes those targets stand for
+    line_nats: tuple[float, ...] = ()  # per non-blank line: its scored nats (they add up to nats)
+    line_bytes: tuple[float, ...] = ()  # per non-blank line: its scored bytes (add up to bytes - uncovered_bytes)
 
     @property
     def bpb(self) -> float:
@@ -134,16 +140,17 @@ def evaluate(model: LM, tokenizer, lines: list[str], encode_langs=None, output_l
     lines = [s for s in lines if s.strip()]
     device = device or next(model.parameters()).device
     doc, T = boundary_id(tokenizer), model.cfg.max_seq_len
-    windows, shares = [], []  # token windows, and the bytes each target of a window stands for
-    for line, ids in zip(lines, tokenizer.encode_batch(lines, check_langs(encode_langs))):
+    windows, shares, owner = [], [], []  # token windows, the bytes each target stands for, the line of each
+    for n, (line, ids) in enumerate(zip(lines, tokenizer.encode_batch(lines, check_langs(encode_langs)))):
         seq = [doc] + list(ids) + [doc]
         cut = [seq[i : i + T + 1] for i in range(0, len(seq) - 1, T)]
         windows += cut
         shares += [(len(line.encode("utf-8")) + 1) / (len(ids) + 1)] * len(cut)
+        owner += [n] * len(cut)
     active = torch.from_numpy(active_ids(tokenizer, output_langs)).to(device)
     inside = torch.zeros(model.cfg.vocab_size, dtype=torch.bool, device=device)
     inside[active] = True
-    nats, n_out, bytes_out = 0.0, 0, 0.0
+    window_nats, n_outside = np.zeros(len(windows)), np.zeros(len(windows), dtype=np.int64)  # per window
     for i in range(0, len(windows), batch_size):
         chunk = windows[i : i + batch_size]
         width = max(map(len, chunk)) - 1
@@ -155,20 +162,27 @@ def evaluate(model: LM, tokenizer, lines: list[str], encode_langs=None, output_l
         targets = targets.to(device)
         outside = (targets != IGNORE) & ~inside[targets.clamp(min=0)]  # (B, T) targets not in the output set
         if bool(outside.any()):
-            per_row = outside.sum(1).tolist()
-            n_out += sum(per_row)
-            bytes_out += sum(c * shares[i + r] for r, c in enumerate(per_row))
+            n_outside[i : i + len(chunk)] = outside.sum(1).cpu().numpy()
             targets = targets.masked_fill(outside, IGNORE)
         w, b = model.output_rows(None)
-        nats += float(restricted_cross_entropy(model.hidden(idx.to(device)), w, b, targets, active))
+        check_active_ids(active, w.shape[0])
+        per_row = gathered_cross_entropy(model.hidden(idx.to(device)), w[active], None if b is None else b[active],
+                                         targets, active, per_row=True)  # (B,) nats of each window
+        window_nats[i : i + len(chunk)] = per_row.double().cpu().numpy()
     n_tokens = sum(len(w) - 1 for w in windows)
-    n_bytes = sum(len(s.encode("utf-8")) + 1 for s in lines)
-    return EvalResult(nats, n_tokens, n_bytes, n_out, bytes_out)
+    line_total = np.array([len(s.encode("utf-8")) + 1 for s in lines], dtype=np.float64)
+    line_nats = np.bincount(owner, weights=window_nats, minlength=len(lines))
+    window_out = n_outside * np.asarray(shares, dtype=np.float64)  # the bytes of the uncovered targets
+    line_out = np.bincount(owner, weights=window_out, minlength=len(lines))
+    return EvalResult(float(window_nats.sum()), n_tokens, int(line_total.sum()), int(n_outside.sum()),
+                      float(window_out.sum()),
+                      tuple(line_nats.tolist()), tuple((line_total - line_out).tolist()))
 
 
 def evaluate_settings(model: LM, tokenizer, corpus: dict[str, list[str]], settings=SETTINGS,
                       english: str = "eng_Latn", device=None) -> list[dict]:
-    """Rows ``{lang, setting, bpb, nats, tokens, bytes, coverage}`` for every language and setting.
+    """Rows ``{lang, setting, bpb, nats, tokens, bytes, coverage, line_nats, line_bytes}`` for every
+    language and setting (``line_*``: :class:`EvalResult`'s per-line totals).
 
     Targets outside a setting's output vocabulary (Full-Lang) are counted (``coverage`` < 1), not scored.
     """
@@ -178,7 +192,8 @@ def evaluate_settings(model: LM, tokenizer, corpus: dict[str, list[str]], settin
             enc, out = setting_langs(setting, lang, english)
             r = evaluate(model, tokenizer, lines, enc, out, device=device, uncovered="count")
             rows.append({"lang": lang, "setting": setting, "bpb": r.bpb, "nats": r.nats,
-                         "tokens": r.tokens, "bytes": r.bytes, "coverage": r.coverage})
+                         "tokens": r.tokens, "bytes": r.bytes, "coverage": r.coverage,
+                         "line_nats": r.line_nats, "line_bytes": r.line_bytes})
     return rows
 
 

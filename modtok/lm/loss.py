@@ -90,11 +90,17 @@ def gathered_cross_entropy(
     row_bias: torch.Tensor | None,  # (K,) or None
     targets: torch.Tensor,  # (B, T) global ids or IGNORE
     active_ids: torch.Tensor,  # (K,) sorted unique global ids
+    per_row: bool = False,
 ) -> torch.Tensor:
     """:func:`restricted_cross_entropy` once the K active rows are gathered (the host store hands
-    them over this way, :mod:`modtok.lm.offload`): the same arithmetic from here on."""
+    them over this way, :mod:`modtok.lm.offload`): the same arithmetic from here on. ``per_row``:
+    the (B,) sums of each row instead of their total (the per-line scores of evaluation)."""
     local = to_local(targets, active_ids)  # (B, T)
     logits = F.linear(hidden, rows, row_bias)  # (B, T, K)
+    if per_row:
+        nats = F.cross_entropy(_at_least_fp32(logits).flatten(0, 1), local.flatten(), ignore_index=IGNORE,
+                               reduction="none")  # (B * T,), 0 where ignored
+        return nats.view(local.shape).sum(-1)
     return F.cross_entropy(_at_least_fp32(logits).flatten(0, 1), local.flatten(), ignore_index=IGNORE, reduction="sum")
 
 

@@ -3,8 +3,11 @@
 One LM over the global vocabulary of a modular tokenizer; every batch is in one language
 and tokenized with a subtokenizer drawn by a sampling scheme (:mod:`modtok.lm.sampling`:
 Mono-only, Samp_Full(p), Samp_Sub_n(n, p)). This module trains one model per scheme on
-the same data and schedule (:func:`train_schemes`), tabulates bits per byte under the
-paper's four inference settings (:func:`evaluate_schemes`, :func:`bpb_table`, Tables 4/6)
+the same data and schedule (:func:`train_schemes`) and the paper's **Baseline** beside them
+(:func:`train_baseline`, §6.1-6.2: one shared tokenizer over all languages, monolingual
+batches), tabulates bits per byte under the paper's four inference settings
+(:func:`evaluate_schemes`, :func:`bpb_table`, Tables 4/6; the Baseline under its one
+tokenizer, the paper's "Baseline | Full" row)
 and the language fidelity of generation (:func:`fidelity_rows`), and summarises what a
 scheme does to the batches (:func:`sampling_summary`, the notebook's explorer).
 
@@ -16,24 +19,33 @@ scheme does to the batches (:func:`sampling_summary`, the notebook's explorer).
 [{'scheme': 's', 'setting': 'Lang', 'x': 1.0, 'y': 3.0}, {'scheme': 's', 'setting': 'Full', 'x': 2.0, 'y': 4.0}]
 >>> mean_bpb(rows, ["s"], ["Lang", "Full"])
 [{'scheme': 's', 'setting': 'Lang', 'bpb': 2.0}, {'scheme': 's', 'setting': 'Full', 'bpb': 3.0}]
+>>> bpb_table(rows + [{"scheme": "Baseline", "setting": "Full", "lang": lang, "bpb": 2.5} for lang in "xy"],
+...           ["s", "Baseline"], ["Full"], ["x", "y"])[1]       # a (scheme, setting) never evaluated has no row
+{'scheme': 'Baseline', 'setting': 'Full', 'x': 2.5, 'y': 2.5}
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from modtok.artifacts import baselines
+from modtok.artifacts.modular import ModularTokenizer
 from modtok.errors import SchemeError
+from modtok.evaluation.stats import paired_bootstrap
 from modtok.lm import infer
 from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
 from modtok.lm.model import LM, LMConfig
-from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture
+from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture, samp_full
 from modtok.lm.train import TrainConfig, read_metrics, train
 from modtok.studies import paper_vs_here
-from modtok.studies.paper_vs_here import NotMeasured
+from modtok.studies.paper_vs_here import Measured, NotMeasured
 from modtok.text.data import Corpora
 
 from .setting import corpus_fields, pretokenization
@@ -65,6 +77,48 @@ def train_schemes(tokenizer, train_text: Mapping[str, list[str]], schemes: Mappi
     return out
 
 
+BASELINE = "Baseline"  # the paper's name of its comparator (Tables 4-8, 15)
+
+
+@dataclass
+class Baseline:
+    """The Baseline run: its shared ``tokenizer`` (every language's view is the whole
+    vocabulary), the model (in eval mode), its ``metrics.jsonl`` rows and training time (s)."""
+
+    tokenizer: ModularTokenizer
+    model: LM
+    curve: list[dict]
+    seconds: float
+
+
+def shared_tokenizer(train_text: Mapping[str, list[str]], vocab_size: int, scheme: str) -> ModularTokenizer:
+    """The Baseline's one tokenizer: a joint byte-level BPE (:func:`modtok.artifacts.baselines.train_joint`,
+    pre-tokenizer ``scheme``) on every language's training lines at ``vocab_size`` ids (HF's trainer
+    stops earlier when no pair occurs twice: ``vocab_size`` of the result says), as the LM code
+    takes it: each language's view holds every id, so any batch is encoded and scored over the one
+    shared vocabulary."""
+    hf = baselines.train_joint(train_text, vocab_size, scheme=scheme)
+    return ModularTokenizer(json.loads(hf.to_str()), {lang: range(hf.get_vocab_size()) for lang in train_text})
+
+
+def train_baseline(tokenizer, scheme: str, train_text: Mapping[str, list[str]], mixture: Mapping[str, float],
+                   model_cfg: LMConfig, train_cfg: TrainConfig, batch: int, seq: int, runs_dir,
+                   progress: bool = False) -> Baseline:
+    """The paper's Baseline (§6.2: "the same monolingual batching scheme but with a single shared
+    multilingual tokenizer"), beside :func:`train_schemes`' models: a :func:`shared_tokenizer` of
+    the modular ``tokenizer``'s total size (its union of every language), the same mixture, batch
+    and sequence length, model shape (with the shared tokenizer's rows), schedule and seed 0. The
+    sampler is Samp_Full(1) with seed 0: each step draws the same batch language as the schemes'
+    samplers (the language is drawn first, :meth:`~modtok.lm.sampling.SubtokenizerSampler.draw`)
+    and always the full, here shared, tokenizer. Written under ``runs_dir/Baseline``."""
+    shared = shared_tokenizer(train_text, tokenizer.vocab_size, scheme)
+    source = BatchSource(shared, train_text, SubtokenizerSampler(samp_full(1.0), mixture, seed=0), batch, seq, seed=0)
+    t0 = time.perf_counter()
+    result = train(dataclasses.replace(model_cfg, vocab_size=lm_vocab_size(shared)), train_cfg, source,
+                   f"{runs_dir}/{BASELINE}", resume=False, progress=progress)
+    return Baseline(shared, result.model.eval(), read_metrics(f"{runs_dir}/{BASELINE}"), time.perf_counter() - t0)
+
+
 def smooth(ys: Sequence[float], w: int) -> np.ndarray:
     """Moving average of window ``w`` (the ``len(ys) - w + 1`` full windows)."""
     return np.convolve(ys, np.ones(w) / w, mode="valid")
@@ -80,10 +134,16 @@ def loss_curves(curves: Mapping[str, list[dict]], w: int, key: str = "bpb") -> d
 
 
 def evaluate_schemes(models: Mapping[str, LM], tokenizer, corpus: Mapping[str, list[str]],
-                     english: str = "eng_Latn") -> list[dict]:
-    """:func:`modtok.lm.infer.evaluate_settings` of every model, each row tagged with its ``scheme``."""
-    return [{"scheme": name, **row} for name, model in models.items()
+                     english: str = "eng_Latn", baseline: Baseline | None = None) -> list[dict]:
+    """:func:`modtok.lm.infer.evaluate_settings` of every model, each row tagged with its ``scheme``;
+    with ``baseline``, its rows too (scheme :data:`BASELINE`, setting "Full" only: under a shared
+    tokenizer the four settings are one, as the paper's Baseline rows say)."""
+    rows = [{"scheme": name, **row} for name, model in models.items()
             for row in infer.evaluate_settings(model, tokenizer, dict(corpus), english=english)]
+    if baseline is not None:
+        rows += [{"scheme": BASELINE, **row} for row in infer.evaluate_settings(
+            baseline.model, baseline.tokenizer, dict(corpus), settings=("Full",), english=english)]
+    return rows
 
 
 def _cell(rows: list[dict], **match) -> dict:
@@ -92,17 +152,21 @@ def _cell(rows: list[dict], **match) -> dict:
 
 def bpb_table(rows: list[dict], schemes: Sequence[str], settings: Sequence[str],
               langs: Sequence[str]) -> list[dict]:
-    """One row per (scheme, setting), one bits-per-byte column per language."""
+    """One row per (scheme, setting) that was evaluated, one bits-per-byte column per language."""
     return [{"scheme": s, "setting": st,
              **{lang: _cell(rows, scheme=s, setting=st, lang=lang)["bpb"] for lang in langs}}
-            for s in schemes for st in settings]
+            for s in schemes for st in settings if _evaluated(rows, s, st)]
+
+
+def _evaluated(rows: list[dict], scheme: str, setting: str) -> bool:
+    return any(r["scheme"] == scheme and r["setting"] == setting for r in rows)
 
 
 def mean_bpb(rows: list[dict], schemes: Sequence[str], settings: Sequence[str]) -> list[dict]:
-    """Bits per byte per (scheme, setting), averaged over the languages."""
+    """Bits per byte per (scheme, setting) that was evaluated, averaged over the languages."""
     return [{"scheme": s, "setting": st,
              "bpb": float(np.mean([r["bpb"] for r in rows if r["scheme"] == s and r["setting"] == st]))}
-            for s in schemes for st in settings]
+            for s in schemes for st in settings if _evaluated(rows, s, st)]
 
 
 def coverage(rows: list[dict], langs: Sequence[str], setting: str = "Full-Lang") -> dict[str, float]:
@@ -184,13 +248,15 @@ def setting(corpora: Corpora, langs: Sequence[str], tokenizer, mixture: Mapping[
 
 
 def reasons(here: Mapping[str, float | NotMeasured], speed_rows: list[dict], eval_rows: list[dict] | None = None,
-            tokenizer=None, mono: str = "Mono-only") -> dict[str, str]:
+            tokenizer=None, mono: str = "Mono-only", sub: str = "Samp_Sub_2(0.5)") -> dict[str, str]:
     """A measured reason for each claim of ``here`` (:func:`paper_values`) that does not hold
     where the run measures one: for the compact model, the timed pair of the widest model
     (parameters and forward time of the full and the compact model), i.e. how small a part of
     the work the output layer is here; for the foreign-token share (with ``eval_rows`` and the
-    modular ``tokenizer``), the worst language's own ids against the LM's rows. Claims on bits
-    per byte and generation get none (the run measures no cause for them).
+    modular ``tokenizer``), the worst language's own ids against the LM's rows; for the
+    bits-per-byte claims on Lang (with ``eval_rows`` and ``tokenizer``), the cells compared and
+    the size of Lang's softmax, which is smaller than Full's (and the Baseline's) under every
+    scheme. Generation gets none (the run measures no cause for it).
 
     >>> speed = [{"vocabulary": "v", "d_model": 64, "model": m, "params (M)": p, "forward ms": ms}
     ...          for m, p, ms in [("full", 2.0, 1.0), ("compact", 1.9, 1.02)]]
@@ -207,6 +273,18 @@ def reasons(here: Mapping[str, float | NotMeasured], speed_rows: list[dict], eva
         own, rows = len(tokenizer.ids([lang])), lm_vocab_size(tokenizer)
         out["full_foreign_token_share"] = (f"{lang}: {100 * (1 - cov[lang]):.1f}% of its full-tokenizer tokens lie "
                                            f"outside its {own:,} own ids ({own / rows:.0%} of the {rows:,} LM rows)")
+    if {"lang_vs_full", "mono_only_matches_baseline"} & failing and eval_rows and tokenizer is not None:
+        bpb = {(r["scheme"], r["setting"]): r["bpb"] for r in mean_bpb(eval_rows, [mono, sub, BASELINE], ["Lang", "Full"])}
+        own = float(np.mean([len(tokenizer.ids([lang])) for lang in {r["lang"] for r in eval_rows}]))
+        softmax = f"Lang's softmax runs over {own:,.0f} ids a language (mean), Full's over all {lm_vocab_size(tokenizer):,}"
+        if {(sub, "Full"), (mono, "Full")} <= set(bpb):  # the schemes named here were evaluated
+            out["lang_vs_full"] = (f"Full minus Lang, mean bits per byte: {sub} {bpb[sub, 'Full'] - bpb[sub, 'Lang']:.3f}, "
+                                   f"{mono} {bpb[mono, 'Full'] - bpb[mono, 'Lang']:.3f}; {softmax}")
+        if {(BASELINE, "Full"), (mono, "Lang")} <= set(bpb):
+            out["mono_only_matches_baseline"] = (f"{mono} under Lang {bpb[mono, 'Lang']:.3f} bits per byte, the "
+                                                 f"{BASELINE} {bpb[BASELINE, 'Full']:.3f}; {softmax}, the "
+                                                 f"{BASELINE}'s over its whole shared vocabulary")
+        out = {k: v for k, v in out.items() if k in failing}
     failing &= {"compact_speedup", "compact_params"}
     if not failing:
         return out
@@ -223,11 +301,57 @@ def reasons(here: Mapping[str, float | NotMeasured], speed_rows: list[dict], eva
     return out | {k: why for k in sorted(failing)}
 
 
+def over_lines(eval_rows: list[dict], cells: Mapping[str, tuple[str, str]], statistic, n_boot: int = 1000,
+               seed: int = 0) -> Measured | float:
+    """``statistic({name: bits per byte})`` of the (scheme, setting) ``cells`` (each the mean over the
+    languages of its bits per byte, :func:`mean_bpb`), with its interval over evaluation lines: a
+    :func:`~modtok.evaluation.stats.paired_bootstrap` of the per-line scored nats and bytes
+    (:func:`modtok.lm.infer.evaluate`), line ``i`` of every language and cell drawn together (on
+    parallel text, one sentence in every language). Where the languages have different numbers of
+    lines (text that is not parallel) there is no such unit: the point estimate alone, a float. A
+    percentile interval that misses its point (a skewed statistic on few lines) is widened to it,
+    and ``over`` says so.
+
+    Worked example (hand-checkable): two lines of 2 bytes each; under "L" both cost 2 bits (1 bpb),
+    under "F" the first 2 bits and the second 6 (2 bpb). A replicate draws the lines {1, 1}, {1, 2}
+    or {2, 2}: F minus L is then 0, 1 or 2 bpb, so the 95% interval is the whole range:
+
+    >>> ln2 = math.log(2)
+    >>> rows = [{"scheme": "s", "setting": st, "lang": "x", "line_nats": [a * ln2, b * ln2], "line_bytes": [2, 2]}
+    ...         for st, a, b in [("L", 2, 2), ("F", 2, 6)]]
+    >>> over_lines(rows, {"l": ("s", "L"), "f": ("s", "F")}, lambda m: m["f"] - m["l"], n_boot=2000, seed=1)
+    Measured(value=1.0, lo=0.0, hi=2.0, over='lines')
+    """
+    langs = sorted({r["lang"] for r in eval_rows if (r["scheme"], r["setting"]) in set(cells.values())})
+    samples = {}
+    for name, (scheme, setting) in cells.items():
+        for lang in langs:
+            row = _cell(eval_rows, scheme=scheme, setting=setting, lang=lang)
+            samples[f"{name}|{lang}|nats"], samples[f"{name}|{lang}|bytes"] = row["line_nats"], row["line_bytes"]
+
+    def stat(a):  # a[...]: (n,) for the point, (n_boot, n) for the replicates
+        return {"v": statistic({name: np.mean([a[f"{name}|{lang}|nats"].sum(-1) / a[f"{name}|{lang}|bytes"].sum(-1)
+                                               for lang in langs], axis=0) / math.log(2) for name in cells})}
+
+    if len({len(v) for v in samples.values()}) != 1:
+        return float(stat({k: np.asarray(v, np.float64) for k, v in samples.items()})["v"])
+    value, lo, hi = paired_bootstrap(samples, stat, n_boot, seed=seed)["v"]
+    if lo <= value <= hi:
+        return Measured(value, lo, hi, "lines")
+    return Measured(value, min(lo, value), max(hi, value), "lines (percentile interval widened to its point)")
+
+
 def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[dict], mono: str = "Mono-only",
                  full: str = "Samp_Full(0.5)", sub: str = "Samp_Sub_2(0.5)") -> dict:
     """The measured values of the ``modular_tokenizers_lm`` claims (``paper_figures.toml``) from
     :func:`evaluate_schemes` (schemes named ``mono``, ``full``, ``sub``), :func:`fidelity_rows` and
     :func:`modtok.lm.infer.full_vs_compact_timing` (its last vocabulary: the paper-scale one when timed).
+
+    The bits-per-byte claims are stated as the paper states them (§6.2-6.3): ``lang_vs_full``, the
+    near-parity of Samp_Sub_n, is its gap (Full minus Lang) as a share of Mono-only's;
+    ``mono_only_matches_baseline`` and ``samp_sub_recovers_baseline`` are Mono-only under Lang and
+    Samp_Sub_n under Full against the :data:`BASELINE` (percent fewer bits per byte than it; not
+    measured without Baseline rows). These three carry intervals over lines (:func:`over_lines`).
 
     >>> ev = [{"scheme": s, "setting": st, "lang": "x", "bpb": b, "coverage": c} for s, st, b, c in
     ...       [("m", "Lang", 3.0, 1.0), ("m", "Full", 3.5, 1.0), ("m", "Full-Lang", 3.4, 0.96), ("f", "Lang", 3.1, 1.0),
@@ -235,10 +359,27 @@ def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[d
     >>> fid = [{"scheme": "m", "mean": 0.2}, {"scheme": "f", "mean": 0.05}, {"scheme": "s", "mean": 0.1}]
     >>> speed = [{"vocabulary": "v", "d_model": d, "model": m, "params (M)": p, "forward ms": t}
     ...          for d, m, p, t in [(64, "full", 2.0, 4.0), (64, "compact", 1.0, 1.0), (128, "full", 4.0, 6.0), (128, "compact", 3.0, 3.0)]]
-    >>> {k: round(v, 3) for k, v in paper_values(ev, fid, speed, "m", "f", "s").items()}
-    {'lang_vs_full': -0.3, 'samp_full_narrows_gap': 0.4, 'mono_only_mixes_languages': 0.15, 'full_foreign_token_share': 4.0, 'compact_speedup': 4.0, 'compact_params': 25.0}
+    >>> for r in ev:
+    ...     r["line_nats"], r["line_bytes"] = [r["bpb"] * math.log(2)], [1.0]    # one line of one byte
+    >>> here = paper_values(ev, fid, speed, "m", "f", "s")
+    >>> m = here["lang_vs_full"]                                # (3.3 - 3.0) / (3.5 - 3.0), one line: no spread
+    >>> round(m.value, 3), m.lo == m.value == m.hi, m.over
+    (0.6, True, 'lines')
+    >>> here["samp_sub_recovers_baseline"]
+    NotMeasured(reason='no Baseline trained (train_baseline)')
+    >>> {k: round(v, 3) for k, v in here.items() if isinstance(v, float)}
+    {'samp_full_narrows_gap': 0.4, 'mono_only_mixes_languages': 0.15, 'full_foreign_token_share': 4.0, 'compact_speedup': 4.0, 'compact_params': 25.0}
     """
     means = {(r["scheme"], r["setting"]): r["bpb"] for r in mean_bpb(eval_rows, [mono, full, sub], ["Lang", "Full"])}
+    gap_share = over_lines(eval_rows, {"ml": (mono, "Lang"), "mf": (mono, "Full"), "sl": (sub, "Lang"),
+                                       "sf": (sub, "Full")}, lambda m: (m["sf"] - m["sl"]) / (m["mf"] - m["ml"]))
+    if _evaluated(eval_rows, BASELINE, "Full"):
+        def vs_base(scheme, setting):  # percent fewer bits per byte than the Baseline (above 0: better)
+            return over_lines(eval_rows, {"b": (BASELINE, "Full"), "x": (scheme, setting)},
+                              lambda m: 100 * (1 - m["x"] / m["b"]))
+        mono_base, sub_base = vs_base(mono, "Lang"), vs_base(sub, "Full")
+    else:
+        mono_base = sub_base = NotMeasured("no Baseline trained (train_baseline)")
     gap = {s: means[s, "Full"] - means[s, "Lang"] for s in (mono, full)}
     shares = {r["scheme"]: r["mean"] for r in fid_rows}
     # the Full-Lang coverage is a property of the tokenizer (the same under every scheme): read it off one
@@ -250,7 +391,8 @@ def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[d
     pairs = {d: p for d, p in pairs.items() if {"full", "compact"} <= set(p)}
     untimed = NotMeasured("no full/compact timing")
     widest = pairs[max(pairs)] if pairs else None
-    return {"lang_vs_full": means[sub, "Lang"] - means[sub, "Full"], "samp_full_narrows_gap": gap[mono] - gap[full],
+    return {"lang_vs_full": gap_share, "mono_only_matches_baseline": mono_base, "samp_sub_recovers_baseline": sub_base,
+            "samp_full_narrows_gap": gap[mono] - gap[full],
             "mono_only_mixes_languages": shares[mono] - shares[full],
             "full_foreign_token_share": max(foreign) if foreign else NotMeasured("no Full-Lang evaluation"),
             "compact_speedup": (max(p["full"]["forward ms"] / p["compact"]["forward ms"] for p in pairs.values())
