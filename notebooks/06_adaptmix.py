@@ -192,33 +192,34 @@ if HAVE_DEV:
 # %% [markdown]
 # ## Table 7 analog — parity with English
 #
-# The premium of a language is Σ tokens(ℓ) / Σ tokens(English) over the same
-# parallel devtest sentences: 1.0 is parity. Needs parallel text with English.
+# The paper's parity (App. A.3, Table 7): a language's devtest fertility over English's under
+# the same tokenizer (1.0 is parity), with AdaptMix's 95% interval from a paired bootstrap over
+# the parallel devtest lines. Needs parallel text with English.
 
 # %%
-table7 = S.premiums({study.ADAPT: tokenizers[study.ADAPT]} if SAME else tokenizers) if HAVE_DEV else None
+table7 = S.parity({study.ADAPT: tokenizers[study.ADAPT]} if SAME else tokenizers) if HAVE_DEV else None
 if table7:
-    prem, PREMIUM_ROWS = table7
+    prem, PREMIUM_ROWS = table7.values, table7.rows
     display(plots.table(PREMIUM_ROWS, floatfmt="{:.3f}"))
     assert all(p["eng_Latn"] == 1.0 for p in prem.values())
 else:
-    print("premium needs parallel text with English (and a dev split for AdaptMix); skipped on", S.data.source)
+    print("parity needs parallel text with English (and a dev split for AdaptMix); skipped on", S.data.source)
 
 # %% [markdown]
 # ## Table 3 analog — deployed tokenizers for reference
 #
 # The same devtest fertility for tokenizers that real models ship (optional
 # extra `modtok[deployed]`), next to AdaptMix and UniMix at our vocabulary size;
-# then their premiums over English beside AdaptMix's (the paper's Table 7 columns).
+# then their parity with English beside AdaptMix's (the paper's Table 7 columns).
 
 # %%
 DEPLOYED = {name: deployed.load(name) for name in deployed.available()} if HAVE_DEV else {}
-DEPLOYED_PREMIUMS = S.premiums({study.ADAPT: tokenizers[study.ADAPT], **DEPLOYED}) if DEPLOYED else None
+DEPLOYED_PREMIUMS = S.parity({study.ADAPT: tokenizers[study.ADAPT], **DEPLOYED}) if DEPLOYED else None
 if DEPLOYED:
     ref = {study.ADAPT: fert[study.ADAPT], study.UNI: fert[study.UNI], **S.fertility(DEPLOYED)}
     display(plots.table(S.fertility_rows(ref), floatfmt="{:.2f}"))
     if DEPLOYED_PREMIUMS:  # the paper's Table 7 compares AdaptMix's premium with deployed tokenizers'
-        display(plots.table(DEPLOYED_PREMIUMS[1], floatfmt="{:.3f}"))
+        display(plots.table(DEPLOYED_PREMIUMS.rows, floatfmt="{:.3f}"))
 else:
     print("no deployed tokenizer installed (pip install 'modtok[deployed]'), or no dev split")
 
@@ -349,7 +350,7 @@ print(f"data: {S.data.source}\n{len(LANGS)} languages, μ = {MU}, ε = {EPS} (ch
 print("the paper's 20 iterations at our vocabulary:", S.paper_setting_cost(TRAINER, VOCAB, len(GRID)))
 
 # %%
-PREMIUMS = DEPLOYED_PREMIUMS[1] if DEPLOYED_PREMIUMS else None
+PREMIUMS = DEPLOYED_PREMIUMS
 HERE = S.paper_vs_here(fert if HAVE_DEV else None, PREMIUMS, list(DEPLOYED), SAME if HAVE_DEV else None)
 REASONS = S.reasons(HERE, hist, fert, PREMIUMS, list(DEPLOYED)) if HAVE_DEV else {}
 plots.table(paper_vs_here.table("adaptmix", HERE, S.setting(TRAINER, VOCAB, BUDGET, ITERATIONS), REASONS))
