@@ -288,15 +288,16 @@ class SeedRuns:
     one tokenizer's, not independent draws; the claim is about these languages' mean. A
     percentile bootstrap over 3 seeds has 10 distinct resamples and is too narrow.
 
-    Hand case: two languages, three seeds; the mean fertility changes by −2%, −1% and 0%, so the
-    headline is −1% with the interval −1 ± 4.303 · 1 / √3:
+    Hand case: two languages, three seeds; x changes by −4%, −2% and 0%, y not at all, so the
+    mean fertility changes by −2%, −1% and 0%: the headline is −1% with the interval
+    −1 ± 4.303 · 1 / √3, and x's change is −2 ± 4.303 · 2 / √3:
 
     >>> f = lambda u, a: {UNI: {"x": u, "y": 2.0}, ADAPT: {"x": a, "y": 2.0}}
-    >>> r = SeedRuns((0, 1, 2), {0: f(2.0, 1.94), 1: f(2.0, 1.97), 2: f(2.0, 2.0)}, {})
+    >>> r = SeedRuns((0, 1, 2), {0: f(2.0, 1.92), 1: f(2.0, 1.96), 2: f(2.0, 2.0)}, {})
     >>> [round(c, 6) for c in r.mean_changes()], r.headline().shown()
     ([-2.0, -1.0, 0.0], '[-3.484, 1.484] over seeds')
     >>> r.per_language()["x"].shown(), r.per_language()["y"]
-    ('[-6.969, 2.969] over seeds', Measured(value=0.0, lo=0.0, hi=0.0, over='seeds'))
+    ('[-6.968, 2.968] over seeds', Measured(value=0.0, lo=0.0, hi=0.0, over='seeds'))
     """
 
     seeds: tuple[int, ...]
