@@ -27,7 +27,8 @@
 # The rows: the deployed tokenizers of Llama-3, Qwen3, OpenAI (o200k, cl100k) and Mistral (a
 # SentencePiece BPE with byte fallback), and a small BPE trained here on one language of the
 # configured data (Nepali, or its same-script stand-in), the monolingual reference of notebook 01,
-# pre-tokenized as modtok's training commands do (`llama3-marks`: vowel signs stay in the word).
+# pre-tokenized as modtok's training commands do (`llama3-marks-bounded`: vowel signs stay in
+# the word; a run of text without spaces is cut at 16 characters).
 
 # %%
 from modtok.artifacts import baselines

@@ -9,7 +9,7 @@ below, never up, and no chain of imports comes back to where it started::
     evaluation  metrics, statistics, the audit
     algorithms  bpe, unigram, mixture, lm, adapt (a deployed tokenizer and its model, adapted),
                 warmup (the numba kernels' cache: it trains a tiny model of each kind)
-    studies     the papers' experiments
+    studies     the papers' experiments, and the lessons' toys and exercise checkers (studies.lessons)
     ui          plots, widgets, the command line
 
 Imports inside functions count (they are arrows too); ``if TYPE_CHECKING`` ones do not

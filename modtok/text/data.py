@@ -72,7 +72,8 @@ WORDFREQ_DEFAULT = [
     "hin_Deva", "ben_Beng", "tam_Taml", "arb_Arab", "heb_Hebr", "kor_Hang",
 ]
 
-# Scripts written without spaces between words; fertility is undefined there. The
+# Scripts written without spaces between words: tokens per whitespace word mean nothing there
+# (AdaptMix measures them per word of a parallel spaced line: metrics.pivot_fertility). The
 # one list: metrics (fertility), wordfreq pseudo-sentences and mixtures use it.
 # Hani/Hans/Hant (Chinese), Jpan/Hira/Kana (Japanese), Thai, Khmr (Khmer),
 # Laoo (Lao), Mymr (Burmese), Tibt (Tibetan: syllables are marked, words are not).
@@ -87,7 +88,9 @@ LANG_NAMES: dict[str, str] = {
     "heb_Hebr": "Hebrew", "hin_Deva": "Hindi", "hrv_Latn": "Croatian",
     "hun_Latn": "Hungarian", "ind_Latn": "Indonesian", "isl_Latn": "Icelandic",
     "ita_Latn": "Italian", "jpn_Jpan": "Japanese", "kan_Knda": "Kannada",
-    "kor_Hang": "Korean", "lit_Latn": "Lithuanian", "lvs_Latn": "Latvian",
+    "kor_Hang": "Korean", "khm_Khmr": "Khmer", "lao_Laoo": "Lao", "mya_Mymr": "Burmese",
+    "bod_Tibt": "Tibetan", "hau_Latn": "Hausa", "zho_Hant": "Chinese (Traditional)",
+    "lit_Latn": "Lithuanian", "lvs_Latn": "Latvian",
     "mai_Deva": "Maithili", "mal_Mlym": "Malayalam", "mar_Deva": "Marathi",
     "mkd_Cyrl": "Macedonian", "nld_Latn": "Dutch", "nob_Latn": "Norwegian",
     "npi_Deva": "Nepali", "ory_Orya": "Odia", "pan_Guru": "Punjabi",

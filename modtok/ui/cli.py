@@ -1,7 +1,7 @@
 """``modtok ...``: scripted runs of what the notebooks do interactively.
 
     modtok data                                   which data the notebooks would use
-    modtok example-corpus DIR                     a small corpus of one's own to try things on
+    modtok example-corpus DIR [--scripts]         a small corpus of one's own (--scripts: 7 scripts)
     modtok warmup                                 compile the numba kernels once (make install does)
     modtok sequential-bpe OUT -k 8000 [--langs ...]   train sequential BPE, save a ModularTokenizer
     modtok modular-unigram OUT -k 8000 [--langs ...]  merged Unigram + EM, save a ModularTokenizer
@@ -82,8 +82,8 @@ def cmd_warmup(args) -> None:
 def cmd_example_corpus(args) -> None:
     from modtok.text import example
 
-    manifest, evaluation = example.build(args.out)
-    print(f"example corpus ({', '.join(example.LANGS)}) -> {args.out}")
+    manifest, evaluation = example.build(args.out, langs := example.SCRIPTS if args.scripts else example.LANGS)
+    print(f"example corpus ({', '.join(langs)}) -> {args.out}")
     print(f"export MODTOK_MANIFEST={manifest} MODTOK_EVAL={evaluation}")
 
 
@@ -231,7 +231,7 @@ def cmd_extend(args) -> None:
                         any_script=args.any_script, force=args.force, args=vars_of(args), inputs=inputs,
                         workers=os.cpu_count() or 1, progress=args.progress, log=print)  # a job: all cores
     print(f"saved {len(result.extension.new_tokens())} new tokens" + (" and the model" if result.model else "")
-          + f" -> {result.out}")
+          + f" -> {result.out}" + "".join(f"\nnote: {note}" for note in result.notes))  # e.g. a low-keep filter
 
 
 def cmd_playground(args) -> None:
@@ -294,9 +294,9 @@ def _trainer(sub, name, fn, help):
 
 
 def _add_example_corpus(sub) -> None:
-    p = sub.add_parser("example-corpus", help="write a small corpus of one's own to try things on (4 languages, "
-                                              "JSONL.zst + Parquet, a manifest, dev/devtest evaluation text)")
+    p = sub.add_parser("example-corpus", help="a small corpus of one's own (JSONL.zst, Parquet, text; dev/devtest)")
     p.add_argument("out", help="output directory")
+    p.add_argument("--scripts", action="store_true", help="eng, zho, jpn, kor, tha, khm, mya, amh (eval: UDHR)")
     p.set_defaults(fn=cmd_example_corpus)
 
 
@@ -468,7 +468,7 @@ def _add_extend(sub) -> None:
     p.add_argument("-o", "--out", required=True, help="output directory (new or empty; --force over an earlier "
                                                       "extend; appears when complete, with run.json)")
     p.add_argument("--lang", nargs="+", required=True, help="the languages of the text, e.g. npi_Deva (each one's "
-                   "script block is its merge filter), learned one after another in this order")
+                   "script, by Unicode Script_Extensions, is its merge filter), learned one after another in this order")
     text = p.add_mutually_exclusive_group(required=True)
     text.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]}: its --lang entries")
     text.add_argument("--text", nargs="+", help="training text (any format modtok.text.corpus reads): the files "

@@ -13,6 +13,7 @@ goes to ``log`` (a callable taking one line; the CLI writes it to stderr); bars 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,24 +67,30 @@ def sequential_bpe(out, k: int, *, langs: Sequence[str] | None = None, train_cha
     :class:`Trained` run (its ``lines()``: what was saved, and which language stopped short)."""
     from modtok.bpe.sequential import train_sequential
     from modtok.text.counts import load_counts, read_meta
-    from modtok.text.pretokenize import count_by_language
+    from modtok.text.pretokenize import count_by_language, describe_cut
 
     say = log or (lambda line: None)
     if counts and manifest:
         raise ConfigError("give --counts or --manifest, not both")
     with output_dir(out, command="sequential-bpe", args=dict(args or {}), force=force) as run:
         if counts:
-            scheme = scheme or read_meta(counts)["scheme"]  # the counts' own pre-tokenizer by default
+            meta = read_meta(counts)
+            scheme = scheme or meta["scheme"]  # the counts' own pre-tokenizer by default
             by_lang = load_counts(counts, langs or None, scheme=scheme)
             say(f"training: saved counts {counts} (pre-tokenizer {scheme})")
             training.record_counts(run, counts, list(by_lang))
+            cuts = {lang: Counter(meta["languages"][lang].get("cut", {})) for lang in by_lang}
         else:
             scheme = scheme or training.TRAINING_SCHEME
             corpora = training.training_corpora(langs, train_chars, manifest)
             say(corpora.source + f"; pre-tokenizer {scheme}")
             run.add_inputs(training.training_files(manifest, corpora.languages))
             training.record_text(run, corpora.train, training=corpora.source, evaluation=None)
-            by_lang = count_by_language(corpora.train, scheme, workers=os.cpu_count() or 1)  # a job: all cores
+            cuts = {}
+            by_lang = count_by_language(corpora.train, scheme, workers=os.cpu_count() or 1, cuts=cuts)  # all cores
+        for lang, cut in cuts.items():  # text without spaces: what the scheme's bound cut (never in silence)
+            if cut:
+                say(f"{lang}: {describe_cut(cut)}")
         multi = train_sequential(by_lang, k, order=list(by_lang), scheme=scheme, progress=True)
         tok = multi.modular()
         tok.save(run.path)
