@@ -565,3 +565,23 @@ def test_a_budget_over_all_the_text_is_one_tokenizer_not_four_results(tmp_path):
     assert len(said) == 1 and said[0].endswith("the 2 iterations are one result, not a comparison")
     assert not any("converged" in line for line in lines)
     assert read_run(tmp_path / "am")["adaptmix"]["unchanging"].startswith("the budget T = 10,000,000")
+
+
+def test_the_headline_is_the_mean_of_the_per_seed_changes_with_their_t_interval():
+    def fert(uni, ada):  # x moves, y does not: the mean moves half as much as x
+        return {study.UNI: {"x": uni, "y": 2.0}, study.ADAPT: {"x": ada, "y": 2.0}}
+
+    runs = study.SeedRuns((0, 1, 2), {0: fert(2.0, 1.92), 1: fert(2.0, 1.96), 2: fert(2.0, 2.0)}, {})
+    m = runs.headline()
+    # per seed the mean fertility moves -2%, -1%, 0%: mean -1, sd 1, t(0.975, 2 df) = 4.3027
+    assert runs.mean_changes() == pytest.approx([-2.0, -1.0, 0.0])
+    assert isinstance(m, paper_vs_here.Measured) and m.over == "seeds"
+    assert (m.value, m.lo, m.hi) == pytest.approx((-1.0, -1 - 4.3027 / 3 ** 0.5, -1 + 4.3027 / 3 ** 0.5), abs=1e-4)
+    below = {c.key: c for c in paper_vs_here.claims("adaptmix")}["most_fragmented"]  # rule "below 0"
+    assert below.verdict(m) == "does not hold"  # the mean is below 0, the interval is not
+    steady = study.SeedRuns((0, 1, 2), {0: fert(2.0, 1.92), 1: fert(2.0, 1.94), 2: fert(2.0, 1.96)}, {})
+    assert below.verdict(steady.headline()) == "holds"  # -2, -1.5, -1: the interval [-2.74, -0.26]
+    one = study.SeedRuns((0,), {0: fert(2.0, 1.92)}, {}).headline()
+    assert one == pytest.approx(-2.0) and not isinstance(one, paper_vs_here.Measured)  # one seed: a point
+    with pytest.raises(UsageError, match="seeds = 0"):
+        study.AdaptMixStudy(_toy_data(), scheme=WS, seeds=0)
