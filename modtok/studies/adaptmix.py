@@ -16,7 +16,8 @@ evaluation:
   rows of the paper's tables: Table 5 (devtest fertility, and the per-language
   change AdaptMix vs UniMix beside the paper's, repeated over :data:`SEEDS` seeds of the
   sampler: :meth:`~AdaptMixStudy.over_seeds`), Table 7 (parity: each language's fertility
-  over English's, with intervals over devtest lines, and the Gini of token totals), the App. A.2 f_best ablation, and — beyond the
+  over English's, with intervals over devtest lines, and the Gini of token totals), the
+  App. A.2 f_best ablation, and — beyond the
   paper — adaptive budgets for sequential BPE; :meth:`~AdaptMixStudy.explore`
   is the widget's function.
 
@@ -775,9 +776,10 @@ class AdaptMixStudy:
                 out[key] = f"mean devtest fertility: {means}; {cancel}"
             elif key == "parity_vs_deployed":
                 best, m = _lowest(parity, deployed), here[key]
-                out[key] = (f"mean parity (fertility over English's): AdaptMix {parity.intervals[f'{ADAPT}|mean'][0]:.3f}"
-                            f" at {hist.params.get('trainer', '')}, the lowest deployed {best} "
-                            f"{parity.intervals[f'{best}|mean'][0]:.3f}; difference {float(m):+.3f}"
+                ours, theirs = parity.intervals[f"{ADAPT}|mean"][0], parity.intervals[f"{best}|mean"][0]
+                out[key] = (f"mean parity (fertility over English's): AdaptMix {ours:.3f} at "
+                            f"{hist.params.get('trainer', '')}, the lowest deployed {best} {theirs:.3f}; "
+                            f"difference {float(m):+.3f}"
                             + (f", {m.shown()}" if isinstance(m, paper_vs_here.Measured) else ""))
         return out
 
@@ -813,8 +815,10 @@ class AdaptMixStudy:
         values = {n: {lang: ci[f"{n}|{lang}"][0] for lang in parallel} for n in tokenizers}
         gini = _per_tokenizer(tokenizers, lambda tok: metrics.cost_gini(tok, parallel))
 
-        def interval(key: str) -> dict:
-            return {f"{ADAPT}, 95% interval over lines": "[{1:.3f}, {2:.3f}]".format(*ci[key])} if ADAPT in tokens else {}
+        def interval(key: str) -> dict:  # AdaptMix's interval, as a column of the rows
+            if ADAPT not in tokens:
+                return {}
+            return {f"{ADAPT}, 95% interval over lines": "[{1:.3f}, {2:.3f}]".format(*ci[key])}
 
         rows = [{"language": label(lang), **{n: p[lang] for n, p in values.items()}, **interval(f"{ADAPT}|{lang}")}
                 for lang in parallel if lang != pivot]
