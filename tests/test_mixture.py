@@ -172,6 +172,21 @@ def test_budget_is_a_prefix_of_one_fixed_shuffle():
     assert mx.TextPool({"a": lines}, seed=12).lines["a"] != pool.lines["a"]
 
 
+def test_the_seed_changes_the_text_an_allocation_takes():
+    """The sampler's seed is the randomness the AdaptMix study repeats its run over
+    (modtok.studies.adaptmix.SeedRuns): one allocation takes other lines under another seed,
+    the same lines under the same seed."""
+    lines = [f"line {i:03d}" for i in range(500)]
+
+    def take(seed):
+        return mx.TextPool({"a_Latn": lines, "b_Latn": lines[::-1]}, seed=seed).sample({"a_Latn": 1, "b_Latn": 3}, 2000)
+
+    assert take(0).alloc == take(1).alloc == {"a_Latn": 500, "b_Latn": 1500}  # the same characters ...
+    assert take(0).lines() == take(0).lines()
+    for lang in ("a_Latn", "b_Latn"):  # ... of other lines, not the same lines in another order
+        assert set(take(0).lines()[lang]) != set(take(1).lines()[lang])
+
+
 def test_counts_from_the_one_split_equal_a_fresh_count():
     rng = random.Random(0)
     words = ["नमस्ते", "संसार", "hello", "world,", "it's", "2024"]

@@ -13,7 +13,7 @@ import pytest
 from modtok import mixture as mx
 from modtok import progress
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
-from modtok.evaluation import metrics
+from modtok.evaluation import metrics, stats
 from modtok.mixture.sizes import PAPER_LANGUAGES
 from modtok.studies import adaptmix as study
 from modtok.studies import paper_vs_here
@@ -23,7 +23,7 @@ from modtok.text.training import TRAINING_SCHEME
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "06_adaptmix.py"
 GRID = ((0.5, 0.1), (0.3, 0.5))
-SEALED = {"devtest", "test_lines", "fertility", "fertility_rows", "premiums", "ablation_rows"}  # read devtest
+SEALED = {"devtest", "test_lines", "fertility", "fertility_rows", "parity", "ablation_rows", "over_seeds"}  # read devtest
 
 WS = "whitespace"
 # letters and the longest word of each toy language
@@ -147,7 +147,7 @@ def test_devtest_is_sealed_until_mu_and_eps_are_chosen_on_dev():
     assert st.data.test is None  # the study's data no longer hands the split out
     h = st.run("hf-bpe", 300, 9_000, 2, 0.5, 0.1)
     toks = {"UniMix": h.tokenizers[0], "AdaptMix": h.tokenizers[-1]}
-    for read in (lambda: st.devtest, st.test_lines, lambda: st.fertility(toks), lambda: st.premiums(toks),
+    for read in (lambda: st.devtest, st.test_lines, lambda: st.fertility(toks), lambda: st.parity(toks), st.over_seeds,
                  lambda: st.fertility_rows({}), lambda: st.ablation_rows({"fixed": h}, "hin_Deva")):
         with pytest.raises(UsageError, match="devtest is sealed until μ and ε are chosen on dev"):
             read()
@@ -321,31 +321,43 @@ def test_paper_figures_and_the_measured_values_for_every_claim(s):
     ada = [1.93, 1.90, 1.47, 2.03, 1.43, 2.30, 1.73, 2.60, 1.87, 1.70, 1.95, 1.61, 2.57, 1.67, 2.35, 2.34]
     uni = [1.93, 1.89, 1.42, 2.05, 1.35, 2.40, 1.70, 2.83, 1.83, 1.62, 1.94, 1.50, 2.66, 1.55, 2.44, 2.44]
     assert paper["mean"] == round(100 * (sum(ada) / sum(uni) - 1), 2) and paper["asm_Beng"] == 0.0
-    h = s.run("hf-bpe", 300, 9_000, 2, 0.5, 0.1)
+    h = s.run("hf-bpe", 300, 9_000, 2, s.choice.mu, s.choice.eps)  # the chosen run (the one over_seeds repeats)
     toks = s.tokenizers(h, "hf-bpe", 300, 9_000)
     fert = s.fertility(toks)
     # the deployed columns of Table 7: here two of the baselines stand in for deployed tokenizers
     deployed = ("natural", "skewed")
-    premium_rows = s.premiums(toks)[1]
-    here = s.paper_vs_here(fert, premium_rows, deployed)
+    parity = s.parity(toks)
+    here = s.paper_vs_here(fert, parity, deployed)
     assert set(here) == {c.key for c in paper_vs_here.claims("adaptmix")}
-    change = study.change_pct(fert[study.UNI], fert[study.ADAPT])
-    assert here["table5_hin_Deva"] == change["hin_Deva"] and here["most_fragmented"] == change["hin_Deva"]
+    # AdaptMix vs UniMix: over the study's 3 seeds, the mean of the per-seed changes and their t-interval
+    seeds = s.over_seeds()
+    assert seeds.seeds == (0, 1, 2) and seeds.fert[0] == {n: fert[n] for n in (study.UNI, study.ADAPT)}
+    assert seeds.fert[0] != seeds.fert[1] != seeds.fert[2]  # another seed: other text, other tokenizers
+    per_seed = [study.change_pct(seeds.fert[k][study.UNI], seeds.fert[k][study.ADAPT])["hin_Deva"] for k in seeds.seeds]
+    hindi = here["table5_hin_Deva"]
+    assert isinstance(hindi, paper_vs_here.Measured) and hindi.over == "seeds"
+    assert hindi.value == pytest.approx(sum(per_seed) / 3) and (hindi.lo, hindi.hi) == pytest.approx(
+        stats.t_interval(per_seed)[1:])
+    assert here["most_fragmented"] == hindi  # Hindi fragments most under UniMix in this toy
     assert isinstance(here["table5_mal_Mlym"], paper_vs_here.NotMeasured)  # not a toy language
     mean = {n: mx.mean(f) for n, f in fert.items()}
-    assert here["table5_mean"] == pytest.approx(100 * (mean[study.ADAPT] - mean[study.UNI]) / mean[study.UNI])
+    headline = here["table5_mean"]
+    means = [100 * (mx.mean(seeds.fert[k][study.ADAPT]) / mx.mean(seeds.fert[k][study.UNI]) - 1) for k in seeds.seeds]
+    assert means[0] == pytest.approx(100 * (mean[study.ADAPT] - mean[study.UNI]) / mean[study.UNI])
+    assert headline.value == pytest.approx(sum(means) / 3) and headline.lo < headline.value < headline.hi
     assert here["vs_skewed"] == pytest.approx(100 * (mean[study.ADAPT] - mean["skewed"]) / mean["skewed"])
     # "% by which AdaptMix is below natural": positive when AdaptMix is lower, the opposite sign of vs_natural
     assert here["abstract_vs_natural"] == pytest.approx(-here["vs_natural"])
     assert here["abstract_vs_natural"] == pytest.approx(100 * (mean["natural"] - mean[study.ADAPT]) / mean["natural"])
     span = {n: max(fert[n].values()) - min(fert[n].values()) for n in (study.UNI, study.ADAPT)}
     assert here["spread"] == pytest.approx(100 * (span[study.ADAPT] - span[study.UNI]) / span[study.UNI])
-    prem = s.premiums(toks)[0]
+    prem = parity.values
     lowest = min(((prem[n]["rus_Cyrl"] + prem[n]["hin_Deva"]) / 2 for n in deployed))
-    assert here["parity_vs_deployed"] == pytest.approx((prem[study.ADAPT]["rus_Cyrl"] + prem[study.ADAPT]["hin_Deva"]) / 2
-                                                       - lowest)
-    assert isinstance(s.paper_vs_here(fert)["parity_vs_deployed"], paper_vs_here.NotMeasured)  # no premiums
-    assert "modtok[deployed]" in s.paper_vs_here(fert, premium_rows)["parity_vs_deployed"].reason  # none installed
+    assert here["parity_vs_deployed"].value == pytest.approx(
+        (prem[study.ADAPT]["rus_Cyrl"] + prem[study.ADAPT]["hin_Deva"]) / 2 - lowest)
+    assert here["parity_vs_deployed"].over == "lines"
+    assert isinstance(s.paper_vs_here(fert)["parity_vs_deployed"], paper_vs_here.NotMeasured)  # no parity
+    assert "modtok[deployed]" in s.paper_vs_here(fert, parity)["parity_vs_deployed"].reason  # none installed
     setting = s.setting("hf-bpe", 300, 9_000, 2)
     assert set(setting) == set(paper_vs_here.SETTING_FIELDS) - {"model", "lr"}
     assert setting["vocabulary"] == "300 tokens, hf-bpe" and setting["iterations"].startswith("2 mixture-adjustment")
@@ -354,7 +366,7 @@ def test_paper_figures_and_the_measured_values_for_every_claim(s):
     paper_iterations = {c.key: c for c in paper_vs_here.claims("adaptmix")}["spread"].setting["iterations"]
     assert paper_vs_here.setting_differences({"iterations": paper_iterations},
                                              s.setting("hf-bpe", 300, 9_000, 20)) == []
-    reasons = s.reasons(here, h, fert, premium_rows, deployed)
+    reasons = s.reasons(here, h, fert, parity, deployed)
     rows = paper_vs_here.table("adaptmix", here, setting, reasons)
     assert len(rows) == len(here) and all(r["holds?"] for r in rows)
     for c, r in zip(paper_vs_here.claims("adaptmix"), rows):  # a measured reason for every claim that fails here
@@ -363,7 +375,8 @@ def test_paper_figures_and_the_measured_values_for_every_claim(s):
     hindi = reasons.get("table5_hin_Deva")
     if hindi:  # the share Hindi had, uniform and last, as the run recorded it
         assert f"{h.steps[0]['mixture']['hin_Deva']:.2%} -> {h.steps[-1]['mixture']['hin_Deva']:.2%} of T" in hindi
-    assert len(s.table5_summary(h, fert)) == 4
+    summary = s.table5_summary(h, fert)
+    assert len(summary) == 5 and "over 3 seeds" in summary[4] and f"{headline.value:+.3f}%" in summary[4]
 
 
 def test_the_cost_of_the_papers_iterations_is_measured(s):
@@ -377,21 +390,35 @@ def test_the_cost_of_the_papers_iterations_is_measured(s):
     assert "no AdaptMix iteration at 12,345 timed" in s.paper_setting_cost("hf-bpe", 12_345, 6)
 
 
-def test_premiums_need_parallel_text_with_the_pivot(s):
+def test_parity_is_fertility_over_english_fertility_and_needs_parallel_text_with_the_pivot(s):
     h = s.run("hf-bpe", 300, 9_000, 2, 0.5, 0.1)
-    toks = {"UniMix": h.tokenizers[0], "last": h.tokenizers[-1]}
-    prem, rows = s.premiums(toks)
-    assert all(p["eng_Latn"] == 1.0 for p in prem.values())
-    assert [r["language"] for r in rows] == [study.label("rus_Cyrl"), study.label("hin_Deva"),
-                                            "mean (non-English)", "Gini of token totals"]
-    totals = {lang: metrics.token_counts(toks["last"], s.test_lines()[lang]).sum() for lang in s.langs}
-    assert rows[1]["last"] == totals["hin_Deva"] / totals["eng_Latn"]
-    assert rows[2]["last"] == pytest.approx((prem["last"]["rus_Cyrl"] + prem["last"]["hin_Deva"]) / 2, abs=1e-12)
-    assert rows[3]["UniMix"] == metrics.cost_gini(toks["UniMix"], s.test_lines())
+    toks = {"UniMix": h.tokenizers[0], study.ADAPT: h.tokenizers[-1]}
+    p = s.parity(toks)
+    assert all(v["eng_Latn"] == 1.0 for v in p.values.values())
+    assert [r["language"] for r in p.rows] == [study.label("rus_Cyrl"), study.label("hin_Deva"),
+                                              "mean (non-English)", "Gini of token totals"]
+    fert = {lang: metrics.fertility(toks[study.ADAPT], s.test_lines()[lang], lang) for lang in s.langs}
+    # the paper's Table 7: fertility over English fertility (not tokens over English tokens: the words differ)
+    assert p.rows[1][study.ADAPT] == pytest.approx(fert["hin_Deva"] / fert["eng_Latn"])
+    totals = {lang: metrics.token_counts(toks[study.ADAPT], s.test_lines()[lang]).sum() for lang in s.langs}
+    assert p.rows[1][study.ADAPT] != pytest.approx(totals["hin_Deva"] / totals["eng_Latn"])
+    assert p.rows[2][study.ADAPT] == pytest.approx((fert["rus_Cyrl"] + fert["hin_Deva"]) / 2 / fert["eng_Latn"])
+    lo, hi = (float(x) for x in p.rows[1][f"{study.ADAPT}, 95% interval over lines"].strip("[]").split(", "))
+    assert lo < p.rows[1][study.ADAPT] < hi  # 40 random toy lines: a real spread
+    assert p.rows[3]["UniMix"] == metrics.cost_gini(toks["UniMix"], s.test_lines())
     unaligned = study.AdaptMixStudy(_toy_data(parallel=False), scheme=WS)
     unaligned.choose("hf-bpe", 300, 9_000, 1, GRID[:1])
-    assert unaligned.premiums(toks) is None
-    assert s.premiums(toks, pivot="tha_Thai") is None
+    assert unaligned.parity(toks) is None
+    assert s.parity(toks, pivot="tha_Thai") is None
+
+
+def test_parity_by_hand():
+    # English: 4 tokens over 4 words (fertility 1); xx: 6 tokens over 2 words (3): parity 3, though
+    # its token premium over English is 6 / 4 = 1.5
+    out = study.parity_intervals({"t": {"en": [2, 2], "xx": [3, 3]}, "u": {"en": [2, 2], "xx": [2, 2]}},
+                                 {"en": [2, 2], "xx": [1, 1]}, "en", ref="t")
+    assert out["t|xx"] == (3.0, 3.0, 3.0) and out["t|en"][0] == 1.0 and out["u|xx"][0] == 2.0
+    assert out["t-u|mean"] == (1.0, 1.0, 1.0)  # every line has the same ratios: no spread
 
 
 def test_ablation_rows_report_the_last_iteration_and_the_selected_one(s):
@@ -538,3 +565,23 @@ def test_a_budget_over_all_the_text_is_one_tokenizer_not_four_results(tmp_path):
     assert len(said) == 1 and said[0].endswith("the 2 iterations are one result, not a comparison")
     assert not any("converged" in line for line in lines)
     assert read_run(tmp_path / "am")["adaptmix"]["unchanging"].startswith("the budget T = 10,000,000")
+
+
+def test_the_headline_is_the_mean_of_the_per_seed_changes_with_their_t_interval():
+    def fert(uni, ada):  # x moves, y does not: the mean moves half as much as x
+        return {study.UNI: {"x": uni, "y": 2.0}, study.ADAPT: {"x": ada, "y": 2.0}}
+
+    runs = study.SeedRuns((0, 1, 2), {0: fert(2.0, 1.92), 1: fert(2.0, 1.96), 2: fert(2.0, 2.0)}, {})
+    m = runs.headline()
+    # per seed the mean fertility moves -2%, -1%, 0%: mean -1, sd 1, t(0.975, 2 df) = 4.3027
+    assert runs.mean_changes() == pytest.approx([-2.0, -1.0, 0.0])
+    assert isinstance(m, paper_vs_here.Measured) and m.over == "seeds"
+    assert (m.value, m.lo, m.hi) == pytest.approx((-1.0, -1 - 4.3027 / 3 ** 0.5, -1 + 4.3027 / 3 ** 0.5), abs=1e-4)
+    below = {c.key: c for c in paper_vs_here.claims("adaptmix")}["most_fragmented"]  # rule "below 0"
+    assert below.verdict(m) == "does not hold"  # the mean is below 0, the interval is not
+    steady = study.SeedRuns((0, 1, 2), {0: fert(2.0, 1.92), 1: fert(2.0, 1.94), 2: fert(2.0, 1.96)}, {})
+    assert below.verdict(steady.headline()) == "holds"  # -2, -1.5, -1: the interval [-2.74, -0.26]
+    one = study.SeedRuns((0,), {0: fert(2.0, 1.92)}, {}).headline()
+    assert one == pytest.approx(-2.0) and not isinstance(one, paper_vs_here.Measured)  # one seed: a point
+    with pytest.raises(UsageError, match="seeds = 0"):
+        study.AdaptMixStudy(_toy_data(), scheme=WS, seeds=0)

@@ -14,8 +14,10 @@ evaluation:
   (:meth:`~AdaptMixStudy.choose`), fixed-mixture baselines
   (:meth:`~AdaptMixStudy.baseline`: natural, natural τ = 3.3, skewed) and the
   rows of the paper's tables: Table 5 (devtest fertility, and the per-language
-  change AdaptMix vs UniMix beside the paper's), Table 7 (premium over English,
-  with the Gini of token totals), the App. A.2 f_best ablation, and — beyond the
+  change AdaptMix vs UniMix beside the paper's, repeated over :data:`SEEDS` seeds of the
+  sampler: :meth:`~AdaptMixStudy.over_seeds`), Table 7 (parity: each language's fertility
+  over English's, with intervals over devtest lines, and the Gini of token totals), the
+  App. A.2 f_best ablation, and — beyond the
   paper — adaptive budgets for sequential BPE; :meth:`~AdaptMixStudy.explore`
   is the widget's function.
 
@@ -38,6 +40,13 @@ language's parallel line), when dev and test are parallel with a spaced language
 otherwise :func:`spaceless_problem` says why, and the study leaves them out only when
 told to (``exclude_spaceless``), naming them in :attr:`AdaptMixStudy.excluded`.
 
+**Seeds.** The sampler (:class:`modtok.mixture.TextPool`: a seeded shuffle per language,
+budgets are prefixes of it) is the run's randomness: a seed changes which lines every
+allocation takes, so the tokenizers. The chosen run is repeated over :data:`SEEDS` seeds
+(μ and ε stay those chosen on dev at the study's seed), and AdaptMix vs UniMix is reported
+as the mean over seeds of the per-seed, paired change with a Student-t interval over seeds
+(:func:`modtok.evaluation.stats.t_interval`; why t: :class:`SeedRuns`).
+
 **When the mixture cannot change** (the budget covers all the text: every mixture
 trains on all of it), UniMix, AdaptMix and the baselines are one tokenizer:
 :meth:`AdaptMixStudy.unchanging` says so, and :meth:`AdaptMixStudy.paper_vs_here`
@@ -56,15 +65,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
 from modtok import mixture
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
-from modtok.evaluation import metrics
+from modtok.evaluation import metrics, stats
 from modtok.studies import paper_vs_here
 from modtok.text import data
 from modtok.text.pretokenize import DEFAULT_SCHEME, count_by_language
 from modtok.text.training import TRAINING_SCHEME
 
 BASELINES = ("natural", "natural τ=3.3", "skewed")
+SEEDS = 3  # seeds of the sampler the chosen run is repeated over (the study's seed and the next ones)
 WORDFREQ_DEV_LINES = 300  # dev lines per language on the wordfreq default
 MIN_LANGUAGES = 3  # fewer of the preferred languages than this: take every language the data has
 UNI = "UniMix"
@@ -200,6 +212,11 @@ class Unchanging:
         return paper_vs_here.NotComparable(what)
 
 
+def _lowest(parity: Parity, names: Sequence[str]) -> str:
+    """The tokenizer of ``names`` with the lowest mean parity (ties: the first)."""
+    return min(names, key=lambda name: parity.intervals[f"{name}|mean"][0])
+
+
 def baseline_mixture(name: str, langs: Sequence[str]) -> mixture.Mixture:
     """A fixed mixture of :data:`BASELINES`: ``"natural"`` (IndicCorp sizes; a
     language without a published size gets the smallest known one), ``"natural
@@ -246,8 +263,124 @@ def _spread(values: Mapping[str, float]) -> float:
     return max(values.values()) - min(values.values())
 
 
-def _mean_except(values: Mapping[str, float], lang: str) -> float:
-    return sum(v for key, v in values.items() if key != lang) / (len(values) - 1)
+def _measured(values: Sequence[float], over: str = "seeds") -> float | paper_vs_here.Measured:
+    """The mean of per-seed values with its t-interval (:func:`modtok.evaluation.stats.t_interval`),
+    or the one value of a single seed (a point: no interval can be had from it).
+
+    >>> _measured([1.0, 2.0, 3.0]).shown(), _measured([0.5])
+    ('[-0.4841, 4.484] over seeds', 0.5)
+    """
+    if len(values) == 1:
+        return float(values[0])
+    mean, lo, hi = stats.t_interval(values)
+    return paper_vs_here.Measured(mean, min(lo, mean), max(hi, mean), over)  # min/max: float rounding at sd 0
+
+
+@dataclass(frozen=True)
+class SeedRuns:
+    """The chosen run (trainer, vocabulary, T, iterations, μ and ε) repeated over seeds of the
+    sampler: ``fert[seed]`` is ``{UNI: {lang: devtest fertility}, ADAPT: {...}}`` of that seed's
+    run, ``alloc[seed]`` the characters its last iteration allocated.
+
+    The comparison is paired: both columns of a seed come from one run (AdaptMix's iteration 0
+    is UniMix), so the per-seed change removes what the seed does to both. The interval is a
+    Student-t interval over the seeds' changes (:func:`_measured`), not a bootstrap over
+    (seed, language): the replicate of the method is a seed, and the languages of one run are
+    one tokenizer's, not independent draws; the claim is about these languages' mean. A
+    percentile bootstrap over 3 seeds has 10 distinct resamples and is too narrow.
+
+    Hand case: two languages, three seeds; x changes by −4%, −2% and 0%, y not at all, so the
+    mean fertility changes by −2%, −1% and 0%: the headline is −1% with the interval
+    −1 ± 4.303 · 1 / √3, and x's change is −2 ± 4.303 · 2 / √3:
+
+    >>> f = lambda u, a: {UNI: {"x": u, "y": 2.0}, ADAPT: {"x": a, "y": 2.0}}
+    >>> r = SeedRuns((0, 1, 2), {0: f(2.0, 1.92), 1: f(2.0, 1.96), 2: f(2.0, 2.0)}, {})
+    >>> [round(c, 6) for c in r.mean_changes()], r.headline().shown()
+    ([-2.0, -1.0, 0.0], '[-3.484, 1.484] over seeds')
+    >>> r.per_language()["x"].shown(), r.per_language()["y"]
+    ('[-6.968, 2.968] over seeds', Measured(value=0.0, lo=0.0, hi=0.0, over='seeds'))
+    """
+
+    seeds: tuple[int, ...]
+    fert: dict[int, dict[str, dict[str, float]]]
+    alloc: dict[int, dict[str, int]]
+
+    def changes(self) -> list[dict[str, float]]:
+        """Per seed: each language's change (%), AdaptMix vs UniMix."""
+        return [change_pct(self.fert[s][UNI], self.fert[s][ADAPT]) for s in self.seeds]
+
+    def mean_changes(self) -> list[float]:
+        """Per seed: the change (%) of the unweighted mean fertility, AdaptMix vs UniMix."""
+        return [100.0 * (mixture.mean(self.fert[s][ADAPT]) / mixture.mean(self.fert[s][UNI]) - 1) for s in self.seeds]
+
+    def headline(self) -> float | paper_vs_here.Measured:
+        """The change of the mean fertility: its mean over seeds and t-interval."""
+        return _measured(self.mean_changes())
+
+    def per_language(self) -> dict[str, float | paper_vs_here.Measured]:
+        """Each language's change: its mean over seeds and t-interval."""
+        changes = self.changes()
+        return {lang: _measured([c[lang] for c in changes]) for lang in changes[0]}
+
+
+@dataclass(frozen=True)
+class Parity:
+    """Table 7's parity (App. A.3): each language's devtest fertility over English's under the
+    same tokenizer, 1.0 for English. The paper's Table 7 is this ratio of its Table 3
+    fertilities (Qwen's Hindi: 4.66 / 1.36 = 3.4265), not a token premium on parallel lines
+    (tokens over English tokens for the same sentences, which divides out the words).
+    ``values[tokenizer][lang]``; ``rows`` the table (per language, the mean over the
+    non-English languages, the Gini of token totals); ``intervals`` the paired bootstrap
+    over devtest lines (:func:`parity_intervals`) of every value and of AdaptMix's mean
+    minus each other tokenizer's."""
+
+    pivot: str
+    values: dict[str, dict[str, float]]
+    rows: list[dict]
+    intervals: dict[str, tuple[float, float, float]]
+
+    def measured(self, key: str) -> paper_vs_here.Measured:
+        """``intervals[key]`` as a :class:`~modtok.studies.paper_vs_here.Measured` over lines (the
+        percentile interval widened to hold the point, should a skewed bootstrap leave it out)."""
+        value, lo, hi = self.intervals[key]
+        return paper_vs_here.Measured(value, min(lo, value), max(hi, value), "lines")
+
+
+def parity_intervals(tokens: Mapping[str, Mapping[str, Sequence[int]]], words: Mapping[str, Sequence[int]],
+                     pivot: str, ref: str | None = None, n_boot: int = 1000, seed: int = 0) -> dict:
+    """Parity and its paired bootstrap over lines (:func:`modtok.evaluation.stats.paired_bootstrap`):
+    ``tokens[tokenizer][lang]`` and ``words[lang]`` per line of a parallel text (a language
+    written without spaces passes its pivot's words); keys ``"<tokenizer>|<lang>"``,
+    ``"<tokenizer>|mean"`` (over the languages other than ``pivot``) and, for ``ref``,
+    ``"<ref>-<other>|mean"``. One draw of lines serves every value, so a difference sees
+    the same lines on both sides; a replicate's totals are the lines' draw counts times
+    the per-line columns (one matrix product, not a copy of every array per replicate).
+
+    >>> out = parity_intervals({"t": {"en": [2, 2], "xx": [4, 2]}}, {"en": [2, 2], "xx": [2, 2]}, "en")
+    >>> out["t|xx"][0], out["t|mean"][0]           # (6 / 4) / (4 / 4)
+    (1.5, 1.5)
+    """
+    names, langs = list(tokens), list(words)
+    cols = np.array([words[lang] for lang in langs] + [tokens[n][lang] for n in names for lang in langs],
+                    np.float64).T  # (lines, columns)
+    n, k, others = cols.shape[0], len(langs), [lang for lang in langs if lang != pivot]
+
+    def statistic(s):
+        drawn = s["line"].astype(np.int64)
+        times = np.ones(n) if drawn.ndim == 1 else np.stack([np.bincount(r, minlength=n) for r in drawn])
+        tot = times @ cols  # (..., columns): each column's total over the drawn lines
+        out = {}
+        for j, name in enumerate(names):
+            fert = {lang: tot[..., k * (j + 1) + i] / tot[..., i] for i, lang in enumerate(langs)}
+            for lang in langs:
+                out[f"{name}|{lang}"] = fert[lang] / fert[pivot]
+            out[f"{name}|mean"] = sum(out[f"{name}|{lang}"] for lang in others) / len(others)
+        for name in names if ref is not None else ():
+            if name != ref:
+                out[f"{ref}-{name}|mean"] = out[f"{ref}|mean"] - out[f"{name}|mean"]
+        return out
+
+    return stats.paired_bootstrap({"line": np.arange(n)}, statistic, n_boot=n_boot, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -260,6 +393,7 @@ class Choice:
     rows: list[dict] = field(compare=False)
     criterion: str = CRITERION
     dev: str = ""
+    run: tuple = field(default=(), compare=False)  # (trainer, vocab, budget, iterations, f_best) of the choice
 
 
 class AdaptMixStudy:
@@ -272,12 +406,18 @@ class AdaptMixStudy:
     The test split is sealed until :meth:`choose` (see the module docstring).
     ``exclude_spaceless`` leaves the languages written without spaces out of every run
     and table (:attr:`excluded` names them with the reason, and :func:`spaceless_problem`'s
-    when the data cannot measure them); by default they take part.
+    when the data cannot measure them); by default they take part. ``seeds``: how many seeds
+    of the sampler (``seed``, ``seed + 1``, ...) :meth:`over_seeds` repeats the chosen run over.
     """
 
-    def __init__(self, d: Data, seed: int = 0, scheme: str = DEFAULT_SCHEME, exclude_spaceless: bool = False):
+    def __init__(self, d: Data, seed: int = 0, scheme: str = DEFAULT_SCHEME, exclude_spaceless: bool = False,
+                 seeds: int = SEEDS):
+        if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+            raise UsageError(f"seeds = {seeds!r}: the number of sampler seeds is an integer >= 1")
         self._test = d.test  # sealed: only self.devtest / self.test_lines() hand it out
         self.data, self.seed, self.scheme = replace(d, test=None), seed, scheme
+        self.seeds, self._exclude_spaceless = tuple(range(seed, seed + seeds)), exclude_spaceless
+        self._over_seeds: dict[tuple, SeedRuns] = {}
         self.langs, self.excluded = mixture.fertility_languages(d.langs, exclude_spaceless)
         problem = spaceless_problem(d) if self.excluded else None  # the reason they could not take part, if any
         self.excluded = {lang: f"{why}, since {problem}" if problem else why for lang, why in self.excluded.items()}
@@ -340,7 +480,8 @@ class AdaptMixStudy:
                          "mean dev fertility, last it.": last, "change (%)": 100.0 * (last - first) / first,
                          "last update moves (L1)": h.mixture_changes()[-1], "converged": h.converged()})
         pick = min(range(len(rows)), key=lambda i: (rows[i]["mean dev fertility, last it."], i))
-        self.choice = Choice(rows[pick]["μ"], rows[pick]["ε"], rows, CRITERION, self.data.dev_label)
+        self.choice = Choice(rows[pick]["μ"], rows[pick]["ε"], rows, CRITERION, self.data.dev_label,
+                             (trainer, vocab, budget, iterations, f_best))
         return self.choice
 
     # ---- runs
@@ -383,6 +524,26 @@ class AdaptMixStudy:
             if iterations > done:
                 self._timed.setdefault((trainer, vocab, langs), []).append((iterations - done, time.perf_counter() - t0))
         return self._runs[key]
+
+    def over_seeds(self) -> SeedRuns:
+        """The chosen run (:attr:`Choice.run`, at the chosen μ and ε) repeated over :attr:`seeds`:
+        each seed is a study of its own (its own sampler shuffle, the same text and μ, ε; the
+        study's own seed is this study's cached run), and both columns of a seed are measured on
+        devtest. Sealed as :attr:`devtest` is; cached."""
+        self.devtest  # noqa: B018 (the seal's check)
+        trainer, vocab, budget, iterations, f_best = self.choice.run
+        key = (self.choice.mu, self.choice.eps, *self.choice.run)
+        if key not in self._over_seeds:
+            fert, alloc = {}, {}
+            for seed in self.seeds:
+                st = self if seed == self.seed else AdaptMixStudy(
+                    replace(self.data, test=self._test), seed, self.scheme, self._exclude_spaceless, seeds=1)
+                st.choice = self.choice  # chosen once, on dev, at this study's seed
+                h = st.run(trainer, vocab, budget, iterations, self.choice.mu, self.choice.eps, f_best=f_best)
+                fert[seed] = st.fertility({UNI: h.tokenizers[0], ADAPT: h.tokenizers[h.last()]})
+                alloc[seed] = dict(h.steps[-1]["alloc"])
+            self._over_seeds[key] = SeedRuns(self.seeds, fert, alloc)
+        return self._over_seeds[key]
 
     def iteration_seconds(self, trainer: str, vocab: int) -> tuple[float, int] | None:
         """``(seconds per iteration, iterations timed)`` over every run this study trained with
@@ -434,35 +595,52 @@ class AdaptMixStudy:
         rows = [{"language": label(lang), **{n: f[lang] for n, f in fert.items()}} for lang in self.devtest.lines]
         return rows + [{"language": "mean", **{n: mixture.mean(f) for n, f in fert.items()}}]
 
-    def table5_rows(self, fert: Mapping[str, Mapping[str, float]], paper: Mapping[str, float]) -> list[dict]:
+    def table5_rows(self, fert: Mapping[str, Mapping[str, float]], paper: Mapping[str, float],
+                    seeds: SeedRuns | None = None) -> list[dict]:
         """The Table 5 analog: per language, fertility under :data:`UNI` and
         :data:`ADAPT`, the change (%) and the paper's change (``paper``: ``{lang: %}``;
         "—" for a language the paper does not print), and whether the directions agree (the paper's
         unchanged languages, 0.0, agree with none);
-        then the mean (the change of the mean fertility, and the mean of the changes)."""
+        then the mean (the change of the mean fertility, and the mean of the changes).
+        With ``seeds`` (:meth:`over_seeds`) each language and the mean also get the change's
+        mean over the seeds and its 95% t-interval over them."""
         uni, ada = fert[UNI], fert[ADAPT]
         change = change_pct(uni, ada)
+        over = {**seeds.per_language(), "mean": seeds.headline()} if seeds and len(seeds.seeds) > 1 else {}
+        n = len(seeds.seeds) if over else 0
+
+        def seeded(key: str) -> dict:
+            if not over:
+                return {}
+            m = over.get(key)
+            return {f"change, mean of {n} seeds (%)": "" if m is None else m.value,
+                    "95% t-interval over seeds": "" if m is None else f"[{m.lo:+.2f}, {m.hi:+.2f}]"}
+
         rows = []
         for lang in uni:
             p = paper.get(lang)
             agree = ("—" if p is None else "paper: unchanged" if p == 0
                      else "yes" if math.copysign(1, p) == math.copysign(1, change[lang]) else "no")
             rows.append({"language": label(lang), UNI: uni[lang], ADAPT: ada[lang], "change (%)": change[lang],
-                         "paper change (%)": "—" if p is None else p, "same direction": agree})
+                         **seeded(lang), "paper change (%)": "—" if p is None else p, "same direction": agree})
         mu, ma = mixture.mean(uni), mixture.mean(ada)
         rows.append({"language": "mean", UNI: mu, ADAPT: ma, "change (%)": 100.0 * (ma - mu) / mu,
-                     "paper change (%)": paper.get("mean", "—"), "same direction": "—"})
+                     **seeded("mean"), "paper change (%)": paper.get("mean", "—"), "same direction": "—"})
         rows.append({"language": "mean of the changes", UNI: "", ADAPT: "", "change (%)": mixture.mean(change),
-                     "paper change (%)": "—", "same direction": "—"})
+                     **seeded(""), "paper change (%)": "—", "same direction": "—"})
         return rows
+
+    def _seeded(self) -> SeedRuns | None:
+        """:meth:`over_seeds` when the choice fixed a run and there is more than one seed, else ``None``."""
+        return self.over_seeds() if self.choice is not None and self.choice.run and len(self.seeds) > 1 else None
 
     def table5_tables(self, fert: Mapping[str, Mapping[str, float]], paper: Mapping[str, float],
                       same: Unchanging | None = None) -> list[list[dict]]:
         """The Table 5 analog's tables, :meth:`table5_rows` and :meth:`fertility_rows`; or, when
         some of the columns are one tokenizer (``same``, :meth:`unchanging`), one table in
         which it is one column named for all it is (it is not compared with itself)."""
-        if same is None:
-            return [self.table5_rows(fert, paper), self.fertility_rows(fert)]
+        if same is None:  # the columns over seeds too (the chosen run repeated: over_seeds)
+            return [self.table5_rows(fert, paper, self._seeded()), self.fertility_rows(fert)]
         names = [UNI, ADAPT, SELECTED, *(BASELINES if same.baselines else ())]
         return [self.fertility_rows({" = ".join(names): fert[ADAPT],
                                      **{n: f for n, f in fert.items() if n not in names}})]
@@ -480,19 +658,35 @@ class AdaptMixStudy:
                 f"highest fertility under UniMix: {data.lang_name(worst)} {uni[worst]:.3f} -> AdaptMix "
                 f"{ada[worst]:.3f} ({change[worst]:+.2f}%)",
                 f"per-language changes sum to {gain:+.2f} points where fertility fell and "
-                f"{sum(change.values()) - gain:+.2f} where it rose; the mean fertility changes {mean_change:+.3f}%"]
+                f"{sum(change.values()) - gain:+.2f} where it rose; the mean fertility changes {mean_change:+.3f}%",
+                *self._seeds_lines()]
+
+    def _seeds_lines(self) -> list[str]:
+        """The headline over seeds as a line to print (nothing with one seed)."""
+        seeds = self._seeded()
+        if seeds is None:
+            return []
+        m = seeds.headline()
+        per = ", ".join(f"{s} {c:+.3f}%" for s, c in zip(seeds.seeds, seeds.mean_changes()))
+        return [f"over {len(seeds.seeds)} seeds of the sampler (μ, ε as chosen): the mean fertility changes "
+                f"{m.value:+.3f}%, 95% t-interval over seeds [{m.lo:+.3f}, {m.hi:+.3f}]% (per seed: {per})"]
 
     def paper_vs_here(self, fert: Mapping[str, Mapping[str, float]] | None,
-                      premium_rows: Sequence[dict] | None = None, deployed: Sequence[str] = (),
+                      parity: Parity | None = None, deployed: Sequence[str] = (),
                       same: Unchanging | None = None) -> dict[str, float | paper_vs_here.NotMeasured]:
         """The measured value of every ``[adaptmix.*]`` claim of ``paper_figures.toml``
-        (devtest ``fert`` of :meth:`fertility`; Table 7's ``premium_rows`` of :meth:`premiums`,
-        whose columns include the ``deployed`` tokenizers' names), or
+        (devtest ``fert`` of :meth:`fertility`; Table 7's ``parity`` of :meth:`parity`,
+        whose tokenizers include the ``deployed`` ones), or
         :class:`~modtok.studies.paper_vs_here.NotMeasured` with the reason: no dev split
         (``fert`` is ``None``), a language the data lacks, no parallel text with English,
         no deployed tokenizer installed. With ``same`` (:meth:`unchanging`) the claims that
         compare one tokenizer with itself are not comparable (AdaptMix vs UniMix; vs the
-        baselines too when they trained on the same text)."""
+        baselines too when they trained on the same text).
+
+        AdaptMix vs UniMix (``table5_*``, ``most_fragmented``) is the chosen run over the
+        sampler's seeds (:meth:`over_seeds`: mean and t-interval over seeds) when there are
+        several; ``parity_vs_deployed`` is AdaptMix's mean parity minus the lowest deployed
+        tokenizer's, with the paired bootstrap interval over devtest lines."""
         claims = paper_vs_here.claims("adaptmix")
         if fert is None:
             return {c.key: paper_vs_here.NotMeasured(f"needs a dev split ({self.data.dev_label})") for c in claims}
@@ -501,19 +695,23 @@ class AdaptMixStudy:
         here: dict[str, float | paper_vs_here.NotMeasured] = {
             f"{TABLE5_KEY}{lang}": change[lang] if lang in change else
             paper_vs_here.NotMeasured(f"{lang} is not in this data") for lang in paper_table5(claims) if lang != "mean"}
-        here.update({f"{TABLE5_KEY}mean": 100.0 * (ada - uni) / uni,
-                     "most_fragmented": change[max(fert[UNI], key=fert[UNI].get)],
+        worst = max(fert[UNI], key=fert[UNI].get)
+        seeds = self._seeded() if same is None else None  # one tokenizer under two names: no seeds to run
+        if seeds is not None:
+            over = seeds.per_language()
+            here.update({key: over[key[len(TABLE5_KEY):]] for key in here if key[len(TABLE5_KEY):] in over})
+        here.update({f"{TABLE5_KEY}mean": 100.0 * (ada - uni) / uni if seeds is None else seeds.headline(),
+                     "most_fragmented": change[worst] if seeds is None else seeds.per_language()[worst],
                      "spread": 100.0 * (_spread(fert[ADAPT]) - _spread(fert[UNI])) / _spread(fert[UNI]),
                      "vs_natural": 100.0 * (ada - nat) / nat, "vs_skewed": 100.0 * (ada - skew) / skew,
                      "abstract_vs_natural": 100.0 * (nat - ada) / nat})  # % below natural: positive is lower
-        mean_row = next((r for r in premium_rows or () if r["language"].startswith("mean")), None)
-        if mean_row is None:
+        if parity is None:
             here["parity_vs_deployed"] = paper_vs_here.NotMeasured("needs parallel text with English")
         elif not deployed:
             here["parity_vs_deployed"] = paper_vs_here.NotMeasured(
                 "no deployed tokenizer installed (pip install 'modtok[deployed]')")
         else:
-            here["parity_vs_deployed"] = mean_row[ADAPT] - min(mean_row[name] for name in deployed)
+            here["parity_vs_deployed"] = parity.measured(f"{ADAPT}-{_lowest(parity, deployed)}|mean")
         if same is not None:
             for key, value in here.items():
                 compares = key.startswith(TABLE5_KEY) or key in ITERATION_CLAIMS or (
@@ -536,17 +734,17 @@ class AdaptMixStudy:
             "vocabulary": f"{vocab:,} tokens, {trainer}",
             "pretokenization": f"modtok scheme {self.scheme!r}",
             "iterations": f"{iterations} mixture-adjustment iterations, from the uniform mixture",
-            "heldout": f"fertility and premiums on {self.data.eval_label or 'the test split'} "
+            "heldout": f"fertility and parity on {self.data.eval_label or 'the test split'} "
                        f"({'parallel' if self.data.parallel else 'not parallel'}); dev: {self.data.dev_label}",
         }
 
     def reasons(self, here: Mapping[str, float | paper_vs_here.NotMeasured], hist: mixture.History,
-                fert: Mapping[str, Mapping[str, float]], premium_rows: Sequence[dict] | None = None,
+                fert: Mapping[str, Mapping[str, float]], parity: Parity | None = None,
                 deployed: Sequence[str] = ()) -> dict[str, str]:
         """A measured reason for each claim of ``here`` (:meth:`paper_vs_here`) that does not
         hold, from this run: where the mixture moved a language (its share of T, uniform and
         last), how the per-language changes add up in the mean, the fertility ranges, the
-        baselines' means, the premiums."""
+        baselines' means, the parities."""
         claims = {c.key: c for c in paper_vs_here.claims("adaptmix")}
         failing = {k for k, v in here.items()
                    if not isinstance(v, paper_vs_here.NotMeasured) and claims[k].verdict(v) == "does not hold"}
@@ -577,10 +775,12 @@ class AdaptMixStudy:
             elif key in ("vs_natural", "abstract_vs_natural", "vs_skewed"):
                 out[key] = f"mean devtest fertility: {means}; {cancel}"
             elif key == "parity_vs_deployed":
-                row = next(r for r in premium_rows if r["language"].startswith("mean"))
-                best = min(deployed, key=lambda name: row[name])
-                out[key] = (f"mean premium over English: AdaptMix {row[ADAPT]:.3f} at {hist.params.get('trainer', '')}"
-                            f", the lowest deployed {best} {row[best]:.3f}")
+                best, m = _lowest(parity, deployed), here[key]
+                ours, theirs = parity.intervals[f"{ADAPT}|mean"][0], parity.intervals[f"{best}|mean"][0]
+                out[key] = (f"mean parity (fertility over English's): AdaptMix {ours:.3f} at "
+                            f"{hist.params.get('trainer', '')}, the lowest deployed {best} {theirs:.3f}; "
+                            f"difference {float(m):+.3f}"
+                            + (f", {m.shown()}" if isinstance(m, paper_vs_here.Measured) else ""))
         return out
 
     def paper_setting_cost(self, trainer: str, vocab: int, candidates: int, iterations: int = 20) -> str:
@@ -596,22 +796,36 @@ class AdaptMixStudy:
                 f"iterations × {candidates} (μ, ε) candidates ≈ {seconds * iterations * candidates / 60:.0f} min "
                 f"at {vocab:,}; peak memory of this process {rss:,.0f} MB")
 
-    def premiums(self, tokenizers: Mapping[str, object], pivot: str = "eng_Latn") -> tuple[dict, list[dict]] | None:
-        """Table 7: ``(premiums, rows)``, each language's tokens over ``pivot``'s on
-        the same devtest sentences (1.0 is parity) and the Gini of the token
-        totals; ``None`` without parallel text or without ``pivot``."""
+    def parity(self, tokenizers: Mapping[str, object], pivot: str = "eng_Latn") -> Parity | None:
+        """Table 7 (App. A.3): each language's devtest fertility over ``pivot``'s under the same
+        tokenizer (:class:`Parity`: the paper's definition; 1.0 is parity), with the paired
+        bootstrap over the parallel devtest lines (:func:`parity_intervals`; AdaptMix's interval
+        is a column of the rows), and the Gini of the token totals; ``None`` without parallel
+        text or without ``pivot``. A language written without spaces is measured per word of
+        ``pivot``'s parallel line (its parity is then its token premium over ``pivot``)."""
         if not self.data.parallel or pivot not in self.devtest.lines:
             return None
         test = self.test_lines()
         parallel = {lang: test[lang] for lang in self.devtest.lines}
-        prem = _per_tokenizer(tokenizers, lambda tok: metrics.premiums(tok, parallel, pivot))
+        words = {lang: [len(line.split()) for line in parallel[pivot if metrics.written_without_spaces(lang) else lang]]
+                 for lang in parallel}
+        tokens = _per_tokenizer(tokenizers, lambda tok: {lang: metrics.token_counts(tok, lines)
+                                                         for lang, lines in parallel.items()})
+        ci = parity_intervals(tokens, words, pivot, ADAPT if ADAPT in tokens else None)
+        values = {n: {lang: ci[f"{n}|{lang}"][0] for lang in parallel} for n in tokenizers}
         gini = _per_tokenizer(tokenizers, lambda tok: metrics.cost_gini(tok, parallel))
-        rows = [{"language": label(lang), **{n: p[lang] for n, p in prem.items()}}
+
+        def interval(key: str) -> dict:  # AdaptMix's interval, as a column of the rows
+            if ADAPT not in tokens:
+                return {}
+            return {f"{ADAPT}, 95% interval over lines": "[{1:.3f}, {2:.3f}]".format(*ci[key])}
+
+        rows = [{"language": label(lang), **{n: p[lang] for n, p in values.items()}, **interval(f"{ADAPT}|{lang}")}
                 for lang in parallel if lang != pivot]
         rows.append({"language": f"mean (non-{data.lang_name(pivot)})",
-                     **{n: _mean_except(p, pivot) for n, p in prem.items()}})
+                     **{n: ci[f"{n}|mean"][0] for n in tokenizers}, **interval(f"{ADAPT}|mean")})
         rows.append({"language": "Gini of token totals", **gini})
-        return prem, rows
+        return Parity(pivot, values, rows, ci)
 
     def ablation_rows(self, runs: Mapping[str, mixture.History], lang: str) -> list[dict]:
         """App. A.2: per run, the last iteration's devtest fertility (mean, max and
