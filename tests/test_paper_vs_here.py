@@ -277,9 +277,11 @@ def test_the_report_command_prints_the_counts(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize("study", sorted(pvh.NOTEBOOKS))
 def test_notebook_ends_with_its_generated_table(study):
-    """The last code cell of notebooks 01-07 builds the table from measured values."""
+    """The last code cell of notebooks 01-07 (before the collapsed "## Checks" section that ends
+    each) builds the table from measured values."""
     path = ROOT / "notebooks" / f"{pvh.NOTEBOOKS[study]}.py"
-    cells = [c for c in re.split(r"^# %%.*$", path.read_text(encoding="utf-8"), flags=re.M) if c.strip()]
+    lesson = re.split(r"^# %% \[markdown\][^\n]*\n# ## Checks\b", path.read_text(encoding="utf-8"), flags=re.M)[0]
+    cells = [c for c in re.split(r"^# %%.*$", lesson, flags=re.M) if c.strip()]
     code = [c for c in cells if any(line.strip() and not line.startswith("#") for line in c.splitlines())]
     assert f'paper_vs_here.table("{study}"' in code[-1], f"{path.name}: last code cell"
 
