@@ -443,5 +443,8 @@ def count(lines: Iterable[str], scheme: str) -> Counter:
     """
     text, cps, ends = boundaries(lines if isinstance(lines, list) else list(lines), scheme)
     first, last, counts = _unique(cps, ends)
-    keys = [text[s:e] for s, e in zip(first.tolist(), last.tolist())]
-    return Counter(dict(zip(keys, counts.tolist())))
+    out: Counter = Counter()
+    # dict.update straight into the Counter: no intermediate dict (a third of the Python
+    # side's time, which is a third of the whole on the pool's 200k-character samples)
+    dict.update(out, zip(map(text.__getitem__, map(slice, first.tolist(), last.tolist())), counts.tolist()))
+    return out
