@@ -75,7 +75,7 @@ C_S, C_T, C_R, C_E, C_V, C_M, C_L, C_D = (bit for bit, _ in CLASSES[8:])
 def class_table() -> tuple[np.ndarray, np.ndarray]:
     """``(index, blocks)``: the classes of code point ``c`` are ``blocks[index[c >> 8], c & 255]``.
 
-    Built once a process (about a second) from the ``regex`` module's own classes.
+    Built once a process (2–5 s on the loaded 2-core machine) from the ``regex`` module's own classes.
 
     >>> index, blocks = class_table()
     >>> int(blocks[index[ord("é") >> 8], ord("é") & 255]) == L | LO
