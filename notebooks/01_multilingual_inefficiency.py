@@ -44,6 +44,38 @@
 # (Llama-3 and Qwen3 are in both). Both pre-tokenize the references by whitespace, byte-level,
 # without normalisation (§3).
 
+# %% [markdown]
+# ## Learn it small
+#
+# BPE builds a vocabulary by repetition: count every pair of adjacent tokens in the
+# training words, glue the most frequent pair into one new token, re-cut the words and count
+# again. It starts from bytes, so a script whose letters take several UTF-8 bytes (Devanagari
+# takes three) spends its first merges rebuilding whole letters before it can join them, which
+# is one reason a shared vocabulary serves such languages late. The toy below has a few English
+# and Hindi words; each step shows the pair counts, the chosen pair and every word re-cut.
+#
+# ```text
+# BPE(words with counts, K):           # the greedy loop that the reference tokenizers of §3 use
+#   segment every word into bytes        # (written out as "Classical BPE" in the parity-aware paper)
+#   repeat K times:
+#     c[(a, b)] = Σ count(w) · #times a, b are adjacent in w
+#     (a*, b*) = argmax c                # ties: a fixed order (modtok.bpe.engine)
+#     add a*b* to the vocabulary; replace every a*, b* by a*b*
+# ```
+#
+# Predict first, then step through the run (Next / Back / Play, or the slider).
+
+# %%
+from modtok.studies.lessons import bpe as toy
+from modtok.ui.stepper import Predict, Stepper
+
+display(Predict(toy.prediction()))
+display(Stepper([*toy.trace(), toy.engine_step()]))
+
+# %% [markdown]
+# The last step is the same toy through the fast engine: the words run through the numba engine
+# (`modtok.bpe.standard.train`) learn the same merges in the same order as the naive loop above.
+
 # %%
 import math
 

@@ -48,6 +48,42 @@
 # (b) n-language unions (Table 7), (c) a word's merge trees (Fig. 2), (d) how the global
 # vocabulary grows with languages (App. A.5, Fig. 6).
 
+# %% [markdown]
+# ## Learn it small
+#
+# Sequential BPE (§4.2, Algorithm 2) trains one language after another. Each new
+# language's text is first cut with the tokens the earlier languages already learned; then at
+# every step it compares the most frequent *token* not yet in its own vocabulary with the most
+# frequent *pair*. If the token is at least as frequent, it is reused (taken with the tokens that
+# build it, no new merge); otherwise the pair becomes a new merge, shared by everyone. The toy has
+# two tiny languages; the last steps show why simply concatenating two monolingual merge lists
+# can cut a word of one language that each list alone keeps whole.
+#
+# ```text
+# Sequential-BPE(D_1 … D_N, k):                       # Algorithm 2, §4.2
+#   T = BPE(D_1, k);  V_1 = vocab(T)
+#   for i = 2 … N:
+#     cut D_i with T;  V_i = bytes
+#     while |V_i| < k:
+#       u, f_u = most frequent token of T(D_i) not in V_i
+#       (x, y), f_b = most frequent adjacent pair of T(D_i)
+#       if f_u >= f_b: V_i += u and its ancestors      # reuse
+#       else:          V_i += xy;  T += merge(x, y)    # learn; re-cut D_i
+# ```
+#
+# Predict first, then step through the run (Next / Back / Play, or the slider).
+
+# %%
+from modtok.studies.lessons import sequential as toy
+from modtok.ui.stepper import Predict, Stepper
+
+display(Predict(toy.prediction()))
+display(Stepper([*toy.trace(), toy.engine_step()]))
+
+# %% [markdown]
+# The last step is the same toy through the fast engine: Algorithm 2 through the library's
+# `train_sequential` gives the same vocabularies as the naive loop.
+
 # %%
 import time
 

@@ -26,6 +26,40 @@
 # (Table 12) is taken from a jointly trained multilingual Unigram of 256k or 384k pieces, ours
 # from the merged model.
 
+# %% [markdown]
+# ## Learn it small
+#
+# A Unigram LM tokenizer gives each piece a log-probability and scores a
+# segmentation by the sum of its pieces' scores. All segmentations of a word form a lattice
+# (a graph over character positions); Viterbi walks it to the best path. Training is EM: the
+# E-step counts how often each piece is *expected* to be used, weighting every path by its
+# probability (forward–backward); the M-step turns those counts into new probabilities. The
+# modular Unigram of §4.1 re-estimates the merged vocabulary exactly this way over all languages.
+#
+# ```text
+# EM for Unigram probabilities(corpus D, pieces V, log p):   # Algorithm 1, Appendix A.1.1
+#   repeat:
+#     E: for each word w in D:
+#          α, β = forward, backward over the lattice of w
+#          for each edge (piece v over i..j): c[v] += count(w) · α[i]·p(v)·β[j] / α[len w]
+#     M: log p(v) = log c[v] − log Σ_u c[u]
+# segment(w) = Viterbi: the path of the lattice with the largest Σ log p(v)
+# ```
+#
+# Predict first, then step through the run (Next / Back / Play, or the slider).
+
+# %%
+from modtok.studies.lessons import unigram as toy
+from modtok.ui.stepper import Predict, Stepper
+
+display(Predict(toy.prediction()))
+display(Stepper([*toy.trace(), toy.engine_step()]))
+
+# %% [markdown]
+# The last step is the same toy through the fast engine: the compiled lattice
+# (`modtok.unigram.lattice`) finds the same Viterbi path and the same expected counts and new
+# probabilities as the readable oracle.
+
 # %%
 import numpy as np
 from IPython.display import HTML, display

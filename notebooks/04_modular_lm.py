@@ -46,6 +46,39 @@
 # BPE in Table 15); ours is sequential BPE with k tokens a language, pre-tokenized with the
 # project's default (letters-only `llama3`; the paper's is whitespace).
 
+# %% [markdown]
+# ## Learn it small
+#
+# A modular tokenizer has one subtokenizer per language inside one global id space.
+# Training a model on it (§6.3), each batch is in one language and is tokenized by a subtokenizer
+# drawn for it: its own language's, or its own plus another one. The loss then takes the softmax
+# over that subtokenizer's ids only, so every other row of the output matrix is untouched for
+# the batch; this keeps training cheap as languages are added. The toy draws a few batches and
+# shows which rows each batch's loss covers.
+#
+# ```text
+# for each batch in language ℓ:                           # Samp_Sub_n, §6.3 (n = 1 here)
+#   with probability p: S = {ℓ}
+#   else:               S = {ℓ} ∪ n languages drawn by their data share
+#   ids    = encode(batch, subtokenizer of S)             # global ids
+#   active = the ids of S's vocabularies
+#   loss   = cross-entropy(softmax over logits[active], position of ids in active)
+# ```
+#
+# Predict first, then step through the run (Next / Back / Play, or the slider).
+
+# %%
+from modtok.studies.lessons import subtokenizers as toy
+from modtok.ui.stepper import Predict, Stepper
+
+display(Predict(toy.prediction()))
+display(Stepper([*toy.trace(), toy.engine_step()]))
+
+# %% [markdown]
+# The last step is the same toy through the fast engine: the library's restricted loss
+# (`modtok.lm.loss`) maps the batch to the same rows and gives the same loss as masking every other
+# row of a full softmax.
+
 # %%
 import functools
 import os

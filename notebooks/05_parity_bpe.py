@@ -45,6 +45,38 @@
 # (mixtures, cached runs, evaluations, tables, the paper's claims) is `modtok.studies.parity_bpe`;
 # this notebook sets the parameters, shows and checks, and ends with the "paper vs here" table.
 
+# %% [markdown]
+# ## Learn it small
+#
+# Classical BPE merges the pair that is most frequent over all languages together, so
+# the language with the most text decides most merges. Parity-aware BPE changes only which text
+# the counts come from: before each merge it measures every language's cost on a parallel dev
+# set (tokens under the merges so far), picks the costliest language, and merges the most
+# frequent pair of *that* language's training text, applied to every language. The toy has two
+# languages where the frequent one would win every classical merge.
+#
+# ```text
+# Parity-aware-BPE(D_ℓ for each ℓ, dev_ℓ, K):         # the paper's fair-max rule, Algorithm 2 (Appendix)
+#   m = []
+#   for k = 1 … K:
+#     ℓ* = argmax_ℓ |encode(dev_ℓ, m)|               # the worst-compressed language
+#     (a, b) = most frequent pair in encode(D_ℓ*, m)
+#     m.append((a, b))                                # applied to the text of every language
+# ```
+#
+# Predict first, then step through the run (Next / Back / Play, or the slider).
+
+# %%
+from modtok.studies.lessons import parity as toy
+from modtok.ui.stepper import Predict, Stepper
+
+display(Predict(toy.prediction()))
+display(Stepper([*toy.trace(), toy.engine_step()]))
+
+# %% [markdown]
+# The last step is the same toy through the fast engine: the library's parity-aware trainer
+# (`modtok.bpe.parity.train`) picks the same language and the same merge at every step.
+
 # %%
 import time
 

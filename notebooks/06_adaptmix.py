@@ -56,6 +56,38 @@
 # AdaptMix and the baselines are one tokenizer, and the tables say so instead of
 # comparing it with itself.
 
+# %% [markdown]
+# ## Learn it small
+#
+# AdaptMix (§3.4) chooses how much text of each language a tokenizer is trained on.
+# After each round it measures every language's fertility (tokens per word) on the tokenizer
+# just trained, and moves the mixture towards the languages that tokenize worst: the worse a
+# language's fertility relative to the best, the larger its target share. Momentum μ keeps part
+# of the old mixture; ε keeps the best language from dropping to zero. The toy runs two rounds
+# on fertilities given by hand, one equation at a time.
+#
+# ```text
+# AdaptMix round N (fertilities f_ℓ, mixture m^{N-1}, μ, ε, budget T):   # §3.4, Eqs. 1–5
+#   δ_ℓ = (f_ℓ − f_best) / f_range                  # Eq. 1: how far from the best
+#   w_ℓ = δ_ℓ + ε                                    # Eq. 2
+#   t_ℓ = w_ℓ / Σ_k w_k                              # Eq. 3: the target mixture
+#   m_ℓ = (1 − μ) · m_ℓ^{N-1} + μ · t_ℓ              # Eq. 4: momentum
+#   C_ℓ = round(m_ℓ · T)                             # Eq. 5: characters of ℓ to train on
+# ```
+#
+# Predict first, then step through the run (Next / Back / Play, or the slider).
+
+# %%
+from modtok.studies.lessons import mixture as toy
+from modtok.ui.stepper import Predict, Stepper
+
+display(Predict(toy.prediction()))
+display(Stepper([*toy.trace(), toy.engine_step()]))
+
+# %% [markdown]
+# The last step is the same toy through the fast engine: the library's `adaptmix_update` and
+# `allocate` give the same δ, w, t, mixture and characters as the equations written out by hand.
+
 # %%
 import math
 import time

@@ -35,6 +35,37 @@
 # are rows of the closing table, never asserts; the asserts check what holds for any data (the
 # floor is a floor, lossless round trips, English ids unchanged, equal scored bytes).
 
+# %% [markdown]
+# ## Learn it small
+#
+# Before BPE counts pairs, a regex cuts text into pre-tokens, and no merge ever
+# crosses a pre-token border. So the number of pre-tokens is a floor: no merges added later can
+# bring the token count below it (§III). Llama-3's regex (R1) lets only letters into a word, and
+# a Devanagari vowel sign is a combining mark, not a letter, so R1 cuts Nepali words inside
+# syllables; the repair (R2, §V) puts marks in the word class. The toy cuts one Nepali phrase
+# both ways, trains the same BPE under each regex, and finds a token that R2 learns and R1 never can.
+#
+# ```text
+# floor(text, P)  = |P(text)|                 # pre-tokens: a lower bound on |T(text)|, §III
+# train(text, P, K):
+#   words = P(text)                           # BPE runs inside each pre-token
+#   K times: merge the most frequent adjacent pair within a word
+# token t is reachable under P  ⇔  t lies inside one pre-token of P somewhere in the text
+# ```
+#
+# Predict first, then step through the run (Next / Back / Play, or the slider).
+
+# %%
+from modtok.studies.lessons import pretoken as toy
+from modtok.ui.stepper import Predict, Stepper
+
+display(Predict(toy.prediction()))
+display(Stepper([*toy.trace(), toy.engine_step()]))
+
+# %% [markdown]
+# The last step is the same toy through the fast engine: the numba engine
+# (`modtok.bpe.standard.train`) learns the same tokens under R1 and R2 as the naive reference.
+
 # %%
 from pathlib import Path
 

@@ -208,7 +208,10 @@ def test_cli_holds_no_pipeline():
 # ---------------------------------------------------------------- notebooks are walkthroughs
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9]*.py"))
-MAX_FUNCTIONS, MAX_CODE_LINES = 3, 150
+# 150 for the study, plus the 4 code lines of the "Learn it small" cell that opens every method
+# notebook (issue 41: import the lesson and the two widgets, display the prediction and the
+# stepper); the toy runs themselves stay in modtok.studies.lessons
+MAX_FUNCTIONS, MAX_CODE_LINES = 3, 154
 
 
 def code_lines(source: str) -> int:

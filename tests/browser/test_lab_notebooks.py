@@ -5,12 +5,15 @@ For each ``notebooks/[0-9]*.py`` (found by glob, so new notebooks are covered):
 1. double-click it in Lab's file browser; it must open as a notebook;
 2. Run All (the Run menu) under ``MODTOK_SMOKE=1``; no cell may end in an error
    and the browser console must stay free of errors;
-3. every widget panel (a cell whose outputs hold ipywidgets controls) must show
+3. the "Learn it small" cell (its stepper draws ``.mt-step``, modtok.ui.stepper) is there once:
+   an answer picked in its Predict widget and "Reveal" show the computed answer; the
+   stepper's Next shows another step and Back the first one again (the HTML drawn changes);
+4. every other widget panel (a cell whose outputs hold ipywidgets controls) must show
    a table and a plotly figure; then its controls are changed through the UI
    (a checkbox clicked, an option selected, a slider dragged) one after another
    until one changes what is rendered, and both the table and the figure drawn
    in the DOM (its SVG text and number of marks) must have changed;
-4. Ctrl+S, and the tracked ``.py`` must be byte-identical (``git diff``).
+5. Ctrl+S, and the tracked ``.py`` must be byte-identical (``git diff``).
 
 Screenshots of each step are written to ``build/browser/<notebook>/``.
 """
@@ -144,6 +147,36 @@ def check_progress(watch: dict, where: str) -> str:
     return f"{where}: redrawn after {took:.0f} ms, progress shown after " + ("-" if shown is None else f"{shown:.0f} ms")
 
 
+LESSON_TIMEOUT_MS = 30_000  # a click on a precomputed stepper or Predict: one widget message and back
+
+
+def check_lesson(cell, where: str) -> str:
+    """Drive the "Learn it small" cell like a learner: pick an answer and Reveal, then Next and
+    Back on the stepper; return what was seen. Fails when an answer or a step does not show."""
+    cell.scroll_into_view_if_needed()
+    answer = cell.locator(".widget-html", has_text="The answer is")
+    assert answer.count() == 0, f"{where}: the answer shows before Reveal"
+    choice = cell.locator(".widget-toggle-button").first
+    picked = choice.inner_text().strip()
+    choice.click()
+    cell.locator("button", has_text="Reveal").click()
+    answer.first.wait_for(timeout=LESSON_TIMEOUT_MS)
+    said = answer.first.inner_text().strip()
+    assert ("Right." in said) or ("not quite" in said and picked in said), (
+        f"{where}: picked {picked!r}, Reveal said {said!r}")
+    step = cell.locator(".mt-step")
+    first = step.inner_text()
+    assert "step 1 of" in first, f"{where}: the stepper does not start at its first step: {first[:120]!r}"
+    cell.locator("button", has_text="Next").click()
+    cell.locator(".mt-step h4", has_text="step 2 of").wait_for(timeout=LESSON_TIMEOUT_MS)
+    second = step.inner_text()
+    assert second != first, f"{where}: Next left the shown step unchanged"
+    cell.locator("button", has_text="Back").click()
+    cell.locator(".mt-step h4", has_text="step 1 of").wait_for(timeout=LESSON_TIMEOUT_MS)
+    assert step.inner_text() == first, f"{where}: Back did not show the first step again"
+    return f"{where}: Reveal said {said[:60]!r}; Next showed {second.splitlines()[0][:60]!r}, Back the first step"
+
+
 def wait_for(page, predicate, timeout: float, what: str, interval: float = 0.25) -> dict:
     deadline = time.monotonic() + timeout
     while True:
@@ -270,8 +303,17 @@ def test_notebook_in_lab(notebook_file, lab, browser_context, shots):
         assert not state["errors"], f"{name}: error outputs after Run All: {state['errors']}"
         assert state["total"] > 0
 
-        # 3. every widget panel shows its table and figure, and a UI change redraws both
-        cells = panel.locator(".jp-CodeCell").filter(has=page.locator(".jp-OutputArea-output .jupyter-widgets"))
+        # 3. "Learn it small": Predict reveals its answer; the stepper moves forward and back
+        lesson = panel.locator(".jp-CodeCell").filter(has=page.locator(".mt-step"))
+        assert lesson.count() == 1, f"{name}: {lesson.count()} 'Learn it small' steppers (one expected)"
+        t0 = time.monotonic()
+        PROGRESS.append(check_lesson(lesson.first, f"{name}, learn it small"))
+        times["learn it small"] = time.monotonic() - t0
+        shots(page, "lesson")
+
+        # 4. every other widget panel shows its table and figure, and a UI change redraws both
+        cells = (panel.locator(".jp-CodeCell").filter(has=page.locator(".jp-OutputArea-output .jupyter-widgets"))
+                 .filter(has_not=page.locator(".mt-step")))
         assert cells.count() > 0, f"{name} shows no widget panel"
         t0 = time.monotonic()
         for p in range(cells.count()):
@@ -319,7 +361,7 @@ def test_notebook_in_lab(notebook_file, lab, browser_context, shots):
             assert not state["errors"], f"{name}: error outputs after a widget change: {state['errors']}"
         times["widget changes"] = time.monotonic() - t0
 
-        # 4. Ctrl+S keeps the tracked .py byte-identical
+        # 5. Ctrl+S keeps the tracked .py byte-identical
         saved = page.evaluate(STATE_JS)["saved"]
         panel.locator(".jp-Cell").first.locator(".jp-InputPrompt").click()  # command mode on the notebook
         page.keyboard.press("Control+s")
