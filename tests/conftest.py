@@ -7,7 +7,10 @@ and are skipped, with the reason, on a machine that has neither.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,12 @@ from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
+
+# The results cache (modtok.cache) of this run is its own, new and removed at the end: no test
+# reads a result an earlier run, a notebook or another worker stored (CI never needs a warm cache).
+# Set here, on import, so the doctests under modtok/ and every subprocess a test starts get it too.
+os.environ["MODTOK_RESULTS"] = _RESULTS = tempfile.mkdtemp(prefix="modtok-test-results-")
+atexit.register(shutil.rmtree, _RESULTS, True)
 
 settings.register_profile(
     "modtok", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]

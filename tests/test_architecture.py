@@ -25,7 +25,7 @@ from conftest import REPO
 
 PKG = REPO / "modtok"
 FLOORS = [
-    ("ground", {"modtok", "modtok.errors", "modtok.atomic", "modtok.outputs", "modtok.progress"}),
+    ("ground", {"modtok", "modtok.errors", "modtok.atomic", "modtok.outputs", "modtok.progress", "modtok.cache"}),
     ("text", {"modtok.text"}),
     ("artifacts", {"modtok.artifacts"}),
     ("evaluation", {"modtok.evaluation"}),

@@ -57,6 +57,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from modtok import mixture
+from modtok.cache import Results
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
 from modtok.evaluation import metrics
 from modtok.studies import paper_vs_here
@@ -287,6 +288,13 @@ class AdaptMixStudy:
         self._runs: dict[tuple, mixture.History] = {}
         self._baselines: dict[tuple, tuple] = {}
         self._timed: dict[tuple, list[tuple[int, float]]] = {}  # (trainer, vocab, langs) -> (iterations, seconds)
+        # the runs, baselines and budgets on disk too (modtok.cache), keyed on the text they read (train and
+        # dev: the test split stays sealed) and this study's seed and scheme
+        self.results = Results("adaptmix", (self.data.train, self.data.dev, seed, scheme))
+
+    def cache_note(self) -> str:
+        """One line: which runs came from the results cache, and when they were computed."""
+        return self.results.note()
 
     def languages_line(self) -> str:
         """The languages every run uses (how the fertility of those without spaces is
@@ -375,13 +383,18 @@ class AdaptMixStudy:
                 start = next((h for k, h in self._runs.items() if k[:3] == key[:3] and k[6] == langs), None)
                 start = start and start.branch(mu=mu, eps=eps, f_best=f_best, clamp_delta=clamp_delta)
             done = len(start.steps) if start is not None else 0
-            t0 = time.perf_counter()
-            self._runs[key] = mixture.adaptmix(
-                self.trainer(trainer, vocab), self.pool.subset(langs), budget, iterations, mu, eps,
-                self.data.dev, f_best=f_best, clamp_delta=clamp_delta, policy="cap", keep_tokenizers=True,
-                resume=start)
-            if iterations > done:
-                self._timed.setdefault((trainer, vocab, langs), []).append((iterations - done, time.perf_counter() - t0))
+
+            def train() -> tuple[mixture.History, tuple[int, float]]:  # the run, and (iterations trained, seconds)
+                t0 = time.perf_counter()
+                h = mixture.adaptmix(
+                    self.trainer(trainer, vocab), self.pool.subset(langs), budget, iterations, mu, eps,
+                    self.data.dev, f_best=f_best, clamp_delta=clamp_delta, policy="cap", keep_tokenizers=True,
+                    resume=start)
+                return h, (iterations - done, time.perf_counter() - t0)
+
+            self._runs[key], timed = self.results.get("run", key, train)  # a cached run keeps its timing
+            if timed[0] > 0:
+                self._timed.setdefault((trainer, vocab, langs), []).append(timed)
         return self._runs[key]
 
     def iteration_seconds(self, trainer: str, vocab: int) -> tuple[float, int] | None:
@@ -398,8 +411,8 @@ class AdaptMixStudy:
         langs = tuple(self.langs if langs is None else langs)
         key = (name, trainer, vocab, budget, langs)
         if key not in self._baselines:
-            self._baselines[key] = mixture.train_on(self.trainer(trainer, vocab), self.pool.subset(langs),
-                                                    baseline_mixture(name, langs), budget)
+            self._baselines[key] = self.results.get("baseline", key, lambda: mixture.train_on(
+                self.trainer(trainer, vocab), self.pool.subset(langs), baseline_mixture(name, langs), budget))
         return self._baselines[key]
 
     def tokenizers(self, hist: mixture.History, trainer: str, vocab: int, budget: int) -> dict[str, object]:
@@ -637,11 +650,14 @@ class AdaptMixStudy:
         if not self.has_dev:
             raise MissingDevTextError(f"adaptive budgets measure fertility on a dev split: {self.data.dev_label}")
         langs = list(self.langs if langs is None else langs)
-        available = self.pool.available(langs)
-        train = self.pool.take({lang: min(chars, available[lang]) for lang in langs}).lines()
-        counts = count_by_language(train, self.scheme)
-        return mixture.adaptive_budgets(counts, k * len(langs), iterations, mu, eps, self.data.dev,
-                                        scheme=self.scheme)
+
+        def make() -> mixture.BudgetRun:
+            available = self.pool.available(langs)
+            train = self.pool.take({lang: min(chars, available[lang]) for lang in langs}).lines()
+            counts = count_by_language(train, self.scheme)
+            return mixture.adaptive_budgets(counts, k * len(langs), iterations, mu, eps, self.data.dev,
+                                            scheme=self.scheme)
+        return self.results.get("budgets", (chars, k, iterations, mu, eps, langs), make)
 
     @staticmethod
     def budget_rows(run: mixture.BudgetRun) -> list[dict]:
