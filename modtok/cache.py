@@ -46,13 +46,13 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import importlib.metadata
 import json
 import os
 import pickle
-import shutil
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -150,6 +150,10 @@ def _feed(h, value, depth: int = 0) -> None:
         h.update(b"set%d{" % len(value) + b"".join(sorted(fingerprint(x).encode() for x in value)) + b"}")
     elif isinstance(value, np.ndarray):
         h.update(f"nd{value.dtype.str}{value.shape}:".encode() + np.ascontiguousarray(value).tobytes())
+    elif type(value).__module__.startswith("torch") and hasattr(value, "detach"):  # a tensor, by its values
+        t = value.detach().cpu()
+        _feed(h, ("tensor", str(t.dtype), t.numpy() if str(t.dtype) != "torch.bfloat16" else t.float().numpy()),
+              depth + 1)
     elif isinstance(value, np.generic):
         _feed(h, value.item(), depth + 1)
     elif isinstance(value, Path):
@@ -256,13 +260,17 @@ class Results:
     """A study's handle on the results cache: :meth:`get` a result, :meth:`note` what came
     from where. ``study`` names the entries' directory; ``data`` (optional, hashed once, on the
     first :meth:`get`) is the text every result of this study depends on; ``root``: the
-    cache directory (default :func:`results_dir`; None: no cache, everything is computed)."""
+    cache directory (default :func:`results_dir` as it is at each :meth:`get`; None: no cache,
+    everything is computed)."""
 
     def __init__(self, study: str, data=None, root: str | os.PathLike | None | bool = True):
-        self.study = study
-        self.root = results_dir() if root is True else Path(root) if root else None
+        self.study, self._root = study, root
         self.events: list[Event] = []
         self._data, self._data_key = data, None
+
+    @property
+    def root(self) -> Path | None:
+        return results_dir() if self._root is True else Path(self._root) if self._root else None
 
     def key(self, what: str, params) -> str:
         """The key of result ``what`` with ``params``: study, data, parameters and code."""
@@ -270,19 +278,17 @@ class Results:
             self._data_key = fingerprint(self._data)
         return fingerprint(self.study, what, self._data_key, params, code_version())
 
-    def path(self, key: str) -> Path:
-        return self.root / self.study / f"{key}.pkl"
-
     def get(self, what: str, params, compute: Callable[[], T]) -> T:
         """The result ``what`` of ``params``: read from the cache when an entry of the same
         study, data, parameters and code is there and whole, else ``compute()``d and stored."""
-        if self.root is None:
+        root = self.root
+        if root is None:
             t0 = time.perf_counter()
             value = compute()
             self.events.append(Event(what, "off", _now(), time.perf_counter() - t0))
             return value
         key = self.key(what, params)
-        path, how, why = self.path(key), "computed", ""
+        path, how, why = root / self.study / f"{key}.pkl", "computed", ""
         if path.exists():
             try:
                 header, value = _read(path, key)
@@ -341,6 +347,10 @@ def _short(iso: str) -> str:
     return iso[:16].replace("T", " ") + " UTC"
 
 
+def _size(n: int) -> str:
+    return f"{n / 1e3:.1f} kB" if n < 1e6 else f"{n / 1e6:.1f} MB" if n < 1e9 else f"{n / 1e9:.2f} GB"
+
+
 def _duration(seconds: float) -> str:
     return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
@@ -367,12 +377,52 @@ def summary(root: str | os.PathLike | None = None) -> dict:
 
 
 def clear(root: str | os.PathLike | None = None) -> tuple[int, int]:
-    """Remove every entry of the results cache: ``(entries, bytes)`` removed. Only the
-    cache's own directory goes (``root``, default :func:`results_dir`); nothing when it is off."""
-    info = summary(root)
-    if info["root"] is None or not info["root"].is_dir():
+    """Remove every entry of the results cache (``root``, default :func:`results_dir`):
+    ``(entries, bytes)`` removed. Only the entries go (``<study>/*.pkl``, a write's leftover
+    temporary file, then the emptied study directories), never anything else in ``root``:
+    ``MODTOK_RESULTS`` may name a directory that holds other files."""
+    root = Path(root) if root else results_dir()
+    if root is None or not root.is_dir():
         return 0, 0
-    n = sum(s["entries"] for s in info["studies"].values())
-    size = sum(s["bytes"] for s in info["studies"].values())
-    shutil.rmtree(info["root"])
+    n = size = 0
+    for study in [p for p in root.iterdir() if p.is_dir()]:
+        for path in [*study.glob("*.pkl"), *study.glob(".*.pkl.*.tmp")]:
+            n, size = n + (path.suffix == ".pkl"), size + path.stat().st_size
+            path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # not empty: something else is in it, and stays
+            study.rmdir()
     return n, size
+
+
+def describe(clear_it: bool = False) -> list[str]:
+    """``modtok cache`` (``modtok cache clear`` with ``clear_it``): where the results cache is,
+    per study its entries, size and when they were computed; or what clearing removed.
+
+    >>> import os, tempfile
+    >>> os.environ["MODTOK_RESULTS"], saved = tempfile.mkdtemp(), os.environ.get("MODTOK_RESULTS")
+    >>> _ = Results("demo").get("one", 1, lambda: 1)
+    >>> describe()[1]
+    '  demo: 1 entries, 0.3 kB, computed ... UTC'
+    >>> describe(clear_it=True)[0]
+    'results cache ...: removed 1 entries (0.3 kB)'
+    >>> describe()[-1]
+    '  (empty)'
+    >>> _ = os.environ.pop("MODTOK_RESULTS") if saved is None else os.environ.__setitem__("MODTOK_RESULTS", saved)
+    """
+    if clear_it:
+        root = results_dir()
+        n, size = clear(root)
+        return [f"results cache {root}: removed {n} entries ({_size(size)})" if root else
+                "results cache: off (MODTOK_RESULTS / MODTOK_CACHE = none): nothing to clear"]
+    info = summary()
+    if info["root"] is None:
+        return ["results cache: off (MODTOK_RESULTS / MODTOK_CACHE = none)"]
+    studies = info["studies"]
+    total = sum(s["bytes"] for s in studies.values())
+    lines = [f"results cache {info['root']}: {sum(s['entries'] for s in studies.values())} entries, "
+             f"{_size(total)} (modtok cache clear empties it)"]
+    for name, s in studies.items():
+        when = _short(s["oldest"]) if s["oldest"] else "?"
+        when += f" to {_short(s['newest'])}" if s["newest"] and s["newest"][:16] != (s["oldest"] or "")[:16] else ""
+        lines.append(f"  {name}: {s['entries']} entries, {_size(s['bytes'])}, computed {when}")
+    return lines + ["  (empty)"] * (not studies)
