@@ -162,8 +162,10 @@ def _feed(h, value, depth: int = 0) -> None:
         _feed(h, (type(value).__qualname__, value.to_str()), depth + 1)
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         _feed(h, (_name(type(value)), {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}), depth + 1)
-    elif callable(value) and getattr(value, "__qualname__", "<lambda>") != "<lambda>" and hasattr(value, "__module__"):
-        _feed(h, ("callable", _name(value)), depth + 1)  # a named function: its code is in code_version()
+    elif callable(value) and "<" not in getattr(value, "__qualname__", "<") and hasattr(value, "__module__"):
+        # a module's function or class: its code is in code_version() (a lambda or a local function
+        # may hold values of its closure that no key would see: refused)
+        _feed(h, ("callable", _name(value)), depth + 1)
     elif hasattr(value, "__dict__") and not callable(value):
         _feed(h, (_name(type(value)), vars(value)), depth + 1)
     else:
