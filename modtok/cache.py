@@ -65,7 +65,7 @@ import numpy as np
 
 import modtok
 from modtok.atomic import write_bytes
-from modtok.errors import ConfigError
+from modtok.errors import ConfigError, DataError
 
 T = TypeVar("T")
 MAGIC = b"modtok-results 1\n"  # the file format's version: another one is read as unreadable (recomputed)
@@ -223,13 +223,13 @@ def _read(path: Path, key: str) -> tuple[dict, object]:
     """``(header, result)`` of the entry at ``path``; raises on anything but a whole entry of ``key``."""
     raw = path.read_bytes()
     if not raw.startswith(MAGIC):
-        raise ValueError("not a modtok results entry of this format")
+        raise DataError("not a modtok results entry of this format")
     line, _, payload = raw[len(MAGIC):].partition(b"\n")
     header = json.loads(line)
     if header.get("key") != key:
-        raise ValueError("the entry is of another key")
+        raise DataError("the entry is of another key")
     if hashlib.sha256(payload).hexdigest() != header.get("sha256") or len(payload) != header.get("bytes"):
-        raise ValueError("the result does not match its header's SHA-256 (truncated or altered)")
+        raise DataError("the result does not match its header's SHA-256 (truncated or altered)")
     return header, pickle.loads(payload)
 
 
