@@ -162,15 +162,17 @@ class SequentialStudy:
     def unions(self, n: int, trials: int, seed: int = 0) -> dict[str, list[float]]:
         """``{"sequential": [...], "concatenation": [...]}``: for ``trials`` random ordered
         subsets of ``n`` languages (seeded by ``seed + n``), the mean NSL over the subset's
-        languages of the union subtokenizer of each kind."""
-        rng = random.Random(seed + n)
-        out = {"sequential": [], "concatenation": []}
-        for _ in range(trials):
-            order = tuple(rng.sample(self.langs, n))
-            for kind, values in out.items():
-                sub = self.modular(kind, order).subtokenizer(list(order)).hf
-                values.append(float(np.mean([self.nsl(sub, lang) for lang in order])))
-        return out
+        languages of the union subtokenizer of each kind (kept in the results cache)."""
+        def make() -> dict[str, list[float]]:
+            rng = random.Random(seed + n)
+            out = {"sequential": [], "concatenation": []}
+            for _ in range(trials):
+                order = tuple(rng.sample(self.langs, n))
+                for kind, values in out.items():
+                    sub = self.modular(kind, order).subtokenizer(list(order)).hf
+                    values.append(float(np.mean([self.nsl(sub, lang) for lang in order])))
+            return out
+        return self.results.get("unions", (self.langs, n, trials, seed, self.k), make)
 
     @staticmethod
     def union_table(spread: dict[int, dict[str, list[float]]]) -> list[dict]:
