@@ -236,6 +236,20 @@ def test_adaptmix_runs_come_back_with_their_timing():
     assert second.iteration_seconds("hf-bpe", 300) == first.iteration_seconds("hf-bpe", 300)
     assert second.run("hf-bpe", 300, 9_000, 2, 0.5, 0.1) is h2  # in memory after the first read
     assert second.cache_note().startswith("results cache: 1 from the cache")
+    first.choose("hf-bpe", 300, 9_000, 2, [(0.5, 0.1)])
+    second.choose("hf-bpe", 300, 9_000, 2, [(0.5, 0.1)])
+    fert = first.fertility({"a": h.tokenizers[0], "b": h.tokenizers[-1]})
+    assert second.fertility({"a": h2.tokenizers[0], "b": h2.tokenizers[-1]}) == fert  # read back: the same JSON
+    prem = first.premiums({"b": h.tokenizers[-1]}, pivot="rus_Cyrl")
+    assert second.premiums({"b": h2.tokenizers[-1]}, pivot="rus_Cyrl") == prem
+    assert second.cache_note().startswith("results cache: 5 from the cache (")  # the run, 2 fertilities, premiums, gini
+    changed = _toy_data()
+    changed.test["eng_Latn"] = changed.test["eng_Latn"][:-1]  # one test line fewer: measured again
+    third = study.AdaptMixStudy(changed, seed=0, scheme=WS)
+    third.choose("hf-bpe", 300, 9_000, 2, [(0.5, 0.1)])
+    third.fertility({"b": h.tokenizers[-1]})
+    assert third.cache_note().startswith("results cache: 1 from the cache (")  # the run (train and dev the same)
+    assert "; 1 computed now" in third.cache_note()  # the fertility, on the changed test split
     other = study.AdaptMixStudy(_toy_data(), seed=1, scheme=WS)  # another seed: another shuffle of the text
     other.run("hf-bpe", 300, 9_000, 2, 0.5, 0.1)
     assert "1 computed now" in other.cache_note()

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from modtok import mixture
-from modtok.cache import Results
+from modtok.cache import Results, fingerprint
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
 from modtok.evaluation import metrics
 from modtok.studies import paper_vs_here
@@ -291,10 +291,26 @@ class AdaptMixStudy:
         # the runs, baselines and budgets on disk too (modtok.cache), keyed on the text they read (train and
         # dev: the test split stays sealed) and this study's seed and scheme
         self.results = Results("adaptmix", (self.data.train, self.data.dev, seed, scheme))
+        self._test_key: str | None = None  # the test split's fingerprint, taken once the seal is open
+        self._tokenizer_keys: dict[int, tuple[object, str]] = {}  # id -> (tokenizer, its fingerprint)
 
     def cache_note(self) -> str:
-        """One line: which runs came from the results cache, and when they were computed."""
+        """One line: which runs and evaluations came from the results cache, and when they were computed."""
         return self.results.note()
+
+    def _measured(self, what: str, tokenizers: Mapping[str, object], measure, *params) -> dict:
+        """``{name: measure(tokenizer)}`` on the test split, each distinct tokenizer measured once
+        and kept in the results cache, keyed on the test split and the tokenizer's JSON (fingerprinted
+        once per object: ten deployed tokenizers take about 10 s, their measures minutes)."""
+        if self._test_key is None:
+            self._test_key = fingerprint(self.test_lines(), self.langs)
+
+        def cached(tok):
+            if id(tok) not in self._tokenizer_keys:
+                self._tokenizer_keys[id(tok)] = (tok, fingerprint(tok))  # the object kept: its id stays its own
+            return self.results.get(what, (self._test_key, self._tokenizer_keys[id(tok)][1], *params),
+                                    lambda: measure(tok))
+        return _per_tokenizer(tokenizers, cached)
 
     def languages_line(self) -> str:
         """The languages every run uses (how the fertility of those without spaces is
@@ -439,8 +455,7 @@ class AdaptMixStudy:
         """Devtest fertility of each named tokenizer, per language (a tokenizer under
         two names, e.g. AdaptMix and the dev-selected iteration when they are the
         same iteration, is measured once)."""
-        devtest = self.devtest
-        return _per_tokenizer(tokenizers, devtest.fertility)
+        return self._measured("fertility", tokenizers, self.devtest.fertility)
 
     def fertility_rows(self, fert: Mapping[str, Mapping[str, float]]) -> list[dict]:
         """One row per language, one column per tokenizer, and the (unweighted) mean."""
@@ -617,8 +632,8 @@ class AdaptMixStudy:
             return None
         test = self.test_lines()
         parallel = {lang: test[lang] for lang in self.devtest.lines}
-        prem = _per_tokenizer(tokenizers, lambda tok: metrics.premiums(tok, parallel, pivot))
-        gini = _per_tokenizer(tokenizers, lambda tok: metrics.cost_gini(tok, parallel))
+        prem = self._measured("premiums", tokenizers, lambda tok: metrics.premiums(tok, parallel, pivot), pivot)
+        gini = self._measured("gini", tokenizers, lambda tok: metrics.cost_gini(tok, parallel))
         rows = [{"language": label(lang), **{n: p[lang] for n, p in prem.items()}}
                 for lang in parallel if lang != pivot]
         rows.append({"language": f"mean (non-{data.lang_name(pivot)})",
