@@ -289,3 +289,19 @@ def test_every_entry_is_a_header_line_and_a_pickle(tmp_path):
     header, _, payload = raw[len(cache.MAGIC):].partition(b"\n")
     h = json.loads(header)
     assert h["what"] == "x" and h["bytes"] == len(payload) and pickle.loads(payload) == {"a": 1}
+
+
+def test_the_k_sweep_comes_back_on_the_callers_base():
+    from modtok.adapt.extend import Base
+    from modtok.bpe.export import to_tokenizer_json
+    from modtok.bpe.model import BPEModel
+    from modtok.studies.pretoken_floor import floor
+
+    base = {"toy": Base(to_tokenizer_json(BPEModel([], "llama3")), name="toy")}
+    train, lines = ["नमस्ते दुनिया नमस्ते"] * 30, ["नमस्ते दुनिया"]
+    first = floor.k_sweep(base, train, [0, 5], lines)
+    second = floor.k_sweep(base, train, [0, 5], lines)
+    assert second.rows == first.rows and second.extensions["toy", "R2", 5].base is base["toy"]
+    assert second.tokenizers["toy", "R2", 5].to_str() == first.tokenizers["toy", "R2", 5].to_str()
+    floor.k_sweep(base, train + ["नया"], [0, 5], lines)  # one line more: computed
+    assert [e.how for e in floor.RESULTS.events[-3:]] == ["computed", "cached", "computed"]

@@ -118,20 +118,27 @@ def k_sweep(bases: Mapping[str, Base], train: Sequence[str], ks: Sequence[int], 
             ref_lines: Sequence[str] | None = None, arms: Sequence[str] = ARMS) -> Sweep:
     """Continued BPE on every base (``{name: Base}``) and arm, learned on ``train``
     with the arm's regex (strict §V filter), at every K of ``ks``; cost and floor
-    of each on ``lines`` (and ``ref_lines``, as in :func:`cost`). Kept in the results cache."""
-    def make() -> Sweep:
-        rows, extensions, tokenizers = [], {}, {}
+    of each on ``lines`` (and ``ref_lines``, as in :func:`cost`). The rows and each extension's
+    merges are kept in the results cache; read back, the extensions are rebuilt on ``bases`` (the
+    same, by their key) with their tokenizers: a pickle of the bases and tokenizers was 119 MB at
+    smoke size and took as long to read (33.5 s) as the sweep to compute (34.0 s)."""
+    built: dict[Key, object] = {}  # the tokenizers made by a computed sweep (read back: built below)
+
+    def make() -> tuple[list[dict], dict[Key, tuple[list, str]]]:
+        rows, learned = [], {}
         for name, base in bases.items():
             for arm in arms:
                 counts = extend.count_words(base, train, extend.arm_pattern(base.regex, arm))
                 for k, ext in extend.sweep(base, counts, ks, arm).items():
-                    tok = ext.tokenizer()
-                    extensions[name, arm, k], tokenizers[name, arm, k] = ext, tok
+                    tok = built[name, arm, k] = ext.tokenizer()
+                    learned[name, arm, k] = ext.merges, ext.regex
                     rows.append({"base": name, "arm": arm, "K": k, "merges kept": len(ext.merges),
                                  "cost": cost(tok, lines, ref_lines), "floor": cost(tok, lines, ref_lines, floor=True)})
-        return Sweep(rows, extensions, tokenizers)
+        return rows, learned
     keys = {name: base_key(base) for name, base in bases.items()}
-    return RESULTS.get("k sweep", (keys, train, list(ks), lines, ref_lines, list(arms)), make)
+    rows, learned = RESULTS.get("k sweep", (keys, train, list(ks), lines, ref_lines, list(arms)), make)
+    extensions = {key: Extension(bases[key[0]], merges, regex) for key, (merges, regex) in learned.items()}
+    return Sweep(rows, extensions, {key: built.get(key) or ext.tokenizer() for key, ext in extensions.items()})
 
 
 def ids_of(tokenizer, lines: Sequence[str]) -> list[list[int]]:
