@@ -60,7 +60,9 @@ build/notebooks/%.ipynb: notebooks/%.py $(WARM)
 
 notebooks: $(BUILT)
 
-# Every notebook runs; each failure is reported, and the run exits non-zero at the end.
+# Every notebook runs (modtok/ui/demo.py): its HTML report is written whether it ran to the end
+# or stopped at a failed cell (the report shows the error where it happened); the reports of the
+# notebooks that failed are named at the end, and the run exits non-zero.
 # Each notebook's paper-vs-here table is also saved as $(REPORTS)/paper_vs_here/<study>.json
 # (the notebooks run in build/notebooks, hence the absolute path), for `make report`.
 demo: export MODTOK_REPORTS := $(abspath $(REPORTS))
@@ -69,13 +71,12 @@ demo: notebooks
 	@rm -rf $(REPORTS)/paper_vs_here  # the tables an earlier demo saved: this run's replace them
 	@failed=""; for nb in $(BUILT); do \
 	  echo "== running $$nb"; \
-	  rm -f $(REPORTS)/$$(basename $$nb .ipynb).html; \
-	  $(BIN)/jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=3600 \
-	    --output-dir $(REPORTS) $$nb || { failed="$$failed $$nb"; echo "== FAILED: $$nb"; }; \
+	  html=$(REPORTS)/$$(basename $$nb .ipynb).html; rm -f $$html; \
+	  $(BIN)/python -m modtok.ui.demo $$nb $(REPORTS) || failed="$$failed $$html"; \
 	done; \
 	echo; echo "Reports written to $(abspath $(REPORTS))/:"; ls -1 $(REPORTS)/*.html 2>/dev/null; \
 	echo; $(BIN)/modtok report $(REPORTS) || failed="$$failed (modtok report)"; \
-	if [ -n "$$failed" ]; then echo; echo "failed notebooks:$$failed" >&2; exit 1; fi
+	if [ -n "$$failed" ]; then echo; echo "failed notebooks (each report shows the error where it happened):$$failed" >&2; exit 1; fi
 
 # One page from the tables the notebooks saved (never typed in): what holds, per paper.
 report: $(STAMP)
@@ -83,14 +84,19 @@ report: $(STAMP)
 
 # The browser suite (tests/browser) drives Debian's chromium; Playwright's own
 # browser download (`playwright install`) is never used.
-# fonts-noto-core: glyphs for every script of the pool (Devanagari, Bengali, Tamil, ... drew as boxes).
+# fonts-noto-core: glyphs for every script of the pool (Devanagari, Bengali, Tamil, ... drew as boxes);
+# fonts-noto-cjk: Chinese, Japanese and Korean (the any-data fixture's; fonts-noto-core has none).
 NOTO := /usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf
+NOTO_CJK := /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
 chromium:
-	@test -x $(CHROMIUM) -a -f $(NOTO) || { $(if $(ROOT_USER),,sudo) apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive $(if $(ROOT_USER),,sudo) apt-get install -y -q chromium fonts-noto-core; }
+	@test -x $(CHROMIUM) -a -f $(NOTO) -a -f $(NOTO_CJK) || { $(if $(ROOT_USER),,sudo) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(if $(ROOT_USER),,sudo) apt-get install -y -q chromium fonts-noto-core \
+	  fonts-noto-cjk; }
 
-# A user's own data (modtok example-corpus, modtok/text/example.py): 4 languages, JSONL.zst +
-# Parquet, its own dev/devtest evaluation text, no Nepali, and nothing of ../shared.
+# A user's own data (modtok example-corpus --scripts, modtok/text/example.py): English, Chinese,
+# Japanese, Korean, Thai, Khmer, Burmese and Amharic (five scripts written without spaces, Hangul,
+# Ethiopic) as plain text, JSONL.zst shards and Parquet, its own parallel dev/devtest evaluation
+# text (UDHR), no Nepali, and nothing of ../shared.
 FIXTURE := $(abspath build/fixture)
 ANY_DATA := env -u MODTOK_POOL -u MODTOK_FLORES -u MODTOK_EXTRA \
   MODTOK_MANIFEST=$(FIXTURE)/corpora.yaml MODTOK_EVAL=$(FIXTURE)/eval
@@ -109,7 +115,7 @@ test: notebooks chromium
 	rm -rf build/nbval-results
 	MODTOK_RESULTS=$(abspath build/nbval-results) MODTOK_SMOKE=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile \
 	  --nbval-lax --nbval-current-env --nbval-cell-timeout=900 -p no:cacheprovider $(BUILT)
-	$(BIN)/modtok example-corpus $(FIXTURE)
+	$(BIN)/modtok example-corpus $(FIXTURE) --scripts
 	$(ANY_DATA) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
 	$(NO_DATA) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser/test_lab_notebooks.py
 

@@ -165,7 +165,7 @@ class ShardError(DataError):
 
 class ConfigError(ModtokError, ValueError):
     """An option outside its domain, or options that cannot work together (an unknown
-    arm, a Unicode block that spans several UTF-8 lengths, a file mode)."""
+    arm, an unknown ISO 15924 script code, a file mode)."""
 
 
 class OutputExistsError(ModtokError, FileExistsError):

@@ -58,7 +58,7 @@ from modtok.bpe.tree import label, leaves, walk
 from modtok.studies import paper_vs_here
 from modtok.studies.modular_tokenizers.languages import choose_languages
 from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy, paper_values, reasons
-from modtok.text import data
+from modtok.text import data, scripts
 from modtok.ui import plots, widgets
 
 plots.setup()
@@ -77,9 +77,6 @@ LANGS = CHOICE.used
 corpora = data.default_corpora(LANGS, train_chars=TRAIN_CHARS, eval_lines=EVAL_LINES)
 print("data:", corpora.source)
 print("languages:", ", ".join(f"{data.lang_name(l)} ({l})" for l in LANGS), f"— k = {K}")
-# every language asked for is used or left out with its reason, and the corpus holds exactly those used
-assert set(CHOICE.asked) | set(CHOICE.added) == set(LANGS) | set(CHOICE.left_out)
-assert set(corpora.train) == set(corpora.eval) == set(LANGS)
 
 # %% [markdown]
 # Every tokenizer (monolingual reference, sequential, concatenation) is trained
@@ -124,29 +121,6 @@ subs = [r["NSL subtokenizer"] for r in full["rows"]]
 print(f"subtokenizer NSL: mean {np.mean(subs):.3f}, max {max(subs):.3f} (the paper's figure: table at the end)")
 print("global tokenizer shorter than the subtokenizer on", sum(r["NSL global"] <= r["NSL subtokenizer"] for r in full["rows"]),
       f"of {len(LANGS)} languages (more merges need not mean fewer tokens: a finding, not a law)")
-# what holds for any data: one row per language in training order, each V_ℓ within its budget k,
-# and the first language reuses nothing (nothing was trained before it)
-assert [r["language"].split("(")[-1].rstrip(")") for r in full["rows"]] == LANGS
-assert all(r["|V_ℓ|"] <= K for r in full["rows"]) and full["rows"][0]["reused"] == 0
-assert all(np.isfinite(subs)) and min(subs) > 0
-
-# %% [markdown]
-# ### The widgets recompute
-#
-# Setting a widget's value (what a click does) reruns `study.fidelity`: three
-# languages (two when the data has three), reversed, at half the budget.
-
-# %%
-runs, sub = fid.runs, tuple(LANGS[:min(3, len(LANGS) - 1)])  # a proper subset: the value changes
-w_langs.value = sub
-w_order.value = "reversed"
-w_k.value = max(500, K // 2 // 100 * 100)
-assert fid.runs == runs + 3
-assert fid.result["order"] == sub[::-1] and fid.result["k"] == w_k.value
-assert [r["position"] for r in fid.result["rows"]] == list(range(1, len(sub) + 1))
-assert all(r["|V_ℓ|"] <= w_k.value for r in fid.result["rows"])
-w_k.value, w_order.value, w_langs.value = K, ORDERS[0], tuple(LANGS)  # restore the full view
-assert fid.result["rows"] == full["rows"]
 
 # %% [markdown]
 # ## (b) n-language unions: sequential vs concatenation
@@ -167,12 +141,6 @@ NS = [n for n in (1, 2, 3, 4) if n <= len(LANGS)]
 spread = {n: study.unions(n, TRIALS) for n in NS}
 plots.union_boxes(spread, title=f"Union subtokenizers over {TRIALS} random subsets/orders (k = {K})").show()
 display(plots.table(study.union_table(spread)))
-
-# %%
-# one language: the concatenation *is* the monolingual BPE (NSL exactly 1, on any data); for n >= 2 how
-# much concatenation loses is the paper's claim, compared in the table at the end
-assert all(abs(v - 1.0) < 1e-9 for v in spread[1]["concatenation"])
-assert all(np.isfinite(v).all() for n in NS for v in spread[n].values())
 
 # %% [markdown]
 # ## (c) The merge hierarchy of a word
@@ -216,55 +184,26 @@ explorer.show()
 res = explorer.result
 for reason in res["reasons"]:
     print(reason)
-word_bytes = WORD.encode()
-for kind in KINDS:  # every tree spells the word: leaves of each token, tokens of the word
-    nodes = [n for nodes in res["traces"][kind] for n in nodes]
-    assert b"".join(b"".join(leaves(n)) for n in nodes) == word_bytes, kind
-# the trees are those of the tokenizers that are actually used: HF ids decode to the same tokens
-mt, union = study.modular("sequential", tuple(LANGS)), list(res["order"])
-assert [study.sequential(tuple(LANGS)).model.vocab[i] for i in mt.encode(WORD, union)] == [
-    n.token for nodes in res["traces"]["sequential"] for n in nodes]
-cat_mt = study.modular("concatenation", res["order"])
-assert [study.concatenation(res["order"]).model.vocab[i] for i in cat_mt.encode(WORD, union)] == [
-    n.token for nodes in res["traces"]["concatenated"] for n in nodes]
-if DIFFERS:  # the word was chosen for this: concatenation cuts it longer, and a red token has an orange blocker
-    assert len(res["segmentation"]["concatenated"]) > len(res["segmentation"]["sequential"])
-    assert res["segmentation"]["concatenated"] != res["segmentation"]["monolingual"]
-    assert res["reasons"] and res["blockers"], "a red token needs an orange blocker"
 
 # %% [markdown]
-# Changing the word (or the union) recomputes the trees; a word of the first
-# language in a union of that language alone is built identically by the monolingual
-# and the concatenated tokenizer: a one-language concatenation *is* its monolingual BPE.
+# In a script whose characters take several bytes (Devanagari, Thai: 3 bytes each; Chinese:
+# 3, some 4), the lower levels of a tree are partial characters, labelled in hex. Here a word of
+# one language in its own script, alone (so the three tokenizers agree up to the unigram-rule
+# ties): the first language written without spaces, else the last non-Latin one.
+# `study.script_word` takes its most frequent word in its own script (never a Latin name
+# inside Chinese text); a script written without spaces has no words under the whitespace
+# scheme, only phrase-long pre-tokens, so it shows the first characters of one and says so.
 
 # %%
-runs = explorer.runs
-w_lang.value, w_union.value = LANG_A, (LANG_A,)
-top_a = next(study.words(LANG_A), None) or counts[LANG_A].most_common(1)[0][0]  # its most frequent word
-w_word.value, w_space.value = top_a.strip(), top_a.startswith(" ")
-assert explorer.runs >= runs + 3 and explorer.result["word"] == top_a and explorer.result["order"] == (LANG_A,)
-seg = explorer.result["segmentation"]
-print(top_a, seg)
-assert seg["monolingual"] == seg["concatenated"]
-w_lang.value, w_union.value, w_word.value, w_space.value = LANG_B, (LANG_A, LANG_B), WORD.strip(), WORD.startswith(" ")
-
-# %% [markdown]
-# In a script whose characters take several bytes (Devanagari: 3 bytes each),
-# the lower levels of a tree are partial characters, labelled in hex. Here the
-# most frequent long word of the last non-Latin language, alone (so the three
-# tokenizers agree up to the unigram-rule ties).
-
-# %%
-LANG_X = next((l for l in reversed(LANGS) if data.script_of(l) not in ("Latn", "Cyrl")), LANGS[-1])
-word_x = next((w for w, _ in counts[LANG_X].most_common() if len(w.encode()) >= 9 and w.strip().isalpha()),
-              counts[LANG_X].most_common(1)[0][0])  # else its most frequent pre-token
-tree_x = study.explore(word_x, word_x.startswith(" "), LANG_X, (LANG_X,))
-plots.concatenation_trees(tree_x).show()
-labels_x = [label(n.token) for top in tree_x["traces"]["monolingual"][0] for n in walk(top)]
-print(word_x, labels_x[:12])
-assert "\ufffd" not in "".join(labels_x)
-if len(word_x.strip().encode()) > len(word_x.strip()):  # multi-byte characters: some nodes are partial
-    assert any(lab.startswith("<") and lab.endswith(">") for lab in labels_x), labels_x
+LANG_X = next((l for l in LANGS if data.written_without_spaces(l)), None) or next(
+    (l for l in reversed(LANGS) if data.script_of(l) not in ("Latn", "Cyrl")), LANGS[-1])
+word_x, what_x = study.script_word(LANG_X)
+print(f"{data.lang_name(LANG_X)} ({LANG_X}): {word_x!r} — {what_x}")
+if word_x:
+    tree_x = study.explore(word_x, word_x.startswith(" "), LANG_X, (LANG_X,))
+    plots.concatenation_trees(tree_x).show()
+    labels_x = [label(n.token) for top in tree_x["traces"]["monolingual"][0] for n in walk(top)]
+    print("its monolingual tree, top down:", labels_x[:12])
 
 # %% [markdown]
 # ## (d) Global vocabulary size vs number of languages
@@ -283,10 +222,6 @@ display(plots.table(growth))
 seq_sizes, bound = [r["sequential"] for r in growth], [r["no sharing"] for r in growth]
 
 # %%
-assert seq_sizes[-1] == len(res_all.model)  # every token of the global model belongs to some V_i
-# a union can only grow, never past the no-sharing bound (a language could add nothing if it reused everything)
-assert all(a <= b for a, b in zip(seq_sizes, seq_sizes[1:])) and all(s <= b for s, b in zip(seq_sizes, bound))
-assert seq_sizes[0] == len(res_all.lang_to_ids[LANGS[0]]) <= K
 print(f"notebook ran in {time.time() - T0:.0f} s")
 
 # %% [markdown]
@@ -301,3 +236,67 @@ print(f"notebook ran in {time.time() - T0:.0f} s")
 HERE = paper_values(full, spread, growth)
 plots.table(paper_vs_here.table("modular_tokenizers_sequential", HERE, study.setting(TRIALS),
                                 reasons(HERE, full, growth)))
+
+
+# %% [markdown]
+# ## Checks
+#
+# What must hold on any data (whatever its languages, scripts and sizes), and that the widgets
+# recompute: `make test` and the browser suite run these cells; their source is collapsed (click
+# the bar on the left to show it).
+
+# %% jupyter={"source_hidden": true}
+# every language asked for is used or left out with its reason, and the corpus holds exactly those used
+assert set(CHOICE.asked) | set(CHOICE.added) == set(LANGS) | set(CHOICE.left_out)
+assert set(corpora.train) == set(corpora.eval) == set(LANGS)
+# (a) one row per language in training order, each V_ℓ within its budget k; the first language reuses nothing
+assert [r["language"].split("(")[-1].rstrip(")") for r in full["rows"]] == LANGS
+assert all(r["|V_ℓ|"] <= K for r in full["rows"]) and full["rows"][0]["reused"] == 0
+assert all(np.isfinite(subs)) and min(subs) > 0
+# (b) one language: the concatenation *is* the monolingual BPE (NSL exactly 1)
+assert all(abs(v - 1.0) < 1e-9 for v in spread[1]["concatenation"])
+assert all(np.isfinite(v).all() for n in NS for v in spread[n].values())
+# (c) every tree spells the word; the trees are those of the tokenizers used (HF ids decode to the same tokens)
+for kind in KINDS:
+    nodes = [n for nodes in res["traces"][kind] for n in nodes]
+    assert b"".join(b"".join(leaves(n)) for n in nodes) == WORD.encode(), kind
+mt, union = study.modular("sequential", tuple(LANGS)), list(res["order"])
+assert [study.sequential(tuple(LANGS)).model.vocab[i] for i in mt.encode(WORD, union)] == [
+    n.token for nodes in res["traces"]["sequential"] for n in nodes]
+cat_mt = study.modular("concatenation", res["order"])
+assert [study.concatenation(res["order"]).model.vocab[i] for i in cat_mt.encode(WORD, union)] == [
+    n.token for nodes in res["traces"]["concatenated"] for n in nodes]
+if DIFFERS:  # the word was chosen for this: concatenation cuts it longer, and a red token has an orange blocker
+    assert len(res["segmentation"]["concatenated"]) > len(res["segmentation"]["sequential"])
+    assert res["segmentation"]["concatenated"] != res["segmentation"]["monolingual"]
+    assert res["reasons"] and res["blockers"], "a red token needs an orange blocker"
+if word_x:  # the script's word: no broken character in a label; multi-byte characters give partial nodes
+    assert "\ufffd" not in "".join(labels_x) and scripts.script_share(word_x, data.script_of(LANG_X)) in (1.0, None)
+    if len(word_x.strip().encode()) > len(word_x.strip()):
+        assert any(lab.startswith("<") and lab.endswith(">") for lab in labels_x), labels_x
+# (d) every token of the global model belongs to some V_i; a union only grows, never past the no-sharing bound
+assert seq_sizes[-1] == len(res_all.model)
+assert all(a <= b for a, b in zip(seq_sizes, seq_sizes[1:])) and all(s <= b for s, b in zip(seq_sizes, bound))
+assert seq_sizes[0] == len(res_all.lang_to_ids[LANGS[0]]) <= K
+
+# %% jupyter={"source_hidden": true}
+# setting a widget's value (what a click does) reruns study.fidelity: a proper subset, reversed, half the budget
+runs, sub = fid.runs, tuple(LANGS[:min(3, len(LANGS) - 1)])
+w_langs.value = sub
+w_order.value = "reversed"
+w_k.value = max(500, K // 2 // 100 * 100)
+assert fid.runs == runs + 3
+assert fid.result["order"] == sub[::-1] and fid.result["k"] == w_k.value
+assert [r["position"] for r in fid.result["rows"]] == list(range(1, len(sub) + 1))
+assert all(r["|V_ℓ|"] <= w_k.value for r in fid.result["rows"])
+w_k.value, w_order.value, w_langs.value = K, ORDERS[0], tuple(LANGS)  # restore the full view
+assert fid.result["rows"] == full["rows"]
+# the explorer: a word of the first language in a union of that language alone is built identically by the
+# monolingual and the concatenated tokenizer (a one-language concatenation is its monolingual BPE)
+runs = explorer.runs
+w_lang.value, w_union.value = LANG_A, (LANG_A,)
+top_a = next(study.words(LANG_A), None) or counts[LANG_A].most_common(1)[0][0]  # its most frequent word
+w_word.value, w_space.value = top_a.strip(), top_a.startswith(" ")
+assert explorer.runs >= runs + 3 and explorer.result["word"] == top_a and explorer.result["order"] == (LANG_A,)
+assert explorer.result["segmentation"]["monolingual"] == explorer.result["segmentation"]["concatenated"]
+w_lang.value, w_union.value, w_word.value, w_space.value = LANG_B, (LANG_A, LANG_B), WORD.strip(), WORD.startswith(" ")

@@ -86,7 +86,6 @@ print("data:", study.source)
 print("dev set:", study.dev_source)
 print(f"{len(LANGS)} languages:", ", ".join(f"{data.lang_name(l)} ({l}, {TIERS[l]})" for l in LANGS))
 print("\n".join(study.choice.lines()))  # every language asked for: used, stood in for, or left out and why
-assert study.choice.accounted() and study.choice.langs == LANGS
 if not PARALLEL:
     print(f"parity-aware BPE {NEEDS}: the sections that need it are skipped")
 
@@ -101,10 +100,8 @@ if not PARALLEL:
 # %%
 display(plots.table(study.mixture_rows()))
 spread = {s: max(study.shares(s).values()) / min(study.shares(s).values()) for s in (TAU, NATURAL)}
-assert spread[NATURAL] >= spread[TAU] >= 1  # size^(1/τ): a larger τ flattens the shares
 balanced = data.chars_per_language(study.mixture("balanced"))
 longest = max(len(line) for lines in study.train.values() for line in lines)
-assert max(balanced.values()) - min(balanced.values()) <= longest  # equal up to a line
 print(f"largest / smallest language: τ = {TAU}: {study.skew(TAU):.1f}x, τ = 1: {study.skew(NATURAL):.0f}x")
 
 # %% [markdown]
@@ -132,22 +129,11 @@ if PARALLEL:
     VOCAB, STOPPED = study.allowed_vocab(ASKED)
     LARGE_VOCAB, LARGE_STOPPED = study.allowed_vocab(LARGE)
     study.vocab = VOCAB  # every run below defaults to the headline vocabulary
-    assert VOCAB <= ASKED and (STOPPED is None) == (VOCAB == ASKED), (VOCAB, STOPPED)
-    assert VOCAB <= LARGE_VOCAB <= LARGE  # a larger budget extends the same greedy run
     print(f"asked {ASKED:,}: {VOCAB:,} tokens ({STOPPED or 'the text allows it'}); "
           f"asked {LARGE:,}: {LARGE_VOCAB:,} tokens ({LARGE_STOPPED or 'the text allows it'})")
     VARIANTS = {name: study.named(name) for name in parity_bpe.TABLE1_VARIANTS}
     table1 = study.table1(study.table1_extras(asked=(ASKED, LARGE), small=SMALL))
     display(plots.table(table1, floatfmt="{:.4f}"))
-    # what holds for any data: sizes, the greedy prefixes, lossless tokenizers
-    assert all(r["tokens"] <= r["asked"] for r in table1)
-    cls, hyb = study.trained(VARIANTS["classical"]), study.trained(VARIANTS["hybrid (J = K/2)"])
-    n = min(int(0.5 * (VOCAB - 256)), len(cls.merges))
-    assert hyb.model.merges[:n] == cls.model.merges[:n]  # the hybrid's first J merges are classical
-    stop, skip = study.trained(study.spec(vocab=ASKED)), study.trained(study.spec(vocab=ASKED, rule="skip"))
-    assert skip.model.merges[: len(stop.model.merges)] == stop.model.merges  # the same run until it stops
-    for spec in VARIANTS.values():
-        assert audit.lossless(study.trained(spec).tokenizer(), [l for lines in study.test.values() for l in lines[:20]])
 else:
     print(f"skipped: {NEEDS}")
 
@@ -189,18 +175,12 @@ if PARALLEL:
     plots.lines({k: (list(SWEEP), [r[k] for r in sweep]) for k in ("Gini cut %", "global compression change %")},
                 title=f"Base parity-aware vs classical BPE, {len(LANGS)} languages, τ = {TAU} mixture",
                 x_title="vocabulary size", y_title="% vs classical BPE").show()
-    tokens = [study.evaluate(study.spec(vocab=v))["row"]["tokens"] for v in SWEEP]
-    assert tokens == sorted(tokens, reverse=True)  # more merges of the same run never lengthen text
-    assert sweep[-1]["parity Gini"] == table1[1]["Gini ↓"]  # the last size is the headline's
     TAUS = (NATURAL, 1.5, 2.0, TAU)
     skew_rows = study.tau_sweep(TAUS)
     display(plots.table(skew_rows, floatfmt="{:.4f}"))
     plots.lines({k: (list(TAUS), [r[k] for r in skew_rows]) for k in ("Gini cut %", "global compression change %")},
                 title=f"Base parity-aware vs classical BPE by mixture temperature, vocab {VOCAB:,}",
                 x_title="τ (1 = natural proportions)", y_title="% vs classical BPE").show()
-    shares = [study.shares(t)[max(LANGS, key=study.sizes.get)] for t in TAUS]
-    assert shares == sorted(shares, reverse=True)  # the largest language's share falls as τ grows
-    assert abs(skew_rows[-1]["Gini cut %"] + table1[1]["Gini vs classical %"]) < 1e-9  # τ = 3.3: the headline
 else:
     print(f"skipped: {NEEDS}")
 
@@ -227,7 +207,6 @@ if PARALLEL:
     worst = max(cls_tpl, key=cls_tpl.get)
     print(f"costliest under classical BPE: {data.lang_name(worst)}, {cls_tpl[worst]:.1f} -> {par_tpl[worst]:.1f} "
           f"tokens/line; max/min {max(cls_tpl.values()) / min(cls_tpl.values()):.2f} -> {max(par_tpl.values()) / min(par_tpl.values()):.2f}")
-    assert len(fig2_rows) == 3 * len(LANGS) and all(r["bytes per token"] >= 1 for r in fig2_rows)
     fig1_rows = study.tier_rows(["classical", "parity (base)"])
     plots.grouped_bars(fig1_rows, x="tier", y="utilisation", color="tokenizer",
                        title="Vocabulary utilisation by resource tier (the paper's: training examples)").show()
@@ -236,11 +215,6 @@ if PARALLEL:
           ", ".join(f"{data.lang_name(l)} {EXAMPLES[l]:,} ({TIERS[l]})" for l in LANGS))
     plots.grouped_bars(study.per_language(["classical", "parity (base)"], "utilisation"), x="lang", y="utilisation",
                        color="tokenizer", title="Vocabulary utilisation per language").show()
-    for name in ("classical", "parity (base)"):  # a tier's value is the mean of its languages' own
-        ev = study.evaluate(VARIANTS[name])
-        for tier, value in ev["tiers"].items():
-            own = [p["utilisation"] for p in ev["per_lang"] if TIERS[p["lang"]] == tier]
-            assert abs(value - np.mean(own)) < 1e-12 and 0 < value <= 1, (name, tier)
     print({(r["tier"], r["tokenizer"]): round(r["utilisation"], 4) for r in fig1_rows})
 else:
     print(f"skipped: {NEEDS}")
@@ -265,15 +239,11 @@ else:
 if PARALLEL:
     bal = study.balanced_rows()  # balanced, τ = 3.3, τ = 1; classical and base
     display(plots.table(bal, floatfmt="{:.4f}"))
-    assert len(bal) == 6 and all(r["tokens"] <= VOCAB for r in bal)
     dev_sizes = [n for n in parity_bpe.DEV_SIZES if n < N_DEV] + [N_DEV]  # the paper's 100, 300, 1000
     abl_dev, abl_win = study.dev_size_rows(dev_sizes), study.window_rows(parity_bpe.WINDOWS)
     display(plots.table(abl_dev, floatfmt="{:.4f}"), plots.table(abl_win, floatfmt="{:.4f}"))
-    assert abl_dev[-1]["gini"] == table1[1]["Gini ↓"]  # all dev lines: the headline base run
-    assert abl_win[1]["gini"] == table1[3]["Gini ↓"]  # w = 100: the headline window run
     plots.lines(study.dev_curves(study.spec()), title="Dev cost per language during parity-aware training",
                 x_title="merges", y_title="dev tokens").show()
-    assert (np.diff(study.trained(study.spec()).dev_tokens, axis=0) <= 0).all()  # no merge lengthens text
 else:
     print(f"skipped: {NEEDS}")
 
@@ -302,18 +272,6 @@ if PARALLEL:
     # study.explore trains what the settings need (next to classical BPE); plots.parity_explore draws it
     panel = widgets.Panel(study.explore, controls, plots.parity_explore)
     panel.show()
-    # Setting widget values (what a click does) retrains: the window variant on all but the last
-    # language of the balanced mixture, with fewer dev lines and half the vocabulary.
-    runs, SUBSET, FEWER = panel.runs, tuple(LANGS[: min(4, len(LANGS) - 1)]), DEV_CHOICES[0]
-    controls["langs"].value = SUBSET
-    controls["variant"].value = "window"
-    controls["setting"].value = "balanced"
-    controls["dev_lines"].value = FEWER
-    controls["vocab"].value = VOCAB // 2
-    assert panel.runs == runs + 5
-    assert panel.result["langs"] == SUBSET and panel.result["key"][:2] == ("balanced", "window")
-    assert panel.result["key"][5:7] == (FEWER, VOCAB // 2) and len(panel.result["per_lang"]) == 2 * len(SUBSET)
-    assert panel.result["rows"][0]["tokens"] <= panel.result["rows"][1]["tokens"] <= VOCAB // 2  # classical: as many, at most
 else:
     print(f"skipped: {NEEDS}")
 
@@ -337,3 +295,57 @@ here = study.paper_values(ASKED)  # every claim: NotMeasured with the reason whe
 SETTING = study.setting(ASKED)
 print(f"notebook ran in {time.time() - T0:.0f} s")
 plots.table(paper_vs_here.table("parity_bpe", here, SETTING, study.reasons(here, ASKED)))
+
+
+# %% [markdown]
+# ## Checks
+#
+# What must hold on any data (whatever its languages, scripts and sizes), and that the widgets
+# recompute: `make test` and the browser suite run these cells; their source is collapsed (click
+# the bar on the left to show it). The sections that need a parallel dev set are checked only
+# where they ran.
+
+# %% jupyter={"source_hidden": true}
+assert study.choice.accounted() and study.choice.langs == LANGS  # every language asked for: used or named
+assert spread[NATURAL] >= spread[TAU] >= 1  # size^(1/τ): a larger τ flattens the shares
+assert max(balanced.values()) - min(balanced.values()) <= longest  # balanced: equal up to a line
+if PARALLEL:  # sizes, the greedy prefixes, lossless tokenizers
+    assert VOCAB <= ASKED and (STOPPED is None) == (VOCAB == ASKED), (VOCAB, STOPPED)
+    assert VOCAB <= LARGE_VOCAB <= LARGE  # a larger budget extends the same greedy run
+    assert all(r["tokens"] <= r["asked"] for r in table1)
+    cls, hyb = study.trained(VARIANTS["classical"]), study.trained(VARIANTS["hybrid (J = K/2)"])
+    n = min(int(0.5 * (VOCAB - 256)), len(cls.merges))
+    assert hyb.model.merges[:n] == cls.model.merges[:n]  # the hybrid's first J merges are classical
+    stop, skip = study.trained(study.spec(vocab=ASKED)), study.trained(study.spec(vocab=ASKED, rule="skip"))
+    assert skip.model.merges[: len(stop.model.merges)] == stop.model.merges  # the same run until it stops
+    for spec in VARIANTS.values():
+        assert audit.lossless(study.trained(spec).tokenizer(), [l for lines in study.test.values() for l in lines[:20]])
+    tokens = [study.evaluate(study.spec(vocab=v))["row"]["tokens"] for v in SWEEP]
+    assert tokens == sorted(tokens, reverse=True)  # more merges of the same run never lengthen text
+    assert sweep[-1]["parity Gini"] == table1[1]["Gini ↓"]  # the last size is the headline's
+    shares = [study.shares(t)[max(LANGS, key=study.sizes.get)] for t in TAUS]
+    assert shares == sorted(shares, reverse=True)  # the largest language's share falls as τ grows
+    assert abs(skew_rows[-1]["Gini cut %"] + table1[1]["Gini vs classical %"]) < 1e-9  # τ = 3.3: the headline
+    assert len(fig2_rows) == 3 * len(LANGS) and all(r["bytes per token"] >= 1 for r in fig2_rows)
+    for name in ("classical", "parity (base)"):  # a tier's value is the mean of its languages' own
+        ev = study.evaluate(VARIANTS[name])
+        for tier, value in ev["tiers"].items():
+            own = [p["utilisation"] for p in ev["per_lang"] if TIERS[p["lang"]] == tier]
+            assert abs(value - np.mean(own)) < 1e-12 and 0 < value <= 1, (name, tier)
+    assert len(bal) == 6 and all(r["tokens"] <= VOCAB for r in bal)
+    assert abl_dev[-1]["gini"] == table1[1]["Gini ↓"]  # all dev lines: the headline base run
+    assert abl_win[1]["gini"] == table1[3]["Gini ↓"]  # w = 100: the headline window run
+    assert (np.diff(study.trained(study.spec()).dev_tokens, axis=0) <= 0).all()  # no merge lengthens text
+
+# %% jupyter={"source_hidden": true}
+# setting widget values (what a click does) retrains: the window variant on all but the last language of
+# the balanced mixture, with fewer dev lines and half the vocabulary
+if PARALLEL:
+    runs, SUBSET, FEWER = panel.runs, tuple(LANGS[: min(4, len(LANGS) - 1)]), DEV_CHOICES[0]
+    for name, value in {"langs": SUBSET, "variant": "window", "setting": "balanced", "dev_lines": FEWER,
+                        "vocab": VOCAB // 2}.items():
+        controls[name].value = value
+    assert panel.runs == runs + 5
+    assert panel.result["langs"] == SUBSET and panel.result["key"][:2] == ("balanced", "window")
+    assert panel.result["key"][5:7] == (FEWER, VOCAB // 2) and len(panel.result["per_lang"]) == 2 * len(SUBSET)
+    assert panel.result["rows"][0]["tokens"] <= panel.result["rows"][1]["tokens"] <= VOCAB // 2  # classical: at most as many

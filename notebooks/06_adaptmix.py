@@ -126,8 +126,6 @@ if HAVE_DEV:
     hist = S.run(TRAINER, VOCAB, BUDGET, ITERATIONS, MU, EPS)  # the chosen run (cached)
     print(f"chosen on {CHOICE.dev}: μ = {MU}, ε = {EPS} ({CHOICE.criterion}; {time.time() - T0:.0f} s so far)")
     display(plots.table(CHOICE.rows, floatfmt="{:.4f}"))
-    last = [r["mean dev fertility, last it."] for r in CHOICE.rows]
-    assert (MU, EPS) in GRID and last[GRID.index((MU, EPS))] == min(last) and hist.params["mu"] == MU
 else:
     MU, EPS = GRID[0]  # nothing chosen: without dev text no AdaptMix run is made
 if mx.missing_sizes(LANGS):
@@ -153,15 +151,6 @@ if HAVE_DEV:
                           **{l: s["mixture"][l] for l in hist.langs}, "update moves (L1)": moves[i]}
                          for i, s in enumerate(hist.steps)], floatfmt="{:.4f}"))
     print(f"last update moves the mixture by {moves[-1]:.4f} (L1): converged at 0.01: {hist.converged()}")
-    assert [s["iteration"] for s in hist.steps] == list(range(ITERATIONS))
-    assert hist.steps[0]["mixture"] == mx.uniform(hist.langs)
-    for s in hist.steps:
-        assert sum(s["alloc"].values()) == BUDGET or any(s["alloc"][l] == AVAILABLE[l] for l in hist.langs)
-        assert all(s["used"][l] <= min(s["alloc"][l], AVAILABLE[l]) for l in hist.langs)
-    f0 = hist.steps[0]["fertility"]
-    worst_dev = max(f0, key=f0.get)
-    if ITERATIONS > 1 and max(f0.values()) > min(f0.values()):  # Eqs. 1-4: the largest δ gets more than 1/n
-        assert hist.steps[1]["mixture"][worst_dev] > hist.steps[0]["mixture"][worst_dev]
 
 # %% [markdown]
 # ## Table 5 analog — devtest fertility, UniMix vs AdaptMix, per language
@@ -184,10 +173,6 @@ if HAVE_DEV:
         display(plots.table(rows, floatfmt="{:.3f}"))
     print("\n".join([SAME.statement] if SAME else S.table5_summary(hist, fert)))
     worst = max(fert[study.UNI], key=fert[study.UNI].get)
-    assert tokenizers[study.UNI] is hist.tokenizers[0] and tokenizers[study.ADAPT] is hist.tokenizers[-1]
-    assert all(math.isfinite(v) and v > 0 for f in fert.values() for v in f.values())
-    if SCHEME == "whitespace":  # every whitespace word is at least one pre-token, so at least one token
-        assert all(v >= 1 for f in fert.values() for v in f.values())
 
 # %% [markdown]
 # ## Table 7 analog — parity with English
@@ -200,7 +185,6 @@ table7 = S.premiums({study.ADAPT: tokenizers[study.ADAPT]} if SAME else tokenize
 if table7:
     prem, PREMIUM_ROWS = table7
     display(plots.table(PREMIUM_ROWS, floatfmt="{:.3f}"))
-    assert all(p["eng_Latn"] == 1.0 for p in prem.values())
 else:
     print("premium needs parallel text with English (and a dev split for AdaptMix); skipped on", S.data.source)
 
@@ -237,9 +221,6 @@ if HAVE_DEV:
     display(plots.table(S.ablation_rows(runs, worst), floatfmt="{:.4f}"))
     plots.lines({lab: (range(ITERATIONS), [s["mean_fertility"] for s in h.steps]) for lab, h in runs.items()},
                 title="mean dev fertility across iterations", x_title="iteration", y_title="tokens per word").show()
-    assert dyn.steps[0]["fertility"] == hist.steps[0]["fertility"]  # same UniMix start
-    if ITERATIONS > 1 and min(f0.values()) != 1.0 and max(f0.values()) > min(f0.values()):
-        assert dyn.steps[1]["mixture"] != hist.steps[1]["mixture"]  # the targets differ by a shift of every δ
 
 # %% [markdown]
 # ## Beyond the paper — adaptive budgets for a modular tokenizer
@@ -262,9 +243,6 @@ if HAVE_DEV:
     w0 = max(s0.score, key=s0.score.get)
     print(f"highest subtokenizer fertility: {data.lang_name(w0)} {s0.score[w0]:.3f} -> {s1.score[w0]:.3f} "
           f"(k {s0.k[w0]} -> {s1.k[w0]})")
-    assert all(sum(s.k.values()) == SEQ_K * len(hist.langs) for s in budgets.steps)
-    if SEQ_ITERS > 1 and max(s0.score.values()) > min(s0.score.values()):  # Eqs. 1-4 on the budget shares
-        assert budgets.steps[1].k[w0] > s0.k[w0]
 
 # %% [markdown]
 # ## Widgets
@@ -290,21 +268,6 @@ if HAVE_DEV:
                                       "vocab": w_vocab, "trainer": w_trainer, "langs": w_langs},
                           plots.adaptmix_explorer)
     panel.show()
-
-# %%
-if HAVE_DEV:
-    assert panel.result["history"] is hist  # the defaults are the chosen run (cached)
-    runs, subset = panel.runs, tuple(LANGS[:3])
-    moves = [(w_iters, 2), (w_vocab, 500 if SMOKE else 4_000), (w_langs, subset), (w_trainer, "hf-bpe")]
-    changed = sum(w.value != v for w, v in moves)  # a value set to what it already is fires no recompute
-    for w, v in moves:
-        w.value = v  # small, so the check is quick
-    assert panel.runs == runs + changed
-    assert panel.result["langs"] == subset and len(panel.result["history"].steps) == 2
-    assert panel.result["history"].params["trainer"] == ("hf-bpe-500" if SMOKE else "hf-bpe-4000")
-    assert [r["language"].split("(")[-1][:-1] for r in panel.result["rows"]] == list(subset)
-    w_langs.value, w_trainer.value, w_vocab.value, w_iters.value = tuple(LANGS), TRAINER, VOCAB, ITERATIONS
-    assert panel.result["history"] is hist
 
 # %% [markdown]
 # ## Closing note
@@ -353,3 +316,50 @@ PREMIUMS = DEPLOYED_PREMIUMS[1] if DEPLOYED_PREMIUMS else None
 HERE = S.paper_vs_here(fert if HAVE_DEV else None, PREMIUMS, list(DEPLOYED), SAME if HAVE_DEV else None)
 REASONS = S.reasons(HERE, hist, fert, PREMIUMS, list(DEPLOYED)) if HAVE_DEV else {}
 plots.table(paper_vs_here.table("adaptmix", HERE, S.setting(TRAINER, VOCAB, BUDGET, ITERATIONS), REASONS))
+
+
+# %% [markdown]
+# ## Checks
+#
+# What must hold on any data (whatever its languages, scripts and sizes), and that the widgets
+# recompute: `make test` and the browser suite run these cells; their source is collapsed (click
+# the bar on the left to show it). Without a dev split nothing above ran, and nothing is checked.
+
+# %% jupyter={"source_hidden": true}
+if HAVE_DEV:
+    last = [r["mean dev fertility, last it."] for r in CHOICE.rows]  # the chosen (μ, ε): the lowest last dev fertility
+    assert (MU, EPS) in GRID and last[GRID.index((MU, EPS))] == min(last) and hist.params["mu"] == MU
+    assert [s["iteration"] for s in hist.steps] == list(range(ITERATIONS))
+    assert hist.steps[0]["mixture"] == mx.uniform(hist.langs)
+    for s in hist.steps:  # the budget is spent, or a language gave all its text; no language used more than it got
+        assert sum(s["alloc"].values()) == BUDGET or any(s["alloc"][l] == AVAILABLE[l] for l in hist.langs)
+        assert all(s["used"][l] <= min(s["alloc"][l], AVAILABLE[l]) for l in hist.langs)
+    f0 = hist.steps[0]["fertility"]
+    worst_dev = max(f0, key=f0.get)
+    if ITERATIONS > 1 and max(f0.values()) > min(f0.values()):  # Eqs. 1-4: the largest δ gets more than 1/n
+        assert hist.steps[1]["mixture"][worst_dev] > hist.steps[0]["mixture"][worst_dev]
+    assert tokenizers[study.UNI] is hist.tokenizers[0] and tokenizers[study.ADAPT] is hist.tokenizers[-1]
+    assert all(math.isfinite(v) and v > 0 for f in fert.values() for v in f.values())
+    if SCHEME == "whitespace":  # every whitespace word is at least one pre-token, so at least one token
+        assert all(v >= 1 for f in fert.values() for v in f.values())
+    assert not table7 or all(p["eng_Latn"] == 1.0 for p in table7[0].values())
+    assert dyn.steps[0]["fertility"] == hist.steps[0]["fertility"]  # same UniMix start
+    if ITERATIONS > 1 and min(f0.values()) != 1.0 and max(f0.values()) > min(f0.values()):
+        assert dyn.steps[1]["mixture"] != hist.steps[1]["mixture"]  # the targets differ by a shift of every δ
+    assert all(sum(s.k.values()) == SEQ_K * len(hist.langs) for s in budgets.steps)
+    if SEQ_ITERS > 1 and max(s0.score.values()) > min(s0.score.values()):  # Eqs. 1-4 on the budget shares
+        assert budgets.steps[1].k[w0] > s0.k[w0]
+    # setting widget values (what a click does) reruns S.explore; then the view is restored
+    assert panel.result["history"] is hist  # the defaults are the chosen run (cached)
+    before, subset = panel.runs, tuple(LANGS[:3])
+    pokes = [(w_iters, 2), (w_vocab, 500 if SMOKE else 4_000), (w_langs, subset), (w_trainer, "hf-bpe")]
+    changed = sum(w.value != v for w, v in pokes)  # a value set to what it already is fires no recompute
+    for w, v in pokes:
+        w.value = v  # small, so the check is quick
+    assert panel.runs == before + changed
+    assert panel.result["langs"] == subset and len(panel.result["history"].steps) == 2
+    assert panel.result["history"].params["trainer"] == ("hf-bpe-500" if SMOKE else "hf-bpe-4000")
+    shown = [l for l in subset if l not in panel.result["history"].excluded]  # a language AdaptMix left out is named
+    assert [r["language"].split("(")[-1][:-1] for r in panel.result["rows"]] == shown
+    w_langs.value, w_trainer.value, w_vocab.value, w_iters.value = tuple(LANGS), TRAINER, VOCAB, ITERATIONS
+    assert panel.result["history"] is hist

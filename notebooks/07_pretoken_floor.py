@@ -52,8 +52,8 @@ from modtok.ui.widgets import Panel, choice
 plots.setup()
 SMOKE = data.is_smoke()
 KS = [0, 1000] if SMOKE else [0, 1000, 2000, 4000, 8000, 16000, 32000]
-assert "llama3" in deployed.available(), "needs the deployed tokenizers: pip install 'modtok[deployed]'"
-BASES = {name: extend.Base.load(name) for name in ("llama3", "qwen3") if name in deployed.available()}
+# Llama-3 is needed (its load says how to install the deployed tokenizers when they are missing); Qwen3 if there
+BASES = {name: extend.Base.load(name) for name in ("llama3", "qwen3") if name == "llama3" or name in deployed.available()}
 
 # The target: Nepali, else the first Devanagari language the data has (under its own code, e.g.
 # hin_Deva on the wordfreq default); English is the reference, Russian a second no-Devanagari check.
@@ -69,7 +69,8 @@ train = list(corpora.train.get(TARGET, []))
 extra = data.extra_text_path("npi_Deva.large.txt")  # $MODTOK_EXTRA, else extra/ beside the pool
 if not SMOKE and TARGET == "npi_Deva" and extra:
     train += data.read_lines(extra)
-print(f"training text ({TARGET}): {len(train):,} lines, {sum(len(x.encode()) for x in train) / 1e6:.1f} MB")
+print(f"training text ({TARGET}): {len(train):,} lines, {sum(len(x.encode()) for x in train) / 1e6:.1f} MB" if TARGET
+      else "no Devanagari language: no training text for (c)-(h)")
 PARALLEL = HAVE and corpora.parallel_eval  # the whole aligned devtest (1,012 lines on FLORES): cheap
 ne, en = corpora.eval.get(TARGET, []), corpora.eval.get("eng_Latn", [])
 REF = en if PARALLEL else None  # the cost: premium over English on aligned text, else tokens per character
@@ -82,7 +83,6 @@ print("evaluation:", f"aligned lines, premium {TARGET}/eng" if PARALLEL else "he
 PHRASE = "नेपालको सरकार"
 fig4 = floor.pretoken_rows(PHRASE, {"Llama-3 (letters-only)": "llama3", "repaired (\\p{M} in the word class)": "llama3-marks"})
 display(plots.table(fig4))
-assert fig4[0]["count"] > fig4[1]["count"] == 2
 
 # %% [markdown]
 # ## (b) The audit of the deployed tokenizers (Table III)
@@ -100,8 +100,6 @@ if PARALLEL:
     audit_rows = {name: audit.audit(deployed.load(name), ne, en, n_boot=200 if SMOKE else 1000)
                   for name in deployed.available()}
     display(plots.ci_table([{"tokenizer": n, **r} for n, r in audit_rows.items()], {"premium_ci": "CI"}))
-    for name, r in audit_rows.items():  # premium >= floor on any text; only a normaliser may change the text
-        assert r["premium"] >= r["floor"] - 1e-12 and (r["lossless"] or deployed.load(name).normalizer), name
     # the paper's Table III figures (Llama-3 floor 2.19, premium 2.58; Qwen3 floor 2.17): 'paper vs here' below
 else:
     print(f"the premium and the floor need {TARGET or 'a Devanagari language'} and English on aligned text "
@@ -121,10 +119,6 @@ if HAVE:
     display(plots.table(sweep.rows))
     plots.lines(sweep.curves(), title=f"{TARGET} cost vs appended merges", x_title="K merges",
                 y_title=f"premium {TARGET}/eng" if PARALLEL else "tokens per character").show()
-    for r in sweep.rows:
-        assert r["cost"] >= r["floor"] - 1e-9, r  # the floor is a floor
-    for name in BASES:  # the repaired regex cuts no more pre-tokens than the letters-only one
-        assert sweep.of(name, "R2")[0]["floor"] <= sweep.of(name, "R1")[0]["floor"] + 1e-9, name
     # the paper's claims (R1 stalls at its floor, R2 goes below it) are rows of the 'paper vs here' table
 
 # %% [markdown]
@@ -136,25 +130,25 @@ if HAVE:
 # %%
 check = {lang: corpora.eval[lang] for lang in ("eng_Latn", "rus_Cyrl") if HAVE and lang in corpora.eval}
 moved = [key for lines in check.values() for key in floor.moved_ids(BASES, sweep.tokenizers, lines)] if HAVE else None
-assert not moved, moved  # Proposition 1, on any text without combining marks or Devanagari
-print(f"ids identical on {', '.join(check) or '(nothing: skipped)'} for all "
+print(f"ids identical on {', '.join(check) or '(nothing: skipped)'}: {not moved}, for all "
       f"{len(sweep.tokenizers) if HAVE else 0} extended tokenizers")
 
 # %% [markdown]
 # ## (e) One sentence under any arm and K
+#
+# The target's first evaluation line under each base, arm and K. On data without a Devanagari
+# language no merge was learned: the phrase of (a) under each base with its own regex (R1) and
+# the repaired one (R2), K = 0.
 
 
 # %%
-if HAVE:
-    panel = Panel(floor.segmenter(sweep.tokenizers, ne[0]),
-                  {"base": choice(list(BASES), description="base"),
-                   "arm": choice(["R1", "R2"], description="arm"), "k": choice(KS, description="K")},
-                  render=plots.segmentation)
-    panel.show()
-    before = panel.result["tokens"]
-    panel.controls["k"].value = KS[-1]
-    panel.controls["arm"].value = "R2"
-    assert panel.runs == 3 and panel.result["tokens"] <= before  # more merges, and a coarser regex: never more
+# without a Devanagari language (no merges learned): the Fig. 4 phrase under the bases alone, K = 0
+TOKS, SENTENCE, KS_E = (sweep.tokenizers, ne[0], KS) if HAVE else (floor.base_tokenizers(BASES), PHRASE, [0])
+print(f"{TARGET}'s first evaluation line" if HAVE else "no Devanagari language: the phrase of (a), K = 0 only")
+panel = Panel(floor.segmenter(TOKS, SENTENCE), {"base": choice(list(BASES), description="base"),
+              "arm": choice(["R1", "R2"], description="arm"), "k": choice(KS_E, description="K")},
+              render=plots.segmentation)
+panel.show()
 
 # %% [markdown]
 # ## (f) The added-tokens arm (App. J)
@@ -176,13 +170,6 @@ if PARALLEL:
                                                 "inside": "share of matches inside a word"})
     plots.grouped_bars(bars, x="tokenizer", y="value", color="measure", hline=1.0,
                        title=f"Added tokens vs merges, Llama-3, K = {KS[-1]:,}").show()
-    by_name = {r["tokenizer"]: r for r in app_j}
-    if not any(0x0900 <= ord(c) <= 0x097F for line in en for c in line):  # English without Devanagari: no match
-        assert all(r["english_unchanged"] for r in app_j)
-    assert all(r["lossless"] for r in app_j)
-    for space in added_tokens.SPACE_READINGS:  # single_word drops every match our rule calls inside
-        single = by_name[f"added tokens, space {space}, single_word"]
-        assert single["matches"] == 0 or single["inside"] == 0, space
 else:
     print("the added-tokens arm needs the Devanagari target and English on aligned text; skipped on", corpora.source)
 
@@ -192,7 +179,7 @@ else:
 # Per language, on top of each base: the original premium vs English (FLORES-200 devtest), the
 # floor under the original and under the repaired regex, the share of tokens that begin with a
 # combining mark, and the premium after K merges of R1 and of R2 learned on the language's pool
-# text, filtered by its own script block (`filters.SCRIPT_BLOCKS`). One filter for every language:
+# text, filtered by its own script's characters (`filters.BlockFilter.for_script`: Unicode's script property). One filter for every language:
 # App. H *as worded* (a kept token holds a complete character of the script, or is a byte piece
 # of **one** such character after an optional space; `cross_script.RULES` has the strict §V rule
 # and the looser "runs" rule this project used before), with R2 under the strict filter beside it
@@ -207,23 +194,15 @@ else:
 # cell says which were used. Every extension must leave the English ids unchanged.
 
 # %%
-table_v, pool_v, K_X = None, None, 300 if SMOKE else cross_script.PAPER_K
-if PARALLEL and data.pool_dir() and data.flores_dir():
-    wanted = ("hin_Deva", "tam_Taml", "rus_Cyrl") if SMOKE else cross_script.PAPER_MARKED + cross_script.CONTROLS
-    pool_v = cross_script.pool_table({name: BASES[name] for name in (["llama3"] if SMOKE else BASES)}, wanted, K_X,
-                                     max_chars=200_000 if SMOKE else None, n_boot=200 if SMOKE else 1000)
-    print("\n".join(pool_v.lines()))  # K, filter, text per language; Table V's languages used or left out (why)
-    table_v = pool_v.rows
+K_X = 300 if SMOKE else cross_script.PAPER_K  # Table V's languages the data has (smoke: three), on aligned text
+pool_v, said = cross_script.configured_table({name: BASES[name] for name in (["llama3"] if SMOKE else BASES)}, SMOKE,
+                                             K_X, train_chars=200_000 if SMOKE else 10**9, n_boot=200 if SMOKE else 1000)
+print("\n".join(said))  # K, filter, text per language; Table V's languages used or left out (why); or why skipped
+table_v = pool_v.rows if pool_v is not None and pool_v.rows else None
+if table_v:
     display(plots.ci_table(table_v, {"premium_ci": "CI", "R1_ci": "R1 CI", "R2_ci": "R2 CI"}, cross_script.COLUMNS))
     plots.grouped_bars(cross_script.figure_rows(table_v), x="language", y="premium", color="tokenizer", hline=1.0,
                        title="Premium vs English on Llama-3 across scripts", x_label=data.LANG_NAMES).show()
-    assert set(pool_v.train_bytes) | set(pool_v.left_out) == set(wanted)  # every language asked: used or named
-    for r in table_v:  # Proposition 1 under App. H, and the floors are floors
-        assert r["english_unchanged"], r["language"]
-        assert r["R1_premium"] >= r["floor"] - 1e-9 and r["R2_premium"] >= r["floor_repaired"] - 1e-9, r["language"]
-else:
-    print("the cross-script table needs the training pool and FLORES-200 (several scripts); skipped on",
-          corpora.source)
 
 
 # %% [markdown]
@@ -305,14 +284,6 @@ if HAVE:
                              "seeds, 95% interval over documents)").show()
     # the paper's setting (§VI, App. D) beside ours, field by field, generated from SETUP and this run
     display(plots.table(claims.cpt_setting_rows(SETUP, SIZES, TARGET, corpora.eval_label, cpt)))
-    arms = cpt.arms
-    assert arms["R0"].tokenizer.vocab_size <= arms["R1"].tokenizer.vocab_size  # R1: the base + its kept merges
-    assert arms["R0"].bytes == arms["R1"].bytes == arms["R2"].bytes  # byte-matched: one pass each
-    assert arms["R1"].steps == arms[continued.MATCHED].steps == arms[continued.R0_MATCHED].steps <= arms["R0"].steps
-    for ev, h in cpt.held_out.items():  # App. D: every piece in one context under R0, R1 and R2, none cut
-        assert h.piece_bytes <= SETUP.piece_bytes, ev
-        assert all(continued.longest(arms[a].tokenizer, h.texts) <= cpt.seq_len for a in ("R0", "R1", "R2")), ev
-    assert all(len({r[f"{ev} scored bytes"] for r in arm_rows}) == 1 for ev in cpt.held_out)  # same bytes, every arm
     shutil.rmtree(CPT_DIR)
 else:
     print("continued pretraining needs English and a Devanagari language; skipped on", corpora.source)
@@ -357,3 +328,45 @@ SETTING = claims.setting(TARGET, sum(len(x.encode()) for x in train), KS, corpor
                          cross=pool_v)
 REASONS = claims.reasons(here, sweep=sweep, table_v=table_v, moved=moved, cpt=cpt)
 plots.table(paper_vs_here.table("pretoken_floor", here, SETTING, REASONS))
+
+
+# %% [markdown]
+# ## Checks
+#
+# What must hold on any data (whatever its languages, scripts and sizes), and that the widgets
+# recompute: `make test` and the browser suite run these cells; their source is collapsed (click
+# the bar on the left to show it). A section that was skipped is not checked.
+
+# %% jupyter={"source_hidden": true}
+assert fig4[0]["count"] > fig4[1]["count"] == 2  # the letters-only regex cuts the Nepali phrase at its marks
+for name, r in audit_rows.items():  # premium >= floor on any text; only a normaliser may change the text
+    assert r["premium"] >= r["floor"] - 1e-12 and (r["lossless"] or deployed.load(name).normalizer), name
+assert all(r["cost"] >= r["floor"] - 1e-9 for r in (sweep.rows if HAVE else [])), "the floor is a floor"
+for name in BASES if HAVE else []:  # the repaired regex cuts no more pre-tokens than the letters-only one
+    assert sweep.of(name, "R2")[0]["floor"] <= sweep.of(name, "R1")[0]["floor"] + 1e-9, name
+assert not moved, moved  # Proposition 1: English (and Russian) ids do not move
+if PARALLEL:  # the added-tokens arm: lossless; single_word drops every match our rule calls inside
+    if not any(0x0900 <= ord(c) <= 0x097F for line in en for c in line):  # English without Devanagari: no match
+        assert all(r["english_unchanged"] for r in app_j)
+    assert all(r["lossless"] for r in app_j)
+    for space in added_tokens.SPACE_READINGS:
+        single = {r["tokenizer"]: r for r in app_j}[f"added tokens, space {space}, single_word"]
+        assert single["matches"] == 0 or single["inside"] == 0, space
+if pool_v is not None:  # every language asked: used or named; Proposition 1 under App. H; floors are floors
+    assert set(pool_v.train_bytes) | set(pool_v.left_out) == set(cross_script.wanted(AVAILABLE, SMOKE))
+    for r in table_v or []:
+        assert r["english_unchanged"], r["language"]
+        assert r["R1_premium"] >= r["floor"] - 1e-9 and r["R2_premium"] >= r["floor_repaired"] - 1e-9, r["language"]
+if cpt is not None:
+    arms = cpt.arms
+    assert arms["R0"].tokenizer.vocab_size <= arms["R1"].tokenizer.vocab_size  # R1: the base + its kept merges
+    assert arms["R0"].bytes == arms["R1"].bytes == arms["R2"].bytes  # byte-matched: one pass each
+    assert arms["R1"].steps == arms[continued.MATCHED].steps == arms[continued.R0_MATCHED].steps <= arms["R0"].steps
+    for ev, h in cpt.held_out.items():  # App. D: every piece in one context under R0, R1 and R2, none cut
+        assert h.piece_bytes <= SETUP.piece_bytes, ev
+        assert all(continued.longest(arms[a].tokenizer, h.texts) <= cpt.seq_len for a in ("R0", "R1", "R2")), ev
+    assert all(len({r[f"{ev} scored bytes"] for r in arm_rows}) == 1 for ev in cpt.held_out)  # same bytes, every arm
+before, runs = panel.result["tokens"], panel.runs  # the segmentation explorer recomputes
+panel.controls["k"].value, panel.controls["arm"].value = KS_E[-1], "R2"
+assert panel.runs == runs + 1 + (KS_E[-1] != KS_E[0]) and panel.result["arm"] == "R2" and panel.result["K"] == KS_E[-1]
+assert not HAVE or panel.result["tokens"] <= before  # more merges and a coarser regex: never more tokens

@@ -320,3 +320,12 @@ def test_kernels_cold_until_a_numba_cache_newer_than_the_source(tmp_path, monkey
     assert cli.kernels_cold(MODULES)
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     assert not cli.kernels_cold(MODULES)  # a cache elsewhere is not second-guessed
+
+
+def test_parity_bpe_offers_every_compat_mode_the_library_has():
+    """The flag's choices are written out in cli.py (importing bpe.parity at start-up costs time):
+    this keeps them the library's list."""
+    from modtok.bpe import parity
+    action = next(a for a in cli.build_parser()._subparsers._group_actions[0].choices["parity-bpe"]._actions
+                  if "--compat" in a.option_strings)
+    assert set(action.choices) == {m for m in parity.COMPAT_MODES if m}

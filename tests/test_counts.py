@@ -187,7 +187,7 @@ def test_cli_count_on_a_local_cluster_writes_the_same_files(tmp_path, lines, cap
     assert cli.main(["count", str(manifest), "-o", str(tmp_path / "two"), "--workers", "2",
                      "--partition-mb", "1"]) == 0
     out = capsys.readouterr().out
-    assert "eng_Latn: " in out and "saved counts (llama3-marks)" in out
+    assert "eng_Latn: " in out and "saved counts (llama3-marks-bounded)" in out
     for p in (tmp_path / "one").iterdir():
         if p.name != "run.json":  # its arguments and wall time differ
             assert (tmp_path / "two" / p.name).read_bytes() == p.read_bytes(), p.name
@@ -330,3 +330,42 @@ def test_kill_9_during_count_keeps_the_earlier_counts_whole(tmp_path, lines):
     assert cli.main(["count", str(manifest), "-o", str(out), "--force"]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["counts", "m.json", "s"]  # leftovers removed
     assert list(load_counts(out)) == LANGS
+
+
+def test_count_records_and_says_the_pre_tokens_cut_in_text_without_spaces(tmp_path, lines, capsys):
+    """Issue 43 #14: a Japanese line without spaces is cut into pieces of at most 16 by the
+    training default; `modtok count` records how many pre-tokens each rule cut (meta.json
+    ``cut``, read back by Counts.load), prints it, and the counts on Dask carry the same;
+    sequential-bpe from text says it too."""
+    jpn = ["東京タワーは東京都港区芝公園にある総合電波塔である" * 3, "日本語のテキスト", "iPhoneの画面"]
+    (tmp_path / "jpn.txt").write_text("\n".join(jpn) + "\n", encoding="utf-8")
+    (tmp_path / "eng.txt").write_text("\n".join(lines["eng_Latn"][:50]) + "\n", encoding="utf-8")
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({"jpn_Jpan": [str(tmp_path / "jpn.txt")], "eng_Latn": [str(tmp_path / "eng.txt")]}))
+    assert cli.main(["count", str(manifest), "-o", str(tmp_path / "c")]) == 0
+    out = capsys.readouterr().out
+    assert ("jpn_Jpan: " in out and "2 pre-tokens cut (1 with a run over 16 characters of one script, "
+            "1 at a change of script only)" in out), out
+    meta = read_meta(tmp_path / "c")
+    assert meta["languages"]["jpn_Jpan"]["cut"] == {"length": 1, "script": 1}
+    assert meta["languages"]["eng_Latn"]["cut"] == {}
+    counts = Counts.load(tmp_path / "c")
+    assert counts.stats["jpn_Jpan"]["cut"] == {"length": 1, "script": 1}
+    pieces = counts.by_lang["jpn_Jpan"]
+    assert max(map(len, pieces)) == 16 and sum(len(p) * n for p, n in pieces.items()) == sum(map(len, jpn))
+    assert counts.by_lang == count_by_language({"jpn_Jpan": jpn, "eng_Latn": lines["eng_Latn"][:50]},
+                                               "llama3-marks-bounded")
+    for source in (["--manifest", str(manifest)], ["--counts", str(tmp_path / "c")]):  # from text, from the counts
+        assert cli.main(["sequential-bpe", str(tmp_path / "seq"), "-k", "300", "--force", *source]) == 0
+        err = capsys.readouterr().err
+        assert "jpn_Jpan: 2 pre-tokens cut" in err and "eng_Latn: " not in err.split("pre-tokenizer")[-1], err
+
+
+def test_dask_counts_carry_the_cuts_of_one_process(tmp_path, client):
+    (tmp_path / "tha.txt").write_text("ประเทศไทยมีประชากรประมาณหกสิบหกล้านคน\nภาษาไทย abcไทย\n" * 40, encoding="utf-8")
+    corpora = open_corpus({"tha_Thai": [str(tmp_path / "tha.txt")]})
+    one = count_corpora(corpora, "whitespace")
+    on_dask = count_corpora(open_corpus({"tha_Thai": [str(tmp_path / "tha.txt")]}), "whitespace", client=client,
+                            partition_bytes=1 << 10)
+    assert one.by_lang == on_dask.by_lang and one.stats == on_dask.stats
+    assert one.stats["tha_Thai"]["cut"] == {"length": 40, "script": 40}

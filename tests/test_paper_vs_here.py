@@ -32,16 +32,18 @@ def papers():
     ("below 0", -0.1, "holds"), ("below 0", 0.0, "does not hold"),
     ("at most 1.05", 1.05, "holds"), ("at most 1.05", 1.051, "does not hold"),
     ("above 2", 2.5, "holds"), ("at least 2", 1.9, "does not hold"),
-    ("within 0.1", -0.95, "holds"), ("within 0.1", -0.8, "does not hold"),
+    ("matches ±0.1 (printed precision 0.1)", -0.95, "holds"), ("matches ±0.1 (printed precision 0.1)", -0.8, "does not hold"),
     ("same sign", -3.0, "holds"), ("same sign", 0.5, "does not hold"), ("same sign", 0.0, "does not hold"),
 ])
 def test_rules(rule, here, expected):
     assert _claim(rule).verdict(here) == expected
 
 
-TWO = ('[s.a]\nclaim="x"\nsource="Table 1"\npaper=1.0\nunit="u"\nrule="below 2"\n'
+SCALE = 'scale="reduced: 8 languages"\nrange=[0, 10]\n'
+TWO = ('[s.a]\nclaim="x"\nsource="Table 1"\npaper=1.0\nunit="u"\nrule="below 2"\n' + SCALE +
        '[s.a.setting]\ndata="60 languages"\nvocabulary="128k"\nlr="1e-4"\n'
-       '[s.b]\nclaim="y"\nsource="§3"\npaper="not in the paper"\nunit="u"\nrule="at least 0"\nsetting="p"\n')
+       '[s.b]\nclaim="y"\nsource="§3"\npaper="not in the paper"\nunit="u"\nrule="at least 0"\n' + SCALE +
+       'setting="p"\n')
 
 
 def test_every_claim_needs_a_value_and_no_extra(tmp_path):
@@ -97,10 +99,10 @@ def test_a_verdict_that_differs_states_its_reason(tmp_path):
 
 def test_bad_rule_and_missing_field_are_config_errors(tmp_path):
     f = tmp_path / "f.toml"
-    f.write_text('[s.a]\nclaim="x"\nsource="T1"\npaper=1.0\nunit="u"\nrule="roughly 2"\nsetting="p"\n')
+    f.write_text('[s.a]\nclaim="x"\nsource="T1"\npaper=1.0\nunit="u"\nrule="roughly 2"\nsetting="p"\n' + SCALE)
     with pytest.raises(ConfigError, match=r"\[s.a\].*rule 'roughly 2'"):
         pvh.claims("s", f)
-    f.write_text('[s.a]\nclaim="x"\npaper=1.0\nunit="u"\nrule="below 2"\nsetting="p"\n')
+    f.write_text('[s.a]\nclaim="x"\npaper=1.0\nunit="u"\nrule="below 2"\nsetting="p"\n' + SCALE)
     with pytest.raises(ConfigError, match="lacks source"):
         pvh.claims("s", f)
     with pytest.raises(ConfigError, match="no claims for study 'nope'"):
@@ -129,7 +131,10 @@ def test_table_saves_json_only_when_asked(tmp_path, monkeypatch):
     assert record["data"] == "tiny" and record["setting"] == {"data": "tiny", "vocabulary": "2k"}
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", record["time"])
     assert [r["key"] for r in record["rows"]] == [c.key for c in pvh.claims("parity_bpe")]
-    assert [{k: v for k, v in r.items() if k not in ("key", "verdict", "numeric")} for r in record["rows"]] == rows
+    assert [{k: v for k, v in r.items() if k not in ("key", "verdict", "numeric", "scale kind", "headline")}
+            for r in record["rows"]] == rows
+    assert [(r["scale kind"], r["headline"]) for r in record["rows"]] == [
+        (pvh.scale_kind(c.scale), c.headline) for c in pvh.claims("parity_bpe")]
     assert {r["verdict"] for r in record["rows"]} == {"not measured"}
     assert [p.name for p in (tmp_path / "paper_vs_here").iterdir()] == ["parity_bpe.json"]  # no temp file left
 
@@ -151,7 +156,7 @@ def _problems_of(tmp_path, entries: str) -> list[str]:
 
 def _entry(key, paper, source="Table 2", extra=""):
     return (f'[parity_bpe.{key}]\nclaim="c"\nsource="{source}"\npaper={paper}\nunit="u"\nrule="below 9"\n'
-            f'{extra}[parity_bpe.{key}.setting]\ndata="d"\n')
+            f'{SCALE}{extra}[parity_bpe.{key}.setting]\ndata="d"\n')
 
 
 def test_figure_problems_finds_each_kind(tmp_path):
@@ -219,8 +224,8 @@ def test_a_missing_paper_is_a_data_error(tmp_path):
 def test_the_report_is_generated_from_the_saved_tables(tmp_path, monkeypatch):
     monkeypatch.setenv("MODTOK_REPORTS", str(tmp_path))
     cs = pvh.claims("pretoken_floor")
-    numeric = [c for c in cs if isinstance(c.paper, (int, float)) and c.rule.startswith("within")]
-    assert len(numeric) >= 2, "the test needs two 'within' claims with a figure"
+    numeric = [c for c in cs if isinstance(c.paper, (int, float)) and c.rule.startswith("matches")]
+    assert len(numeric) >= 2, "the test needs two 'matches' claims with a figure"
     holds, fails = numeric[0], numeric[1]
     here = {c.key: pvh.NotMeasured("needs Nepali") for c in cs}
     here[holds.key] = holds.paper
@@ -243,12 +248,14 @@ def test_the_report_is_generated_from_the_saved_tables(tmp_path, monkeypatch):
     assert out.outdated == ["parity_bpe"]
     md = out.markdown.read_text(encoding="utf-8")
     page = out.html.read_text(encoding="utf-8")
-    counts_line = next(line for line in md.splitlines() if line.startswith("| pretoken-floor-nepali-repair.txt"))
-    assert counts_line.split(" | ")[1:5] == [str(len(cs)), "1", "1", str(len(cs) - 2)]
+    counts_line = next(line for line in md.splitlines() if line.startswith("| pretoken-floor-nepali-repair.txt | paper"))
+    # both 'matches' claims are at the paper's scale; the not-measured ones spread over the scales
+    at_paper = out.by_scale[("pretoken-floor-nepali-repair.txt", "paper")]
+    assert counts_line.split(" | ")[2:7] == [str(at_paper["claims"]), "1", "1", "0", str(at_paper["claims"] - 2)]
     for text in (md, page):
         assert "measured: our floor is 12.3" in text and "07_pretoken_floor" in text
         assert f"{pvh.shown(holds.paper)} ({holds.source}" in text.replace("&#x27;", "'")
-        assert "out of date: paper_figures.toml has other claims or figures now" in text
+        assert "out of date: paper_figures.toml has other claims, figures, rules or scales now" in text
         assert text.count("missing") >= len(out.missing)
     assert record["time"] in md
     assert page.startswith("<!DOCTYPE html>") and "<table>" in page
@@ -260,7 +267,8 @@ def test_the_report_command_prints_the_counts(tmp_path, monkeypatch, capsys):
     assert cli.main(["report", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
     n = len(pvh.claims("parity_bpe"))
-    assert f"parity-aware-bpe.txt: {n} claims: holds 0, does not hold 0, not measured {n}" in printed
+    assert f"parity-aware-bpe.txt: {n} claims\n" in printed  # no verdict count pooled over scales
+    assert f"  at scale reduced: {n} claims: holds 0, does not hold 0, not comparable 0, not measured {n}" in printed
     assert (tmp_path / "reproduction.html").is_file() and "no table saved" in printed
     (tmp_path / "paper_vs_here" / "broken.json").write_text("{", encoding="utf-8")
     assert cli.main(["report", str(tmp_path)]) == 2

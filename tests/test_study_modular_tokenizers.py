@@ -574,11 +574,11 @@ def test_two_schemes_train_evaluate_and_tabulate_end_to_end(tok, tmp_path):
     assert isinstance(lm.paper_values(rows, fid, [], "Mono-only", "Samp_Sub_1(0.5)", "Samp_Sub_1(0.5)")[
         "compact_speedup"], paper_vs_here.NotMeasured)
     # a compact model no faster than the full one: the reason is the timed pair itself
-    slow = dict(here, compact_speedup=0.9)
+    slow = dict(here, compact_speedup=0.9, compact_params=50.0)  # params at the paper's size: only the speed fails
     why = lm.reasons(slow, speed)
     assert set(why) == {"compact_speedup"} and f"d_model {speed[0]['d_model']}" in why["compact_speedup"]
     assert f"{speed[0]['params (M)']:.1f}M parameters and runs {speed[0]['forward ms']:.2f} ms" in why["compact_speedup"]
-    assert lm.reasons(dict(here, compact_speedup=1.5), speed) == {}  # both hold (compact_params > 0 above)
+    assert lm.reasons(dict(here, compact_speedup=1.5, compact_params=50.0), speed) == {}  # both hold
     # more foreign tokens than the paper's 5%: the worst language's own ids against the LM's rows
     foreign = lm.reasons(dict(here, full_foreign_token_share=50.0), speed, rows, tok)
     worst = min(cov, key=cov.get)

@@ -339,7 +339,6 @@ def test_setting_and_the_paper_values_of_every_claim(study):
     assert set(values) == {c.key for c in paper_vs_here.claims("parity_bpe")}
     base, classical = study.named(pb.BASE), study.classical_at(study.named(pb.BASE))
     assert values["gini_change"] == study.versus_classical(base)[0] < 0
-    assert values["vocabulary"] == study.evaluate(study.spec(vocab=VOCAB))["size"]
     assert values["utilisation_change"] == pytest.approx(
         study.evaluate(base)["row"]["utilisation"] / study.evaluate(classical)["row"]["utilisation"] - 1)
     assert isinstance(values["dev100_gini_cut"], paper_vs_here.NotMeasured)  # 30 dev lines: no 100-line subset
@@ -350,8 +349,6 @@ def test_setting_and_the_paper_values_of_every_claim(study):
     assert f"{pb.BASE} {study.evaluate(base)['row']['gini']:.4f}" in forced["base_lowest_gini"]
     tiers = study.evaluate(base)["tiers"]
     assert forced["utilisation_change"].count(" -> ") == len(tiers) + 1 and all(t in forced["utilisation_change"] for t in tiers)
-    if values["vocabulary"] == VOCAB:  # the size asked was reached: the reason is the size asked, not a stop
-        assert reasons["vocabulary"] == f"this run asked for {VOCAB:,} tokens and got them (the paper's 128k was not asked)"
     rows = paper_vs_here.table("parity_bpe", values, setting, reasons)
     keys = [c.key for c in paper_vs_here.claims("parity_bpe")]
     # a measured reason for each failing claim the study can explain, the table's default for the rest,

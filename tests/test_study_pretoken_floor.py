@@ -10,6 +10,7 @@ import pytest
 from modtok.adapt import extend
 from modtok.bpe.export import to_tokenizer_json
 from modtok.bpe.model import BPEModel
+from modtok.errors import UnknownLanguageError
 from modtok.evaluation import audit
 from modtok.studies.pretoken_floor import cross_script, floor
 from modtok.text import data
@@ -116,16 +117,32 @@ def test_extra_text_path(tmp_path, monkeypatch):
 def test_pool_table_is_the_sweep_on_the_shared_data(base, pool_root, flores_root, monkeypatch):
     monkeypatch.setenv("MODTOK_POOL", str(pool_root))
     monkeypatch.setenv("MODTOK_FLORES", str(flores_root))
-    table = cross_script.pool_table({"bytes": base}, ["rus_Cyrl", "xxx_Latn", "hin_Deva"], 30, max_chars=20_000,
-                                    n_boot=20)
+    corpora = data.default_corpora(["rus_Cyrl", "hin_Deva", "eng_Latn"], train_chars=20_000)
+    table = cross_script.pool_table({"bytes": base}, corpora, ["rus_Cyrl", "xxx_Latn", "hin_Deva"], 30, n_boot=20)
     assert list(table.train_bytes) == ["rus_Cyrl", "hin_Deva"]  # in the order asked; unknown codes left out
-    assert table.left_out == {"xxx_Latn": "no training text in the pool"}  # ... and named
-    train = data.load_pool(["rus_Cyrl", "hin_Deva"], max_chars=20_000)
+    assert table.left_out == {"xxx_Latn": "not in the data"}  # ... and named
+    train = {x: corpora.train[x] for x in ("rus_Cyrl", "hin_Deva")}
     assert table.train_bytes == {x: sum(len(s.encode()) for s in lines) for x, lines in train.items()}
-    flores = data.load_flores(["rus_Cyrl", "hin_Deva", "eng_Latn"])
-    want = cross_script.sweep(base, train, flores, 30, n_boot=20)
+    want = cross_script.sweep(base, train, corpora.eval, 30, n_boot=20)
     assert [r.pop("base") for r in table.rows] == ["bytes", "bytes"]
     assert repr(table.rows) == repr(want)  # (repr: NaN == NaN)
+
+
+def test_pool_table_on_own_parallel_text_names_what_it_cannot_sweep(base):
+    """On a user's corpus with its own parallel evaluation text (no pool, no FLORES) the table
+    is made of what the data has; a language whose script has no merge filter, and one
+    without evaluation text, are left out with the reason, not the whole table skipped."""
+    lines = {"eng_Latn": ["the cat sat on the mat", "a dog ran far"], "rus_Cyrl": ["кот сидел на мате", "собака бежала"],
+             "xyz_Zzzz": ["ab ba", "ba ab"]}
+    corpora = data.Corpora({**lines, "ukr_Cyrl": ["кіт"]}, lines, "own", parallel_eval=True)
+    table = cross_script.pool_table({"bytes": base}, corpora, ["rus_Cyrl", "xyz_Zzzz", "ukr_Cyrl"], 20, n_boot=5)
+    assert [r["language"] for r in table.rows] == ["rus_Cyrl"]
+    assert table.left_out["ukr_Cyrl"] == "no evaluation text"
+    assert table.left_out["xyz_Zzzz"] == "unknown script 'Zzzz': not an ISO 15924 code that Unicode knows"
+    assert "None" not in "\n".join(table.lines())
+    with pytest.raises(UnknownLanguageError):  # the reference must be in the aligned text
+        cross_script.pool_table({"bytes": base}, data.Corpora(lines, {"rus_Cyrl": lines["rus_Cyrl"]}, "own",
+                                                               parallel_eval=True), ["rus_Cyrl"], 20)
 
 
 def test_claims_from_measured_values_and_what_is_missing(sweep):
@@ -189,3 +206,14 @@ def test_cross_script_figure_rows_and_rules():
     assert cross_script.PAPER_K == 32_000
     strict, worded = cross_script.block_filter("Deva", "strict"), cross_script.block_filter("Deva")
     assert not strict.relaxed and worded.relaxed and worded.pieces == "character"
+
+
+def test_base_tokenizers_are_the_bases_under_each_regex(base):
+    """Section (e) on data without a Devanagari language: K = 0, no merge added; R1 is the
+    base itself, R2 the repaired regex over the same vocabulary."""
+    toks = floor.base_tokenizers({"bytes": base})
+    assert set(toks) == {("bytes", "R1", 0), ("bytes", "R2", 0)}
+    line = "नेपालको सरकार and English"
+    assert floor.ids_of(toks["bytes", "R1", 0], [line]) == floor.ids_of(base.tokenizer, [line])
+    row = floor.segmenter(toks, line)("bytes", "R2", 0)
+    assert row["arm"] == "R2" and b"".join(row["pieces"]) == line.encode()

@@ -134,7 +134,7 @@ def test_library_paths_agree_and_ignore_line_order(corpus):
 
 def test_cli_errors(corpus, tmp_path, capsys):
     """--counts with --manifest; a language the counts do not hold; counts of another
-    pre-tokenizer (the default llama3-marks cuts ``mat,`` in two); not a counts directory."""
+    pre-tokenizer (the default llama3-marks-bounded cuts ``mat,`` in two); not a counts directory."""
     _, manifest, _, _ = corpus
     spm_counts, llama_counts = tmp_path / "spm", tmp_path / "llama3-marks"
     assert cli.main(["count", str(manifest), "-o", str(spm_counts), "--scheme", "sentencepiece"]) == 0
@@ -145,7 +145,7 @@ def test_cli_errors(corpus, tmp_path, capsys):
         (["--counts", str(spm_counts), "--manifest", str(manifest)], "give --counts or --manifest, not both"),
         (["--counts", str(spm_counts), "--langs", "eng_Latn,fra_Latn"],
          "unknown language 'fra_Latn' (available: eng_Latn, rus_Cyrl); "),
-        (["--counts", str(llama_counts)], "counts were made with pre-tokenizer 'llama3-marks'; merged Unigram trains on "
+        (["--counts", str(llama_counts)], "counts were made with pre-tokenizer 'llama3-marks-bounded'; merged Unigram trains on "
                                           "sentencepiece's words: count them with `modtok count MANIFEST -o DIR "
                                           "--scheme sentencepiece`"),
         (["--counts", str(tmp_path / "nowhere")], f"{tmp_path / 'nowhere'}: no such directory"),

@@ -56,12 +56,12 @@ from pathlib import Path
 import numpy as np
 
 from modtok.adapt import hf_files
-from modtok.adapt.filters import SCRIPT_BLOCKS, BlockFilter, filter_merges
+from modtok.adapt.filters import LOW_KEEP, BlockFilter, any_of, filter_merges, low_keep_note
 from modtok.adapt.invariance import Invariance
 from modtok.artifacts import deployed
 from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair
 from modtok.bpe.engine import Engine, words_from_counts
-from modtok.errors import BudgetError, ConfigError, DataError, TokenizerFileError, UsageError
+from modtok.errors import BudgetError, ConfigError, TokenizerFileError, UsageError
 from modtok.progress import bar as progress_bar
 from modtok.text import pretokenize  # noqa: F401 (the doctests use pretokenize)
 from modtok.text.pretokenize import DEVANAGARI_MARKS, byte_level, count_by_language, from_byte_level
@@ -330,8 +330,8 @@ class Extension:
 
 
 def neutral_lines(ext: Extension, lines: Iterable[str], script: str | Sequence[str] = "Deva") -> list[str]:
-    """The ``lines`` Proposition 1 speaks of: without a character of the block of
-    ``script`` (or of any of several; :data:`SCRIPT_BLOCKS`) and, when ``ext``'s regex is
+    """The ``lines`` Proposition 1 speaks of: without a character of ``script`` (an ISO
+    15924 code, or several; :func:`modtok.adapt.filters.any_of`) and, when ``ext``'s regex is
     not the base's, without a combining mark (``\\p{M}``; a superset of R2-deva's
     Devanagari marks).
 
@@ -342,24 +342,16 @@ def neutral_lines(ext: Extension, lines: Iterable[str], script: str | Sequence[s
     >>> neutral_lines(r2, ["Hello", "नमस्ते", "cafe\u0301", "Привет"])
     ['Hello', 'Привет']
     """
-    import regex as re
-
     scripts = [script] if isinstance(script, str) else list(script)
-    for s in scripts:
-        if s not in SCRIPT_BLOCKS:
-            raise DataError(f"no Unicode block for script {s!r} (known: {', '.join(SCRIPT_BLOCKS)})")
-    blocks = "".join(f"{chr(SCRIPT_BLOCKS[s][0])}-{chr(SCRIPT_BLOCKS[s][1])}" for s in scripts)
-    marks = r"\p{M}" if ext.regex != ext.base.regex else ""
-    moved = re.compile(f"[{blocks}{marks}]").search
+    moved = any_of(scripts, r"\p{M}" if ext.regex != ext.base.regex else "").search
     return [line for line in lines if not moved(line)]
 
 
 def invariance(ext: Extension, probes: Mapping[str, Sequence[str]], script: str | Sequence[str] = "Deva",
                tokenizer=None) -> Invariance:
     """Check ``ext`` against its base: ids, merges and special tokens kept, and every
-    probe line without a character of ``script``'s block (or of several scripts' blocks;
-    and, when the regex was
-    repaired, without a combining mark: Proposition 1's condition) encoded to the
+    probe line without a character of ``script`` (or of several scripts; and, when the
+    regex was repaired, without a combining mark: Proposition 1's condition) encoded to the
     same ids (``add_special_tokens=False``). ``tokenizer``: ``ext.tokenizer()`` if
     already built.
     """
@@ -483,7 +475,8 @@ class ExtendRun:
     """What :func:`run` did: the ``extension``, per language what was read and learned
     (``languages``), the ``invariance`` report, the class ``AutoTokenizer`` built from
     the saved directory, the model's rows and logit changes (``model``, ``None`` without
-    one) and the directory written (``out``)."""
+    one), the directory written (``out``) and what the caller must be told (``notes``: a
+    strict filter that kept few merges, with what the relaxed one keeps)."""
 
     extension: Extension
     languages: dict[str, dict]
@@ -491,6 +484,7 @@ class ExtendRun:
     tokenizer_class: str
     model: dict | None
     out: Path
+    notes: list[str]
 
 
 def texts_of(langs: Sequence[str], manifest: str | None = None,
@@ -532,12 +526,25 @@ def probe_text(files: Sequence[str] | None = None, eval: str | os.PathLike | Non
         f"{evals.label()}: {', '.join(langs)}"
 
 
+FILTERS = ("strict", "relaxed", "none")
+
+
+def _kept(base, learned: list, keep: BlockFilter) -> list:
+    """The ``learned`` merges ``keep`` accepts, and those built on them, on a byte-level
+    :class:`Base` or an :class:`~modtok.adapt.spm.SpmBase`."""
+    if isinstance(base, Base):
+        return filter_merges(learned, keep.keeps, set(base.id_of))
+    return base.filter(learned, keep)
+
+
 def _filter_for(kind: str, script: str):
-    if kind == "none":
-        return False
-    if kind not in ("strict", "relaxed"):
-        raise ConfigError(f"unknown merge filter {kind!r} (strict, relaxed, none)")
-    return BlockFilter.for_script(script, relaxed=kind == "relaxed")
+    """The merge filter ``kind`` of ``script`` (``False``: none). The script is checked for
+    every kind, ``none`` too (the invariance needs its characters): an unknown code is
+    refused here, before any text is read."""
+    if kind not in FILTERS:
+        raise ConfigError(f"unknown merge filter {kind!r} ({', '.join(FILTERS)})")
+    keep = BlockFilter.for_script(script, relaxed=kind == "relaxed")
+    return False if kind == "none" else keep
 
 
 def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, object], merges: int, *,
@@ -561,11 +568,15 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
        tokenizer inside it equal to the base) and loaded;
     3. ``text``: each language's text, its script checked as every reader of this project
        checks it (:mod:`modtok.text.scripts`: at least half of each file's sampled letters
-       in the language code's script, unless ``any_script``); every :data:`HOLD_OUT`-th line
+       in the language code's script, Japanese with kana, Chinese in the code's own standard,
+       unless ``any_script``); every :data:`HOLD_OUT`-th line
        is held out;
     4. ``learn``: languages in the order given, each with ``merges`` merges on top of the
-       base and the languages before it, filtered by its own script's block (``filter``:
-       strict, relaxed (App. H) or none);
+       base and the languages before it, filtered by its own script's characters (``filter``:
+       strict, relaxed (App. H) or none; :class:`~modtok.adapt.filters.BlockFilter.for_script`:
+       Unicode's ``Script_Extensions`` of the code's ISO 15924 script, any script). When the
+       strict filter keeps fewer than :data:`~modtok.adapt.filters.LOW_KEEP` of the learned
+       merges, the relaxed one is run on the same merges and ``notes`` says what it keeps;
     5. ``check``: :func:`invariance` on the probe text (:func:`probe_text` of
        ``probe_files`` / ``eval``) and on each language's held-out lines without any of
        the scripts (nothing is written when a line moved);
@@ -642,19 +653,23 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
             report[lang]["held_out"] = len(held[lang])
 
         phase("learn")
-        current, learned_all = b, []
+        current, learned_all, notes = b, [], []
         for lang in texts:
             if sentencepiece:
                 learned = spm.learn(current, current.count_words(train[lang]), merges, min_count, progress)
-                kept = learned if keeps[lang] is False else current.filter(learned, keeps[lang], scripts[lang])
             else:
-                counts = count_words(b, train[lang], regex, workers=workers)
-                learned = learn(current, counts, merges, min_count, progress)
-                kept = learned if keeps[lang] is False else filter_merges(learned, keeps[lang].keeps,
-                                                                          set(current.id_of))
+                learned = learn(current, count_words(b, train[lang], regex, workers=workers), merges, min_count,
+                                progress)
+            kept = learned if keeps[lang] is False else _kept(current, learned, keeps[lang])
             learned_all += kept
             report[lang].update(merges_learned=len(learned), merges_kept=len(kept))
-            say(f"learned: {lang}, {len(learned):,} merges, {len(kept):,} kept by the filter")
+            line = f"learned: {lang}, {len(learned):,} merges, {len(kept):,} kept by the filter"
+            if filter == "strict" and len(kept) < LOW_KEEP * len(learned):  # say what App. H would keep
+                relaxed = len(_kept(current, learned, BlockFilter.for_script(scripts[lang], relaxed=True)))
+                report[lang]["merges_kept_relaxed"] = relaxed
+                notes.append(low_keep_note(lang, scripts[lang], len(learned), len(kept), relaxed))
+                line += f" (--filter relaxed would keep {relaxed:,})"
+            say(line)
             if lang != list(texts)[-1]:  # the next language continues from this one's tokens
                 current = (spm.SpmExtension(b, learned_all).as_base() if sentencepiece else
                            Base(Extension(b, learned_all, regex).tokenizer_json(), b.config, b.name))
@@ -673,6 +688,10 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
             say(f"invariance, probe text {probe_source} and the held-out training lines:")
         for line in inv.lines():
             say("  " + line)
+        if not any(n for n, _, _ in inv.probes.values()):  # e.g. a Latin target with English probe text
+            raise ConfigError(f"no probe or held-out line is free of {'/'.join(all_scripts)} characters"
+                              + (" and marks" if regex != b.regex else "") + ": the invariance was not checked, "
+                              "nothing written; give --probe FILE with text in another script")
         if not inv.ok:
             raise ConfigError("the extension changes the base's ids or merges, or the ids of probe text without "
                               f"marks or {'/'.join(all_scripts)} characters: not saved, nothing written")
@@ -715,4 +734,4 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
         written.record(base=str(base), probe_text=probe_source, arm=arm, filter=filter, merges_per_language=merges, languages=report,
                        new_tokens=len(ext.new_tokens()), invariance={k: list(v) for k, v in inv.probes.items()},
                        auto_tokenizer=name, model=model_report)
-    return ExtendRun(ext, report, inv, name, model_report, Path(out))
+    return ExtendRun(ext, report, inv, name, model_report, Path(out), notes)

@@ -8,12 +8,12 @@ that is no piece becomes byte pieces ``<0xNN>`` (byte fallback). Extending it:
     as the characters they encode; words begin at a piece that begins with ``▁``
     while fewer than K merges: merge the most frequent adjacent pair (count >= min_count;
     equal counts: the smallest pair of strings)
-    keep the merges whose piece holds a complete character of the target block, built
-    from base pieces, kept pieces, or characters of the block the base lacks (§V filter)
+    keep the merges whose piece holds a complete character of the target script, built
+    from base pieces, kept pieces, or target characters the base lacks (§V filter)
     new pieces, after every old id: those characters, then the merges' pieces, each with
     a score below every old piece's and below the one before, so they merge last, in order
 
-Text without a character of the block cannot reach a new piece, so its ids are the
+Text without a target character cannot reach a new piece, so its ids are the
 base's in ``sentencepiece`` and in the HF ``tokenizer.json`` written beside the
 ``.model`` (:func:`invariance` checks both). There is no split regex: the arms R2 /
 R2-deva have nothing to repair here.
@@ -40,7 +40,7 @@ from pathlib import Path
 
 from modtok import atomic
 from modtok.adapt import hf_files
-from modtok.adapt.filters import SCRIPT_BLOCKS
+from modtok.adapt.filters import any_of
 from modtok.adapt.invariance import Invariance
 from modtok.artifacts import deployed, spm_bpe
 from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair
@@ -128,14 +128,13 @@ class SpmBase:
                 words[tuple(word)] += 1
         return words
 
-    def filter(self, merges: Sequence[tuple[str, str]], keep, script: str) -> list[tuple[str, str]]:
+    def filter(self, merges: Sequence[tuple[str, str]], keep) -> list[tuple[str, str]]:
         """The merges whose piece ``keep`` (a :class:`~modtok.adapt.filters.BlockFilter`) accepts,
-        built from base pieces, kept pieces or characters of ``script``'s block."""
-        lo, hi = SCRIPT_BLOCKS[script]
+        built from base pieces, kept pieces or target characters (:meth:`BlockFilter.holds`)."""
         made = set(self.id_of)
         out = []
         for a, b in merges:
-            parts_ok = all(p in made or (len(p) == 1 and lo <= ord(p) <= hi) for p in (a, b))
+            parts_ok = all(p in made or (len(p) == 1 and keep.holds(p)) for p in (a, b))
             if parts_ok and keep.keeps((a + b).encode("utf-8")):
                 out.append((a, b))
                 made.add(a + b)
@@ -257,7 +256,7 @@ class SpmExtension:
 def invariance(ext: SpmExtension, probes: Mapping[str, Sequence[str]], scripts: Sequence[str]) -> Invariance:
     """:class:`~modtok.adapt.invariance.Invariance` of an extended ``.model``: old pieces at their
     ids with their scores, the old merges first in the ``tokenizer.json``, the control pieces
-    kept, and every probe line without a character of ``scripts``' blocks encoded to the
+    kept, and every probe line without a character of ``scripts`` encoded to the
     same ids by ``sentencepiece`` *and* by the HF tokenizer (a line counts only when both agree)."""
     model = ext.model()
     n = ext.base.next_id
@@ -266,11 +265,11 @@ def invariance(ext: SpmExtension, probes: Mapping[str, Sequence[str]], scripts: 
     merges_kept = [merge_pair(m) for m in tj["model"]["merges"][: len(ext.base.merges)]] == \
         [merge_pair(m) for m in ext.base.merges]
     specials_kept = tj["added_tokens"] == ext.base.json["added_tokens"]
-    blocks = [SCRIPT_BLOCKS[s] for s in scripts]
+    moved = any_of(scripts).search
     sp, hf = model.processor(), hf_tokenizer(tj)
     report, examples = {}, {}
     for name, lines in probes.items():
-        kept = [line for line in lines if not any(lo <= ord(c) <= hi for c in line for lo, hi in blocks)]
+        kept = [line for line in lines if not moved(line)]
         same = [ext.base.processor.encode(line) == sp.encode(line)
                 == ext.base.tokenizer.encode(line, add_special_tokens=False).ids
                 == hf.encode(line, add_special_tokens=False).ids for line in kept]

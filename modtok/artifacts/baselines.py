@@ -17,6 +17,8 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Mapping
 
+import regex
+
 from modtok.errors import BudgetError, ConfigError, DataError
 from modtok.text.pretokenize import DEFAULT_SCHEME, byte_alphabet, hf_pre_tokenizer
 
@@ -83,12 +85,30 @@ SP_SETTINGS = dict(
 )
 
 
+# sentencepiece skips, without a word, every input line longer than its max_sentence_length
+# (in UTF-8 bytes); sp_model_proto sets it to 1 MiB and refuses longer lines first.
+MAX_LINE_BYTES = 1 << 20
+# sentencepiece's trainer refuses a character_coverage below 0.98 (its TrainerSpec check).
+MIN_CHARACTER_COVERAGE = 0.98
+BASE_PIECES = 3 + 256  # <unk>, <s>, </s> and the 256 byte-fallback pieces
+
+
 def sp_model_proto(lines: list[str], vocab_size: int, num_threads: int = 2, **overrides) -> bytes:
     """Train sentencepiece in memory with :data:`SP_SETTINGS` (+ ``overrides``) and
     return the serialised ModelProto. ``vocab_size`` is a soft limit
-    (``hard_vocab_limit=False``); a refusal by sentencepiece is a :class:`BudgetError`."""
+    (``hard_vocab_limit=False``). A line over :data:`MAX_LINE_BYTES` or holding ``▅``
+    (which sentencepiece would skip in silence) is a :class:`DataError`; a refusal by sentencepiece is a
+    :class:`BudgetError` in modtok's words (:func:`sentencepiece_refusal`)."""
     import sentencepiece as spm
 
+    for i, line in enumerate(lines):
+        if len(line) * 4 > MAX_LINE_BYTES and len(line.encode("utf-8")) > MAX_LINE_BYTES:
+            raise DataError(f"line {i + 1} has {len(line.encode('utf-8')):,} bytes: sentencepiece skips a line over "
+                            f"{MAX_LINE_BYTES:,} bytes without a word; cut it first (modtok.unigram.train.train_unigram "
+                            "cuts such text at grapheme boundaries and says so)")
+        if "\u2585" in line:
+            raise DataError(f"line {i + 1} holds ▅ (U+2585), which sentencepiece reserves: it skips such a line "
+                            "without a word (modtok.unigram.train.train_unigram trains it through a stand-in)")
     model = io.BytesIO()
     try:
         spm.SentencePieceTrainer.train(
@@ -97,17 +117,41 @@ def sp_model_proto(lines: list[str], vocab_size: int, num_threads: int = 2, **ov
             vocab_size=vocab_size,
             hard_vocab_limit=False,
             num_threads=num_threads,
-            max_sentence_length=1 << 20,
+            max_sentence_length=MAX_LINE_BYTES,
             input_sentence_size=0,
             minloglevel=2,
             **{**SP_SETTINGS, **overrides},
         )
     except RuntimeError as e:  # "Vocabulary size is too high (...)" and other refusals
         raise BudgetError(
-            f"sentencepiece cannot train {vocab_size} pieces on {len(lines)} lines "
-            f"({sum(map(len, lines))} characters): {str(e).strip()}"
+            f"sentencepiece cannot train {vocab_size:,} pieces on {len(lines):,} lines "
+            f"({sum(map(len, lines)):,} characters): {sentencepiece_refusal(str(e))}"
         ) from None
     return model.getvalue()
+
+
+def sentencepiece_refusal(message: str) -> str:
+    """A sentencepiece trainer error in modtok's words: its source location dropped, and no
+    advice about sentencepiece flags that modtok's commands do not have.
+
+    >>> sentencepiece_refusal("INTERNAL: src/trainer_interface.cc(638) [(x) <= (y)] Vocabulary size is smaller "
+    ...     "than required_chars. 800 vs 2785. Increase vocab_size or decrease character_coverage with "
+    ...     "--character_coverage option.")
+    'the characters that cover the text need 2,785 pieces with the 259 base pieces: ask for at least 2,785 (-k)'
+    """
+    text = regex.sub(r"^\w+: \S+\(\d+\) \[.*?\]\s*", "", message.strip())
+    chars = regex.search(r"required_chars\. (\d+) vs (\d+)", text)
+    if chars:
+        need = int(chars.group(2))
+        return (f"the characters that cover the text need {need:,} pieces with the {BASE_PIECES} base pieces: "
+                f"ask for at least {need:,} (-k)")
+    if "isfinite(score)" in text:
+        return ("a word (text between spaces) too long for its likelihood; cut long text without spaces first "
+                "(modtok.unigram.train.train_unigram does)")
+    high = regex.search(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)", text)
+    if high:
+        return f"the text has pieces for at most {int(high.group(2)):,}: ask for at most that many (-k)"
+    return text or message.strip()
 
 
 def train_sp_unigram(

@@ -84,6 +84,7 @@ _GOLDEN = np.uint64(11400714819323198485)
 # helper taking the arrays it made the merge kernel 20% slower (0.31 -> 0.37 s).
 CHUNK_WORDS = 14
 N_PAIRS, N_CHUNKS, STAMP, TOTAL_ON = 0, 1, 2, 3  # the entries of Pairs.meta
+INIT_BLOCK = 4096  # positions of a word that init_counts makes room for at a time (see there)
 
 Words = namedtuple("Words", [
     "symbols", "word", "lang_count",
@@ -499,36 +500,43 @@ def init_counts(words, rank, st):
                 lang_tokens[l] += n * word_lang[w, l]
                 for i in range(n):
                     token_lang[symbols[s + i], l] += word_lang[w, l]
-        if not _fits(st, meta[N_PAIRS] + n, meta[N_CHUNKS] + n, 1, 1):
-            st = _grown(st, meta[N_PAIRS] + n, meta[N_CHUNKS] + n, 1, 1)
-            table_keys, table_ids, left, right = st.table_keys, st.table_ids, st.left, st.right
-            pair_count, pair_lang, positions = st.count, st.lang_count, st.positions
-            list_head, chunks = st.list_head, st.chunks
-        for i in range(n - 1):
-            key = (np.int64(symbols[s + i]) << KEY_SHIFT) | np.int64(symbols[s + i + 1])
-            h = _slot(table_keys, key)
-            pid = table_ids[h] if table_keys[h] == key else _new_pair(h, key, table_keys, table_ids,
-                                                                      left, right, meta)
-            pair_count[pid] += c
-            if nl > 0 and sole >= 0:
-                pair_lang[pid, sole] += c
-            else:
-                for l in range(nl):
-                    pair_lang[pid, l] += word_lang[w, l]
-            positions[pid] += 1
-            head = list_head[pid]
-            # w joins pid's list (once in a row; written out, see CHUNK_WORDS)
-            if head < 0 or chunks[head, 1 + chunks[head, 1]] != w:
-                if head < 0 or chunks[head, 1] == CHUNK_WORDS:
-                    node = meta[N_CHUNKS]
-                    meta[N_CHUNKS] += 1
-                    chunks[node, 0] = head
-                    chunks[node, 1] = 0
-                    list_head[pid] = node
-                    head = node
-                fill = chunks[head, 1]
-                chunks[head, 2 + fill] = w
-                chunks[head, 1] = fill + 1
+        # Room for the pairs and chunks the next INIT_BLOCK positions may add, a block at a time.
+        # Reserved for the whole word at once, one pre-token of 5 MB (a line without spaces)
+        # grew the pair arrays to 5M rows and the chunks to 5M (1.07 GB) for a few thousand
+        # pairs. (The state is rebound only between blocks: rebound inside the loop over
+        # positions, its arrays were reference-counted at every position, 2.5x slower.)
+        for first in range(0, n - 1, INIT_BLOCK):
+            m = min(n - 1 - first, INIT_BLOCK)
+            if not _fits(st, meta[N_PAIRS] + m, meta[N_CHUNKS] + m, 1, 1):
+                st = _grown(st, meta[N_PAIRS] + m, meta[N_CHUNKS] + m, 1, 1)
+                table_keys, table_ids, left, right = st.table_keys, st.table_ids, st.left, st.right
+                pair_count, pair_lang, positions = st.count, st.lang_count, st.positions
+                list_head, chunks = st.list_head, st.chunks
+            for i in range(first, first + m):
+                key = (np.int64(symbols[s + i]) << KEY_SHIFT) | np.int64(symbols[s + i + 1])
+                h = _slot(table_keys, key)
+                pid = table_ids[h] if table_keys[h] == key else _new_pair(h, key, table_keys, table_ids,
+                                                                          left, right, meta)
+                pair_count[pid] += c
+                if nl > 0 and sole >= 0:
+                    pair_lang[pid, sole] += c
+                else:
+                    for l in range(nl):
+                        pair_lang[pid, l] += word_lang[w, l]
+                positions[pid] += 1
+                head = list_head[pid]
+                # w joins pid's list (once in a row; written out, see CHUNK_WORDS)
+                if head < 0 or chunks[head, 1 + chunks[head, 1]] != w:
+                    if head < 0 or chunks[head, 1] == CHUNK_WORDS:
+                        node = meta[N_CHUNKS]
+                        meta[N_CHUNKS] += 1
+                        chunks[node, 0] = head
+                        chunks[node, 1] = 0
+                        list_head[pid] = node
+                        head = node
+                    fill = chunks[head, 1]
+                    chunks[head, 2 + fill] = w
+                    chunks[head, 1] = fill + 1
     npairs = meta[N_PAIRS]
     lang_entries = 1  # exact heaps: one entry per pair live in the column
     for l in range(nl):
@@ -614,8 +622,11 @@ def merge(pid, c, words, rank, st):
     stamp = meta[STAMP]
     touched = np.empty(new, np.int64)  # pairs whose count went up, each once
     ntouched = 0
-    change_key = np.empty(64, np.int64)  # one word's pair changes (merge_word)
-    change_delta = np.empty(64, np.int64)
+    # One word's pair changes (merge_word): at most 4 per occurrence, and a word holds at most
+    # positions[pid] of them; sized 2 x its length, a 5 MB word took 160 MB at each merge.
+    most = 4 * positions[pid]
+    change_key = np.empty(min(64, most), np.int64)
+    change_delta = np.empty(min(64, most), np.int64)
     merged = 0
     chunk = list_head[pid]
     list_head[pid] = -1
@@ -640,9 +651,9 @@ def merge(pid, c, words, rank, st):
             word[w, W_VISITED] = stamp
             s = word[w, W_START]
             n = word[w, W_LENGTH]
-            if 2 * n > change_key.shape[0]:
-                change_key = np.empty(2 * n, np.int64)
-                change_delta = np.empty(2 * n, np.int64)
+            if min(2 * n, most) > change_key.shape[0]:
+                change_key = np.empty(min(2 * n, most), np.int64)
+                change_delta = np.empty(min(2 * n, most), np.int64)
             n, occurrences, k = merge_word(symbols, s, n, a, b, c, change_key, change_delta)
             if occurrences == 0:  # a stale entry: the pair left this word
                 continue

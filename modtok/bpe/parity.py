@@ -50,6 +50,37 @@ Two modes:
   strings, ``vocab_size - 256`` counts merges (its ``-s``), the stop rule, and
   its window denominator ``L + 1`` when ``hybrid > 0`` (a bug of the original
   file; ``L`` otherwise and in the default mode).
+- ``compat="hf"``: what HF ``tokenizers``' ``ParityBpeTrainer`` (0.23.2 on) does, on
+  the pre-tokens it is given (the ``scheme``'s, or the reference's from
+  :func:`count_corpus` with ``compat="reference"``): the reference's pair and
+  language orders and merge count, but a language without a pair of count >=
+  ``min_frequency`` is skipped (it never stops), the window denominator is ``L``
+  always, a window that caps every language takes the *cheapest* one (the last it
+  visits), and without a dev set or ratios the languages are ranked by their training
+  tokens. Checked merge for merge against the pinned wheel in
+  ``tests/test_parity_hf.py`` (every variant, on the golden inputs and on UDHR with the
+  reference's and the lossless pre-tokenizers). Not copied: (1) when a language is
+  exhausted in the window variant, HF records it in its window, and when it is then the
+  only uncapped language HF 0.23.3 never returns (its window loop cannot mask it); here
+  it leaves the candidates and the cap is judged over the others; (2) HF's ``dev_iterators``
+  beat its ``ratio`` when both are given; here ``ratios`` choose and a dev set is only
+  tracked. HF divides a compression by ``r_l``, the reference by ``r_l / r_1``: the
+  same order up to rounding (no step differed on the golden and UDHR inputs, r_1 != 1).
+
+Why the default mode and HF's trainer part (issue 44): only the tie order between
+pairs of equal count. HF's ``ParityBpeTrainer`` (like the reference) takes the
+lexicographically *largest* pair of byte-level strings; the default mode takes HF
+``BpeTrainer``'s order, the *smallest* ``(rank[a], rank[b])`` (bytes by code point,
+merged tokens by id: :mod:`modtok.bpe.engine`), so that its classical variant is
+HF ``BpeTrainer`` merge for merge. On the eight bench languages (eng deu tur vie
+rus ell npi tel, <= 1M characters each, 12.5 MB; FLORES-200 dev, llama3,
+``min_frequency=2``) the two agree on 208 merges; merge 209 is rus_Cyrl's, whose
+two best pairs tie at 5,110: ``Ð ¹`` (bytes D0 B9, "й") and ``ÑĤ ÑĮ`` ("ть"). The
+default mode takes ``Ð ¹`` (byte D0 ranks below the merged token "т"), HF takes
+``ÑĤ ÑĮ`` (``"ÑĤ" > "Ð"``); from there the two runs differ. With ``compat="hf"`` the
+two agree on all 4,000 merges (``bench/peers.py``, bench/RESULTS.md). (Issue 44 counted
+414 agreeing merges on a run whose cut of the text it does not record; on any input the
+first tied best pair whose two orders disagree parts them: ``tests/test_parity_hf.py``.)
 
 Worked example (two languages, "y" is the costlier one on the dev side, so the
 first merge is y's most frequent pair although x's pair is more frequent overall):
@@ -96,7 +127,7 @@ from modtok.text.corpus import decode_text
 from modtok.text.pretokenize import DEFAULT_SCHEME, byte_level, count_by_language
 
 VARIANTS = ("base", "window", "classical")
-COMPAT_MODES = (None, "reference")
+COMPAT_MODES = (None, "reference", "hf")
 GLOBAL = -1  # the "language" of a classical (concatenation) merge in ``choices``
 
 
@@ -148,17 +179,19 @@ def _reference_counts(lines: Iterable[str]) -> Counter:
 
 def _check_compat(compat: str | None) -> None:
     if compat not in COMPAT_MODES:
-        raise ParityConfigError(f"unknown compat mode {compat!r} (known: None, 'reference')")
+        raise ParityConfigError(f"unknown compat mode {compat!r} (known: None, 'reference', 'hf')")
 
 
 @dataclass(frozen=True)
 class ParityConfig:
     """The options of one run, checked once when made (hashable: a run's options can
     key a cache). Module docstring for what each does; ``on_exhausted=None`` is
-    ``"stop"`` in compat mode and ``"skip"`` otherwise (:attr:`stops`).
+    ``"stop"`` with ``compat="reference"`` and ``"skip"`` otherwise (:attr:`stops`).
 
     >>> ParityConfig(variant="window", window=50).stops, ParityConfig(compat="reference").stops
     (False, True)
+    >>> ParityConfig(compat="hf").stops
+    False
     >>> ParityConfig(ratios=[1, 2]).ratios
     (1, 2)
     >>> ParityConfig(variant="window", alpha=0)
@@ -194,7 +227,7 @@ class ParityConfig:
     @property
     def stops(self) -> bool:
         """Whether the run ends (rather than skips) when the chosen language is exhausted."""
-        return (self.on_exhausted or ("stop" if self.compat else "skip")) == "stop"
+        return (self.on_exhausted or ("stop" if self.compat == "reference" else "skip")) == "stop"
 
     def check(self, langs: Sequence[str], dev_counts: Mapping[str, Counter] | None, merges: int) -> None:
         """Refuse what this config cannot do on ``langs`` with ``merges`` to learn and
@@ -211,6 +244,8 @@ class ParityConfig:
                 raise ParityConfigError(f"{len(self.ratios)} ratios for {len(langs)} languages "
                                         f"({', '.join(langs)}): one per language")
         elif self.variant != "classical":
+            if dev_counts is None and self.compat == "hf":
+                return  # HF ranks by training tokens then (TrainCost)
             if dev_counts is None:
                 raise MissingDevTextError("parity-aware BPE needs a parallel dev set (dev=...) or ratios=...")
             for lang in langs:
@@ -220,13 +255,18 @@ class ParityConfig:
 
     def chooser(self, engine: Engine):
         """The language chooser of this config over ``engine``'s languages."""
-        inner = DevCost(engine) if self.ratios is None else CompressionRatio(engine, self.ratios)
+        hf = self.compat == "hf"
+        if self.ratios is not None:
+            inner = CompressionRatio(engine, self.ratios)
+        else:
+            inner = TrainCost(engine) if engine.tracked_totals().size == 0 else DevCost(engine)
         if self.variant != "window":
             return inner
         # The reference divides by L + 1 when J > 0 (its language columns then include
-        # the concatenation column).
-        denominator = len(engine.languages) + (1 if self.compat and self.hybrid > 0 else 0)
-        return MovingWindow(inner, len(engine.languages), self.window, self.alpha / denominator)
+        # the concatenation column); HF by L.
+        denominator = len(engine.languages) + (1 if self.compat == "reference" and self.hybrid > 0 else 0)
+        return MovingWindow(inner, len(engine.languages), self.window, self.alpha / denominator,
+                            all_capped="cheapest" if hf else "lift")
 
 
 def as_config(config: ParityConfig | None = None, **options) -> ParityConfig:
@@ -339,7 +379,7 @@ class ParityResult:
     without a dev set); ``train_tokens`` the same on the training words in ratio mode,
     which chooses by it, else only before and after (shape (2, L)).
     ``base_merges``: merges taken over from ``base`` (ranks below it are the base's).
-    In compat mode ``model.scheme`` is only a label ("whitespace"): encode with
+    With ``compat="reference"`` ``model.scheme`` is only a label ("whitespace"): encode with
     :meth:`tokenizer`, which carries the reference's pre-tokenizer.
     """
 
@@ -454,6 +494,24 @@ class DevCost:
         """A merge went to ``lang``: nothing to remember."""
 
 
+class TrainCost(DevCost):
+    """Without a dev set or ratios (``compat="hf"`` only, what HF's trainer then does):
+    the language whose *training* text costs the most tokens now.
+
+    >>> from collections import Counter
+    >>> eng = Engine.from_counts({"x": Counter({"ab": 3}), "y": Counter({"cde": 1})})
+    >>> TrainCost(eng).choose([0, 1])
+    0
+    """
+
+    def choose(self, candidates: Sequence[int]) -> int | None:
+        return _first_max(candidates, self.engine.token_totals().tolist())
+
+    def dev_candidates(self, candidates: Sequence[int]) -> None:
+        """None: the choice is not by dev cost (:meth:`DevCost.dev_candidates`)."""
+        return None
+
+
 class CompressionRatio:
     """Ratio mode (no dev set): the language with the lowest training compression
     ``T0_l / T_l`` (tokens at the start / now) relative to its target ``r_l / r_1``."""
@@ -478,7 +536,9 @@ class CompressionRatio:
 class MovingWindow:
     """The moving-window variant around another chooser: a language that holds more
     than ``cap`` (alpha / L) of the last ``window`` parity merges is passed over,
-    unless every language is (then none is).
+    unless every language is: then none is (``all_capped="lift"``, our reading; the
+    reference crashes) or the one the inner chooser ranks last is taken
+    (``"cheapest"``: HF, which visits them all and keeps the last).
 
     >>> class First:
     ...     def choose(self, candidates): return candidates[0] if candidates else None
@@ -487,16 +547,23 @@ class MovingWindow:
     (0, None, 1)
     """
 
-    def __init__(self, inner, n_langs: int, window: int, cap: float):
-        self.inner, self.window, self.cap = inner, window, cap
+    def __init__(self, inner, n_langs: int, window: int, cap: float, all_capped: str = "lift"):
+        self.inner, self.window, self.cap, self.all_capped = inner, window, cap, all_capped
         self.recent: deque[int] = deque(maxlen=window)
         self.held = [0] * n_langs  # merges of each language in ``recent``
 
     def _uncapped(self, candidates: Sequence[int]) -> Sequence[int]:
         capped = [n / self.window > self.cap for n in self.held]
-        if all(capped):  # every language capped (alpha < 1): no cap this step
+        # Over the candidates: an exhausted language that is not capped must not leave
+        # the others capped (the run then ended with a false "no pair" message).
+        if not all(capped[l] for l in candidates):
+            return [l for l in candidates if not capped[l]]
+        if self.all_capped == "lift":  # every candidate capped (alpha < 1): no cap this step
             return candidates
-        return [l for l in candidates if not capped[l]]
+        rest = list(candidates)  # "cheapest": the last in the inner chooser's order
+        while len(rest) > 1:
+            rest.remove(self.inner.choose(rest))
+        return rest
 
     def choose(self, candidates: Sequence[int]) -> int | None:
         return self.inner.choose(self._uncapped(candidates))
@@ -624,7 +691,9 @@ def learn(
     language order (:func:`train` builds it)."""
     langs = engine.languages
     pairs, chooser = _Pairs(engine, model, config), config.chooser(engine)
-    costs = _Costs(engine, dev=engine.tracked_totals().size > 0, every_merge=config.ratios is not None)
+    dev = engine.tracked_totals().size > 0
+    # ratio mode, and HF's mode without a dev set, choose by the training tokens
+    costs = _Costs(engine, dev, every_merge=config.ratios is not None or (config.compat == "hf" and not dev))
     # the config's answers, read once (the loop runs every merge)
     all_classical, hybrid, stops = config.variant == "classical", config.hybrid, config.stops
     start_merges, learned, choices, stop_message = len(model.merges), 0, [], None
@@ -691,14 +760,14 @@ def train(
     ``config`` and/or ``options`` (:class:`ParityConfig` fields: ``variant``, ``hybrid``,
     ``window``, ``alpha``, ``ratios``, ``min_frequency``, ``on_exhausted``, ``compat``;
     options override the config's). ``vocab_size``: tokens of the final model, bytes and
-    ``base`` included (in compat mode: ``vocab_size - len(base)`` merges, the reference's
+    ``base`` included (in either compat mode: ``vocab_size - len(base)`` merges, the reference's
     ``-s``). With ``ratios`` a ``dev_counts`` is only tracked (``dev_tokens``), never
     used to choose.
     """
     config = as_config(config, **options)
     langs = list(train_counts)
     model = BPEModel(base.merges if base is not None else [], base.scheme if base is not None else
-                     ("whitespace" if config.compat else scheme))
+                     ("whitespace" if config.compat == "reference" else scheme))
     check_budget(vocab_size, len(model), "vocab_size (bytes and base model included)")
     budget = vocab_size - len(model)
     if budget == 0:

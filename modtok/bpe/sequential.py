@@ -37,7 +37,7 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from modtok.bpe.engine import Engine
 from modtok.bpe.model import BPEModel
@@ -49,10 +49,24 @@ from modtok.text.pretokenize import DEFAULT_SCHEME
 
 @dataclass
 class MultilingualBPE:
-    """A global BPE model and each language's sub-vocabulary (sorted global ids)."""
+    """A global BPE model, each language's sub-vocabulary (sorted global ids) and its
+    budget (``budgets``: what was asked; :meth:`short` says who stopped below it)."""
 
     model: BPEModel
     lang_to_ids: dict[str, list[int]]
+    budgets: dict[str, int] = field(default_factory=dict)
+
+    def short(self) -> dict[str, tuple[int, int]]:
+        """``{lang: (asked, got)}`` for the languages whose sub-vocabulary is smaller than
+        their budget (their text ran out of pairs and tokens, or the last token's ancestors
+        did not fit: module docstring).
+
+        >>> from collections import Counter
+        >>> train_sequential({"x": Counter({"ab": 5}), "y": Counter({"abc": 4})}, 260).short()
+        {'x': (260, 257), 'y': (260, 258)}
+        """
+        return {lang: (k, len(self.lang_to_ids[lang])) for lang, k in self.budgets.items()
+                if len(self.lang_to_ids[lang]) < k}
 
     def modular(self):
         """The :class:`~modtok.artifacts.modular.ModularTokenizer` (HF-backed encoders)."""
@@ -158,4 +172,4 @@ def train_sequential(
                 bar.update(len(vocab) - size)
             bar.update(k_lang - len(vocab))  # a language that stops early still counts as done
             lang_to_ids[lang] = sorted(vocab)
-    return MultilingualBPE(model, lang_to_ids)
+    return MultilingualBPE(model, lang_to_ids, {lang: budgets[lang] for lang in order})

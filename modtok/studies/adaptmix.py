@@ -194,11 +194,11 @@ class Unchanging:
         return f"The mixture cannot change what is trained on: {self.reason}. {same} are one tokenizer, one result."
 
     @property
-    def not_comparable(self) -> paper_vs_here.NotMeasured:
+    def not_comparable(self) -> paper_vs_here.NotComparable:
         """The verdict of a claim that compares them."""
         what = ("the budget covers all the text, every mixture is the same tokenizer" if self.baselines
                 else "every AdaptMix iteration trained on the same text, UniMix and AdaptMix are the same tokenizer")
-        return paper_vs_here.NotMeasured(f"not comparable: {what}")
+        return paper_vs_here.NotComparable(what)
 
 
 def baseline_mixture(name: str, langs: Sequence[str]) -> mixture.Mixture:

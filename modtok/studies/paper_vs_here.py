@@ -1,26 +1,37 @@
 """The "paper vs here" table that ends notebooks 01-07: each claim, the paper's figure,
-ours, the paper's setting beside ours, and whether the claim holds here.
+ours, the paper's setting beside ours, the scale it was tested at, and whether the claim
+holds here.
 
 The papers' figures live in one data file, ``paper_figures.toml`` beside this module
-(section or table, the figure, the rule, the paper's setting field by field); a notebook
-passes only the numbers it measured and its own setting, so the table is generated,
-never typed in. A claim a notebook could not measure on the data it has (no parallel
-text, no Nepali) is passed as :class:`NotMeasured` with the reason, and the row says so;
-a claim that does not hold carries the measured reason the notebook gives, or says
-"reason not measured".
+(section or table, the figure, the rule, the scale, the paper's setting field by field); a
+notebook passes only the numbers it measured and its own setting, so the table is
+generated, never typed in. A value is a plain number (a point estimate) or a
+:class:`Measured` with its interval (over seeds, lines, pieces). A claim a notebook could
+not measure on the data it has (no parallel text, no Nepali) is passed as
+:class:`NotMeasured` with the reason; one whose comparison means nothing in this run (one
+tokenizer under many names) as :class:`NotComparable`. A claim that does not hold carries
+the measured reason the notebook gives, or says "reason not measured".
+
+A verdict is one of four: "holds", "does not hold", "not comparable: why" (our
+:class:`NotComparable`, a paper figure below its printing resolution, or a hypothesis of
+ours that the paper does not state), "not measured: why".
 
 >>> claim = Claim("demo", "gini", "parity lowers the Gini", "Paper, Table 1", -0.5,
 ...               "relative change", "below 0", {"data": "60 languages", "vocabulary": "128k"})
 >>> claim.verdict(-0.2), claim.verdict(0.1)
 ('holds', 'does not hold')
+>>> claim.verdict(Measured(-0.2, -0.3, -0.1, "seeds")), claim.verdict(Measured(-0.2, -0.4, 0.05, "seeds"))
+('holds', 'does not hold')
 >>> row = rows_for([claim], {"gini": -0.2}, {"data": "8 languages", "vocabulary": "128k"})[0]
->>> row["paper"], row["here"], row["holds?"], row["setting differs"]
-('-0.5', '-0.2', 'holds', 'data: paper 60 languages / here 8 languages')
+>>> row["paper"], row["here"], row["holds?"], row["interval"], row["setting differs"]
+('-0.5', '-0.2', 'holds', 'point estimate (no interval): the direction is not tested against noise', 'data: paper 60 languages / here 8 languages')
 >>> row = rows_for([claim], {"gini": 0.1}, {"data": "60 languages"}, {"gini": "8 languages only"})[0]
 >>> row["holds?"], row["reason"], row["setting differs"]
 ('does not hold', '8 languages only', 'vocabulary: paper 128k / here not stated')
 >>> rows_for([claim], {"gini": NotMeasured("needs parallel text")}, "")[0]["holds?"]
 'not measured: needs parallel text'
+>>> rows_for([claim], {"gini": NotComparable("one tokenizer under two names")}, "")[0]["holds?"]
+'not comparable: one tokenizer under two names'
 
 The same file is checked against the papers' full texts (``../shared/papers``, or
 ``$MODTOK_PAPERS``): every numeric figure that is not ``derived_from`` other cells must
@@ -48,9 +59,27 @@ from modtok.atomic import write_json
 from modtok.errors import ConfigError, DataError
 
 FIGURES = Path(__file__).with_name("paper_figures.toml")
-RULES = ("below", "above", "at most", "at least", "within", "same sign")
+# Rule kinds (the grammar is in paper_figures.toml's header):
+#   "below X", "above X", "at most X", "at least X"  a threshold; with an interval, all of it
+#                                                     must lie on the rule's side
+#   "matches ±T (where T comes from)"                 |here - paper| <= T; with an interval,
+#                                                     some of it within paper ± T
+#   "same sign"                                       the paper's sign; with an interval, all of it
+THRESHOLDS = {"below": lambda v, x: v < x, "above": lambda v, x: v > x,
+              "at most": lambda v, x: v <= x + EPS, "at least": lambda v, x: v >= x - EPS}
+# Float rounding allowance of "at most", "at least" and "matches" (2.2 - 2.19 is 0.0100000000000002).
+EPS = 1e-9
+# "matches ±T (basis)": T and the basis of the tolerance, which must name where it comes from.
+# A threshold may end with a note too: "at least 4.2 (half the paper's effect)".
+_NOTE = re.compile(r"\s*\((?:[^()]|\([^()]*\))*\)$")
+_MATCHES = re.compile(r"matches ±(?P<tol>\d+(?:\.\d+)?) \((?P<basis>[^()]*(?:\([^()]*\)[^()]*)*)\)")
+TOLERANCE_BASES = ("printed precision", "the paper's interval", "the paper's spread", "our interval",
+                   "std across languages")
+SCALES = ("paper", "reduced", "not reproduced")
 SETTING_FIELDS = ("data", "size", "vocabulary", "model", "lr", "iterations", "pretokenization", "heldout")
 NOT_IN_PAPER = "not in the paper"
+REQUIRED = ("claim", "source", "paper", "unit", "rule", "scale", "range", "setting")
+OPTIONAL = ("derived_from", "headline", "printed_step", "printed_difference", "hypothesis")
 
 # study (or the prefix before "_<part>") -> (file in ../shared/papers, short title)
 PAPERS = {
@@ -72,6 +101,59 @@ class NotMeasured:
     """A claim this run could not measure, and why (shown in the table)."""
 
     reason: str
+
+
+@dataclass(frozen=True)
+class NotComparable(NotMeasured):
+    """A claim this run measured but cannot compare with the paper, and why (one tokenizer
+    under several names: AdaptMix and UniMix are the same model). A :class:`NotMeasured`
+    too, so that a study's filter of the values it has no number for skips it as well;
+    its verdict is "not comparable: <reason>"."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A measured value with its interval ``lo <= value <= hi`` and what the interval is
+    over ("seeds", "lines", "pieces"). ``float(m)`` is the value, so code written for
+    plain numbers keeps working.
+
+    >>> m = Measured(0.8, 0.7, 0.95, "lines"); float(m), m.shown()
+    (0.8, '[0.7, 0.95] over lines')
+    >>> Measured(0.8, 0.9, 1.0, "seeds")
+    Traceback (most recent call last):
+    ...
+    modtok.errors.ConfigError: Measured(0.8, [0.9, 1.0] over seeds): the interval must hold the value (lo <= value <= hi)
+    """
+
+    value: float
+    lo: float
+    hi: float
+    over: str
+
+    def __post_init__(self):
+        what = f"Measured({self.value}, [{self.lo}, {self.hi}] over {self.over})"
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                   for x in (self.value, self.lo, self.hi)):
+            raise ConfigError(f"{what}: value and interval must be finite numbers")
+        if not self.lo <= self.value <= self.hi:
+            raise ConfigError(f"{what}: the interval must hold the value (lo <= value <= hi)")
+        if not str(self.over).strip():
+            raise ConfigError(f"{what}: say what the interval is over (seeds, lines, pieces)")
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def shown(self) -> str:
+        return f"[{shown(self.lo)}, {shown(self.hi)}] over {self.over}"
+
+
+def _interval(value: float | Measured) -> tuple[float, float, float]:
+    """``(value, lo, hi)``: a plain number is its own interval."""
+    if isinstance(value, Measured):
+        return float(value.value), float(value.lo), float(value.hi)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(f"a measured value is a finite number or a Measured, not {value!r}")
+    return float(value), float(value), float(value)
 
 
 def setting_of(value, where: str) -> dict[str, str]:
@@ -105,7 +187,15 @@ def setting_of(value, where: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Claim:
-    """One claim of one paper, read from ``paper_figures.toml``."""
+    """One claim of one paper, read from ``paper_figures.toml``.
+
+    ``scale``: where it was tested, "paper", "reduced: <what is smaller>" or "not reproduced:
+    <what stands in the way>"; ``range``: the plausible values of our measurement (the tests
+    check that no rule holds over all of it); ``printed_step``/``printed_difference``: the
+    printing step of the paper's cells and their difference, for a figure derived from two
+    printed cells (a difference within one step is below the printing resolution: not
+    comparable); ``hypothesis``: a hypothesis of ours the paper does not state (shown, never
+    scored as the paper's)."""
 
     study: str
     key: str
@@ -116,35 +206,104 @@ class Claim:
     rule: str
     setting: Mapping[str, str] = field(default_factory=dict)
     derived_from: str | None = None
+    scale: str = "reduced: not stated (a Claim built in code; claims() reads every scale from the file)"
+    range: tuple[float, float] = (-math.inf, math.inf)
+    headline: bool = False
+    printed_step: float | None = None
+    printed_difference: float | None = None
+    hypothesis: bool = False
 
     def __post_init__(self):
-        object.__setattr__(self, "setting", setting_of(self.setting, f"[{self.study}.{self.key}]"))
+        where = f"[{self.study}.{self.key}]"
+        object.__setattr__(self, "setting", setting_of(self.setting, where))
+        _parse_rule(self.rule, self.paper, where)
+        scale_kind(self.scale, where)
+        if (self.printed_step is None) != (self.printed_difference is None):
+            raise ConfigError(f"{where}: printed_step and printed_difference come together")
 
-    def verdict(self, here: float) -> str:
-        """'holds' or 'does not hold' for a measured value under this claim's rule."""
-        name, _, arg = self.rule.rpartition(" ") if self.rule != "same sign" else ("same sign", "", "")
-        if name == "same sign":
-            if not isinstance(self.paper, (int, float)):
-                raise ConfigError(f"{FIGURES}: [{self.study}.{self.key}] 'same sign' needs a numeric paper figure")
-            ok = math.copysign(1, here) == math.copysign(1, self.paper) and here != 0
+    @property
+    def direction_only(self) -> bool:
+        """Whether the rule tests only a direction: "same sign", or a threshold at the
+        no-effect line (0 for a change or difference, 1 for a ratio)."""
+        name, arg = threshold(self.rule)
+        return self.rule == "same sign" or (name in THRESHOLDS and arg in (0.0, 1.0))
+
+    def not_comparable(self) -> str | None:
+        """Why the paper's side cannot be compared at all (whatever we measure), or None."""
+        if self.hypothesis:
+            return "a hypothesis of ours, not a claim of the paper (shown, not scored)"
+        if self.printed_difference is not None and abs(self.printed_difference) <= self.printed_step + EPS:
+            return (f"the paper's cells differ by {shown(abs(self.printed_difference))}, within their printing "
+                    f"step of {shown(self.printed_step)}: below the paper's printing resolution")
+        return None
+
+    def verdict(self, here: float | Measured) -> str:
+        """'holds', 'does not hold' or 'not comparable: why' for a measured value (a number, or a
+        :class:`Measured`: then the whole interval must be on the rule's side, for
+        "matches" some of it within the tolerance).
+
+        >>> c = Claim("s", "k", "c", "Table 1", 2.19, "ratio", "matches ±0.01 (printed precision 0.01)")
+        >>> c.verdict(2.2), c.verdict(2.21), c.verdict(Measured(2.21, 2.195, 2.22, "lines"))
+        ('holds', 'does not hold', 'holds')
+        """
+        why = self.not_comparable()
+        if why:
+            return f"not comparable: {why}"
+        value, lo, hi = _interval(here)
+        if self.rule == "same sign":
+            side = math.copysign(1, self.paper)
+            ok = (lo > 0 and value > 0) if side > 0 else (hi < 0 and value < 0)
+        elif self.rule.startswith("matches"):
+            tol = float(_MATCHES.fullmatch(self.rule)["tol"]) + EPS  # the interval reaches paper ± tol
+            ok = lo <= self.paper + tol and hi >= self.paper - tol
         else:
-            x = float(arg)
-            ok = {"below": here < x, "above": here > x, "at most": here <= x, "at least": here >= x,
-                  "within": isinstance(self.paper, (int, float)) and abs(here - self.paper) <= x}[name]
+            name, x = threshold(self.rule)
+            ok = all(THRESHOLDS[name](v, x) for v in (value, lo, hi))
         return "holds" if ok else "does not hold"
 
 
-def _parse_rule(rule: str, where: str) -> None:
-    if rule == "same sign":
-        return
-    name, _, arg = rule.rpartition(" ")
+def scale_kind(scale: str, where: str = "") -> str:
+    """The kind of a scale: "paper", "reduced" or "not reproduced"; the last two must
+    name what is smaller or what stands in the way.
+
+    >>> scale_kind("reduced: 8k tokens per language, not 24k"), scale_kind("paper")
+    ('reduced', 'paper')
+    """
+    kind, _, what = str(scale).partition(":")
+    if kind not in SCALES or (kind != "paper" and not what.strip()):
+        raise ConfigError(f"{where}: scale {scale!r} is not 'paper', 'reduced: <what is smaller>' or "
+                          "'not reproduced: <what stands in the way>'")
+    return kind
+
+
+def threshold(rule: str) -> tuple[str, float]:
+    """``(kind, X)`` of a threshold rule, its note aside; ``("", nan)`` for any other rule.
+
+    >>> threshold("at least 4.2 (half the paper's effect)"), threshold("same sign")[0]
+    (('at least', 4.2), '')
+    """
+    name, _, arg = _NOTE.sub("", rule).rpartition(" ")
     try:
-        float(arg)
+        return (name, float(arg)) if name in THRESHOLDS else ("", math.nan)
     except ValueError:
-        name = ""
-    if name not in RULES:
+        return "", math.nan
+
+
+def _parse_rule(rule: str, paper, where: str) -> None:
+    numeric = isinstance(paper, (int, float)) and not isinstance(paper, bool)
+    if rule in ("same sign",) or rule.startswith("matches"):
+        if not numeric or (rule == "same sign" and paper == 0):
+            raise ConfigError(f"{where}: rule {rule!r} needs a numeric, non-zero paper figure")
+        if rule == "same sign":
+            return
+        m = _MATCHES.fullmatch(rule)
+        if not m or not any(b in m["basis"] for b in TOLERANCE_BASES):
+            raise ConfigError(f"{where}: rule {rule!r} is not 'matches ±T (basis)', the basis naming where T "
+                              f"comes from: {', '.join(TOLERANCE_BASES)}")
+        return
+    if threshold(rule)[0] not in THRESHOLDS:
         raise ConfigError(f"{where}: rule {rule!r} is not one of: below X, above X, at most X, "
-                          "at least X, within X, same sign")
+                          "at least X, matches ±T (basis), same sign")
 
 
 def _load(path: Path) -> dict:
@@ -159,6 +318,13 @@ def studies(path: Path = FIGURES) -> list[str]:
     return list(_load(path))
 
 
+def _number(c: Mapping, name: str, where: str) -> float | None:
+    v = c.get(name)
+    if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0):
+        raise ConfigError(f"{where}: {name} = {v!r} is not a number >= 0")
+    return v
+
+
 def claims(study: str, path: Path = FIGURES) -> list[Claim]:
     """The claims of one study, in file order."""
     table = _load(path)
@@ -167,20 +333,28 @@ def claims(study: str, path: Path = FIGURES) -> list[Claim]:
     out = []
     for key, c in table[study].items():
         where = f"{path}: [{study}.{key}]"
-        missing = {"claim", "source", "paper", "unit", "rule", "setting"} - set(c)
+        missing = set(REQUIRED) - set(c)
         if missing:
             raise ConfigError(f"{where} lacks {', '.join(sorted(missing))}")
-        extra = set(c) - {"claim", "source", "paper", "unit", "rule", "setting", "derived_from"}
+        extra = set(c) - set(REQUIRED) - set(OPTIONAL)
         if extra:
             raise ConfigError(f"{where} has unknown fields {', '.join(sorted(extra))}")
-        _parse_rule(c["rule"], where)
         derived = c.get("derived_from")
         if isinstance(derived, list) and derived and all(isinstance(x, str) for x in derived):
             derived = "; ".join(derived)  # one note per printed cell, joined as the table shows them
         if derived is not None and not isinstance(derived, str):
             raise ConfigError(f"{where}: derived_from names the printed cells, as text (or a list of texts)")
+        lo_hi = c["range"]
+        if not (isinstance(lo_hi, list) and len(lo_hi) == 2 and all(isinstance(x, (int, float)) for x in lo_hi)
+                and lo_hi[0] < lo_hi[1]):
+            raise ConfigError(f"{where}: range = {lo_hi!r} is not [lowest, highest] plausible value")
+        step, diff = _number(c, "printed_step", where), _number(c, "printed_difference", where)
+        flags = {name: c.get(name, False) for name in ("headline", "hypothesis")}
+        if any(not isinstance(v, bool) for v in flags.values()):
+            raise ConfigError(f"{where}: headline and hypothesis are true or false")
         out.append(Claim(study, key, c["claim"], c["source"], c["paper"], c["unit"], c["rule"],
-                         setting_of(c["setting"], where), derived))
+                         setting_of(c["setting"], where), derived, c["scale"], tuple(lo_hi), flags["headline"],
+                         step, diff, flags["hypothesis"]))
     return out
 
 
@@ -240,12 +414,29 @@ def _joined(setting: Mapping[str, str]) -> str:
     return "; ".join(f"{k}: {v}" for k, v in setting.items())
 
 
-def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured], setting,
+def interval_text(c: Claim, value: float | Measured | NotMeasured) -> str:
+    """What a row says of our value's uncertainty: its interval, or that it is a point
+    estimate (and, under a rule that tests only a direction, that the direction is then not
+    tested against noise).
+
+    >>> c = Claim("s", "k", "c", "Table 1", -0.5, "change", "below 0")
+    >>> interval_text(c, Measured(-0.2, -0.3, -0.1, "seeds")), interval_text(c, NotMeasured("x"))
+    ('[-0.3, -0.1] over seeds', '—')
+    """
+    if isinstance(value, NotMeasured):
+        return "—"
+    if isinstance(value, Measured):
+        return value.shown()
+    return "point estimate (no interval)" + (": the direction is not tested against noise" if c.direction_only else "")
+
+
+def rows_for(study_claims: list[Claim], here: Mapping[str, float | Measured | NotMeasured], setting,
              reasons: Mapping[str, str] | None = None) -> list[dict]:
-    """One row per claim: every claim must get a value or a :class:`NotMeasured` (a claim
-    silently left out would hide a disagreement), and no value may be for an unknown claim.
-    ``setting`` is ours (a mapping over :data:`SETTING_FIELDS`, or a string for the data);
-    ``reasons`` gives the measured reason of each claim that does not hold here."""
+    """One row per claim: every claim must get a value (a number, a :class:`Measured`) or a
+    :class:`NotMeasured` / :class:`NotComparable` (a claim silently left out would hide a
+    disagreement), and no value may be for an unknown claim. ``setting`` is ours (a mapping
+    over :data:`SETTING_FIELDS`, or a string for the data); ``reasons`` gives the measured
+    reason of each claim that does not hold here."""
     keys = {c.key for c in study_claims}
     reasons = dict(reasons or {})
     for what, given in (("measured values", here), ("reasons", reasons)):
@@ -259,11 +450,12 @@ def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured],
     rows = []
     for c in study_claims:
         value, reason = here[c.key], ""
-        if isinstance(value, NotMeasured):
+        if isinstance(value, NotComparable):
+            ours_text, verdict = "—", f"not comparable: {value.reason}"
+        elif isinstance(value, NotMeasured):
             ours_text, verdict = "—", f"not measured: {value.reason}"
         else:
-            value = float(value)
-            ours_text, verdict = shown(value), c.verdict(value)
+            ours_text, verdict = shown(_interval(value)[0]), c.verdict(value)
         if c.key in reasons:
             if verdict != "does not hold" or not str(reasons[c.key]).strip():
                 raise ConfigError(f"a reason is given for [{c.study}.{c.key}], which is '{verdict}' here: "
@@ -273,7 +465,8 @@ def rows_for(study_claims: list[Claim], here: Mapping[str, float | NotMeasured],
             reason = "reason not measured"
         source = c.source + (f"; derived from {c.derived_from}" if c.derived_from else "")
         rows.append({"claim": c.claim, "source": source, "unit": c.unit, "paper": shown(c.paper),
-                     "here": ours_text, "rule": c.rule, "holds?": verdict, "reason": reason,
+                     "here": ours_text, "interval": interval_text(c, value), "rule": c.rule, "scale": c.scale,
+                     "holds?": verdict, "reason": reason,
                      "setting: paper": _joined(c.setting),
                      "setting: here": _joined({k: ours.get(k, "not stated") for k in c.setting}),
                      "setting differs": "; ".join(setting_differences(c.setting, ours)) or "none"})
@@ -284,9 +477,16 @@ def _numeric(figure) -> bool:
     return isinstance(figure, (int, float)) and not isinstance(figure, bool)
 
 
+VERDICTS = ("holds", "does not hold", "not comparable", "not measured")
+
+
 def verdict_kind(row: Mapping[str, str]) -> str:
-    """A row's verdict as one of 'holds', 'does not hold', 'not measured'."""
-    return "not measured" if row["holds?"].startswith("not measured") else row["holds?"]
+    """A row's verdict as one of :data:`VERDICTS`.
+
+    >>> verdict_kind({"holds?": "not comparable: one tokenizer"}), verdict_kind({"holds?": "holds"})
+    ('not comparable', 'holds')
+    """
+    return next(k for k in VERDICTS if row["holds?"] == k or row["holds?"].startswith(k + ":"))
 
 
 def paper_of(study: str) -> tuple[str, str]:
@@ -303,19 +503,20 @@ def paper_of(study: str) -> tuple[str, str]:
 
 def save(study: str, rows: list[dict], study_claims: list[Claim], setting, folder: Path) -> Path:
     """Write ``folder/paper_vs_here/<study>.json``: the rows (each with its claim key, its
-    verdict kind and whether the paper prints a figure for it), the paper, our setting and
-    its data label, and the time (UTC)."""
+    verdict kind, its scale kind, whether it is a headline claim and whether the paper prints
+    a figure for it), the paper, our setting and its data label, and the time (UTC)."""
     ours = setting_of(setting, "our setting")
     file, title = paper_of(study)
     record = {"study": study, "notebook": NOTEBOOKS.get(study, ""), "paper": file, "title": title,
               "data": ours.get("data", ""), "setting": ours,
               "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "rows": [{"key": c.key, "verdict": verdict_kind(r), "numeric": _numeric(c.paper), **r}
+              "rows": [{"key": c.key, "verdict": verdict_kind(r), "scale kind": scale_kind(c.scale),
+                        "headline": c.headline, "numeric": _numeric(c.paper), **r}
                        for c, r in zip(study_claims, rows)]}
     return write_json(Path(folder) / "paper_vs_here" / f"{study}.json", record, indent=1)
 
 
-def table(study: str, here: Mapping[str, float | NotMeasured], setting,
+def table(study: str, here: Mapping[str, float | Measured | NotMeasured], setting,
           reasons: Mapping[str, str] | None = None) -> list[dict]:
     """The generated "paper vs here" rows of ``study`` (display with ``plots.table``);
     saved for the reproduction report when ``$MODTOK_REPORTS`` names a folder."""

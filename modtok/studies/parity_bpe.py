@@ -582,7 +582,6 @@ class ParityStudy:
         others = [name for name in TABLE1_VARIANTS if name not in ("classical", BASE)]
         utilisation = self.evaluate(specs[BASE])["row"]["utilisation"]
         values: dict[str, float | paper_vs_here.NotMeasured] = {
-            "vocabulary": self.evaluate(self.spec(vocab=asked))["size"],
             "gini_change": change[BASE][0], "hybrid_gini_change": change["hybrid (J = K/2)"][0],
             "window_gini_change": change["window (w=100, α=2)"][0],
             "base_lowest_gini": gini[BASE] - min(gini[name] for name in others),
@@ -613,11 +612,6 @@ class ParityStudy:
         out: dict[str, str] = {}
         if not failing:
             return out
-        if "vocabulary" in failing:
-            stop = self.evaluate(self.spec(vocab=asked))["stop"]
-            out["vocabulary"] = (f"asked for {asked:,}, the reference stop rule ended the run at "
-                                 f"{values['vocabulary']:,.0f} tokens: {stop}" if stop else
-                                 f"this run asked for {asked:,} tokens and got them (the paper's 128k was not asked)")
         row = {name: self.table1_row(self.named(name), {}) for name in DEV_SET_VARIANTS}
         cost = "; ".join(f"{name}: Gini {r['Gini ↓']:.4f}, compression {r['compression vs classical %']:+.1f}%"
                          for name, r in row.items())

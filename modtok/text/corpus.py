@@ -47,7 +47,9 @@ Options:
 
 - ``max_chars``: a character budget per language. Units are taken in stream
   order while they fit; the first unit that does not fit ends the stream (so a
-  budget never reads more than it needs). At least one unit is always given.
+  budget never reads more than it needs). A first unit longer than the whole budget
+  is cut at a boundary (a space, else a grapheme boundary: text without spaces) and
+  :attr:`Corpus.cut` says so; the budget is never exceeded.
   (:func:`modtok.text.data.sample_chars` instead draws lines in a seeded random
   order from a list in memory; a stream cannot do that.)
 - ``sample``: keep each *record* (a text line, a JSON document, a row) with
@@ -103,6 +105,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+import regex
 
 from modtok.errors import DataError, RecordEncodingError, RecordError, ShardError, UnknownLanguageError
 from modtok.outputs import reading
@@ -826,18 +830,49 @@ def _id_column(src: Source, id_field: str) -> list | None:
     return table.column(id_field).to_pylist() if id_field in table.schema.names else None
 
 
-def within_budget(units: Iterable[str], budget: int, first: bool = True) -> Iterator[str]:
-    """Units in order while their characters fit in ``budget``; the first that
-    does not fit ends the stream (nothing after it is read). With ``first``, the
-    stream's first unit is given even if it alone is over the budget.
+def cut_at_boundary(text: str, n: int) -> tuple[str, str]:
+    """``(prefix, where)``: the longest start of ``text`` of at most ``n`` characters that
+    ends at a boundary, and which kind it is: before the last whitespace, when that keeps
+    at least half of ``n`` (text with spaces), else at the last grapheme-cluster boundary
+    (text without spaces: Chinese, Thai, Burmese; a cluster -- a letter and its marks -- is
+    never split); ``n`` characters when one cluster is longer than ``n``.
 
-    >>> list(within_budget(["aaa", "bb", "c", "dddd"], 6)), list(within_budget(["aaaaaaa", "b"], 6))
-    (['aaa', 'bb', 'c'], ['aaaaaaa'])
+    >>> cut_at_boundary("one two three", 9)
+    ('one two', 'a space')
+    >>> cut_at_boundary("กินข้าว", 4)   # ข and its tone mark ้ stay together
+    ('กิน', 'a grapheme boundary')
+    """
+    if len(text) <= n:
+        return text, "nothing to cut"
+    head = text[: n + 1]  # a boundary at n is one before text[n]
+    space = max(head.rfind(c) for c in " \t")
+    if space >= max(1, n // 2):
+        return text[:space], "a space"
+    ends = [m.end() for m in regex.finditer(r"\X", head)][:-1]  # the last cluster may go on past n + 1
+    end = ends[-1] if ends else 0
+    return (text[:end], "a grapheme boundary") if end > 0 else (text[:n], f"character {n} (one cluster is longer)")
+
+
+def within_budget(units: Iterable[str], budget: int, first: bool = True, cuts: list | None = None) -> Iterator[str]:
+    """Units in order while their characters fit in ``budget``; the first that
+    does not fit ends the stream (nothing after it is read). With ``first``, a
+    stream whose first unit alone is over the budget gives that unit's start, cut at a
+    boundary (:func:`cut_at_boundary`), and ``(chars, kept, where)`` is appended to
+    ``cuts``: a budget is never exceeded, and a cut is always said.
+
+    >>> list(within_budget(["aaa", "bb", "c", "dddd"], 6)), list(within_budget(["aaa aaaa", "b"], 6))
+    (['aaa', 'bb', 'c'], ['aaa'])
     """
     used = 0
     for unit in units:
         n = len(unit)
-        if used + n > budget and not (first and used == 0):
+        if used + n > budget:
+            if not (first and used == 0):
+                return
+            kept, where = cut_at_boundary(unit, budget)
+            if cuts is not None:
+                cuts.append((n, len(kept), where))
+            yield kept
             return
         used += n
         yield unit
@@ -890,7 +925,8 @@ class Corpus:
     """One language's text, streamed from its files; iterate it for its units.
 
     Every pass re-reads the files; ``skipped`` holds what the last pass skipped
-    (``{reason: count}``), ``chars`` and ``n_units`` what it gave. Each file's first
+    (``{reason: count}``), ``chars`` and ``n_units`` what it gave, ``cut`` the unit it cut
+    to the budget (``(chars, kept, where)``, :func:`within_budget`; None when none). Each file's first
     :data:`~modtok.text.scripts.SAMPLE_CHARS` characters are checked against ``lang``'s
     script (unless ``any_script``; a ``lang`` without ``_<Script>`` is not checked).
     """
@@ -903,13 +939,16 @@ class Corpus:
     chars: int = 0
     n_units: int = 0
     any_script: bool = False
+    cut: tuple[int, int, str] | None = None
 
     def __iter__(self) -> Iterator[str]:
-        self.skipped, self.chars, self.n_units = Counter(), 0, 0
+        self.skipped, self.chars, self.n_units, self.cut = Counter(), 0, 0, None
         stream = (u for src in self.sources for u in self._checked(src, read_part(Part(src), self.options, self.skipped)))
+        cuts: list = []
         if self.max_chars is not None:
-            stream = within_budget(stream, self.max_chars)
+            stream = within_budget(stream, self.max_chars, cuts=cuts)
         for unit in stream:
+            self.cut = cuts[0] if cuts else None
             self.chars += len(unit)
             self.n_units += 1
             yield unit

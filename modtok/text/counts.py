@@ -10,7 +10,8 @@ and loads them back for any trainer.
     DIR/meta.json        {"format": "modtok-counts", "version": 2, "scheme": "llama3",
                           "languages": {lang: {"file": "<lang>.parquet", "sha256": hex,
                                                "types": int, "tokens": int, "units": int,
-                                               "chars": int, "skipped": {reason: int}}, ...},
+                                               "chars": int, "skipped": {reason: int},
+                                               "cut": {rule: int}}, ...},
                           "options": {"text_field", "max_chars", "sample", "seed", "skip_bad"}}
                          (text_field: one name, or {lang: name} where manifest entries name their own)
     DIR/<lang>.parquet   columns  pretoken: string (UTF-8), count: int64;
@@ -18,7 +19,9 @@ and loads them back for any trainer.
     DIR/run.json         what made it (:mod:`modtok.outputs`): command, arguments, inputs,
                          lines and characters per language, the files and their sizes
 
-``languages`` keeps the manifest's order (the training order of sequential BPE).
+``cut``: the pre-tokens a bounded scheme cut, by rule (``length``, ``script``: text without
+spaces, :func:`modtok.text.pretokenize.bound_counts`; ``{}`` for other schemes and in counts
+written before it was recorded). ``languages`` keeps the manifest's order (the training order of sequential BPE).
 The directory is written whole (:func:`modtok.outputs.output_dir`: a temporary sibling
 renamed into place), so a crash leaves the earlier counts or none, never a mix. Reading
 checks it (:func:`read_meta`): the files are exactly those its ``run.json`` records, at
@@ -64,7 +67,7 @@ from modtok.errors import DataError, UnknownLanguageError
 from modtok.outputs import Run, check_output, output_dir
 from modtok.progress import bar as progress_bar
 from modtok.text.corpus import Corpus, Part, ReadOptions, read_part, within_budget
-from modtok.text.pretokenize import DEFAULT_SCHEME, count_chunk, pattern
+from modtok.text.pretokenize import DEFAULT_SCHEME, bound_counts, count_chunk, counting_pattern, describe_cut, pattern
 
 FORMAT, VERSION = "modtok-counts", 2
 COMMAND = "count"  # the command whose output a counts directory is (its run.json says so)
@@ -79,33 +82,37 @@ class Tally:
     units: int = 0
     chars: int = 0
     skipped: Counter = field(default_factory=Counter)
+    cut: Counter = field(default_factory=Counter)  # pre-tokens cut by a bounded scheme, by rule
 
     def add(self, other: Tally) -> Tally:
         self.counts.update(other.counts)
         self.units += other.units
         self.chars += other.chars
         self.skipped.update(other.skipped)
+        self.cut.update(other.cut)
         return self
 
 
 def count_units(units, scheme: str, progress=None) -> Tally:
     """Count the pre-tokens of an iterable of units, ``CHUNK_UNITS`` at a time
-    (the same per-line counting as :func:`modtok.text.pretokenize.count_pretokens`);
-    ``progress`` (a bar) is advanced by the units of each chunk."""
-    tally, chunk = Tally(), []
+    (the same per-line counting as :func:`modtok.text.pretokenize.count_pretokens`, the
+    bound of text without spaces included: ``tally.cut``); ``progress`` (a bar) is advanced
+    by the units of each chunk."""
+    tally, chunk, source = Tally(), [], counting_pattern(scheme)
     for unit in units:
         chunk.append(unit)
         tally.chars += len(unit)
         if len(chunk) == CHUNK_UNITS:
-            tally.counts.update(count_chunk((pattern(scheme), chunk)))
+            tally.counts.update(count_chunk((source, chunk)))
             tally.units += len(chunk)
             if progress is not None:
                 progress.update(len(chunk))
             chunk = []
-    tally.counts.update(count_chunk((pattern(scheme), chunk)))
+    tally.counts.update(count_chunk((source, chunk)))
     tally.units += len(chunk)
     if progress is not None:
         progress.update(len(chunk))
+    tally.cut = bound_counts(tally.counts, scheme)
     return tally
 
 
@@ -203,7 +210,8 @@ class Counts:
             stats = self.stats.get(lang, {})
             languages[lang] = {"file": name, "sha256": hashlib.sha256(data).hexdigest(), "types": len(counter),
                                "tokens": sum(counter.values()), "units": stats.get("units"),
-                               "chars": stats.get("chars"), "skipped": dict(sorted(stats.get("skipped", {}).items()))}
+                               "chars": stats.get("chars"), "skipped": dict(sorted(stats.get("skipped", {}).items())),
+                               "cut": dict(sorted(stats.get("cut", {}).items()))}
         write_json(run.path / "meta.json", {"format": FORMAT, "version": VERSION, "scheme": self.scheme,
                                             "languages": languages, "options": self.options}, indent=1)
         run.record(scheme=self.scheme, evaluation=None,  # counting reads no evaluation text
@@ -238,6 +246,7 @@ class Counts:
             if len(by_lang[lang]) != available[lang]["types"]:
                 raise DataError(f"{path}: {len(by_lang[lang])} pre-tokens, meta.json says {available[lang]['types']}")
             stats[lang] = {k: available[lang][k] for k in ("units", "chars", "skipped")}
+            stats[lang]["cut"] = available[lang].get("cut", {})  # not recorded before issue 43
         return cls(by_lang, meta["scheme"], stats, meta.get("options", {}))
 
 
@@ -301,7 +310,8 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
     for lang, tally in tallies.items():
         if tally.units == 0:
             raise DataError(f"language {lang!r}: empty corpus (no non-blank line)")
-    stats = {lang: {"units": t.units, "chars": t.chars, "skipped": dict(t.skipped)} for lang, t in tallies.items()}
+    stats = {lang: {"units": t.units, "chars": t.chars, "skipped": dict(t.skipped), "cut": dict(t.cut)}
+             for lang, t in tallies.items()}
     fields = {lang: c.options.text_field for lang, c in corpora.items()}  # manifest entries may name their own
     opts = {"text_field": options.text_field if len(set(fields.values())) <= 1 else fields,
             "sample": options.sample, "seed": options.seed, "skip_bad": options.skip_bad,
@@ -400,13 +410,14 @@ def run(manifest, out, *, scheme: str = DEFAULT_SCHEME, langs=None, text_field: 
 
 
 def summary(counts: Counts) -> list[str]:
-    """One line per language of ``counts``: pre-token types and tokens, lines, characters and
-    the bad records skipped (``modtok count`` prints them)."""
+    """One line per language of ``counts``: pre-token types and tokens, lines, characters,
+    the bad records skipped and the pre-tokens a bounded scheme cut (``modtok count`` prints them)."""
     lines = []
     for lang, counter in counts.by_lang.items():
         stats = counts.stats[lang]
         skipped = sum(stats["skipped"].values())
         lines.append(f"{lang}: {len(counter)} pre-token types, {sum(counter.values())} pre-tokens, "
                      f"{stats['units']} lines, {stats['chars']} chars" + (f", {skipped} bad records skipped "
-                     f"{stats['skipped']}" if skipped else ""))
+                     f"{stats['skipped']}" if skipped else "")
+                     + (f"; {describe_cut(Counter(stats['cut']))}" if stats.get("cut") else ""))
     return lines

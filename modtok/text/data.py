@@ -28,6 +28,8 @@ Where data lives:
 [4]
 >>> sample_chars(["aaaa", "bb", "cccccc"], budget=6, seed=0)  # visits line 2 first; then nothing fits
 ['cccccc']
+>>> sample_chars(["aaaaaaaa"], budget=6)                         # one line over the budget: cut
+['aaaaaa']
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import numpy as np
 
 from modtok.errors import DataError, EncodingError, MissingDevTextError, UnknownLanguageError
 from modtok.text.corpus import NORMALIZATIONS, decode_text, normalize, open_corpus, read_whole  # noqa: F401  (re-exported here, where corpora live)
+from modtok.text.corpus import within_budget
 from modtok.text import eval_sets, udhr
 from modtok.text.eval_sets import EvalSet, eval_set
 from modtok.text.scripts import check_script
@@ -69,7 +72,8 @@ WORDFREQ_DEFAULT = [
     "hin_Deva", "ben_Beng", "tam_Taml", "arb_Arab", "heb_Hebr", "kor_Hang",
 ]
 
-# Scripts written without spaces between words; fertility is undefined there. The
+# Scripts written without spaces between words: tokens per whitespace word mean nothing there
+# (AdaptMix measures them per word of a parallel spaced line: metrics.pivot_fertility). The
 # one list: metrics (fertility), wordfreq pseudo-sentences and mixtures use it.
 # Hani/Hans/Hant (Chinese), Jpan/Hira/Kana (Japanese), Thai, Khmr (Khmer),
 # Laoo (Lao), Mymr (Burmese), Tibt (Tibetan: syllables are marked, words are not).
@@ -84,7 +88,9 @@ LANG_NAMES: dict[str, str] = {
     "heb_Hebr": "Hebrew", "hin_Deva": "Hindi", "hrv_Latn": "Croatian",
     "hun_Latn": "Hungarian", "ind_Latn": "Indonesian", "isl_Latn": "Icelandic",
     "ita_Latn": "Italian", "jpn_Jpan": "Japanese", "kan_Knda": "Kannada",
-    "kor_Hang": "Korean", "lit_Latn": "Lithuanian", "lvs_Latn": "Latvian",
+    "kor_Hang": "Korean", "khm_Khmr": "Khmer", "lao_Laoo": "Lao", "mya_Mymr": "Burmese",
+    "bod_Tibt": "Tibetan", "hau_Latn": "Hausa", "zho_Hant": "Chinese (Traditional)",
+    "lit_Latn": "Lithuanian", "lvs_Latn": "Latvian",
     "mai_Deva": "Maithili", "mal_Mlym": "Malayalam", "mar_Deva": "Marathi",
     "mkd_Cyrl": "Macedonian", "nld_Latn": "Dutch", "nob_Latn": "Norwegian",
     "npi_Deva": "Nepali", "ory_Orya": "Odia", "pan_Guru": "Punjabi",
@@ -241,15 +247,22 @@ def load_pool(langs=None, root=None, max_chars: int | None = None, seed: int = 0
     deterministically (:func:`sample_chars`) to at most that many characters. Each file's
     start is checked against its language's script (:func:`~modtok.text.scripts.check_script`)
     unless ``any_script``."""
+    return _pool_read(langs, root, max_chars, seed, normalization, any_script)[0]
+
+
+def _pool_read(langs, root, max_chars, seed, normalization, any_script) -> tuple[dict[str, list[str]], str]:
+    """:func:`load_pool` and a note naming the lines cut to the budget ("" when none)."""
     d = _require_dir(pool_dir(root), "pool", "MODTOK_POOL")
-    corpus = {}
+    corpus, notes = {}, []
     for lang in _select(pool_languages(d), langs):
         lines = read_lines(d / f"{lang}.txt", normalization)
         check_script(lang, lines, d / f"{lang}.txt", any_script)
         if max_chars is not None:
-            lines = sample_chars(lines, max_chars, seed)
+            cuts: list = []
+            lines = sample_chars(lines, max_chars, seed, cuts)
+            notes += [cut_note(lang, cut) for cut in cuts]
         corpus[lang] = _nonempty(lines, d / f"{lang}.txt")
-    return corpus
+    return corpus, "".join(f"; {note}" for note in notes)
 
 
 def load_flores(langs=None, split: str = "devtest", root=None, max_lines: int | None = None,
@@ -336,12 +349,18 @@ def _top_words(code: str, top_n: int, wordfreq) -> tuple[np.ndarray, np.ndarray]
 # sampling (mixtures of languages: modtok.mixture.TextPool.sample)
 
 
-def sample_chars(lines: list[str], budget: int, seed: int = 0) -> list[str]:
+def sample_chars(lines: list[str], budget: int, seed: int = 0, cuts: list | None = None) -> list[str]:
     """A deterministic random subset of ``lines`` with at most ``budget`` characters
     (at least one line), kept in the original order.
 
     Lines are visited in a seeded random order and taken while they fit; a line
-    too long for the rest of the budget is skipped, not cut.
+    too long for the rest of the budget is skipped, not cut. When no line fits at all,
+    the first line visited is cut at a boundary (:func:`~modtok.text.corpus.cut_at_boundary`)
+    and ``(chars, kept, where)`` appended to ``cuts``: the budget is never exceeded.
+
+    >>> cuts = []
+    >>> sample_chars(["one two three four"], budget=10, cuts=cuts), cuts
+    (['one two'], [(18, 7, 'a space')])
     """
     if budget <= 0:
         raise DataError(f"character budget must be positive, got {budget}")
@@ -356,8 +375,20 @@ def sample_chars(lines: list[str], budget: int, seed: int = 0) -> list[str]:
             keep.append(i)
             used += n
     if not keep:
-        keep = [int(order[0])]
+        return list(within_budget([lines[int(order[0])]], budget, cuts=cuts))
     return [lines[i] for i in sorted(keep)]
+
+
+def cut_note(lang: str, cut: tuple[int, int, str] | None) -> str:
+    """The words for a line cut to the budget (:func:`~modtok.text.corpus.within_budget`), or "".
+
+    >>> cut_note("tha_Thai", (1_750_000, 9_998, "a grapheme boundary"))
+    'tha_Thai: its one line in the budget has 1,750,000 characters: cut at a grapheme boundary to 9,998'
+    """
+    if cut is None:
+        return ""
+    chars, kept, where = cut
+    return f"{lang}: its one line in the budget has {chars:,} characters: cut at {where} to {kept:,}"
 
 
 def chars_per_language(corpus: Mapping[str, list[str]]) -> dict[str, int]:
@@ -463,8 +494,9 @@ def _manifest_read(manifest, langs, train_chars, normalization, any_script) -> t
                           any_script=any_script)
     lines = {lang: stream.lines() for lang, stream in streams.items()}
     splits = {lang: sorted({src.split for src in stream.sources if src.split}) for lang, stream in streams.items()}
-    note = "; ".join(f"{lang} from datasets split(s) {'+'.join(v)}" for lang, v in splits.items() if v)
-    return lines, (f"; {note}" if note else "")
+    notes = [f"{lang} from datasets split(s) {'+'.join(v)}" for lang, v in splits.items() if v]
+    notes += [cut_note(lang, stream.cut) for lang, stream in streams.items() if stream.cut]
+    return lines, "".join(f"; {note}" for note in notes)
 
 
 def pick_languages(preferred: Iterable[str], strict: bool = False, manifest=None,
@@ -533,8 +565,8 @@ def _train_text(kind: str, manifest, langs, train_chars: int, seed: int, normali
         m = manifest_path(manifest)
         lines, note = _manifest_read(m, langs, train_chars, normalization, any_script)
         return lines, f"manifest {m} (first ≤{train_chars:,} chars/language in stream order{note})"
-    return (load_pool(langs, max_chars=train_chars, seed=seed, normalization=normalization, any_script=any_script),
-            f"pool {pool_dir()} (≤{train_chars:,} chars/language)")
+    lines, note = _pool_read(langs, None, train_chars, seed, normalization, any_script)
+    return lines, f"pool {pool_dir()} (≤{train_chars:,} chars/language{note})"
 
 
 def default_corpora(

@@ -32,8 +32,11 @@ from modtok.text.corpus import COMPRESSIONS, SUFFIXES, check_language_code, open
 # Training commands pre-tokenize with the mark-aware Llama-3 regex: the letters-only
 # "llama3" splits Indic words at every combining mark, so merges for them stall at the
 # pre-token floor (notebook 07; Nepali premium 1.60 with llama3 vs 1.12 with llama3-marks on
-# the same run). `--scheme llama3` is one flag away (the deployed Llama-3's own regex).
-TRAINING_SCHEME = "llama3-marks"
+# the same run). `--scheme llama3` is one flag away (the deployed Llama-3's own regex). Bounded
+# (issue 43): runs of Han/kana, Thai, Lao, Khmer and Burmese are cut at a change of script and
+# into pieces of at most 16 characters, so a line without spaces is not one pre-token
+# (modtok.text.pretokenize, "Text without spaces"); every other script is cut as by llama3-marks.
+TRAINING_SCHEME = "llama3-marks-bounded"
 
 
 def training_corpora(langs: Sequence[str] | None, train_chars: int, manifest=None) -> data.Corpora:
@@ -74,6 +77,24 @@ def record_counts(run: Run, directory, langs: Sequence[str] | None) -> None:
     run.add_inputs(sorted(p for p in Path(directory).iterdir()))
     run.record(training=f"saved counts {directory}", counts_inputs_sha256=made.get("inputs_sha256"),
                languages={lang: made["languages"][lang] for lang in chosen}, evaluation=None)
+
+
+def shortfall_lines(asked: Mapping[str, int], got: Mapping[str, int], unit: str, why: str) -> list[str]:
+    """One line per language whose sub-vocabulary stopped short of its budget (none when
+    every language got what it asked): the words the training commands use.
+
+    >>> shortfall_lines({"mya_Mymr": 4000, "eng_Latn": 4000}, {"mya_Mymr": 2275, "eng_Latn": 4000},
+    ...                 "tokens", "no pair or token left")
+    ['mya_Mymr: sub-vocabulary of 2,275 tokens, short of the 4,000 asked (no pair or token left)']
+    """
+    return [f"{lang}: sub-vocabulary of {got[lang]:,} {unit}, short of the {asked[lang]:,} asked ({why})"
+            for lang in asked if got[lang] < asked[lang]]
+
+
+def record_shortfall(run: Run, asked: Mapping[str, int], got: Mapping[str, int]) -> None:
+    """run.json's ``vocabulary``: per language the tokens asked and got, and the languages short."""
+    run.record(vocabulary={lang: {"asked": asked[lang], "got": got[lang]} for lang in asked},
+               short=[lang for lang in asked if got[lang] < asked[lang]])
 
 
 def language_of(path: str) -> str:

@@ -1,7 +1,7 @@
 """``modtok ...``: scripted runs of what the notebooks do interactively.
 
     modtok data                                   which data the notebooks would use
-    modtok example-corpus DIR                     a small corpus of one's own to try things on
+    modtok example-corpus DIR [--scripts]         a small corpus of one's own (--scripts: 7 scripts)
     modtok warmup                                 compile the numba kernels once (make install does)
     modtok sequential-bpe OUT -k 8000 [--langs ...]   train sequential BPE, save a ModularTokenizer
     modtok modular-unigram OUT -k 8000 [--langs ...]  merged Unigram + EM, save a ModularTokenizer
@@ -16,6 +16,7 @@
     modtok extend BASE -o OUT --lang L (--manifest M | --text F...) -K N [--arm R2] [--model HF_DIR]
                                                   continued BPE on a deployed tokenizer, model resized
     modtok report [REPORTS]                       the notebooks' paper-vs-here tables on one page
+    modtok playground                             JupyterLab on the tokenizer playground (for a class)
     modtok cache [clear]                          the notebooks' results cache: what it holds; clear it
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
@@ -82,8 +83,8 @@ def cmd_warmup(args) -> None:
 def cmd_example_corpus(args) -> None:
     from modtok.text import example
 
-    manifest, evaluation = example.build(args.out)
-    print(f"example corpus ({', '.join(example.LANGS)}) -> {args.out}")
+    manifest, evaluation = example.build(args.out, langs := example.SCRIPTS if args.scripts else example.LANGS)
+    print(f"example corpus ({', '.join(langs)}) -> {args.out}")
     print(f"export MODTOK_MANIFEST={manifest} MODTOK_EVAL={evaluation}")
 
 
@@ -113,21 +114,20 @@ def cmd_sequential_bpe(args) -> None:
     """``modtok.studies.modular_tokenizers.training.sequential_bpe``, from text or saved counts."""
     from modtok.studies.modular_tokenizers import training
 
-    tok = training.sequential_bpe(args.out, args.k, langs=args.langs, train_chars=args.train_chars,
-                                  manifest=args.manifest, counts=args.counts, scheme=args.scheme,
-                                  force=args.force, args=vars_of(args), log=_say)
-    print(f"saved {tok.vocab_size} tokens, {len(tok.languages)} languages -> {args.out}")
+    made = training.sequential_bpe(args.out, args.k, langs=args.langs, train_chars=args.train_chars,
+                                   manifest=args.manifest, counts=args.counts, scheme=args.scheme,
+                                   force=args.force, args=vars_of(args), log=_say)
+    print("\n".join(made.lines()))
 
 
 def cmd_modular_unigram(args) -> None:
     """``modtok.studies.modular_tokenizers.training.modular_unigram``, from text or saved counts."""
     from modtok.studies.modular_tokenizers import training
 
-    merged, tok = training.modular_unigram(args.out, args.k, langs=args.langs, train_chars=args.train_chars,
-                                           manifest=args.manifest, counts=args.counts, em_iters=args.em_iters,
-                                           force=args.force, args=vars_of(args), log=_say)
-    print(f"saved {tok.vocab_size} pieces, {len(tok.languages)} languages, "
-          f"EM log-likelihood {merged.loglik[0]:.6g} -> {merged.loglik[-1]:.6g} -> {args.out}")
+    made = training.modular_unigram(args.out, args.k, langs=args.langs, train_chars=args.train_chars,
+                                    manifest=args.manifest, counts=args.counts, em_iters=args.em_iters,
+                                    force=args.force, args=vars_of(args), log=_say)
+    print("\n".join(made.lines()))
 
 
 def cmd_nsl(args) -> None:
@@ -239,7 +239,17 @@ def cmd_extend(args) -> None:
                         any_script=args.any_script, force=args.force, args=vars_of(args), inputs=inputs,
                         workers=os.cpu_count() or 1, progress=args.progress, log=print)  # a job: all cores
     print(f"saved {len(result.extension.new_tokens())} new tokens" + (" and the model" if result.model else "")
-          + f" -> {result.out}")
+          + f" -> {result.out}" + "".join(f"\nnote: {note}" for note in result.notes))  # e.g. a low-keep filter
+
+
+def cmd_playground(args) -> None:
+    """``modtok.ui.playground.lab_command``: JupyterLab on the playground notebook (for a class)."""
+    from modtok.ui.playground import lab_command
+
+    argv, env = lab_command()
+    print(f"modtok playground: {' '.join(argv)}", flush=True)
+    if not args.dry_run:
+        os.execve(argv[0], argv, env)  # Lab takes the terminal over (Ctrl-C stops it)
 
 
 def vars_of(args) -> dict:
@@ -292,9 +302,9 @@ def _trainer(sub, name, fn, help):
 
 
 def _add_example_corpus(sub) -> None:
-    p = sub.add_parser("example-corpus", help="write a small corpus of one's own to try things on (4 languages, "
-                                              "JSONL.zst + Parquet, a manifest, dev/devtest evaluation text)")
+    p = sub.add_parser("example-corpus", help="a small corpus of one's own (JSONL.zst, Parquet, text; dev/devtest)")
     p.add_argument("out", help="output directory")
+    p.add_argument("--scripts", action="store_true", help="eng, zho, jpn, kor, tha, khm, mya, amh (eval: UDHR)")
     p.set_defaults(fn=cmd_example_corpus)
 
 
@@ -380,7 +390,8 @@ def _add_parity_bpe(sub) -> None:
     p.add_argument("--ratios", "-r", type=float, nargs="+", help="ratio mode: one target ratio per language")
     p.add_argument("--min-frequency", type=int, default=2)
     p.add_argument("--on-exhausted", choices=["stop", "skip"])
-    p.add_argument("--compat", choices=["reference"], help="reproduce the reference implementation")
+    p.add_argument("--compat", choices=["reference", "hf"],  # bpe.parity.COMPAT_MODES (not imported: startup)
+                   help="reproduce the reference implementation, or HF's ParityBpeTrainer (hf)")
     p.add_argument("--scheme", default=TRAINING_SCHEME, help="pre-tokenizer in the default (lossless) mode; " + SCHEME_HELP)
     p.set_defaults(fn=cmd_parity_bpe)
 
@@ -471,7 +482,7 @@ def _add_extend(sub) -> None:
     p.add_argument("-o", "--out", required=True, help="output directory (new or empty; --force over an earlier "
                                                       "extend; appears when complete, with run.json)")
     p.add_argument("--lang", nargs="+", required=True, help="the languages of the text, e.g. npi_Deva (each one's "
-                   "script block is its merge filter), learned one after another in this order")
+                   "script, by Unicode Script_Extensions, is its merge filter), learned one after another in this order")
     text = p.add_mutually_exclusive_group(required=True)
     text.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]}: its --lang entries")
     text.add_argument("--text", nargs="+", help="training text (any format modtok.text.corpus reads): the files "
@@ -527,10 +538,16 @@ def _add_lm_train(sub) -> None:
     p.set_defaults(fn=cmd_lm_train)
 
 
+def _add_playground(sub) -> None:
+    p = sub.add_parser("playground", help="open JupyterLab on the tokenizer playground (type text, see tokens)")
+    p.add_argument("--dry-run", action="store_true", help="print the command, do not start JupyterLab")
+    p.set_defaults(fn=cmd_playground)
+
+
 COMMANDS = (
     _add_example_corpus, _add_data, _add_warmup, _add_report, _add_sequential_bpe, _add_modular_unigram,
     _add_nsl, _add_encode, _add_parity_bpe, _add_adaptmix, _add_count, _add_trim, _add_audit, _add_extend,
-    _add_lm_train, _add_cache,
+    _add_lm_train, _add_playground, _add_cache,
 )
 
 

@@ -3,10 +3,14 @@
 Under ``make demo`` each notebook's last cell saves its table as
 ``reports/paper_vs_here/<study>.json`` (:func:`modtok.studies.paper_vs_here.table` with
 ``$MODTOK_REPORTS`` set). :func:`write` reads those files, and only those, and writes
-``reports/reproduction.md`` and ``reports/reproduction.html``: per paper the counts of
-claims that hold, do not hold and were not measured, then every claim with the paper's
-figure and its reference, ours, what differs in the setting, the verdict and its reason.
-Nothing on the page is typed in. A study whose file is missing, was written against other
+``reports/reproduction.md`` and ``reports/reproduction.html``. The page leads with each
+paper's headline findings (``headline = true`` in ``paper_figures.toml``: from the paper's
+abstract), each with its verdict and, where it does not hold or was not reproduced, the
+measured reason; then the counts of claims that hold, do not hold, are not comparable and
+were not measured, per paper and per scale (at the paper's setting, reduced, not reproduced
+here), never pooled over scales; then every claim with the paper's figure and its
+reference, ours with its interval, the rule, the scale, what differs in the setting, the
+verdict and its reason. Nothing on the page is typed in. A study whose file is missing, was written against other
 figures than ``paper_figures.toml`` holds now, or is older than its notebook's source, is
 listed as such with the time it was written.
 
@@ -20,6 +24,8 @@ listed as such with the time it was written.
 >>> counts = out.counts["parity-aware-bpe.txt"]
 >>> counts["not measured"] == counts["claims"] == len(here), counts["holds"]
 (True, 0)
+>>> out.by_scale[("parity-aware-bpe.txt", "reduced")]["not measured"] == len(here)
+True
 >>> "modular_tokenizers_lm" in out.missing
 True
 """
@@ -38,7 +44,7 @@ from modtok.errors import ConfigError, DataError
 from modtok.studies import paper_vs_here as pvh
 from modtok.ui.plots import table_html
 
-KINDS = ("holds", "does not hold", "not measured")
+KINDS = pvh.VERDICTS  # holds, does not hold, not comparable, not measured
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 
 
@@ -58,14 +64,22 @@ class Reproduction:
     markdown: Path
     html: Path
     counts: dict[str, Counter] = field(default_factory=dict)   # paper file -> claims, holds, ...
+    by_scale: dict[tuple[str, str], Counter] = field(default_factory=dict)  # (paper, scale kind) -> ...
+    headlines: list[dict] = field(default_factory=list)        # the headline rows, as on the page
     missing: list[str] = field(default_factory=list)           # studies without a saved table
     outdated: list[str] = field(default_factory=list)          # studies whose table is out of date
 
     def summary(self) -> str:
-        """A few lines for the terminal: the pages, the counts per paper, what is missing."""
+        """A few lines for the terminal: the pages, the counts per paper and scale, the headline
+        rows, what is missing."""
         lines = [f"wrote {self.markdown} and {self.html}"]
-        for paper, c in self.counts.items():
-            lines.append(f"{paper}: {c['claims']} claims: " + ", ".join(f"{k} {c[k]}" for k in KINDS))
+        for paper, c in self.counts.items():  # verdicts are counted per scale only, never pooled over scales
+            lines.append(f"{paper}: {c['claims']} claims")
+            lines += [f"  at scale {scale}: {n['claims']} claims: " + ", ".join(f"{k} {n[k]}" for k in KINDS)
+                      for (p, scale), n in self.by_scale.items() if p == paper and n["claims"]]
+        for h in self.headlines:
+            lines.append(f"headline ({h['paper']}): {h['claim']}: {h['verdict']}"
+                         + (f" ({h['reason']})" if h["reason"] else ""))
         if self.missing:
             lines.append("no table saved (run its notebook under make demo): " + ", ".join(self.missing))
         if self.outdated:
@@ -76,11 +90,11 @@ class Reproduction:
 def _status(study: str, record: dict) -> str:
     """'up to date', or what makes the saved table older than the figures or the notebook."""
     try:
-        now = [(c.key, pvh.shown(c.paper)) for c in pvh.claims(study)]
+        now = [(c.key, pvh.shown(c.paper), c.rule, c.scale) for c in pvh.claims(study)]
     except ConfigError:
         return "out of date: the study is no longer in paper_figures.toml"
-    if [(r["key"], r["paper"]) for r in record["rows"]] != now:
-        return "out of date: paper_figures.toml has other claims or figures now"
+    if [(r["key"], r["paper"], r["rule"], r.get("scale")) for r in record["rows"]] != now:
+        return "out of date: paper_figures.toml has other claims, figures, rules or scales now"
     source = NOTEBOOKS_DIR / f"{record.get('notebook', '')}.py"
     written = datetime.fromisoformat(record["time"])
     if record.get("notebook") and source.is_file() and \
@@ -104,42 +118,85 @@ def gather(folder) -> list[Study]:
     return [Study(s, saved.get(s), _status(s, saved[s]) if s in saved else "missing") for s in names]
 
 
-def _counts(studies: list[Study]) -> dict[str, Counter]:
+def _counts(studies: list[Study]) -> tuple[dict[str, Counter], dict[tuple[str, str], Counter]]:
+    """The verdicts counted per paper and per (paper, scale kind); no count pools scales
+    in the second."""
+    zero = {k: 0 for k in ("claims", *KINDS, "no figure")}
     out: dict[str, Counter] = {}
+    by_scale: dict[tuple[str, str], Counter] = {}
     for s in studies:
-        c = out.setdefault(pvh.paper_of(s.name)[0], Counter({k: 0 for k in ("claims", *KINDS, "no figure")}))
+        paper = pvh.paper_of(s.name)[0]
+        c = out.setdefault(paper, Counter(zero))
+        for scale in pvh.SCALES:
+            by_scale.setdefault((paper, scale), Counter(zero))
         for row in (s.record or {}).get("rows", []):
-            c["claims"] += 1
-            c[row["verdict"]] += 1
-            c["no figure"] += not row["numeric"]
+            for counter in (c, by_scale.setdefault((paper, _scale_kind(row)), Counter(zero))):
+                counter["claims"] += 1
+                counter[row["verdict"]] += 1
+                counter["no figure"] += not row["numeric"]
+    return out, by_scale
+
+
+# The scale of a row saved before claims had one (its study is also listed as out of date).
+UNSTATED = "not stated (saved before scales)"
+
+
+def _scale_kind(row: dict) -> str:
+    return row.get("scale kind", UNSTATED)
+
+
+def _headlines(studies: list[Study]) -> list[dict]:
+    """Each paper's headline claims (``headline = true``), with ours, the scale (which names
+    what stands in the way of one not reproduced) and the verdict; where it does not hold, the
+    measured reason (or "reason not measured")."""
+    out = []
+    for s in studies:
+        for r in (s.record or {}).get("rows", []):
+            if not r.get("headline"):
+                continue
+            out.append({"paper": pvh.paper_of(s.name)[0], "claim": r["claim"],
+                        "paper's figure (reference)": f"{r['paper']} ({r['source']})",
+                        "here": r["here"], "interval": r.get("interval", ""), "rule": r["rule"],
+                        "scale": r["scale"], "verdict": r["holds?"], "reason": r["reason"]})
     return out
 
 
-def _blocks(studies: list[Study], counts: dict[str, Counter], folder: Path) -> list[tuple[str, object]]:
+def _blocks(studies: list[Study], counts: dict[str, Counter], by_scale: dict[tuple[str, str], Counter],
+            headlines: list[dict], folder: Path) -> list[tuple[str, object]]:
     """The page as ``(kind, content)`` blocks, rendered to Markdown and HTML alike."""
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     blocks: list[tuple[str, object]] = [
         ("h1", "Reproduction: the papers' figures beside ours"),
         ("p", f"Generated by `modtok report` ({now}) from the tables the notebooks saved in "
               f"{folder / 'paper_vs_here'} (`make demo` saves them); nothing here is typed in. "
-              "The papers' figures and references come from modtok/studies/paper_figures.toml."),
+              "The papers' figures, rules and scales come from modtok/studies/paper_figures.toml. "
+              "Scale: 'paper' is tested at the paper's setting (its tokenizers and evaluation text), "
+              "'reduced' with the same method on smaller data, vocabulary or model (named), 'not reproduced' "
+              "where something stands in the way (named); a verdict counts only within its scale."),
+        ("h2", "Headline findings"),
+        ("table", headlines) if headlines else ("p", "No headline claim has a saved table."),
+        ("h2", "Counts per paper and per scale"),
+        ("table", [{"paper": p, "scale": scale, "claims": c["claims"], **{k: c[k] for k in KINDS},
+                    "no figure in the paper": c["no figure"]}
+                   for (p, scale), c in by_scale.items() if c["claims"]]
+         or [{"paper": p, "scale": "—", "claims": 0, **{k: 0 for k in KINDS}, "no figure in the paper": 0}
+             for p in counts]),
         ("h2", "Notebooks"),
         ("table", [{"notebook": pvh.NOTEBOOKS.get(s.name, ""), "study": s.name, "paper": pvh.paper_of(s.name)[0],
                     "data": (s.record or {}).get("data", ""), "written (UTC)": (s.record or {}).get("time", "—"),
                     "status": s.status} for s in studies]),
-        ("h2", "Counts per paper"),
-        ("table", [{"paper": p, "claims": c["claims"], **{k: c[k] for k in KINDS},
-                    "no figure in the paper": c["no figure"]} for p, c in counts.items()]),
     ]
     for paper, c in counts.items():
         title = next(t for f, t in pvh.PAPERS.values() if f == paper)
         rows = [{"notebook": pvh.NOTEBOOKS.get(s.name, s.name), "claim": r["claim"],
-                 "paper (reference)": f"{r['paper']} ({r['source']})", "here": r["here"], "unit": r["unit"],
-                 "rule": r["rule"], "verdict": r["holds?"], "reason": r["reason"],
-                 "setting differs": r["setting differs"]}
+                 "paper (reference)": f"{r['paper']} ({r['source']})", "here": r["here"],
+                 "interval": r.get("interval", ""), "unit": r["unit"], "rule": r["rule"], "scale": r["scale"],
+                 "verdict": r["holds?"], "reason": r["reason"], "setting differs": r["setting differs"]}
                 for s in studies if s.record and pvh.paper_of(s.name)[0] == paper for r in s.record["rows"]]
+        per_scale = "; ".join(f"{scale}: " + ", ".join(f"{k} {n[k]}" for k in KINDS)
+                              for (p, scale), n in by_scale.items() if p == paper and n["claims"])
         blocks += [("h2", f"{title} ({paper})"),
-                   ("p", ", ".join(f"{k}: {c[k]}" for k in KINDS) + f" of {c['claims']} claims saved.")]
+                   ("p", f"{c['claims']} claims saved" + (f"; per scale, {per_scale}." if per_scale else "."))]
         blocks.append(("table", rows) if rows else ("p", "No notebook of this paper has saved its table."))
     return blocks
 
@@ -186,10 +243,11 @@ def write(folder="reports") -> Reproduction:
     """Gather ``folder/paper_vs_here/*.json`` into ``folder/reproduction.md`` and ``.html``."""
     folder = Path(folder)
     studies = gather(folder)
-    counts = _counts(studies)
-    blocks = _blocks(studies, counts, folder)
+    counts, by_scale = _counts(studies)
+    headlines = _headlines(studies)
+    blocks = _blocks(studies, counts, by_scale, headlines, folder)
     md, page = folder / "reproduction.md", folder / "reproduction.html"
     write_text(md, markdown(blocks))
     write_text(page, html_page(blocks))
-    return Reproduction(md, page, counts, [s.name for s in studies if s.status == "missing"],
+    return Reproduction(md, page, counts, by_scale, headlines, [s.name for s in studies if s.status == "missing"],
                         [s.name for s in studies if s.status.startswith("out of date")])

@@ -83,6 +83,7 @@ class UnigramModel:
     """
 
     def __init__(self, pieces: Sequence[str], scores, types):
+        self.notes: list[str] = []  # what training had to change, in words (modtok.unigram.train)
         self.pieces = list(pieces)
         self.scores = np.asarray(scores, dtype=np.float64).copy()
         self.types = np.asarray(types, dtype=np.int8).copy()

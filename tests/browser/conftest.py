@@ -6,8 +6,9 @@ with a random token and a free port, with ``MODTOK_SMOKE=1`` for its kernels and
 a throw-away workspaces/config/runtime directory (so no tab of an earlier session
 is restored). It is stopped by its own PID when the module ends. Its kernels read the
 data the environment names: ``make test`` points it at a user's own corpus (``modtok
-example-corpus``: a manifest of JSONL.zst and Parquet, own evaluation text, no ../shared),
-so Run All checks every notebook's asserts on data other than the authors'.
+example-corpus --scripts``: English, Chinese, Japanese, Korean, Thai, Khmer, Burmese and
+Amharic as plain text, JSONL.zst and Parquet behind one manifest, its own parallel evaluation
+text, no ../shared), so Run All checks every notebook's Checks on data other than the authors'.
 
 Chromium is Debian's ``/usr/bin/chromium`` (``make test`` installs it with apt;
 ``playwright install`` is never used: it downloads browsers). Outside CI the

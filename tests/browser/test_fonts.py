@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-SAMPLES = {  # a word per script of the pool (data/pool: 14 scripts)
+SAMPLES = {  # a word per script of the pool (data/pool: 14 scripts) and of make test's any-data fixture
     "Deva": "नमस्ते", "Beng": "নমস্কার", "Guru": "ਸਤਿ", "Gujr": "નમસ્તે", "Orya": "ନମସ୍କାର",
     "Taml": "வணக்கம்", "Telu": "నమస్తే", "Knda": "ನಮಸ್ಕಾರ", "Mlym": "നമസ്കാരം", "Sinh": "ආයුබෝවන්",
     "Arab": "سلام", "Cyrl": "привет", "Grek": "γειά", "Latn": "hello",
+    # modtok example-corpus --scripts (fonts-noto-cjk for Han, kana and Hangul)
+    "Hans": "你好", "Jpan": "こんにちは", "Hang": "안녕하세요", "Thai": "สวัสดี", "Khmr": "សួស្តី",
+    "Mymr": "မင်္ဂလာပါ", "Ethi": "ሰላም",
 }
 BOXES = "\u0378\u0379\u0380\u0381\u0382\u0383"  # unassigned (Greek block): the missing-glyph box
 

@@ -70,8 +70,10 @@ def nsl_lines(tokenizer, langs=None, k: int = 8000, scheme: str = TRAINING_SCHEM
     the :class:`~modtok.artifacts.modular.ModularTokenizer` directory ``tokenizer`` against a
     monolingual HF BPE of ``k`` tokens (``scheme``: its pre-tokenizer) trained on the
     language's ``train_chars`` training characters, on the evaluation text (``eval``, else
-    ``$MODTOK_EVAL`` / FLORES-200); a header, then one line per language as it is measured.
-    Where the text came from goes to ``log`` (a callable taking one line)."""
+    ``$MODTOK_EVAL`` / FLORES-200); a header, then one line per language as it is measured,
+    with the size its reference reached (``ref``): HF's ``BpeTrainer`` stops short of ``k``
+    when the text has no pair seen twice left, and such a row says so -- its NSL compares
+    unequal budgets. Where the text came from goes to ``log`` (a callable taking one line)."""
     from modtok.artifacts import baselines
     from modtok.artifacts.modular import ModularTokenizer
     from modtok.text import data
@@ -81,10 +83,19 @@ def nsl_lines(tokenizer, langs=None, k: int = 8000, scheme: str = TRAINING_SCHEM
     langs = langs or tok.languages
     corpora = data.default_corpora(langs, train_chars=train_chars, eval=need_eval_set(eval).root)
     (log or (lambda line: None))(corpora.source)
-    yield f"{'language':12s} {'subtok':>8s} {'full':>8s}   (NSL vs monolingual HF BPE of {k} tokens)"
+    yield (f"{'language':12s} {'subtok':>8s} {'full':>8s} {'ref':>7s}   (NSL vs a monolingual HF BPE asked for "
+           f"{k:,} tokens; ref: the tokens it got)")
+    short = []
     for lang in langs:
         ref = baselines.train_hf_bpe(corpora.train[lang], k, scheme=scheme)
         lines = corpora.eval[lang]
         sub = metrics.nsl(tok.subtokenizer([lang]), ref, lines)
         full = metrics.nsl(tok, ref, lines)
-        yield f"{lang:12s} {sub:8.3f} {full:8.3f}"
+        got = ref.get_vocab_size()
+        if got < k:
+            short.append(lang)
+        flag = f"   reference short of {k:,}: unequal budgets" if got < k else ""
+        yield f"{lang:12s} {sub:8.3f} {full:8.3f} {got:7,}{flag}"
+    if short:
+        yield (f"{len(short)} reference(s) stopped short of {k:,} tokens ({', '.join(short)}): their training text has "
+               "no pair seen twice left (min_frequency 2); give more text (--train-chars) or a smaller -k")

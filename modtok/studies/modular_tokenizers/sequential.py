@@ -30,6 +30,7 @@ from collections.abc import Iterator, Sequence
 from functools import cached_property
 
 import numpy as np
+import regex
 
 from modtok.bpe import standard
 from modtok.bpe.concat import concatenate
@@ -40,7 +41,7 @@ from modtok.cache import Results
 from modtok.errors import UsageError
 from modtok.studies import paper_vs_here
 from modtok.studies.paper_vs_here import NotMeasured
-from modtok.text import data
+from modtok.text import data, scripts
 from modtok.text.data import Corpora
 from modtok.text.pretokenize import count_by_language, pretokenize
 
@@ -259,6 +260,40 @@ class SequentialStudy:
         if word is not None:
             return word, True
         return next(self.words(lang), None) or self.counts[lang].most_common(1)[0][0], False
+
+    def script_word(self, lang: str, top: int = 2000, cut: int = 4) -> tuple[str, str]:
+        """A word of ``lang`` in its own script for the byte-level trees, and what it is, in words.
+
+        The most frequent of the ``top`` pre-tokens that is 3-12 characters of letters and marks
+        of ``lang``'s script only (one of at least 9 bytes first); where there is none, as in a
+        script written without spaces, whose pre-tokens under the whitespace scheme are whole
+        phrases, the first ``cut`` characters (graphemes) of the first run of its script's
+        letters in its most frequent pre-token that has one, and the note says so. Never a
+        word of another script (a Latin name in Chinese text); ``("", why)`` when the text
+        has no letter of its script.
+
+        >>> from modtok.text.data import Corpora
+        >>> st = SequentialStudy(Corpora({"zho_Hans": ["人人生而自由,在尊严和权利上一律平等。 Sam"] * 3}, {}, "toy"),
+        ...                      ["zho_Hans"], 300)
+        >>> st.script_word("zho_Hans")
+        ('人人生而', 'Chinese is written without spaces: under the whitespace scheme its pre-tokens are whole phrases (the most frequent: 19 characters); shown: the first 4 characters of its first run of Hans letters')
+        """
+        script = data.script_of(lang)
+        letters = regex.compile(r"[\p{L}\p{M}]+")
+        own = lambda w: letters.fullmatch(w) is not None and scripts.script_share(w, script) == 1.0  # noqa: E731
+        words = [w for w, _ in self.counts[lang].most_common(top) if 3 <= len(w.strip()) <= 12 and own(w.strip())]
+        long = [w for w in words if len(w.strip().encode()) >= 9]
+        if words:
+            return (long or words)[0], (f"the most frequent word of {data.lang_name(lang)} in its own script ({script})"
+                                        + (" of at least 9 bytes" if long else ""))
+        for pre, _ in self.counts[lang].most_common(top):
+            run = next((r for r in letters.findall(pre) if scripts.script_share(r, script) == 1.0), None)
+            if run is not None:
+                piece = "".join(regex.findall(r"\X", run)[:cut])
+                return piece, (f"{data.lang_name(lang)} is written without spaces: under the whitespace scheme its "
+                               f"pre-tokens are whole phrases (the most frequent: {len(pre.strip())} characters); shown: "
+                               f"the first {cut} characters of its first run of {script} letters")
+        return "", f"no pre-token of {data.lang_name(lang)} has a letter of its script ({script})"
 
     # ------------------------------------------------------------------ (d) global vocabulary growth
 

@@ -13,12 +13,48 @@ goes to ``log`` (a callable taking one line; the CLI writes it to stderr); bars 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from modtok.errors import ConfigError
 from modtok.outputs import output_dir
 from modtok.text import training
+
+
+@dataclass
+class Trained:
+    """What ``sequential-bpe`` or ``modular-unigram`` made: the saved
+    :class:`~modtok.artifacts.modular.ModularTokenizer`, where, what each language asked
+    and got (``asked``/``got``: tokens in its sub-vocabulary, also in run.json's
+    ``vocabulary``), what training changed to fit (``notes``), and for Unigram the
+    :class:`~modtok.unigram.merge.MergedUnigram` (its EM log-likelihood)."""
+
+    tokenizer: object
+    out: Path
+    asked: dict[str, int]
+    got: dict[str, int]
+    why_short: str
+    notes: list[str] = field(default_factory=list)
+    merged: object = None
+
+    def short(self) -> list[str]:
+        """One line per language whose vocabulary stopped short of its budget."""
+        unit = "pieces" if self.merged is not None else "tokens"
+        return training.shortfall_lines(self.asked, self.got, unit, self.why_short)
+
+    def lines(self) -> list[str]:
+        """The run's summary (what the CLI prints): what was saved, then every shortfall and note."""
+        tok = self.tokenizer
+        what = "pieces" if self.merged is not None else "tokens"
+        em = (f", EM log-likelihood {self.merged.loglik[0]:.6g} -> {self.merged.loglik[-1]:.6g}"
+              if self.merged is not None else "")
+        head = f"saved {tok.vocab_size} {what}, {len(tok.languages)} languages{em} -> {self.out}"
+        short = self.short()
+        said = [f"{len(short)} of {len(self.asked)} languages short of their budget:", *short] if short else \
+            [f"every language got its budget ({', '.join(f'{k:,}' for k in sorted(set(self.asked.values())))})"]
+        return [head, *said, *self.notes]
 
 
 def sequential_bpe(out, k: int, *, langs: Sequence[str] | None = None, train_chars: int = 1_000_000,
@@ -27,32 +63,41 @@ def sequential_bpe(out, k: int, *, langs: Sequence[str] | None = None, train_cha
     """``modtok sequential-bpe``: :func:`modtok.bpe.sequential.train_sequential` with a budget of
     ``k`` per language, languages in ``langs`` order, from text or from the saved ``counts``
     (``scheme``: by default the counts' own pre-tokenizer, for text :data:`~modtok.text.training.TRAINING_SCHEME`);
-    the :class:`~modtok.artifacts.modular.ModularTokenizer` saved into ``out``, and returned."""
+    the :class:`~modtok.artifacts.modular.ModularTokenizer` saved into ``out``; returns the
+    :class:`Trained` run (its ``lines()``: what was saved, and which language stopped short)."""
     from modtok.bpe.sequential import train_sequential
     from modtok.text.counts import load_counts, read_meta
-    from modtok.text.pretokenize import count_by_language
+    from modtok.text.pretokenize import count_by_language, describe_cut
 
     say = log or (lambda line: None)
     if counts and manifest:
         raise ConfigError("give --counts or --manifest, not both")
     with output_dir(out, command="sequential-bpe", args=dict(args or {}), force=force) as run:
         if counts:
-            scheme = scheme or read_meta(counts)["scheme"]  # the counts' own pre-tokenizer by default
+            meta = read_meta(counts)
+            scheme = scheme or meta["scheme"]  # the counts' own pre-tokenizer by default
             by_lang = load_counts(counts, langs or None, scheme=scheme)
             say(f"training: saved counts {counts} (pre-tokenizer {scheme})")
             training.record_counts(run, counts, list(by_lang))
+            cuts = {lang: Counter(meta["languages"][lang].get("cut", {})) for lang in by_lang}
         else:
             scheme = scheme or training.TRAINING_SCHEME
             corpora = training.training_corpora(langs, train_chars, manifest)
             say(corpora.source + f"; pre-tokenizer {scheme}")
             run.add_inputs(training.training_files(manifest, corpora.languages))
             training.record_text(run, corpora.train, training=corpora.source, evaluation=None)
-            by_lang = count_by_language(corpora.train, scheme, workers=os.cpu_count() or 1)  # a job: all cores
+            cuts = {}
+            by_lang = count_by_language(corpora.train, scheme, workers=os.cpu_count() or 1, cuts=cuts)  # all cores
+        for lang, cut in cuts.items():  # text without spaces: what the scheme's bound cut (never in silence)
+            if cut:
+                say(f"{lang}: {describe_cut(cut)}")
         multi = train_sequential(by_lang, k, order=list(by_lang), scheme=scheme, progress=True)
         tok = multi.modular()
         tok.save(run.path)
+        got = {lang: len(ids) for lang, ids in multi.lang_to_ids.items()}
+        training.record_shortfall(run, multi.budgets, got)
         run.record(scheme=scheme)
-    return tok
+    return Trained(tok, Path(out), multi.budgets, got, "its text ran out of pairs and tokens")
 
 
 def modular_unigram(out, k: int, *, langs: Sequence[str] | None = None, train_chars: int = 1_000_000,
@@ -61,8 +106,10 @@ def modular_unigram(out, k: int, *, langs: Sequence[str] | None = None, train_ch
     """``modtok modular-unigram``: a sentencepiece Unigram of ``k`` pieces per language, merged
     with ``em_iters`` EM iterations (:func:`modtok.unigram.merge.merge_unigram`), from text or
     from saved ``counts`` (``modtok count --scheme sentencepiece``); saved into ``out``.
-    Returns ``(merged, tokenizer)``: the :class:`~modtok.unigram.merge.MergedUnigram` (its EM
-    log-likelihood) and the saved :class:`~modtok.artifacts.modular.ModularTokenizer`."""
+    Returns the :class:`Trained` run: the saved :class:`~modtok.artifacts.modular.ModularTokenizer`,
+    the :class:`~modtok.unigram.merge.MergedUnigram` (its EM log-likelihood), each language's
+    pieces asked and got, and what sentencepiece needed changed (``notes``: long units cut, the
+    character coverage lowered or a budget raised, :func:`modtok.unigram.train.fit_to_sentencepiece`)."""
     from modtok.unigram.merge import merge_unigram
     from modtok.unigram.train import train_unigram_per_language
     from modtok.unigram.units import load_units
@@ -82,11 +129,15 @@ def modular_unigram(out, k: int, *, langs: Sequence[str] | None = None, train_ch
             run.add_inputs(training.training_files(manifest, corpora.languages))
             training.record_text(run, train, training=corpora.source, evaluation=None)
         models = train_unigram_per_language(train, k, num_threads=2, progress=True)
+        notes = [f"{lang}: {note}" for lang, m in models.items() for note in m.notes]
         merged = merge_unigram(models, train, max_iter=em_iters, progress=True)
         tok = merged.modular()
         tok.save(run.path)
-        run.record(em_loglik=[float(x) for x in merged.loglik])
-    return merged, tok
+        asked = {lang: k for lang in models}
+        got = {lang: len(ids) for lang, ids in merged.lang_to_ids.items()}
+        training.record_shortfall(run, asked, got)
+        run.record(em_loglik=[float(x) for x in merged.loglik], notes=notes)
+    return Trained(tok, Path(out), asked, got, "sentencepiece's pruning kept no more", notes, merged)
 
 
 def lm_train(tokenizer, out, *, langs: Sequence[str] | None = None, english_share: float = 0.7,

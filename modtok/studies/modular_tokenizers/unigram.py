@@ -55,6 +55,19 @@ class UnigramStudy:
                 "iterations": f"{iters} EM iterations from the {init} start",
                 "pretokenization": pretokenization("sentencepiece", self.corpora)}
 
+    def keep_trainable(self, k: int) -> dict[str, str]:
+        """Train every language's monolingual Unigram of budget ``k`` and keep (in :attr:`langs`)
+        those that train; return ``{lang: why not}`` for the others: sentencepiece refuses a
+        budget below the characters a language's text needs (Chinese or Japanese at k = 800)."""
+        left_out = {}
+        for lang in self.langs:
+            try:
+                self.mono(lang, k)
+            except BudgetError as e:
+                left_out[lang] = str(e).removeprefix(f"{lang}: ")
+        self.langs = [lang for lang in self.langs if lang not in left_out]
+        return left_out
+
     def models(self, langs: Sequence[str], k: int) -> dict:
         """``{lang: monolingual Unigram of budget k}``."""
         return {lang: self.mono(lang, k) for lang in langs}

@@ -201,10 +201,14 @@ def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label:
     >>> v = cross_script.PoolTable([], {"hin_Deva": 3_000_000}, {"tha_Thai": "no training text in the pool"})
     >>> setting("npi_Deva", 10**6, [0], "", ["llama3"], cross=v)["data"].split(" | ")[-1]
     '(g) languages swept: hin_Deva; left out: tha_Thai (no training text in the pool)'
+    >>> "None" in str(setting(None, 0, [0], "own (/x)", ["llama3"]))  # no Devanagari language: said, not "None"
+    False
     """
     label = eval_label.split(" (")[0] or "held-out lines"
-    out = {"data": f"(c) {target}: the pool + extra text | (a)-(g) evaluated on {label}",
-           "size": f"(c) {train_bytes / 1e6:.1f} MB of {target}",
+    what = target or "no Devanagari language in the data: (b)-(f) and (h) skipped"
+    out = {"data": f"(c) {what}: the pool + extra text | (a)-(g) evaluated on {label}" if target
+           else f"(c) {what} | (a)-(g) evaluated on {label}",
+           "size": f"(c) {train_bytes / 1e6:.1f} MB of {target}" if target else f"(c) {what}",
            "vocabulary": f"(a)-(g) the deployed {', '.join(bases)} tokenizers + K merges",
            "iterations": f"(c) K up to {max(ks):,} merges" + (f" | (g) K = {k_cross:,}" if k_cross else ""),
            "pretokenization": "each base's own letters-only regex (R0, R1), the repaired regex (R2)",
@@ -214,7 +218,7 @@ def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label:
                         + ("; ".join(f"{x} ({why})" for x, why in cross.left_out.items()) or "none"))
         if cross.train_bytes:
             sizes = sorted(cross.train_bytes.values())
-            out["size"] += f" | (g) {sizes[0] / 1e6:.1f}-{sizes[-1] / 1e6:.1f} MB of pool text a language"
+            out["size"] += f" | (g) {sizes[0] / 1e6:.1f}-{sizes[-1] / 1e6:.1f} MB of training text a language"
     if cpt_setup is None:
         return out
     h = cpt_setting(cpt_setup, cpt_sizes, target, eval_label, cpt)

@@ -10,13 +10,13 @@ Nepali study on seven other languages whose scripts have combining marks
   the original regex and under the repaired one, the mark-initial share;
 - continued BPE on the language's own training text with the original regex
   (R1) and the repaired one (R2), K merges each, filtered by the language's
-  own script block (:data:`modtok.adapt.filters.SCRIPT_BLOCKS`), and the premium of
+  own script's characters (:meth:`modtok.adapt.filters.BlockFilter.for_script`), and the premium of
   each.
 
 One merge filter for the whole sweep: the audit of issue 20 (item 4) reports
 that the paper uses one rule for its sweep; which one is our reading, App. H's
 *as worded* (it is the appendix that extends §V to these scripts), the default: a kept token holds a complete code point of
-the language's script block or is "a byte piece of a target-script character"
+the language's script or is "a byte piece of a target-script character"
 (one character, after an optional leading space;
 :class:`~modtok.adapt.filters.BlockFilter`, ``pieces="character"``). The pieces
 matter where the base vocabulary lacks whole characters of the script: the
@@ -58,7 +58,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from modtok.adapt import extend, filters
-from modtok.errors import ConfigError, UnknownLanguageError
+from modtok.errors import ConfigError, DataError, UnknownLanguageError
 from modtok.evaluation import audit, metrics
 from modtok.text import data
 
@@ -189,7 +189,7 @@ def figure_rows(rows: Sequence[dict], base: str = "llama3") -> list[dict]:
 class PoolTable:
     """What :func:`pool_table` returns: the rows (:func:`language_row` with the
     ``base`` name first), the UTF-8 bytes of training text per language, and the
-    languages asked for that the data lacks, with the reason (``left_out``)."""
+    languages asked for that were left out, with the reason (``left_out``)."""
 
     rows: list[dict]
     train_bytes: dict[str, int]
@@ -201,33 +201,87 @@ class PoolTable:
         language asked for that was left out, with its reason.
 
         >>> t = PoolTable([{"K": 300, "filter": "App. H"}], {"hin_Deva": 2_500_000, "rus_Cyrl": 10**6},
-        ...               {"amh_Ethi": "no training text in the pool"})
+        ...               {"amh_Ethi": "not in the data"})
         >>> print("\\n".join(t.lines()))
-        K = 300, filter App. H; training text per language (pool): hin_Deva 2.5 MB, rus_Cyrl 1.0 MB
+        K = 300, filter App. H; training text per language: hin_Deva 2.5 MB, rus_Cyrl 1.0 MB
         Table V's languages with marks used: hin_Deva | no-mark controls used: rus_Cyrl
-        left out: amh_Ethi (no training text in the pool)
+        left out: amh_Ethi (not in the data)
+        >>> print(PoolTable([], {}, {"tha_Thai": "no evaluation text"}).lines()[0])
+        no language of Table V could be swept; left out: tha_Thai (no evaluation text)
         """
+        left = "left out: " + ("; ".join(f"{x} ({why})" for x, why in self.left_out.items()) or "none")
+        if not self.rows:
+            return [f"no language of Table V could be swept; {left}"]
         used = lambda names: ", ".join(x for x in names if x in self.train_bytes) or "none"  # noqa: E731
-        return [f"K = {self.rows[0]['K']:,}, filter {self.rows[0]['filter']}; training text per language (pool): "
+        return [f"K = {self.rows[0]['K']:,}, filter {self.rows[0]['filter']}; training text per language: "
                 + ", ".join(f"{x} {n / 1e6:.1f} MB" for x, n in self.train_bytes.items()),
                 f"Table V's languages with marks used: {used(PAPER_MARKED)} | no-mark controls used: {used(CONTROLS)}",
-                "left out: " + ("; ".join(f"{x} ({why})" for x, why in self.left_out.items()) or "none")]
+                left]
 
 
-def pool_table(bases: Mapping[str, extend.Base], wanted: Sequence[str], k: int, max_chars: int | None = None,
+SMOKE_LANGUAGES = ("hin_Deva", "tam_Taml", "rus_Cyrl")  # CI's smoke sweep on the shared pool
+
+
+def wanted(available: Sequence[str], smoke: bool) -> tuple[str, ...]:
+    """The languages to sweep: Table V's (:data:`PAPER_MARKED` + :data:`CONTROLS`); under
+    smoke three of them, :data:`SMOKE_LANGUAGES` where the data has them all, else the
+    first three of Table V's that it has.
+
+    >>> wanted(["eng_Latn", "tha_Thai", "kor_Hang", "amh_Ethi", "mya_Mymr"], smoke=True)
+    ('mya_Mymr', 'tha_Thai', 'amh_Ethi')
+    """
+    if not smoke:
+        return PAPER_MARKED + CONTROLS
+    if set(SMOKE_LANGUAGES) <= set(available):
+        return SMOKE_LANGUAGES
+    return tuple(x for x in PAPER_MARKED + CONTROLS if x in available)[:3]
+
+
+def pool_table(bases: Mapping[str, extend.Base], corpora: data.Corpora, wanted: Sequence[str], k: int,
                ref: str = "eng_Latn", rule: str = "App. H", n_boot: int = 1000, seed: int = 0) -> PoolTable:
-    """Table V on the shared data: the languages of ``wanted`` that both the pool
-    and FLORES-200 have, trained on their pool text (at most ``max_chars``
-    characters each) and evaluated on FLORES-200 devtest against ``ref``, on top
-    of every base of ``bases`` (``{name: Base}``)."""
-    pool, flores_langs = set(data.pool_languages()), set(data.flores_languages())
-    langs = [lang for lang in wanted if lang in pool and lang in flores_langs]
-    left_out = {lang: "no training text in the pool" if lang not in pool else "not in FLORES-200"
-                for lang in wanted if lang not in langs}
-    train = data.load_pool(langs, max_chars=max_chars)
-    flores = data.load_flores([*langs, ref])
-    rows = RESULTS.get("table V", ({name: base_key(base) for name, base in bases.items()}, train, flores, k, ref,
-                                   rule, n_boot, seed),
+    """Table V on the configured data: the languages of ``wanted`` that ``corpora`` (from
+    :func:`modtok.text.data.default_corpora`: the pool or one's manifest, FLORES-200 devtest
+    or one's own parallel evaluation text) has with training and evaluation text, trained on
+    its training text and evaluated against ``ref`` on its aligned evaluation lines, on top
+    of every base of ``bases`` (``{name: Base}``). A language whose script code has no merge
+    filter (not an ISO 15924 code Unicode knows: :mod:`modtok.adapt.filters`) is left out with
+    that reason, as is one the data lacks."""
+    if not corpora.parallel_eval or ref not in corpora.eval:
+        raise UnknownLanguageError(ref, corpora.eval)
+    left_out, langs = {}, []
+    for lang in wanted:
+        if lang not in corpora.train or lang not in corpora.eval:
+            left_out[lang] = "not in the data" if lang not in corpora.train else "no evaluation text"
+            continue
+        try:
+            block_filter(data.script_of(lang), rule)
+        except DataError as e:
+            left_out[lang] = str(e).split(" (valid:")[0]  # the list of valid codes is long
+            continue
+        langs.append(lang)
+    train = {lang: corpora.train[lang] for lang in langs}
+    rows = RESULTS.get("table V", ({name: base_key(base) for name, base in bases.items()}, train, corpora.eval, k,
+                                   ref, rule, n_boot, seed),
                        lambda: [{"base": name, **row} for name, base in bases.items()
-                                for row in sweep(base, train, flores, k, ref, rule, n_boot=n_boot, seed=seed)])
+                                for row in sweep(base, train, corpora.eval, k, ref, rule, n_boot=n_boot, seed=seed)])
     return PoolTable(rows, {lang: sum(len(s.encode("utf-8")) for s in train[lang]) for lang in langs}, left_out)
+
+
+def configured_table(bases: Mapping[str, extend.Base], smoke: bool, k: int, train_chars: int | None = None,
+                     ref: str = "eng_Latn", n_boot: int = 1000, seed: int = 0) -> tuple[PoolTable | None, list[str]]:
+    """Notebook 07's section (g) on whatever data is configured (the pool and FLORES-200, or
+    one's manifest and own evaluation text): :func:`pool_table` over the languages of
+    :func:`wanted` that the data has, each with at most ``train_chars`` characters of training
+    text; returns the table (None where it cannot be made) and lines that say what it was made of
+    or why it was not (no ``ref``, none of Table V's languages, evaluation text not aligned)."""
+    available = data.available_languages()
+    asked = wanted(available, smoke)
+    have = [lang for lang in asked if lang in available]
+    if not have or ref not in available:
+        return None, [f"the cross-script table needs {ref} and one of Table V's languages ({', '.join(asked)}); "
+                      f"the data has {', '.join(available)}: skipped"]
+    corpora = data.default_corpora([*have, ref], train_chars=train_chars)
+    if not corpora.parallel_eval:
+        return None, [f"the cross-script table needs aligned evaluation text; {corpora.eval_label} is not: skipped"]
+    table = pool_table(bases, corpora, asked, k, ref, n_boot=n_boot, seed=seed)
+    return table, table.lines()

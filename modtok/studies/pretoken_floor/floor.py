@@ -163,6 +163,14 @@ def segment(tokenizer, sentence: str) -> dict:
     return {"tokens": len(ids), "segmentation": " | ".join(label(piece) for piece in pieces), "pieces": pieces}
 
 
+def base_tokenizers(bases: Mapping[str, Base], arms: Sequence[str] = ARMS) -> dict[Key, object]:
+    """``{(base, arm, 0): tokenizer}``: every base under each arm's regex with no merge added
+    (R1 at K = 0 is the base itself, R2 its repaired regex): :func:`segmenter`'s tokenizers where
+    the data has no Devanagari language to learn merges on."""
+    return {(name, arm, 0): extend.Extension(base, [], extend.arm_pattern(base.regex, arm)).tokenizer()
+            for name, base in bases.items() for arm in arms}
+
+
 def segmenter(tokenizers: Mapping[Key, object], sentence: str) -> Callable[..., dict]:
     """``fn(base, arm, k)`` -> ``{"base", "arm", "K", **segment(...)}`` of
     ``sentence`` under ``tokenizers[base, arm, k]``: a widget panel's function."""
