@@ -107,10 +107,14 @@ ANY_DATA := env -u MODTOK_POOL -u MODTOK_FLORES -u MODTOK_EXTRA \
 # or a panel that does not react, so every cell's asserts must hold on both).
 # Two pytest workers: CI machines have 2 cores (the unit suite is CPU-bound; test_readme goes first).
 NO_DATA := env -u MODTOK_POOL -u MODTOK_FLORES -u MODTOK_EXTRA -u MODTOK_MANIFEST -u MODTOK_EVAL
+# Every run of the notebooks has a results cache of its own, new: nbval's here, every pytest run
+# under tests/ its own temporary one (tests/conftest.py). A warm ~/.cache/modtok/results, or an
+# earlier run's, never decides whether a notebook passes.
 test: notebooks chromium
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --doctest-modules modtok tests --ignore=tests/browser
-	MODTOK_SMOKE=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile --nbval-lax --nbval-current-env \
-	  --nbval-cell-timeout=900 -p no:cacheprovider $(BUILT)
+	rm -rf build/nbval-results
+	MODTOK_RESULTS=$(abspath build/nbval-results) MODTOK_SMOKE=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile \
+	  --nbval-lax --nbval-current-env --nbval-cell-timeout=900 -p no:cacheprovider $(BUILT)
 	$(BIN)/modtok example-corpus $(FIXTURE) --scripts
 	$(ANY_DATA) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
 	$(NO_DATA) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser/test_lab_notebooks.py

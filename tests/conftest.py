@@ -7,7 +7,10 @@ and are skipped, with the reason, on a machine that has neither.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,13 @@ from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
+
+# The results cache (modtok.cache) of this run is its own, new and removed at the end: no test
+# reads a result an earlier run, a notebook or another worker stored (CI never needs a warm cache).
+# Set here, on import, so the doctests under modtok/ and every subprocess a test starts get it too;
+# each test under tests/ then gets an empty one of its own (results_cache below).
+os.environ["MODTOK_RESULTS"] = _RESULTS = tempfile.mkdtemp(prefix="modtok-test-results-")
+atexit.register(shutil.rmtree, _RESULTS, True)
 
 settings.register_profile(
     "modtok", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -46,3 +56,12 @@ def flores_root() -> Path:
 @pytest.fixture(scope="session")
 def pool_root() -> Path:
     return _data_dir("MODTOK_POOL", SHARED / "pool", "training pool")
+
+
+@pytest.fixture(autouse=True)
+def results_cache(tmp_path_factory, monkeypatch) -> Path:
+    """An empty results cache for each test (and the commands it runs): no test is served what
+    another computed, whatever the order (a test that counts trainings still sees them)."""
+    path = tmp_path_factory.mktemp("results")
+    monkeypatch.setenv("MODTOK_RESULTS", str(path))
+    return path

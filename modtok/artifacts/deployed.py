@@ -54,7 +54,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import sys
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
@@ -63,6 +62,7 @@ from pathlib import Path
 from modtok import atomic
 from modtok.artifacts import spm_bpe
 from modtok.artifacts.tokenizer_json import read_json
+from modtok.cache import OFF, user_cache
 from modtok.errors import (
     MissingPackageError,
     TokenizerFileError,
@@ -409,22 +409,15 @@ def cache_dir(path: str | os.PathLike | None = None) -> Path:
     """Directory of converted ``tokenizer.json`` files.
 
     In order: ``path`` if given; ``$MODTOK_CACHE/deployed`` if that variable is
-    set; else the platform's user cache directory: ``$XDG_CACHE_HOME`` (default
-    ``~/.cache``) on Linux, ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on
-    Windows, then ``modtok/deployed``. Never inside a checkout: a cache is not
-    part of the project, and a read-only install must work too.
+    set (``MODTOK_CACHE=none`` turns the results cache off, :mod:`modtok.cache`, not this
+    one); else :func:`modtok.cache.user_cache`'s ``deployed``.
     """
     if path is not None:
         return Path(path)
-    if os.environ.get("MODTOK_CACHE"):
-        return Path(os.environ["MODTOK_CACHE"]) / "deployed"
-    if sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    elif sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "modtok" / "deployed"
+    value = os.environ.get("MODTOK_CACHE", "")
+    if value and value.strip().lower() not in OFF:
+        return Path(value) / "deployed"
+    return user_cache() / "deployed"
 
 
 def _sha256(path: Path) -> str:

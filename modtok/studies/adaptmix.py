@@ -68,6 +68,7 @@ from pathlib import Path
 import numpy as np
 
 from modtok import mixture
+from modtok.cache import Results, fingerprint
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
 from modtok.evaluation import metrics, stats
 from modtok.studies import paper_vs_here
@@ -427,6 +428,29 @@ class AdaptMixStudy:
         self._runs: dict[tuple, mixture.History] = {}
         self._baselines: dict[tuple, tuple] = {}
         self._timed: dict[tuple, list[tuple[int, float]]] = {}  # (trainer, vocab, langs) -> (iterations, seconds)
+        # the runs, baselines and budgets on disk too (modtok.cache), keyed on the text they read (train and
+        # dev: the test split stays sealed) and this study's seed and scheme
+        self.results = Results("adaptmix", (self.data.train, self.data.dev, seed, scheme))
+        self._test_key: str | None = None  # the test split's fingerprint, taken once the seal is open
+        self._tokenizer_keys: dict[int, tuple[object, str]] = {}  # id -> (tokenizer, its fingerprint)
+
+    def cache_note(self) -> str:
+        """One line: which runs and evaluations came from the results cache, and when they were computed."""
+        return self.results.note()
+
+    def _measured(self, what: str, tokenizers: Mapping[str, object], measure, *params) -> dict:
+        """``{name: measure(tokenizer)}`` on the test split, each distinct tokenizer measured once
+        and kept in the results cache, keyed on the test split and the tokenizer's JSON (fingerprinted
+        once per object: ten deployed tokenizers take about 10 s, their measures minutes)."""
+        if self._test_key is None:
+            self._test_key = fingerprint(self.test_lines(), self.langs)
+
+        def cached(tok):
+            if id(tok) not in self._tokenizer_keys:
+                self._tokenizer_keys[id(tok)] = (tok, fingerprint(tok))  # the object kept: its id stays its own
+            return self.results.get(what, (self._test_key, self._tokenizer_keys[id(tok)][1], *params),
+                                    lambda: measure(tok))
+        return _per_tokenizer(tokenizers, cached)
 
     def languages_line(self) -> str:
         """The languages every run uses (how the fertility of those without spaces is
@@ -516,13 +540,18 @@ class AdaptMixStudy:
                 start = next((h for k, h in self._runs.items() if k[:3] == key[:3] and k[6] == langs), None)
                 start = start and start.branch(mu=mu, eps=eps, f_best=f_best, clamp_delta=clamp_delta)
             done = len(start.steps) if start is not None else 0
-            t0 = time.perf_counter()
-            self._runs[key] = mixture.adaptmix(
-                self.trainer(trainer, vocab), self.pool.subset(langs), budget, iterations, mu, eps,
-                self.data.dev, f_best=f_best, clamp_delta=clamp_delta, policy="cap", keep_tokenizers=True,
-                resume=start)
-            if iterations > done:
-                self._timed.setdefault((trainer, vocab, langs), []).append((iterations - done, time.perf_counter() - t0))
+
+            def train() -> tuple[mixture.History, tuple[int, float]]:  # the run, and (iterations trained, seconds)
+                t0 = time.perf_counter()
+                h = mixture.adaptmix(
+                    self.trainer(trainer, vocab), self.pool.subset(langs), budget, iterations, mu, eps,
+                    self.data.dev, f_best=f_best, clamp_delta=clamp_delta, policy="cap", keep_tokenizers=True,
+                    resume=start)
+                return h, (iterations - done, time.perf_counter() - t0)
+
+            self._runs[key], timed = self.results.get("run", key, train)  # a cached run keeps its timing
+            if timed[0] > 0:
+                self._timed.setdefault((trainer, vocab, langs), []).append(timed)
         return self._runs[key]
 
     def over_seeds(self) -> SeedRuns:
@@ -559,8 +588,8 @@ class AdaptMixStudy:
         langs = tuple(self.langs if langs is None else langs)
         key = (name, trainer, vocab, budget, langs)
         if key not in self._baselines:
-            self._baselines[key] = mixture.train_on(self.trainer(trainer, vocab), self.pool.subset(langs),
-                                                    baseline_mixture(name, langs), budget)
+            self._baselines[key] = self.results.get("baseline", key, lambda: mixture.train_on(
+                self.trainer(trainer, vocab), self.pool.subset(langs), baseline_mixture(name, langs), budget))
         return self._baselines[key]
 
     def tokenizers(self, hist: mixture.History, trainer: str, vocab: int, budget: int) -> dict[str, object]:
@@ -587,8 +616,7 @@ class AdaptMixStudy:
         """Devtest fertility of each named tokenizer, per language (a tokenizer under
         two names, e.g. AdaptMix and the dev-selected iteration when they are the
         same iteration, is measured once)."""
-        devtest = self.devtest
-        return _per_tokenizer(tokenizers, devtest.fertility)
+        return self._measured("fertility", tokenizers, self.devtest.fertility)
 
     def fertility_rows(self, fert: Mapping[str, Mapping[str, float]]) -> list[dict]:
         """One row per language, one column per tokenizer, and the (unweighted) mean."""
@@ -851,11 +879,14 @@ class AdaptMixStudy:
         if not self.has_dev:
             raise MissingDevTextError(f"adaptive budgets measure fertility on a dev split: {self.data.dev_label}")
         langs = list(self.langs if langs is None else langs)
-        available = self.pool.available(langs)
-        train = self.pool.take({lang: min(chars, available[lang]) for lang in langs}).lines()
-        counts = count_by_language(train, self.scheme)
-        return mixture.adaptive_budgets(counts, k * len(langs), iterations, mu, eps, self.data.dev,
-                                        scheme=self.scheme)
+
+        def make() -> mixture.BudgetRun:
+            available = self.pool.available(langs)
+            train = self.pool.take({lang: min(chars, available[lang]) for lang in langs}).lines()
+            counts = count_by_language(train, self.scheme)
+            return mixture.adaptive_budgets(counts, k * len(langs), iterations, mu, eps, self.data.dev,
+                                            scheme=self.scheme)
+        return self.results.get("budgets", (chars, k, iterations, mu, eps, langs), make)
 
     @staticmethod
     def budget_rows(run: mixture.BudgetRun) -> list[dict]:

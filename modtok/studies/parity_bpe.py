@@ -57,6 +57,7 @@ import numpy as np
 
 from modtok import mixture as mixtures
 from modtok.bpe import parity
+from modtok.cache import Results
 from modtok.errors import (ConfigError, DataError, MissingDevTextError, ParallelCorpusError, ParityConfigError,
                            UnknownLanguageError)
 from modtok.evaluation import metrics
@@ -254,6 +255,8 @@ class ParityStudy:
         self.choice = languages.Choice(list(self.langs), list(self.langs))  # what was asked for (load sets it)
         self.pool = mixtures.TextPool(self.train, seed=0)
         self._memo: dict[tuple, object] = {}
+        # trainings and evaluations on disk too (modtok.cache), keyed on the text they read and the run's spec
+        self.results = Results("parity_bpe", (self.train, dev, test, scheme, dict(sizes)))
 
     @property
     def has_dev(self) -> bool:
@@ -271,11 +274,18 @@ class ParityStudy:
         """The paper's resource tier of each language (:func:`tiers_of`) by :attr:`examples`."""
         return tiers_of(self.examples)
 
-    def _once(self, key: tuple, make: Callable):
-        """``make()``, computed on the first call with ``key`` and remembered."""
+    def _once(self, key: tuple, make: Callable, keep: bool = False):
+        """``make()``, computed on the first call with ``key`` and remembered; ``keep``: in the
+        results cache too (:mod:`modtok.cache`), so a new kernel reads it back (trainings and
+        evaluations; a sample or a count is quicker made again than read)."""
         if key not in self._memo:
-            self._memo[key] = make()
+            self._memo[key] = self.results.get(key[0], key[1:], make) if keep else make()
         return self._memo[key]
+
+    def cache_note(self) -> str:
+        """One line: which trainings and evaluations came from the results cache, and when
+        they were computed."""
+        return self.results.note()
 
     # ---- the training text
     def mixture(self, setting) -> dict[str, list[str]]:
@@ -374,7 +384,7 @@ class ParityStudy:
             dev = None if spec.variant == "classical" else self.dev_counts(spec.dev_lines, spec.langs)
             return parity.train({lang: counts[lang] for lang in spec.langs}, dev, spec.vocab, spec.config(),
                                 scheme=self.scheme)
-        return self._once(("trained", spec), make)
+        return self._once(("trained", spec), make, keep=True)
 
     def allowed_vocab(self, asked: int, setting=None) -> tuple[int, str | None]:
         """How far base parity-aware BPE gets towards ``asked`` tokens on ``setting``'s
@@ -403,7 +413,7 @@ class ParityStudy:
             return {"row": metrics.parity_summary(tok, parallel, vocab_size=size), "per_lang": per_lang,
                     "tiers": metrics.vocab_utilisation_by_tier(tok, parallel, self.tiers, size),
                     "merges": res.language_merge_counts(), "size": size, "stop": res.stop_message}
-        return self._once(("evaluate", spec), make)
+        return self._once(("evaluate", spec), make, keep=True)
 
     def classical_at(self, spec: RunSpec) -> RunSpec:
         """Classical BPE on ``spec``'s mixture and languages with as many tokens as

@@ -17,6 +17,7 @@
                                                   continued BPE on a deployed tokenizer, model resized
     modtok report [REPORTS]                       the notebooks' paper-vs-here tables on one page
     modtok playground                             JupyterLab on the tokenizer playground (for a class)
+    modtok cache [clear]                          the notebooks' results cache: what it holds; clear it
 
 Every training command reads the pool by default, or ``--manifest FILE`` (JSON or
 YAML ``{lang: [paths or globs]}``, any format of :mod:`modtok.text.corpus`; an entry
@@ -91,6 +92,13 @@ def cmd_report(args) -> None:
     from modtok.ui import report
 
     print(report.write(args.reports).summary())
+
+
+def cmd_cache(args) -> None:
+    """``modtok.cache.describe``: where the results cache is and what it holds, or ``clear`` it."""
+    from modtok import cache
+
+    print("\n".join(cache.describe(clear_it=args.action == "clear")))
 
 
 def cmd_data(args) -> None:
@@ -309,6 +317,12 @@ def _add_data(sub) -> None:
 def _add_warmup(sub) -> None:
     sub.add_parser("warmup", help="compile the numba kernels into their cache (make install runs it)"
                    ).set_defaults(fn=cmd_warmup)
+
+
+def _add_cache(sub) -> None:
+    p = sub.add_parser("cache", help="the notebooks' results cache: where, what it holds; 'clear' empties it")
+    p.add_argument("action", nargs="?", choices=["show", "clear"], default="show")
+    p.set_defaults(fn=cmd_cache)
 
 
 def _add_report(sub) -> None:
@@ -533,7 +547,7 @@ def _add_playground(sub) -> None:
 COMMANDS = (
     _add_example_corpus, _add_data, _add_warmup, _add_report, _add_sequential_bpe, _add_modular_unigram,
     _add_nsl, _add_encode, _add_parity_bpe, _add_adaptmix, _add_count, _add_trim, _add_audit, _add_extend,
-    _add_lm_train, _add_playground,
+    _add_lm_train, _add_playground, _add_cache,
 )
 
 

@@ -31,6 +31,7 @@ from modtok.artifacts import baselines
 from modtok.bpe import standard
 from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.model import BPEModel
+from modtok.cache import Results
 from modtok.evaluation import metrics
 from modtok.studies import paper_vs_here
 from modtok.studies.paper_vs_here import NotMeasured
@@ -64,7 +65,10 @@ class InefficiencyStudy:
         # every joint budget up to train_at is cut from one training at train_at per language subset
         # (notebook 01 passes its slider's maximum: a budget move never trains, see joint())
         self.train_at = train_at
-        self.mono = Monolingual(lambda lang, k: baselines.train_hf_bpe(corpora.train[lang], k, scheme), corpora.eval)
+        # the trainings on disk too (modtok.cache), keyed on the text and the pre-tokenizer
+        self.results = Results("inefficiency", (corpora.train, scheme))
+        self.mono = Monolingual(lambda lang, k: self.results.get("monolingual", (lang, k), lambda: baselines.train_hf_bpe(
+            corpora.train[lang], k, scheme)), corpora.eval)
         self._joint: dict[tuple[tuple[str, ...], int], object] = {}  # (langs, budget) -> HF tokenizer
         self._trained: dict[tuple[str, ...], tuple[int, BPEModel]] = {}  # langs -> (size asked, model)
         self._pretokens: dict[str, Counter] = {}
@@ -99,12 +103,15 @@ class InefficiencyStudy:
             asked, model = self._trained.get(key[0], (0, None))
             if budget > asked:  # nothing trained this far for these languages
                 asked = max(budget, self.train_at or 0)
-                # one column of summed counts: the merges depend on the totals only, and the
-                # engine's per-language columns cost 2.1 s of a 38-language subset's 10.6 s
-                counts = Counter()
-                for lang in key[0]:
-                    counts.update(self._counts(lang))
-                model = standard.train(counts, asked, self.scheme, min_frequency=2)
+
+                def train() -> BPEModel:
+                    # one column of summed counts: the merges depend on the totals only, and the
+                    # engine's per-language columns cost 2.1 s of a 38-language subset's 10.6 s
+                    counts = Counter()
+                    for lang in key[0]:
+                        counts.update(self._counts(lang))
+                    return standard.train(counts, asked, self.scheme, min_frequency=2)
+                model = self.results.get("joint", (key[0], asked), train)
                 self._trained[key[0]] = (asked, model)
             self._joint[key] = hf_tokenizer(model.prefix(budget))
         return self._joint[key]
@@ -188,6 +195,10 @@ class InefficiencyStudy:
                             f"{share:.2f} of a {self.k:,}-token reference budget (the paper's Multi 21: "
                             f"{PAPER_JOINT_SHARE:.2f} of 24k)")
         return out
+
+    def cache_note(self) -> str:
+        """One line: which trainings came from the results cache, and when they were computed."""
+        return self.results.note()
 
     def premiums(self, budget: int, lang: str = "npi_Deva", pivot: str = "eng_Latn") -> list[dict]:
         """``lang``'s premium over ``pivot`` (Σ|T(s_lang)| / Σ|T(s_pivot)| on parallel lines)

@@ -32,11 +32,13 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from modtok.artifacts import baselines
 from modtok.artifacts.modular import ModularTokenizer
+from modtok.cache import Results, fingerprint
 from modtok.errors import SchemeError
 from modtok.evaluation.stats import paired_bootstrap
 from modtok.lm import infer
@@ -51,29 +53,50 @@ from modtok.text.data import Corpora
 from .setting import corpus_fields, pretokenization
 
 
+# This kernel's trainings and evaluations, kept on disk (modtok.cache): cache_note() says which were read back
+RESULTS = Results("modular_lm")
+
+
+def cache_note() -> str:
+    """One line: which models and evaluations of this kernel came from the results cache, and when."""
+    return RESULTS.note()
+
+
 @dataclass
 class Trained:
-    """One model per scheme (in eval mode), its ``metrics.jsonl`` rows and its training time (s)."""
+    """One model per scheme (in eval mode), its ``metrics.jsonl`` rows and its training time
+    (s, when it was trained: a model read from the results cache keeps its time)."""
 
     models: dict[str, LM]
     curves: dict[str, list[dict]]
     seconds: dict[str, float]
 
 
+def tokenizer_key(tokenizer) -> tuple:
+    """What a :class:`~modtok.artifacts.modular.ModularTokenizer` is, for a results cache key:
+    its ``tokenizer.json`` and each language's ids (not the encoders it built while used)."""
+    return tokenizer.tokenizer_json, {lang: tokenizer.ids([lang]) for lang in tokenizer.languages}
+
+
 def train_schemes(tokenizer, train_text: Mapping[str, list[str]], schemes: Mapping[str, Scheme],
                   mixture: Mapping[str, float], model_cfg: LMConfig, train_cfg: TrainConfig, batch: int,
                   seq: int, runs_dir, progress: bool = False) -> Trained:
     """Train one model per ``{name: scheme}`` on the same data, seed (0), model and schedule;
-    run ``name`` writes its checkpoint and metrics under ``runs_dir/name`` (never resumed)."""
-    out = Trained({}, {}, {})
-    for name, scheme in schemes.items():
+    run ``name`` writes its checkpoint and metrics under ``runs_dir/name`` (never resumed).
+    A model trained before on the same tokenizer, text and settings is read from the results
+    cache instead (its ``runs_dir/name`` is then not written)."""
+    out, data = Trained({}, {}, {}), fingerprint(tokenizer_key(tokenizer), train_text)
+
+    def run(name: str, scheme: Scheme) -> tuple[LM, list[dict], float]:
         sampler = SubtokenizerSampler(scheme, mixture, seed=0)
         source = BatchSource(tokenizer, train_text, sampler, batch, seq, seed=0)
         t0 = time.perf_counter()
         result = train(model_cfg, train_cfg, source, f"{runs_dir}/{name}", resume=False, progress=progress)
-        out.seconds[name] = time.perf_counter() - t0
-        out.models[name] = result.model.eval()
-        out.curves[name] = read_metrics(f"{runs_dir}/{name}")
+        return result.model.eval(), read_metrics(f"{runs_dir}/{name}"), time.perf_counter() - t0
+
+    for name, scheme in schemes.items():
+        out.models[name], out.curves[name], out.seconds[name] = RESULTS.get(
+            "train", (data, scheme, mixture, model_cfg, train_cfg, batch, seq), partial(run, name, scheme))
     return out
 
 
@@ -135,11 +158,14 @@ def loss_curves(curves: Mapping[str, list[dict]], w: int, key: str = "bpb") -> d
 
 def evaluate_schemes(models: Mapping[str, LM], tokenizer, corpus: Mapping[str, list[str]],
                      english: str = "eng_Latn", baseline: Baseline | None = None) -> list[dict]:
-    """:func:`modtok.lm.infer.evaluate_settings` of every model, each row tagged with its ``scheme``;
-    with ``baseline``, its rows too (scheme :data:`BASELINE`, setting "Full" only: under a shared
+    """:func:`modtok.lm.infer.evaluate_settings` of every model, each row tagged with its ``scheme``
+    (kept in the results cache, keyed on the models' weights, the tokenizer and the text); with
+    ``baseline``, its rows too (scheme :data:`BASELINE`, setting "Full" only: under a shared
     tokenizer the four settings are one, as the paper's Baseline rows say)."""
+    data = fingerprint(tokenizer_key(tokenizer), corpus, english)
     rows = [{"scheme": name, **row} for name, model in models.items()
-            for row in infer.evaluate_settings(model, tokenizer, dict(corpus), english=english)]
+            for row in RESULTS.get("evaluate", (data, model.state_dict()), lambda model=model: infer.evaluate_settings(
+                model, tokenizer, dict(corpus), english=english))]
     if baseline is not None:
         rows += [{"scheme": BASELINE, **row} for row in infer.evaluate_settings(
             baseline.model, baseline.tokenizer, dict(corpus), settings=("Full",), english=english)]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
+from functools import cached_property
 
 import numpy as np
 import regex
@@ -36,6 +37,7 @@ from modtok.bpe.concat import concatenate
 from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.sequential import MultilingualBPE, train_sequential
 from modtok.bpe.tree import describe, explain, label, trace
+from modtok.cache import Results
 from modtok.errors import UsageError
 from modtok.studies import paper_vs_here
 from modtok.studies.paper_vs_here import NotMeasured
@@ -57,15 +59,28 @@ class SequentialStudy:
 
     def __init__(self, corpora: Corpora, langs: Sequence[str], k: int, scheme: str = "whitespace"):
         self.corpora, self.langs, self.k, self.scheme = corpora, list(langs), k, scheme
-        self.counts = count_by_language(corpora.train, scheme)
-        self.mono = Monolingual(lambda lang, k: standard.train(self.counts[lang], k, scheme), corpora.eval,
-                                encoder=hf_tokenizer)
+        # every tokenizer on disk too (modtok.cache), keyed on the text and the pre-tokenizer
+        self.results = Results("sequential", (corpora.train, corpora.eval, scheme))
+        self.mono = Monolingual(lambda lang, k: self.results.get("monolingual", (lang, k), lambda: standard.train(
+            self.counts[lang], k, scheme)), corpora.eval, encoder=hf_tokenizer)
         self._trained: dict[tuple, object] = {}
 
+    @cached_property
+    def counts(self) -> dict:
+        """Pre-token counts of each language's training text (counted on first use: a kernel
+        whose tokenizers all come from the results cache never counts)."""
+        return count_by_language(self.corpora.train, self.scheme)
+
     def _once(self, key: tuple, make):
+        """``make()``, computed on the first call with ``key`` (or read from the results cache)
+        and remembered."""
         if key not in self._trained:
-            self._trained[key] = make()
+            self._trained[key] = self.results.get(key[0], key[1:], make)
         return self._trained[key]
+
+    def cache_note(self) -> str:
+        """One line: which tokenizers came from the results cache, and when they were computed."""
+        return self.results.note()
 
     def setting(self, trials: int) -> dict[str, str]:
         """This run's setting, in the fields of the paper's (``paper_figures.toml``); ``trials``
@@ -148,15 +163,17 @@ class SequentialStudy:
     def unions(self, n: int, trials: int, seed: int = 0) -> dict[str, list[float]]:
         """``{"sequential": [...], "concatenation": [...]}``: for ``trials`` random ordered
         subsets of ``n`` languages (seeded by ``seed + n``), the mean NSL over the subset's
-        languages of the union subtokenizer of each kind."""
-        rng = random.Random(seed + n)
-        out = {"sequential": [], "concatenation": []}
-        for _ in range(trials):
-            order = tuple(rng.sample(self.langs, n))
-            for kind, values in out.items():
-                sub = self.modular(kind, order).subtokenizer(list(order)).hf
-                values.append(float(np.mean([self.nsl(sub, lang) for lang in order])))
-        return out
+        languages of the union subtokenizer of each kind (kept in the results cache)."""
+        def make() -> dict[str, list[float]]:
+            rng = random.Random(seed + n)
+            out = {"sequential": [], "concatenation": []}
+            for _ in range(trials):
+                order = tuple(rng.sample(self.langs, n))
+                for kind, values in out.items():
+                    sub = self.modular(kind, order).subtokenizer(list(order)).hf
+                    values.append(float(np.mean([self.nsl(sub, lang) for lang in order])))
+            return out
+        return self.results.get("unions", (self.langs, n, trials, seed, self.k), make)
 
     @staticmethod
     def union_table(spread: dict[int, dict[str, list[float]]]) -> list[dict]:

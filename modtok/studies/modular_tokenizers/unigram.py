@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from modtok.cache import Results
 from modtok.errors import BudgetError
 from modtok.studies.paper_vs_here import NotMeasured
 from modtok.text import data
@@ -39,8 +40,11 @@ class UnigramStudy:
 
     def __init__(self, corpora: Corpora, langs: Sequence[str]):
         self.corpora, self.langs = corpora, list(langs)
-        self.mono = Monolingual(
-            lambda lang, k: train_unigram_per_language({lang: corpora.train[lang]}, k)[lang], corpora.eval)
+        # the trainings on disk too (modtok.cache), keyed on the training text
+        self.results = Results("unigram", corpora.train)
+        self.mono = Monolingual(lambda lang, k: self.results.get(
+            "monolingual", (lang, k), lambda: train_unigram_per_language({lang: corpora.train[lang]}, k)[lang]),
+            corpora.eval)
 
     def setting(self, merged: MergedUnigram, k: int, iters: int, init: str = "uniform") -> dict[str, str]:
         """This run's setting, in the fields of the paper's (``paper_figures.toml``), for the merged
@@ -71,8 +75,12 @@ class UnigramStudy:
     def merge(self, langs: Sequence[str], k: int, iters: int = 5, init: str = "uniform") -> MergedUnigram:
         """Algorithm 1 on the monolingual models of ``langs`` at budget ``k``: ``iters`` EM
         iterations on their joint training text, starting from ``init``."""
-        return merge_unigram(self.models(langs, k), {lang: self.corpora.train[lang] for lang in langs},
-                             max_iter=iters, init=init)
+        return self.results.get("merge", (tuple(langs), k, iters, init), lambda: merge_unigram(
+            self.models(langs, k), {lang: self.corpora.train[lang] for lang in langs}, max_iter=iters, init=init))
+
+    def cache_note(self) -> str:
+        """One line: which trainings came from the results cache, and when they were computed."""
+        return self.results.note()
 
     def nsl(self, tokenizer, lang: str, k: int):
         """NSL of ``tokenizer`` on ``lang`` vs the monolingual Unigram of budget ``k``."""

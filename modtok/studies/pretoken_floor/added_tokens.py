@@ -43,6 +43,7 @@ from counting as a cut (" नेपाल" after "सरकार" starts at a w
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import regex
@@ -51,6 +52,8 @@ from modtok.adapt.extend import Base, Extension
 from modtok.adapt.filters import DEVANAGARI
 from modtok.errors import ConfigError, UsageError
 from modtok.evaluation import audit
+
+from .floor import RESULTS, base_key
 
 _LETTER_OR_MARK = regex.compile(r"[\p{L}\p{M}]")
 
@@ -130,6 +133,13 @@ def arm_rows(base: Base, r2: Extension, lines: Sequence[str], ref_lines: Sequenc
     where nothing is added), ``mark_initial``, ``english_unchanged`` (ids of
     ``ref_lines`` equal to the original's) and ``lossless``.
     """
+    key = (base_key(base), json.dumps(r2.tokenizer_json(), ensure_ascii=False), lines, ref_lines, n_boot, seed)
+    return RESULTS.get("added tokens", key, lambda: _arm_rows(base, r2, lines, ref_lines, n_boot, seed))
+
+
+def _arm_rows(base: Base, r2: Extension, lines: Sequence[str], ref_lines: Sequence[str], n_boot: int,
+              seed: int) -> list[dict]:
+    """:func:`arm_rows`, computed."""
     original = [e.ids for e in base.tokenizer.encode_batch(list(ref_lines), add_special_tokens=False)]
     arms = [("original", 0, base.tokenizer, False), ("R2 (repaired regex + merges)", len(r2.new_tokens()), r2.tokenizer(), False)]
     for space in SPACE_READINGS:

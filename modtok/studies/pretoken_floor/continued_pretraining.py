@@ -116,6 +116,8 @@ from modtok.lm.train import TrainConfig, default_device, train
 from modtok.text import data
 from modtok.text.pretokenize import from_byte_level
 
+from .floor import RESULTS
+
 ALL = "all"  # the one "language" of an arm's tokenizer: every id is in its softmax
 BASE = "base (no continued pretraining)"
 MATCHED = "R2 (matched steps)"  # the paper's: R1's step count, the extra windows a second pass
@@ -779,7 +781,9 @@ def study(size: str, english: Sequence[str], target: Sequence[str], eval_target:
     sets = {role: v for role, v in sets.items() if any(s.strip() for s in v[1])}
     evaluation = {ev: lines for ev, lines in sets.values()}
     documents = {secondary: flores_documents(evaluation[secondary], lang)} if "secondary" in sets else {}
-    res = run(setup, **t, evaluation=evaluation, out_dir=out_dir, documents=documents, device=device,
-              progress=progress)
+    device_type = torch.device(device).type if device else default_device().type  # a GPU's result is another's
+    res = RESULTS.get("continued pretraining", (setup, t, evaluation, documents, device_type), lambda: run(
+        setup, **t, evaluation=evaluation, out_dir=out_dir, documents=documents, device=device, progress=progress))
+    Path(out_dir).mkdir(parents=True, exist_ok=True)  # read back, nothing was written there: the directory is as run leaves it
     res.roles = {role: ev for role, (ev, _) in sets.items()}
     return res

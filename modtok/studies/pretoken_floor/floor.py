@@ -28,12 +28,14 @@ under one extension, token by token.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from modtok.adapt import extend
 from modtok.adapt.extend import Base, Extension
 from modtok.bpe.tree import label
+from modtok.cache import Results, fingerprint
 from modtok.evaluation import audit, metrics
 from modtok.text import pretokenize
 from modtok.text.pretokenize import from_byte_level
@@ -96,21 +98,47 @@ class Sweep:
         return out
 
 
+# Notebook 07's sweeps, tables and runs (this module's, cross_script's, added_tokens', continued_pretraining's),
+# kept on disk (modtok.cache): cache_note() says which a kernel read back
+RESULTS = Results("pretoken_floor")
+
+
+def cache_note() -> str:
+    """One line: which of notebook 07's results came from the results cache, and when they were computed."""
+    return RESULTS.note()
+
+
+def base_key(base: Base) -> str:
+    """What a deployed base is, for a results cache key: the SHA-256 of its name, settings and
+    ``tokenizer.json`` (written out first: a JSON of 400k entries hashes in one pass, not entry by entry)."""
+    return fingerprint(base.name, base.config, json.dumps(base.json, ensure_ascii=False))
+
+
 def k_sweep(bases: Mapping[str, Base], train: Sequence[str], ks: Sequence[int], lines: Sequence[str],
             ref_lines: Sequence[str] | None = None, arms: Sequence[str] = ARMS) -> Sweep:
     """Continued BPE on every base (``{name: Base}``) and arm, learned on ``train``
     with the arm's regex (strict §V filter), at every K of ``ks``; cost and floor
-    of each on ``lines`` (and ``ref_lines``, as in :func:`cost`)."""
-    rows, extensions, tokenizers = [], {}, {}
-    for name, base in bases.items():
-        for arm in arms:
-            counts = extend.count_words(base, train, extend.arm_pattern(base.regex, arm))
-            for k, ext in extend.sweep(base, counts, ks, arm).items():
-                tok = ext.tokenizer()
-                extensions[name, arm, k], tokenizers[name, arm, k] = ext, tok
-                rows.append({"base": name, "arm": arm, "K": k, "merges kept": len(ext.merges),
-                             "cost": cost(tok, lines, ref_lines), "floor": cost(tok, lines, ref_lines, floor=True)})
-    return Sweep(rows, extensions, tokenizers)
+    of each on ``lines`` (and ``ref_lines``, as in :func:`cost`). The rows and each extension's
+    merges are kept in the results cache; read back, the extensions are rebuilt on ``bases`` (the
+    same, by their key) with their tokenizers: a pickle of the bases and tokenizers was 119 MB at
+    smoke size and took as long to read (33.5 s) as the sweep to compute (34.0 s)."""
+    built: dict[Key, object] = {}  # the tokenizers made by a computed sweep (read back: built below)
+
+    def make() -> tuple[list[dict], dict[Key, tuple[list, str]]]:
+        rows, learned = [], {}
+        for name, base in bases.items():
+            for arm in arms:
+                counts = extend.count_words(base, train, extend.arm_pattern(base.regex, arm))
+                for k, ext in extend.sweep(base, counts, ks, arm).items():
+                    tok = built[name, arm, k] = ext.tokenizer()
+                    learned[name, arm, k] = ext.merges, ext.regex
+                    rows.append({"base": name, "arm": arm, "K": k, "merges kept": len(ext.merges),
+                                 "cost": cost(tok, lines, ref_lines), "floor": cost(tok, lines, ref_lines, floor=True)})
+        return rows, learned
+    keys = {name: base_key(base) for name, base in bases.items()}
+    rows, learned = RESULTS.get("k sweep", (keys, train, list(ks), lines, ref_lines, list(arms)), make)
+    extensions = {key: Extension(bases[key[0]], merges, regex) for key, (merges, regex) in learned.items()}
+    return Sweep(rows, extensions, {key: built.get(key) or ext.tokenizer() for key, ext in extensions.items()})
 
 
 def ids_of(tokenizer, lines: Sequence[str]) -> list[list[int]]:
