@@ -240,9 +240,9 @@ def test_adaptmix_runs_come_back_with_their_timing():
     second.choose("hf-bpe", 300, 9_000, 2, [(0.5, 0.1)])
     fert = first.fertility({"a": h.tokenizers[0], "b": h.tokenizers[-1]})
     assert second.fertility({"a": h2.tokenizers[0], "b": h2.tokenizers[-1]}) == fert  # read back: the same JSON
-    prem = first.premiums({"b": h.tokenizers[-1]}, pivot="rus_Cyrl")
-    assert second.premiums({"b": h2.tokenizers[-1]}, pivot="rus_Cyrl") == prem
-    assert second.cache_note().startswith("results cache: 5 from the cache (")  # the run, 2 fertilities, premiums, gini
+    par = first.parity({"b": h.tokenizers[-1]}, pivot="rus_Cyrl")
+    assert second.parity({"b": h2.tokenizers[-1]}, pivot="rus_Cyrl").values == par.values
+    assert second.cache_note().startswith("results cache: 5 from the cache (")  # the run, 2 fertilities, token counts, gini
     changed = _toy_data()
     changed.test["eng_Latn"] = changed.test["eng_Latn"][:-1]  # one test line fewer: measured again
     third = study.AdaptMixStudy(changed, seed=0, scheme=WS)

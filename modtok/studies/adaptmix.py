@@ -837,11 +837,11 @@ class AdaptMixStudy:
         parallel = {lang: test[lang] for lang in self.devtest.lines}
         words = {lang: [len(line.split()) for line in parallel[pivot if metrics.written_without_spaces(lang) else lang]]
                  for lang in parallel}
-        tokens = _per_tokenizer(tokenizers, lambda tok: {lang: metrics.token_counts(tok, lines)
-                                                         for lang, lines in parallel.items()})
+        tokens = self._measured("token counts", tokenizers, lambda tok: {lang: metrics.token_counts(tok, lines)
+                                                                          for lang, lines in parallel.items()})
         ci = parity_intervals(tokens, words, pivot, ADAPT if ADAPT in tokens else None)
         values = {n: {lang: ci[f"{n}|{lang}"][0] for lang in parallel} for n in tokenizers}
-        gini = _per_tokenizer(tokenizers, lambda tok: metrics.cost_gini(tok, parallel))
+        gini = self._measured("gini", tokenizers, lambda tok: metrics.cost_gini(tok, parallel))
 
         def interval(key: str) -> dict:  # AdaptMix's interval, as a column of the rows
             if ADAPT not in tokens:
