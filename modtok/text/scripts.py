@@ -254,34 +254,6 @@ def _variant_problem(letters: Counter, script: str) -> str | None:
     kind, code = ("Traditional", "Hant") if script == "Hans" else ("Simplified", "Hans")
     return (f"is {kind} Chinese: {other / deciding:.0%} of the {deciding:,} characters that only one standard uses "
             f"are {kind}-only (CC-CEDICT's tables, via hanzidentifier); {kind} is {code} (e.g. zho_{code})")
-    if script == "Hang":
-        hangul, han = count_in(letters, "Hang"), count_in(letters, "Hani")
-        if hangul and han > HANJA_MAX * (hangul + han) and (hangul + han) >= MIN_SHARE * total:
-            return (f"has more Hanja than Hangul: {han / (hangul + han):.0%} of its {hangul + han:,} Hangul and Han "
-                    f"letters are Han (kor_Hang tolerates at most {HANJA_MAX:.0%}; text written mainly in Hanja is "
-                    "Kore, e.g. kor_Kore)")
-        own = hangul + (han if han <= HANJA_MAX * (hangul + han) else 0)
-    else:
-        own = count_in(letters, script)
-    if own < MIN_SHARE * total:
-        return (f"is not {name(script)} script: {own / total:.0%} of the sample's {total:,} letters are "
-                f"{name(script)} (at least {MIN_SHARE:.0%} expected)")
-    if script == "Jpan":
-        kana_, han_ = _in("Hrkt").match, _in("Hani").match
-        kana = sum(n for c, n in letters.items() if kana_(c) and not han_(c))  # 々 and 〆 are Han
-        if kana < KANA_MIN * own:
-            return (f"has no kana: {kana:,} of its {own:,} Han and kana letters are Hiragana or Katakana (Japanese "
-                    f"has at least {KANA_MIN:.0%}); Chinese? (zho_Hans, zho_Hant)")
-    if script in ("Hans", "Hant"):
-        simplified, traditional = (sum(n for c, n in letters.items() if c in only) for only in variant_only())
-        mine, other = (simplified, traditional) if script == "Hans" else (traditional, simplified)
-        deciding = simplified + traditional
-        if deciding >= VARIANT_MIN and mine < MIN_SHARE * deciding:
-            kind = "Traditional" if script == "Hans" else "Simplified"
-            return (f"is {kind} Chinese: {other / deciding:.0%} of the {deciding:,} characters that only one standard "
-                    f"uses are {kind}-only (CC-CEDICT's tables, via hanzidentifier); {kind} is "
-                    f"{'Hant' if script == 'Hans' else 'Hans'} (e.g. zho_{'Hant' if script == 'Hans' else 'Hans'})")
-    return None
 
 
 def check_script(lang: str, lines: Iterable[str], where, any_script: bool = False) -> None:
