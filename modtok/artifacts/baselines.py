@@ -73,7 +73,10 @@ def train_hf_bpe(
     return tok
 
 
-# The modular-tokenizers paper's sentencepiece settings (Appendix A.1.1).
+# sentencepiece settings. From the modular-tokenizers paper (§3): byte-level fallback and no
+# normalization. Ours, not the paper's (it names none of them): digits split one by one,
+# whitespace-only pieces allowed and extra whitespace kept (the text is trained on as it is,
+# as the BPE side sees it), and sentencepiece's own default character coverage of 0.9995.
 SP_SETTINGS = dict(
     model_type="unigram",
     byte_fallback=True,
