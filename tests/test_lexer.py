@@ -59,11 +59,14 @@ def test_counts_equal_the_reference_on_generated_lines(scheme, lines):
 
 
 def test_every_scheme_of_pretokenize_is_exact_or_refused():
-    """The ten named schemes are all exact; any other one is refused, never approximated."""
+    """The deployed schemes and the unbounded ones of modtok are exact; any other one (the bounded
+    "whitespace" and "llama3-marks-bounded", whose 16-character cut the lexer does not apply yet)
+    is refused, never approximated."""
     assert set(EXACT) >= {"llama3", "llama3-marks", "llama3-deva", "cl100k", "o200k", "qwen2", "qwen3.5",
-                          "gpt2", "whitespace", "sentencepiece"}
+                          "gpt2", "sentencepiece"}
+    assert {"whitespace", "llama3-marks-bounded"}.isdisjoint(EXACT)
     for scheme in set(SCHEMES) - set(EXACT):
-        with pytest.raises(UnknownSchemeError, match="no state machine"):
+        with pytest.raises(UnknownSchemeError, match="no state machine|does not implement"):
             lexer.count(["x"], scheme)
 
 
@@ -96,7 +99,7 @@ def test_the_class_table_is_the_regex_modules_classes_at_every_code_point():
 def test_lines_are_units_and_surrogates_are_code_points():
     # a line ending in a space that the next line would continue: the lines are cut apart
     assert lexer.count(["a ", "b"], "llama3") == count_pretokens(["a ", "b"], "llama3")
-    assert lexer.pretokens("a\ud800b c", "whitespace") == ["a\ud800b", " c"]
+    assert lexer.pretokens("a\ud800b c", "sentencepiece") == ["a\ud800b", " c"]
     assert lexer.count([], "gpt2") == {} and lexer.count(["", ""], "gpt2") == {}
 
 

@@ -266,17 +266,21 @@ class SequentialStudy:
 
         The most frequent of the ``top`` pre-tokens that is 3-12 characters of letters and marks
         of ``lang``'s script only (one of at least 9 bytes first); where there is none, as in a
-        script written without spaces, whose pre-tokens under the whitespace scheme are whole
-        phrases, the first ``cut`` characters (graphemes) of the first run of its script's
-        letters in its most frequent pre-token that has one, and the note says so. Never a
-        word of another script (a Latin name in Chinese text); ``("", why)`` when the text
-        has no letter of its script.
+        script written without spaces, whose pre-tokens run past a word (the bounded schemes cut
+        such runs at 16 characters, :mod:`modtok.text.pretokenize`), the first ``cut``
+        characters (graphemes) of the first run of its script's letters in its most frequent
+        pre-token that has one, and the note says so. Never a word of another script (a Latin
+        name in Chinese text); ``("", why)`` when the text has no letter of its script.
 
         >>> from modtok.text.data import Corpora
         >>> st = SequentialStudy(Corpora({"zho_Hans": ["人人生而自由,在尊严和权利上一律平等。 Sam"] * 3}, {}, "toy"),
         ...                      ["zho_Hans"], 300)
         >>> st.script_word("zho_Hans")
-        ('人人生而', 'Chinese is written without spaces: under the whitespace scheme its pre-tokens are whole phrases (the most frequent: 19 characters); shown: the first 4 characters of its first run of Hans letters')
+        ('人人生而自由', 'the most frequent word of Chinese in its own script (Hans) of at least 9 bytes')
+        >>> st = SequentialStudy(Corpora({"zho_Hans": ["人人生而自由在尊严和权利上一律 Sam"] * 3}, {}, "toy"),
+        ...                      ["zho_Hans"], 300)
+        >>> st.script_word("zho_Hans")
+        ('人人生而', 'Chinese is written without spaces: its pre-tokens run past a word (the most frequent: 15 characters); shown: the first 4 characters of its first run of Hans letters')
         """
         script = data.script_of(lang)
         letters = regex.compile(r"[\p{L}\p{M}]+")
@@ -290,8 +294,8 @@ class SequentialStudy:
             run = next((r for r in letters.findall(pre) if scripts.script_share(r, script) == 1.0), None)
             if run is not None:
                 piece = "".join(regex.findall(r"\X", run)[:cut])
-                return piece, (f"{data.lang_name(lang)} is written without spaces: under the whitespace scheme its "
-                               f"pre-tokens are whole phrases (the most frequent: {len(pre.strip())} characters); shown: "
+                return piece, (f"{data.lang_name(lang)} is written without spaces: its pre-tokens run past a word "
+                               f"(the most frequent: {len(pre.strip())} characters); shown: "
                                f"the first {cut} characters of its first run of {script} letters")
         return "", f"no pre-token of {data.lang_name(lang)} has a letter of its script ({script})"
 
