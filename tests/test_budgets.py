@@ -173,7 +173,9 @@ def test_nsl_names_a_reference_that_stopped_short(corpus, tmp_path):
         del os.environ["MODTOK_MANIFEST"]
     assert "of 4000 tokens" not in lines[0] and "asked for 4,000 tokens" in lines[0]
     row = next(line for line in lines if line.startswith("tha_Thai"))
-    got = train_hf_bpe(udhr_lines("tha"), 4000, scheme="llama3-marks").get_vocab_size()
+    from modtok.text.training import TRAINING_SCHEME  # the references' pre-tokenizer, as the command's
+
+    got = train_hf_bpe(udhr_lines("tha"), 4000, scheme=TRAINING_SCHEME).get_vocab_size()
     assert got < 4000 and f"{got:,}" in row and "reference short of 4,000" in row
     assert "tha_Thai" in lines[-1] and "stopped short" in lines[-1]
 
