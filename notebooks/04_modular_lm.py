@@ -368,8 +368,8 @@ shutil.rmtree(runs_dir)  # checkpoints, metrics and the compact model were tempo
 # (`study.setting`, from this run's configuration).
 
 # %%
-setting = study.setting(corpora, LANGS, tok, MIXTURE, SCHEME, models["Mono-only"], MODEL, train_cfg, BATCH, SEQ,
-                        DEVICE, speed_rows[-1]["vocabulary"])
+setting = study.setting(study.Settings(corpora, LANGS, tok, MIXTURE, SCHEME, models["Mono-only"], MODEL, train_cfg,
+                                       BATCH, SEQ, DEVICE, speed_rows[-1]["vocabulary"]))
 HERE = study.paper_values(eval_rows, fid_rows, speed_rows)
 plots.table(paper_vs_here.table("modular_tokenizers_lm", HERE, setting, study.reasons(HERE, speed_rows, eval_rows, tok)))
 

@@ -232,8 +232,8 @@ else:
 
 # %%
 if PARALLEL:
-    fig2_rows = study.per_language(["classical", "parity (base)", "hybrid (J = K/2)"], "bytes per token")
-    plots.grouped_bars(fig2_rows, x="lang", y="bytes per token", color="tokenizer",
+    fig2_rows = study.per_language(["classical", "parity (base)", "hybrid (J = K/2)"], "bytes_per_token")
+    plots.grouped_bars(fig2_rows, x="lang", y="bytes_per_token", color="tokenizer",
                        title=f"Compression per language on the test lines, vocab {VOCAB:,}").show()
     cls_tpl, par_tpl = study.tokens_per_line("classical"), study.tokens_per_line("parity (base)")
     worst = max(cls_tpl, key=cls_tpl.get)
@@ -358,7 +358,7 @@ if PARALLEL:  # sizes, the greedy prefixes, lossless tokenizers
     shares = [study.shares(t)[max(LANGS, key=study.sizes.get)] for t in TAUS]
     assert shares == sorted(shares, reverse=True)  # the largest language's share falls as τ grows
     assert abs(skew_rows[-1]["Gini cut %"] + table1[1]["Gini vs classical %"]) < 1e-9  # τ = 3.3: the headline
-    assert len(fig2_rows) == 3 * len(LANGS) and all(r["bytes per token"] >= 1 for r in fig2_rows)
+    assert len(fig2_rows) == 3 * len(LANGS) and all(r["bytes_per_token"] >= 1 for r in fig2_rows)
     for name in ("classical", "parity (base)"):  # a tier's value is the mean of its languages' own
         ev = study.evaluate(VARIANTS[name])
         for tier, value in ev["tiers"].items():

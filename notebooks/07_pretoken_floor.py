@@ -354,9 +354,9 @@ else:
 here = claims.measured(TARGET, PARALLEL, audit_rows, sweep, moved, table_v, cpt)
 print(cpt.summary(cpt.roles["primary"]) if cpt is not None and "primary" in cpt.roles
       else "no continued pretraining on this data")
-SETTING = claims.setting(TARGET, sum(len(x.encode()) for x in train), KS, corpora.eval_label, list(BASES),
-                         SETUP if cpt is not None else None, SIZES, cpt, k_cross=K_X if table_v else None,
-                         cross=pool_v)
+SETTING = claims.setting(claims.Settings(TARGET, sum(len(x.encode()) for x in train), KS, corpora.eval_label, list(BASES),
+                                         SETUP if cpt is not None else None, SIZES, cpt,
+                                         k_cross=K_X if table_v else None, cross=pool_v))
 REASONS = claims.reasons(here, sweep=sweep, table_v=table_v, moved=moved, cpt=cpt)
 plots.table(paper_vs_here.table("pretoken_floor", here, SETTING, REASONS))
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from modtok.errors import ConfigError, DataError
+from modtok.studies import contract
 from modtok.studies import paper_vs_here as pvh
 from modtok.ui import cli, report
 
@@ -111,7 +112,7 @@ def test_bad_rule_and_missing_field_are_config_errors(tmp_path):
 
 def test_the_figures_file_parses_for_every_study_that_has_claims():
     for study in pvh.studies():
-        assert pvh.paper_of(study)[0] in {f for f, _ in pvh.PAPERS.values()}
+        assert pvh.paper_of(study)[0] in set(pvh.papers())
         for c in pvh.claims(study):
             assert c.source and c.setting and c.claim, c
 
@@ -275,16 +276,19 @@ def test_the_report_command_prints_the_counts(tmp_path, monkeypatch, capsys):
     assert "broken.json: not a saved paper-vs-here table" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("study", sorted(pvh.NOTEBOOKS))
+@pytest.mark.parametrize("study", pvh.studies())
 def test_notebook_ends_with_its_generated_table(study):
     """The last code cell of notebooks 01-07 (before the collapsed "## Checks" section that ends
     each) builds the table from measured values."""
-    path = ROOT / "notebooks" / f"{pvh.NOTEBOOKS[study]}.py"
+    path = ROOT / "notebooks" / f"{pvh.notebook_of(study)}.py"
     lesson = re.split(r"^# %% \[markdown\][^\n]*\n# ## Checks\b", path.read_text(encoding="utf-8"), flags=re.M)[0]
     cells = [c for c in re.split(r"^# %%.*$", lesson, flags=re.M) if c.strip()]
     code = [c for c in cells if any(line.strip() and not line.startswith("#") for line in c.splitlines())]
     assert f'paper_vs_here.table("{study}"' in code[-1], f"{path.name}: last code cell"
 
 
-def test_every_study_has_its_notebook():
-    assert set(pvh.NOTEBOOKS) == set(pvh.studies())
+def test_every_study_is_declared_with_its_notebook():
+    """The studies that declare themselves (the contract) are those with claims, each with its notebook."""
+    declared = contract.declared()
+    assert set(declared) == set(pvh.studies())
+    assert all((ROOT / "notebooks" / f"{s.notebook}.py").is_file() for s in declared.values())

@@ -569,8 +569,8 @@ def test_two_schemes_train_evaluate_and_tabulate_end_to_end(tok, tmp_path):
     assert 0 < here["compact_params"] == pytest.approx(100 * (1 - speed[1]["params (M)"] / speed[0]["params (M)"]))
     cov = lm.coverage(rows, LANGS)  # Table 18's share: the Full tokens outside the language's own ids
     assert here["full_foreign_token_share"] == pytest.approx(100 * (1 - min(cov.values())))
-    ours = lm.setting(CORPORA, LANGS, tok, default_mixture(LANGS), "llama3", trained.models["Mono-only"], "tiny",
-                      TrainConfig(steps=3, lr=1e-2, warmup_steps=1), 2, 16, "cpu", "t")
+    ours = lm.setting(lm.Settings(CORPORA, LANGS, tok, default_mixture(LANGS), "llama3", trained.models["Mono-only"],
+                                  "tiny", TrainConfig(steps=3, lr=1e-2, warmup_steps=1), 2, 16, "cpu", "t"))
     assert set(ours) <= SETTING_FIELDS and ours["iterations"] == "3 steps of batch 2 x 16 tokens"
     assert ours["lr"] == "AdamW, warmup 1 steps, cosine from 0.01 to 0.001" and "70% eng_Latn" in ours["size"]
     assert f"{lm_vocab_size(tok):,} LM rows" in ours["vocabulary"] and "untied" in ours["model"]

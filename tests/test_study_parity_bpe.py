@@ -185,7 +185,7 @@ def test_tau_sweep_the_largest_language_loses_share_as_tau_grows(study):
 
 
 def test_per_language_tier_and_ablation_rows(study):
-    fig2 = study.per_language(["classical", "parity (base)"], "bytes per token")
+    fig2 = study.per_language(["classical", "parity (base)"], "bytes_per_token")
     assert [(r["lang"], r["tokenizer"]) for r in fig2] == [
         (data.lang_name(lang), name) for name in ("classical", "parity (base)") for lang in study.langs]
     cls, par = study.tokens_per_line("classical"), study.tokens_per_line("parity (base)")

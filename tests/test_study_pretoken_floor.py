@@ -161,7 +161,7 @@ def test_claims_from_measured_values_and_what_is_missing(sweep):
     assert isinstance(v["qwen3_floor"], paper_vs_here.NotMeasured) and "Qwen3" in v["qwen3_floor"].reason
     assert isinstance(v["marks_r2_below_r1"], paper_vs_here.NotMeasured)
     assert v["cpt_r2_minus_r1"].reason == "section (h) did not run"
-    ours = claims.setting("npi_Deva", 10**6, KS, "FLORES-200 devtest (/x)", ["llama3"])
+    ours = claims.setting(claims.Settings("npi_Deva", 10**6, KS, "FLORES-200 devtest (/x)", ["llama3"]))
     why = claims.reasons(v, sweep=renamed, moved=[])
     assert "r1_stalls" not in why  # R1 reached its floor: it holds, so no reason (the table refuses one)
     rows = {r["claim"]: r for r in paper_vs_here.table("pretoken_floor", v, ours, reasons=why)}

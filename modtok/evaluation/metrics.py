@@ -572,13 +572,36 @@ def renyi_efficiency(
 
 
 # --------------------------------------------------------------------------
-# a table for notebooks
+# the per-language rows of every study (one builder, one registry of columns)
+
+
+def _nsl_column(lang: str, e: Encoded, ref: Encoded | None) -> float:
+    return float("nan") if ref is None else nsl_from_counts(e.total, ref.total)
+
+
+def _fertility_column(lang: str, e: Encoded, ref: Encoded | None) -> float:
+    if written_without_spaces(lang):
+        return float("nan")
+    return ratio(e.total, e.words, "fertility (no whitespace word)")
+
+
+# The columns of every study's per-language rows: name -> f(lang, e, ref), where ``e`` is one
+# tokenizer's Encoded of the language's lines and ``ref`` the reference's (None in a study
+# without a reference tokenizer: NSL is then NaN, undefined). A metric added here is a column
+# of every study's rows (tests/test_contract.py), and of nothing else to edit.
+LANGUAGE_METRICS = {
+    "tokens": lambda lang, e, ref: e.total,
+    "nsl": _nsl_column,
+    "tokens_per_char": lambda lang, e, ref: ratio(e.total, e.chars, f"{lang}: tokens per character"),
+    "bytes_per_token": lambda lang, e, ref: ratio(e.nbytes, e.total, f"{lang}: bytes per token"),
+    "fertility": _fertility_column,  # NaN: a language written without spaces has no words to count
+}
 
 
 def language_table(tokenizers: Mapping[str, object], reference, corpus: Mapping[str, Iterable[str]]) -> list[dict]:
     """One row per (language, tokenizer) for notebooks, in corpus order then
-    tokenizer order: ``{"lang", "tokenizer", "tokens", "nsl", "tokens_per_char",
-    "bytes_per_token", "fertility"}``.
+    tokenizer order: ``{"lang", "tokenizer"}`` and a column per :data:`LANGUAGE_METRICS`
+    (``tokens``, ``nsl``, ``tokens_per_char``, ``bytes_per_token``, ``fertility``).
 
     ``reference`` is one tokenizer for all languages or ``{lang: tokenizer}``
     (e.g. monolingual BPE per language, as in the paper's Table 1). Each line
@@ -598,31 +621,31 @@ def language_table(tokenizers: Mapping[str, object], reference, corpus: Mapping[
     return language_table_of(encoded, references)
 
 
-def language_table_of(encoded: Mapping[str, Mapping[str, Encoded]], reference: Mapping[str, Encoded]) -> list[dict]:
+def language_table_of(encoded: Mapping[str, Mapping[str, Encoded]],
+                      reference: Mapping[str, Encoded] | None = None) -> list[dict]:
     """:func:`language_table` of texts already encoded: ``encoded[lang][name]`` and
     ``reference[lang]`` (one language's lines, encoded by each tokenizer and by the
-    reference). A caller that keeps the Encoded of tokenizers that do not change (the
-    deployed ones, the references) pays only for the new tokenizer's encoding."""
+    reference; ``reference=None``: no reference, NSL is NaN). The one builder of every
+    study's per-language rows (:mod:`modtok.studies.contract`). A caller that keeps the
+    Encoded of tokenizers that do not change (the deployed ones, the references) pays
+    only for the new tokenizer's encoding.
+
+    >>> class Chars:
+    ...     def encode(self, text): return [ord(c) for c in text]
+    >>> row = language_table_of({"eng_Latn": {"chars": Encoded(Chars(), ["ab c"])}})[0]
+    >>> row["tokens"], row["fertility"], row["nsl"]
+    (4, 2.0, nan)
+    """
     rows = []
     for lang, by_name in encoded.items():
-        if lang not in reference:
+        if reference is not None and lang not in reference:
             raise UnknownLanguageError(lang, reference)
-        ref = reference[lang]
+        ref = None if reference is None else reference[lang]
         for name, e in by_name.items():
-            if e.lines is not ref.lines and e.lines != ref.lines:
+            if ref is not None and e.lines is not ref.lines and e.lines != ref.lines:
                 raise DataError(f"{lang}: {name} and the reference encoded different lines")
-            rows.append(
-                {
-                    "lang": lang,
-                    "tokenizer": name,
-                    "tokens": e.total,
-                    "nsl": nsl_from_counts(e.total, ref.total),
-                    "tokens_per_char": ratio(e.total, e.chars, f"{lang}: tokens per character"),
-                    "bytes_per_token": ratio(e.nbytes, e.total, f"{lang}: bytes per token"),
-                    "fertility": float("nan") if written_without_spaces(lang)
-                    else ratio(e.total, e.words, "fertility (no whitespace word)"),
-                }
-            )
+            rows.append({"lang": lang, "tokenizer": name,
+                         **{column: f(lang, e, ref) for column, f in LANGUAGE_METRICS.items()}})
     return rows
 
 

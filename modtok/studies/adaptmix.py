@@ -72,6 +72,7 @@ from modtok.cache import Results, fingerprint
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
 from modtok.evaluation import metrics, stats
 from modtok.studies import paper_vs_here
+from modtok.studies.contract import Paper, Study
 from modtok.text import data
 from modtok.text.pretokenize import DEFAULT_SCHEME, count_by_language
 from modtok.text.training import TRAINING_SCHEME
@@ -397,7 +398,7 @@ class Choice:
     run: tuple = field(default=(), compare=False)  # (trainer, vocab, budget, iterations, f_best) of the choice
 
 
-class AdaptMixStudy:
+class AdaptMixStudy(Study):
     """AdaptMix runs and baselines on one :class:`Data`, and the paper's tables.
 
     One :class:`modtok.mixture.TextPool` (a fixed shuffle per language, split
@@ -410,6 +411,9 @@ class AdaptMixStudy:
     when the data cannot measure them); by default they take part. ``seeds``: how many seeds
     of the sampler (``seed``, ``seed + 1``, ...) :meth:`over_seeds` repeats the chosen run over.
     """
+
+    name, notebook = "adaptmix", "06_adaptmix"
+    paper = Paper("adaptmix-art-of-breaking-words.txt", "The Art of Breaking Words (AdaptMix)")
 
     def __init__(self, d: Data, seed: int = 0, scheme: str = DEFAULT_SCHEME, exclude_spaceless: bool = False,
                  seeds: int = SEEDS):
@@ -433,10 +437,6 @@ class AdaptMixStudy:
         self.results = Results("adaptmix", (self.data.train, self.data.dev, seed, scheme))
         self._test_key: str | None = None  # the test split's fingerprint, taken once the seal is open
         self._tokenizer_keys: dict[int, tuple[object, str]] = {}  # id -> (tokenizer, its fingerprint)
-
-    def cache_note(self) -> str:
-        """One line: which runs and evaluations came from the results cache, and when they were computed."""
-        return self.results.note()
 
     def _measured(self, what: str, tokenizers: Mapping[str, object], measure, *params) -> dict:
         """``{name: measure(tokenizer)}`` on the test split, each distinct tokenizer measured once
@@ -618,6 +618,15 @@ class AdaptMixStudy:
         same iteration, is measured once)."""
         return self._measured("fertility", tokenizers, self.devtest.fertility)
 
+    def rows(self, tokenizers: Mapping[str, object]) -> list[dict]:
+        """The per-language rows (:func:`modtok.evaluation.metrics.language_table_of`, no
+        reference tokenizer: NSL is NaN) of each named tokenizer on the test split (sealed
+        until :meth:`choose`); the fertility of a language written without spaces is NaN
+        here, :meth:`fertility` measures it against a spaced pivot."""
+        test = self.test_lines()
+        return metrics.language_table_of({lang: {name: metrics.Encoded(tok, test[lang], lang)
+                                                 for name, tok in tokenizers.items()} for lang in self.langs})
+
     def fertility_rows(self, fert: Mapping[str, Mapping[str, float]]) -> list[dict]:
         """One row per language, one column per tokenizer, and the (unweighted) mean."""
         rows = [{"language": label(lang), **{n: f[lang] for n, f in fert.items()}} for lang in self.devtest.lines]
@@ -747,6 +756,8 @@ class AdaptMixStudy:
                 if compares and not isinstance(value, paper_vs_here.NotMeasured):  # "not in this data" stays
                     here[key] = same.not_comparable
         return here
+
+    measured = paper_vs_here  # the contract's name (modtok.studies.contract)
 
     def setting(self, trainer: str, vocab: int, budget: int, iterations: int) -> dict[str, str]:
         """Our setting in the fields the paper's claims record theirs in

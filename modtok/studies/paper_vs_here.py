@@ -57,8 +57,9 @@ from pathlib import Path
 
 from modtok.atomic import write_json
 from modtok.errors import ConfigError, DataError
+from modtok.studies import contract
+from modtok.studies.contract import FIGURES
 
-FIGURES = Path(__file__).with_name("paper_figures.toml")
 # Rule kinds (the grammar is in paper_figures.toml's header):
 #   "below X", "above X", "at most X", "at least X"  a threshold; with an interval, all of it
 #                                                     must lie on the rule's side
@@ -80,21 +81,6 @@ SETTING_FIELDS = ("data", "size", "vocabulary", "model", "lr", "iterations", "pr
 NOT_IN_PAPER = "not in the paper"
 REQUIRED = ("claim", "source", "paper", "unit", "rule", "scale", "range", "setting")
 OPTIONAL = ("derived_from", "headline", "printed_step", "printed_difference", "hypothesis")
-
-# study (or the prefix before "_<part>") -> (file in ../shared/papers, short title)
-PAPERS = {
-    "modular_tokenizers": ("modular-tokenizers.txt", "To Each Language Its Tokenizer (modular tokenizers)"),
-    "parity_bpe": ("parity-aware-bpe.txt", "Parity-Aware Byte-Pair Encoding"),
-    "adaptmix": ("adaptmix-art-of-breaking-words.txt", "The Art of Breaking Words (AdaptMix)"),
-    "pretoken_floor": ("pretoken-floor-nepali-repair.txt",
-                       "Merge-Based Vocabulary Extension Stalls at the Pre-Tokenizer (Nepali repair)"),
-}
-# study -> the notebook whose last cell builds its table (tests/test_paper_vs_here.py checks it)
-NOTEBOOKS = {"modular_tokenizers_inefficiency": "01_multilingual_inefficiency",
-             "modular_tokenizers_sequential": "02_sequential_bpe",
-             "modular_tokenizers_unigram": "03_modular_unigram", "modular_tokenizers_lm": "04_modular_lm",
-             "parity_bpe": "05_parity_bpe", "adaptmix": "06_adaptmix", "pretoken_floor": "07_pretoken_floor"}
-
 
 @dataclass(frozen=True)
 class NotMeasured:
@@ -325,8 +311,11 @@ def _number(c: Mapping, name: str, where: str) -> float | None:
     return v
 
 
-def claims(study: str, path: Path = FIGURES) -> list[Claim]:
-    """The claims of one study, in file order."""
+def claims(study: str, path: Path | None = None) -> list[Claim]:
+    """The claims of one study, in file order, from ``path`` (default: the claims file the
+    study declares, :attr:`modtok.studies.contract.Study.figures`; :data:`FIGURES` for one
+    not declared yet)."""
+    path = path or (contract.REGISTRY[study].figures if study in contract.REGISTRY else FIGURES)
     table = _load(path)
     if study not in table:
         raise ConfigError(f"{path}: no claims for study {study!r} (studies: {', '.join(table) or 'none'})")
@@ -490,15 +479,28 @@ def verdict_kind(row: Mapping[str, str]) -> str:
 
 
 def paper_of(study: str) -> tuple[str, str]:
-    """``(file in the papers' folder, short title)`` of the paper a study reproduces.
+    """``(file in the papers' folder, short title)`` of the paper a study reproduces, as the
+    study declares it (:mod:`modtok.studies.contract`).
 
     >>> paper_of("modular_tokenizers_lm")[0]
     'modular-tokenizers.txt'
     """
-    for prefix, paper in PAPERS.items():
-        if study == prefix or study.startswith(prefix + "_"):
-            return paper
-    raise ConfigError(f"study {study!r} belongs to no paper (known: {', '.join(PAPERS)})")
+    paper = contract.study(study).paper
+    return paper.file, paper.title
+
+
+def papers() -> dict[str, str]:
+    """``{file: title}`` of every paper a declared study reproduces, in notebook order."""
+    return {s.paper.file: s.paper.title for s in contract.declared().values()}
+
+
+def notebook_of(study: str) -> str:
+    """The notebook whose last cell builds ``study``'s table, as the study declares it.
+
+    >>> notebook_of("parity_bpe")
+    '05_parity_bpe'
+    """
+    return contract.study(study).notebook
 
 
 def save(study: str, rows: list[dict], study_claims: list[Claim], setting, folder: Path) -> Path:
@@ -507,7 +509,7 @@ def save(study: str, rows: list[dict], study_claims: list[Claim], setting, folde
     a figure for it), the paper, our setting and its data label, and the time (UTC)."""
     ours = setting_of(setting, "our setting")
     file, title = paper_of(study)
-    record = {"study": study, "notebook": NOTEBOOKS.get(study, ""), "paper": file, "title": title,
+    record = {"study": study, "notebook": notebook_of(study), "paper": file, "title": title,
               "data": ours.get("data", ""), "setting": ours,
               "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "rows": [{"key": c.key, "verdict": verdict_kind(r), "scale kind": scale_kind(c.scale),

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -63,6 +63,7 @@ from modtok.errors import (ConfigError, DataError, MissingDevTextError, Parallel
 from modtok.evaluation import metrics
 from modtok.outputs import output_dir
 from modtok.studies import languages, paper_vs_here
+from modtok.studies.contract import Paper, Study
 from modtok.text import data
 from modtok.text.corpus import TEXT, detect, expand, load_manifest, open_corpus
 from modtok.text.eval_sets import EvalSet
@@ -225,7 +226,7 @@ def load(preferred: Sequence[str], vocab: int, scheme: str, train_chars: int, ev
     return study
 
 
-class ParityStudy:
+class ParityStudy(Study):
     """Training text, dev and test lines of the same languages, and every run on them,
     each trained and evaluated once.
 
@@ -238,6 +239,9 @@ class ParityStudy:
     ``choice``: which languages were asked for and why any is not used
     (:class:`modtok.studies.languages.Choice`; :func:`load` sets it).
     """
+
+    name, notebook = "parity_bpe", "05_parity_bpe"
+    paper = Paper("parity-aware-bpe.txt", "Parity-Aware Byte-Pair Encoding")
 
     def __init__(self, train: Mapping[str, list[str]], dev: Mapping[str, list[str]] | None,
                  test: Mapping[str, list[str]], *, vocab: int, scheme: str, tau: float = TAU,
@@ -254,7 +258,6 @@ class ParityStudy:
         self.n_dev = len(dev[self.langs[0]]) if dev else 0
         self.choice = languages.Choice(list(self.langs), list(self.langs))  # what was asked for (load sets it)
         self.pool = mixtures.TextPool(self.train, seed=0)
-        self._memo: dict[tuple, object] = {}
         # trainings and evaluations on disk too (modtok.cache), keyed on the text they read and the run's spec
         self.results = Results("parity_bpe", (self.train, dev, test, scheme, dict(sizes)))
 
@@ -273,19 +276,6 @@ class ParityStudy:
     def tiers(self) -> dict[str, str]:
         """The paper's resource tier of each language (:func:`tiers_of`) by :attr:`examples`."""
         return tiers_of(self.examples)
-
-    def _once(self, key: tuple, make: Callable, keep: bool = False):
-        """``make()``, computed on the first call with ``key`` and remembered; ``keep``: in the
-        results cache too (:mod:`modtok.cache`), so a new kernel reads it back (trainings and
-        evaluations; a sample or a count is quicker made again than read)."""
-        if key not in self._memo:
-            self._memo[key] = self.results.get(key[0], key[1:], make) if keep else make()
-        return self._memo[key]
-
-    def cache_note(self) -> str:
-        """One line: which trainings and evaluations came from the results cache, and when
-        they were computed."""
-        return self.results.note()
 
     # ---- the training text
     def mixture(self, setting) -> dict[str, list[str]]:
@@ -397,21 +387,21 @@ class ParityStudy:
 
     def evaluate(self, spec: RunSpec) -> dict:
         """The run on the test lines (each language encoded once): ``row`` (Table 1's
-        columns, :func:`modtok.evaluation.metrics.parity_summary`), ``per_lang`` (tokens
-        per line, bytes per token, utilisation), ``tiers`` (utilisation by tier),
+        columns, :func:`modtok.evaluation.metrics.parity_summary`), ``per_lang`` (the
+        per-language rows of :func:`modtok.evaluation.metrics.language_table_of`, with tokens
+        per line and utilisation), ``tiers`` (utilisation by tier),
         ``merges`` (merges per choosing language, -1 = classical), ``size`` (tokens of
         the model: below ``spec.vocab`` when the run stopped) and ``stop`` (its stop
         message or None)."""
         def make():
             res = self.trained(spec)
             tok, size = res.tokenizer(), len(res.model)
-            parallel = {lang: self.test[lang] for lang in res.languages}
-            per_lang = [{"lang": lang, "tokens per line": metrics.token_counts(tok, lines).mean(),
-                         "bytes per token": metrics.compression_rate(tok, lines, "bytes"),
-                         "utilisation": metrics.vocab_utilisation(tok, lines, size)}
-                        for lang, lines in parallel.items()]
-            return {"row": metrics.parity_summary(tok, parallel, vocab_size=size), "per_lang": per_lang,
-                    "tiers": metrics.vocab_utilisation_by_tier(tok, parallel, self.tiers, size),
+            encoded = metrics.encode(tok, {lang: self.test[lang] for lang in res.languages})
+            per_lang = [{**r, "tokens per line": r["tokens"] / len(encoded[r["lang"]]),
+                         "utilisation": metrics.vocab_utilisation_of(encoded[r["lang"]], size)}
+                        for r in metrics.language_table_of({lang: {spec.variant: e} for lang, e in encoded.items()})]
+            return {"row": metrics.parity_summary_of(encoded, vocab_size=size), "per_lang": per_lang,
+                    "tiers": metrics.vocab_utilisation_by_tier_of(encoded, self.tiers, size),
                     "merges": res.language_merge_counts(), "size": size, "stop": res.stop_message}
         return self._once(("evaluate", spec), make, keep=True)
 
@@ -447,7 +437,7 @@ class ParityStudy:
                 "rule": spec.rule if spec.variant != "classical" else "—", "Gini ↓": r["gini"],
                 "Gini vs classical %": 100 * gini, "global compression (B/tok) ↑": r["global_compression"],
                 "compression vs classical %": 100 * comp, "Gini per byte": r["gini_per_byte"],
-                "mean per-language B/tok": np.mean([p["bytes per token"] for p in ev["per_lang"]]),
+                "mean per-language B/tok": np.mean([p["bytes_per_token"] for p in ev["per_lang"]]),
                 "utilisation": r["utilisation"], "Rényi eff.": r["renyi"], "fertility": r["fertility"],
                 "devtest tokens": r["tokens"]}
 
@@ -506,9 +496,15 @@ class ParityStudy:
                          "Gini cut %": 100 * cut, "global compression change %": 100 * comp})
         return rows
 
+    def rows(self, names: Sequence[str], setting=None) -> list[dict]:
+        """The per-language rows (:func:`modtok.evaluation.metrics.language_table_of`, no
+        reference tokenizer: NSL is NaN) of each Table 1 tokenizer of ``names`` on the test
+        lines, with tokens per line and utilisation."""
+        return [{**p, "tokenizer": name} for name in names for p in self.evaluate(self.named(name, setting))["per_lang"]]
+
     def per_language(self, names: Sequence[str], key: str, setting=None) -> list[dict]:
-        """``key`` (a :meth:`evaluate` ``per_lang`` column) of each language under each
-        Table 1 tokenizer of ``names`` (Fig. 2 analog: ``"bytes per token"``)."""
+        """``key`` (a :meth:`rows` column) of each language under each Table 1 tokenizer of
+        ``names`` (Fig. 2 analog: ``"bytes_per_token"``)."""
         return [{"lang": data.lang_name(p["lang"]), "tokenizer": name, key: p[key]}
                 for name in names for p in self.evaluate(self.named(name, setting))["per_lang"]]
 
@@ -602,6 +598,8 @@ class ParityStudy:
         values["balanced_smaller_cut"] = self.price(BALANCED)[0] - self.price(self.tau)[0]
         return values
 
+    measured = paper_values  # the contract's name (modtok.studies.contract)
+
     def reasons(self, values: Mapping[str, float | paper_vs_here.NotMeasured], asked: int) -> dict[str, str]:
         """A measured reason for each claim of ``values`` (:meth:`paper_values`) whose
         verdict does not hold, where this study measures one (the others: "reason not
@@ -647,7 +645,7 @@ class ParityStudy:
         spec = self.named(RATIO)
         res, targets = self.trained(spec), np.array(spec.ratios)
         train = res.train_tokens[0] / res.train_tokens[-1]
-        test = np.array([p["bytes per token"] for p in self.evaluate(spec)["per_lang"]])
+        test = np.array([p["bytes_per_token"] for p in self.evaluate(spec)["per_lang"]])
         return (float(np.max(np.abs(train / train[0] / targets - 1))),
                 float(np.max(np.abs(test / test[0] / targets - 1))))
 

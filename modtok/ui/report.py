@@ -15,7 +15,8 @@ figures than ``paper_figures.toml`` holds now, or is older than its notebook's s
 listed as such with the time it was written.
 
 >>> import os, tempfile
->>> from modtok.studies import paper_vs_here as pvh
+>>> from modtok.studies import contract
+from modtok.studies import paper_vs_here as pvh
 >>> folder = tempfile.mkdtemp()
 >>> here = {c.key: pvh.NotMeasured("no parallel text") for c in pvh.claims("parity_bpe")}
 >>> _ = pvh.save("parity_bpe", pvh.rows_for(pvh.claims("parity_bpe"), here, {"data": "demo"}),
@@ -41,6 +42,7 @@ from pathlib import Path
 
 from modtok.atomic import write_text
 from modtok.errors import ConfigError, DataError
+from modtok.studies import contract
 from modtok.studies import paper_vs_here as pvh
 from modtok.ui.plots import table_html
 
@@ -50,11 +52,15 @@ NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 
 @dataclass
 class Study:
-    """One study's saved table (``record`` is None when its JSON is missing) and its status."""
+    """One study's saved table (``record`` is None when its JSON is missing), its status, and
+    its notebook and paper (``(file, title)``) as the study declares them
+    (:mod:`modtok.studies.contract`), else as its saved table records them."""
 
     name: str
     record: dict | None
     status: str
+    notebook: str = ""
+    paper: tuple[str, str] = ("", "")
 
 
 @dataclass
@@ -104,8 +110,8 @@ def _status(study: str, record: dict) -> str:
 
 
 def gather(folder) -> list[Study]:
-    """Every study of ``paper_figures.toml`` (in file order), then any other study
-    with a saved table, each with its record and status."""
+    """Every declared study (:func:`modtok.studies.contract.declared`, in notebook order),
+    then any other study with a saved table, each with its record and status."""
     saved = {}
     for path in sorted((Path(folder) / "paper_vs_here").glob("*.json")):
         try:
@@ -113,9 +119,16 @@ def gather(folder) -> list[Study]:
             saved[record["study"]] = record
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise DataError(f"{path}: not a saved paper-vs-here table ({e})") from None
-    known = pvh.studies()
-    names = known + sorted(set(saved) - set(known))
-    return [Study(s, saved.get(s), _status(s, saved[s]) if s in saved else "missing") for s in names]
+    known = contract.declared()
+    out = []
+    for name in [*known, *sorted(set(saved) - set(known))]:
+        record = saved.get(name) or {}
+        if name in known:
+            notebook, paper = known[name].notebook, (known[name].paper.file, known[name].paper.title)
+        else:
+            notebook, paper = record.get("notebook", ""), (record.get("paper", ""), record.get("title", ""))
+        out.append(Study(name, saved.get(name), _status(name, record) if record else "missing", notebook, paper))
+    return out
 
 
 def _counts(studies: list[Study]) -> tuple[dict[str, Counter], dict[tuple[str, str], Counter]]:
@@ -125,7 +138,7 @@ def _counts(studies: list[Study]) -> tuple[dict[str, Counter], dict[tuple[str, s
     out: dict[str, Counter] = {}
     by_scale: dict[tuple[str, str], Counter] = {}
     for s in studies:
-        paper = pvh.paper_of(s.name)[0]
+        paper = s.paper[0]
         c = out.setdefault(paper, Counter(zero))
         for scale in pvh.SCALES:
             by_scale.setdefault((paper, scale), Counter(zero))
@@ -154,7 +167,7 @@ def _headlines(studies: list[Study]) -> list[dict]:
         for r in (s.record or {}).get("rows", []):
             if not r.get("headline"):
                 continue
-            out.append({"paper": pvh.paper_of(s.name)[0], "claim": r["claim"],
+            out.append({"paper": s.paper[0], "claim": r["claim"],
                         "paper's figure (reference)": f"{r['paper']} ({r['source']})",
                         "here": r["here"], "interval": r.get("interval", ""), "rule": r["rule"],
                         "scale": r["scale"], "verdict": r["holds?"], "reason": r["reason"]})
@@ -182,17 +195,17 @@ def _blocks(studies: list[Study], counts: dict[str, Counter], by_scale: dict[tup
          or [{"paper": p, "scale": "—", "claims": 0, **{k: 0 for k in KINDS}, "no figure in the paper": 0}
              for p in counts]),
         ("h2", "Notebooks"),
-        ("table", [{"notebook": pvh.NOTEBOOKS.get(s.name, ""), "study": s.name, "paper": pvh.paper_of(s.name)[0],
+        ("table", [{"notebook": s.notebook, "study": s.name, "paper": s.paper[0],
                     "data": (s.record or {}).get("data", ""), "written (UTC)": (s.record or {}).get("time", "—"),
                     "status": s.status} for s in studies]),
     ]
     for paper, c in counts.items():
-        title = next(t for f, t in pvh.PAPERS.values() if f == paper)
-        rows = [{"notebook": pvh.NOTEBOOKS.get(s.name, s.name), "claim": r["claim"],
+        title = next(s.paper[1] for s in studies if s.paper[0] == paper)
+        rows = [{"notebook": s.notebook or s.name, "claim": r["claim"],
                  "paper (reference)": f"{r['paper']} ({r['source']})", "here": r["here"],
                  "interval": r.get("interval", ""), "unit": r["unit"], "rule": r["rule"], "scale": r["scale"],
                  "verdict": r["holds?"], "reason": r["reason"], "setting differs": r["setting differs"]}
-                for s in studies if s.record and pvh.paper_of(s.name)[0] == paper for r in s.record["rows"]]
+                for s in studies if s.record and s.paper[0] == paper for r in s.record["rows"]]
         per_scale = "; ".join(f"{scale}: " + ", ".join(f"{k} {n[k]}" for k in KINDS)
                               for (p, scale), n in by_scale.items() if p == paper and n["claims"])
         blocks += [("h2", f"{title} ({paper})"),

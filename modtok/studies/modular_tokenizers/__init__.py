@@ -15,4 +15,10 @@ display (figures are drawn by :mod:`modtok.ui.plots`):
                        the sampling explorer (notebook 04, §6)
 - :mod:`.training`     the runs of ``modtok sequential-bpe``, ``modular-unigram`` and ``lm-train``
                        (text or saved counts in, an output directory with its run.json out)
+
+Each study declares :data:`PAPER` as the paper it reproduces (:mod:`modtok.studies.contract`).
 """
+
+from modtok.studies.contract import Paper
+
+PAPER = Paper("modular-tokenizers.txt", "To Each Language Its Tokenizer (modular tokenizers)")

@@ -34,13 +34,15 @@ from modtok.bpe.model import BPEModel
 from modtok.cache import Results
 from modtok.evaluation import metrics
 from modtok.studies import paper_vs_here
+from modtok.studies.contract import Study
 from modtok.studies.paper_vs_here import NotMeasured
+from modtok.studies.setting import corpus_fields, pretokenization
 from modtok.text import data
 from modtok.text.data import Corpora
 from modtok.text.pretokenize import count_pretokens
 
+from . import PAPER
 from .reference import Monolingual
-from .setting import corpus_fields, pretokenization
 
 # The paper's joint baseline "Multi 21" of Tables 1 and 10: 128k tokens over 21 languages whose
 # monolingual references have 24k each, i.e. about a quarter of a reference budget per language.
@@ -53,11 +55,13 @@ def paper_joint_budget(n_langs: int, k: int, step: int = 2_000) -> int:
     return max(step, round(PAPER_JOINT_SHARE * n_langs * k / step) * step)
 
 
-class InefficiencyStudy:
+class InefficiencyStudy(Study):
     """Joint BPE of any language subset and budget (cached), and the ``deployed``
     tokenizers (``{name: tokenizer}``), against monolingual HF BPE of ``k`` tokens. Both
     BPEs pre-tokenize with ``scheme`` (default ``"whitespace"``: the notebook's setting since
     it was written, kept explicit when the project's default became ``llama3``)."""
+
+    name, paper, notebook = "modular_tokenizers_inefficiency", PAPER, "01_multilingual_inefficiency"
 
     def __init__(self, corpora: Corpora, k: int, deployed: Mapping[str, object] | None = None,
                  scheme: str = "whitespace", train_at: int | None = None):
@@ -149,6 +153,16 @@ class InefficiencyStudy:
             })
         return {"langs": langs, "budget": budget, "rows": rows, "long": long}
 
+    def rows(self, langs: Sequence[str], budget: int) -> list[dict]:
+        """The per-language rows (:func:`modtok.evaluation.metrics.language_table_of`): each
+        language of ``langs`` under the joint BPE at ``budget`` and each deployed tokenizer,
+        against the monolingual reference."""
+        return self.nsl_table(langs, budget)["long"]
+
+    def measured(self, result: dict) -> dict:
+        """The value of each claim (:func:`paper_values` of :meth:`nsl_table`'s ``result``)."""
+        return paper_values(result)
+
     def setting(self, langs: Sequence[str], budget: int) -> dict[str, str]:
         """This run's setting, in the fields of the paper's (``paper_figures.toml``)."""
         langs = list(langs)
@@ -195,10 +209,6 @@ class InefficiencyStudy:
                             f"{share:.2f} of a {self.k:,}-token reference budget (the paper's Multi 21: "
                             f"{PAPER_JOINT_SHARE:.2f} of 24k)")
         return out
-
-    def cache_note(self) -> str:
-        """One line: which trainings came from the results cache, and when they were computed."""
-        return self.results.note()
 
     def premiums(self, budget: int, lang: str = "npi_Deva", pivot: str = "eng_Latn") -> list[dict]:
         """``lang``'s premium over ``pivot`` (Σ|T(s_lang)| / Σ|T(s_pivot)| on parallel lines)

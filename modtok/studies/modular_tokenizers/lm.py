@@ -40,6 +40,7 @@ from modtok.artifacts import baselines
 from modtok.artifacts.modular import ModularTokenizer
 from modtok.cache import Results, fingerprint
 from modtok.errors import SchemeError
+from modtok.evaluation import metrics
 from modtok.evaluation.stats import paired_bootstrap
 from modtok.lm import infer
 from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
@@ -47,11 +48,12 @@ from modtok.lm.model import LM, LMConfig
 from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture, samp_full
 from modtok.lm.train import TrainConfig, read_metrics, train
 from modtok.studies import paper_vs_here
+from modtok.studies.contract import Study
 from modtok.studies.paper_vs_here import Measured, NotMeasured
+from modtok.studies.setting import corpus_fields, pretokenization
 from modtok.text.data import Corpora
 
-from .setting import corpus_fields, pretokenization
-
+from . import PAPER
 
 # This kernel's trainings and evaluations, kept on disk (modtok.cache): cache_note() says which were read back
 RESULTS = Results("modular_lm")
@@ -249,27 +251,45 @@ def sampling_summary(tokenizer, scheme: str, n: int, p: float, langs: Sequence[s
     return {"error": None, "rows": rows, "name": s.name}
 
 
-def setting(corpora: Corpora, langs: Sequence[str], tokenizer, mixture: Mapping[str, float], scheme: str,
-            model: LM, model_name: str, train_cfg: TrainConfig, batch: int, seq: int, device,
-            timing: str) -> dict[str, str]:
+@dataclass(frozen=True)
+class Settings:
+    """What notebook 04 ran, for :func:`setting`: the corpus and languages, the modular
+    ``tokenizer`` (``scheme`` its pre-tokenizer), the training ``mixture``, one trained
+    ``model`` (its shape) and its name, the schedule (``train_cfg``, ``batch`` x ``seq``
+    tokens a step), the ``device`` and ``timing`` (the vocabulary of the full/compact timing)."""
+
+    corpora: Corpora
+    langs: Sequence[str]
+    tokenizer: ModularTokenizer
+    mixture: Mapping[str, float]
+    scheme: str
+    model: LM
+    model_name: str
+    train_cfg: TrainConfig
+    batch: int
+    seq: int
+    device: object
+    timing: str
+
+
+def setting(s: Settings) -> dict[str, str]:
     """This run's setting, in the fields of the paper's (``paper_figures.toml``): the corpus, the
-    modular tokenizer (``scheme`` its pre-tokenizer), the mixture, the model, the schedule and
-    ``timing`` (the vocabulary of the full/compact timing)."""
-    langs = list(langs)
+    modular tokenizer, the mixture, the model, the schedule and the timing of ``s``."""
+    langs, mixture, tokenizer, train_cfg, corpora = list(s.langs), s.mixture, s.tokenizer, s.train_cfg, s.corpora
     top = max(mixture, key=mixture.get)
-    cfg = model.cfg
+    cfg = s.model.cfg
     ks = sorted({len(tokenizer.ids([lang])) for lang in langs})
     return {**corpus_fields(corpora, langs),
-            "size": f"{corpus_fields(corpora, langs)['size']}; {train_cfg.steps * batch * seq:,} training tokens "
+            "size": f"{corpus_fields(corpora, langs)['size']}; {train_cfg.steps * s.batch * s.seq:,} training tokens "
                     f"seen; mixture {mixture[top]:.0%} {top}, the rest equal",
             "vocabulary": f"sequential BPE, {ks[0]:,}-{ks[-1]:,} ids per language, {lm_vocab_size(tokenizer):,} "
-                          f"LM rows in all; timing: {timing}",
-            "model": f"{model_name!r}: {model.num_params() / 1e6:.1f}M parameters, d {cfg.d_model}, "
-                     f"{cfg.n_layers} layers, context {seq}, untied embeddings, on {device}",
+                          f"LM rows in all; timing: {s.timing}",
+            "model": f"{s.model_name!r}: {s.model.num_params() / 1e6:.1f}M parameters, d {cfg.d_model}, "
+                     f"{cfg.n_layers} layers, context {s.seq}, untied embeddings, on {s.device}",
             "lr": f"AdamW, warmup {train_cfg.warmup_steps} steps, cosine from {train_cfg.lr:g} to "
                   f"{train_cfg.lr * train_cfg.min_lr_ratio:g}",
-            "iterations": f"{train_cfg.steps:,} steps of batch {batch} x {seq} tokens",
-            "pretokenization": pretokenization(scheme, corpora),
+            "iterations": f"{train_cfg.steps:,} steps of batch {s.batch} x {s.seq} tokens",
+            "pretokenization": pretokenization(s.scheme, corpora),
             "heldout": f"{corpus_fields(corpora, langs)['heldout']}; bits per byte, not downstream tasks"}
 
 
@@ -425,3 +445,34 @@ def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[d
                                 if pairs else untimed),
             "compact_params": (100 * (1.0 - widest["compact"]["params (M)"] / widest["full"]["params (M)"])
                                if widest else untimed)}
+
+
+class ModularLMStudy(Study):
+    """Notebook 04's study under the contract's names (:mod:`modtok.studies.contract`): its
+    computations are this module's functions, which the notebook calls."""
+
+    name, paper, notebook = "modular_tokenizers_lm", PAPER, "04_modular_lm"
+    results = RESULTS
+
+    def rows(self, tokenizer: ModularTokenizer, corpus: Mapping[str, list[str]]) -> list[dict]:
+        """The per-language rows (:func:`modtok.evaluation.metrics.language_table_of`) of the
+        LMs' shared modular ``tokenizer`` on ``corpus``: each language under its subtokenizer
+        and under the full tokenizer, the full tokenizer the reference (NSL: the
+        subtokenizer's tokens over the full tokenizer's)."""
+        full = {lang: metrics.Encoded(tokenizer, lines, lang) for lang, lines in corpus.items()}
+        encoded = {lang: {"subtokenizer": metrics.Encoded(tokenizer.subtokenizer([lang]), lines, lang),
+                          "full": full[lang]} for lang, lines in corpus.items()}
+        return metrics.language_table_of(encoded, full)
+
+    def setting(self, s: Settings) -> dict[str, str]:
+        """:func:`setting`."""
+        return setting(s)
+
+    def measured(self, eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[dict], **names) -> dict:
+        """:func:`paper_values` (``names``: its scheme names)."""
+        return paper_values(eval_rows, fid_rows, speed_rows, **names)
+
+    def reasons(self, here: Mapping[str, float | NotMeasured], speed_rows: list[dict],
+                eval_rows: list[dict] | None = None, tokenizer=None) -> dict[str, str]:
+        """:func:`reasons`."""
+        return reasons(here, speed_rows, eval_rows, tokenizer)

@@ -43,7 +43,7 @@ class Monolingual:
                  encoder: Callable[[object], object] | None = None):
         self.train, self.eval, self.encoder = train, eval, encoder
         self._models: dict[tuple[str, int], object] = {}
-        self._tokens: dict[tuple[str, int], int] = {}
+        self._encoded: dict[tuple[str, int], metrics.Encoded] = {}
 
     def __call__(self, lang: str, k: int):
         """The reference of ``lang`` at budget ``k`` (trained on the first call)."""
@@ -51,13 +51,18 @@ class Monolingual:
             self._models[lang, k] = self.train(lang, k)
         return self._models[lang, k]
 
-    def tokens(self, lang: str, k: int) -> int:
-        """Σ_s |T_ℓ(s)| over ``lang``'s evaluation lines."""
-        if (lang, k) not in self._tokens:
+    def encoded(self, lang: str, k: int) -> metrics.Encoded:
+        """The reference of budget ``k``'s encoding of ``lang``'s evaluation lines (kept): the
+        reference of a study's rows (:func:`modtok.evaluation.metrics.language_table_of`)."""
+        if (lang, k) not in self._encoded:
             model = self(lang, k)
             encoder = model if self.encoder is None else self.encoder(model)
-            self._tokens[lang, k] = int(metrics.token_counts(encoder, self.eval[lang]).sum())
-        return self._tokens[lang, k]
+            self._encoded[lang, k] = metrics.Encoded(encoder, self.eval[lang], lang)
+        return self._encoded[lang, k]
+
+    def tokens(self, lang: str, k: int) -> int:
+        """Σ_s |T_ℓ(s)| over ``lang``'s evaluation lines."""
+        return int(self.encoded(lang, k).total)
 
     def nsl(self, tokenizer, lang: str, k: int):
         """NSL of ``tokenizer`` on ``lang`` against the reference of budget ``k``."""

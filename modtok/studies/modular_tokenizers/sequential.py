@@ -39,23 +39,28 @@ from modtok.bpe.sequential import MultilingualBPE, train_sequential
 from modtok.bpe.tree import describe, explain, label, trace
 from modtok.cache import Results
 from modtok.errors import UsageError
+from modtok.evaluation import metrics
 from modtok.studies import paper_vs_here
+from modtok.studies.contract import Study
 from modtok.studies.paper_vs_here import NotMeasured
+from modtok.studies.setting import corpus_fields, pretokenization
 from modtok.text import data, scripts
 from modtok.text.data import Corpora
 from modtok.text.pretokenize import count_by_language, pretokenize
 
+from . import PAPER
 from .reference import Monolingual
-from .setting import corpus_fields, pretokenization
 
 ORDERS = ("as listed", "reversed", "random (seed 0)", "random (seed 1)")  # the order widget's choices
 KINDS = ("monolingual", "concatenated", "sequential")  # the three tokenizers of a word's merge trees
 
 
-class SequentialStudy:
+class SequentialStudy(Study):
     """Sequential BPE, concatenation and monolingual references on ``corpora``'s
     languages ``langs`` (in this order: "as listed"), per-language budget ``k``
     (bytes included), pre-tokenizer ``scheme``."""
+
+    name, paper, notebook = "modular_tokenizers_sequential", PAPER, "02_sequential_bpe"
 
     def __init__(self, corpora: Corpora, langs: Sequence[str], k: int, scheme: str = "whitespace"):
         self.corpora, self.langs, self.k, self.scheme = corpora, list(langs), k, scheme
@@ -63,24 +68,12 @@ class SequentialStudy:
         self.results = Results("sequential", (corpora.train, corpora.eval, scheme))
         self.mono = Monolingual(lambda lang, k: self.results.get("monolingual", (lang, k), lambda: standard.train(
             self.counts[lang], k, scheme)), corpora.eval, encoder=hf_tokenizer)
-        self._trained: dict[tuple, object] = {}
 
     @cached_property
     def counts(self) -> dict:
         """Pre-token counts of each language's training text (counted on first use: a kernel
         whose tokenizers all come from the results cache never counts)."""
         return count_by_language(self.corpora.train, self.scheme)
-
-    def _once(self, key: tuple, make):
-        """``make()``, computed on the first call with ``key`` (or read from the results cache)
-        and remembered."""
-        if key not in self._trained:
-            self._trained[key] = self.results.get(key[0], key[1:], make)
-        return self._trained[key]
-
-    def cache_note(self) -> str:
-        """One line: which tokenizers came from the results cache, and when they were computed."""
-        return self.results.note()
 
     def setting(self, trials: int) -> dict[str, str]:
         """This run's setting, in the fields of the paper's (``paper_figures.toml``); ``trials``
@@ -98,13 +91,13 @@ class SequentialStudy:
         """Algorithm 2 over the languages of ``order``, in that order."""
         order, k = tuple(order), self.k if k is None else k
         return self._once(("sequential", order, k), lambda: train_sequential(
-            {lang: self.counts[lang] for lang in order}, k, order=order, scheme=self.scheme))
+            {lang: self.counts[lang] for lang in order}, k, order=order, scheme=self.scheme), keep=True)
 
     def concatenation(self, order: Sequence[str], k: int | None = None) -> MultilingualBPE:
         """The monolingual BPEs of ``order`` (budget ``k`` each), merge lists appended in that order."""
         order, k = tuple(order), self.k if k is None else k
         return self._once(("concatenation", order, k),
-                          lambda: concatenate({lang: self.mono(lang, k) for lang in order}, order))
+                          lambda: concatenate({lang: self.mono(lang, k) for lang in order}, order), keep=True)
 
     def modular(self, kind: str, order: Sequence[str], k: int | None = None):
         """The :class:`~modtok.artifacts.modular.ModularTokenizer` of ``kind``
@@ -112,7 +105,7 @@ class SequentialStudy:
         if kind not in ("sequential", "concatenation"):
             raise UsageError(f"kind {kind!r}: expected 'sequential' or 'concatenation'")
         order, k = tuple(order), self.k if k is None else k
-        return self._once(("modular", kind, order, k), lambda: getattr(self, kind)(order, k).modular())
+        return self._once(("modular", kind, order, k), lambda: getattr(self, kind)(order, k).modular(), keep=True)
 
     def nsl(self, tokenizer, lang: str, k: int | None = None):
         """NSL of ``tokenizer`` on ``lang``'s evaluation lines vs the monolingual BPE of budget ``k``."""
@@ -135,6 +128,30 @@ class SequentialStudy:
 
     # ------------------------------------------------------------------ (a) subtokenizer fidelity
 
+    def rows(self, langs: Sequence[str], order: str, k: int) -> list[dict]:
+        """The per-language rows (:func:`modtok.evaluation.metrics.language_table_of`) of the
+        sequential tokenizer of ``langs`` in ``order`` at budget ``k``: each language under its
+        subtokenizer V_ℓ and under the global tokenizer, against the monolingual BPE of ``k``."""
+        return self._rows(tuple(self.ordered(langs, order)), k)
+
+    def _rows(self, order: tuple[str, ...], k: int) -> list[dict]:
+        """:meth:`rows` of the languages in ``order``, that order."""
+        if not order:
+            return []
+        size, mt = len(self.sequential(order, k).model), self.modular("sequential", order, k)
+        ev = self.corpora.eval
+        encoded = {lang: {"subtokenizer V_ℓ": metrics.Encoded(mt.subtokenizer([lang]).hf, ev[lang], lang),
+                          f"global ({size} tokens)": metrics.Encoded(mt.hf, ev[lang], lang)} for lang in order}
+        return metrics.language_table_of(encoded, {lang: self.mono.encoded(lang, k) for lang in order})
+
+    def measured(self, fidelity: dict, spread: dict[int, dict[str, list[float]]], growth: list[dict]) -> dict:
+        """The value of each claim (:func:`paper_values`)."""
+        return paper_values(fidelity, spread, growth)
+
+    def reasons(self, here: dict, fidelity: dict, growth: list[dict]) -> dict[str, str]:
+        """The measured reason of each claim that does not hold (:func:`reasons`)."""
+        return reasons(here, fidelity, growth)
+
     def fidelity(self, langs: Sequence[str], order: str, k: int) -> dict:
         """The sequential tokenizer of ``langs`` in ``order`` at budget ``k``: per language
         (one row each, in training order) its position, |V_ℓ|, the tokens it reuses from
@@ -144,11 +161,11 @@ class SequentialStudy:
         order = tuple(self.ordered(langs, order))
         if not order:
             return {"order": (), "k": k, "rows": [], "long": []}
-        res, mt = self.sequential(order, k), self.modular("sequential", order, k)
+        res, table = self.sequential(order, k), self._rows(order, k)
         rows, long, seen = [], [], set()
         for i, lang in enumerate(order):
             ids = set(res.lang_to_ids[lang])
-            sub, glob = self.nsl(mt.subtokenizer([lang]).hf, lang, k), self.nsl(mt.hf, lang, k)
+            sub, glob = (r["nsl"] for r in table if r["lang"] == lang)  # rows(): subtokenizer, then global
             rows.append({
                 "position": i + 1, "language": f"{data.lang_name(lang)} ({lang})", "|V_ℓ|": len(ids),
                 "reused": len((ids & seen) - set(range(256))), "NSL subtokenizer": sub, "NSL global": glob,

@@ -23,20 +23,25 @@ import numpy as np
 
 from modtok.cache import Results
 from modtok.errors import BudgetError
+from modtok.evaluation import metrics
+from modtok.studies.contract import Study
 from modtok.studies.paper_vs_here import NotMeasured
+from modtok.studies.setting import corpus_fields, pretokenization
 from modtok.text import data
 from modtok.text.data import Corpora
 from modtok.unigram.extract import RestrictedUnigram, frequency_subvocab
 from modtok.unigram.merge import MergedUnigram, merge_unigram
 from modtok.unigram.train import train_unigram_per_language
 
+from . import PAPER
 from .reference import Monolingual
-from .setting import corpus_fields, pretokenization
 
 
-class UnigramStudy:
+class UnigramStudy(Study):
     """Merged Unigram tokenizers of subsets of ``langs`` on ``corpora``, measured against
     each language's own sentencepiece Unigram of the same budget."""
+
+    name, paper, notebook = "modular_tokenizers_unigram", PAPER, "03_modular_unigram"
 
     def __init__(self, corpora: Corpora, langs: Sequence[str]):
         self.corpora, self.langs = corpora, list(langs)
@@ -78,21 +83,36 @@ class UnigramStudy:
         return self.results.get("merge", (tuple(langs), k, iters, init), lambda: merge_unigram(
             self.models(langs, k), {lang: self.corpora.train[lang] for lang in langs}, max_iter=iters, init=init))
 
-    def cache_note(self) -> str:
-        """One line: which trainings came from the results cache, and when they were computed."""
-        return self.results.note()
-
     def nsl(self, tokenizer, lang: str, k: int):
         """NSL of ``tokenizer`` on ``lang`` vs the monolingual Unigram of budget ``k``."""
         return self.mono.nsl(tokenizer, lang, k)
 
+    def rows(self, merged: MergedUnigram, k: int) -> list[dict]:
+        """The per-language rows (:func:`modtok.evaluation.metrics.language_table_of`): each
+        language of ``merged`` (in ``langs`` order) under its subtokenizer and under the full
+        merged tokenizer, against its monolingual Unigram of budget ``k``."""
+        mt, ev = merged.modular(), self.corpora.eval
+        langs = [lang for lang in self.langs if lang in merged.lang_to_ids]
+        encoded = {lang: {"subtokenizer": metrics.Encoded(mt.subtokenizer([lang]), ev[lang], lang),
+                          "full merged": metrics.Encoded(mt, ev[lang], lang)} for lang in langs}
+        return metrics.language_table_of(encoded, {lang: self.mono.encoded(lang, k) for lang in langs})
+
+    def measured(self, rows: list[dict], no_em_rows: list[dict], freq_rows: list[dict], ks: Sequence[int]) -> dict:
+        """The value of each claim (:func:`paper_values`)."""
+        return paper_values(rows, no_em_rows, freq_rows, ks)
+
+    def _nsls(self, merged: MergedUnigram, k: int) -> dict[str, dict[str, float]]:
+        """``{lang: {"subtokenizer": NSL, "full merged": NSL}}`` from :meth:`rows`."""
+        out: dict[str, dict[str, float]] = {}
+        for r in self.rows(merged, k):
+            out.setdefault(r["lang"], {})[r["tokenizer"]] = r["nsl"]
+        return out
+
     def fidelity_rows(self, merged: MergedUnigram, k: int) -> list[dict]:
         """Table 11 analog, one row per language of ``merged`` (in ``langs`` order): NSL of its
-        subtokenizer and of the full merged tokenizer, and its sub-vocabulary size."""
-        mt = merged.modular()
-        return [{"language": data.lang_name(lang), "subtokenizer": self.nsl(mt.subtokenizer([lang]), lang, k),
-                 "full merged": self.nsl(mt, lang, k), "sub-vocab size": len(merged.lang_to_ids[lang])}
-                for lang in self.langs if lang in merged.lang_to_ids]
+        subtokenizer and of the full merged tokenizer (:meth:`rows`), and its sub-vocabulary size."""
+        return [{"language": data.lang_name(lang), **nsl, "sub-vocab size": len(merged.lang_to_ids[lang])}
+                for lang, nsl in self._nsls(merged, k).items()]
 
     def start_rows(self, starts: Mapping[str, MergedUnigram], k: int) -> list[dict]:
         """One row per language: the subtokenizer NSL of each merged model of ``starts``
@@ -145,10 +165,8 @@ class UnigramStudy:
         if not langs:
             return []
         mg = self.merge(langs, k, iters)
-        m = mg.modular()
-        return [{"language": data.lang_name(lang), "subtokenizer": self.nsl(m.subtokenizer([lang]), lang, k),
-                 "full merged": self.nsl(m, lang, k), "EM log-likelihood": mg.loglik[-1], "k": k,
-                 "EM iterations": iters} for lang in langs]
+        return [{"language": data.lang_name(lang), **nsl, "EM log-likelihood": mg.loglik[-1], "k": k,
+                 "EM iterations": iters} for lang, nsl in self._nsls(mg, k).items()]
 
 
 

@@ -9,3 +9,8 @@ paper's experiments around it:
 - :mod:`.cross_script`          R1 vs R2 across scripts (Table V) and the relaxed merge filter (App. H)
 - :mod:`.added_tokens`          R2's strings as HF added tokens on the unchanged regex (App. J)
 """
+
+from modtok.studies.contract import Paper
+
+PAPER = Paper("pretoken-floor-nepali-repair.txt",
+              "Merge-Based Vocabulary Extension Stalls at the Pre-Tokenizer (Nepali repair)")

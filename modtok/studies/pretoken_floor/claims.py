@@ -19,10 +19,12 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from modtok.studies.contract import Study
 from modtok.studies.paper_vs_here import SETTING_FIELDS, NotMeasured, claims
-from modtok.studies.pretoken_floor import cross_script
+from modtok.studies.pretoken_floor import PAPER, cross_script, floor
 
 if TYPE_CHECKING:  # torch is not needed to read a result
     from modtok.studies.pretoken_floor.continued_pretraining import Result
@@ -186,30 +188,48 @@ def cpt_rows(cpt: Result) -> list[dict]:
     return rows
 
 
-def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label: str, bases: Sequence[str],
-            cpt_setup=None, cpt_sizes: Mapping[str, int] | None = None, cpt: Result | None = None,
-            k_cross: int | None = None, cross: cross_script.PoolTable | None = None) -> dict[str, str]:
-    """Our setting in the fields of the paper's (:data:`paper_vs_here.SETTING_FIELDS`),
-    from notebook 07's configuration: the sweep's target, training bytes, Ks, the
-    evaluation text and the deployed bases; the cross-script table's K and
-    languages (``cross``: those used, those left out and why); with (h)'s
-    :class:`Setup` and text sizes, :func:`cpt_setting` after " | (h) " in each field.
+@dataclass(frozen=True)
+class Settings:
+    """Notebook 07's configuration, for :func:`setting`: the sweep's ``target``, its training
+    bytes, its Ks, the evaluation text's label and the deployed bases; (h)'s :class:`Setup`,
+    text sizes and result (``cpt_setup``, ``cpt_sizes``, ``cpt``: None without section (h));
+    the cross-script table's K and languages (``k_cross``, ``cross``: None without it)."""
 
-    >>> s = setting("npi_Deva", 2_000_000, [0, 1000], "FLORES-200 devtest (/x)", ["llama3"])
-    >>> s["size"], s["heldout"]
+    target: str | None
+    train_bytes: int
+    ks: Sequence[int]
+    eval_label: str
+    bases: Sequence[str]
+    cpt_setup: object = None
+    cpt_sizes: Mapping[str, int] | None = None
+    cpt: Result | None = None
+    k_cross: int | None = None
+    cross: cross_script.PoolTable | None = None
+
+
+def setting(s: Settings) -> dict[str, str]:
+    """Our setting in the fields of the paper's (:data:`paper_vs_here.SETTING_FIELDS`),
+    from notebook 07's configuration ``s``: the sweep's target, training bytes, Ks, the
+    evaluation text and the deployed bases; the cross-script table's K and languages
+    (``cross``: those used, those left out and why); with (h)'s :class:`Setup` and text
+    sizes, :func:`cpt_setting` after " | (h) " in each field.
+
+    >>> out = setting(Settings("npi_Deva", 2_000_000, [0, 1000], "FLORES-200 devtest (/x)", ["llama3"]))
+    >>> out["size"], out["heldout"]
     ('(c) 2.0 MB of npi_Deva', '(a)-(g) FLORES-200 devtest')
     >>> v = cross_script.PoolTable([], {"hin_Deva": 3_000_000}, {"tha_Thai": "no training text in the pool"})
-    >>> setting("npi_Deva", 10**6, [0], "", ["llama3"], cross=v)["data"].split(" | ")[-1]
+    >>> setting(Settings("npi_Deva", 10**6, [0], "", ["llama3"], cross=v))["data"].split(" | ")[-1]
     '(g) languages swept: hin_Deva; left out: tha_Thai (no training text in the pool)'
-    >>> "None" in str(setting(None, 0, [0], "own (/x)", ["llama3"]))  # no Devanagari language: said, not "None"
+    >>> "None" in str(setting(Settings(None, 0, [0], "own (/x)", ["llama3"])))  # no Devanagari language: said
     False
     """
+    target, train_bytes, ks, eval_label, cross, k_cross = s.target, s.train_bytes, s.ks, s.eval_label, s.cross, s.k_cross
     label = eval_label.split(" (")[0] or "held-out lines"
     what = target or "no Devanagari language in the data: (b)-(f) and (h) skipped"
     out = {"data": f"(c) {what}: the pool + extra text | (a)-(g) evaluated on {label}" if target
            else f"(c) {what} | (a)-(g) evaluated on {label}",
            "size": f"(c) {train_bytes / 1e6:.1f} MB of {target}" if target else f"(c) {what}",
-           "vocabulary": f"(a)-(g) the deployed {', '.join(bases)} tokenizers + K merges",
+           "vocabulary": f"(a)-(g) the deployed {', '.join(s.bases)} tokenizers + K merges",
            "iterations": f"(c) K up to {max(ks):,} merges" + (f" | (g) K = {k_cross:,}" if k_cross else ""),
            "pretokenization": "each base's own letters-only regex (R0, R1), the repaired regex (R2)",
            "heldout": f"(a)-(g) {label}"}
@@ -219,9 +239,9 @@ def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label:
         if cross.train_bytes:
             sizes = sorted(cross.train_bytes.values())
             out["size"] += f" | (g) {sizes[0] / 1e6:.1f}-{sizes[-1] / 1e6:.1f} MB of training text a language"
-    if cpt_setup is None:
+    if s.cpt_setup is None:
         return out
-    h = cpt_setting(cpt_setup, cpt_sizes, target, eval_label, cpt)
+    h = cpt_setting(s.cpt_setup, s.cpt_sizes, target, eval_label, s.cpt)
     return {k: f"{out[k]} | (h) {h[k]}" if k in out else f"(h) {h[k]}" for k in [*out, *(k for k in h if k not in out)]}
 
 
@@ -274,3 +294,27 @@ def cpt_setting_rows(setup, sizes: Mapping[str, int], target: str | None, eval_l
     paper = {c.key: c for c in claims("pretoken_floor")}["cpt_r0_lowest"].setting
     ours = cpt_setting(setup, sizes, target, eval_label, cpt)
     return [{"field": f, "paper (§VI, App. D)": paper.get(f, "—"), "here": ours.get(f, "—")} for f in SETTING_FIELDS]
+
+
+class PretokenFloorStudy(Study):
+    """Notebook 07's study under the contract's names (:mod:`modtok.studies.contract`): its
+    computations are the functions of this package, which the notebook calls."""
+
+    name, paper, notebook = "pretoken_floor", PAPER, "07_pretoken_floor"
+    results = floor.RESULTS
+
+    def rows(self, bases, tokenizers, corpus: Mapping[str, Sequence[str]]) -> list[dict]:
+        """:func:`modtok.studies.pretoken_floor.floor.language_rows`."""
+        return floor.language_rows(bases, tokenizers, corpus)
+
+    def setting(self, s: Settings) -> dict[str, str]:
+        """:func:`setting`."""
+        return setting(s)
+
+    def measured(self, *args, **kwargs) -> dict:
+        """:func:`measured`."""
+        return measured(*args, **kwargs)
+
+    def reasons(self, here, **kwargs) -> dict[str, str]:
+        """:func:`reasons`."""
+        return reasons(here, **kwargs)

@@ -141,6 +141,22 @@ def k_sweep(bases: Mapping[str, Base], train: Sequence[str], ks: Sequence[int], 
     return Sweep(rows, extensions, {key: built.get(key) or ext.tokenizer() for key, ext in extensions.items()})
 
 
+def language_rows(bases: Mapping[str, Base], tokenizers: Mapping[Key, object],
+                  corpus: Mapping[str, Sequence[str]]) -> list[dict]:
+    """The per-language rows (:func:`modtok.evaluation.metrics.language_table_of`) of each
+    deployed base and of its extensions in ``tokenizers`` (``{(base, arm, K): tokenizer}``,
+    e.g. :attr:`Sweep.tokenizers`) on ``corpus`` (``{lang: lines}``): one row per language
+    and tokenizer ("<base>", "<base> <arm> K=<K>"), NSL against the deployed base itself."""
+    rows = []
+    for name, base in bases.items():
+        plain = {lang: metrics.Encoded(base.tokenizer, lines, lang) for lang, lines in corpus.items()}
+        encoded = {lang: {name: plain[lang], **{f"{name} {arm} K={k}": metrics.Encoded(tok, lines, lang)
+                                                for (b, arm, k), tok in tokenizers.items() if b == name}}
+                   for lang, lines in corpus.items()}
+        rows += metrics.language_table_of(encoded, plain)
+    return rows
+
+
 def ids_of(tokenizer, lines: Sequence[str]) -> list[list[int]]:
     """Token ids of each line (no special tokens)."""
     return [e.ids for e in tokenizer.encode_batch(list(lines), add_special_tokens=False)]
