@@ -15,8 +15,7 @@ figures than ``paper_figures.toml`` holds now, or is older than its notebook's s
 listed as such with the time it was written.
 
 >>> import os, tempfile
->>> from modtok.studies import contract
-from modtok.studies import paper_vs_here as pvh
+>>> from modtok.studies import paper_vs_here as pvh
 >>> folder = tempfile.mkdtemp()
 >>> here = {c.key: pvh.NotMeasured("no parallel text") for c in pvh.claims("parity_bpe")}
 >>> _ = pvh.save("parity_bpe", pvh.rows_for(pvh.claims("parity_bpe"), here, {"data": "demo"}),

@@ -14,12 +14,12 @@ tokenizers and why concatenation differs (:meth:`~SequentialStudy.explore`), (d)
 vocabulary size by number of languages (:meth:`~SequentialStudy.vocab_growth`).
 
 >>> from modtok.text.data import Corpora
->>> text = {"x": ["ab abc ab"] * 20, "y": ["bc abc bc"] * 20}
->>> study = SequentialStudy(Corpora(text, text, "toy"), ["x", "y"], k=260)
->>> rows = study.fidelity(["x", "y"], "as listed", 260)["rows"]   # the first language is a monolingual BPE
+>>> text = {"x_Latn": ["ab abc ab"] * 20, "y_Latn": ["bc abc bc"] * 20}
+>>> study = SequentialStudy(Corpora(text, text, "toy"), ["x_Latn", "y_Latn"], k=260)
+>>> rows = study.fidelity(["x_Latn", "y_Latn"], "as listed", 260)["rows"]   # the first language is a monolingual BPE
 >>> [(row["position"], row["reused"], float(row["NSL subtokenizer"])) for row in rows]
 [(1, 0, 1.0), (2, 3, 1.3333333333333333)]
->>> float(study.nsl(study.modular("concatenation", ("y",)).subtokenizer(["y"]).hf, "y"))  # = the reference
+>>> float(study.nsl(study.modular("concatenation", ("y_Latn",)).subtokenizer(["y_Latn"]).hf, "y_Latn"))  # = the reference
 1.0
 """
 

@@ -8,11 +8,11 @@ subtokenizer fidelity (Table 11 analog), the two EM starts side by side, frequen
 extraction (Table 12 analog), one sentence segmented three ways, and the panel's table.
 
 >>> from modtok.text.data import Corpora
->>> text = {"x": ["aaa ab abab"] * 20, "y": ["bbb ba baba"] * 20}
->>> study = UnigramStudy(Corpora(text, text, "toy"), ["x", "y"])
->>> merged = study.merge(["x", "y"], 266, iters=2)
+>>> text = {"x_Latn": ["aaa ab abab"] * 20, "y_Latn": ["bbb ba baba"] * 20}
+>>> study = UnigramStudy(Corpora(text, text, "toy"), ["x_Latn", "y_Latn"])
+>>> merged = study.merge(["x_Latn", "y_Latn"], 266, iters=2)
 >>> [row["language"] for row in study.fidelity_rows(merged, 266)]
-['x', 'y']
+['x_Latn', 'y_Latn']
 """
 
 from __future__ import annotations
