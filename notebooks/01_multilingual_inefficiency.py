@@ -83,7 +83,7 @@ from IPython.display import display
 
 from modtok.artifacts import deployed
 from modtok.studies import paper_vs_here
-from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy, paper_joint_budget, paper_values
+from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy, paper_joint_budget
 from modtok.text import data
 from modtok.ui import plots, widgets
 
@@ -185,7 +185,7 @@ else:
 # match, only to point the same way.
 
 # %%
-HERE = paper_values(full)
+HERE = study.measured(full)
 plots.table(paper_vs_here.table("modular_tokenizers_inefficiency", HERE, study.setting(LANGS, V), study.reasons(HERE, full)))
 
 

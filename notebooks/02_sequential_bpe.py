@@ -93,7 +93,7 @@ from IPython.display import display
 from modtok.bpe.tree import label, leaves, walk
 from modtok.studies import paper_vs_here
 from modtok.studies.modular_tokenizers.languages import choose_languages
-from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy, paper_values, reasons
+from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy
 from modtok.text import data, scripts
 from modtok.ui import plots, widgets
 
@@ -269,9 +269,9 @@ print(f"notebook ran in {time.time() - T0:.0f} s")
 # vs 24k), the languages (and their scripts) and the training text.
 
 # %%
-HERE = paper_values(full, spread, growth)
+HERE = study.measured(full, spread, growth)
 plots.table(paper_vs_here.table("modular_tokenizers_sequential", HERE, study.setting(TRIALS),
-                                reasons(HERE, full, growth)))
+                                study.reasons(HERE, full, growth)))
 
 
 # %% [markdown]

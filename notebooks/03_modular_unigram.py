@@ -66,7 +66,7 @@ from IPython.display import HTML, display
 
 from modtok.studies import paper_vs_here
 from modtok.studies.modular_tokenizers.languages import choose_languages
-from modtok.studies.modular_tokenizers.unigram import UnigramStudy, paper_values
+from modtok.studies.modular_tokenizers.unigram import UnigramStudy
 from modtok.text import data
 from modtok.ui import plots
 from modtok.ui.widgets import Panel, budget_slider, language_picker
@@ -201,7 +201,7 @@ panel.show()
 # paper's and ours (`study.setting`, from this run's configuration).
 
 # %%
-plots.table(paper_vs_here.table("modular_tokenizers_unigram", paper_values(rows, no_em, freq_rows, KS),
+plots.table(paper_vs_here.table("modular_tokenizers_unigram", study.measured(rows, no_em, freq_rows, KS),
                                 study.setting(merged, K, ITERS)))
 
 

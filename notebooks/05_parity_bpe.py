@@ -323,7 +323,7 @@ else:
 # the pool, not its 30 (Table 9) on FineWeb2.
 
 # %%
-here = study.paper_values(ASKED)  # every claim: NotMeasured with the reason when the data lacks parallel text
+here = study.measured(ASKED)  # every claim: NotMeasured with the reason when the data lacks parallel text
 SETTING = study.setting(ASKED)
 print(f"notebook ran in {time.time() - T0:.0f} s")
 plots.table(paper_vs_here.table("parity_bpe", here, SETTING, study.reasons(here, ASKED)))

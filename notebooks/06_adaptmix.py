@@ -346,7 +346,7 @@ print(f"data: {S.data.source}\n{len(LANGS)} languages, μ = {MU}, ε = {EPS} (ch
 print("the paper's 20 iterations at our vocabulary:", S.paper_setting_cost(TRAINER, VOCAB, len(GRID)))
 
 # %%
-HERE = S.paper_vs_here(fert if HAVE_DEV else None, DEPLOYED_PARITY, list(DEPLOYED), SAME if HAVE_DEV else None)
+HERE = S.measured(fert if HAVE_DEV else None, DEPLOYED_PARITY, list(DEPLOYED), SAME if HAVE_DEV else None)
 REASONS = S.reasons(HERE, hist, fert, DEPLOYED_PARITY, list(DEPLOYED)) if HAVE_DEV else {}
 plots.table(paper_vs_here.table("adaptmix", HERE, S.setting(TRAINER, VOCAB, BUDGET, ITERATIONS), REASONS))
 
