@@ -23,7 +23,8 @@ from modtok.text.training import TRAINING_SCHEME
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "06_adaptmix.py"
 GRID = ((0.5, 0.1), (0.3, 0.5))
-SEALED = {"devtest", "test_lines", "fertility", "fertility_rows", "parity", "ablation_rows", "over_seeds"}  # read devtest
+SEALED = {"devtest", "test_lines", "fertility", "fertility_rows", "parity", "ablation_rows", "over_seeds",
+          "rows"}  # read devtest
 
 WS = "whitespace"
 # letters and the longest word of each toy language

@@ -430,7 +430,6 @@ class AdaptMixStudy(Study):
         self.choice: Choice | None = None
         self._devtest: mixture.DevSet | None = None
         self._runs: dict[tuple, mixture.History] = {}
-        self._baselines: dict[tuple, tuple] = {}
         self._timed: dict[tuple, list[tuple[int, float]]] = {}  # (trainer, vocab, langs) -> (iterations, seconds)
         # the runs, baselines and budgets on disk too (modtok.cache), keyed on the text they read (train and
         # dev: the test split stays sealed) and this study's seed and scheme
@@ -587,10 +586,8 @@ class AdaptMixStudy(Study):
         """A tokenizer trained on the fixed mixture ``name`` (cached): ``(tokenizer, allocation)``."""
         langs = tuple(self.langs if langs is None else langs)
         key = (name, trainer, vocab, budget, langs)
-        if key not in self._baselines:
-            self._baselines[key] = self.results.get("baseline", key, lambda: mixture.train_on(
-                self.trainer(trainer, vocab), self.pool.subset(langs), baseline_mixture(name, langs), budget))
-        return self._baselines[key]
+        return self._once(("baseline", *key), lambda: mixture.train_on(
+            self.trainer(trainer, vocab), self.pool.subset(langs), baseline_mixture(name, langs), budget), keep=True)
 
     def tokenizers(self, hist: mixture.History, trainer: str, vocab: int, budget: int) -> dict[str, object]:
         """The Table 5 columns: :data:`UNI` (iteration 0), :data:`ADAPT` (the last

@@ -75,16 +75,12 @@ class InefficiencyStudy(Study):
             corpora.train[lang], k, scheme)), corpora.eval)
         self._joint: dict[tuple[tuple[str, ...], int], object] = {}  # (langs, budget) -> HF tokenizer
         self._trained: dict[tuple[str, ...], tuple[int, BPEModel]] = {}  # langs -> (size asked, model)
-        self._pretokens: dict[str, Counter] = {}
-        # (tokenizer name, lang) -> its Encoded test lines, for the tokenizers that never change
-        # (deployed, references): a widget change encodes only the new joint BPE (issue 32:
-        # re-encoding ten deployed tokenizers was 1.0-1.7 s of every change at smoke size)
-        self._encoded: dict[tuple[str, str], metrics.Encoded] = {}
 
     def _kept(self, name: str, tokenizer, lang: str) -> metrics.Encoded:
-        if (name, lang) not in self._encoded:
-            self._encoded[name, lang] = metrics.Encoded(tokenizer, self.corpora.eval[lang], lang)
-        return self._encoded[name, lang]
+        """The Encoded test lines of ``lang`` under a tokenizer that never changes (deployed,
+        references), kept: a widget change encodes only the new joint BPE (re-encoding ten
+        deployed tokenizers was 1.0-1.7 s of every change at smoke size)."""
+        return self._once(("encoded", name, lang), lambda: metrics.Encoded(tokenizer, self.corpora.eval[lang], lang))
 
     def joint(self, langs: Sequence[str], budget: int):
         """Byte-level BPE of vocab_size ``budget`` on the training text of ``langs``, as an
@@ -122,9 +118,7 @@ class InefficiencyStudy(Study):
 
     def _counts(self, lang: str) -> Counter:
         """The pre-token counts of ``lang``'s training text (counted once per language)."""
-        if lang not in self._pretokens:
-            self._pretokens[lang] = count_pretokens(self.corpora.train[lang], self.scheme)
-        return self._pretokens[lang]
+        return self._once(("pretokens", lang), lambda: count_pretokens(self.corpora.train[lang], self.scheme))
 
     def nsl_table(self, langs: Sequence[str], budget: int) -> dict:
         """The analysis behind notebook 01's panel: ``{"langs", "budget", "rows", "long"}``.
