@@ -1,11 +1,11 @@
-"""This run's setting, field by field, for the "paper vs here" tables of notebooks 01-04.
+"""This run's setting, field by field, for the "paper vs here" tables of every study.
 
 The fields are those of each claim's ``setting`` in ``paper_figures.toml`` (the paper's):
 data, size, vocabulary, model, lr, iterations, pretokenization, heldout. The notebooks never
-type them: each study builds its own from its configuration and the corpus it read
-(``setting`` of :class:`~.inefficiency.InefficiencyStudy`, :class:`~.sequential.SequentialStudy`,
-:class:`~.unigram.UnigramStudy`, :func:`.lm.setting`); this module holds the fields every
-study shares: what text it trained on, how much, and what it evaluated on.
+type them: each study builds its own from its configuration and the corpus it read (its
+``setting``, :mod:`modtok.studies.contract`); this module holds the fields studies share
+(those of "To Each Language Its Tokenizer", notebooks 01-04, use them all): what text it
+trained on, how much, and what it evaluated on.
 
 >>> from modtok.text.data import Corpora
 >>> c = Corpora({"x_Latn": ["ab"] * 3, "y_Latn": ["abc"] * 2}, {"x_Latn": ["a"], "y_Latn": ["b"] * 2},
