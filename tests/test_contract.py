@@ -12,6 +12,7 @@ import pytest
 from modtok.adapt import extend
 from modtok.bpe.export import to_tokenizer_json
 from modtok.bpe.model import BPEModel
+from modtok.errors import ConfigError
 from modtok.evaluation import metrics
 from modtok.studies import adaptmix, contract
 from modtok.studies import paper_vs_here as pvh
@@ -134,6 +135,9 @@ def test_a_fixture_study_plugs_into_the_reproduction_page_through_the_contract_a
         name, notebook, paper = "fixture_demo", "99_fixture", contract.Paper("fixture-paper.txt", "A Fixture Paper")
         figures = claims_file
 
+        def rows(self) -> list[dict]:
+            return metrics.language_table_of({"eng_Latn": {"bytes": metrics.Encoded(_bytes_base().tokenizer, ["a b"])}})
+
         def setting(self) -> dict[str, str]:
             return {"data": "two languages"}
 
@@ -152,3 +156,21 @@ def test_a_fixture_study_plugs_into_the_reproduction_page_through_the_contract_a
     page = out.markdown.read_text(encoding="utf-8")
     assert "A Fixture Paper (fixture-paper.txt)" in page and "the fixture's method shortens the text" in page
     assert "| 99_fixture | fixture_demo | fixture-paper.txt | two languages |" in page
+
+
+def test_a_study_without_rows_cannot_be_made(monkeypatch):
+    monkeypatch.setattr(contract, "REGISTRY", {})
+
+    class NoRows(contract.Study):
+        name, notebook, paper = "no_rows", "99_no_rows", contract.Paper("x.txt", "X")
+
+        def setting(self) -> dict[str, str]:
+            return {}
+
+        def measured(self) -> dict:
+            return {}
+
+    with pytest.raises(TypeError, match="abstract method.*rows"):
+        NoRows()
+    with pytest.raises(ConfigError, match="declared twice"):
+        type("Other", (NoRows,), {"name": "no_rows"})

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,10 +71,11 @@ class Paper:
 REGISTRY: dict[str, type[Study]] = {}  # study name -> its class, filled as study classes are defined
 
 
-class Study:
+class Study(ABC):
     """The base of every study (the module docstring is the guide). A subclass that sets
-    ``name`` registers itself; ``rows``, ``setting``, ``measured`` and ``reasons`` are the
-    study's to define, with its own arguments."""
+    ``name`` registers itself; ``rows``, ``setting`` and ``measured`` are the study's to
+    define, with its own arguments (a study without one of them cannot be made: Python
+    names the missing method); ``reasons`` and ``cache_note`` have defaults."""
 
     name: ClassVar[str]
     paper: ClassVar[Paper]
@@ -93,17 +95,17 @@ class Study:
             raise ConfigError(f"study {cls.name!r} is declared twice: {other.__qualname__} and {cls.__qualname__}")
         REGISTRY[cls.name] = cls
 
+    @abstractmethod
     def rows(self, *args, **kwargs) -> list[dict]:
         """Per-language rows from :func:`modtok.evaluation.metrics.language_table_of`."""
-        raise NotImplementedError(f"{type(self).__qualname__} provides no rows")
 
+    @abstractmethod
     def setting(self, *args, **kwargs) -> dict[str, str]:
         """This run's setting, in the fields of the paper's."""
-        raise NotImplementedError(f"{type(self).__qualname__} provides no setting")
 
+    @abstractmethod
     def measured(self, *args, **kwargs) -> dict:
         """The measured value of each claim (``{claim: float | Measured | NotMeasured}``)."""
-        raise NotImplementedError(f"{type(self).__qualname__} provides no measured values")
 
     def reasons(self, here, *args, **kwargs) -> dict[str, str]:
         """The measured reason of each claim of ``here`` that does not hold (none by default)."""
