@@ -9,6 +9,7 @@ pool and FLORES when ``../shared`` is there.
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import cache
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modtok.errors import UnknownSchemeError
+from modtok.errors import DataError, UnknownSchemeError, UsageError
 from modtok.text import lexer, pretokenize, udhr
 from modtok.text.data import load_pool
 from modtok.text.pretokenize import SCHEMES, count_pretokens
@@ -138,3 +139,111 @@ def test_pool_and_flores_counts_equal_the_reference(scheme, pool_root, flores_ro
     for path in sorted(Path(flores_root, "dev").glob("*.dev")):
         lines = path.read_text(encoding="utf-8").splitlines()
         assert lexer.count(lines, scheme) == count_pretokens(lines, scheme), path.name
+
+
+# ------------------------------------------------------------------ counting, wired in
+# Every counting entry point (count_pretokens, count_by_language, count_arrays, counts.py)
+# runs on the lexer by default; engine="regex" is the reference they are compared with.
+
+# Text that the bounded schemes cut again: runs of the spaceless scripts longer than 16
+# characters, mixed with other letters, with Thai vowel signs after them.
+SPACELESS = ["東京タワーは" * 4, "ภาษาไทย" * 3 + "\u0e31", "iPhoneの画面", "ab漢字", "ພາສາລາວ" * 3, "မြန်မာ" * 4]
+lines_any = st.lists(st.one_of(texts, st.sampled_from(SPACELESS)), max_size=8)
+
+
+def test_every_named_scheme_counts_on_the_lexer():
+    """The bounded schemes too: through UNBOUNDED[scheme]'s machine (then bound_counts)."""
+    for scheme in SCHEMES:
+        assert pretokenize.counting_engine(pretokenize.counting_pattern(scheme)) == "lexer", scheme
+        assert pretokenize.engine_note(scheme) is None
+
+
+@pytest.mark.parametrize("scheme", sorted(SCHEMES))
+@given(lines=lines_any)
+def test_count_by_language_on_the_lexer_equals_the_regex_reference(scheme, lines):
+    """The same Counters in the same order (the engine's word order), and the same cuts."""
+    cut_lexer, cut_regex = {}, {}
+    corpus = {"a": lines, "b": lines[::-1]}
+    got = pretokenize.count_by_language(corpus, scheme, cuts=cut_lexer)
+    want = pretokenize.count_by_language(corpus, scheme, cuts=cut_regex, engine="regex")
+    assert got == want and cut_lexer == cut_regex
+    assert [list(c.items()) for c in got.values()] == [list(c.items()) for c in want.values()]
+
+
+@pytest.mark.parametrize("scheme", sorted(SCHEMES))
+@given(lines=lines_any)
+def test_count_arrays_has_the_words_and_counts_of_the_counters(scheme, lines):
+    cut_arrays, cut_counters = {}, {}
+    corpus = {"a": lines, "b": lines[1:]}
+    wc = pretokenize.count_arrays(corpus, scheme, cuts=cut_arrays)
+    want = pretokenize.count_by_language(corpus, scheme, cuts=cut_counters, engine="regex")
+    assert wc.to_counters() == want and cut_arrays == cut_counters
+    assert len(set(wc.words())) == len(wc.lengths)  # each word once, counted in every language
+    assert np.array_equal(wc.lengths, [len(w) for w in wc.words()])
+
+
+def test_count_arrays_keeps_the_counters_word_order_for_unbounded_schemes():
+    lines = ["the cat and the hat", "a cat"]
+    wc = pretokenize.count_arrays({"x": lines, "y": ["hat cat dog"]}, "llama3")
+    first_seen = list(dict.fromkeys([*count_pretokens(lines, "llama3"), *count_pretokens(["hat cat dog"], "llama3")]))
+    assert [w.decode() for w in wc.words()] == first_seen
+
+
+def test_counting_in_parts_equals_counting_at_once(monkeypatch):
+    """Blocks of lines inside the lexer (small BLOCK), chunks on worker processes, and the
+    Dask-free streamed counting of counts.py all sum their parts to the same counts."""
+    from modtok.text import counts
+
+    lines = [f"line {i} of {'東京タワー' * (i % 5)} text, número {i * 7919}" for i in range(400)]
+    want = count_pretokens(lines, "llama3-marks-bounded", engine="regex")
+    wc = pretokenize.count_arrays({"x": lines}, "llama3-marks-bounded", workers=2, chunk_lines=70)
+    assert wc.to_counters() == {"x": want}
+    monkeypatch.setattr(lexer, "BLOCK", 100)
+    assert count_pretokens(lines, "llama3-marks-bounded") == want
+    assert pretokenize.count_arrays({"x": lines}, "llama3-marks-bounded").to_counters() == {"x": want}
+    monkeypatch.setattr(counts, "CHUNK_UNITS", 33)
+    assert counts.count_units(lines, "llama3-marks-bounded").counts == want
+
+
+def test_a_regex_without_a_machine_falls_back_and_says_so():
+    split = r"\w+|[^\w\s]+|\s+"
+    lines = ["it's a test, 2024", "über alles"]
+    assert pretokenize.counting_engine(split) == "regex"
+    assert "regex module" in pretokenize.engine_note(split=split)
+    assert pretokenize.engine_note(split=split, engine="regex") is None  # asked for: nothing to say
+    got = pretokenize.count_by_language({"x": lines}, split=split)["x"]
+    assert got == Counter(t for line in lines for t in regex.findall(split, line))
+    with pytest.raises(UsageError, match="unknown counting engine 'fast'"):
+        count_pretokens(lines, "llama3", engine="fast")
+    with pytest.raises(UnknownSchemeError, match="no state machine"):
+        lexer.count_pattern(lines, split)
+
+
+def test_a_lone_surrogate_is_refused_by_the_array_path():
+    with pytest.raises(DataError, match="lone surrogate"):
+        pretokenize.count_arrays({"x": ["fine", "a\ud800b"]}, "llama3")
+
+
+@pytest.mark.parametrize("scheme", ["llama3", "llama3-marks-bounded", "whitespace"])
+def test_the_engine_from_arrays_learns_the_merges_of_the_engine_from_counters(scheme):
+    from modtok.bpe import standard
+
+    texts_ = _udhr_texts()[:40]
+    lines = [p for text in texts_ for p in text.split("\n")]
+    corpus = {"a": lines[::2], "b": lines[1::2]}
+    from_arrays = standard.train(pretokenize.count_arrays(corpus, scheme), 600, scheme)
+    from_counters = standard.train(pretokenize.count_by_language(corpus, scheme, engine="regex"), 600, scheme)
+    assert from_arrays.merges == from_counters.merges and len(from_arrays.merges) == 600 - 256
+
+
+@pytest.mark.parametrize("scheme", sorted(set(SCHEMES) - set(EXACT)) + ["llama3"])
+def test_pool_and_flores_count_by_language_and_arrays_equal_the_reference(scheme, pool_root, flores_root):
+    """The bounded schemes (not covered by lexer.count above) and llama3, through the
+    wired-in entry points, on a 100,000-character sample of every pool language and FLORES dev."""
+    corpus = load_pool(root=pool_root, max_chars=100_000)
+    corpus |= {path.name: path.read_text(encoding="utf-8").splitlines()
+               for path in sorted(Path(flores_root, "dev").glob("*.dev"))}
+    cut_regex, cut_lexer = {}, {}
+    want = pretokenize.count_by_language(corpus, scheme, cuts=cut_regex, engine="regex")
+    assert pretokenize.count_by_language(corpus, scheme, cuts=cut_lexer) == want and cut_lexer == cut_regex
+    assert pretokenize.count_arrays(corpus, scheme).to_counters() == want

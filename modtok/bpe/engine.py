@@ -39,6 +39,7 @@ import numpy as np
 
 from modtok.bpe import kernels as K
 from modtok.errors import UnknownLanguageError, UsageError
+from modtok.text.lexer import WordCounts
 from modtok.text.pretokenize import bytes_to_unicode
 
 
@@ -97,10 +98,24 @@ def words_from_counts(
     return langs, words, counts
 
 
+def _packed(words) -> tuple[np.ndarray, np.ndarray]:
+    """``(bytes, lengths)`` of the words: byte strings joined, or a pair of those arrays as it
+    is (:class:`~modtok.text.lexer.WordCounts`' ``data`` and ``lengths``: no string per word).
+
+    >>> [a.tolist() for a in _packed([b"ab", b"c"])]
+    [[97, 98, 99], [2, 1]]
+    """
+    if isinstance(words, tuple) and len(words) == 2 and isinstance(words[0], np.ndarray):
+        data, lengths = words
+        return np.asarray(data, np.uint8), np.asarray(lengths, np.int64)
+    return np.frombuffer(b"".join(words), np.uint8), np.fromiter(map(len, words), np.int64, len(words))
+
+
 class Engine:
     """Incremental pair statistics over unique words with per-language counts.
 
-    ``words``: byte strings (unique pre-tokens); ``counts``: shape (W, L) int64;
+    ``words``: byte strings (unique pre-tokens), or ``(bytes, lengths)`` arrays of them
+    (:meth:`from_word_counts`); ``counts``: shape (W, L) int64;
     ``tracked``: shape (W, D) counts of columns that are segmented and totalled
     (:meth:`tracked_totals`) but enter no statistic (a word may be only there);
     ``merges``/``results``: an existing merge list (rank order) and its output ids,
@@ -125,7 +140,7 @@ class Engine:
 
     def __init__(
         self,
-        words: Sequence[bytes],
+        words: Sequence[bytes] | tuple[np.ndarray, np.ndarray],
         counts: np.ndarray,
         languages: Sequence[str] | None = None,
         merges: Sequence[tuple[int, int]] = (),
@@ -139,8 +154,10 @@ class Engine:
         counts = np.ascontiguousarray(counts, dtype=np.int64)
         if counts.ndim == 1:
             counts = counts[:, None]
-        if counts.shape[0] != len(words):
-            raise UsageError(f"{len(words)} words but counts has {counts.shape[0]} rows")
+        data, lens = _packed(words)
+        if counts.shape[0] != len(lens) or lens.sum() != len(data):
+            raise UsageError(f"{len(lens)} words of {int(lens.sum())} bytes (given {len(data)}) "
+                             f"but counts has {counts.shape[0]} rows")
         self.languages = list(languages) if languages is not None else [
             str(i) for i in range(counts.shape[1])
         ]
@@ -150,7 +167,6 @@ class Engine:
         tracked = np.zeros((W, 0), np.int64) if tracked is None else np.ascontiguousarray(tracked, dtype=np.int64)
         if tracked.ndim != 2 or tracked.shape[0] != W:
             raise UsageError(f"tracked counts must have shape ({W}, D), got {tracked.shape}")
-        lens = np.fromiter(map(len, words), np.int64, W)
         sole, tracked_sole = _sole_column(counts), _sole_column(tracked)
         word = _aligned_rows(W, K.WORD_COLUMNS)
         if W > 1:
@@ -162,7 +178,7 @@ class Engine:
         if tracked.shape[1]:
             word[:, K.W_TRACKED] = np.where(tracked_sole >= 0, tracked[np.arange(W), np.maximum(tracked_sole, 0)], 0)
         self._words = K.Words(
-            symbols=np.frombuffer(b"".join(words), np.uint8).astype(np.int32),
+            symbols=data.astype(np.int32),
             word=word,
             lang_count=counts,
             token_count=np.zeros(0, np.int64),
@@ -216,6 +232,20 @@ class Engine:
         _, words, counts = words_from_counts(both)
         L = len(counts_by_lang)
         return cls(words, counts[:, :L], languages=list(counts_by_lang), tracked=counts[:, L:], **kw)
+
+    @classmethod
+    def from_word_counts(cls, counts: WordCounts, **kw) -> Engine:
+        """An engine over :class:`~modtok.text.lexer.WordCounts` (what
+        :func:`modtok.text.pretokenize.count_arrays` makes): the words' bytes and counts as
+        they are, no string per pre-token; the same engine as :meth:`from_counts` on the
+        same counts as Counters.
+
+        >>> from modtok.text.pretokenize import count_arrays
+        >>> eng = Engine.from_word_counts(count_arrays({"x": ["abab ab"]}, "gpt2"))
+        >>> bytes(eng.best_pair()[:2]), eng.num_tokens()
+        (b'ab', 7)
+        """
+        return cls((counts.data, counts.lengths), counts.counts, languages=counts.languages, **kw)
 
     # ---- statistics
     def _lang(self, lang: str | None, pairs: bool = False) -> int:

@@ -24,7 +24,8 @@ from modtok.bpe.engine import Engine
 from modtok.bpe.model import BPEModel
 from modtok.errors import BudgetError
 from modtok.progress import bar as progress_bar
-from modtok.text.pretokenize import DEFAULT_SCHEME, count_pretokens
+from modtok.text.lexer import WordCounts
+from modtok.text.pretokenize import DEFAULT_SCHEME, count_arrays
 
 
 def check_budget(vocab_size: int, floor: int = 256, what: str = "vocab_size") -> None:
@@ -56,22 +57,24 @@ def learn(engine: Engine, model: BPEModel, vocab_size: int, progress: bool = Fal
 
 
 def train(
-    counts: Counter | Mapping[str, Counter],
+    counts: Counter | Mapping[str, Counter] | WordCounts,
     vocab_size: int,
     scheme: str = DEFAULT_SCHEME,
     progress: bool = False,
     min_frequency: int = 1,
 ) -> BPEModel:
-    """Byte-level BPE from pre-token counts (``count_pretokens`` / ``count_by_language``);
-    ``min_frequency=2`` stops where :func:`modtok.artifacts.baselines.train_hf_bpe` does."""
+    """Byte-level BPE from pre-token counts (``count_pretokens`` / ``count_by_language``, or
+    ``count_arrays``' arrays); ``min_frequency=2`` stops where
+    :func:`modtok.artifacts.baselines.train_hf_bpe` does."""
     check_budget(vocab_size)
-    engine = Engine.from_counts(as_language_counts(counts), capacity=vocab_size + 1)
+    engine = (Engine.from_word_counts(counts, capacity=vocab_size + 1) if isinstance(counts, WordCounts)
+              else Engine.from_counts(as_language_counts(counts), capacity=vocab_size + 1))
     return learn(engine, BPEModel([], scheme), vocab_size, progress, min_frequency)
 
 
 def train_from_lines(
     lines: Iterable[str], vocab_size: int, scheme: str = DEFAULT_SCHEME, progress: bool = False
 ) -> BPEModel:
-    """Count the pre-tokens of ``lines`` with ``scheme``, then :func:`train`."""
+    """Count the pre-tokens of ``lines`` with ``scheme`` (as arrays: ``count_arrays``), then :func:`train`."""
     check_budget(vocab_size)
-    return train(count_pretokens(lines, scheme), vocab_size, scheme, progress)
+    return train(count_arrays({"all": lines}, scheme), vocab_size, scheme, progress)

@@ -67,11 +67,12 @@ from modtok.errors import DataError, UnknownLanguageError
 from modtok.outputs import Run, check_output, output_dir
 from modtok.progress import bar as progress_bar
 from modtok.text.corpus import Corpus, Part, ReadOptions, read_part, within_budget
-from modtok.text.pretokenize import DEFAULT_SCHEME, bound_counts, count_chunk, counting_pattern, describe_cut, pattern
+from modtok.text.pretokenize import (DEFAULT_SCHEME, bound_counts, count_chunk, counting_engine, counting_pattern,
+                                     describe_cut, engine_note, pattern)
 
 FORMAT, VERSION = "modtok-counts", 2
 COMMAND = "count"  # the command whose output a counts directory is (its run.json says so)
-CHUNK_UNITS = 20_000  # units handed to the regex at a time (memory: one chunk of lines)
+CHUNK_UNITS = 20_000  # units handed to the lexer (or the regex) at a time (memory: one chunk of lines)
 
 
 @dataclass
@@ -93,22 +94,22 @@ class Tally:
         return self
 
 
-def count_units(units, scheme: str, progress=None) -> Tally:
+def count_units(units, scheme: str, progress=None, engine: str = "lexer") -> Tally:
     """Count the pre-tokens of an iterable of units, ``CHUNK_UNITS`` at a time
     (the same per-line counting as :func:`modtok.text.pretokenize.count_pretokens`, the
-    bound of text without spaces included: ``tally.cut``); ``progress`` (a bar) is advanced
-    by the units of each chunk."""
+    bound of text without spaces included: ``tally.cut``; ``engine`` as there); ``progress``
+    (a bar) is advanced by the units of each chunk."""
     tally, chunk, source = Tally(), [], counting_pattern(scheme)
     for unit in units:
         chunk.append(unit)
         tally.chars += len(unit)
         if len(chunk) == CHUNK_UNITS:
-            tally.counts.update(count_chunk((source, chunk)))
+            tally.counts.update(count_chunk((source, engine, chunk)))
             tally.units += len(chunk)
             if progress is not None:
                 progress.update(len(chunk))
             chunk = []
-    tally.counts.update(count_chunk((source, chunk)))
+    tally.counts.update(count_chunk((source, engine, chunk)))
     tally.units += len(chunk)
     if progress is not None:
         progress.update(len(chunk))
@@ -116,7 +117,8 @@ def count_units(units, scheme: str, progress=None) -> Tally:
     return tally
 
 
-def count_part(part: Part, options: ReadOptions, scheme: str, budget: tuple[int, bool] | None = None) -> Tally:
+def count_part(part: Part, options: ReadOptions, scheme: str, budget: tuple[int, bool] | None = None,
+               engine: str = "lexer") -> Tally:
     """Count one part (what a Dask task runs); ``budget = (chars, first)`` cuts
     it as :func:`modtok.text.corpus.within_budget` does (the part where a language's
     budget runs out)."""
@@ -124,16 +126,16 @@ def count_part(part: Part, options: ReadOptions, scheme: str, budget: tuple[int,
     units = read_part(part, options, skipped)
     if budget is not None:
         units = within_budget(units, *budget)
-    tally = count_units(units, scheme)
+    tally = count_units(units, scheme, engine=engine)
     tally.skipped = skipped
     return tally
 
 
-def count_parts(parts: list[Part], budgets: list, options: ReadOptions, scheme: str) -> Tally:
+def count_parts(parts: list[Part], budgets: list, options: ReadOptions, scheme: str, engine: str = "lexer") -> Tally:
     """Count several small parts in one task (their Counters summed on the worker)."""
     tally = Tally()
     for part, budget in zip(parts, budgets):
-        tally.add(count_part(part, options, scheme, budget))
+        tally.add(count_part(part, options, scheme, budget, engine))
     return tally
 
 
@@ -181,6 +183,7 @@ class Counts:
     scheme: str
     stats: dict[str, dict] = field(default_factory=dict)  # {lang: {"units", "chars", "skipped"}}
     options: dict = field(default_factory=dict)
+    engine: str = "lexer"  # what counted: "lexer" or "regex" (pretokenize.counting_engine; not saved)
 
     def save(self, directory, *, force: bool = False, args=None, inputs=()) -> Path:
         """Write the counts directory whole (schema in the module docstring) through
@@ -279,7 +282,8 @@ def load_counts(directory, langs=None, scheme: str | None = None) -> dict[str, C
 
 
 def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, client=None,
-                  partition_bytes: int = 64 << 20, fan_in: int = 8, progress: bool = False) -> Counts:
+                  partition_bytes: int = 64 << 20, fan_in: int = 8, progress: bool = False,
+                  engine: str = "lexer") -> Counts:
     """Count every language of ``{lang: Corpus}`` (:func:`modtok.text.corpus.open_corpus`).
 
     Without ``client``: one process, streaming (memory: one chunk of units plus
@@ -292,9 +296,12 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
     units as one process.
 
     ``progress=True`` shows a bar (:mod:`modtok.progress`, on stderr, throttled): the lines
-    counted per language in one process, the tasks done on Dask.
+    counted per language in one process, the tasks done on Dask. ``engine``: ``"lexer"`` (the
+    compiled pre-tokenizer, which implements every named scheme) or ``"regex"`` (the
+    reference); the counts are the same, ``Counts.engine`` says which counted.
     """
     pattern(scheme)  # fail early on an unknown scheme
+    used = counting_engine(counting_pattern(scheme), engine)  # and on an unknown engine
     if fan_in < 2:
         raise DataError(f"fan_in must be at least 2, got {fan_in}")
     first = next(iter(corpora.values()), None)
@@ -303,10 +310,10 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
     if client is None:
         for lang, corpus in corpora.items():
             with progress_bar(desc=f"count {lang}", unit=" lines", enabled=progress) as shown:
-                tallies[lang] = count_units(corpus, scheme, shown)
+                tallies[lang] = count_units(corpus, scheme, shown, engine)
             tallies[lang].skipped = Counter(corpus.skipped)
     else:
-        tallies = _count_on_dask(corpora, scheme, client, partition_bytes, fan_in, progress)
+        tallies = _count_on_dask(corpora, scheme, client, partition_bytes, fan_in, progress, engine)
     for lang, tally in tallies.items():
         if tally.units == 0:
             raise DataError(f"language {lang!r}: empty corpus (no non-blank line)")
@@ -316,10 +323,10 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
     opts = {"text_field": options.text_field if len(set(fields.values())) <= 1 else fields,
             "sample": options.sample, "seed": options.seed, "skip_bad": options.skip_bad,
             "max_chars": first.max_chars if first is not None else None}
-    return Counts({lang: t.counts for lang, t in tallies.items()}, scheme, stats, opts)
+    return Counts({lang: t.counts for lang, t in tallies.items()}, scheme, stats, opts, used)
 
 
-def _count_on_dask(corpora, scheme, client, partition_bytes, fan_in, progress) -> dict[str, Tally]:
+def _count_on_dask(corpora, scheme, client, partition_bytes, fan_in, progress, engine) -> dict[str, Tally]:
     parts = {lang: corpus.parts(partition_bytes) for lang, corpus in corpora.items()}
     cuts = {lang: [None] * len(ps) for lang, ps in parts.items()}
     budgeted = [lang for lang, c in corpora.items() if c.max_chars is not None]
@@ -340,7 +347,7 @@ def _count_on_dask(corpora, scheme, client, partition_bytes, fan_in, progress) -
         n = len(groups)
         level = client.map(count_parts, [[parts[lang][i] for i in g] for g in groups],
                            [[cuts[lang][i] for i in g] for g in groups], [corpus.options] * n, [scheme] * n,
-                           pure=False)
+                           [engine] * n, pure=False)
         leaves += level if progress else []
         while len(level) > 1:  # tree reduction on the workers
             level = [client.submit(merge_tallies, *level[i : i + fan_in], pure=False)
@@ -411,7 +418,9 @@ def run(manifest, out, *, scheme: str = DEFAULT_SCHEME, langs=None, text_field: 
 
 def summary(counts: Counts) -> list[str]:
     """One line per language of ``counts``: pre-token types and tokens, lines, characters,
-    the bad records skipped and the pre-tokens a bounded scheme cut (``modtok count`` prints them)."""
+    the bad records skipped and the pre-tokens a bounded scheme cut (``modtok count`` prints them);
+    a last line when the regex module counted because the lexer has no machine for the scheme."""
+    note = engine_note(counts.scheme) if counts.engine == "regex" else None
     lines = []
     for lang, counter in counts.by_lang.items():
         stats = counts.stats[lang]
@@ -420,4 +429,4 @@ def summary(counts: Counts) -> list[str]:
                      f"{stats['units']} lines, {stats['chars']} chars" + (f", {skipped} bad records skipped "
                      f"{stats['skipped']}" if skipped else "")
                      + (f"; {describe_cut(Counter(stats['cut']))}" if stats.get("cut") else ""))
-    return lines
+    return lines + ([note] if note else [])

@@ -34,7 +34,7 @@ How it works:
   matches the empty string and every character matches one of them, so the pre-tokens
   tile each line: the kernel writes only where each one ends.
 - **Exact or refused.** Each machine records the regex source it implements; a
-  scheme whose pattern in :data:`~modtok.text.pretokenize.SCHEMES` differs (a new scheme, an
+  scheme whose pattern in :data:`~modtok.text.schemes.SCHEMES` differs (a new scheme, an
   edited one) is refused with :class:`~modtok.errors.UnknownSchemeError`, never cut
   approximately.
 """
@@ -42,15 +42,16 @@ How it works:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 import regex
 from numba import njit
 
-from modtok.errors import UnknownSchemeError
-from modtok.text.pretokenize import DEVANAGARI_MARKS, pattern
+from modtok.errors import DataError, UnknownSchemeError
+from modtok.text.schemes import DEVANAGARI_MARKS, SCHEMES, pattern
 
 # ------------------------------------------------------------------ the class table
 
@@ -124,9 +125,10 @@ MACHINES: dict[str, tuple[str, int, tuple[int, int, int, int]]] = {
         r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
         r"""\p{N}{1,3}""", r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""", r"""\s*[\r\n]+""", r"""\s+(?!\S)""", r"""\s+"""]),
         O200K, (L | N, 0, S | L | N, 3)),
-    # The unbounded whitespace pattern (pretokenize.UNBOUNDED): the bounded "whitespace" scheme
-    # is this cut, then pretokenize.bound_counts on the few pre-tokens with a run without spaces;
-    # until the lexer applies that bound too, "whitespace" is refused (its pattern differs).
+    # The unbounded whitespace pattern (schemes.UNBOUNDED): the bounded "whitespace" scheme is
+    # this cut, then pretokenize.bound_counts on the few pre-tokens with a run without spaces
+    # (counting does that: it asks for the machine of UNBOUNDED[scheme] by its source, see
+    # machine_of); by its name, "whitespace" is refused here (its pattern differs).
     "whitespace": (r""" ?\S+|\s+(?!\S)|\s+""", WHITESPACE, (0, 0, 0, 0)),
     "sentencepiece": ("[ \u2581]+[^ \u2581]*|[^ \u2581]+", SENTENCEPIECE, (0, 0, 0, 0)),
 }
@@ -153,9 +155,22 @@ def machine(scheme: str) -> tuple[int, tuple[int, int, int, int]]:
 
 def exact_schemes() -> list[str]:
     """The schemes the lexer cuts exactly as the reference (their pattern is the machine's)."""
-    from modtok.text.pretokenize import SCHEMES
-
     return [s for s, (source, _, _) in MACHINES.items() if SCHEMES.get(s) == source]
+
+
+# regex source -> (mode, parameters): counting looks a machine up by the pattern it cuts with
+# (a bounded scheme's UNBOUNDED pattern, a deployed tokenizer's own Split regex).
+_BY_SOURCE = {source: (mode, params) for source, mode, params in MACHINES.values()}
+
+
+def machine_of(source: str) -> tuple[int, tuple[int, int, int, int]] | None:
+    """The kernel mode and parameters of the machine that implements the regex ``source``
+    exactly, or None (no machine does: cut it with the ``regex`` module).
+
+    >>> machine_of(SCHEMES["llama3"]) == machine("llama3"), machine_of(r"\\w+|\\W")
+    (True, None)
+    """
+    return _BY_SOURCE.get(source)
 
 
 # ------------------------------------------------------------------ kernels
@@ -318,8 +333,10 @@ def _lex(cps, line_ends, index, blocks, mode, p_excl, word, q_excl, digits):
 
 @njit(cache=True)
 def _unique(cps, ends):
-    """``(first, last, counts)``: each distinct pre-token's first occurrence ``[first, last)``
-    and count, in order of first occurrence.
+    """``(rows, arena)``: each distinct pre-token's row ``(first, length, count, at)`` (its
+    first occurrence ``cps[first : first + length]``, its count, and where its code points
+    start in ``arena``), in order of first occurrence; ``arena`` the distinct pre-tokens'
+    code points one after another.
 
     Open addressing on an FNV-1a hash of the code points. A probe touches two cache lines:
     the slot (hash and id side by side) and the pre-token's row (its first occurrence,
@@ -331,40 +348,88 @@ def _unique(cps, ends):
     into one kernel, numba compiled the cut 2.5x slower (53 ms instead of 21 on the same
     text), more than the pass costs.
     """
-    cap = 1 << 12
-    slots = np.full((cap, 2), -1, np.int64)  # (hash, id)
-    rows = np.empty((cap // 2, 4), np.int64)  # (first, length, count, at)
-    arena = np.empty(cap, np.uint32)
-    filled = 0
-    u = 0
-    i = 0
+    slots, rows, arena = _table(cps)
+    filled = u = i = 0
     for j in ends:
-        h = np.uint64(14695981039346656037)
-        for d in range(i, j):
-            h = (h ^ np.uint64(cps[d])) * np.uint64(1099511628211)
-        key = np.int64(h)
-        mask = len(slots) - 1
-        slot = key & mask
-        while True:
-            x = slots[slot, 1]
-            if x < 0 or slots[slot, 0] == key and rows[x, 1] == j - i and _same(arena, rows[x, 3], cps, i, j - i):
-                break
-            slot = (slot + 1) & mask
+        key = _hash(cps, i, j)
+        slot, x = _find(slots, rows, arena, key, cps, i, j - i)
         if x >= 0:
             rows[x, 2] += 1
-            i = j
-            continue
-        while filled + j - i > len(arena):
-            arena = _double(arena)
-        arena[filled : filled + j - i] = cps[i:j]
-        rows[u, 0], rows[u, 1], rows[u, 2], rows[u, 3] = i, j - i, 1, filled
-        filled += j - i
-        slots[slot, 0], slots[slot, 1] = key, u
-        u += 1
-        if 2 * u == len(slots):
-            slots, rows = _rehash(slots), _double(rows)
+        else:
+            slots, rows, arena, filled = _insert(slots, rows, arena, filled, u, slot, key, cps, i, j - i)
+            u += 1
         i = j
-    return rows[:u, 0].copy(), rows[:u, 0] + rows[:u, 1], rows[:u, 2].copy()
+    return rows[:u], arena[:filled]
+
+
+@njit(cache=True)
+def _union(data, lengths, cols, weights, n_cols):
+    """``(arena, lengths, counts, first)``: the distinct sequences of ``data`` (cut at ``lengths``)
+    in order of first occurrence, one after another, their lengths, where each first starts
+    in ``data``, and ``counts[w, c]``:
+    the sum of ``weights`` of the rows of sequence ``w`` in column ``cols`` (the same
+    table as :func:`_unique`, over UTF-8 bytes: parts of one language summed, languages
+    side by side)."""
+    slots, rows, arena = _table(data)
+    counts = np.zeros((len(rows), n_cols), np.int64)
+    filled = u = i = 0
+    for t in range(len(lengths)):
+        j = i + lengths[t]
+        key = _hash(data, i, j)
+        slot, x = _find(slots, rows, arena, key, data, i, j - i)
+        if x < 0:
+            x = u
+            slots, rows, arena, filled = _insert(slots, rows, arena, filled, u, slot, key, data, i, j - i)
+            u += 1
+            if len(counts) < len(rows):
+                counts = _double(counts)
+                counts[len(counts) // 2 :] = 0
+        counts[x, cols[t]] += weights[t]
+        i = j
+    return arena[:filled], rows[:u, 1].copy(), counts[:u], rows[:u, 0].copy()
+
+
+@njit(cache=True)
+def _table(seq):
+    """An empty hash table for sequences of ``seq``'s type: ``(slots, rows, arena)`` (:func:`_unique`)."""
+    cap = 1 << 12
+    return np.full((cap, 2), -1, np.int64), np.empty((cap // 2, 4), np.int64), np.empty(cap, seq.dtype)
+
+
+@njit(cache=True, inline="always")
+def _hash(seq, i, j):
+    """FNV-1a of ``seq[i:j]``."""
+    h = np.uint64(14695981039346656037)
+    for d in range(i, j):
+        h = (h ^ np.uint64(seq[d])) * np.uint64(1099511628211)
+    return np.int64(h)
+
+
+@njit(cache=True, inline="always")
+def _find(slots, rows, arena, key, seq, i, n):
+    """``(slot, id)`` of ``seq[i : i + n]`` (hash ``key``) in the table; id -1 when absent
+    (``slot`` is then where it goes)."""
+    mask = len(slots) - 1
+    slot = key & mask
+    while True:
+        x = slots[slot, 1]
+        if x < 0 or slots[slot, 0] == key and rows[x, 1] == n and _same(arena, rows[x, 3], seq, i, n):
+            return slot, x
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True, inline="always")
+def _insert(slots, rows, arena, filled, u, slot, key, seq, i, n):
+    """Add ``seq[i : i + n]`` as entry ``u`` (count 1) at ``slot``; the table, grown when
+    half full, and the arena's new fill."""
+    while filled + n > len(arena):
+        arena = _double(arena)
+    arena[filled : filled + n] = seq[i : i + n]
+    rows[u, 0], rows[u, 1], rows[u, 2], rows[u, 3] = i, n, 1, filled
+    slots[slot, 0], slots[slot, 1] = key, u
+    if 2 * (u + 1) == len(slots):
+        slots, rows = _rehash(slots), _double(rows)
+    return slots, rows, arena, filled + n
 
 
 @njit(cache=True, inline="always")
@@ -398,13 +463,87 @@ def _double(a):
     return out
 
 
+@njit(cache=True)
+def _utf8(cps, lengths, ranges):
+    """``(data, byte lengths, flagged, bad)``: the words (``cps`` cut at ``lengths``) in
+    UTF-8; ``flagged[w]``: word ``w`` holds a code point in one of ``ranges`` (rows
+    ``(lo, hi)``, inclusive, ascending); ``bad``: the first word with a surrogate (not UTF-8), or -1."""
+    data = np.empty(4 * len(cps), np.uint8)
+    out = np.empty(len(lengths), np.int64)
+    flagged = np.zeros(len(lengths), np.bool_)
+    n = i = 0
+    for w in range(len(lengths)):
+        start = n
+        for d in range(i, i + lengths[w]):
+            c = cps[d]
+            if len(ranges) and c >= ranges[0, 0]:  # the ranges ascend: most code points stop here
+                for r in range(len(ranges)):
+                    if ranges[r, 0] <= c <= ranges[r, 1]:
+                        flagged[w] = True
+            if c < 0x80:
+                data[n] = c
+                n += 1
+            elif c < 0x800:
+                data[n], data[n + 1] = 0xC0 | c >> 6, 0x80 | c & 0x3F
+                n += 2
+            elif c < 0x10000:
+                if 0xD800 <= c <= 0xDFFF:
+                    return data[:n], out[:w], flagged[:w], w
+                data[n], data[n + 1], data[n + 2] = 0xE0 | c >> 12, 0x80 | c >> 6 & 0x3F, 0x80 | c & 0x3F
+                n += 3
+            else:
+                data[n], data[n + 1] = 0xF0 | c >> 18, 0x80 | c >> 12 & 0x3F
+                data[n + 2], data[n + 3] = 0x80 | c >> 6 & 0x3F, 0x80 | c & 0x3F
+                n += 4
+        out[w] = n - start
+        i += lengths[w]
+    return data[:n], out, flagged, -1
+
 
 # ------------------------------------------------------------------ the API
+
+# Most code points cut at once: the kernels hold 14 bytes a code point (UTF-32, its classes,
+# where each pre-token ends), so longer input is cut and counted in blocks of whole lines
+# (224 MB of arrays at most; a line longer than this is a block of its own).
+BLOCK = 1 << 24
 
 
 def _code_points(text: str) -> np.ndarray:
     # surrogatepass: a lone surrogate (possible in a Python str) is a code point like any other
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+
+
+def _blocks(lines: Iterable[str]):
+    """The lines in lists of about :data:`BLOCK` code points (lines whole)."""
+    block, size = [], 0
+    for line in lines:
+        block.append(line)
+        size += len(line)
+        if size >= BLOCK:
+            yield block
+            block, size = [], 0
+    if block:
+        yield block
+
+
+def _machine(source: str):
+    found = machine_of(source)
+    if found is None:
+        raise UnknownSchemeError(f"no state machine in modtok.text.lexer implements the regex {source!r} "
+                                 f"(exact for: {', '.join(exact_schemes())}); use modtok.text.pretokenize for it")
+    return found
+
+
+def _cut_lines(lines: list[str], found) -> tuple[str, np.ndarray, np.ndarray]:
+    mode, (p_excl, word, q_excl, digits) = found
+    text = "".join(lines)
+    cps = _code_points(text)
+    line_ends = np.cumsum(np.fromiter(map(len, lines), np.int64, len(lines)))
+    index, blocks = class_table()
+    failed, ends = _lex(cps, line_ends, index, blocks, mode, p_excl, word, q_excl, digits)
+    if failed >= 0:  # a bug, not bad input: say where, never return a partial cut
+        raise AssertionError(f"lexer: no alternative matched at character {failed} ({text[failed:failed + 20]!r})")
+    return text, cps, ends
 
 
 def boundaries(lines: list[str], scheme: str) -> tuple[str, np.ndarray, np.ndarray]:
@@ -414,15 +553,7 @@ def boundaries(lines: list[str], scheme: str) -> tuple[str, np.ndarray, np.ndarr
     >>> boundaries(["ab c", "d"], "gpt2")[::2]
     ('ab cd', array([2, 4, 5]))
     """
-    mode, (p_excl, word, q_excl, digits) = machine(scheme)
-    text = "".join(lines)
-    cps = _code_points(text)
-    line_ends = np.cumsum(np.fromiter(map(len, lines), np.int64, len(lines)))
-    index, blocks = class_table()
-    failed, ends = _lex(cps, line_ends, index, blocks, mode, p_excl, word, q_excl, digits)
-    if failed >= 0:  # a bug, not bad input: say where, never return a partial cut
-        raise AssertionError(f"lexer {scheme!r}: no alternative matched at character {failed} ({text[failed:failed + 20]!r})")
-    return text, cps, ends
+    return _cut_lines(lines, machine(scheme))
 
 
 def pretokens(text: str, scheme: str) -> list[str]:
@@ -444,10 +575,133 @@ def count(lines: Iterable[str], scheme: str) -> Counter:
     >>> count(["it's", "It's"], "gpt2")
     Counter({"'s": 2, 'it': 1, 'It': 1})
     """
-    text, cps, ends = boundaries(lines if isinstance(lines, list) else list(lines), scheme)
-    first, last, counts = _unique(cps, ends)
+    return _count(lines, machine(scheme))
+
+
+def count_pattern(lines: Iterable[str], source: str) -> Counter:
+    """:func:`count` with the machine that implements the regex ``source`` (:func:`machine_of`;
+    refused when none does): how :mod:`modtok.text.pretokenize` counts.
+
+    >>> count_pattern(["a  b"], r" ?\\S+|\\s+(?!\\S)|\\s+")    # the unbounded whitespace scheme
+    Counter({'a': 1, ' ': 1, ' b': 1})
+    """
+    return _count(lines, _machine(source))
+
+
+def _count(lines: Iterable[str], found) -> Counter:
     out: Counter = Counter()
-    # dict.update straight into the Counter: no intermediate dict (a third of the Python
-    # side's time, which is a third of the whole on the pool's 200k-character samples)
-    dict.update(out, zip(map(text.__getitem__, map(slice, first.tolist(), last.tolist())), counts.tolist()))
+    for block in _blocks(lines):
+        text, cps, ends = _cut_lines(block, found)
+        rows, _ = _unique(cps, ends)
+        first, length, counts = rows[:, 0], rows[:, 1], rows[:, 2]
+        # dict.update straight into the Counter: no intermediate dict (a third of the Python
+        # side's time, which is a third of the whole on the pool's 200k-character samples)
+        words = map(text.__getitem__, map(slice, first.tolist(), (first + length).tolist()))
+        if out:  # a second block: its counts added to the first's
+            out.update(dict(zip(words, counts.tolist())))
+        else:
+            dict.update(out, zip(words, counts.tolist()))
     return out
+
+
+class WordCounts(NamedTuple):
+    """Distinct pre-tokens as UTF-8 bytes with their counts per language: what the BPE engine
+    reads (:meth:`modtok.bpe.engine.Engine.from_word_counts`), made without a Python string
+    per pre-token. Word ``w`` is ``data[starts[w] : starts[w] + lengths[w]]`` (the words one
+    after another), ``counts[w, l]`` its count in ``languages[l]``; words in order of first
+    occurrence (languages in order), as :func:`modtok.bpe.engine.words_from_counts` orders them.
+
+    >>> wc = WordCounts.from_counters({"x": Counter({"ab": 2, "é": 1}), "y": Counter({"ab": 5})})
+    >>> wc.words(), wc.counts.tolist()
+    ([b'ab', b'\\xc3\\xa9'], [[2, 5], [1, 0]])
+    >>> wc.to_counters()
+    {'x': Counter({'ab': 2, 'é': 1}), 'y': Counter({'ab': 5})}
+    """
+
+    languages: list[str]
+    data: np.ndarray  # uint8
+    lengths: np.ndarray  # int64, one per word
+    counts: np.ndarray  # int64, (words, languages)
+
+    def words(self) -> list[bytes]:
+        """The words as byte strings (for tests and small corpora)."""
+        ends = np.cumsum(self.lengths).tolist()
+        raw = self.data.tobytes()
+        return [raw[e - n : e] for e, n in zip(ends, self.lengths.tolist())]
+
+    def to_counters(self) -> dict[str, Counter]:
+        """``{lang: Counter(pre-token -> count)}``: the same counts as strings (a word absent
+        from a language is not in its Counter)."""
+        words = [w.decode("utf-8") for w in self.words()]
+        return {lang: Counter({w: n for w, n in zip(words, self.counts[:, l].tolist()) if n})
+                for l, lang in enumerate(self.languages)}
+
+    @classmethod
+    def from_counters(cls, counts_by_lang: Mapping[str, Counter]) -> WordCounts:
+        """The arrays of ``{lang: Counter}`` (each Counter's order; its strings in UTF-8)."""
+        parts = [words_of(Counter(c)) for c in counts_by_lang.values()]
+        return union(list(counts_by_lang), [(data, lengths, n, l) for l, (data, lengths, n) in enumerate(parts)])
+
+
+def words_of(counter: Counter) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(data, lengths, counts)`` of a Counter's words in UTF-8 (one part of :func:`union`).
+
+    >>> [a.tolist() for a in words_of(Counter({"ab": 2, "c": 1}))]
+    [[97, 98, 99], [2, 1], [2, 1]]
+    """
+    encoded = [w.encode("utf-8") for w in counter]
+    return (np.frombuffer(b"".join(encoded), np.uint8), np.fromiter(map(len, encoded), np.int64, len(encoded)),
+            np.fromiter(counter.values(), np.int64, len(counter)))
+
+
+def count_words(lines: Iterable[str], source: str, flag: np.ndarray | None = None):
+    """``(data, lengths, counts, flagged)``: the distinct pre-tokens of the lines (cut by the
+    machine of the regex ``source``, in order of first occurrence) in UTF-8, one after
+    another, their byte lengths and counts, and whether each holds a code point in one of
+    the ``flag`` ranges (rows ``(lo, hi)``, inclusive, ascending; what a bounded scheme cuts again).
+    A lone surrogate (a Python string may hold one; UTF-8 may not) is refused with
+    :class:`~modtok.errors.DataError`.
+
+    >>> data, lengths, counts, _ = count_words(["a é a"], SCHEMES["gpt2"])
+    >>> bytes(data), lengths.tolist(), counts.tolist()
+    (b'a \\xc3\\xa9 a', [1, 3, 2], [1, 1, 1])
+    """
+    found = _machine(source)
+    flag = np.zeros((0, 2), np.int64) if flag is None else flag
+    parts = []
+    for block in _blocks(lines):
+        text, cps, ends = _cut_lines(block, found)
+        rows, arena = _unique(cps, ends)
+        data, lengths, flagged, bad = _utf8(arena, rows[:, 1], flag)
+        if bad >= 0:
+            at = int(rows[bad, 0])
+            raise DataError(f"a lone surrogate in the text at character {at} of a block of lines "
+                            f"({text[at:at + 20]!r}): not UTF-8, so no byte-level pre-token")
+        parts.append((data, lengths, rows[:, 2].copy(), flagged))
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_)
+    lengths = np.concatenate([p[1] for p in parts])
+    data, merged, counts, first = _union(np.concatenate([p[0] for p in parts]), lengths,
+                                         np.zeros(len(lengths), np.int64), np.concatenate([p[2] for p in parts]), 1)
+    row = np.searchsorted(np.cumsum(lengths) - lengths, first)  # pre-tokens are never empty: starts are unique
+    return data, merged, counts[:, 0], np.concatenate([p[3] for p in parts])[row]
+
+
+def union(languages: list[str], parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]) -> WordCounts:
+    """:class:`WordCounts` of ``parts`` ``(data, lengths, counts, column)``: each a list of
+    words (UTF-8, cut at ``lengths``) counted in language ``languages[column]``; a word in
+    several parts of one language gets the sum, words in order of first occurrence.
+
+    >>> a, b = words_of(Counter({"ab": 1})), words_of(Counter({"c": 2, "ab": 3}))
+    >>> union(["x"], [(*a, 0), (*b, 0)]).counts.tolist()
+    [[4], [2]]
+    """
+    if not parts:
+        return WordCounts(list(languages), np.zeros(0, np.uint8), np.zeros(0, np.int64),
+                          np.zeros((0, len(languages)), np.int64))
+    cols = np.concatenate([np.full(len(p[1]), p[3], np.int64) for p in parts])
+    data, lengths, counts, _ = _union(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                                      cols, np.concatenate([p[2] for p in parts]), len(languages))
+    return WordCounts(list(languages), data, lengths, counts)

@@ -12,29 +12,9 @@ tokenizer always sees the text cut the same way.
 >>> pretokenize("नमस्ते", "llama3-marks")  # the repair keeps the word whole
 ['नमस्ते']
 
-Schemes (``SCHEMES``):
-
-``gpt2``          GPT-2's pattern.
-``cl100k``        OpenAI cl100k_base.
-``o200k``         OpenAI o200k_base (case-aware, marks in the word class).
-``llama3``        Llama-3 = Qwen2/3 letters-only pattern, digits in groups of <= 3.
-``qwen2``         Qwen2/Qwen3: like ``llama3`` but single digits.
-``qwen3.5``       Qwen3.5: ``qwen2`` with ``\\p{M}`` added to the word class.
-``llama3-marks``  mark-aware repair of ``llama3``: ``\\p{M}`` joins the word class
-                  and leaves the leading and the punctuation classes.
-``llama3-deva``   Devanagari-only repair: the same, with an explicit class of the
-                  34 Devanagari combining marks (``DEVANAGARI_MARKS``) instead of
-                  ``\\p{M}``, so no other script changes at all.
-``whitespace``    words with their leading space, runs of whitespace (the
-                  whitespace-style pre-tokenization of the papers' baselines), with runs of
-                  text without spaces bounded (below).
-``sentencepiece`` sentencepiece's words (``split_by_whitespace`` with whitespace-only
-                  pieces allowed): a run of spaces (or ``▁``) with the text after it up to
-                  the next space; what merged Unigram trains on (:mod:`modtok.unigram.units`
-                  adds the dummy-prefix ``▁``), so its counts can be saved (``modtok count
-                  --scheme sentencepiece``) like any other scheme's.
-``llama3-marks-bounded``  ``llama3-marks`` with runs of text written without spaces bounded
-                  (below): the training commands' default.
+The schemes and their regexes are in :mod:`modtok.text.schemes` (imported here, as
+before); counting cuts with the compiled pre-tokenizer :mod:`modtok.text.lexer` where it
+implements the pattern, the ``regex`` module otherwise (the reference).
 
 **Text without spaces.** Chinese, Japanese, Thai, Lao, Khmer and Burmese put no space
 between words, so a scheme that cuts at spaces or keeps a run of letters whole makes
@@ -73,117 +53,23 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 
+import numpy as np
 import regex
 
-from modtok.errors import UnknownSchemeError
-
-# The 34 combining marks (Mn, Mc) of the Devanagari block U+0900–U+097F:
-# U+0900–0903, U+093A–093C, U+093E–094F, U+0951–0957, U+0962–0963.
-DEVANAGARI_MARKS = "\u0900-\u0903\u093a-\u093c\u093e-\u094f\u0951-\u0957\u0962\u0963"
-
-_CONTRACTIONS = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)"
-
-
-def _letters_only(digits: str) -> str:
-    return (
-        _CONTRACTIONS
-        + r"|[^\r\n\p{L}\p{N}]?\p{L}+|"
-        + digits
-        + r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
-    )
-
-
-def _mark_repair(marks: str, digits: str = r"\p{N}{1,3}") -> str:
-    """The letters-only pattern with ``marks`` moved into the word class."""
-    return (
-        _CONTRACTIONS
-        + rf"|[^\r\n\p{{L}}{marks}\p{{N}}]?[\p{{L}}{marks}]+|"
-        + digits
-        + rf"| ?[^\s\p{{L}}{marks}\p{{N}}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
-    )
-
-
-# Scripts written without spaces between words: the characters of one run each. Han, Hiragana
-# and Katakana (with the prolonged sound mark U+30FC, script Common; and its halfwidth form
-# U+FF70) are one run, as in sentencepiece's split_by_unicode_script (IsValidSentencePiece in
-# its trainer_interface.cc; HF tokenizers' UnicodeScripts pre-tokenizer copies the rule): a
-# Japanese word mixes them (食べる). Script is the Unicode Script property (the regex module
-# and HF's Oniguruma read it alike: tests/test_pretokenize.py).
-SPACELESS_RUNS: dict[str, str] = {
-    "Han+kana": r"\p{Han}\p{Hiragana}\p{Katakana}\u30fc\uff70",
-    "Thai": r"\p{Thai}",
-    "Lao": r"\p{Lao}",
-    "Khmer": r"\p{Khmer}",
-    "Myanmar": r"\p{Myanmar}",
-}
-# Longest run piece in characters: sentencepiece's max_sentencepiece_length default (16).
-MAX_RUN = 16
-SPACELESS_CLASS = "[" + "".join(SPACELESS_RUNS.values()) + "]"
-# A run longer than MAX_RUN: what the "length" rule cuts (else a cut pre-token was cut at a script change).
-_LONG_RUN = "|".join(f"[{chars}]{{{MAX_RUN + 1}}}" for chars in SPACELESS_RUNS.values())
-
-
-def _bounded_word(lead: str, char: str) -> str:
-    """The word alternative ``lead char+`` of a scheme, bounded: a run of one
-    :data:`SPACELESS_RUNS` script (``char`` and of that script) is a piece of its own, of
-    at most :data:`MAX_RUN` characters and the combining marks of the script that follow
-    the last (at most :data:`MAX_RUN` more: a piece never starts with a Thai vowel sign);
-    the other characters of the word stay together. Every piece is a prefix of what
-    ``lead char+`` would match, so the bound only cuts."""
-    runs = "|".join(rf"(?:(?=[{chars}]){char}){{1,{MAX_RUN}}}(?:(?=[{chars}])\p{{M}}){{0,{MAX_RUN}}}"
-                    for chars in SPACELESS_RUNS.values())
-    return rf"{lead}(?:{runs}|(?:(?!{SPACELESS_CLASS}){char})+)"
-
-
-SCHEMES: dict[str, str] = {
-    "gpt2": r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
-    "cl100k": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
-    "o200k": "|".join(
-        [
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""\p{N}{1,3}""",
-            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-            r"""\s*[\r\n]+""",
-            r"""\s+(?!\S)""",
-            r"""\s+""",
-        ]
-    ),
-    "llama3": _letters_only(r"\p{N}{1,3}"),
-    "qwen2": _letters_only(r"\p{N}"),
-    "qwen3.5": _CONTRACTIONS
-    + r"|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
-    "llama3-marks": _mark_repair(r"\p{M}"),
-    "llama3-deva": _mark_repair(DEVANAGARI_MARKS),
-    "whitespace": _bounded_word(" ?", r"\S") + r"|\s+(?!\S)|\s+",
-    # Only U+0020 and U+2581 separate: sentencepiece's identity normalisation turns spaces (and
-    # nothing else: not tabs, not U+00A0) into "▁" and cuts before a "▁" that follows another
-    # character (tests/test_unigram_counts.py checks the map to sentencepiece's words).
-    "sentencepiece": "[ \u2581]+[^ \u2581]*|[^ \u2581]+",
-    "llama3-marks-bounded": _CONTRACTIONS + "|" + _bounded_word(r"[^\r\n\p{L}\p{M}\p{N}]?", r"[\p{L}\p{M}]")
-    + r"|\p{N}{1,3}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
-}
-# The bounded schemes without their bound: counting cuts with these, then bound_counts cuts
-# the few pre-tokens that hold a spaceless run (the same pre-tokens, and the cuts counted).
-UNBOUNDED: dict[str, str] = {
-    "whitespace": r""" ?\S+|\s+(?!\S)|\s+""",
-    "llama3-marks-bounded": SCHEMES["llama3-marks"],
-}
-
-# The one default pre-tokenizer of every trainer and baseline (a caller that wants the papers'
-# whitespace baselines passes scheme="whitespace"). Letters-only: it splits Devanagari at its
-# combining marks (the pre-token floor of notebook 07); "llama3-marks" is the repair.
-DEFAULT_SCHEME = "llama3"
-
-
-def pattern(scheme: str) -> str:
-    """The regex source of a named scheme (what goes into ``tokenizer.json``)."""
-    try:
-        return SCHEMES[scheme]
-    except KeyError:
-        raise UnknownSchemeError(
-            f"unknown pre-tokenizer {scheme!r} (known: {', '.join(SCHEMES)})"
-        ) from None
+from modtok.errors import UsageError
+from modtok.text import lexer
+from modtok.text.schemes import (  # noqa: F401 (re-exported: the schemes' long-standing home)
+    DEFAULT_SCHEME,
+    DEVANAGARI_MARKS,
+    LONG_RUN,
+    MAX_RUN,
+    SCHEMES,
+    SPACELESS_CLASS,
+    SPACELESS_RUNS,
+    UNBOUNDED,
+    counting_pattern,
+    pattern,
+)
 
 
 @lru_cache(maxsize=None)
@@ -207,11 +93,14 @@ class _Bounded:
 
 
 # Every character of SPACELESS_RUNS lies in these ranges (tests/test_pretokenize.py checks all
-# code points); the stdlib `re` scans them 4x faster than `regex` does the script classes.
-MAYBE_SPACELESS = re.compile(
-    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\u2e80-\u9fff\ua9e0-\ua9ff\uaa60-\uaa7f"
-    "\uf900-\ufaff\uff66-\uff9f\U000116d0-\U000116ff\U00016fe0-\U00016fff\U0001aff0-\U0001b16f"
-    "\U0001f200-\U0001f2ff\U00020000-\U0003ffff]").search
+# code points); the stdlib `re` scans them 4x faster than `regex` does the script classes, and
+# the lexer's array counting flags the pre-tokens to cut again by them (lexer.count_words).
+MAYBE_SPACELESS_RANGES = np.array(
+    [(0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x19E0, 0x19FF), (0x2E80, 0x9FFF), (0xA9E0, 0xA9FF),
+     (0xAA60, 0xAA7F), (0xF900, 0xFAFF), (0xFF66, 0xFF9F), (0x116D0, 0x116FF), (0x16FE0, 0x16FFF),
+     (0x1AFF0, 0x1B16F), (0x1F200, 0x1F2FF), (0x20000, 0x3FFFF)], np.int64)
+MAYBE_SPACELESS = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in MAYBE_SPACELESS_RANGES.tolist())
+                             + "]").search
 
 
 @lru_cache(maxsize=None)
@@ -294,13 +183,49 @@ def from_byte_level(symbols: str) -> bytes:
 # counting
 
 
-def count_chunk(args: tuple[str, list[str]]) -> Counter:
-    """Pre-token counts of ``(regex source, lines)``: one picklable task of a process pool.
+# The engines that count: the compiled pre-tokenizer (modtok.text.lexer, the default) where it
+# implements the pattern, and the regex module (the reference, and every pattern the lexer has
+# no state machine for). Both give the same Counter, in the same order (tests/test_lexer.py).
+ENGINES = ("lexer", "regex")
 
-    >>> count_chunk((pattern("whitespace"), ["a b a"]))
+
+def counting_engine(source: str, engine: str = "lexer") -> str:
+    """The engine that counts with the regex ``source`` when ``engine`` is asked for:
+    ``"lexer"`` when asked and a state machine implements ``source`` exactly, else ``"regex"``.
+
+    >>> counting_engine(pattern("llama3")), counting_engine(pattern("llama3"), "regex"), counting_engine(r"\\w+")
+    ('lexer', 'regex', 'regex')
+    """
+    if engine not in ENGINES:
+        raise UsageError(f"unknown counting engine {engine!r} (known: {', '.join(ENGINES)})")
+    return "lexer" if engine == "lexer" and lexer.machine_of(source) is not None else "regex"
+
+
+def engine_note(scheme: str = DEFAULT_SCHEME, split: str | None = None, engine: str = "lexer") -> str | None:
+    """What a command prints when counting with ``scheme`` (or the regex ``split``) does not
+    run on the engine asked for: the lexer has no state machine for the pattern, so the
+    ``regex`` module counts (the same counts, slower); None when it runs as asked.
+
+    >>> engine_note("llama3") is None, engine_note(split=r"\\w+|\\W")
+    (True, 'pre-tokens counted with the regex module: the compiled pre-tokenizer (modtok.text.lexer) has no state machine for this pattern (the same counts, about 7x slower)')
+    """
+    source = counting_pattern(scheme) if split is None else split
+    if engine == "lexer" and counting_engine(source, engine) == "regex":
+        return ("pre-tokens counted with the regex module: the compiled pre-tokenizer (modtok.text.lexer) has no "
+                "state machine for this pattern (the same counts, about 7x slower)")
+    return None
+
+
+def count_chunk(args: tuple[str, str, list[str]]) -> Counter:
+    """Pre-token counts of ``(regex source, engine, lines)``: one picklable task of a process
+    pool (:func:`counting_engine` picks the engine).
+
+    >>> count_chunk((pattern("whitespace"), "regex", ["a b a"]))
     Counter({'a': 1, ' b': 1, ' a': 1})
     """
-    source, lines = args
+    source, engine, lines = args
+    if counting_engine(source, engine) == "lexer":
+        return lexer.count_pattern(lines, source)
     findall = _compile(source).findall
     counts: Counter = Counter()
     for line in lines:
@@ -325,7 +250,7 @@ def bound_counts(counts: Counter, scheme: str) -> Counter:
     spaceless = _compile(SPACELESS_CLASS).search
     if spaceless("".join(counts)) is None:  # most languages: one search over all the keys, in C
         return cut
-    findall, long_run = compiled(scheme).findall, _compile(_LONG_RUN).search
+    findall, long_run = compiled(scheme).findall, _compile(LONG_RUN).search
     for word in [w for w in counts if spaceless(w)]:
         pieces = findall(word)
         if len(pieces) > 1:
@@ -347,31 +272,26 @@ def describe_cut(cut: Counter) -> str:
             f"one script, {cut['script']} at a change of script only)")
 
 
-def counting_pattern(scheme: str) -> str:
-    """The regex that counting cuts with before :func:`bound_counts`: ``UNBOUNDED[scheme]``
-    for a bounded scheme, else the scheme's own (an unknown scheme is refused here)."""
-    return UNBOUNDED.get(scheme) or pattern(scheme)
-
-
 def count_pretokens(
     lines: Iterable[str],
     scheme: str = DEFAULT_SCHEME,
     workers: int = 1,
     chunk_lines: int = 20_000,
+    engine: str = "lexer",
 ) -> Counter:
     """Count the pre-tokens of every line (lines are units: nothing crosses them).
 
     ``workers`` processes share the lines in chunks of ``chunk_lines``. The
     default is 1: a library call never forks behind a notebook's back; pass
-    ``workers=os.cpu_count()`` for big corpora (the pool's 61 MB: 7.1 s on 2
-    processes vs about 13 s on one, bench/RESULTS.md). Text of at most one
-    chunk is counted in this process whatever ``workers`` says. The result does
-    not depend on ``workers``.
+    ``workers=os.cpu_count()`` for big corpora. Text of at most one chunk is counted in
+    this process whatever ``workers`` says. ``engine``: ``"lexer"`` (the compiled
+    pre-tokenizer, where it implements the scheme: every named one) or ``"regex"`` (the
+    reference); :func:`counting_engine`. The result depends on neither.
 
     >>> sorted(count_pretokens(["a b", "a"], "whitespace").items())
     [(' b', 1), ('a', 2)]
     """
-    return count_by_language({None: lines}, scheme, workers, chunk_lines)[None]
+    return count_by_language({None: lines}, scheme, workers, chunk_lines, engine=engine)[None]
 
 
 def count_by_language(
@@ -382,15 +302,18 @@ def count_by_language(
     *,
     split: str | None = None,
     cuts: dict | None = None,
+    engine: str = "lexer",
 ) -> dict[str, Counter]:
     """``{lang: Counter(pre-token -> count)}`` for a ``{lang: lines}`` corpus.
 
     All languages' lines are cut into chunks of ``chunk_lines`` that ``workers``
     processes count in parallel (default 1, as in :func:`count_pretokens`), so
     many small languages use every core too. ``split``: a regex source to cut
-    with instead of the scheme's (a deployed tokenizer's own Split regex).
+    with instead of the scheme's (a deployed tokenizer's own Split regex; the regex
+    module counts it unless a state machine implements it: :func:`engine_note` says so).
     ``cuts``: a dict to receive ``{lang: Counter(rule -> pre-tokens cut)}`` of a
-    bounded scheme (:func:`bound_counts`; empty Counters for the others).
+    bounded scheme (:func:`bound_counts`; empty Counters for the others). ``engine``:
+    as in :func:`count_pretokens`.
 
     Workers end with this process, ``kill -9`` included (:func:`_worker_start`).
 
@@ -400,7 +323,10 @@ def count_by_language(
     >>> count_by_language({"jpn_Jpan": ["日本語" * 6]}, "whitespace", cuts=cuts)["jpn_Jpan"], cuts
     (Counter({'日本語日本語日本語日本語日本語日': 1, '本語': 1}), {'jpn_Jpan': Counter({'length': 1})})
     """
-    counts = _count(corpus, scheme if split is None else None, workers, chunk_lines, split)
+    source = counting_pattern(scheme) if split is None else split  # an unknown scheme fails here
+    if counting_engine(source, engine) == "lexer":  # (an unknown engine fails there)
+        lexer.class_table()  # built here once: forked workers inherit it (0.7 s a process on a quiet core)
+    counts = _sum_parts(_map_chunks(corpus, count_chunk, (source, engine), workers, chunk_lines))
     for lang, counter in counts.items():
         cut = bound_counts(counter, scheme) if split is None else Counter()
         if cuts is not None:
@@ -408,32 +334,93 @@ def count_by_language(
     return counts
 
 
-def _count(corpus, scheme, workers, chunk_lines, split) -> dict[str, Counter]:
-    """:func:`count_by_language` before the bound: with ``UNBOUNDED[scheme]`` (else the
-    scheme's own regex, or ``split``)."""
-    source = counting_pattern(scheme) if split is None else split  # an unknown scheme fails here
+def count_arrays(
+    corpus: Mapping[str, Iterable[str]],
+    scheme: str = DEFAULT_SCHEME,
+    workers: int = 1,
+    chunk_lines: int = 20_000,
+    *,
+    cuts: dict | None = None,
+) -> lexer.WordCounts:
+    """:func:`count_by_language`'s counts as arrays (:class:`~modtok.text.lexer.WordCounts`:
+    the distinct pre-tokens of all languages in UTF-8 and their counts per language), for
+    the BPE engine (:meth:`~modtok.bpe.engine.Engine.from_word_counts`): the lexer counts
+    and encodes in numba, no Python string is made per distinct pre-token, except, for a
+    bounded scheme, of those with a character of a spaceless script (:func:`bound_counts`
+    cuts them; ``cuts`` as in :func:`count_by_language`). The same words and counts as
+    :func:`count_by_language` (tests/test_lexer.py); a scheme the lexer has no machine for
+    is counted by the regex module and converted.
+
+    >>> wc = count_arrays({"x": ["ab ab"], "y": ["ab"]}, "whitespace")
+    >>> wc.words(), wc.counts.tolist()
+    ([b'ab', b' ab'], [[1, 1], [1, 0]])
+    """
+    source = counting_pattern(scheme)
+    if lexer.machine_of(source) is None:
+        return lexer.WordCounts.from_counters(count_by_language(corpus, scheme, workers, chunk_lines, cuts=cuts))
+    lexer.class_table()  # built here once: forked workers inherit it
+    langs = list(corpus)
+    parts, cut = [], {lang: Counter() for lang in langs}
+    for lang, (data, lengths, counts, part_cut) in _map_chunks(corpus, _word_chunk, (scheme,), workers, chunk_lines):
+        parts.append((data, lengths, counts, langs.index(lang)))
+        cut[lang].update(part_cut)
+    if cuts is not None:
+        cuts.update(cut)
+    return lexer.union(langs, parts)
+
+
+def _word_chunk(args: tuple[str, list[str]]):
+    """``(data, lengths, counts, cut)`` of ``(scheme, lines)``: :func:`count_arrays`'s task.
+    A bounded scheme cuts again only the pre-tokens the lexer flagged (a character in
+    :data:`MAYBE_SPACELESS_RANGES`), as strings; the pieces go to the end (:func:`lexer.union`
+    adds a piece to the same word counted elsewhere)."""
+    scheme, lines = args
+    bounded = scheme in UNBOUNDED
+    data, lengths, counts, flagged = lexer.count_words(lines, counting_pattern(scheme),
+                                                       MAYBE_SPACELESS_RANGES if bounded else None)
+    if not bounded or not flagged.any():
+        return data, lengths, counts, Counter()
+    raw, ends = data.tobytes(), np.cumsum(lengths)
+    flag = np.flatnonzero(flagged)
+    words = Counter({raw[e - n : e].decode("utf-8"): k for e, n, k in
+                     zip(ends[flag].tolist(), lengths[flag].tolist(), counts[flag].tolist())})
+    cut = bound_counts(words, scheme)
+    pieces, keep = lexer.words_of(words), ~flagged
+    return (np.concatenate([data[np.repeat(keep, lengths)], pieces[0]]), np.concatenate([lengths[keep], pieces[1]]),
+            np.concatenate([counts[keep], pieces[2]]), cut)
+
+
+def _sum_parts(parts) -> dict[str, Counter]:
+    """``{lang: Counter}``: the Counters of each language's parts (in order) added."""
+    counts: dict = {}
+    for lang, part in parts:
+        if lang in counts:
+            counts[lang].update(part)
+        else:  # a language's first part is its Counter: no copy (the parts come in order)
+            counts[lang] = part
+    return counts
+
+
+def _map_chunks(corpus, task, head: tuple, workers: int, chunk_lines: int) -> list[tuple]:
+    """``[(lang, task((*head, lines)))]``: one task per language in this process, or one per
+    chunk of ``chunk_lines`` lines on ``workers`` processes (when there is more than one
+    chunk), in the corpus's order."""
     corpus = {lang: lines if isinstance(lines, list) else list(lines) for lang, lines in corpus.items()}
     n_lines = sum(map(len, corpus.values()))
     if workers <= 1 or n_lines <= chunk_lines:
-        return {lang: count_chunk((source, lines)) for lang, lines in corpus.items()}
+        return [(lang, task((*head, lines))) for lang, lines in corpus.items()]
     spans = [(lang, i, i + chunk_lines) for lang, lines in corpus.items() for i in range(0, max(len(lines), 1), chunk_lines)]
     forked = multiprocessing.get_start_method() == "fork"
     if forked:
         _FORKED.update(corpus)
-        fn, tasks = _count_span, [(source, *span) for span in spans]
+        fn, tasks = _run_span, [(task, head, *span) for span in spans]
     else:
-        fn, tasks = count_chunk, [(source, corpus[lang][i:j]) for lang, i, j in spans]
-    counts: dict = {}
+        fn, tasks = task, [(*head, corpus[lang][i:j]) for lang, i, j in spans]
     try:
         with ProcessPoolExecutor(max_workers=workers, initializer=_worker_start, initargs=(os.getpid(),)) as pool:
-            for (lang, _, _), part in zip(spans, pool.map(fn, tasks)):
-                if lang in counts:
-                    counts[lang].update(part)
-                else:  # a language's first part is its Counter: no copy (the parts come in order)
-                    counts[lang] = part
+            return [(lang, part) for (lang, _, _), part in zip(spans, pool.map(fn, tasks))]
     finally:
         _FORKED.clear()
-    return counts
 
 
 # The corpus of a running count_by_language, for forked workers: they inherit it and read
@@ -480,9 +467,9 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _count_span(args: tuple[str, str, int, int]) -> Counter:
-    source, lang, start, stop = args
-    return count_chunk((source, _FORKED[lang][start:stop]))
+def _run_span(args: tuple):
+    task, head, lang, start, stop = args
+    return task((*head, _FORKED[lang][start:stop]))
 
 
 def hf_pre_tokenizer(scheme: str = DEFAULT_SCHEME):
