@@ -14,6 +14,7 @@ from modtok.artifacts.baselines import train_hf_bpe
 from modtok.bpe import kernels as K
 from modtok.bpe import reference, standard
 from modtok.bpe.engine import Engine
+from modtok.bpe.model import BPEModel
 from modtok.bpe.reference import ReferenceEngine, as_dict
 from modtok.errors import BudgetError, UnknownLanguageError, UsageError
 from modtok.text.pretokenize import byte_level
@@ -243,3 +244,53 @@ def test_merge_word_changes_are_the_pair_difference(seed):
         del pairs[(a, b)]
         assert (a, b) not in pairwise(expected) and min(pairs.values(), default=0) >= 0
         assert +pairs == Counter(pairwise(expected))
+
+
+def _one_merge_at_a_time(engine, model, vocab_size):
+    """The loop standard.learn ran before issue 44: one Python round-trip per merge."""
+    while len(model) < vocab_size and (best := engine.best_pair()) is not None:
+        engine.merge(best[0], best[1], model.add_merge(best[0], best[1]))
+    return model
+
+
+@pytest.mark.parametrize("batch", [1, 3, 4096])
+def test_greedy_loop_equals_one_merge_at_a_time(batch):
+    """standard.learn runs the loop in the kernel (K.merge_greedy): the same merges and
+    output ids as one merge per Python call, whatever the batch (standard.BATCH: 1 and 3
+    make many FULL returns), on a model whose strings the learning meets again: the
+    model has 'abc' as ab+c, the engine's words hold a+bc, so learning a+bc is a CHECK
+    that gets the existing id."""
+    base = [(98, 99), (97, 98), (257, 99)]  # bc, ab, ab+c = 'abc'
+    corpus = {"x": Counter({"abc": 30, "cabcd": 7, "dcbc": 5, "bcbcd": 4, "ddc": 3, "cad": 2, "dacd": 2})}
+
+    def engine():  # words encoded with bc only: 'abc' is a, bc
+        return Engine.from_counts(corpus, merges=[(98, 99)], results=[256], capacity=300)
+
+    ours, theirs = BPEModel(base, "whitespace"), BPEModel(base, "whitespace")
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(standard, "BATCH", batch)
+    try:
+        standard.learn(engine(), ours, 300)
+    finally:
+        monkey.undo()
+    _one_merge_at_a_time(engine(), theirs, 300)
+    assert ours.merges == theirs.merges and ours.results == theirs.results
+    assert ours.merges[3] == (97, 256) and ours.results[3] == 258  # a+bc: the existing 'abc'
+    assert len(ours.merges) > 3 + 1
+
+
+def test_greedy_loop_after_a_hash_collision():
+    """A string hash found in the table is only a candidate: after K.CHECK the caller
+    decides; a string that is new after all (a collision, forced here by a false table
+    entry for 'ab') gets the next id, and later hashes build on its own."""
+    strings = K.strings_of(np.zeros(0, np.int64), np.zeros(0, np.int64), 260)
+    truth = K.strings_of(np.array([97, 256]), np.array([98, 99]), 260)  # ab, abc
+    key_ab = np.int64(int(truth.hash[256]) >> 1)
+    K.table_put(strings.table_keys, strings.table_ids, key_ab, 7)  # 'ab' claims to be id 7
+    eng, out = Engine.from_counts({"x": Counter({"abc": 3})}), np.zeros((4, 3), np.int64)
+    n, why = eng.merge_greedy(strings, 256, 260, 1, out)
+    assert (n, why, out[0].tolist()) == (0, K.CHECK, [97, 98, -1])
+    n, why = eng.merge_greedy(strings, 256, 260, 1, out, forced=256)
+    assert out[:n].tolist() == [[97, 98, 256], [256, 99, 257]] and why == K.NO_PAIR
+    assert strings.hash[257] == truth.hash[257] and strings.power[257] == truth.power[257]
+    assert eng.segmentation(0) == [257]

@@ -397,6 +397,40 @@ class Engine:
         self._cached = True
         return int(merged)
 
+    def merge_greedy(self, strings: K.Strings, next_id: int, vocab_size: int, min_frequency: int,
+                     out: np.ndarray, forced: int = -1) -> tuple[int, int]:
+        """Standard BPE's loop, many merges in one kernel call (:func:`K.merge_greedy`): merge
+        the most frequent pair (:meth:`best_pair`'s choice) into ``next_id``, then the next
+        into ``next_id + 1``, ... until ``vocab_size`` ids exist, no pair is left, the best is
+        below ``min_frequency``, ``out`` is full, or the next pair's string may exist already
+        (``strings``: the tokens' string hashes, :func:`K.strings_of`). Each merge goes to a
+        row ``(a, b, c)`` of ``out``. Returns ``(merges made, K.DONE .. K.CHECK)``. After
+        ``K.CHECK`` the best pair, not merged, is the next row as ``(a, b, -1)``: the caller
+        looks its string up and calls again with ``forced`` = its id (an existing one, or
+        ``next_id``).
+
+        >>> from collections import Counter
+        >>> eng = Engine.from_counts({"x": Counter({"abc": 2})})
+        >>> strings = K.strings_of(np.array([97]), np.array([98]), 260)   # id 256 is 'ab' already
+        >>> out = np.zeros((8, 3), np.int64)
+        >>> n, why = eng.merge_greedy(strings, 257, 260, 1, out); n, why == K.CHECK, out[0].tolist()
+        (0, True, [97, 98, -1])
+        >>> n, why = eng.merge_greedy(strings, 257, 260, 1, out, forced=256)
+        >>> out[:n].tolist(), why == K.NO_PAIR
+        ([[97, 98, 256], [256, 99, 257]], True)
+        """
+        self._ensure(vocab_size - 1)
+        self._cached, self._last, self._total_asked = False, None, True
+        done = 0
+        while True:
+            n, why, pid, next_id = K.merge_greedy(self._words, self._rank, self._pairs, strings, next_id,
+                                                  vocab_size, min_frequency, out[done:], forced)
+            done += n
+            if why != K.ROOM:
+                return done, int(why)
+            forced = forced if n == 0 else -1
+            self._pairs = K.reserve(self._pairs, pid, len(self._words.token_count))
+
     def merge_choose(self, a: int, b: int, c: int, candidates: Sequence[int],
                      lex: np.ndarray | None = None) -> tuple[int, int | None, tuple[int, int, int] | None]:
         """:meth:`merge`, then parity-aware BPE's next choice, in the same kernel call

@@ -740,6 +740,93 @@ def merge_best(pid, c, words, rank, st):
     return merged, best(st, rank, -1)
 
 
+# ---------------------------------------------------------------- greedy runs (standard BPE)
+# What ends a run of :func:`merge_greedy` (``DONE``: the vocabulary is full, ``NO_PAIR``:
+# no pair is left, ``RARE``: the best pair is below min_frequency, ``FULL``: the output
+# buffer is full, ``ROOM``: the next merge needs :func:`reserve`, ``CHECK``: the next
+# merge's string may exist already, see :class:`Strings`).
+DONE, NO_PAIR, RARE, FULL, ROOM, CHECK = range(6)
+_BASE = np.uint64(1099511628211)  # the 64-bit FNV prime: odd, so x -> x * _BASE is a bijection
+Strings = namedtuple("Strings", ["hash", "power", "table_keys", "table_ids"])
+"""The token strings, for the one question a merge loop asks that the engine cannot: does
+the string of ``a + b`` exist already (``ab + c`` after ``a + bc``)? Per token id a
+polynomial hash of its bytes, ``hash(s) = sum (s[i] + 1) * _BASE^(len - 1 - i)`` (mod 2^64),
+and ``power = _BASE^len``; a concatenation's is ``hash(a) * power(b) + hash(b)``, so a new
+token's hash costs two multiplications, no bytes. ``table_keys -> table_ids``: the hash
+(shifted to 63 bits, never the table's empty -1) of every merged token -> its id. A hash
+that is not in the table is a new string for certain; one that is may be a collision, and
+the caller decides with the strings themselves (:func:`merge_greedy` stops there)."""
+
+
+@njit(cache=True)
+def strings_of(parent_a, parent_b, capacity):
+    """:class:`Strings` of the bytes and of ids ``256 + i`` made by ``(parent_a[i],
+    parent_b[i])`` (each part an earlier id), with room for ``capacity`` ids."""
+    n = 256 + parent_a.shape[0]
+    capacity = max(capacity, n)
+    hashes = np.zeros(capacity, np.uint64)
+    power = np.zeros(capacity, np.uint64)
+    for x in range(256):
+        hashes[x] = np.uint64(x + 1)
+        power[x] = _BASE
+    table_keys, table_ids = table_new(capacity)
+    for i in range(parent_a.shape[0]):
+        a, b, c = parent_a[i], parent_b[i], 256 + i
+        hashes[c] = hashes[a] * power[b] + hashes[b]
+        power[c] = power[a] * power[b]
+        table_put(table_keys, table_ids, np.int64(hashes[c] >> np.uint64(1)), c)
+    return Strings(hashes, power, table_keys, table_ids)
+
+
+@njit(cache=True)
+def merge_greedy(words, rank, st, strings, next_id, vocab_size, min_frequency, out, forced):
+    """Standard BPE's loop in one call: merge the most frequent pair (:func:`best`), again
+    and again, into ``next_id, next_id + 1, ...``, until ``vocab_size`` ids exist (or
+    another stop, the ``DONE .. CHECK`` above). Each merge ``(a, b) -> c`` goes to the next
+    row of ``out`` (n, 3). ``forced`` >= 0: the first merge's id, as the caller decided it
+    after a ``CHECK`` (an existing id, or ``next_id`` after a hash collision).
+
+    Returns ``(merges made, why it stopped, the best pair's id, the next free id)``; the
+    state needs room for ids < ``vocab_size`` and ``strings`` for ``vocab_size`` ids. One
+    call instead of one per merge: the per-merge Python (``standard.learn``,
+    ``Engine.merge``, ``BPEModel.add_merge``) and the unboxing of the state (33 arrays)
+    were 13 of the 57 us a merge at 128k on the whole pool (bench/bpe_phases.py)."""
+    hashes, power, table_keys, table_ids = strings.hash, strings.power, strings.table_keys, strings.table_ids
+    left, right, count = st.left, st.right, st.count
+    n = 0
+    pid = best(st, rank, -1)
+    while True:
+        if next_id >= vocab_size:
+            return n, DONE, pid, next_id
+        if pid < 0:
+            return n, NO_PAIR, pid, next_id
+        if count[pid] < min_frequency:
+            return n, RARE, pid, next_id
+        if n == out.shape[0]:
+            return n, FULL, pid, next_id
+        a, b = np.int64(left[pid]), np.int64(right[pid])
+        h = hashes[a] * power[b] + hashes[b]
+        key = np.int64(h >> np.uint64(1))
+        c = forced
+        if c < 0:
+            if table_get(table_keys, table_ids, key) >= 0:
+                out[n, 0], out[n, 1], out[n, 2] = a, b, -1
+                return n, CHECK, pid, next_id
+            c = next_id
+        if merge(pid, c, words, rank, st) < 0:
+            return n, ROOM, pid, next_id
+        if c == next_id:
+            hashes[c] = h
+            power[c] = power[a] * power[b]
+            if table_get(table_keys, table_ids, key) < 0:  # a collision keeps the first id
+                table_put(table_keys, table_ids, key, c)
+            next_id += 1
+        out[n, 0], out[n, 1], out[n, 2] = a, b, c
+        n += 1
+        forced = -1
+        pid = best(st, rank, -1)
+
+
 @njit(cache=True)
 def merge_choose(pid, c, words, rank, st, candidates, lex):
     """:func:`merge`, then parity-aware BPE's next choice (:mod:`modtok.bpe.parity`): of

@@ -20,6 +20,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+import numpy as np
+
+from modtok.bpe import kernels as K
 from modtok.bpe.engine import Engine
 from modtok.bpe.model import BPEModel
 from modtok.errors import BudgetError
@@ -40,19 +43,35 @@ def as_language_counts(counts: Counter | Mapping[str, Counter]) -> dict[str, Cou
     return dict(counts)
 
 
+BATCH = 4096  # merges per kernel call of learn (the progress bar moves once per call)
+
+
 def learn(engine: Engine, model: BPEModel, vocab_size: int, progress: bool = False,
           min_frequency: int = 1) -> BPEModel:
     """Add the engine's most frequent pairs to ``model`` until it has ``vocab_size`` tokens
-    (or no pair occurs ``min_frequency`` times: HF ``BpeTrainer``'s rule of the same name)."""
+    (or no pair occurs ``min_frequency`` times: HF ``BpeTrainer``'s rule of the same name).
+
+    The loop runs in the kernel (:meth:`Engine.merge_greedy`), up to :data:`BATCH` merges a
+    call; it hands back only a merge whose string may already be a token (``a+bc`` after
+    ``ab+c``, or a hash collision), which ``model.add_merge`` decides here."""
+    parts = np.array(model.parents[256:], np.int64).reshape(-1, 2)  # a token's first merge
+    strings = K.strings_of(parts[:, 0].copy(), parts[:, 1].copy(), vocab_size)
+    out = np.empty((BATCH, 3), np.int64)
+    forced = -1
     with progress_bar(total=vocab_size - len(model), desc="BPE merges", enabled=progress) as bar:
         while len(model) < vocab_size:
-            best = engine.best_pair()
-            if best is None or best[2] < min_frequency:
-                break
-            a, b, _ = best
             size = len(model)
-            engine.merge(a, b, model.add_merge(a, b))
+            n, why = engine.merge_greedy(strings, size, vocab_size, min_frequency, out, forced)
+            for a, b, _ in out[:n].tolist():
+                model.add_merge(a, b)  # the kernel's id: a new string gets the next id, as here
             bar.update(len(model) - size)
+            forced = -1
+            if why == K.CHECK:
+                a, b, _ = out[n].tolist()
+                existing = model.id_of(model.vocab[a] + model.vocab[b])
+                forced = len(model) if existing is None else existing
+            elif why != K.FULL:
+                break
     return model
 
 
