@@ -108,7 +108,7 @@ PAPER_LANGUAGES = ["eng_Latn", "rus_Cyrl", "vie_Latn", "deu_Latn", "fra_Latn", "
                    "ell_Grek", "pol_Latn", "ita_Latn", "nld_Latn", "tur_Latn", "hin_Deva", "ces_Latn",
                    "tam_Taml", "ben_Beng", "tel_Telu", "mar_Deva"]
 SMOKE_LANGUAGES = ["eng_Latn", "rus_Cyrl", "ell_Grek", "hin_Deva", "tel_Telu", "mar_Deva"]
-MIN_LANGUAGES = 3  # fewer of the paper's languages in the data: the study takes all the data has
+MIN_LANGUAGES = 3  # fewer of the paper's languages in the data: topped up from the data's others to this many
 TAU = 3.3
 NATURAL = 1.0
 BALANCED = "balanced"
@@ -199,24 +199,23 @@ def _parallel_dev(corpora: data.Corpora, langs: Sequence[str]) -> tuple[dict[str
 def load(preferred: Sequence[str], vocab: int, scheme: str, train_chars: int, eval_lines: int | None = None,
          tau: float = TAU, sizes: Mapping[str, float] = MC4_TOKENS_B) -> ParityStudy:
     """The study on the configured data (:func:`modtok.text.data.default_corpora`):
-    the ``preferred`` languages the data has (same-script stand-ins on the wordfreq
-    default), or every language it has when fewer than :data:`MIN_LANGUAGES` of them (or
-    not all, when fewer are preferred) are there (:func:`modtok.studies.languages.choose`).
-    A language without a size in ``sizes`` is left out, and so is one without training
-    text; ``study.choice`` names every language asked for that is not used, with the
+    the languages :func:`modtok.studies.languages.choose` takes for the wish list
+    ``preferred`` (same-script stand-ins on the wordfreq default; a user's manifest: its
+    languages), topped up to :data:`MIN_LANGUAGES` (or as many as are preferred) from the
+    data's others. A language without a size in ``sizes`` is left out, and so is one without
+    training text; ``study.choice`` names every language asked for that is not used, with the
     reason. The parallel dev set ranks, the evaluation lines test; without a parallel dev
     split the study has no dev set (``study.has_dev`` False) and says so in ``dev_source``."""
-    choice = languages.choose(preferred, data.available_languages(), data.training_languages(),
-                              min_langs=MIN_LANGUAGES)
-    for lang in list(choice.langs):
+    choice = languages.choose(preferred, min(MIN_LANGUAGES, len(preferred)), fewest=2)
+    for lang in list(choice.used):
         if lang not in sizes:
             choice.leave_out(lang, f"no corpus size in sizes= ({SIZES_LABEL}: the mixtures' skew)")
-    if len(choice.langs) < 2:
+    if len(choice.used) < 2:
         raise DataError("parity-aware BPE needs two languages with a corpus size and text; "
                         + "; ".join(choice.lines()))
-    corpora = data.default_corpora(list(choice.langs), train_chars=train_chars, eval_lines=eval_lines)
-    choice.keep_only([lang for lang in choice.langs if corpora.train.get(lang)], "no training text")
-    langs = list(choice.langs)
+    corpora = data.default_corpora(list(choice.used), train_chars=train_chars, eval_lines=eval_lines)
+    choice.keep_only([lang for lang in choice.used if corpora.train.get(lang)], "no training text")
+    langs = list(choice.used)
     dev, dev_source = _parallel_dev(corpora, langs)
     study = ParityStudy({lang: corpora.train[lang] for lang in langs}, dev, {lang: corpora.eval[lang] for lang in langs},
                         vocab=vocab, scheme=scheme, tau=tau, sizes=sizes, parallel=corpora.parallel_eval,

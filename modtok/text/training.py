@@ -43,7 +43,7 @@ def training_corpora(langs: Sequence[str] | None, train_chars: int, manifest=Non
     """Training text only (a training command reads no evaluation text, so a run is the
     same whether or not $MODTOK_EVAL/$MODTOK_FLORES is set): ``langs`` (checked, in this
     order; all available when empty) with ``train_chars`` characters each."""
-    chosen = data.pick_languages(langs, strict=True, manifest=manifest, need_eval=False) if langs else None
+    chosen = data.require_languages(langs, manifest=manifest, need_eval=False) if langs else None
     return data.default_corpora(chosen, train_chars=train_chars, manifest=manifest, need_eval=False)
 
 
