@@ -290,7 +290,7 @@ else:
 if PARALLEL:
     DEV_CHOICES = sorted({max(1, N_DEV // 2), N_DEV} | {n for n in (50, 100, 200, 300, 500) if n < N_DEV})
     controls = {
-        "variant": widgets.choice(["base", "window", "ratio", "classical"], description="variant"),
+        "variant": widgets.choice(list(parity_bpe.RUN_VARIANTS), "base", description="variant"),
         "setting": widgets.choice([(f"τ = {TAU}", TAU), ("τ = 1 (natural)", NATURAL), ("balanced", "balanced")],
                                   TAU, description="mixture"),
         "j_frac": widgets.float_slider(0.0, min=0.0, max=0.9, step=0.1, description="J / K"),

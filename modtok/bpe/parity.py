@@ -107,7 +107,7 @@ from pathlib import Path
 import numpy as np
 import regex
 
-from modtok import atomic
+from modtok import atomic, options
 from modtok.artifacts.tokenizer_json import hf_tokenizer, write_json
 from modtok.bpe import kernels as K
 from modtok.bpe.engine import Engine
@@ -126,8 +126,8 @@ from modtok.progress import bar as progress_bar
 from modtok.text.corpus import decode_text
 from modtok.text.pretokenize import DEFAULT_SCHEME, byte_level, count_by_language
 
-VARIANTS = ("base", "window", "classical")
-COMPAT_MODES = (None, "reference", "hf")
+VARIANTS = options.PARITY_VARIANTS
+COMPAT_MODES = (None, *options.PARITY_COMPAT)
 GLOBAL = -1  # the "language" of a classical (concatenation) merge in ``choices``
 
 
@@ -212,8 +212,9 @@ class ParityConfig:
         _check_compat(self.compat)
         if self.variant not in VARIANTS:
             raise ParityConfigError(f"unknown variant {self.variant!r} (known: {', '.join(VARIANTS)})")
-        if self.on_exhausted not in (None, "stop", "skip"):
-            raise ParityConfigError(f"on_exhausted={self.on_exhausted!r}: expected 'stop' or 'skip'")
+        if self.on_exhausted not in (None, *options.PARITY_ON_EXHAUSTED):
+            raise ParityConfigError(f"on_exhausted={self.on_exhausted!r}: expected one of "
+                                    f"{', '.join(options.PARITY_ON_EXHAUSTED)}")
         if self.variant == "window":
             if self.window < 1:
                 raise ParityConfigError(f"window={self.window}: the window must hold at least 1 merge")

@@ -56,6 +56,7 @@ from typing import NamedTuple
 import numpy as np
 
 from modtok import mixture as mixtures
+from modtok import options
 from modtok.bpe import parity
 from modtok.cache import Results
 from modtok.errors import (ConfigError, DataError, MissingDevTextError, ParallelCorpusError, ParityConfigError,
@@ -113,7 +114,7 @@ TAU = 3.3
 NATURAL = 1.0
 BALANCED = "balanced"
 RULE = "stop"  # the reference's exhaustion rule; "skip" (pass over an exhausted language) is ours
-RULES = ("stop", "skip")
+RULES = options.PARITY_ON_EXHAUSTED
 BYTES_PER_LINE, EQUAL = "bytes per line", "equal"  # the ratio variant's targets
 
 # Table 1's tokenizers: name -> the RunSpec fields that make it (on top of a mixture).
@@ -126,7 +127,7 @@ TABLE1_VARIANTS = {
 }
 # An extra row beside them: the ratio variant with every target 1 (not the paper's).
 EQUAL_RATIO = {"ratio (r = 1)": {"variant": "ratio", "targets": EQUAL}}
-RUN_VARIANTS = ("classical", "base", "window", "ratio")
+RUN_VARIANTS = (*options.PARITY_VARIANTS, "ratio")
 BASE, RATIO = "parity (base)", "ratio (bytes-per-line targets)"
 DEV_SET_VARIANTS = ("parity (base)", "hybrid (J = K/2)", "window (w=100, α=2)")  # those a dev set ranks
 DEV_SIZES = (100, 300, 1000)  # App. C, Table 4: dev sets of 100, 300 and 1000 examples
