@@ -121,7 +121,7 @@ from modtok.errors import (
     ParallelCorpusError,
     ParityConfigError,
 )
-from modtok.evaluation.metrics import byte_count, gini
+from modtok.evaluation.metrics import aligned, byte_count, gini
 from modtok.progress import bar as progress_bar
 from modtok.text.corpus import decode_text
 from modtok.text.pretokenize import DEFAULT_SCHEME, byte_level, count_by_language
@@ -314,14 +314,8 @@ def ratio_targets(parallel_lines: Mapping[str, Sequence[str]]) -> dict[str, floa
     >>> ratio_targets({"eng_Latn": ["ab", "abcd"], "rus_Cyrl": ["аб", "абвг"]})
     {'eng_Latn': 1.0, 'rus_Cyrl': 2.0}
     """
-    sides = {lang: list(lines) for lang, lines in parallel_lines.items()}
-    if not sides:
-        raise DataError("ratio targets of no language")
-    sizes = {lang: len(lines) for lang, lines in sides.items()}
-    if len(set(sizes.values())) > 1:
-        shown = ", ".join(f"{lang}: {n}" for lang, n in sizes.items())
-        raise ParallelCorpusError(f"ratio targets need parallel lines: different numbers of lines ({shown})")
-    per_line = {lang: byte_count(lines) / max(1, len(lines)) for lang, lines in sides.items()}
+    sides = aligned(parallel_lines)  # parallel: one line count (ParallelCorpusError otherwise)
+    per_line = {lang: byte_count(lines) / len(lines) for lang, lines in sides.items()}
     if empty := [lang for lang, b in per_line.items() if b == 0]:
         raise DataError(f"no bytes to derive a ratio target from for {', '.join(empty)}")
     first = next(iter(per_line.values()))

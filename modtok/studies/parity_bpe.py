@@ -65,7 +65,8 @@ from modtok.evaluation import metrics
 from modtok.outputs import output_dir
 from modtok.studies import languages, paper_vs_here
 from modtok.text import data
-from modtok.text.corpus import TEXT, detect, expand, load_manifest, open_corpus
+from modtok.text.corpus import TEXT, detect, expand, open_corpus
+from modtok.text.manifest import load_manifest
 from modtok.text.eval_sets import EvalSet
 from modtok.text.scripts import check_script
 from modtok.text.training import TRAINING_SCHEME, check_dev_languages, files_by_language, record_text

@@ -461,7 +461,7 @@ def training_languages(manifest=None) -> list[str]:
     """Languages the training source has."""
     kind = training_source(manifest)
     if kind == "manifest":
-        from modtok.text.corpus import load_manifest
+        from modtok.text.manifest import load_manifest
 
         return list(load_manifest(manifest_path(manifest)))
     if kind == "pool":

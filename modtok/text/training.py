@@ -27,7 +27,8 @@ from pathlib import Path
 from modtok.errors import ConfigError
 from modtok.outputs import Run, read_run
 from modtok.text import data
-from modtok.text.corpus import COMPRESSIONS, SUFFIXES, check_language_code, open_corpus
+from modtok.text.corpus import COMPRESSIONS, SUFFIXES, open_corpus
+from modtok.text.names import check_language_code
 
 # Training commands pre-tokenize with the mark-aware Llama-3 regex: the letters-only
 # "llama3" splits Indic words at every combining mark, so merges for them stall at the
