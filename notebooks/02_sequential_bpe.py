@@ -92,7 +92,7 @@ from IPython.display import display
 
 from modtok.bpe.tree import label, leaves, walk
 from modtok.studies import paper_vs_here
-from modtok.studies.modular_tokenizers.languages import choose_languages
+from modtok.studies.languages import choose
 from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy
 from modtok.text import data, scripts
 from modtok.ui import plots, widgets
@@ -107,7 +107,7 @@ SCHEME = "whitespace"  # the paper's pre-tokenization (§3)
 # the languages asked for (your manifest's, else the ones this notebook was written for): every one
 # is used or named below with the reason it is left out (a wished one the data lacks: its same-script
 # stand-in, under its own code); topped up with the first other languages the data has to 3
-CHOICE = choose_languages(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "npi_Deva", "swh_Latn"], at_least=3)
+CHOICE = choose(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "npi_Deva", "swh_Latn"], at_least=3)
 print(*CHOICE.lines(), sep="\n")
 LANGS = CHOICE.used
 corpora = data.default_corpora(LANGS, train_chars=TRAIN_CHARS, eval_lines=EVAL_LINES)

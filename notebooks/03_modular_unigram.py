@@ -65,7 +65,7 @@ import numpy as np
 from IPython.display import HTML, display
 
 from modtok.studies import paper_vs_here
-from modtok.studies.modular_tokenizers.languages import choose_languages
+from modtok.studies.languages import choose
 from modtok.studies.modular_tokenizers.unigram import UnigramStudy
 from modtok.text import data
 from modtok.ui import plots
@@ -83,7 +83,7 @@ if SMOKE:
 # the languages asked for (your manifest's, else WISH): every one is used or named below with the
 # reason it is left out (a wished one the data lacks: its same-script stand-in, e.g. Hindi for Nepali
 # on the wordfreq default, under its own code); topped up with the first other languages to 3
-CHOICE = choose_languages(WISH, at_least=3)
+CHOICE = choose(WISH, at_least=3)
 print(*CHOICE.lines(), sep="\n")
 LANGS = CHOICE.used
 corpora = data.default_corpora(LANGS, train_chars=TRAIN_CHARS, eval_lines=EVAL_LINES)

@@ -98,7 +98,7 @@ from modtok.lm.sampling import default_mixture, mono, samp_full, samp_sub
 from modtok.lm.train import TrainConfig, default_device
 from modtok.studies import paper_vs_here
 from modtok.studies.modular_tokenizers import lm as study
-from modtok.studies.modular_tokenizers.languages import choose_languages
+from modtok.studies.languages import choose
 from modtok.text import data
 from modtok.text.pretokenize import count_by_language
 from modtok.ui import plots, widgets
@@ -112,7 +112,7 @@ if not GPU:  # small models on a shared CPU: OpenMP threads that spin against ot
 
 # the languages asked for (your manifest's, else the ones this notebook was written for): every one
 # is used or named below with the reason it is left out; topped up with the first other ones to 3
-CHOICE = choose_languages(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl"] + ([] if SMOKE else ["ell_Grek"]))
+CHOICE = choose(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl"] + ([] if SMOKE else ["ell_Grek"]))
 print(*CHOICE.lines(), sep="\n")
 EVAL_LINES = 40 if SMOKE else (None if GPU else 300)  # None = all evaluation lines (FLORES devtest: 1012)
 corpora = data.default_corpora(CHOICE.used, train_chars=100_000 if SMOKE else 1_000_000, eval_lines=EVAL_LINES)

@@ -101,8 +101,8 @@ SCHEME = "llama3-marks"
 # table). τ = 3.3 is the paper's Table 1 smoothing.
 TAU = 3.3
 NATURAL = parity_bpe.NATURAL  # τ = 1: the natural proportions
-# The paper's languages that the pool has (18); on other data, those it has (all of its
-# languages when fewer than 3 of them are there).
+# The paper's languages that the pool has (18); on other data, those it has (your manifest: all
+# of its languages), topped up to 3 from the data's others (modtok.studies.languages.choose).
 PREFERRED = parity_bpe.SMOKE_LANGUAGES if SMOKE else parity_bpe.PAPER_LANGUAGES
 # The paper's 128k and 256k, and 32k as an extra row (smoke: 2k, 4k, 1k).
 ASKED, LARGE, SMALL = (2_000, 4_000, 1_000) if SMOKE else (128_000, 256_000, 32_000)
@@ -290,7 +290,7 @@ else:
 if PARALLEL:
     DEV_CHOICES = sorted({max(1, N_DEV // 2), N_DEV} | {n for n in (50, 100, 200, 300, 500) if n < N_DEV})
     controls = {
-        "variant": widgets.choice(["base", "window", "ratio", "classical"], description="variant"),
+        "variant": widgets.choice(list(parity_bpe.RUN_VARIANTS), "base", description="variant"),
         "setting": widgets.choice([(f"τ = {TAU}", TAU), ("τ = 1 (natural)", NATURAL), ("balanced", "balanced")],
                                   TAU, description="mixture"),
         "j_frac": widgets.float_slider(0.0, min=0.0, max=0.9, step=0.1, description="J / K"),
@@ -338,7 +338,7 @@ plots.table(paper_vs_here.table("parity_bpe", here, SETTING, study.reasons(here,
 # where they ran.
 
 # %% jupyter={"source_hidden": true}
-assert study.choice.accounted() and study.choice.langs == LANGS  # every language asked for: used or named
+study.choice.check()  # every language asked for: used, or named with the reason (raises otherwise)
 assert spread[NATURAL] >= spread[TAU] >= 1  # size^(1/τ): a larger τ flattens the shares
 assert max(balanced.values()) - min(balanced.values()) <= longest  # balanced: equal up to a line
 if PARALLEL:  # sizes, the greedy prefixes, lossless tokenizers

@@ -135,7 +135,9 @@ SEED = 0
 D = study.load_data(mx.PAPER_LANGUAGES, TRAIN_CHARS, EVAL_LINES, SEED)
 S = study.AdaptMixStudy(D, seed=SEED, scheme=SCHEME, exclude_spaceless=study.spaceless_problem(D) is not None)
 LANGS, AVAILABLE = S.langs, S.pool.available(S.langs)
-print("data:", S.data.source, "\n" + S.languages_line())
+print("data:", S.data.source)
+print(*D.choice.lines(), sep="\n")  # the languages asked for: used, or left out and why
+print(S.languages_line())
 BUDGET = (16_000 if SMOKE else 500_000) * len(LANGS)  # T: 500k characters per language on average
 HAVE_DEV = S.has_dev
 print(f"trainer {TRAINER} ({SCHEME} pre-tokens), vocabulary {VOCAB:,}, budget T = {BUDGET:,} characters, "

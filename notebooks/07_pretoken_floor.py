@@ -75,6 +75,7 @@ from modtok.artifacts import deployed
 from modtok.adapt import extend, filters
 from modtok.evaluation import audit
 from modtok.studies import paper_vs_here
+from modtok.studies.languages import choose
 from modtok.studies.pretoken_floor import added_tokens, claims, cross_script, floor
 from modtok.text import data
 from modtok.ui import plots
@@ -86,13 +87,16 @@ KS = [0, 1000] if SMOKE else [0, 1000, 2000, 4000, 8000, 16000, 32000]
 # Llama-3 is needed (its load says how to install the deployed tokenizers when they are missing); Qwen3 if there
 BASES = {name: extend.Base.load(name) for name in ("llama3", "qwen3") if name == "llama3" or name in deployed.available()}
 
-# The target: Nepali, else the first Devanagari language the data has (under its own code, e.g.
-# hin_Deva on the wordfreq default); English is the reference, Russian a second no-Devanagari check.
+# The target: Nepali, else its stand-in or the first Devanagari language the data has (under its
+# own code, e.g. hin_Deva on the wordfreq default); English is the reference, Russian a second
+# no-Devanagari check. Every other language is left out, and the lines below say so.
 AVAILABLE = data.available_languages()
-TARGET = "npi_Deva" if "npi_Deva" in AVAILABLE else next((x for x in AVAILABLE if x.endswith("_Deva")), None)
-HAVE = TARGET is not None and "eng_Latn" in AVAILABLE  # sections (c)-(h) need both
-corpora = data.default_corpora([x for x in ("eng_Latn", TARGET, "rus_Cyrl") if x in AVAILABLE],
-                               train_chars=300_000 if SMOKE else 10**9)
+CHOICE = choose(["npi_Deva", "eng_Latn", "rus_Cyrl"], at_least=0, fewest=0)
+TARGET = next((x for x in CHOICE.used if x.endswith("_Deva")), None)
+CHOICE.keep_only(["eng_Latn", TARGET, "rus_Cyrl"], "this notebook needs one Devanagari target, English and Russian")
+print(*CHOICE.lines(), sep="\n")
+HAVE = TARGET is not None and "eng_Latn" in CHOICE.used  # sections (c)-(h) need both
+corpora = data.default_corpora(CHOICE.used, train_chars=300_000 if SMOKE else 10**9)
 print(corpora.source)
 if not HAVE:
     print("sections (b)-(h) need English and a Devanagari language (Nepali, Hindi, ...); the data has", AVAILABLE)

@@ -32,12 +32,13 @@
 
 # %%
 from modtok.artifacts import baselines
+from modtok.studies.languages import choose
 from modtok.text import data
 from modtok.text.training import TRAINING_SCHEME
 from modtok.ui.playground import Playground, deployed_views
 
 available = data.available_languages()
-lang = data.pick_languages(["npi_Deva", *available])[0]
+lang = choose(["npi_Deva"], at_least=1).used[0]  # Nepali, else its stand-in, else the data's first
 corpora = data.default_corpora([lang, *(["eng_Latn"] if "eng_Latn" in available and lang != "eng_Latn" else [])],
                                train_chars=200_000 if data.is_smoke() else 1_000_000)
 print(corpora.source)

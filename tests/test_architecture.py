@@ -3,7 +3,7 @@
 The library is layered (README, "The layout"); an import may go to its own floor or
 below, never up, and no chain of imports comes back to where it started::
 
-    ground      errors, atomic, outputs, progress
+    ground      errors, atomic, outputs, progress, options (the names of the option lists)
     text        corpora, pre-tokens, counts
     artifacts   tokenizer.json, modular / deployed tokenizers, the HF and sentencepiece peers
     evaluation  metrics, statistics, the audit
@@ -25,7 +25,8 @@ from conftest import REPO
 
 PKG = REPO / "modtok"
 FLOORS = [
-    ("ground", {"modtok", "modtok.errors", "modtok.atomic", "modtok.outputs", "modtok.progress", "modtok.cache"}),
+    ("ground", {"modtok", "modtok.errors", "modtok.atomic", "modtok.outputs", "modtok.progress", "modtok.cache",
+                "modtok.options"}),
     ("text", {"modtok.text"}),
     ("artifacts", {"modtok.artifacts"}),
     ("evaluation", {"modtok.evaluation"}),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+from pathlib import Path
 
 import pytest
 
@@ -322,10 +324,35 @@ def test_kernels_cold_until_a_numba_cache_newer_than_the_source(tmp_path, monkey
     assert not cli.kernels_cold(MODULES)  # a cache elsewhere is not second-guessed
 
 
-def test_parity_bpe_offers_every_compat_mode_the_library_has():
-    """The flag's choices are written out in cli.py (importing bpe.parity at start-up costs time):
-    this keeps them the library's list."""
+def _choices(command: str, flag: str) -> list:
+    action = next(a for a in cli.build_parser()._subparsers._group_actions[0].choices[command]._actions
+                  if flag in a.option_strings)
+    return list(action.choices)
+
+
+def test_every_menu_of_the_cli_is_the_librarys_list():
+    """Issue 45: each option list is written once (modtok.options, read at start-up without
+    importing the trainers); the command line, the studies and the trainers all read it, so the
+    CLI offers exactly what the library accepts."""
+    from modtok.adapt import extend
     from modtok.bpe import parity
-    action = next(a for a in cli.build_parser()._subparsers._group_actions[0].choices["parity-bpe"]._actions
-                  if "--compat" in a.option_strings)
-    assert set(action.choices) == {m for m in parity.COMPAT_MODES if m}
+    from modtok.errors import SchemeError
+    from modtok.lm import sampling
+    from modtok.mixture import TRAINERS
+    from modtok.studies import parity_bpe
+
+    assert _choices("parity-bpe", "--compat") == [m for m in parity.COMPAT_MODES if m]
+    assert _choices("parity-bpe", "--variant") == list(parity.VARIANTS)
+    assert set(parity_bpe.RUN_VARIANTS) - set(parity.VARIANTS) == {"ratio"}  # the studies' menu: ratio besides
+    assert _choices("parity-bpe", "--on-exhausted") == list(parity_bpe.RULES)
+    assert _choices("adaptmix", "--trainer") == list(TRAINERS)
+    assert _choices("extend", "--arm") == list(extend.ARMS) and _choices("extend", "--filter") == list(extend.FILTERS)
+    for kind in _choices("lm-train", "--scheme"):
+        assert getattr(sampling, kind)().kind == kind  # each is a scheme the sampler makes
+    with pytest.raises(SchemeError, match="unknown sampling scheme 'samp_x' .mono, samp_full, samp_sub"):
+        sampling.Scheme("samp_x")
+    # and no menu of the library's is written out in cli.py (they were, five of them)
+    tree = ast.parse(Path(cli.__file__).read_text(encoding="utf-8"))
+    literal = {tuple(ast.literal_eval(k.value)) for node in ast.walk(tree) if isinstance(node, ast.Call)
+               for k in node.keywords if k.arg == "choices" and isinstance(k.value, (ast.List, ast.Tuple))}
+    assert literal == {("show", "clear"), ("dev", "devtest"), ("device", "host"), (0, 1)}  # the CLI's own

@@ -142,22 +142,18 @@ def test_language_code_helpers():
         data.script_of("nepali")
 
 
-def test_pick_languages_uses_same_script_stand_ins(pool, flores, monkeypatch):
+def test_languages_a_user_typed_are_required_never_replaced(pool, flores, monkeypatch):
     monkeypatch.delenv("MODTOK_POOL", raising=False)
     monkeypatch.delenv("MODTOK_FLORES", raising=False)
-    assert data.pick_languages(["npi_Deva", "eng_Latn", "hin_Deva", "xxx_Latn"]) == ["hin_Deva", "eng_Latn"]
     # languages a user typed are never replaced: the stand-in is named, not used
     with pytest.raises(UnknownLanguageError, match="unknown language 'npi_Deva' .*ask for hin_Deva by its own code"):
-        data.pick_languages(["npi_Deva", "eng_Latn"], strict=True)
-    assert data.pick_languages(["hin_Deva", "eng_Latn"], strict=True) == ["hin_Deva", "eng_Latn"]
+        data.require_languages(["npi_Deva", "eng_Latn"])
+    assert data.require_languages(["hin_Deva", "eng_Latn", "hin_Deva"]) == ["hin_Deva", "eng_Latn"]
     monkeypatch.setenv("MODTOK_POOL", str(pool))
     monkeypatch.setenv("MODTOK_FLORES", str(flores))
     assert data.available_languages() == ["eng_Latn", "npi_Deva"]
-    assert data.pick_languages(["npi_Deva", "deu_Latn"]) == ["npi_Deva"]
-    with pytest.raises(DataError, match=r"none of deu_Latn .*\(available: eng_Latn, npi_Deva\)"):
-        data.pick_languages(["deu_Latn"])
     with pytest.raises(UnknownLanguageError, match="unknown language 'deu_Latn' .available: eng_Latn, npi_Deva"):
-        data.pick_languages(["npi_Deva", "deu_Latn"], strict=True)
+        data.require_languages(["npi_Deva", "deu_Latn"])
 
 
 def test_a_manifest_replaces_the_pool_for_notebooks(tmp_path, monkeypatch):
@@ -184,7 +180,8 @@ def test_a_manifest_replaces_the_pool_for_notebooks(tmp_path, monkeypatch):
     assert c.train == {"eng_Latn": ["doc 0", "doc 1", "doc 2", "doc 3"], "npi_Deva": ["नमस्ते", "संसार"]}
     assert c.eval["npi_Deva"] == ["एक", "दुई"] and c.parallel_eval
     assert "manifest" in c.source and "m.yaml" in c.source
-    assert data.pick_languages(["npi_Deva", "deu_Latn"]) == ["npi_Deva"]
+    with pytest.raises(UnknownLanguageError, match="'deu_Latn'"):
+        data.require_languages(["npi_Deva", "deu_Latn"])
     monkeypatch.delenv("MODTOK_FLORES")  # no evaluation text: held-out training lines, and it says so
     c = data.default_corpora(train_chars=20)
     assert c.eval["eng_Latn"] == ["doc 3"] and c.train["eng_Latn"] == ["doc 0", "doc 1", "doc 2"]

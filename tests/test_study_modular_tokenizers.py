@@ -28,10 +28,10 @@ from modtok.lm.model import config
 from modtok.lm.sampling import default_mixture, mono, samp_sub
 from modtok.lm.train import TrainConfig
 from modtok.studies import paper_vs_here
+from modtok.studies.languages import Choice, choose
 from modtok.studies.modular_tokenizers import lm
 from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy, paper_joint_budget
 from modtok.studies.modular_tokenizers.inefficiency import paper_values as inefficiency_values
-from modtok.studies.modular_tokenizers.languages import Choice, choose_languages
 from modtok.studies.modular_tokenizers.reference import Monolingual
 from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy
 from modtok.studies.modular_tokenizers.sequential import paper_values as sequential_values
@@ -69,25 +69,25 @@ class Chars:
 
 def test_choose_languages_keeps_the_wish_list_uses_stand_ins_under_their_own_code_and_tops_up():
     avail = ["deu_Latn", "eng_Latn", "hin_Deva", "rus_Cyrl"]  # the manifest fixture's languages: no Nepali
-    c = choose_languages(["eng_Latn", "fra_Latn", "npi_Deva", "rus_Cyrl"], available=avail, asked=None)
+    c = choose(["eng_Latn", "fra_Latn", "npi_Deva", "rus_Cyrl"], available=avail, asked=None)
     assert c.used == ["eng_Latn", "hin_Deva", "rus_Cyrl"]  # npi -> hin under hin's code
     assert c.left_out == {"fra_Latn": "not in the training text",
-                          "npi_Deva": "not in the training text (its same-script stand-in hin_Deva is used, "
+                          "npi_Deva": "not in the training text (its same-script stand-in hin_Deva is taken, "
                                       "under its own code)"}
     assert c.added == {"hin_Deva": "same-script stand-in for npi_Deva"}
-    nothing = choose_languages(["fra_Latn"], available=avail)  # nothing wished is there: the first three, named
+    nothing = choose(["fra_Latn"], available=avail)  # nothing wished is there: the first three, named
     assert nothing.used == avail[:3] and set(nothing.added) == set(avail[:3]) and list(nothing.left_out) == ["fra_Latn"]
-    assert choose_languages(["rus_Cyrl"], at_least=2, available=avail).used == ["rus_Cyrl", "deu_Latn"]
-    assert choose_languages(["eng_Latn", "eng_Latn"], at_least=1, available=avail).used == ["eng_Latn"]
+    assert choose(["rus_Cyrl"], at_least=2, available=avail).used == ["rus_Cyrl", "deu_Latn"]
+    assert choose(["eng_Latn", "eng_Latn"], at_least=1, available=avail).used == ["eng_Latn"]
     with pytest.raises(DataError, match="at least 3 languages.*2: a_Latn, b_Latn"):
-        choose_languages(["eng_Latn"], available=["a_Latn", "b_Latn"])
+        choose(["eng_Latn"], available=["a_Latn", "b_Latn"])
 
 
 def test_choose_languages_reads_what_the_data_has(monkeypatch):
     monkeypatch.setattr(data, "training_source", lambda: "pool")
     monkeypatch.setattr(data, "available_languages", lambda: ["spa_Latn", "ita_Latn", "por_Latn", "cat_Latn"])
     monkeypatch.setattr(data, "training_languages", lambda: ["spa_Latn", "ita_Latn", "por_Latn", "cat_Latn"])
-    assert choose_languages(["eng_Latn", "ita_Latn"]).used == ["ita_Latn", "spa_Latn", "por_Latn"]
+    assert choose(["eng_Latn", "ita_Latn"]).used == ["ita_Latn", "spa_Latn", "por_Latn"]
 
 
 def test_a_choice_that_does_not_add_up_is_refused():
@@ -123,7 +123,7 @@ def test_a_users_languages_are_all_asked_for_and_one_without_evaluation_text_is_
     user's language outside it, or without an evaluation file, vanished without a word."""
     user = ["eng_Latn", "deu_Latn", "fra_Latn", "ita_Latn", "spa_Latn", "por_Latn", "nld_Latn"]
     _user_data(tmp_path, monkeypatch, user, [lang for lang in user if lang != "spa_Latn"])
-    c = choose_languages(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "npi_Deva", "swh_Latn"])
+    c = choose(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "npi_Deva", "swh_Latn"])
     assert c.asked == user  # the manifest's languages, not the notebook's wish list
     assert c.used == ["eng_Latn", "deu_Latn", "fra_Latn", "ita_Latn", "por_Latn", "nld_Latn"]
     assert list(c.left_out) == ["spa_Latn"] and c.left_out["spa_Latn"].startswith("no evaluation text for it in ")

@@ -260,13 +260,15 @@ def test_load_on_the_wordfreq_default_with_udhr(monkeypatch):
     assert not set(s.dev["rus_Cyrl"]) & set(s.test["rus_Cyrl"])
 
 
-def test_load_takes_every_language_of_the_data_when_few_preferred_are_there(monkeypatch):
+def test_load_tops_up_from_the_data_when_few_preferred_are_there(monkeypatch):
     for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_MANIFEST"):
         monkeypatch.delenv(var, raising=False)
     have = ["deu_Latn", "eng_Latn", "fin_Latn", "tgl_Latn"]
     monkeypatch.setattr(data, "available_languages", lambda *a, **k: have)
+    monkeypatch.setattr(data, "training_languages", lambda *a, **k: have)
     s = pb.load(["eng_Latn", "npi_Deva"], 300, SCHEME, train_chars=2_000, eval_lines=10)
-    assert s.langs == have and s.choice.left_out == {"npi_Deva": "not in the data"} and s.choice.accounted()
+    assert s.langs == ["eng_Latn", "deu_Latn"] and s.choice.left_out == {"npi_Deva": "not in the training text"}
+    assert s.choice.added == {"deu_Latn": "added to reach the 2 languages this study needs"}
     s = pb.load(["eng_Latn", "fin_Latn", "deu_Latn"], 300, SCHEME, train_chars=2_000, eval_lines=10)
     assert s.langs == ["eng_Latn", "fin_Latn", "deu_Latn"] and s.choice.unasked == ["tgl_Latn"]
     monkeypatch.setattr(data, "available_languages", lambda *a, **k: ["eng_Latn", "xxx_Fake", "yyy_Fake"])
@@ -297,7 +299,8 @@ def test_load_on_pool_and_flores(pool_root, flores_root, monkeypatch):
     assert s.dev == data.load_flores(s.langs, "dev") and s.dev_source.startswith("FLORES-200 dev (")
     assert s.dev_source.endswith(f"{len(s.dev['eng_Latn'])} parallel lines")
     assert s.has_dev and s.tiers == {"eng_Latn": "low", "hin_Deva": "low"}  # a few thousand lines each
-    assert s.choice.langs == s.langs and s.choice.left_out == {} and s.choice.accounted()
+    assert s.choice.used == s.langs and s.choice.left_out == {}
+    s.choice.check()
 
 
 def test_every_language_asked_for_is_used_or_named_as_left_out_with_the_reason(monkeypatch):
@@ -309,8 +312,9 @@ def test_every_language_asked_for_is_used_or_named_as_left_out_with_the_reason(m
     monkeypatch.setattr(data, "available_languages", lambda *a, **k: ["deu_Latn", "eng_Latn", "fin_Latn", "xxx_Fake"])
     asked = ["eng_Latn", "fin_Latn", "deu_Latn", "xxx_Fake", "npi_Deva"]
     s = pb.load(asked, 300, SCHEME, train_chars=2_000, eval_lines=10)
-    assert s.langs == ["eng_Latn", "fin_Latn", "deu_Latn"] and s.choice.accounted()
-    assert s.choice.left_out["npi_Deva"] == "not in the data"
+    assert s.langs == ["eng_Latn", "fin_Latn", "deu_Latn"]
+    s.choice.check()
+    assert s.choice.left_out["npi_Deva"] == "not in the training text"
     assert s.choice.left_out["xxx_Fake"].startswith("no corpus size")  # in the data, but no mC4 size
     shown = "\n".join(s.choice.lines())
     assert "left out: none" not in shown and all(f"{lang} (" in shown for lang in ("npi_Deva", "xxx_Fake"))

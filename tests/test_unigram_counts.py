@@ -20,13 +20,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from modtok.artifacts.modular import ModularTokenizer
+from modtok.artifacts.spm_bpe import NORMAL
 from modtok.errors import DataError, UnknownLanguageError
 from modtok.text.counts import count_corpora
 from modtok.text.corpus import open_corpus
 from modtok.ui import cli
 from modtok.unigram.merge import BASE_PIECES, BASE_TYPES, WORD, count_units, merge_unigram
 from modtok.unigram.model import SPACE, UnigramModel
-from modtok.unigram.spm_proto import NORMAL
 from modtok.unigram.train import train_unigram, train_unigram_per_language
 from modtok.unigram.units import load_units, unit_counts, units_from_pretokens
 

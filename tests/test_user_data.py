@@ -12,7 +12,7 @@ import json
 import pytest
 
 from modtok.errors import DataError, ModtokError, ParallelCorpusError
-from modtok.text import corpus, eval_sets
+from modtok.text import corpus, eval_sets, manifest
 from modtok.ui import cli
 
 EN = [f"the cat number {i} sat on the mat" for i in range(40)]
@@ -63,7 +63,7 @@ def test_a_directory_given_as_the_manifest_says_so(tmp_path, capsys, name):
     assert f"{tmp_path / name}: a directory, not a manifest: a manifest is a JSON or YAML file" in err
     assert "lang=" not in err and not (tmp_path / "out").exists()
     with pytest.raises(DataError, match="a directory, not a manifest"):
-        corpus.load_manifest(tmp_path / name)
+        manifest.load_manifest(tmp_path / name)
 
 
 def test_a_bad_manifest_entry_names_the_manifest_and_the_language(tmp_path):

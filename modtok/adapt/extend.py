@@ -55,6 +55,7 @@ from pathlib import Path
 
 import numpy as np
 
+from modtok import options
 from modtok.adapt import hf_files
 from modtok.adapt.filters import LOW_KEEP, BlockFilter, any_of, filter_merges, low_keep_note
 from modtok.adapt.invariance import Invariance
@@ -70,7 +71,7 @@ from modtok.text.pretokenize import DEVANAGARI_MARKS, byte_level, count_by_langu
 # marks join the word class and leave the leading and punctuation classes.
 _LETTERS_ONLY = (r"[^\r\n\p{L}\p{N}]?\p{L}+", r" ?[^\s\p{L}\p{N}]+")
 
-ARMS = ("R1", "R2", "R2-deva")
+ARMS = options.EXTEND_ARMS
 
 
 def repaired_pattern(regex: str, marks: str = r"\p{M}") -> str:
@@ -526,7 +527,7 @@ def probe_text(files: Sequence[str] | None = None, eval: str | os.PathLike | Non
         f"{evals.label()}: {', '.join(langs)}"
 
 
-FILTERS = ("strict", "relaxed", "none")
+FILTERS = options.EXTEND_FILTERS
 
 
 def _kept(base, learned: list, keep: BlockFilter) -> list:

@@ -33,6 +33,7 @@ R2-deva have nothing to repair here.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -44,9 +45,9 @@ from modtok.adapt.filters import any_of
 from modtok.adapt.invariance import Invariance
 from modtok.artifacts import deployed, spm_bpe
 from modtok.artifacts.tokenizer_json import hf_tokenizer, merge_pair
+from modtok.bpe.reference import merge_word
 from modtok.errors import TokenizerFileError
 from modtok.progress import bar as progress_bar
-import itertools
 
 
 def read_base(name_or_path: str | os.PathLike) -> tuple[spm_bpe.SpmModel, dict]:
@@ -146,7 +147,7 @@ def learn(base: SpmBase, words: Mapping[tuple[str, ...], int], merges: int, min_
     """The first ``merges`` merges of continued BPE on ``words`` (:meth:`SpmBase.count_words`),
     unfiltered: the most frequent adjacent pair, equal counts broken by the smallest
     ``(left, right)``; pair counts are updated only in the words a merge touches."""
-    vocab = [list(w) for w in words]
+    vocab = [tuple(w) for w in words]
     freq = list(words.values())
     pairs: Counter = Counter()
     where: dict[tuple[str, str], set[int]] = defaultdict(set)
@@ -167,15 +168,7 @@ def learn(base: SpmBase, words: Mapping[tuple[str, ...], int], merges: int, min_
                     pairs[pair] -= freq[i]
                     if pairs[pair] <= 0:
                         del pairs[pair]
-                j, merged = 0, []
-                while j < len(w):
-                    if j + 1 < len(w) and w[j] == a and w[j + 1] == b:
-                        merged.append(a + b)
-                        j += 2
-                    else:
-                        merged.append(w[j])
-                        j += 1
-                vocab[i] = merged
+                vocab[i] = merged = merge_word(w, a, b, a + b)
                 for pair in itertools.pairwise(merged):
                     pairs[pair] += freq[i]
                     where[pair].add(i)

@@ -8,7 +8,9 @@ A ``.model`` file is a serialised ``ModelProto``: repeated field 1 holds the pie
 ``remove_extra_whitespaces`` 4, ``escape_whitespaces`` 5). ``protobuf`` is no dependency
 here, so :func:`read` decodes the wire format itself and keeps every field it does not
 interpret as raw bytes; :meth:`SpmModel.serialize` writes the pieces and those bytes back,
-so a model with pieces added or removed keeps everything else as it was.
+so a model with pieces added or removed keeps everything else as it was. This is the
+project's one SentencePiece codec: the Unigram models trained here are written by it too
+(:meth:`modtok.unigram.model.UnigramModel.sentencepiece_proto`).
 
 **SentencePiece BPE as an HF BPE** (:meth:`SpmModel.tokenizer_json`). SentencePiece
 encodes a normalised string (spaces as ``▁``, a ``▁`` in front) from its characters,
@@ -43,8 +45,10 @@ NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNIGRAM, BPE = 1, 2
 
 # proto2 defaults of the fields read (sentencepiece_model.proto)
-TRAINER_FIELDS = {3: ("model_type", UNIGRAM), 35: ("byte_fallback", 0), 40: ("unk_id", 0), 41: ("bos_id", 1),
-                  42: ("eos_id", 2), 43: ("pad_id", -1), 24: ("treat_whitespace_as_suffix", 0)}
+TRAINER_FIELDS = {3: ("model_type", UNIGRAM), 4: ("vocab_size", 8000), 22: ("split_by_whitespace", 1),
+                  24: ("treat_whitespace_as_suffix", 0), 25: ("split_digits", 0),
+                  26: ("allow_whitespace_only_pieces", 0), 35: ("byte_fallback", 0), 40: ("unk_id", 0),
+                  41: ("bos_id", 1), 42: ("eos_id", 2), 43: ("pad_id", -1)}
 NORMALIZER_FIELDS = {1: ("name", b""), 2: ("precompiled_charsmap", b""), 3: ("add_dummy_prefix", 1),
                      4: ("remove_extra_whitespaces", 1), 5: ("escape_whitespaces", 1)}
 
@@ -158,7 +162,8 @@ class SpmModel:
             return _enc_varint(number << 3 | 2) + _enc_varint(len(body)) + body
 
         norm = dict(self.normalizer, name=self.normalizer["name"] or b"identity")
-        return message(2, TRAINER_FIELDS, self.trainer) + message(3, NORMALIZER_FIELDS, norm)
+        trainer = dict(self.trainer, vocab_size=len(self.pieces))
+        return message(2, TRAINER_FIELDS, trainer) + message(3, NORMALIZER_FIELDS, norm)
 
     def with_pieces(self, pieces: list[tuple[str, float, int]]) -> SpmModel:
         """The same model with other pieces (trainer and normalizer fields unchanged: the

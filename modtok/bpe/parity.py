@@ -107,7 +107,7 @@ from pathlib import Path
 import numpy as np
 import regex
 
-from modtok import atomic
+from modtok import atomic, options
 from modtok.artifacts.tokenizer_json import hf_tokenizer, write_json
 from modtok.bpe import kernels as K
 from modtok.bpe.engine import Engine
@@ -121,13 +121,13 @@ from modtok.errors import (
     ParallelCorpusError,
     ParityConfigError,
 )
-from modtok.evaluation.metrics import byte_count, gini
+from modtok.evaluation.metrics import aligned, byte_count, gini
 from modtok.progress import bar as progress_bar
 from modtok.text.corpus import decode_text
 from modtok.text.pretokenize import DEFAULT_SCHEME, byte_level, count_by_language
 
-VARIANTS = ("base", "window", "classical")
-COMPAT_MODES = (None, "reference", "hf")
+VARIANTS = options.PARITY_VARIANTS
+COMPAT_MODES = (None, *options.PARITY_COMPAT)
 GLOBAL = -1  # the "language" of a classical (concatenation) merge in ``choices``
 
 
@@ -212,8 +212,9 @@ class ParityConfig:
         _check_compat(self.compat)
         if self.variant not in VARIANTS:
             raise ParityConfigError(f"unknown variant {self.variant!r} (known: {', '.join(VARIANTS)})")
-        if self.on_exhausted not in (None, "stop", "skip"):
-            raise ParityConfigError(f"on_exhausted={self.on_exhausted!r}: expected 'stop' or 'skip'")
+        if self.on_exhausted not in (None, *options.PARITY_ON_EXHAUSTED):
+            raise ParityConfigError(f"on_exhausted={self.on_exhausted!r}: expected one of "
+                                    f"{', '.join(options.PARITY_ON_EXHAUSTED)}")
         if self.variant == "window":
             if self.window < 1:
                 raise ParityConfigError(f"window={self.window}: the window must hold at least 1 merge")
@@ -313,14 +314,8 @@ def ratio_targets(parallel_lines: Mapping[str, Sequence[str]]) -> dict[str, floa
     >>> ratio_targets({"eng_Latn": ["ab", "abcd"], "rus_Cyrl": ["аб", "абвг"]})
     {'eng_Latn': 1.0, 'rus_Cyrl': 2.0}
     """
-    sides = {lang: list(lines) for lang, lines in parallel_lines.items()}
-    if not sides:
-        raise DataError("ratio targets of no language")
-    sizes = {lang: len(lines) for lang, lines in sides.items()}
-    if len(set(sizes.values())) > 1:
-        shown = ", ".join(f"{lang}: {n}" for lang, n in sizes.items())
-        raise ParallelCorpusError(f"ratio targets need parallel lines: different numbers of lines ({shown})")
-    per_line = {lang: byte_count(lines) / max(1, len(lines)) for lang, lines in sides.items()}
+    sides = aligned(parallel_lines)  # parallel: one line count (ParallelCorpusError otherwise)
+    per_line = {lang: byte_count(lines) / len(lines) for lang, lines in sides.items()}
     if empty := [lang for lang, b in per_line.items() if b == 0]:
         raise DataError(f"no bytes to derive a ratio target from for {', '.join(empty)}")
     first = next(iter(per_line.values()))

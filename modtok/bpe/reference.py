@@ -23,19 +23,23 @@ merged tokens by id after them — HF ``BpeTrainer``'s order.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 import numpy as np
 
 from modtok.bpe.engine import byte_ranks
 from modtok.bpe.model import BPEModel
 
+T = TypeVar("T")
 
-def merge_word(seg: tuple[int, ...], a: int, b: int, c: int) -> tuple[int, ...]:
-    """``seg`` with every (a, b) replaced by ``c``, left to right, without overlap.
 
-    >>> merge_word((1, 1, 1), 1, 1, 9)
-    (9, 1)
+def merge_word(seg: Sequence[T], a: T, b: T, c: T) -> tuple[T, ...]:
+    """``seg`` with every (a, b) replaced by ``c``, left to right, without overlap (ids
+    here; the pieces of a SentencePiece extension in :func:`modtok.adapt.spm.learn`).
+
+    >>> merge_word((1, 1, 1), 1, 1, 9), merge_word(("▁", "क", "ा"), "क", "ा", "का")
+    ((9, 1), ('▁', 'का'))
     """
     out, i = [], 0
     while i < len(seg):

@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from modtok.errors import DataError, SchemeError
+from modtok.options import LM_SAMPLING
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,8 @@ class Scheme:
     n: int = 0
 
     def __post_init__(self):
-        if self.kind not in ("mono", "samp_full", "samp_sub"):
-            raise SchemeError(f"unknown sampling scheme {self.kind!r} (mono, samp_full, samp_sub)")
+        if self.kind not in LM_SAMPLING:
+            raise SchemeError(f"unknown sampling scheme {self.kind!r} ({', '.join(LM_SAMPLING)})")
         if not 0.0 <= self.p <= 1.0:
             raise SchemeError(f"{self.kind}: probability p={self.p} outside [0, 1]")
         if self.kind == "samp_sub" and self.n < 1:

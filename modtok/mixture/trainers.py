@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from modtok.errors import MixtureError
+from modtok.options import MIXTURE_TRAINERS
 from modtok.mixture.pool import Sample
 from modtok.text.pretokenize import DEFAULT_SCHEME, pattern
 
@@ -90,12 +91,9 @@ def sp_bpe(vocab_size: int) -> Trainer:
     )
 
 
-TRAINERS: dict[str, Callable[..., Trainer]] = {
-    "hf-bpe": hf_bpe,
-    "modtok-bpe": modtok_bpe,
-    "sp-unigram": sp_unigram,
-    "sp-bpe": sp_bpe,
-}
+# the names are modtok.options.MIXTURE_TRAINERS (the command line's --trainer menu), in this order
+TRAINERS: dict[str, Callable[..., Trainer]] = dict(zip(MIXTURE_TRAINERS, (hf_bpe, modtok_bpe, sp_unigram, sp_bpe),
+                                                       strict=True))
 
 
 # The trainers that cut text by a modtok pre-tokenizer scheme (sentencepiece cuts it itself).

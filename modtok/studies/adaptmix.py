@@ -5,7 +5,7 @@ is :mod:`modtok.mixture`; this module wires it to data and to the paper's
 evaluation:
 
 - :func:`load_data`: the paper's 16 languages as the project serves them
-  (:func:`modtok.text.data.pick_languages`, :func:`modtok.text.data.default_corpora`):
+  (:func:`modtok.studies.languages.choose`, :func:`modtok.text.data.default_corpora`):
   training text, a **dev** split for fertility inside the loop and for choosing
   μ and ε, and the test split (FLORES-200 **devtest**) for the tables; on the
   wordfreq default, dev is another held-out sample of the same lists;
@@ -71,7 +71,7 @@ from modtok import mixture
 from modtok.cache import Results, fingerprint
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
 from modtok.evaluation import metrics, stats
-from modtok.studies import paper_vs_here
+from modtok.studies import languages, paper_vs_here
 from modtok.studies.contract import Paper, Study
 from modtok.text import data
 from modtok.text.pretokenize import DEFAULT_SCHEME, count_by_language
@@ -80,7 +80,7 @@ from modtok.text.training import TRAINING_SCHEME
 BASELINES = ("natural", "natural τ=3.3", "skewed")
 SEEDS = 3  # seeds of the sampler the chosen run is repeated over (the study's seed and the next ones)
 WORDFREQ_DEV_LINES = 300  # dev lines per language on the wordfreq default
-MIN_LANGUAGES = 3  # fewer of the preferred languages than this: take every language the data has
+MIN_LANGUAGES = 3  # fewer of the preferred languages than this: topped up from the data's others
 UNI = "UniMix"
 ADAPT = "AdaptMix"  # the paper's: the last iteration
 SELECTED = "AdaptMix, dev-selected (addition)"  # the iteration with the lowest mean dev fertility
@@ -134,6 +134,7 @@ class Data:
     source: str
     dev_label: str = ""
     eval_label: str = ""
+    choice: languages.Choice | None = None  # which languages were asked for, and why any is not used
 
 
 def load_data(preferred: Sequence[str] = mixture.PAPER_LANGUAGES, train_chars: int | None = None,
@@ -149,14 +150,14 @@ def load_data(preferred: Sequence[str] = mixture.PAPER_LANGUAGES, train_chars: i
     dev, or ``$MODTOK_EVAL/dev``); on the wordfreq default, whose evaluation text is
     itself a held-out sample, another sample (seed + 1) of :data:`WORDFREQ_DEV_LINES`
     lines; otherwise (evaluation text without a dev split, or lines held out of the
-    training text) ``dev`` is ``None`` and nothing is put in its place. When fewer
-    than ``min_langs`` (:data:`MIN_LANGUAGES`) of ``preferred`` are available, every
-    available language is taken instead (a user's own corpus need not have the paper's).
+    training text) ``dev`` is ``None`` and nothing is put in its place. The languages are
+    :func:`modtok.studies.languages.choose`'s for the wish list ``preferred`` (a user's
+    manifest: its own), topped up to ``min_langs`` (:data:`MIN_LANGUAGES`) from the data's
+    others: a mixture of one or two is thin.
     """
-    langs = data.pick_languages(preferred)
-    if len(langs) < min_langs:  # a mixture of one or two is thin: use every language the data has
-        langs = data.available_languages()
-    corpora = data.default_corpora(langs, train_chars=train_chars, eval_lines=eval_lines, seed=seed)
+    choice = languages.choose(preferred, min_langs, fewest=1)
+    corpora = data.default_corpora(choice.used, train_chars=train_chars, eval_lines=eval_lines, seed=seed)
+    choice.keep_only(corpora.languages, "no training or evaluation text")
     langs = corpora.languages
     if corpora.has_dev:
         dev = corpora.dev(max_lines=eval_lines)
@@ -170,7 +171,7 @@ def load_data(preferred: Sequence[str] = mixture.PAPER_LANGUAGES, train_chars: i
         dev, dev_label = None, f"no dev split: the evaluation text ({corpora.eval_label}) has none"
     return Data(langs, corpora.train, dev, corpora.eval, corpora.parallel_eval,
                 corpora.source + "; dev (the loop and the choice of μ, ε): " + dev_label, dev_label,
-                corpora.eval_label)
+                corpora.eval_label, choice)
 
 
 def spaceless_problem(d: Data) -> str | None:
@@ -386,7 +387,7 @@ def parity_intervals(tokens: Mapping[str, Mapping[str, Sequence[int]]], words: M
 
 
 @dataclass(frozen=True)
-class Choice:
+class MuEps:
     """μ and ε as chosen on dev: the pick, the ``rows`` of every candidate, the
     ``criterion`` and the ``dev`` text it was made on."""
 
@@ -427,7 +428,7 @@ class AdaptMixStudy(Study):
         problem = spaceless_problem(d) if self.excluded else None  # the reason they could not take part, if any
         self.excluded = {lang: f"{why}, since {problem}" if problem else why for lang, why in self.excluded.items()}
         self.pool = mixture.TextPool(d.train, seed=seed)
-        self.choice: Choice | None = None
+        self.choice: MuEps | None = None
         self._devtest: mixture.DevSet | None = None
         self._runs: dict[tuple, mixture.History] = {}
         self._timed: dict[tuple, list[tuple[int, float]]] = {}  # (trainer, vocab, langs) -> (iterations, seconds)
@@ -486,7 +487,7 @@ class AdaptMixStudy(Study):
         return self._test
 
     def choose(self, trainer: str, vocab: int, budget: int, iterations: int,
-               grid: Sequence[tuple[float, float]], f_best: float | str = 1.0) -> Choice:
+               grid: Sequence[tuple[float, float]], f_best: float | str = 1.0) -> MuEps:
         """Fix μ and ε on dev: one :meth:`run` per ``(μ, ε)`` of ``grid``, the pick is
         :data:`CRITERION` (ties: grid order). Dev only — the test split stays sealed
         until this has been called, and a new choice is refused once it was read.
@@ -503,7 +504,7 @@ class AdaptMixStudy(Study):
                          "mean dev fertility, last it.": last, "change (%)": 100.0 * (last - first) / first,
                          "last update moves (L1)": h.mixture_changes()[-1], "converged": h.converged()})
         pick = min(range(len(rows)), key=lambda i: (rows[i]["mean dev fertility, last it."], i))
-        self.choice = Choice(rows[pick]["μ"], rows[pick]["ε"], rows, CRITERION, self.data.dev_label,
+        self.choice = MuEps(rows[pick]["μ"], rows[pick]["ε"], rows, CRITERION, self.data.dev_label,
                              (trainer, vocab, budget, iterations, f_best))
         return self.choice
 
@@ -554,7 +555,7 @@ class AdaptMixStudy(Study):
         return self._runs[key]
 
     def over_seeds(self) -> SeedRuns:
-        """The chosen run (:attr:`Choice.run`, at the chosen μ and ε) repeated over :attr:`seeds`:
+        """The chosen run (:attr:`MuEps.run`, at the chosen μ and ε) repeated over :attr:`seeds`:
         each seed is a study of its own (its own sampler shuffle, the same text and μ, ε; the
         study's own seed is this study's cached run), and both columns of a seed are measured on
         devtest. Sealed as :attr:`devtest` is; cached."""

@@ -56,6 +56,7 @@ from typing import NamedTuple
 import numpy as np
 
 from modtok import mixture as mixtures
+from modtok import options
 from modtok.bpe import parity
 from modtok.cache import Results
 from modtok.errors import (ConfigError, DataError, MissingDevTextError, ParallelCorpusError, ParityConfigError,
@@ -65,7 +66,8 @@ from modtok.outputs import output_dir
 from modtok.studies import languages, paper_vs_here
 from modtok.studies.contract import Paper, Study
 from modtok.text import data
-from modtok.text.corpus import TEXT, detect, expand, load_manifest, open_corpus
+from modtok.text.corpus import TEXT, detect, expand, open_corpus
+from modtok.text.manifest import load_manifest
 from modtok.text.eval_sets import EvalSet
 from modtok.text.scripts import check_script
 from modtok.text.training import TRAINING_SCHEME, check_dev_languages, files_by_language, record_text
@@ -109,12 +111,12 @@ PAPER_LANGUAGES = ["eng_Latn", "rus_Cyrl", "vie_Latn", "deu_Latn", "fra_Latn", "
                    "ell_Grek", "pol_Latn", "ita_Latn", "nld_Latn", "tur_Latn", "hin_Deva", "ces_Latn",
                    "tam_Taml", "ben_Beng", "tel_Telu", "mar_Deva"]
 SMOKE_LANGUAGES = ["eng_Latn", "rus_Cyrl", "ell_Grek", "hin_Deva", "tel_Telu", "mar_Deva"]
-MIN_LANGUAGES = 3  # fewer of the paper's languages in the data: the study takes all the data has
+MIN_LANGUAGES = 3  # fewer of the paper's languages in the data: topped up from the data's others to this many
 TAU = 3.3
 NATURAL = 1.0
 BALANCED = "balanced"
 RULE = "stop"  # the reference's exhaustion rule; "skip" (pass over an exhausted language) is ours
-RULES = ("stop", "skip")
+RULES = options.PARITY_ON_EXHAUSTED
 BYTES_PER_LINE, EQUAL = "bytes per line", "equal"  # the ratio variant's targets
 
 # Table 1's tokenizers: name -> the RunSpec fields that make it (on top of a mixture).
@@ -127,7 +129,7 @@ TABLE1_VARIANTS = {
 }
 # An extra row beside them: the ratio variant with every target 1 (not the paper's).
 EQUAL_RATIO = {"ratio (r = 1)": {"variant": "ratio", "targets": EQUAL}}
-RUN_VARIANTS = ("classical", "base", "window", "ratio")
+RUN_VARIANTS = (*options.PARITY_VARIANTS, "ratio")
 BASE, RATIO = "parity (base)", "ratio (bytes-per-line targets)"
 DEV_SET_VARIANTS = ("parity (base)", "hybrid (J = K/2)", "window (w=100, α=2)")  # those a dev set ranks
 DEV_SIZES = (100, 300, 1000)  # App. C, Table 4: dev sets of 100, 300 and 1000 examples
@@ -200,24 +202,23 @@ def _parallel_dev(corpora: data.Corpora, langs: Sequence[str]) -> tuple[dict[str
 def load(preferred: Sequence[str], vocab: int, scheme: str, train_chars: int, eval_lines: int | None = None,
          tau: float = TAU, sizes: Mapping[str, float] = MC4_TOKENS_B) -> ParityStudy:
     """The study on the configured data (:func:`modtok.text.data.default_corpora`):
-    the ``preferred`` languages the data has (same-script stand-ins on the wordfreq
-    default), or every language it has when fewer than :data:`MIN_LANGUAGES` of them (or
-    not all, when fewer are preferred) are there (:func:`modtok.studies.languages.choose`).
-    A language without a size in ``sizes`` is left out, and so is one without training
-    text; ``study.choice`` names every language asked for that is not used, with the
+    the languages :func:`modtok.studies.languages.choose` takes for the wish list
+    ``preferred`` (same-script stand-ins on the wordfreq default; a user's manifest: its
+    languages), topped up to :data:`MIN_LANGUAGES` (or as many as are preferred) from the
+    data's others. A language without a size in ``sizes`` is left out, and so is one without
+    training text; ``study.choice`` names every language asked for that is not used, with the
     reason. The parallel dev set ranks, the evaluation lines test; without a parallel dev
     split the study has no dev set (``study.has_dev`` False) and says so in ``dev_source``."""
-    choice = languages.choose(preferred, data.available_languages(), data.training_languages(),
-                              min_langs=MIN_LANGUAGES)
-    for lang in list(choice.langs):
+    choice = languages.choose(preferred, min(MIN_LANGUAGES, len(preferred)), fewest=2)
+    for lang in list(choice.used):
         if lang not in sizes:
             choice.leave_out(lang, f"no corpus size in sizes= ({SIZES_LABEL}: the mixtures' skew)")
-    if len(choice.langs) < 2:
+    if len(choice.used) < 2:
         raise DataError("parity-aware BPE needs two languages with a corpus size and text; "
                         + "; ".join(choice.lines()))
-    corpora = data.default_corpora(list(choice.langs), train_chars=train_chars, eval_lines=eval_lines)
-    choice.keep_only([lang for lang in choice.langs if corpora.train.get(lang)], "no training text")
-    langs = list(choice.langs)
+    corpora = data.default_corpora(list(choice.used), train_chars=train_chars, eval_lines=eval_lines)
+    choice.keep_only([lang for lang in choice.used if corpora.train.get(lang)], "no training text")
+    langs = list(choice.used)
     dev, dev_source = _parallel_dev(corpora, langs)
     study = ParityStudy({lang: corpora.train[lang] for lang in langs}, dev, {lang: corpora.eval[lang] for lang in langs},
                         vocab=vocab, scheme=scheme, tau=tau, sizes=sizes, parallel=corpora.parallel_eval,

@@ -110,6 +110,8 @@ import regex
 
 from modtok.errors import DataError, RecordEncodingError, RecordError, ShardError, UnknownLanguageError
 from modtok.outputs import reading
+from modtok.text.manifest import MANIFEST_SUFFIXES, check_manifest, load_manifest, not_a_manifest
+from modtok.text.names import missing
 from modtok.text.scripts import check_script, head
 
 NORMALIZATIONS = ("NFC", "NFD", "NFKC", "NFKD")  # or None: the raw text (the default)
@@ -138,7 +140,6 @@ NOT_TEXT = {**dict.fromkeys((".zip", ".tar", ".tgz", ".7z", ".rar", ".lz4", ".br
                             "a document format: extract its plain text first")}
 SUFFIXES = {".txt": TEXT, ".text": TEXT, ".jsonl": JSONL, ".ndjson": JSONL, ".json": JSONL,
             ".parquet": PARQUET, ".pq": PARQUET, ".arrow": ARROW}
-MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
 HF_METADATA = frozenset({"state.json", "dataset_info.json", "dataset_dict.json"})  # not text, in a walk
 BATCH_ROWS = 4096  # rows per Parquet/Arrow batch: memory stays a few batches, whatever the file
 
@@ -256,27 +257,6 @@ def _expand_one(item: str, format: str | None, split: str | None) -> list[Source
             raise DataError(f"{item}: no file matches this pattern")
         return [s for m in matches for s in _expand_path(Path(m), format, split)]
     return _expand_path(Path(item), format, split)
-
-
-SYMLINK_LOOP = "a symlink loop (following its links comes back to a link already followed): point it at a real file"
-
-
-def missing(path) -> str:
-    """Why ``path`` names no file: a symlink loop, a symlink to nothing, or nothing there.
-
-    >>> import tempfile
-    >>> d = Path(tempfile.mkdtemp()); (d / "a.txt").symlink_to(d / "b.txt"); (d / "b.txt").symlink_to(d / "a.txt")
-    >>> missing(d / "a.txt").split(" (")[0], missing(d / "c.txt")
-    ('a symlink loop', 'no such file or directory')
-    """
-    try:
-        os.stat(path)
-    except OSError as e:
-        if e.errno == errno.ELOOP:
-            return SYMLINK_LOOP
-        if os.path.islink(path):
-            return f"a symlink to {os.readlink(path)}, which does not exist"
-    return "no such file or directory"
 
 
 def _expand_path(path: Path, format: str | None, split: str | None) -> list[Source]:
@@ -987,183 +967,7 @@ class Corpus:
 
 
 # --------------------------------------------------------------------------
-# manifests and the entry point
-
-
-def load_manifest(path: str | os.PathLike) -> dict[str, ManifestEntry]:
-    """``{lang: ManifestEntry}`` (paths or globs, and the entry's ``text_field``) from a JSON
-    or YAML manifest; relative paths become relative to the manifest's folder. Language
-    order is kept; a language given twice is refused (:func:`_unique_keys`)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (FileNotFoundError, IsADirectoryError):
-        raise _not_a_manifest(path) from None
-    except OSError as e:
-        if e.errno == errno.ELOOP:
-            raise DataError(f"{path}: {SYMLINK_LOOP}") from None
-        raise DataError(f"{path}: cannot read manifest ({e.strerror})") from None
-    except UnicodeDecodeError as e:
-        raise DataError(f"{path}: cannot read manifest ({e})") from None
-    try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            obj = _load_yaml(text, path)
-        else:
-            try:
-                obj = json.loads(text, object_pairs_hook=_unique_keys)
-            except json.JSONDecodeError as e:
-                raise DataError(f"{path}: bad JSON manifest ({e.msg} at line {e.lineno}, column {e.colno})") from None
-    except _DuplicateKey as e:
-        if not e.where:  # JSON: find the key's lines in the text
-            lines = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(re.escape(json.dumps(e.key)) + r"\s*:", text)]
-            e.where = f" (lines {' and '.join(map(str, lines))})" if len(lines) > 1 else ""
-        raise DataError(f"{path}: language {e.key!r} is given twice{e.where}: a manifest gives each language "
-                        "once, with all its paths in one list (a plain loader keeps the last entry only)") from None
-    return _check_manifest(obj, path, base=path.parent)
-
-
-def _not_a_manifest(spec) -> DataError:
-    """The error for ``spec`` given where a manifest is expected, with no language named:
-    a directory, a manifest file that is not there, or one language's text.
-
-    >>> print(_not_a_manifest("/nowhere/m.yaml"))
-    /nowhere/m.yaml: no such manifest
-    >>> print(_not_a_manifest(Path(__file__).parent))  # doctest: +ELLIPSIS
-    /.../text: a directory, not a manifest: a manifest is a JSON or YAML file ...
-    """
-    path = Path(spec) if isinstance(spec, (str, os.PathLike)) else None
-    if path is not None and path.is_dir():
-        return DataError(f"{spec}: a directory, not a manifest: a manifest is a JSON or YAML file "
-                         f"{{lang: [paths or globs]}}, where a directory can be a language's path "
-                         f"(eng_Latn: [{json.dumps(os.fspath(spec))}] reads its files as English)")
-    if path is not None and path.suffix.lower() in MANIFEST_SUFFIXES and not path.exists():
-        why = missing(path)
-        return DataError(f"{spec}: " + ("no such manifest" if why.startswith("no such") else why))
-    return DataError(f"{spec}: not a manifest (a .json, .yaml or .yml file {{lang: [paths or globs]}}), and no "
-                     "language is named for it (open_corpus's lang=...)")
-
-
-class _DuplicateKey(Exception):
-    """A manifest key given twice (internal: :func:`load_manifest` names the file)."""
-
-    def __init__(self, key, where: str = ""):
-        super().__init__(key)
-        self.key, self.where = key, where
-
-
-def _unique_keys(pairs: list[tuple]) -> dict:
-    """A JSON object as a dict, refusing a key given twice (``json``'s ``object_pairs_hook``).
-
-    >>> json.loads('{"eng_Latn": "a.txt", "eng_Latn": "b.txt"}', object_pairs_hook=_unique_keys)
-    Traceback (most recent call last):
-    ...
-    modtok.text.corpus._DuplicateKey: eng_Latn
-    """
-    out = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
-
-
-def _load_yaml(text: str, path: Path):
-    """A YAML document with yaml's SafeLoader, refusing a mapping key given twice (the
-    SafeLoader keeps the last one), with both lines named."""
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        def construct_mapping(self, node, deep=False):
-            seen = {}
-            for key_node, _ in node.value:
-                key = self.construct_object(key_node, deep=deep)
-                line = key_node.start_mark.line + 1
-                if key in seen:
-                    raise _DuplicateKey(key, f" (lines {seen[key]} and {line})")
-                seen[key] = line
-            return super().construct_mapping(node, deep)
-
-    try:
-        return yaml.load(text, Loader=Loader)
-    except yaml.YAMLError as e:
-        raise DataError(f"{path}: bad YAML manifest ({e})".replace("\n", " ")) from None
-
-
-LANGUAGE_CODE = re.compile(r"[a-z]{3}_[A-Z][a-z]{3}")  # ISO 639-3 _ ISO 15924, as FLORES-200 writes them
-NEW_CODES_ENV = "MODTOK_NEW_CODES"  # comma-separated codes a user vouches for (a language no registry has yet)
-
-
-def check_language_code(code, where) -> None:
-    """Refuse a manifest key that is not a real language code: ``xxx_Scrp`` (ISO 639-3
-    language, ISO 15924 script, as FLORES-200 names them) that the IANA subtag registry
-    knows (``langcodes``, installed with wordfreq). A code of one's own is accepted when it
-    is listed in ``$MODTOK_NEW_CODES`` (comma-separated).
-
-    >>> check_language_code("npi_Deva", "m.yaml")
-    >>> check_language_code("english", "m.yaml")
-    Traceback (most recent call last):
-    ...
-    modtok.errors.DataError: m.yaml: 'english' is not a language code: write ISO 639-3 + ISO 15924 as FLORES-200 does (eng_Latn, npi_Deva, zho_Hans), or list a code of your own in $MODTOK_NEW_CODES
-    """
-    import langcodes
-
-    if isinstance(code, str) and code in os.environ.get(NEW_CODES_ENV, "").split(","):
-        return
-    if not (isinstance(code, str) and LANGUAGE_CODE.fullmatch(code) and langcodes.tag_is_valid(code.replace("_", "-"))):
-        raise DataError(f"{where}: {code!r} is not a language code: write ISO 639-3 + ISO 15924 as FLORES-200 "
-                        f"does (eng_Latn, npi_Deva, zho_Hans), or list a code of your own in ${NEW_CODES_ENV}")
-
-
-@dataclass(frozen=True)
-class ManifestEntry:
-    """One language's entry of a manifest: its paths (or globs) and the JSONL field /
-    Parquet or Arrow column of its text when the entry names one (None: the reader's)."""
-
-    paths: list[str]
-    text_field: str | None = None
-
-
-ENTRY_KEYS = ("path", "paths", "text_field")  # the keys of an entry written as a mapping
-
-
-def _check_manifest(obj, where, base: Path | None = None) -> dict[str, ManifestEntry]:
-    """``obj`` as ``{lang: ManifestEntry}``; the keys of a manifest *file* (``base`` set), and
-    any key that is not a string, must be real language codes.
-
-    >>> _check_manifest({"eng_Latn": {"path": "a.jsonl", "text_field": "body"}, "hin_Deva": "b.txt"}, "m")
-    {'eng_Latn': ManifestEntry(paths=['a.jsonl'], text_field='body'), 'hin_Deva': ManifestEntry(paths=['b.txt'], text_field=None)}
-    """
-    if not isinstance(obj, Mapping) or not obj:
-        raise DataError(f"{where}: a manifest is a non-empty mapping {{lang: [paths or globs]}}")
-    out = {}
-    for lang, value in obj.items():
-        if base is not None or not isinstance(lang, str):  # the key first: `123:` is no language, whatever its value
-            check_language_code(lang, where)
-        entry = _manifest_entry(value, f"{where}: entry {lang!r}")
-        out[lang] = replace(entry, paths=[os.fspath(base / p) if base is not None else os.fspath(p)
-                                          for p in entry.paths])
-    return out
-
-
-def _manifest_entry(value, where: str) -> ManifestEntry:
-    """One manifest value: a path, a non-empty list of paths, or a mapping of ``path`` or
-    ``paths`` (one of them) and ``text_field``; ``where`` names the manifest and the entry."""
-    text_field = None
-    if isinstance(value, Mapping):
-        unknown = [str(key) for key in value if key not in ENTRY_KEYS]
-        given = [key for key in ("path", "paths") if key in value]
-        if unknown or len(given) != 1:
-            raise DataError(f"{where}: a mapping entry has path or paths (one of them) and optionally text_field"
-                            + (f", not {', '.join(unknown)}" if unknown else ""))
-        text_field = value.get("text_field")
-        if text_field is not None and not (isinstance(text_field, str) and text_field):
-            raise DataError(f"{where}: text_field must name a JSONL field or a column, not {text_field!r}")
-        value = value[given[0]]
-    paths = [value] if isinstance(value, (str, os.PathLike)) else value
-    if not isinstance(paths, list) or not paths or not all(isinstance(p, (str, os.PathLike)) for p in paths):
-        raise DataError(f"{where} must map a language to a path, a non-empty list of paths, or "
-                        "{path: ..., text_field: ...}")
-    return ManifestEntry(paths, text_field)
+# the entry point (a manifest: modtok.text.manifest)
 
 
 def open_corpus(
@@ -1203,13 +1007,13 @@ def open_corpus(
 
     manifest = None
     if isinstance(spec, Mapping):
-        manifest = _check_manifest(spec, "manifest")
+        manifest = check_manifest(spec, "manifest")
     elif isinstance(spec, (str, os.PathLike)) and Path(spec).suffix.lower() in MANIFEST_SUFFIXES \
             and Path(spec).is_file():
         manifest = load_manifest(spec)
     if manifest is None:
         if lang is None:
-            raise _not_a_manifest(spec)
+            raise not_a_manifest(spec)
         return Corpus(lang, expand(spec, format, split), opts, max_chars, any_script=any_script)
 
     chosen = list(manifest) if langs is None else ([langs] if isinstance(langs, str) else list(langs))

@@ -461,7 +461,7 @@ def training_languages(manifest=None) -> list[str]:
     """Languages the training source has."""
     kind = training_source(manifest)
     if kind == "manifest":
-        from modtok.text.corpus import load_manifest
+        from modtok.text.manifest import load_manifest
 
         return list(load_manifest(manifest_path(manifest)))
     if kind == "pool":
@@ -499,37 +499,22 @@ def _manifest_read(manifest, langs, train_chars, normalization, any_script) -> t
     return lines, "".join(f"; {note}" for note in notes)
 
 
-def pick_languages(preferred: Iterable[str], strict: bool = False, manifest=None,
-                   need_eval: bool = True) -> list[str]:
-    """``preferred`` restricted to :func:`available_languages`, replacing a missing
-    language by its same-script stand-in (``STAND_INS``, e.g. Nepali -> Hindi on
-    the wordfreq default) under the stand-in's own code. Order is kept.
-
-    That is for a notebook's wish list: a language with neither is dropped. With
-    ``strict`` (languages a user typed) nothing is replaced or dropped: a missing
-    language is an :class:`UnknownLanguageError` that lists what is available and
-    names its stand-in, so a tokenizer never holds another language than the one
-    asked for. ``manifest`` and ``need_eval`` are those of :func:`default_corpora`.
-    """
-    preferred = list(preferred)
+def require_languages(asked: Iterable[str], manifest=None, need_eval: bool = True) -> list[str]:
+    """``asked`` (languages a user typed), each checked against :func:`available_languages`:
+    nothing is replaced or dropped. A missing language is an :class:`UnknownLanguageError` that
+    lists what is available and names its same-script stand-in (``STAND_INS``) when that is
+    there, so a tokenizer never holds another language than the one asked for (a study's wish
+    list is :func:`modtok.studies.languages.choose`'s, which does take stand-ins).
+    ``manifest`` and ``need_eval`` are those of :func:`default_corpora`."""
+    asked = list(asked)
     available = available_languages(manifest, need_eval)
-    chosen: list[str] = []
-    for asked in preferred:
-        if strict and asked not in available:
-            stand_in = STAND_INS.get(asked)
+    for lang in asked:
+        if lang not in available:
+            stand_in = STAND_INS.get(lang)
             hint = (f"its same-script stand-in {stand_in} is available: ask for {stand_in} by its own code"
                     if stand_in in available else "")
-            raise UnknownLanguageError(asked, available, hint)
-        lang = asked if asked in available else STAND_INS.get(asked, "")
-        if lang not in available:
-            continue
-        if lang not in chosen:
-            chosen.append(lang)
-    if not chosen:
-        shown = ", ".join(available[:12]) + (f", ... ({len(available)} in all)" if len(available) > 12 else "")
-        raise DataError(f"none of {', '.join(preferred) or '(no languages)'} (or their stand-ins) is available "
-                        f"(available: {shown})")
-    return chosen
+            raise UnknownLanguageError(lang, available, hint)
+    return list(dict.fromkeys(asked))
 
 
 def have_shared_data() -> bool:

@@ -64,16 +64,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from modtok.errors import DataError, MissingDevTextError, NoEvalTextError, ParallelCorpusError
-from modtok.text.corpus import (
-    COMPRESSIONS,
-    MANIFEST_SUFFIXES,
-    SUFFIXES,
-    ManifestEntry,
-    Record,
-    check_language_code,
-    load_manifest,
-    records,
-)
+from modtok.text.corpus import COMPRESSIONS, SUFFIXES, Record, records
+from modtok.text.manifest import MANIFEST_SUFFIXES, ManifestEntry, load_manifest
+from modtok.text.names import check_language_code
 from modtok.text.scripts import check_script
 
 SPLITS = ("dev", "devtest")

@@ -27,7 +27,8 @@ from pathlib import Path
 from modtok.errors import ConfigError
 from modtok.outputs import Run, read_run
 from modtok.text import data
-from modtok.text.corpus import COMPRESSIONS, SUFFIXES, check_language_code, open_corpus
+from modtok.text.corpus import COMPRESSIONS, SUFFIXES, open_corpus
+from modtok.text.names import check_language_code
 
 # Training commands pre-tokenize with the mark-aware Llama-3 regex: the letters-only
 # "llama3" splits Indic words at every combining mark, so merges for them stall at the
@@ -43,7 +44,7 @@ def training_corpora(langs: Sequence[str] | None, train_chars: int, manifest=Non
     """Training text only (a training command reads no evaluation text, so a run is the
     same whether or not $MODTOK_EVAL/$MODTOK_FLORES is set): ``langs`` (checked, in this
     order; all available when empty) with ``train_chars`` characters each."""
-    chosen = data.pick_languages(langs, strict=True, manifest=manifest, need_eval=False) if langs else None
+    chosen = data.require_languages(langs, manifest=manifest, need_eval=False) if langs else None
     return data.default_corpora(chosen, train_chars=train_chars, manifest=manifest, need_eval=False)
 
 

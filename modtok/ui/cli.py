@@ -54,7 +54,7 @@ import signal
 import sys
 from functools import partial
 
-from modtok import errors
+from modtok import errors, options
 from modtok.errors import ModtokError
 from modtok.text.training import TRAINING_SCHEME
 from modtok.warmup import kernels_cold
@@ -383,14 +383,14 @@ def _add_parity_bpe(sub) -> None:
     size = p.add_mutually_exclusive_group()
     size.add_argument("--merges", "-s", action=_Positive, default=1000, help="number of merges (the reference's -s)")
     size.add_argument("--vocab", action=_Positive, help="vocabulary size instead (bytes included)")
-    p.add_argument("--variant", default="base", choices=["base", "window", "classical"])
+    p.add_argument("--variant", default="base", choices=options.PARITY_VARIANTS)
     p.add_argument("--window", "-w", type=int, default=100)
     p.add_argument("--alpha", type=float, default=2.0)
     p.add_argument("--hybrid", "-g", type=int, default=0, help="J: the first J merges are classical")
     p.add_argument("--ratios", "-r", type=float, nargs="+", help="ratio mode: one target ratio per language")
     p.add_argument("--min-frequency", type=int, default=2)
-    p.add_argument("--on-exhausted", choices=["stop", "skip"])
-    p.add_argument("--compat", choices=["reference", "hf"],  # bpe.parity.COMPAT_MODES (not imported: startup)
+    p.add_argument("--on-exhausted", choices=options.PARITY_ON_EXHAUSTED)
+    p.add_argument("--compat", choices=options.PARITY_COMPAT,
                    help="reproduce the reference implementation, or HF's ParityBpeTrainer (hf)")
     p.add_argument("--scheme", default=TRAINING_SCHEME, help="pre-tokenizer in the default (lossless) mode; " + SCHEME_HELP)
     p.set_defaults(fn=cmd_parity_bpe)
@@ -402,7 +402,7 @@ def _add_adaptmix(sub) -> None:
     p.add_argument("out", help="output directory: history.json (every iteration's mixture and dev fertility), "
                                "tokenizer.json (HF trainers) or tokenizer.model (sentencepiece), run.json")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
-    p.add_argument("--trainer", default="hf-bpe", choices=["hf-bpe", "modtok-bpe", "sp-unigram", "sp-bpe"])
+    p.add_argument("--trainer", default="hf-bpe", choices=options.MIXTURE_TRAINERS)
     p.add_argument("--vocab", "-V", action=_Positive, default=32000, help="vocabulary size")
     p.add_argument("--langs", nargs="*", action=_Langs, help="languages (default: the pool's or the manifest's)")
     p.add_argument("--manifest", help="JSON/YAML {lang: [paths or globs]} instead of the pool")
@@ -488,10 +488,10 @@ def _add_extend(sub) -> None:
     text.add_argument("--text", nargs="+", help="training text (any format modtok.text.corpus reads): the files "
                                                 "of one --lang, or one file per --lang")
     p.add_argument("-K", type=int, required=True, help="merges to learn per language, before the filter (>= 1)")
-    p.add_argument("--arm", default="R2", choices=["R1", "R2", "R2-deva"],
+    p.add_argument("--arm", default="R2", choices=options.EXTEND_ARMS,
                    help="R1: the base's regex; R2: marks joined to letters (default; a mark-aware base keeps its "
                         "own); R2-deva: Devanagari marks")
-    p.add_argument("--filter", default="strict", choices=["strict", "relaxed", "none"],
+    p.add_argument("--filter", default="strict", choices=options.EXTEND_FILTERS,
                    help="keep merges holding a complete code point of the script (strict), also byte "
                         "pieces (relaxed, App. H), or all (none: breaks the invariance, so nothing is saved "
                         "when probe text changes)")
@@ -518,7 +518,7 @@ def _add_lm_train(sub) -> None:
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--langs", nargs="*", help="training languages (default: all of the tokenizer's)")
     p.add_argument("--english-share", type=float, default=0.7)
-    p.add_argument("--scheme", default="samp_sub", choices=["mono", "samp_full", "samp_sub"])
+    p.add_argument("--scheme", default="samp_sub", choices=options.LM_SAMPLING)
     p.add_argument("--n", type=int, default=2)
     p.add_argument("--p-full", type=float, default=0.5,
                    help="probability of the full tokenizer (samp_full) or of the own + n union (samp_sub), App. D.2")

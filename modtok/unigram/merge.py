@@ -55,11 +55,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import regex
 
+from modtok.artifacts.spm_bpe import BYTE, CONTROL, NORMAL, UNKNOWN
 from modtok.errors import DataError, UnknownLanguageError
 from modtok.progress import bar as progress_bar
 from modtok.unigram import lattice
 from modtok.unigram.model import SPACE, UnigramModel, normalize, quantize_scores
-from modtok.unigram.spm_proto import BYTE, CONTROL, NORMAL, UNKNOWN
 from modtok.unigram.units import as_units
 
 LOGP_FLOOR = -100.0

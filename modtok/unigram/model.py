@@ -41,9 +41,9 @@ from pathlib import Path
 import numpy as np
 
 from modtok import atomic
+from modtok.artifacts.spm_bpe import BYTE, CONTROL, NORMAL, UNIGRAM, UNKNOWN, UNUSED, SpmModel
 from modtok.errors import MissingByteFallbackError, TokenizerFileError
 from modtok.unigram import lattice
-from modtok.unigram.spm_proto import BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, model_proto
 
 SPACE = "\u2581"  # ▁, sentencepiece's whitespace meta symbol
 BYTE_PIECES = [f"<0x{b:02X}>" for b in range(256)]
@@ -217,14 +217,19 @@ class UnigramModel:
         }
 
     def sentencepiece_proto(self, ids=None) -> bytes:
-        """Serialised sentencepiece ``ModelProto``; normal pieces outside ``ids``
-        are typed ``UNUSED`` (ids stay global). Scores are stored as float32."""
+        """Serialised sentencepiece ``ModelProto`` (:mod:`modtok.artifacts.spm_bpe` writes it):
+        byte fallback, sentencepiece's identity normalisation (spaces become ``▁``, a ``▁`` is
+        prepended, nothing else changes), digits split; normal pieces outside ``ids`` are typed
+        ``UNUSED`` (ids stay global). Scores are stored as float32."""
         types = self.types.copy()
         types[(types == NORMAL) & ~self.mask(ids)] = UNUSED
         control = np.flatnonzero(types == CONTROL)
         bos = next((int(i) for i in control if self.pieces[i] == "<s>"), -1)
         eos = next((int(i) for i in control if self.pieces[i] == "</s>"), -1)
-        return model_proto(self.pieces, self.scores.tolist(), types.tolist(), self.unk_id, bos, eos)
+        trainer = {"model_type": UNIGRAM, "split_digits": 1, "allow_whitespace_only_pieces": 1, "byte_fallback": 1,
+                   "unk_id": self.unk_id, "bos_id": bos, "eos_id": eos, "pad_id": -1}
+        normalizer = {"name": b"identity", "remove_extra_whitespaces": 0}
+        return SpmModel(list(zip(self.pieces, self.scores.tolist(), types.tolist())), trainer, normalizer).serialize()
 
     def sentencepiece(self, ids=None):
         """A ``SentencePieceProcessor`` of the (restricted) model."""
