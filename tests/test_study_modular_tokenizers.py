@@ -21,7 +21,7 @@ from modtok.artifacts.tokenizer_json import check_proper
 from modtok.bpe import standard
 from modtok.bpe.tree import leaves
 from modtok.errors import DataError, UsageError
-from modtok.evaluation import metrics
+from modtok.evaluation import metrics, stats
 from modtok.lm import infer
 from modtok.lm.batches import active_ids, lm_vocab_size
 from modtok.lm.model import config
@@ -169,7 +169,7 @@ def test_nsl_table_has_one_row_per_language_and_the_nsl_of_direct_token_counts(i
         assert row["NSL chars"] == pytest.approx(sum(map(len, lines)) / ref_tokens)
         assert row["mono 0k tok/char"] == pytest.approx(ref_tokens / sum(map(len, lines)))
     assert len(result["long"]) == 2 * 2  # languages x tokenizers
-    assert inefficiency.nsl_table([], 400) == {"langs": (), "budget": 400, "rows": [], "long": []}
+    assert inefficiency.nsl_table([], 400) == {"langs": (), "budget": 400, "rows": [], "long": [], "line_tokens": {}}
 
 
 @pytest.mark.parametrize("budget", [300, 420, 9_000])  # 9,000: the text runs out of pairs seen twice
@@ -235,17 +235,37 @@ def test_inefficiency_paper_values_cover_every_claim_and_say_what_is_missing(ine
     result = inefficiency.nsl_table(LANGS, 400)
     here = inefficiency_values(result)
     assert set(here) == _claim_keys("modular_tokenizers_inefficiency")
-    assert here["joint_mean_nsl"] == pytest.approx(np.mean([r["NSL joint BPE 0k"] for r in result["rows"]]))
-    assert here["deployed_max_nsl"] == max(r["NSL chars"] for r in result["rows"])  # "chars" stands for a deployed one
+    assert here["joint_mean_nsl"].value == pytest.approx(np.mean([r["NSL joint BPE 0k"] for r in result["rows"]]))
+    assert here["deployed_max_nsl"].value == max(r["NSL chars"] for r in result["rows"])  # "chars": a deployed one
     assert here["llama3_max_nsl"].reason == "llama3 is not installed"
     # the same table with "chars" named llama3: its largest NSL, its English one; no Nepali among the languages
     named = {"rows": [{k.replace("NSL chars", "NSL llama3"): v for k, v in r.items()} for r in result["rows"]]}
-    as_llama = inefficiency_values(named)
-    assert as_llama["llama3_max_nsl"] == here["deployed_max_nsl"]
+    as_llama = inefficiency_values(named)  # no line_tokens: point estimates
+    assert as_llama["llama3_max_nsl"] == here["deployed_max_nsl"].value
     assert as_llama["english_nsl_llama3"] == next(r["NSL chars"] for r in result["rows"] if r["lang"] == "eng_Latn")
     assert as_llama["nepali_nsl_llama3"].reason == "npi_Deva is not among the languages"
     rows = paper_vs_here.table("modular_tokenizers_inefficiency", here, inefficiency.setting(LANGS, 400))
     assert [r["holds?"] for r in rows][1] == "not measured: llama3 is not installed"
+
+
+def test_inefficiency_nsl_intervals_are_the_paired_bootstrap_over_lines(inefficiency):
+    """One language's NSL interval is stats.ratio_ci of its per-line tokens against the
+    reference's (the same draws); a maximum over languages has an interval that holds its point
+    and spans the languages' replicates; on lines that are not parallel, points alone."""
+    result = inefficiency.nsl_table(LANGS, 400)
+    lines = {lang: {n.replace("chars", "llama3"): t for n, t in by.items()} for lang, by in result["line_tokens"].items()}
+    named = {"rows": [{k.replace("NSL chars", "NSL llama3"): v for k, v in r.items()} for r in result["rows"]],
+             "line_tokens": lines}
+    here = inefficiency_values(named)
+    eng = lines["eng_Latn"]
+    assert (here["english_nsl_llama3"].value, here["english_nsl_llama3"].lo, here["english_nsl_llama3"].hi) == \
+        pytest.approx(stats.ratio_ci(eng["llama3"], eng["reference"]))
+    assert here["english_nsl_llama3"].lo < here["english_nsl_llama3"].value < here["english_nsl_llama3"].hi
+    top = here["llama3_max_nsl"]
+    assert top.over.startswith("lines") and top.value == max(r["NSL llama3"] for r in named["rows"])
+    assert top.hi >= max(stats.ratio_ci(lines[lang]["llama3"], lines[lang]["reference"])[2] for lang in LANGS) - 1e-12
+    uneven = {**named, "line_tokens": {**lines, "eng_Latn": {n: t[:-1] for n, t in eng.items()}}}
+    assert isinstance(inefficiency_values(uneven)["english_nsl_llama3"], float)
 
 
 def test_inefficiency_reasons_name_the_reference_of_every_failing_nsl(inefficiency):
