@@ -349,7 +349,7 @@ def test_fidelity_has_one_row_per_language_and_the_first_language_is_trained_as_
     alone = seq.modular("sequential", (first,), K).hf
     assert [sub.hf.encode(line).tokens for line in TEXT[first]] == [alone.encode(line).tokens for line in TEXT[first]]
     assert result["rows"][0]["NSL subtokenizer"] == seq.nsl(alone, first, K)
-    assert seq.fidelity([], "reversed", K) == {"order": (), "k": K, "rows": [], "long": []}
+    assert seq.fidelity([], "reversed", K) == {"order": (), "k": K, "rows": [], "long": [], "line_tokens": {}}
 
 
 def test_a_language_in_a_sequential_run_reuses_earlier_tokens(seq):
@@ -434,8 +434,13 @@ def test_sequential_paper_values_are_the_fidelity_and_union_numbers(seq):
     growth = seq.vocab_growth()
     here = sequential_values(fid, spread, growth)
     assert set(here) == _claim_keys("modular_tokenizers_sequential")
-    assert here["subtokenizer_nsl_max"] == max(r["NSL subtokenizer"] for r in fid["rows"])
-    assert here["global_nsl_max"] == max(r["NSL global"] for r in fid["rows"])
+    for key, column, name in (("subtokenizer_nsl_max", "NSL subtokenizer", "subtokenizer"),
+                              ("global_nsl_max", "NSL global", "global")):
+        m = here[key]  # the worst language's NSL, with its interval over the evaluation lines
+        assert m.value == pytest.approx(max(r[column] for r in fid["rows"])) and m.over.startswith("lines")
+        each = [stats.ratio_ci(t[name], t["reference"]) for t in fid["line_tokens"].values()]
+        assert m.hi >= max(hi for _, _, hi in each) - 1e-12 and m.lo >= max(lo for _, lo, _ in each) - 1e-12
+        assert [r[column] for r in fid["rows"]] == pytest.approx([v for v, _, _ in each])
     assert here["sequential_vs_concatenation"] == pytest.approx(
         np.mean(spread[2]["concatenation"]) - np.mean(spread[2]["sequential"]))
     # Table 7's aggregation: the mean over subsets for each n (one language is no union)

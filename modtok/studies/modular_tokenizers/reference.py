@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
+import numpy as np
+
 from modtok.evaluation import metrics
 from modtok.text.training import TRAINING_SCHEME
 
@@ -43,7 +45,7 @@ class Monolingual:
                  encoder: Callable[[object], object] | None = None):
         self.train, self.eval, self.encoder = train, eval, encoder
         self._models: dict[tuple[str, int], object] = {}
-        self._tokens: dict[tuple[str, int], int] = {}
+        self._lines: dict[tuple[str, int], np.ndarray] = {}
 
     def __call__(self, lang: str, k: int):
         """The reference of ``lang`` at budget ``k`` (trained on the first call)."""
@@ -51,13 +53,17 @@ class Monolingual:
             self._models[lang, k] = self.train(lang, k)
         return self._models[lang, k]
 
-    def tokens(self, lang: str, k: int) -> int:
-        """Σ_s |T_ℓ(s)| over ``lang``'s evaluation lines."""
-        if (lang, k) not in self._tokens:
+    def line_tokens(self, lang: str, k: int) -> np.ndarray:
+        """|T_ℓ(s)| of each of ``lang``'s evaluation lines (an NSL's interval over lines draws them)."""
+        if (lang, k) not in self._lines:
             model = self(lang, k)
             encoder = model if self.encoder is None else self.encoder(model)
-            self._tokens[lang, k] = int(metrics.token_counts(encoder, self.eval[lang]).sum())
-        return self._tokens[lang, k]
+            self._lines[lang, k] = metrics.token_counts(encoder, self.eval[lang])
+        return self._lines[lang, k]
+
+    def tokens(self, lang: str, k: int) -> int:
+        """Σ_s |T_ℓ(s)| over ``lang``'s evaluation lines."""
+        return int(self.line_tokens(lang, k).sum())
 
     def nsl(self, tokenizer, lang: str, k: int):
         """NSL of ``tokenizer`` on ``lang`` against the reference of budget ``k``."""

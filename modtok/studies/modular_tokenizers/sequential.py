@@ -39,6 +39,7 @@ from modtok.bpe.sequential import MultilingualBPE, train_sequential
 from modtok.bpe.tree import describe, explain, label, trace
 from modtok.cache import Results
 from modtok.errors import UsageError
+from modtok.evaluation import metrics
 from modtok.studies import paper_vs_here
 from modtok.studies.paper_vs_here import NotMeasured
 from modtok.text import data, scripts
@@ -139,16 +140,22 @@ class SequentialStudy:
         """The sequential tokenizer of ``langs`` in ``order`` at budget ``k``: per language
         (one row each, in training order) its position, |V_ℓ|, the tokens it reuses from
         earlier languages (bytes excluded), and the NSL of its subtokenizer and of the
-        global tokenizer. ``{"order", "k", "rows", "long", "global_size"}``; ``long``
-        has one row per language x tokenizer for the bars."""
+        global tokenizer. ``{"order", "k", "rows", "long", "global_size", "line_tokens"}``;
+        ``long`` has one row per language x tokenizer for the bars; ``line_tokens[lang]`` the
+        tokens of each evaluation line under ``"subtokenizer"``, ``"global"`` and
+        ``"reference"`` (the NSLs' intervals over lines, :func:`paper_values`)."""
         order = tuple(self.ordered(langs, order))
         if not order:
-            return {"order": (), "k": k, "rows": [], "long": []}
+            return {"order": (), "k": k, "rows": [], "long": [], "line_tokens": {}}
         res, mt = self.sequential(order, k), self.modular("sequential", order, k)
-        rows, long, seen = [], [], set()
+        rows, long, seen, line_tokens = [], [], set(), {}
         for i, lang in enumerate(order):
             ids = set(res.lang_to_ids[lang])
-            sub, glob = self.nsl(mt.subtokenizer([lang]).hf, lang, k), self.nsl(mt.hf, lang, k)
+            counted = {"subtokenizer": metrics.token_counts(mt.subtokenizer([lang]).hf, self.corpora.eval[lang]),
+                       "global": metrics.token_counts(mt.hf, self.corpora.eval[lang]),
+                       "reference": self.mono.line_tokens(lang, k)}
+            line_tokens[lang] = {name: t.tolist() for name, t in counted.items()}  # lists: results compare with ==
+            sub, glob = (counted[name].sum() / counted["reference"].sum() for name in ("subtokenizer", "global"))
             rows.append({
                 "position": i + 1, "language": f"{data.lang_name(lang)} ({lang})", "|V_ℓ|": len(ids),
                 "reused": len((ids & seen) - set(range(256))), "NSL subtokenizer": sub, "NSL global": glob,
@@ -156,7 +163,8 @@ class SequentialStudy:
             long += [{"lang": lang, "tokenizer": "subtokenizer V_ℓ", "NSL": sub},
                      {"lang": lang, "tokenizer": f"global ({len(res.model)} tokens)", "NSL": glob}]
             seen |= ids
-        return {"order": order, "k": k, "rows": rows, "long": long, "global_size": len(res.model)}
+        return {"order": order, "k": k, "rows": rows, "long": long, "global_size": len(res.model),
+                "line_tokens": line_tokens}
 
     # ------------------------------------------------------------------ (b) n-language unions
 
@@ -330,8 +338,12 @@ def segmentation_rows(result: dict) -> list[dict]:
 def paper_values(fidelity: dict, spread: dict[int, dict[str, list[float]]], growth: list[dict]) -> dict:
     """The measured values of the ``modular_tokenizers_sequential`` claims (``paper_figures.toml``)
     from :meth:`SequentialStudy.fidelity`, ``{n: SequentialStudy.unions(n, ...)}`` and
-    :meth:`SequentialStudy.vocab_growth`. Unions are aggregated as the paper's Table 7: the mean
-    over subsets (and orders) for each n; "max" is the largest of those means over n >= 2.
+    :meth:`SequentialStudy.vocab_growth`. The worst subtokenizer's and global tokenizer's NSL
+    carry their interval over evaluation lines when ``fidelity`` has its ``line_tokens``
+    (:func:`modtok.studies.paper_vs_here.over_lines`: the maximum over languages bootstrapped
+    whole). Unions are aggregated as the paper's Table 7: the mean over subsets (and orders) for
+    each n; "max" is the largest of those means over n >= 2 (point estimates: the rules' tolerance
+    is the paper's std across languages).
 
     >>> fid = {"rows": [{"NSL subtokenizer": 1.0, "NSL global": 0.9}, {"NSL subtokenizer": 1.03, "NSL global": 0.95}]}
     >>> spread = {1: {"sequential": [1.0], "concatenation": [1.0]}, 2: {"sequential": [1.01, 1.03], "concatenation": [1.1, 1.2]}}
@@ -342,8 +354,15 @@ def paper_values(fidelity: dict, spread: dict[int, dict[str, list[float]]], grow
     'needs unions of at least 2 languages'
     """
     rows = fidelity["rows"]
-    out: dict = {"subtokenizer_nsl_max": float(max(r["NSL subtokenizer"] for r in rows)),
-                 "global_nsl_max": float(max(r["NSL global"] for r in rows))}
+    if fidelity.get("line_tokens"):  # the worst NSL over languages with its interval over lines
+        columns = {f"{name}|{lang}": t for lang, by in fidelity["line_tokens"].items() for name, t in by.items()}
+        langs = list(fidelity["line_tokens"])
+        out: dict = paper_vs_here.over_lines(columns, lambda t: {
+            f"{name}_nsl_max": np.max([t[f"{name}|{lang}"] / t[f"reference|{lang}"] for lang in langs], axis=0)
+            for name in ("subtokenizer", "global")})
+    else:
+        out = {"subtokenizer_nsl_max": float(max(r["NSL subtokenizer"] for r in rows)),
+               "global_nsl_max": float(max(r["NSL global"] for r in rows))}
     multi = [n for n in spread if n >= 2]  # a "union" of one language is the language's own subtokenizer
     if multi:
         mean = {kind: {n: float(np.mean(spread[n][kind])) for n in multi} for kind in ("sequential", "concatenation")}
