@@ -400,20 +400,43 @@ class ParityStudy:
         columns, :func:`modtok.evaluation.metrics.parity_summary`), ``per_lang`` (tokens
         per line, bytes per token, utilisation), ``tiers`` (utilisation by tier),
         ``merges`` (merges per choosing language, -1 = classical), ``size`` (tokens of
-        the model: below ``spec.vocab`` when the run stopped) and ``stop`` (its stop
-        message or None)."""
+        the model: below ``spec.vocab`` when the run stopped), ``stop`` (its stop
+        message or None) and ``line_tokens`` (``{lang: tokens of each test line}``: the
+        intervals over lines, :meth:`over_lines`)."""
         def make():
             res = self.trained(spec)
             tok, size = res.tokenizer(), len(res.model)
             parallel = {lang: self.test[lang] for lang in res.languages}
-            per_lang = [{"lang": lang, "tokens per line": metrics.token_counts(tok, lines).mean(),
+            line_tokens = {lang: metrics.token_counts(tok, lines) for lang, lines in parallel.items()}
+            per_lang = [{"lang": lang, "tokens per line": line_tokens[lang].mean(),
                          "bytes per token": metrics.compression_rate(tok, lines, "bytes"),
                          "utilisation": metrics.vocab_utilisation(tok, lines, size)}
                         for lang, lines in parallel.items()]
             return {"row": metrics.parity_summary(tok, parallel, vocab_size=size), "per_lang": per_lang,
                     "tiers": metrics.vocab_utilisation_by_tier(tok, parallel, self.tiers, size),
-                    "merges": res.language_merge_counts(), "size": size, "stop": res.stop_message}
+                    "merges": res.language_merge_counts(), "size": size, "stop": res.stop_message,
+                    "line_tokens": {lang: t.tolist() for lang, t in line_tokens.items()}}
         return self._once(("evaluate", spec), make, keep=True)
+
+    def over_lines(self, runs: Mapping[str, RunSpec], statistic) -> dict[str, paper_vs_here.Measured | float]:
+        """``statistic(gini, compression)`` (``{name: value}``) of the named ``runs``' test Gini
+        (of per-language token totals, as Table 1's) and global compression (bytes per token),
+        each ``{run name: value}``, with its interval over the parallel test lines
+        (:func:`modtok.studies.paper_vs_here.over_lines`: line ``i`` of every language under
+        every run drawn together, so a change against classical BPE sees the same lines on
+        both sides)."""
+        langs = list(self.langs)
+        columns = {f"{name}|{lang}": self.evaluate(spec)["line_tokens"][lang] for name, spec in runs.items()
+                   for lang in langs}
+        columns |= {f"bytes|{lang}": [len(line.encode("utf-8")) for line in self.test[lang]] for lang in langs}
+
+        def measures(t):  # t[column]: a total over the drawn lines (a float, or one per replicate)
+            tokens = {name: np.stack([np.asarray(t[f"{name}|{lang}"]) for lang in langs], axis=-1) for name in runs}
+            nbytes = sum(t[f"bytes|{lang}"] for lang in langs)
+            return statistic({name: np.apply_along_axis(metrics.gini, -1, v) for name, v in tokens.items()},
+                             {name: nbytes / v.sum(-1) for name, v in tokens.items()})
+
+        return paper_vs_here.over_lines(columns, measures)
 
     def classical_at(self, spec: RunSpec) -> RunSpec:
         """Classical BPE on ``spec``'s mixture and languages with as many tokens as
@@ -571,35 +594,47 @@ class ParityStudy:
     def paper_values(self, asked: int) -> dict[str, float | paper_vs_here.NotMeasured]:
         """The measured value of every ``[parity_bpe.*]`` claim at the headline setting
         (``asked``: the vocabulary asked for; the headline is :attr:`vocab`), or
-        :class:`~modtok.studies.paper_vs_here.NotMeasured` with the reason."""
+        :class:`~modtok.studies.paper_vs_here.NotMeasured` with the reason. Every Gini and
+        compression claim carries its interval over the test lines (:meth:`over_lines`, one
+        draw of lines for all of them); utilisation and the window's stability are points."""
         keys = [c.key for c in paper_vs_here.claims("parity_bpe")]
         if not (self.has_dev and self.parallel):
             why = f"{NEEDS} ({self.dev_source}; test: {self.eval_label})"
             return {k: paper_vs_here.NotMeasured(why) for k in keys}
         specs = {name: self.named(name) for name in TABLE1_VARIANTS}
-        change = {name: self.versus_classical(spec) for name, spec in specs.items()}
-        gini = {name: self.evaluate(spec)["row"]["gini"] for name, spec in specs.items()}
-        others = [name for name in TABLE1_VARIANTS if name not in ("classical", BASE)]
-        utilisation = self.evaluate(specs[BASE])["row"]["utilisation"]
-        values: dict[str, float | paper_vs_here.NotMeasured] = {
-            "gini_change": change[BASE][0], "hybrid_gini_change": change["hybrid (J = K/2)"][0],
-            "window_gini_change": change["window (w=100, α=2)"][0],
-            "base_lowest_gini": gini[BASE] - min(gini[name] for name in others),
-            "compression_change": change[BASE][1],
-            "utilisation_change": _change(utilisation, self.evaluate(self.classical_at(specs[BASE]))["row"]["utilisation"]),
-            "ratio_gini_change": change[RATIO][0],
-            "ratio_smallest_reduction": gini[RATIO] - max(gini[name] for name in DEV_SET_VARIANTS),
-            "ratio_compression_change": change[RATIO][1],
-        }
+        runs = {**specs, **{f"classical at {name}": self.classical_at(spec) for name, spec in specs.items()
+                            if name != "classical"}}
         if self.n_dev > DEV_SIZES[0]:
-            cut = -self.versus_classical(self.spec(dev_lines=DEV_SIZES[0]))[0]
-            values["dev100_gini_cut"], values["dev100_share_of_full"] = 100 * cut, cut / -change[BASE][0]
-        else:
+            runs["dev100"] = self.spec(dev_lines=DEV_SIZES[0])
+            runs["classical at dev100"] = self.classical_at(runs["dev100"])
+        runs |= {"balanced": self.spec(BALANCED), "classical at balanced": self.classical_at(self.spec(BALANCED))}
+        others = [name for name in TABLE1_VARIANTS if name not in ("classical", BASE)]
+
+        def claims_of(gini, comp) -> dict:  # every Gini and compression claim, from the runs' measures
+            def change(name, of):  # relative change vs classical BPE of the same size
+                return of[name] / of[f"classical at {name}"] - 1
+            out = {"gini_change": change(BASE, gini), "hybrid_gini_change": change("hybrid (J = K/2)", gini),
+                   "window_gini_change": change("window (w=100, α=2)", gini),
+                   "base_lowest_gini": gini[BASE] - np.min([gini[name] for name in others], axis=0),
+                   "compression_change": change(BASE, comp), "ratio_gini_change": change(RATIO, gini),
+                   "ratio_smallest_reduction": gini[RATIO] - np.max([gini[name] for name in DEV_SET_VARIANTS], axis=0),
+                   "ratio_compression_change": change(RATIO, comp),
+                   # price(BALANCED) - price(τ): how much less the Gini is cut on the balanced mixture
+                   "balanced_smaller_cut": change(BASE, gini) - change("balanced", gini)}
+            if "dev100" in gini:
+                out["dev100_gini_cut"] = -100 * change("dev100", gini)
+                out["dev100_share_of_full"] = change("dev100", gini) / change(BASE, gini)
+            return out
+
+        values: dict[str, float | paper_vs_here.Measured | paper_vs_here.NotMeasured] = self.over_lines(runs, claims_of)
+        utilisation = self.evaluate(specs[BASE])["row"]["utilisation"]
+        values["utilisation_change"] = _change(utilisation,
+                                               self.evaluate(self.classical_at(specs[BASE]))["row"]["utilisation"])
+        if self.n_dev <= DEV_SIZES[0]:
             values["dev100_gini_cut"] = values["dev100_share_of_full"] = paper_vs_here.NotMeasured(
                 f"needs more than {DEV_SIZES[0]} dev lines ({self.n_dev})")
         comp = [self.evaluate(self.spec(variant="window", window=w))["row"]["global_compression"] for w in WINDOWS]
         values["window_stable"] = (max(comp) - min(comp)) / min(comp)
-        values["balanced_smaller_cut"] = self.price(BALANCED)[0] - self.price(self.tau)[0]
         return values
 
     def reasons(self, values: Mapping[str, float | paper_vs_here.NotMeasured], asked: int) -> dict[str, str]:
