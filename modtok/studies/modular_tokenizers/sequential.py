@@ -16,7 +16,7 @@ vocabulary size by number of languages (:meth:`~SequentialStudy.vocab_growth`).
 >>> from modtok.text.data import Corpora
 >>> text = {"x": ["ab abc ab"] * 20, "y": ["bc abc bc"] * 20}
 >>> study = SequentialStudy(Corpora(text, text, "toy"), ["x", "y"], k=260)
->>> rows = study.fidelity(["x", "y"], "as listed", 260)["rows"]   # the first language is a monolingual BPE
+>>> rows = study.fidelity(["x", "y"], "alphabetical", 260)["rows"]   # the first language is a monolingual BPE
 >>> [(row["position"], row["reused"], float(row["NSL subtokenizer"])) for row in rows]
 [(1, 0, 1.0), (2, 3, 1.3333333333333333)]
 >>> float(study.nsl(study.modular("concatenation", ("y",)).subtokenizer(["y"]).hf, "y"))  # = the reference
@@ -49,17 +49,20 @@ from modtok.text.pretokenize import count_by_language, pretokenize
 from .reference import Monolingual
 from .setting import corpus_fields, pretokenization
 
-ORDERS = ("as listed", "reversed", "random (seed 0)", "random (seed 1)")  # the order widget's choices
+ORDERS = ("alphabetical", "reversed", "random (seed 0)", "random (seed 1)")  # the order widget's choices
 KINDS = ("monolingual", "concatenated", "sequential")  # the three tokenizers of a word's merge trees
 
 
 class SequentialStudy:
     """Sequential BPE, concatenation and monolingual references on ``corpora``'s
-    languages ``langs`` (in this order: "as listed"), per-language budget ``k``
-    (bytes included), pre-tokenizer ``scheme``."""
+    languages ``langs``, per-language budget ``k`` (bytes included), pre-tokenizer
+    ``scheme``. The languages are kept sorted by code: the training order of every run
+    that names none (the global tokenizer of (a) and (d), :data:`ORDERS`' "alphabetical")
+    is the paper's alphabetical order (§4.2, App. A.3; :func:`~modtok.bpe.sequential.train_sequential`
+    says how sorting FLORES-200 codes differs from its ISO 639-1 codes)."""
 
     def __init__(self, corpora: Corpora, langs: Sequence[str], k: int, scheme: str = "whitespace"):
-        self.corpora, self.langs, self.k, self.scheme = corpora, list(langs), k, scheme
+        self.corpora, self.langs, self.k, self.scheme = corpora, sorted(langs), k, scheme
         # every tokenizer on disk too (modtok.cache), keyed on the text and the pre-tokenizer
         self.results = Results("sequential", (corpora.train, corpora.eval, scheme))
         self.mono = Monolingual(lambda lang, k: self.results.get("monolingual", (lang, k), lambda: standard.train(
@@ -87,7 +90,8 @@ class SequentialStudy:
         """This run's setting, in the fields of the paper's (``paper_figures.toml``); ``trials``
         random subsets and orders per union size n."""
         size = len(self.sequential(tuple(self.langs)).model)
-        return {**corpus_fields(self.corpora, self.langs),
+        fields = corpus_fields(self.corpora, self.langs)
+        return {**fields, "data": f"{fields['data']}; sequential BPE in alphabetical order of the FLORES-200 codes",
                 "vocabulary": f"k = {self.k:,} tokens per language, bytes included (global tokenizer of {size:,} "
                               f"over {len(self.langs)} languages) vs monolingual BPE of the same k; unions: "
                               f"{trials} random subsets and orders per n",
@@ -124,7 +128,7 @@ class SequentialStudy:
 
         >>> from modtok.text.data import Corpora
         >>> study = SequentialStudy(Corpora({"x": ["a"], "y": ["b"], "z": ["c"]}, {}, "toy"), ["x", "y", "z"], 300)
-        >>> study.ordered(["z", "x"], "as listed"), study.ordered(["z", "x"], "reversed")
+        >>> study.ordered(["z", "x"], "alphabetical"), study.ordered(["z", "x"], "reversed")
         (['x', 'z'], ['z', 'x'])
         """
         langs = [lang for lang in self.langs if lang in langs]
@@ -253,8 +257,8 @@ class SequentialStudy:
 
         >>> from modtok.text.data import Corpora
         >>> SequentialStudy(Corpora({l: ["a"] for l in ("eng_Latn", "rus_Cyrl", "deu_Latn")}, {}, "toy"),
-        ...                 ["eng_Latn", "rus_Cyrl", "deu_Latn"], 300).explorer_pair()
-        ('eng_Latn', 'deu_Latn')
+        ...                 ["eng_Latn", "rus_Cyrl", "deu_Latn"], 300).explorer_pair()   # sorted: deu, eng, rus
+        ('deu_Latn', 'eng_Latn')
         """
         first = self.langs[0]
         same = [lang for lang in self.langs[1:] if data.script_of(lang) == data.script_of(first)]
