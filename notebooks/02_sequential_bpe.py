@@ -109,7 +109,7 @@ SCHEME = "whitespace"  # the paper's pre-tokenization (§3)
 # stand-in, under its own code); topped up with the first other languages the data has to 3
 CHOICE = choose(["eng_Latn", "deu_Latn", "fra_Latn", "rus_Cyrl", "npi_Deva", "swh_Latn"], at_least=3)
 print(*CHOICE.lines(), sep="\n")
-LANGS = CHOICE.used
+LANGS = sorted(CHOICE.used)  # by code: the paper's alphabetical training order (§4.2, App. A.3)
 corpora = data.default_corpora(LANGS, train_chars=TRAIN_CHARS, eval_lines=EVAL_LINES)
 print("data:", corpora.source)
 print("languages:", ", ".join(f"{data.lang_name(l)} ({l})" for l in LANGS), f"— k = {K}")

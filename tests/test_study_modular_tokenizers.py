@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -19,9 +20,10 @@ import pytest
 from modtok.artifacts import baselines
 from modtok.artifacts.tokenizer_json import check_proper
 from modtok.bpe import standard
+from modtok.bpe.sequential import train_sequential
 from modtok.bpe.tree import leaves
 from modtok.errors import DataError, UsageError
-from modtok.evaluation import metrics
+from modtok.evaluation import metrics, stats
 from modtok.lm import infer
 from modtok.lm.batches import active_ids, lm_vocab_size
 from modtok.lm.model import config
@@ -41,13 +43,13 @@ from modtok.studies.modular_tokenizers.unigram import paper_values as unigram_va
 from modtok.text import data
 from modtok.text.data import Corpora
 
-TEXT = {
-    "eng_Latn": ["the cat sat on the mat and looked at the window", "a small dog ran after the red ball",
-                 "we walked to the market and bought fresh bread", "the weather was cold but the morning bright",
-                 "she reads a book every evening before sleeping", "they played music together late at night"],
+TEXT = {  # in code order: sequential BPE trains in it (the paper's alphabetical order)
     "deu_Latn": ["die katze sitzt auf der matte und schaut zum fenster", "ein kleiner hund rennt dem ball nach",
                  "wir gingen zum markt und kauften frisches brot", "das wetter war kalt aber der morgen hell",
                  "sie liest jeden abend ein buch vor dem schlafen", "sie spielten zusammen musik bis spät"],
+    "eng_Latn": ["the cat sat on the mat and looked at the window", "a small dog ran after the red ball",
+                 "we walked to the market and bought fresh bread", "the weather was cold but the morning bright",
+                 "she reads a book every evening before sleeping", "they played music together late at night"],
     "fra_Latn": ["le chat est assis sur le tapis et regarde la fenêtre", "un petit chien court après la balle",
                  "nous sommes allés au marché acheter du pain frais", "il faisait froid mais le matin lumineux",
                  "elle lit un livre chaque soir avant de dormir", "ils jouaient de la musique ensemble"],
@@ -169,7 +171,7 @@ def test_nsl_table_has_one_row_per_language_and_the_nsl_of_direct_token_counts(i
         assert row["NSL chars"] == pytest.approx(sum(map(len, lines)) / ref_tokens)
         assert row["mono 0k tok/char"] == pytest.approx(ref_tokens / sum(map(len, lines)))
     assert len(result["long"]) == 2 * 2  # languages x tokenizers
-    assert inefficiency.nsl_table([], 400) == {"langs": (), "budget": 400, "rows": [], "long": []}
+    assert inefficiency.nsl_table([], 400) == {"langs": (), "budget": 400, "rows": [], "long": [], "line_tokens": {}}
 
 
 @pytest.mark.parametrize("budget", [300, 420, 9_000])  # 9,000: the text runs out of pairs seen twice
@@ -235,17 +237,37 @@ def test_inefficiency_paper_values_cover_every_claim_and_say_what_is_missing(ine
     result = inefficiency.nsl_table(LANGS, 400)
     here = inefficiency_values(result)
     assert set(here) == _claim_keys("modular_tokenizers_inefficiency")
-    assert here["joint_mean_nsl"] == pytest.approx(np.mean([r["NSL joint BPE 0k"] for r in result["rows"]]))
-    assert here["deployed_max_nsl"] == max(r["NSL chars"] for r in result["rows"])  # "chars" stands for a deployed one
+    assert here["joint_mean_nsl"].value == pytest.approx(np.mean([r["NSL joint BPE 0k"] for r in result["rows"]]))
+    assert here["deployed_max_nsl"].value == max(r["NSL chars"] for r in result["rows"])  # "chars": a deployed one
     assert here["llama3_max_nsl"].reason == "llama3 is not installed"
     # the same table with "chars" named llama3: its largest NSL, its English one; no Nepali among the languages
     named = {"rows": [{k.replace("NSL chars", "NSL llama3"): v for k, v in r.items()} for r in result["rows"]]}
-    as_llama = inefficiency_values(named)
-    assert as_llama["llama3_max_nsl"] == here["deployed_max_nsl"]
+    as_llama = inefficiency_values(named)  # no line_tokens: point estimates
+    assert as_llama["llama3_max_nsl"] == here["deployed_max_nsl"].value
     assert as_llama["english_nsl_llama3"] == next(r["NSL chars"] for r in result["rows"] if r["lang"] == "eng_Latn")
     assert as_llama["nepali_nsl_llama3"].reason == "npi_Deva is not among the languages"
     rows = paper_vs_here.table("modular_tokenizers_inefficiency", here, inefficiency.setting(LANGS, 400))
     assert [r["holds?"] for r in rows][1] == "not measured: llama3 is not installed"
+
+
+def test_inefficiency_nsl_intervals_are_the_paired_bootstrap_over_lines(inefficiency):
+    """One language's NSL interval is stats.ratio_ci of its per-line tokens against the
+    reference's (the same draws); a maximum over languages has an interval that holds its point
+    and spans the languages' replicates; on lines that are not parallel, points alone."""
+    result = inefficiency.nsl_table(LANGS, 400)
+    lines = {lang: {n.replace("chars", "llama3"): t for n, t in by.items()} for lang, by in result["line_tokens"].items()}
+    named = {"rows": [{k.replace("NSL chars", "NSL llama3"): v for k, v in r.items()} for r in result["rows"]],
+             "line_tokens": lines}
+    here = inefficiency_values(named)
+    eng = lines["eng_Latn"]
+    assert (here["english_nsl_llama3"].value, here["english_nsl_llama3"].lo, here["english_nsl_llama3"].hi) == \
+        pytest.approx(stats.ratio_ci(eng["llama3"], eng["reference"]))
+    assert here["english_nsl_llama3"].lo < here["english_nsl_llama3"].value < here["english_nsl_llama3"].hi
+    top = here["llama3_max_nsl"]
+    assert top.over.startswith("lines") and top.value == max(r["NSL llama3"] for r in named["rows"])
+    assert top.hi >= max(stats.ratio_ci(lines[lang]["llama3"], lines[lang]["reference"])[2] for lang in LANGS) - 1e-12
+    uneven = {**named, "line_tokens": {**lines, "eng_Latn": {n: t[:-1] for n, t in eng.items()}}}
+    assert isinstance(inefficiency_values(uneven)["english_nsl_llama3"], float)
 
 
 def test_inefficiency_reasons_name_the_reference_of_every_failing_nsl(inefficiency):
@@ -310,8 +332,8 @@ def seq():
 
 
 def test_orders_are_deterministic_permutations_of_the_selection(seq):
-    assert seq.ordered(["fra_Latn", "eng_Latn"], "as listed") == ["eng_Latn", "fra_Latn"]
-    assert seq.ordered(LANGS, "reversed") == LANGS[::-1]
+    assert seq.ordered(["fra_Latn", "eng_Latn"], "alphabetical") == ["eng_Latn", "fra_Latn"]
+    assert seq.ordered(LANGS, "reversed") == sorted(LANGS)[::-1]  # the study sorts its languages (§4.2)
     for order in ORDERS:
         assert sorted(seq.ordered(LANGS, order)) == sorted(LANGS)
         assert seq.ordered(LANGS, order) == seq.ordered(LANGS, order)
@@ -329,11 +351,11 @@ def test_fidelity_has_one_row_per_language_and_the_first_language_is_trained_as_
     alone = seq.modular("sequential", (first,), K).hf
     assert [sub.hf.encode(line).tokens for line in TEXT[first]] == [alone.encode(line).tokens for line in TEXT[first]]
     assert result["rows"][0]["NSL subtokenizer"] == seq.nsl(alone, first, K)
-    assert seq.fidelity([], "reversed", K) == {"order": (), "k": K, "rows": [], "long": []}
+    assert seq.fidelity([], "reversed", K) == {"order": (), "k": K, "rows": [], "long": [], "line_tokens": {}}
 
 
 def test_a_language_in_a_sequential_run_reuses_earlier_tokens(seq):
-    rows = seq.fidelity(LANGS, "as listed", K)["rows"]
+    rows = seq.fidelity(LANGS, "alphabetical", K)["rows"]
     res = seq.sequential(tuple(LANGS), K)
     assert rows[1]["reused"] == len((set(res.lang_to_ids[LANGS[0]]) & set(res.lang_to_ids[LANGS[1]])) - set(range(256)))
     assert rows[1]["reused"] > 0  # " the" / " und" share pieces like "er", " s", ...
@@ -356,9 +378,9 @@ def test_unions_are_proper_and_lossless_and_one_language_concatenation_is_the_re
 
 
 def test_explored_trees_spell_the_word_and_are_those_of_the_ids_encoded(seq):
-    union = ("eng_Latn", "deu_Latn")
-    for word in ("kleiner", "kleiner katze", "aber"):
-        result = seq.explore(word, True, "deu_Latn", ("deu_Latn", "eng_Latn"))
+    union = ("deu_Latn", "eng_Latn")  # in training order (alphabetical): English's merges come second
+    for word in ("small", "small dog", "after"):
+        result = seq.explore(word, True, "eng_Latn", ("eng_Latn", "deu_Latn"))
         assert result["word"] == " " + word and result["order"] == union
         for kind in KINDS:
             nodes = [n for nodes in result["traces"][kind] for n in nodes]
@@ -380,14 +402,14 @@ def test_a_word_of_the_first_language_alone_is_built_the_same_by_all_three(seq):
 
 
 def test_the_default_word_is_one_that_concatenation_cuts_longer(seq):
-    union = ("eng_Latn", "deu_Latn")
-    word = seq.find_word("deu_Latn", union)
-    assert word is not None and word in set(seq.words("deu_Latn"))
-    result = seq.explore(word, True, "deu_Latn", union)
+    union = ("deu_Latn", "eng_Latn")
+    word = seq.find_word("eng_Latn", union)
+    assert word is not None and word in set(seq.words("eng_Latn"))
+    result = seq.explore(word, True, "eng_Latn", union)
     seg = result["segmentation"]
     assert len(seg["concatenated"]) > len(seg["sequential"]) and seg["concatenated"] != seg["monolingual"]
     assert result["reasons"] and result["blockers"]  # a token that cannot form, and the merge in its way
-    assert seq.find_word("eng_Latn", ("eng_Latn",)) is None  # alone, the three trees agree
+    assert seq.find_word("deu_Latn", ("deu_Latn",)) is None  # alone, the three trees agree
 
 
 def test_vocab_growth_ends_at_the_global_model_and_stays_under_the_no_sharing_bound(seq):
@@ -401,21 +423,26 @@ def test_vocab_growth_ends_at_the_global_model_and_stays_under_the_no_sharing_bo
 
 
 def test_the_explorer_falls_back_to_a_frequent_word_where_concatenation_cuts_nothing_longer(seq):
-    assert seq.explorer_pair() == ("eng_Latn", "deu_Latn")
-    word, differs = seq.default_word("eng_Latn", ("eng_Latn",))  # alone: nothing differs
-    assert not differs and word == next(seq.words("eng_Latn"))
-    union = ("eng_Latn", "deu_Latn")
-    assert seq.default_word("deu_Latn", union) == (seq.find_word("deu_Latn", union), True)
+    assert seq.explorer_pair() == ("deu_Latn", "eng_Latn")
+    word, differs = seq.default_word("deu_Latn", ("deu_Latn",))  # alone: nothing differs
+    assert not differs and word == next(seq.words("deu_Latn"))
+    union = ("deu_Latn", "eng_Latn")
+    assert seq.default_word("eng_Latn", union) == (seq.find_word("eng_Latn", union), True)
 
 
 def test_sequential_paper_values_are_the_fidelity_and_union_numbers(seq):
-    fid = seq.fidelity(LANGS, "as listed", K)
+    fid = seq.fidelity(LANGS, "alphabetical", K)
     spread = {n: seq.unions(n, trials=2) for n in (1, 2)}
     growth = seq.vocab_growth()
     here = sequential_values(fid, spread, growth)
     assert set(here) == _claim_keys("modular_tokenizers_sequential")
-    assert here["subtokenizer_nsl_max"] == max(r["NSL subtokenizer"] for r in fid["rows"])
-    assert here["global_nsl_max"] == max(r["NSL global"] for r in fid["rows"])
+    for key, column, name in (("subtokenizer_nsl_max", "NSL subtokenizer", "subtokenizer"),
+                              ("global_nsl_max", "NSL global", "global")):
+        m = here[key]  # the worst language's NSL, with its interval over the evaluation lines
+        assert m.value == pytest.approx(max(r[column] for r in fid["rows"])) and m.over.startswith("lines")
+        each = [stats.ratio_ci(t[name], t["reference"]) for t in fid["line_tokens"].values()]
+        assert m.hi >= max(hi for _, _, hi in each) - 1e-12 and m.lo >= max(lo for _, lo, _ in each) - 1e-12
+        assert [r[column] for r in fid["rows"]] == pytest.approx([v for v, _, _ in each])
     assert here["sequential_vs_concatenation"] == pytest.approx(
         np.mean(spread[2]["concatenation"]) - np.mean(spread[2]["sequential"]))
     # Table 7's aggregation: the mean over subsets for each n (one language is no union)
@@ -454,7 +481,7 @@ def merged(uni):
 
 def test_unigram_fidelity_has_one_row_per_language_with_direct_token_counts(uni, merged):
     rows = uni.fidelity_rows(merged, K)
-    assert [r["language"] for r in rows] == ["English", "German", "French"]
+    assert [r["language"] for r in rows] == ["German", "English", "French"]
     mt = merged.modular()
     for row, lang in zip(rows, LANGS):
         mono_tokens = sum(map(len, uni.mono(lang, K).encode_batch(TEXT[lang])))
@@ -589,3 +616,19 @@ def test_two_schemes_train_evaluate_and_tabulate_end_to_end(tok, tmp_path):
         f"{worst}: {100 * (1 - cov[worst]):.1f}% of its full-tokenizer tokens lie outside its "
         f"{len(tok.ids([worst])):,} own ids ({len(tok.ids([worst])) / lm_vocab_size(tok):.0%} of the "
         f"{lm_vocab_size(tok):,} LM rows)")
+
+
+def test_sequential_bpe_trains_in_the_papers_alphabetical_order_by_default():
+    """§4.2 and App. A.3: sequential BPE trains the languages in alphabetical order. With no
+    order, train_sequential sorts the codes; the study keeps its languages sorted, so its global
+    tokenizer, its "alphabetical" order and its vocabulary growth follow that order too."""
+    counts = {"y": Counter({"ab": 5, "abc": 4}), "x": Counter({"bc": 6, "abc": 2})}
+    default = train_sequential(counts, 259, scheme="whitespace")
+    assert list(default.budgets) == ["x", "y"]
+    assert default.model.merges == train_sequential(counts, 259, order=["x", "y"], scheme="whitespace").model.merges
+    assert default.model.merges != train_sequential(counts, 259, order=["y", "x"], scheme="whitespace").model.merges
+    study = SequentialStudy(CORPORA, ["fra_Latn", "eng_Latn", "deu_Latn"], K)
+    assert study.langs == ["deu_Latn", "eng_Latn", "fra_Latn"] and ORDERS[0] == "alphabetical"
+    assert study.fidelity(study.langs, "alphabetical", K)["order"] == ("deu_Latn", "eng_Latn", "fra_Latn")
+    assert [r["added"] for r in study.vocab_growth()] == ["deu_Latn", "eng_Latn", "fra_Latn"]
+    assert "alphabetical order" in study.setting(1)["data"]

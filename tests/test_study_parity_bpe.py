@@ -11,6 +11,7 @@ import pytest
 from modtok import mixture
 from modtok.bpe import parity
 from modtok.errors import DataError, MissingDevTextError, ParityConfigError
+from modtok.evaluation.metrics import gini
 from modtok.studies import parity_bpe as pb
 from modtok.text import data
 from modtok.ui import plots
@@ -277,8 +278,8 @@ def test_load_tops_up_from_the_data_when_few_preferred_are_there(monkeypatch):
 
 
 def test_mc4_sizes_and_the_papers_tiers(study, monkeypatch):
-    assert all(lang in pb.MC4_TOKENS_B for lang in pb.PAPER_LANGUAGES)
-    assert set(pb.SMOKE_LANGUAGES) <= set(pb.PAPER_LANGUAGES)
+    assert all(lang in pb.MC4_TOKENS_B for lang in pb.LANGUAGES)
+    assert set(pb.SMOKE_LANGUAGES) <= set(pb.LANGUAGES)
     assert pb.MC4_TOKENS_B["eng_Latn"] == 2733 and pb.MC4_TOKENS_B["tel_Telu"] == 1.3  # mT5's mC4 table
     assert all(data.script_of(lang) for lang in pb.MC4_TOKENS_B)
     # §5.1: > 1M examples high, 500k-1M medium, < 500k low (the boundaries belong to medium)
@@ -342,11 +343,17 @@ def test_setting_and_the_paper_values_of_every_claim(study):
     values = study.paper_values(VOCAB)
     assert set(values) == {c.key for c in paper_vs_here.claims("parity_bpe")}
     base, classical = study.named(pb.BASE), study.classical_at(study.named(pb.BASE))
-    assert values["gini_change"] == study.versus_classical(base)[0] < 0
+    # the Gini and compression claims carry their interval over the 30 test lines; the points are the tables'
+    assert values["gini_change"].value == pytest.approx(study.versus_classical(base)[0]) and values["gini_change"].hi < 0
+    assert values["compression_change"].value == pytest.approx(study.versus_classical(base)[1])
     assert values["utilisation_change"] == pytest.approx(
         study.evaluate(base)["row"]["utilisation"] / study.evaluate(classical)["row"]["utilisation"] - 1)
     assert isinstance(values["dev100_gini_cut"], paper_vs_here.NotMeasured)  # 30 dev lines: no 100-line subset
-    assert values["balanced_smaller_cut"] == study.price(pb.BALANCED)[0] - study.price(pb.TAU)[0]
+    assert values["balanced_smaller_cut"].value == pytest.approx(study.price(pb.BALANCED)[0] - study.price(pb.TAU)[0])
+    for key in ("gini_change", "hybrid_gini_change", "window_gini_change", "base_lowest_gini", "ratio_gini_change",
+                "ratio_smallest_reduction", "compression_change", "ratio_compression_change", "balanced_smaller_cut"):
+        m = values[key]
+        assert m.over.startswith("lines") and m.lo < m.hi, key  # 30 lines of different costs: a spread
     reasons = study.reasons(values, VOCAB)
     forced = study.reasons(dict(values, base_lowest_gini=1.0, utilisation_change=-1.0), VOCAB)  # as if both failed
     assert forced["base_lowest_gini"].startswith("measured where, not why: test Gini classical ")
@@ -365,3 +372,17 @@ def test_setting_and_the_paper_values_of_every_claim(study):
     nodev = pb.ParityStudy(study.train, None, study.test, vocab=VOCAB, scheme=SCHEME, sizes=SIZES, dev_source="none: x")
     assert all(isinstance(v, paper_vs_here.NotMeasured) and "none: x" in v.reason
                for v in nodev.paper_values(VOCAB).values())
+
+
+def test_the_gini_interval_is_the_bootstrap_over_test_lines(study):
+    """The interval of a Gini change redrawn by hand: the same draws (seed 0) of the 30 test
+    lines, each language's tokens under the run and under classical BPE summed over them."""
+    base = study.named(pb.BASE)
+    runs = {"b": base, "c": study.classical_at(base)}
+    got = study.over_lines(runs, lambda gini, comp: {"v": gini["b"] / gini["c"] - 1})["v"]
+    lines = {name: np.array([study.evaluate(spec)["line_tokens"][lang] for lang in study.langs], float)
+             for name, spec in runs.items()}  # (languages, lines)
+    idx = np.random.default_rng(0).integers(0, 30, size=(1000, 30))
+    reps = [gini(lines["b"][:, i].sum(1)) / gini(lines["c"][:, i].sum(1)) - 1 for i in idx]
+    assert (got.lo, got.hi) == pytest.approx(tuple(np.quantile(reps, [0.025, 0.975])))
+    assert got.value == pytest.approx(study.versus_classical(base)[0])

@@ -169,3 +169,22 @@ def test_the_page_counts_per_paper_and_per_scale(tmp_path):
     assert md.index("## Headline findings") < md.index("## Counts per paper and per scale") < md.index("## Notebooks")
     assert f"| {pf} | paper | {len(paper_scale)} | {len(paper_scale)} | 0 | 0 | 0 |" in md
     assert "at scale paper" in out.summary() and "headline (" in out.summary()
+
+
+def test_parity_vs_deployed_is_a_difference_of_mean_parities_not_a_correlation():
+    """Its quantity is AdaptMix's mean parity minus a deployed tokenizer's (each a ratio of
+    fertilities, Table 7), which no bound of 1 holds: the paper's own AdaptMix minus LLaMA is
+    about -4.6, and the study's hand case below -1.5. Its plausible range holds both."""
+    from modtok.studies import adaptmix
+
+    c = next(c for c in pvh.claims("adaptmix") if c.key == "parity_vs_deployed")
+    llama = [5.9704, 5.8148, 7.0667, 1.9630, 10.2296, 2.1111, 11.8519, 2.8593, 2.6741, 11.7852, 5.8370, 3.5185,
+             2.2148, 8.8074, 9.8519]  # Table 7, LLaMA's 15 non-English rows
+    paper_diff = 1.3561 - sum(llama) / len(llama)
+    out = adaptmix.parity_intervals({"a": {"en": [2, 2], "xx": [2, 2]}, "d": {"en": [2, 2], "xx": [6, 4]}},
+                                    {"en": [2, 2], "xx": [2, 2]}, "en", ref="a")
+    assert out["a-d|mean"][0] == pytest.approx(1.0 - 2.5)  # parity 1 against (10 / 4) / (4 / 4)
+    for diff in (paper_diff, out["a-d|mean"][0]):
+        assert c.range[0] <= diff <= c.range[1] and abs(diff) > 1
+        assert c.verdict(diff) == "holds"
+    assert c.verdict(0.3) == "does not hold"  # AdaptMix farther from parity than a deployed tokenizer

@@ -116,13 +116,16 @@ def train_sequential(
     scheme: str = DEFAULT_SCHEME,
     progress: bool = False,
 ) -> MultilingualBPE:
-    """Algorithm 2 on ``{lang: Counter(pre-token -> count)}`` in ``order``.
+    """Algorithm 2 on ``{lang: Counter(pre-token -> count)}`` in ``order`` (default: the
+    languages sorted by their codes, the paper's alphabetical order, §4.2 and App. A.3; its
+    tables sort ISO 639-1 codes, ours FLORES-200 codes, which put a few languages elsewhere:
+    ``spa_Latn`` after ``slv_Latn`` where "es" comes before "et").
 
     ``k`` is one budget for every language (the paper's setting) or
     ``{lang: k_lang}``, a budget per language (what
     :func:`modtok.mixture.adaptive_budgets` iterates).
     """
-    order = check_order(counts_by_lang, order)
+    order = check_order(counts_by_lang, sorted(counts_by_lang) if order is None else order)
     budgets = {lang: k for lang in order} if isinstance(k, int) else dict(k)
     for lang in order:
         if lang not in budgets:

@@ -14,7 +14,7 @@ English on parallel lines (a measure of this project, not of the paper).
 >>> study.joint(("eng_Latn", "deu_Latn"), 262) is study.joint(["eng_Latn", "deu_Latn"], 262)  # trained once
 True
 >>> here = paper_values(result)                                       # the notebook's "paper vs here" values
->>> here["joint_mean_nsl"], here["deployed_max_nsl"].reason
+>>> here["joint_mean_nsl"].value, here["deployed_max_nsl"].reason   # with its interval over lines
 (1.25, "no deployed tokenizer installed (pip install 'modtok[deployed]')")
 >>> paper_joint_budget(21, 24_000)                                   # the paper's Multi 21 at 128k
 128000
@@ -47,6 +47,7 @@ from .reference import Monolingual
 # The paper's joint baseline "Multi 21" of Tables 1 and 10: 128k tokens over 21 languages whose
 # monolingual references have 24k each, i.e. about a quarter of a reference budget per language.
 PAPER_JOINT_SHARE = 128 / (21 * 24)
+REFERENCE = "reference"  # the monolingual reference's key in nsl_table's line_tokens
 
 
 def paper_joint_budget(n_langs: int, k: int, step: int = 2_000) -> int:
@@ -126,11 +127,13 @@ class InefficiencyStudy(Study):
         ``long`` is :func:`modtok.evaluation.metrics.language_table` (one row per language x
         tokenizer: the joint BPE of ``langs`` at ``budget``, then the deployed ones); ``rows``
         has one row per language: its name, script, the reference's tokens per character and
-        an ``"NSL <tokenizer>"`` column per tokenizer.
+        an ``"NSL <tokenizer>"`` column per tokenizer; ``line_tokens[lang][name]`` the tokens of
+        each evaluation line under each tokenizer and under ``"reference"`` (the NSLs' intervals
+        over lines, :func:`paper_values`).
         """
         langs = tuple(langs)
         if not langs:
-            return {"langs": (), "budget": budget, "rows": [], "long": []}
+            return {"langs": (), "budget": budget, "rows": [], "long": [], "line_tokens": {}}
         joint, name = self.joint(langs, budget), f"joint BPE {budget // 1000}k"
         encoded = {lang: {name: metrics.Encoded(joint, self.corpora.eval[lang], lang),
                           **{d: self._kept(d, tok, lang) for d, tok in self.deployed.items()}} for lang in langs}
@@ -145,7 +148,9 @@ class InefficiencyStudy(Study):
                 f"mono {self.k // 1000}k tok/char": mine[0]["tokens_per_char"] / mine[0]["nsl"],
                 **{f"NSL {r['tokenizer']}": r["nsl"] for r in mine},
             })
-        return {"langs": langs, "budget": budget, "rows": rows, "long": long}
+        line_tokens = {lang: {n: e.tokens.tolist() for n, e in {**encoded[lang], REFERENCE: reference[lang]}.items()}
+                       for lang in langs}  # lists: results compare with ==
+        return {"langs": langs, "budget": budget, "rows": rows, "long": long, "line_tokens": line_tokens}
 
     def rows(self, langs: Sequence[str], budget: int) -> list[dict]:
         """The per-language rows (:func:`modtok.evaluation.metrics.language_table_of`): each
@@ -216,13 +221,13 @@ class InefficiencyStudy(Study):
                 for name, tok in candidates.items()]
 
 
-def _column(rows: list[dict], name: str) -> str | None:
-    return f"NSL {name}" if rows and f"NSL {name}" in rows[0] else None
-
-
 def paper_values(result: dict) -> dict:
     """The measured values of the ``modular_tokenizers_inefficiency`` claims (``paper_figures.toml``)
-    from :meth:`InefficiencyStudy.nsl_table`'s ``result``.
+    from :meth:`InefficiencyStudy.nsl_table`'s ``result``. With its ``line_tokens`` every NSL
+    claim carries its interval over evaluation lines
+    (:func:`modtok.studies.paper_vs_here.over_lines`: line ``i`` of every language, tokenizer
+    and reference drawn together, so a maximum or a mean over languages is bootstrapped whole);
+    without them (or on text that is not parallel) the point estimates.
 
     >>> rows = [{"lang": "npi_Deva", "NSL joint BPE 8k": 1.5, "NSL llama3": 3.0}, {"lang": "eng_Latn", "NSL joint BPE 8k": 0.9, "NSL llama3": 1.0}]
     >>> here = paper_values({"rows": rows})
@@ -230,28 +235,52 @@ def paper_values(result: dict) -> dict:
     (1.2, 3.0, 3.0, 1.0)
     >>> here["nepali_nsl_qwen3"].reason
     'qwen3 is not installed'
+
+    With the lines (two of them; llama3 spends 3 and 9 tokens on Nepali where the reference
+    spends 2 and 2, so its NSL is 3 and a replicate draws 1.5, 3 or 4.5):
+
+    >>> lines = {"npi_Deva": {"joint BPE 8k": [3, 3], "llama3": [3, 9], "reference": [2, 2]},
+    ...          "eng_Latn": {"joint BPE 8k": [2, 2], "llama3": [2, 2], "reference": [2, 2]}}
+    >>> paper_values({"rows": rows, "line_tokens": lines})["nepali_nsl_llama3"]
+    Measured(value=3.0, lo=1.5, hi=4.5, over='lines')
     """
     rows = result["rows"]
+    keys = ("deployed_max_nsl", "llama3_max_nsl", "nepali_nsl_llama3", "nepali_nsl_qwen3", "english_nsl_llama3",
+            "joint_mean_nsl")
     if not rows:
-        none = NotMeasured("no language selected")
-        return {key: none for key in ("deployed_max_nsl", "llama3_max_nsl", "nepali_nsl_llama3", "nepali_nsl_qwen3",
-                                      "english_nsl_llama3", "joint_mean_nsl")}
-    joint = next(k for k in rows[0] if k.startswith("NSL joint"))
-    deployed = [k for k in rows[0] if k.startswith("NSL ") and k != joint]
-    by_lang = {r["lang"]: r for r in rows}
+        return dict.fromkeys(keys, NotMeasured("no language selected"))
+    joint = next(k for k in rows[0] if k.startswith("NSL joint"))[4:]
+    deployed = [k[4:] for k in rows[0] if k.startswith("NSL ") and k[4:] != joint]
+    langs = [r["lang"] for r in rows]
+    out: dict = {}
+    if not deployed:
+        out["deployed_max_nsl"] = NotMeasured("no deployed tokenizer installed (pip install 'modtok[deployed]')")
+    for key, name, lang in (("llama3_max_nsl", "llama3", None), ("nepali_nsl_llama3", "llama3", "npi_Deva"),
+                            ("nepali_nsl_qwen3", "qwen3", "npi_Deva"), ("english_nsl_llama3", "llama3", "eng_Latn")):
+        if name not in deployed:
+            out[key] = NotMeasured(f"{name} is not installed")
+        elif lang is not None and lang not in langs:
+            out[key] = NotMeasured(f"{lang} is not among the languages")
 
-    def of(name: str, lang: str | None = None):
-        col = _column(rows, name)
-        if col is None:
-            return NotMeasured(f"{name} is not installed")
-        if lang is None:
-            return max(float(r[col]) for r in rows)
-        if lang not in by_lang:
-            return NotMeasured(f"{lang} is not among the languages")
-        return float(by_lang[lang][col])
+    def nsl(t, name, lang):  # t: totals (floats for the point, replicates for the interval)
+        return t[f"{name}|{lang}"] / t[f"{REFERENCE}|{lang}"]
 
-    return {"deployed_max_nsl": (max(float(r[k]) for r in rows for k in deployed) if deployed
-                                 else NotMeasured("no deployed tokenizer installed (pip install 'modtok[deployed]')")),
-            "llama3_max_nsl": of("llama3"), "nepali_nsl_llama3": of("llama3", "npi_Deva"),
-            "nepali_nsl_qwen3": of("qwen3", "npi_Deva"), "english_nsl_llama3": of("llama3", "eng_Latn"),
-            "joint_mean_nsl": float(np.mean([r[joint] for r in rows]))}
+    def statistic(t) -> dict:
+        values = {"joint_mean_nsl": np.mean([nsl(t, joint, lang) for lang in langs], axis=0),
+                  "deployed_max_nsl": np.max([nsl(t, n, lang) for n in deployed for lang in langs], axis=0)
+                  if deployed else 0.0,
+                  "llama3_max_nsl": np.max([nsl(t, "llama3", lang) for lang in langs], axis=0) if "llama3" in deployed
+                  else 0.0}
+        for key, name, lang in (("nepali_nsl_llama3", "llama3", "npi_Deva"), ("nepali_nsl_qwen3", "qwen3", "npi_Deva"),
+                                ("english_nsl_llama3", "llama3", "eng_Latn")):
+            values[key] = nsl(t, name, lang) if key not in out else 0.0
+        return {k: v for k, v in values.items() if k not in out}
+
+    if result.get("line_tokens"):
+        columns = {f"{name}|{lang}": tokens for lang, by_name in result["line_tokens"].items()
+                   for name, tokens in by_name.items()}
+        return {**out, **paper_vs_here.over_lines(columns, statistic)}
+    # the rows' NSLs alone (no per-line tokens): one "total" per tokenizer, the reference's 1
+    totals = {f"{k[4:]}|{r['lang']}": float(r[k]) for r in rows for k in r if k.startswith("NSL ")}
+    totals |= {f"{REFERENCE}|{lang}": 1.0 for lang in langs}
+    return {**out, **{k: float(v) for k, v in statistic(totals).items()}}

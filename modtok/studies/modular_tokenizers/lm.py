@@ -40,8 +40,6 @@ from modtok.artifacts import baselines
 from modtok.artifacts.modular import ModularTokenizer
 from modtok.cache import Results, fingerprint
 from modtok.errors import SchemeError
-from modtok.evaluation import metrics
-from modtok.evaluation.stats import paired_bootstrap
 from modtok.lm import infer
 from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
 from modtok.lm.model import LM, LMConfig
@@ -350,13 +348,11 @@ def reasons(here: Mapping[str, float | NotMeasured], speed_rows: list[dict], eva
 def over_lines(eval_rows: list[dict], cells: Mapping[str, tuple[str, str]], statistic, n_boot: int = 1000,
                seed: int = 0) -> Measured | float:
     """``statistic({name: bits per byte})`` of the (scheme, setting) ``cells`` (each the mean over the
-    languages of its bits per byte, :func:`mean_bpb`), with its interval over evaluation lines: a
-    :func:`~modtok.evaluation.stats.paired_bootstrap` of the per-line scored nats and bytes
-    (:func:`modtok.lm.infer.evaluate`), line ``i`` of every language and cell drawn together (on
+    languages of its bits per byte, :func:`mean_bpb`), with its interval over evaluation lines
+    (:func:`modtok.studies.paper_vs_here.over_lines` of the per-line scored nats and bytes,
+    :func:`modtok.lm.infer.evaluate`): line ``i`` of every language and cell drawn together (on
     parallel text, one sentence in every language). Where the languages have different numbers of
-    lines (text that is not parallel) there is no such unit: the point estimate alone, a float. A
-    percentile interval that misses its point (a skewed statistic on few lines) is widened to it,
-    and ``over`` says so.
+    lines (text that is not parallel) there is no such unit: the point estimate alone, a float.
 
     Worked example (hand-checkable): two lines of 2 bytes each; under "L" both cost 2 bits (1 bpb),
     under "F" the first 2 bits and the second 6 (2 bpb). A replicate draws the lines {1, 1}, {1, 2}
@@ -369,22 +365,17 @@ def over_lines(eval_rows: list[dict], cells: Mapping[str, tuple[str, str]], stat
     Measured(value=1.0, lo=0.0, hi=2.0, over='lines')
     """
     langs = sorted({r["lang"] for r in eval_rows if (r["scheme"], r["setting"]) in set(cells.values())})
-    samples = {}
+    columns = {}
     for name, (scheme, setting) in cells.items():
         for lang in langs:
             row = _cell(eval_rows, scheme=scheme, setting=setting, lang=lang)
-            samples[f"{name}|{lang}|nats"], samples[f"{name}|{lang}|bytes"] = row["line_nats"], row["line_bytes"]
+            columns[f"{name}|{lang}|nats"], columns[f"{name}|{lang}|bytes"] = row["line_nats"], row["line_bytes"]
 
-    def stat(a):  # a[...]: (n,) for the point, (n_boot, n) for the replicates
-        return {"v": statistic({name: np.mean([a[f"{name}|{lang}|nats"].sum(-1) / a[f"{name}|{lang}|bytes"].sum(-1)
-                                               for lang in langs], axis=0) / math.log(2) for name in cells})}
+    def bpb(t):  # t[...]: a column's total, a float for the point, (n_boot,) for the replicates
+        return {"v": statistic({name: np.mean([t[f"{name}|{lang}|nats"] / t[f"{name}|{lang}|bytes"] for lang in langs],
+                                               axis=0) / math.log(2) for name in cells})}
 
-    if len({len(v) for v in samples.values()}) != 1:
-        return float(stat({k: np.asarray(v, np.float64) for k, v in samples.items()})["v"])
-    value, lo, hi = paired_bootstrap(samples, stat, n_boot, seed=seed)["v"]
-    if lo <= value <= hi:
-        return Measured(value, lo, hi, "lines")
-    return Measured(value, min(lo, value), max(hi, value), "lines (percentile interval widened to its point)")
+    return paper_vs_here.over_lines(columns, bpb, n_boot, seed)["v"]
 
 
 def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[dict], mono: str = "Mono-only",
@@ -397,7 +388,8 @@ def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[d
     near-parity of Samp_Sub_n, is its gap (Full minus Lang) as a share of Mono-only's;
     ``mono_only_matches_baseline`` and ``samp_sub_recovers_baseline`` are Mono-only under Lang and
     Samp_Sub_n under Full against the :data:`BASELINE` (percent fewer bits per byte than it; not
-    measured without Baseline rows). These three carry intervals over lines (:func:`over_lines`).
+    measured without Baseline rows). These three and ``samp_full_narrows_gap`` (Mono-only's gap minus
+    Samp_Full's) carry intervals over lines (:func:`over_lines`).
 
     >>> ev = [{"scheme": s, "setting": st, "lang": "x", "bpb": b, "coverage": c} for s, st, b, c in
     ...       [("m", "Lang", 3.0, 1.0), ("m", "Full", 3.5, 1.0), ("m", "Full-Lang", 3.4, 0.96), ("f", "Lang", 3.1, 1.0),
@@ -413,10 +405,11 @@ def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[d
     (0.6, True, 'lines')
     >>> here["samp_sub_recovers_baseline"]
     NotMeasured(reason='no Baseline trained (train_baseline)')
+    >>> round(here["samp_full_narrows_gap"].value, 3)          # (3.5 - 3.0) - (3.2 - 3.1)
+    0.4
     >>> {k: round(v, 3) for k, v in here.items() if isinstance(v, float)}
-    {'samp_full_narrows_gap': 0.4, 'mono_only_mixes_languages': 0.15, 'full_foreign_token_share': 4.0, 'compact_speedup': 4.0, 'compact_params': 25.0}
+    {'mono_only_mixes_languages': 0.15, 'full_foreign_token_share': 4.0, 'compact_speedup': 4.0, 'compact_params': 25.0}
     """
-    means = {(r["scheme"], r["setting"]): r["bpb"] for r in mean_bpb(eval_rows, [mono, full, sub], ["Lang", "Full"])}
     gap_share = over_lines(eval_rows, {"ml": (mono, "Lang"), "mf": (mono, "Full"), "sl": (sub, "Lang"),
                                        "sf": (sub, "Full")}, lambda m: (m["sf"] - m["sl"]) / (m["mf"] - m["ml"]))
     if _evaluated(eval_rows, BASELINE, "Full"):
@@ -426,7 +419,9 @@ def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[d
         mono_base, sub_base = vs_base(mono, "Lang"), vs_base(sub, "Full")
     else:
         mono_base = sub_base = NotMeasured("no Baseline trained (train_baseline)")
-    gap = {s: means[s, "Full"] - means[s, "Lang"] for s in (mono, full)}
+    # Mono-only's Full - Lang gap minus Samp_Full's, over the same drawn lines
+    narrows = over_lines(eval_rows, {"ml": (mono, "Lang"), "mf": (mono, "Full"), "fl": (full, "Lang"),
+                                     "ff": (full, "Full")}, lambda m: (m["mf"] - m["ml"]) - (m["ff"] - m["fl"]))
     shares = {r["scheme"]: r["mean"] for r in fid_rows}
     # the Full-Lang coverage is a property of the tokenizer (the same under every scheme): read it off one
     foreign = [100 * (1 - r["coverage"]) for r in eval_rows if r["scheme"] == mono and r["setting"] == "Full-Lang"]
@@ -438,7 +433,7 @@ def paper_values(eval_rows: list[dict], fid_rows: list[dict], speed_rows: list[d
     untimed = NotMeasured("no full/compact timing")
     widest = pairs[max(pairs)] if pairs else None
     return {"lang_vs_full": gap_share, "mono_only_matches_baseline": mono_base, "samp_sub_recovers_baseline": sub_base,
-            "samp_full_narrows_gap": gap[mono] - gap[full],
+            "samp_full_narrows_gap": narrows,
             "mono_only_mixes_languages": shares[mono] - shares[full],
             "full_foreign_token_share": max(foreign) if foreign else NotMeasured("no Full-Lang evaluation"),
             "compact_speedup": (max(p["full"]["forward ms"] / p["compact"]["forward ms"] for p in pairs.values())

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
+import numpy as np
+
 from modtok.evaluation import metrics
 from modtok.text.training import TRAINING_SCHEME
 
@@ -59,6 +61,10 @@ class Monolingual:
             encoder = model if self.encoder is None else self.encoder(model)
             self._encoded[lang, k] = metrics.Encoded(encoder, self.eval[lang], lang)
         return self._encoded[lang, k]
+
+    def line_tokens(self, lang: str, k: int) -> np.ndarray:
+        """|T_ℓ(s)| of each of ``lang``'s evaluation lines (an NSL's interval over lines draws them)."""
+        return self.encoded(lang, k).tokens
 
     def tokens(self, lang: str, k: int) -> int:
         """Σ_s |T_ℓ(s)| over ``lang``'s evaluation lines."""

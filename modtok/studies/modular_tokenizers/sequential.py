@@ -16,7 +16,7 @@ vocabulary size by number of languages (:meth:`~SequentialStudy.vocab_growth`).
 >>> from modtok.text.data import Corpora
 >>> text = {"x_Latn": ["ab abc ab"] * 20, "y_Latn": ["bc abc bc"] * 20}
 >>> study = SequentialStudy(Corpora(text, text, "toy"), ["x_Latn", "y_Latn"], k=260)
->>> rows = study.fidelity(["x_Latn", "y_Latn"], "as listed", 260)["rows"]   # the first language is a monolingual BPE
+>>> rows = study.fidelity(["x_Latn", "y_Latn"], "alphabetical", 260)["rows"]   # the first language is a monolingual BPE
 >>> [(row["position"], row["reused"], float(row["NSL subtokenizer"])) for row in rows]
 [(1, 0, 1.0), (2, 3, 1.3333333333333333)]
 >>> float(study.nsl(study.modular("concatenation", ("y_Latn",)).subtokenizer(["y_Latn"]).hf, "y_Latn"))  # = the reference
@@ -51,19 +51,22 @@ from modtok.text.pretokenize import count_by_language, pretokenize
 from . import PAPER
 from .reference import Monolingual
 
-ORDERS = ("as listed", "reversed", "random (seed 0)", "random (seed 1)")  # the order widget's choices
+ORDERS = ("alphabetical", "reversed", "random (seed 0)", "random (seed 1)")  # the order widget's choices
 KINDS = ("monolingual", "concatenated", "sequential")  # the three tokenizers of a word's merge trees
 
 
 class SequentialStudy(Study):
     """Sequential BPE, concatenation and monolingual references on ``corpora``'s
-    languages ``langs`` (in this order: "as listed"), per-language budget ``k``
-    (bytes included), pre-tokenizer ``scheme``."""
+    languages ``langs``, per-language budget ``k`` (bytes included), pre-tokenizer
+    ``scheme``. The languages are kept sorted by code: the training order of every run
+    that names none (the global tokenizer of (a) and (d), :data:`ORDERS`' "alphabetical")
+    is the paper's alphabetical order (§4.2, App. A.3; :func:`~modtok.bpe.sequential.train_sequential`
+    says how sorting FLORES-200 codes differs from its ISO 639-1 codes)."""
 
     name, paper, notebook = "modular_tokenizers_sequential", PAPER, "02_sequential_bpe"
 
     def __init__(self, corpora: Corpora, langs: Sequence[str], k: int, scheme: str = "whitespace"):
-        self.corpora, self.langs, self.k, self.scheme = corpora, list(langs), k, scheme
+        self.corpora, self.langs, self.k, self.scheme = corpora, sorted(langs), k, scheme
         # every tokenizer on disk too (modtok.cache), keyed on the text and the pre-tokenizer
         self.results = Results("sequential", (corpora.train, corpora.eval, scheme))
         self.mono = Monolingual(lambda lang, k: self.results.get("monolingual", (lang, k), lambda: standard.train(
@@ -79,7 +82,8 @@ class SequentialStudy(Study):
         """This run's setting, in the fields of the paper's (``paper_figures.toml``); ``trials``
         random subsets and orders per union size n."""
         size = len(self.sequential(tuple(self.langs)).model)
-        return {**corpus_fields(self.corpora, self.langs),
+        fields = corpus_fields(self.corpora, self.langs)
+        return {**fields, "data": f"{fields['data']}; sequential BPE in alphabetical order of the FLORES-200 codes",
                 "vocabulary": f"k = {self.k:,} tokens per language, bytes included (global tokenizer of {size:,} "
                               f"over {len(self.langs)} languages) vs monolingual BPE of the same k; unions: "
                               f"{trials} random subsets and orders per n",
@@ -116,7 +120,7 @@ class SequentialStudy(Study):
 
         >>> from modtok.text.data import Corpora
         >>> study = SequentialStudy(Corpora({"x": ["a"], "y": ["b"], "z": ["c"]}, {}, "toy"), ["x", "y", "z"], 300)
-        >>> study.ordered(["z", "x"], "as listed"), study.ordered(["z", "x"], "reversed")
+        >>> study.ordered(["z", "x"], "alphabetical"), study.ordered(["z", "x"], "reversed")
         (['x', 'z'], ['z', 'x'])
         """
         langs = [lang for lang in self.langs if lang in langs]
@@ -136,13 +140,16 @@ class SequentialStudy(Study):
 
     def _rows(self, order: tuple[str, ...], k: int) -> list[dict]:
         """:meth:`rows` of the languages in ``order``, that order."""
-        if not order:
-            return []
+        return metrics.language_table_of(*self._encoded(order, k)) if order else []
+
+    def _encoded(self, order: tuple[str, ...], k: int) -> tuple[dict, dict]:
+        """The evaluation lines of each language of ``order`` encoded by its subtokenizer and
+        the global tokenizer, and by its monolingual reference (:meth:`_rows`' input)."""
         size, mt = len(self.sequential(order, k).model), self.modular("sequential", order, k)
         ev = self.corpora.eval
         encoded = {lang: {"subtokenizer V_ℓ": metrics.Encoded(mt.subtokenizer([lang]).hf, ev[lang], lang),
                           f"global ({size} tokens)": metrics.Encoded(mt.hf, ev[lang], lang)} for lang in order}
-        return metrics.language_table_of(encoded, {lang: self.mono.encoded(lang, k) for lang in order})
+        return encoded, {lang: self.mono.encoded(lang, k) for lang in order}
 
     def measured(self, fidelity: dict, spread: dict[int, dict[str, list[float]]], growth: list[dict]) -> dict:
         """The value of each claim (:func:`paper_values`)."""
@@ -156,16 +163,22 @@ class SequentialStudy(Study):
         """The sequential tokenizer of ``langs`` in ``order`` at budget ``k``: per language
         (one row each, in training order) its position, |V_ℓ|, the tokens it reuses from
         earlier languages (bytes excluded), and the NSL of its subtokenizer and of the
-        global tokenizer. ``{"order", "k", "rows", "long", "global_size"}``; ``long``
-        has one row per language x tokenizer for the bars."""
+        global tokenizer. ``{"order", "k", "rows", "long", "global_size", "line_tokens"}``;
+        ``long`` has one row per language x tokenizer for the bars; ``line_tokens[lang]`` the
+        tokens of each evaluation line under ``"subtokenizer"``, ``"global"`` and
+        ``"reference"`` (the NSLs' intervals over lines, :func:`paper_values`)."""
         order = tuple(self.ordered(langs, order))
         if not order:
-            return {"order": (), "k": k, "rows": [], "long": []}
-        res, table = self.sequential(order, k), self._rows(order, k)
-        rows, long, seen = [], [], set()
+            return {"order": (), "k": k, "rows": [], "long": [], "line_tokens": {}}
+        res, (encoded, reference) = self.sequential(order, k), self._encoded(order, k)
+        table = metrics.language_table_of(encoded, reference)
+        rows, long, seen, line_tokens = [], [], set(), {}
         for i, lang in enumerate(order):
             ids = set(res.lang_to_ids[lang])
             sub, glob = (r["nsl"] for r in table if r["lang"] == lang)  # rows(): subtokenizer, then global
+            (_, e_sub), (_, e_glob) = encoded[lang].items()
+            line_tokens[lang] = {"subtokenizer": e_sub.tokens.tolist(), "global": e_glob.tokens.tolist(),
+                                 "reference": reference[lang].tokens.tolist()}  # lists: results compare with ==
             rows.append({
                 "position": i + 1, "language": f"{data.lang_name(lang)} ({lang})", "|V_ℓ|": len(ids),
                 "reused": len((ids & seen) - set(range(256))), "NSL subtokenizer": sub, "NSL global": glob,
@@ -173,7 +186,8 @@ class SequentialStudy(Study):
             long += [{"lang": lang, "tokenizer": "subtokenizer V_ℓ", "NSL": sub},
                      {"lang": lang, "tokenizer": f"global ({len(res.model)} tokens)", "NSL": glob}]
             seen |= ids
-        return {"order": order, "k": k, "rows": rows, "long": long, "global_size": len(res.model)}
+        return {"order": order, "k": k, "rows": rows, "long": long, "global_size": len(res.model),
+                "line_tokens": line_tokens}
 
     # ------------------------------------------------------------------ (b) n-language unions
 
@@ -262,8 +276,8 @@ class SequentialStudy(Study):
 
         >>> from modtok.text.data import Corpora
         >>> SequentialStudy(Corpora({l: ["a"] for l in ("eng_Latn", "rus_Cyrl", "deu_Latn")}, {}, "toy"),
-        ...                 ["eng_Latn", "rus_Cyrl", "deu_Latn"], 300).explorer_pair()
-        ('eng_Latn', 'deu_Latn')
+        ...                 ["eng_Latn", "rus_Cyrl", "deu_Latn"], 300).explorer_pair()   # sorted: deu, eng, rus
+        ('deu_Latn', 'eng_Latn')
         """
         first = self.langs[0]
         same = [lang for lang in self.langs[1:] if data.script_of(lang) == data.script_of(first)]
@@ -347,8 +361,12 @@ def segmentation_rows(result: dict) -> list[dict]:
 def paper_values(fidelity: dict, spread: dict[int, dict[str, list[float]]], growth: list[dict]) -> dict:
     """The measured values of the ``modular_tokenizers_sequential`` claims (``paper_figures.toml``)
     from :meth:`SequentialStudy.fidelity`, ``{n: SequentialStudy.unions(n, ...)}`` and
-    :meth:`SequentialStudy.vocab_growth`. Unions are aggregated as the paper's Table 7: the mean
-    over subsets (and orders) for each n; "max" is the largest of those means over n >= 2.
+    :meth:`SequentialStudy.vocab_growth`. The worst subtokenizer's and global tokenizer's NSL
+    carry their interval over evaluation lines when ``fidelity`` has its ``line_tokens``
+    (:func:`modtok.studies.paper_vs_here.over_lines`: the maximum over languages bootstrapped
+    whole). Unions are aggregated as the paper's Table 7: the mean over subsets (and orders) for
+    each n; "max" is the largest of those means over n >= 2 (point estimates: the rules' tolerance
+    is the paper's std across languages).
 
     >>> fid = {"rows": [{"NSL subtokenizer": 1.0, "NSL global": 0.9}, {"NSL subtokenizer": 1.03, "NSL global": 0.95}]}
     >>> spread = {1: {"sequential": [1.0], "concatenation": [1.0]}, 2: {"sequential": [1.01, 1.03], "concatenation": [1.1, 1.2]}}
@@ -359,8 +377,15 @@ def paper_values(fidelity: dict, spread: dict[int, dict[str, list[float]]], grow
     'needs unions of at least 2 languages'
     """
     rows = fidelity["rows"]
-    out: dict = {"subtokenizer_nsl_max": float(max(r["NSL subtokenizer"] for r in rows)),
-                 "global_nsl_max": float(max(r["NSL global"] for r in rows))}
+    if fidelity.get("line_tokens"):  # the worst NSL over languages with its interval over lines
+        columns = {f"{name}|{lang}": t for lang, by in fidelity["line_tokens"].items() for name, t in by.items()}
+        langs = list(fidelity["line_tokens"])
+        out: dict = paper_vs_here.over_lines(columns, lambda t: {
+            f"{name}_nsl_max": np.max([t[f"{name}|{lang}"] / t[f"reference|{lang}"] for lang in langs], axis=0)
+            for name in ("subtokenizer", "global")})
+    else:
+        out = {"subtokenizer_nsl_max": float(max(r["NSL subtokenizer"] for r in rows)),
+               "global_nsl_max": float(max(r["NSL global"] for r in rows))}
     multi = [n for n in spread if n >= 2]  # a "union" of one language is the language's own subtokenizer
     if multi:
         mean = {kind: {n: float(np.mean(spread[n][kind])) for n in multi} for kind in ("sequential", "concatenation")}
