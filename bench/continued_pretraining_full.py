@@ -20,7 +20,7 @@ import torch
 
 def compute(out: Path):
     from modtok.lm.train import default_device
-    from modtok.studies.pretoken_floor import continued_pretraining as continued
+    from modtok.studies.pretoken_floor import cpt as continued
     from modtok.text import data
 
     if default_device().type != "cuda":
@@ -42,7 +42,7 @@ def compute(out: Path):
 
 def report(out: Path):
     from modtok.studies import paper_vs_here
-    from modtok.studies.pretoken_floor import claims, continued_pretraining as continued
+    from modtok.studies.pretoken_floor import claims, cpt as continued
 
     saved = pickle.loads((out / "result.pkl").read_bytes())
     res = saved["result"]

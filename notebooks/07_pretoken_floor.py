@@ -287,7 +287,7 @@ import shutil
 import torch
 
 from modtok.lm.train import default_device
-from modtok.studies.pretoken_floor import continued_pretraining as continued
+from modtok.studies.pretoken_floor import cpt as continued
 
 GPU = default_device().type == "cuda"
 if not GPU:  # small models on a shared CPU: spinning OpenMP threads cost more than they give

@@ -1,4 +1,4 @@
-"""The R0/R1/R2 continued-pretraining experiment (modtok.studies.pretoken_floor.continued_pretraining, §VI–VII analog).
+"""The R0/R1/R2 continued-pretraining experiment (modtok.studies.pretoken_floor.cpt, §VI–VII analog).
 
 Oracles: a model with uniform logits scores log2(V) bits per token, so bits per
 byte = log2(V) * tokens / bytes, every token after the prefix scored and every
@@ -18,11 +18,13 @@ import pytest
 import torch
 
 from modtok.adapt import extend
-from modtok.errors import UsageError
+from modtok.adapt.hf_model import grow_lm
+from modtok.errors import DataError, UsageError, VocabularyMismatchError
 from modtok.evaluation import stats
+from modtok.lm import embed_init, stream
 from modtok.lm.batches import boundary_id, lm_vocab_size
 from modtok.lm.model import LM, config
-from modtok.studies.pretoken_floor import continued_pretraining as continued
+from modtok.studies.pretoken_floor import cpt as continued
 
 # Hand-written text (no corpus): English words and the Fig. 4 phrase.
 ENGLISH = ["the small cat sat on the mat", "we walked to the market and back", "the weather was cold"] * 20
@@ -44,12 +46,12 @@ def test_base_tokenizer_is_the_llama3_regex_bpe_loaded_from_its_file(base):
     from modtok.text import pretokenize
 
     assert base.regex == pretokenize.pattern("llama3") and base.next_id == 300
-    tok = continued.lm_tokenizer(base.json)
+    tok = stream.lm_tokenizer(base.json)
     assert tok.vocab_size == 300 and lm_vocab_size(tok) == 301 and boundary_id(tok) == 300
 
 
 def test_uniform_logits_give_log2_v_bits_per_token_and_every_byte(base):
-    tok = continued.lm_tokenizer(base.json)
+    tok = stream.lm_tokenizer(base.json)
     torch.manual_seed(0)
     model = LM(config("tiny", lm_vocab_size(tok), max_seq_len=64)).eval()
     torch.nn.init.zeros_(model.out.weight)  # logits all 0: uniform over the V = 301 LM ids
@@ -58,13 +60,13 @@ def test_uniform_logits_give_log2_v_bits_per_token_and_every_byte(base):
     for text, n, s in zip(texts, nats, scored):
         assert s == len(text.encode())  # every byte of the piece is scored
         assert n == pytest.approx(len(tok.encode(text)) * math.log(301), rel=1e-5)  # every token, after DOC
-    bpb = continued.bootstrap({"u": nats}, {"u": scored}, n_boot=10)["u"][0]
+    bpb = stats.bootstrap({"u": nats}, {"u": scored}, n_boot=10)["u"][0]
     n_tokens = sum(len(tok.encode(t)) for t in texts)
     assert bpb == pytest.approx(math.log2(301) * n_tokens / scored.sum(), rel=1e-5)
-    with pytest.raises(continued.DataError, match="empty"):
+    with pytest.raises(DataError, match="empty"):
         continued.score_pieces(model, tok, [""])
     short = LM(config("tiny", lm_vocab_size(tok), max_seq_len=8)).eval()  # the first piece is longer than 8 ids
-    with pytest.raises(continued.DataError, match="two windows"):  # refused, never cut (App. D: one context)
+    with pytest.raises(DataError, match="two windows"):  # refused, never cut (App. D: one context)
         continued.score_pieces(short, tok, texts)
 
 
@@ -74,7 +76,7 @@ def test_no_piece_is_cut_into_two_windows_under_any_arm(base):
     (no merges) needs the most ids, so a size R2 alone would allow is too long."""
     ext = {arm: extend.extend(base, extend.count_words(base, NEPALI, extend.arm_pattern(base.regex, arm)), 30, arm)
            for arm in ("R1", "R2")}
-    arms = {"R0": continued.lm_tokenizer(base.json)} | {a: continued.lm_tokenizer(e.tokenizer_json())
+    arms = {"R0": stream.lm_tokenizer(base.json)} | {a: stream.lm_tokenizer(e.tokenizer_json())
                                                          for a, e in ext.items()}
     lines, context = NEPALI[:12] + ENGLISH[:6], 24
     wide = continued.held_out(lines, 400)  # the size asked for: some piece does not fit under R0
@@ -101,7 +103,7 @@ def test_no_piece_is_cut_into_two_windows_under_any_arm(base):
 def test_the_prefix_is_what_the_first_token_is_scored_after(base):
     """The score of a piece is the model's on DOC + the piece: changing the prefix id
     changes the first token's score only (a causal model)."""
-    tok = continued.lm_tokenizer(base.json)
+    tok = stream.lm_tokenizer(base.json)
     torch.manual_seed(1)
     model = LM(config("tiny", lm_vocab_size(tok), max_seq_len=64)).eval()
     text = ENGLISH[0]
@@ -121,8 +123,8 @@ def test_every_arm_scores_the_same_bytes_on_the_same_pieces(base):
     texts = list(continued.pieces(NEPALI + ENGLISH[:10], 60))
     counts = extend.count_words(base, NEPALI, extend.arm_pattern(base.regex, "R2"))
     r2 = extend.extend(base, counts, 40, "R2", keep=False)  # unfiltered: long Nepali tokens (invariance not at issue)
-    arms = {"R0": continued.lm_tokenizer(base.json), "R2": continued.lm_tokenizer(r2.tokenizer_json())}
-    first = {name: [continued.token_nbytes(tok)[tok.encode(t)[0]] for t in texts] for name, tok in arms.items()}
+    arms = {"R0": stream.lm_tokenizer(base.json), "R2": stream.lm_tokenizer(r2.tokenizer_json())}
+    first = {name: [stream.token_nbytes(tok)[tok.encode(t)[0]] for t in texts] for name, tok in arms.items()}
     assert first["R0"] != first["R2"]  # the first tokens differ: the old scoring compared other bytes
     scored = {}
     for name, tok in arms.items():
@@ -187,7 +189,7 @@ def test_compare_by_hand_and_the_labels():
     with pytest.raises(UsageError, match="seeds"):
         continued.compare({"A": {0: ([1.0], [1])}, "B": {1: ([1.0], [1])}}, [0])
     # labels: lower is better, margin 0.01, in §VI's order (better, non-inferior, worse, no detectable difference)
-    assert [continued.label(lo, hi) for lo, hi in [(-0.2, -0.001), (-0.05, 0.0099), (-0.05, 0.01), (1e-4, 0.5)]] == [
+    assert [stats.label(lo, hi) for lo, hi in [(-0.2, -0.001), (-0.05, 0.0099), (-0.05, 0.01), (1e-4, 0.5)]] == [
         "better", "non-inferior", "no detectable difference", "worse"]
 
 
@@ -196,21 +198,21 @@ def test_labels_in_the_papers_order_with_its_own_example():
     is non-inferior although it excludes 0; the paper's printed intervals get the
     labels it gives them (§VII-B: Qwen R2 − R1 worse; Llama main runs R2 − R1
     non-inferior; the English control R2 − R0 better)."""
-    assert continued.label(0.004, 0.007) == "non-inferior"
-    assert continued.label(0.0084, 0.0104) == "worse"
-    assert continued.label(0.0043, 0.0073) == "non-inferior"
-    assert continued.label(-0.0014, -0.0007) == "better"
-    assert continued.label(-0.001, 0.01) == "no detectable difference"  # holds 0, upper end not below the margin
-    assert continued.label(0.0, 0.0099) == "non-inferior"  # an interval touching 0 from above: not worse
-    assert continued.LABELS == ("better", "non-inferior", "worse", "no detectable difference")
+    assert stats.label(0.004, 0.007) == "non-inferior"
+    assert stats.label(0.0084, 0.0104) == "worse"
+    assert stats.label(0.0043, 0.0073) == "non-inferior"
+    assert stats.label(-0.0014, -0.0007) == "better"
+    assert stats.label(-0.001, 0.01) == "no detectable difference"  # holds 0, upper end not below the margin
+    assert stats.label(0.0, 0.0099) == "non-inferior"  # an interval touching 0 from above: not worse
+    assert stats.LABELS == ("better", "non-inferior", "worse", "no detectable difference")
 
 
 def test_streams_carry_every_byte_once_under_any_tokenizer(base, ext):
     lines = ENGLISH[:7] + NEPALI[:9]
     totals = {}
     for name, tj in {"R0": base.json, "R2": ext.tokenizer_json()}.items():
-        tok = continued.lm_tokenizer(tj)
-        src = continued.StreamSource(tok, lines, batch_size=3, seq_len=5)
+        tok = stream.lm_tokenizer(tj)
+        src = stream.StreamSource(tok, lines, batch_size=3, seq_len=5)
         batches = [src.batch(s) for s in range(src.steps)]
         targets = torch.cat([b.targets.flatten() for b in batches])
         targets = targets[targets != -1]
@@ -220,7 +222,7 @@ def test_streams_carry_every_byte_once_under_any_tokenizer(base, ext):
         text = tok.decode([i for i in src.stream.tolist() if i != doc])
         assert text == "".join(lines)
         totals[name] = (src.text_bytes, len(src.stream))
-        with pytest.raises(continued.DataError, match="past the stream"):
+        with pytest.raises(DataError, match="past the stream"):
             src.batch(src.steps)
     assert totals["R0"][0] == totals["R2"][0] and totals["R2"][1] < totals["R0"][1]  # same bytes, fewer ids
 
@@ -228,33 +230,33 @@ def test_streams_carry_every_byte_once_under_any_tokenizer(base, ext):
 def test_matched_steps_wrap_into_a_second_pass_of_the_same_stream(base):
     """R2 at R1's step count: the steps after one pass read the stream again from its
     start (the paper's second pass), not further text."""
-    tok = continued.lm_tokenizer(base.json)
+    tok = stream.lm_tokenizer(base.json)
     lines = ENGLISH[:7] + NEPALI[:9]
-    once = continued.StreamSource(tok, lines, batch_size=5, seq_len=5)
-    wrap = continued.StreamSource(tok, lines, batch_size=5, seq_len=5, cycle=True)
+    once = stream.StreamSource(tok, lines, batch_size=5, seq_len=5)
+    wrap = stream.StreamSource(tok, lines, batch_size=5, seq_len=5, cycle=True)
     first = torch.cat([once.batch(s).targets for s in range(once.steps)])  # (windows, T): one pass, in order
     assert len(first) == once.windows and once.windows % 5  # (the pass ends inside a batch)
     steps = 2 * once.steps + 1
     got = torch.cat([wrap.batch(s).targets for s in range(steps)])  # (5 * steps, T)
     assert torch.equal(got, first[[i % once.windows for i in range(5 * steps)]])
-    with pytest.raises(continued.DataError, match="past the stream"):
+    with pytest.raises(DataError, match="past the stream"):
         once.batch(once.steps)
 
 
 def test_train_starts_from_the_given_weights(base, tmp_path):
     from modtok.lm.train import TrainConfig, train
 
-    tok = continued.lm_tokenizer(base.json)
+    tok = stream.lm_tokenizer(base.json)
     torch.manual_seed(5)
     init = LM(config("tiny", lm_vocab_size(tok), max_seq_len=8))
-    src = continued.StreamSource(tok, ENGLISH[:4], batch_size=2, seq_len=8)
+    src = stream.StreamSource(tok, ENGLISH[:4], batch_size=2, seq_len=8)
     frozen = train(init.cfg, TrainConfig(steps=2, lr=0.0, warmup_steps=0, seed=0), src, tmp_path / "a",
                    resume=False, device=torch.device("cpu"), init=init).model  # lr 0: weights stay
     fresh = train(init.cfg, TrainConfig(steps=2, lr=0.0, warmup_steps=0, seed=0), src, tmp_path / "b",
                   resume=False, device=torch.device("cpu")).model  # no init: the seeded weights
     assert all(torch.equal(a, b) for a, b in zip(frozen.state_dict().values(), init.state_dict().values()))
     assert not torch.equal(fresh.embed.weight, init.embed.weight)
-    with pytest.raises(continued.DataError, match="one process"):
+    with pytest.raises(DataError, match="one process"):
         src.batch(0, rank=1)
 
 
@@ -263,7 +265,7 @@ def test_grow_keeps_original_logits_and_moves_the_boundary(base, ext):
     model = LM(config("tiny", base.next_id + 1, output_bias=True)).eval()
     V, n = base.next_id, len(ext.new_tokens())
     idx = torch.randint(0, V + 1, (2, 30))  # (B, T) original ids and the boundary V
-    grown = continued.grow(model, ext)
+    grown = grow_lm(model, ext)
     assert grown.cfg.vocab_size == V + n + 1 and model.cfg.vocab_size == V + 1  # the original is untouched
     moved = torch.where(idx == V, V + n, idx)  # the boundary's new id
     with torch.no_grad():
@@ -271,12 +273,12 @@ def test_grow_keeps_original_logits_and_moves_the_boundary(base, ext):
     keep = list(range(V)) + [V + n]
     assert (after[..., keep] - before).abs().max() < 1e-4
     token, i = next(iter(ext.new_tokens().items()))
-    parts = continued.embed_init.constituents(base, token)
+    parts = embed_init.constituents(base, token)
     assert torch.allclose(grown.embed.weight[i], model.embed.weight[parts].mean(0))
     empty = extend.Extension(base, [], base.regex)  # every merge filtered out: the model as it was
-    assert continued.grow(model, empty).cfg.vocab_size == V + 1
-    with pytest.raises(continued.VocabularyMismatchError, match="boundary"):
-        continued.grow(grown, ext)
+    assert grow_lm(model, empty).cfg.vocab_size == V + 1
+    with pytest.raises(VocabularyMismatchError, match="boundary"):
+        grow_lm(grown, ext)
 
 
 @pytest.fixture
@@ -334,7 +336,7 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
     comp = {(c["held-out text"], c["comparison"]): c for c in res.comparisons()}
     assert len(comp) == 2 * len(continued.PAIRS)
     c = comp["Nepali", "R2 − R1"]
-    assert c["registered"] and c["label"] == continued.label(c["lo"], c["hi"]) and c["lo"] <= c["difference"] <= c["hi"]
+    assert c["registered"] and c["label"] == stats.label(c["lo"], c["hi"]) and c["lo"] <= c["difference"] <= c["hi"]
     assert len(c["per-seed labels"].split(", ")) == 2 and not comp["Nepali", "R1 − R0"]["registered"]
     # the paper-vs-here values, rows and reasons of notebook 07 from this result (roles as study() names them)
     from modtok.studies import paper_vs_here

@@ -384,7 +384,7 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
     """Train (or continue training) a model on ``source``'s batches; returns where it stopped.
 
     ``init`` (a model of ``model_cfg``'s shape) replaces the seeded initial weights, e.g. a
-    pretrained model for continued pretraining (:mod:`modtok.studies.pretoken_floor.continued_pretraining`); a checkpoint
+    pretrained model for continued pretraining (:mod:`modtok.studies.pretoken_floor.cpt`); a checkpoint
     resumed from ``out_dir`` takes precedence over it.
 
     ``until`` stops after that many steps (with a checkpoint) so that a run can be done in pieces;

@@ -25,7 +25,7 @@ from modtok.studies.paper_vs_here import SETTING_FIELDS, NotMeasured, claims
 from modtok.studies.pretoken_floor import cross_script
 
 if TYPE_CHECKING:  # torch is not needed to read a result
-    from modtok.studies.pretoken_floor.continued_pretraining import Result
+    from modtok.studies.pretoken_floor.cpt import Result
 
 KEYS = ("llama3_floor", "llama3_premium", "qwen3_floor", "r2_floor_llama3", "r1_stalls", "r2_below_r1_floor",
         "english_ids_moved", "marks_r2_below_r1", "controls_r1_differs", "cpt_r0_lowest", "cpt_r2_minus_r1",
@@ -150,7 +150,7 @@ def cpt_reason(cpt: Result, ev: str) -> str:
     the paper's are pretrained 1B / 0.6B models), what R0's extra steps gave it (R0
     at R1's step count), and the arms' bytes per token. Measurements beside the
     verdict, not a tested cause."""
-    from modtok.studies.pretoken_floor.continued_pretraining import BASE, R0_MATCHED  # (torch: only with a Result)
+    from modtok.studies.pretoken_floor.cpt import BASE, R0_MATCHED  # (torch: only with a Result)
 
     bpb = {a: cpt.intervals[ev][a][0] for a in cpt.arms}
     per_token = {a: cpt.held_out[ev].nbytes / cpt.tokens[ev][a] for a in ("R0", "R1", "R2")} if cpt.tokens else {}
@@ -228,10 +228,10 @@ def setting(target: str | None, train_bytes: int, ks: Sequence[int], eval_label:
 def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label: str,
                 cpt: Result | None = None) -> dict[str, str]:
     """Section (h)'s setting in the paper's fields, from its :class:`Setup`, its text
-    sizes (:func:`~modtok.studies.pretoken_floor.continued_pretraining.preset`) and,
+    sizes (:func:`~modtok.studies.pretoken_floor.cpt.preset`) and,
     once it ran, the result (parameters, step counts, the piece size chosen).
 
-    >>> from modtok.studies.pretoken_floor.continued_pretraining import preset
+    >>> from modtok.studies.pretoken_floor.cpt import preset
     >>> s = cpt_setting(*preset("cpu"), "npi_Deva", "FLORES-200 devtest (/x)")
     >>> s["lr"]
     '1e-3 peak (3e-3 for the base model), 5% warm-up, cosine decay to 10%'
@@ -241,7 +241,7 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
     label = eval_label.split(" (")[0] or "held-out lines"
     params = ""
     if cpt is not None:
-        from modtok.studies.pretoken_floor.continued_pretraining import BASE  # (torch: only with a Result)
+        from modtok.studies.pretoken_floor.cpt import BASE  # (torch: only with a Result)
 
         model = cpt.arms[BASE].model
         params = f", {sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters" if model is not None else ""
