@@ -254,7 +254,10 @@ if table_v:
 # **Scored as App. D.** The held-out texts are the paper's: the *primary* one a slice of the
 # training source right after the training text, never trained on (target and English, the
 # English one the registered control); FLORES-200 devtest is *secondary*. Each is cut into pieces
-# inside documents, and **every piece is scored independently, in one context**: after a prefix
+# that never cross a document: on FLORES-200 the document of its metadata; the pool's lines are
+# hash-shuffled paragraphs of articles (one line = one paragraph, the data's SOURCES.md), so there
+# the document is the line (the paper's slice keeps whole documents: 503 on Nepali). **Every
+# piece is scored independently, in one context**: after a prefix
 # token every arm has (our tokenizers have no BOS: the LM's document boundary, which the training
 # stream puts at every document start, as the paper's BOS rerun does), all its tokens in ONE
 # window of the model, so every arm conditions on the same bytes. The paper's 2,048-token
@@ -262,7 +265,7 @@ if table_v:
 # largest size from 2,000 bytes down at which the longest piece fits one context under R0, R1
 # and R2 (R0, with the shortest tokens, binds), and the scorer refuses a piece that would need
 # two windows. The cell prints the size chosen and each arm's longest piece in ids. Intervals
-# (95%) resample **documents** (FLORES-200's metadata; a piece elsewhere, as `unit` says), the
+# (95%) resample **documents** (FLORES-200's metadata; a line on the pool, as `unit` says), the
 # same for every arm and seed; `± seeds` is the spread over seeds. The labels of R2 − R1 and
 # R2 − R0 are tested in §VI's fixed order (better, non-inferior at 0.01, worse, no detectable
 # difference): an interval below +0.01 is non-inferior even when it excludes 0, as §VI's own
@@ -271,10 +274,10 @@ if table_v:
 # **Where this departs from the paper's setting (§VI, App. D)**, each a row of the settings
 # table printed below (generated from the run's `Setup`) and of the "setting differs" column of
 # the closing table: the **model** is a small LM pretrained here on 1.2 MB of English-heavy
-# text (2 layers, d_model 128, a 512-id context), not the pretrained Llama-3.2-1B and
-# Qwen3-0.6B-Base, and its base tokenizer our own 4,096-token BPE, not Llama-3's; the **data**
-# is 1 MB of continued-pretraining text from the shared pool, not 1 GB of FineWeb-2 Nepali +
-# 1 GB of FineWeb-Edu English; K = 2,000 merges, not 32,000; the **learning rate** is 1e-3
+# text (2 layers, d_model 128, a 512-id context, untied input and output embeddings), not the
+# pretrained Llama-3.2-1B and Qwen3-0.6B-Base (tied embeddings), and its base tokenizer our own 4,096-token BPE, not Llama-3's; the **data**
+# is 1 MB of continued-pretraining text from the shared pool, 75% Nepali / 25% English by bytes,
+# not 1 GB of FineWeb-2 Nepali + 1 GB of FineWeb-Edu English (50% / 50%); K = 2,000 merges, not 32,000; the **learning rate** is 1e-3
 # (5% warm-up), not 1e-4 (1% warm-up), cosine to 10% in both; the **steps** are one pass of
 # 4 × 512 ids a step, not 546–1,095 steps of 256 × 2,048 tokens; the **held-out text** is a
 # 200 KB slice of the pool (the paper: a 30 MB slice, of which the first 4 MB is scored), in

@@ -152,10 +152,63 @@ def test_held_out_pieces_stay_inside_their_document():
     assert h.unit == "document" and h.n_units == 3
     assert [(t, int(u)) for t, u in zip(h.texts, h.units)] == [
         ("a b c", 0), ("d e", 0), ("f g h", 1), ("i j", 1), ("k", 2)]
-    plain = continued.held_out(lines, 5)
-    assert plain.unit == "piece" and plain.units.tolist() == list(range(len(plain.texts)))
+    plain = continued.held_out(lines, 5)  # no ids: every line is its own document (the pool's shuffled paragraphs)
+    assert plain.unit == continued.LINE and plain.texts == ["a b c", "d e", "f", "g h i", "j", "k"]
+    assert plain.units.tolist() == [0, 1, 2, 3, 3, 4]
     with pytest.raises(UsageError, match="document ids"):
         continued.held_out(lines, 5, docs[:2])
+
+
+def document_texts(lines: list[str], documents: list | None) -> list[str]:
+    """The text of every document of ``lines``: a run of lines with one id (a line
+    each without ids), joined by spaces, blank ones left out."""
+    ids = documents if documents is not None else list(range(len(lines)))
+    docs, start = [], 0
+    for i in range(1, len(lines) + 1):
+        if i == len(lines) or ids[i] != ids[start]:
+            docs.append(" ".join(s.strip() for s in lines[start:i] if s.strip()))
+            start = i
+    return [d for d in docs if d]
+
+
+def crossing(h, docs: list[str]) -> list[str]:
+    """The pieces of ``h`` that lie inside no single one of ``docs``."""
+    return [t for t in h.texts if not any(t in d for d in docs)]
+
+
+def test_no_piece_crosses_a_document_on_random_documents():
+    """Property: over random documents (runs of lines with one id, or none: a line
+    each), every piece lies inside its own document's text, and the pieces of a
+    document rebuild it (whitespace aside)."""
+    rng = np.random.default_rng(0)
+    words = ["नेपाल", "को", "सरकार", "the", "cat", "a", "क" * 30]
+    for trial in range(200):
+        n = int(rng.integers(1, 12))
+        lines = [" ".join(rng.choice(words, int(rng.integers(1, 15)))) for _ in range(n)]
+        documents = None if trial % 2 else list(np.cumsum(rng.random(n) < 0.4))  # runs of one id
+        size = int(rng.integers(8, 120))
+        h, docs = continued.held_out(lines, size, documents), document_texts(lines, documents)
+        assert not crossing(h, docs), (trial, size)
+        assert h.n_units == len(docs) and all(t in docs[u] for t, u in zip(h.texts, h.units))  # its own document
+        assert all(0 < len(t.encode()) <= size for t in h.texts)
+        rebuilt = "".join("".join(t.split()) for t in h.texts)
+        assert rebuilt == "".join("".join(s.split()) for s in lines)
+
+
+def test_no_piece_crosses_a_document_in_the_real_held_out_text(pool_root, base):
+    """The held-out construction of ``study`` on the pool's Nepali (the primary held-out
+    text): the slice right after the training text, cut to fit a context under R0. The
+    pool's lines are shuffled paragraphs, so a piece must lie inside one line."""
+    from modtok.text import data
+
+    corpora = data.default_corpora(["eng_Latn", "npi_Deva"], train_chars=400_000)
+    setup, sizes = continued.preset("smoke")
+    t = continued.texts(corpora.train["eng_Latn"], corpora.train["npi_Deva"], sizes["base"] // 4, sizes["cpt"],
+                        sizes["heldout"])
+    lines = t["heldout_target"]
+    h = continued.fit_held_out(lines, setup.seq_len, {"R0": stream.lm_tokenizer(base.json)}, setup.piece_bytes)
+    assert not crossing(h, document_texts(lines, None))
+    assert h.unit == continued.LINE and h.n_units == len([s for s in lines if s.strip()])
 
 
 def test_flores_documents_only_for_flores_text(flores_root):

@@ -254,11 +254,13 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
               else f"<= {setup.piece_bytes:,} B, or smaller to fit")
     return {"data": (f"the first lines of the training pool's English and {target} (NFC, deduplicated, filtered against "
                      "FLORES-200: the pool's SOURCES.md)"),
-            "size": (f"base model {sizes['base'] / 1e6:g} MB (95% English), continued pretraining "
-                     f"{sizes['cpt'] / 1e6:g} MB (75% {target}, 25% English), one pass"),
+            "size": (f"base model {sizes['base'] / 1e6:g} MB ({1 - setup.base_target_share:.0%} English), continued "
+                     f"pretraining {sizes['cpt'] / 1e6:g} MB ({setup.cpt_target_share:.0%} {target}, "
+                     f"{1 - setup.cpt_target_share:.0%} English by bytes), one pass"),
             "vocabulary": f"own llama3-regex BPE of {setup.base_vocab:,} + K = {setup.merges:,} merges for R1, R2",
             "model": (f"a small LM pretrained here: {cfg.n_layers} layers, d_model {cfg.d_model}, {cfg.n_heads} heads, "
-                      f"context {context} ids{params}; {setup.base_steps:,} base steps; {len(setup.seeds)} seeds"),
+                      f"context {context} ids{params}, {'tied' if setup.tie_embeddings else 'untied'} input and output "
+                      f"embeddings; {setup.base_steps:,} base steps; {len(setup.seeds)} seeds"),
             "lr": f"{setup.lr:.0e} peak ({setup.base_lr:.0e} for the base model), {setup.warmup:.0%} warm-up, "
                   "cosine decay to 10%".replace("e-0", "e-"),
             "iterations": f"one pass per arm: {steps} of {setup.batch_size} x {context} ids",

@@ -58,8 +58,8 @@ here, at workspace scale, the same experiment runs end to end on a CPU:
    ``heldout_english``) right after the training text.
 5. **Intervals over documents, spread over seeds** (:func:`~.scoring.compare`): a paired
    bootstrap that resamples *documents* (on FLORES-200, the sentence's document
-   id from its metadata, :func:`~.held_out.flores_documents`; on other data the unit is a
-   piece of consecutive lines, stated in :attr:`~.held_out.HeldOut.unit`), the same
+   id from its metadata, :func:`~.held_out.flores_documents`; on the pool, whose lines
+   are hash-shuffled paragraphs, the line, stated in :attr:`~.held_out.HeldOut.unit`), the same
    documents for every arm and seed; and, beside it, the standard deviation of
    each seed's own point over the seeds.
 6. **Labels** (:func:`modtok.evaluation.stats.label`) for R2 − R1 and R2 − R0 (:data:`~.arms.LABELLED`), on the
@@ -78,11 +78,11 @@ context per piece, intervals), :mod:`.presets` (sizes and texts), :mod:`.run`
 """
 
 from .arms import ADDITIONS, ARMS, BASE, LABELLED, MATCHED, PAIRS, R0_MATCHED, Arm, arms, base_tokenizer
-from .held_out import HeldOut, fit_held_out, flores_documents, held_out, longest, pieces
+from .held_out import LINE, HeldOut, fit_held_out, flores_documents, held_out, longest, pieces
 from .presets import Setup, consecutive, preset, texts
 from .run import Result, run, study
 from .scoring import compare, score_pieces
 
 __all__ = ["ADDITIONS", "ARMS", "BASE", "LABELLED", "MATCHED", "PAIRS", "R0_MATCHED", "Arm", "arms", "base_tokenizer",
-           "HeldOut", "fit_held_out", "flores_documents", "held_out", "longest", "pieces", "Setup", "consecutive",
+           "LINE", "HeldOut", "fit_held_out", "flores_documents", "held_out", "longest", "pieces", "Setup", "consecutive",
            "preset", "texts", "Result", "run", "study", "compare", "score_pieces"]

@@ -26,6 +26,8 @@ from modtok.artifacts.modular import ModularTokenizer
 from modtok.errors import DataError, ModtokError, UsageError
 from modtok.text import data
 
+LINE = "line (a paragraph)"  # the document where no ids are given (HeldOut.unit)
+
 
 def pieces(lines: Iterable[str], size: int = 2000) -> Iterable[str]:
     """The text of ``lines`` (joined by single spaces) in consecutive pieces of at
@@ -59,9 +61,12 @@ def pieces(lines: Iterable[str], size: int = 2000) -> Iterable[str]:
 
 @dataclasses.dataclass(frozen=True)
 class HeldOut:
-    """Held-out pieces and the unit each belongs to: ``units[i]`` is the index of
-    piece ``i``'s document (``unit == "document"``) or ``i`` itself (``unit ==
-    "piece"``: no document ids, so a piece of consecutive lines is the unit)."""
+    """Held-out pieces and the document each belongs to: ``units[i]`` is the index
+    of piece ``i``'s document, the bootstrap unit. ``unit`` says what a document
+    is: ``"document"`` (ids given, e.g. FLORES-200's metadata) or :data:`LINE`
+    (none given: each line is a document, as on the pool and the extra text,
+    whose lines are hash-shuffled paragraphs of articles, one line = one
+    paragraph, so no two lines are known to share a document)."""
 
     texts: list[str]
     units: np.ndarray  # (n_pieces,) int
@@ -79,13 +84,18 @@ class HeldOut:
 
 
 def held_out(lines: Sequence[str], size: int = 2000, documents: Sequence | None = None) -> HeldOut:
-    """``lines`` as :func:`pieces` of at most ``size`` bytes. With ``documents``
-    (one id per line, e.g. :func:`flores_documents`), each run of consecutive
-    lines with one id is a document, cut on its own: no piece crosses a document
-    and the bootstrap unit is the document. Without, the unit is the piece."""
-    if documents is None:
-        texts = list(pieces(lines, size))
-        return HeldOut(texts, np.arange(len(texts)), "piece")
+    """``lines`` as :func:`pieces` of at most ``size`` bytes, never across a
+    document: each run of consecutive lines with one id of ``documents`` (one id
+    per line, e.g. :func:`flores_documents`) is a document, cut on its own, and
+    the bootstrap unit. Without ``documents`` every line is its own document
+    (:data:`LINE`: the pool's lines are shuffled paragraphs).
+
+    >>> h = held_out(["a b", "c d"], 3)                     # no ids: a line is a document
+    >>> h.texts, h.units.tolist(), h.unit
+    (['a b', 'c d'], [0, 1], 'line (a paragraph)')
+    """
+    unit = "document" if documents is not None else LINE
+    documents = range(len(lines)) if documents is None else documents
     if len(documents) != len(lines):
         raise UsageError(f"held_out: {len(documents)} document ids for {len(lines)} lines")
     texts, units, start = [], [], 0
@@ -96,7 +106,7 @@ def held_out(lines: Sequence[str], size: int = 2000, documents: Sequence | None 
                 units += [units[-1] + 1 if units else 0] * len(doc)
                 texts += doc
             start = i
-    return HeldOut(texts, np.asarray(units, dtype=np.int64), "document")
+    return HeldOut(texts, np.asarray(units, dtype=np.int64), unit)
 
 
 def flores_documents(lines: Sequence[str], lang: str, split: str = "devtest", root=None) -> list[str] | None:

@@ -15,6 +15,9 @@ class Setup:
     base_vocab: int = 4096  # the llama3-regex BPE of the base model
     merges: int = 2000  # K, before the §V filter
     model: dict = dataclasses.field(default_factory=lambda: dict(n_layers=2))  # overrides of config("mini")
+    tie_embeddings: bool = False  # one matrix for input and output rows (the paper's Llama-3.2 and Qwen3 tie them)
+    cpt_target_share: float = 0.75  # of the continued-pretraining bytes (the paper: 1 GB + 1 GB, i.e. 0.5)
+    base_target_share: float = 0.05  # of the base model's bytes (the rest English)
     batch_size: int = 4
     seq_len: int = 512  # the context of training and scoring: a piece of <= piece_bytes must fit it (App. D)
     base_steps: int = 1000
@@ -74,12 +77,13 @@ def consecutive(lines: Sequence[str], *sizes: int) -> list[list[str]]:
 
 
 def texts(english: Sequence[str], target: Sequence[str], base_bytes: int, cpt_bytes: int,
-          heldout_bytes: int = 0) -> dict[str, list[str]]:
+          heldout_bytes: int = 0, cpt_share: float = 0.75, base_share: float = 0.05) -> dict[str, list[str]]:
     """The texts of :func:`run` (its keyword arguments ``base_text``,
     ``cpt_target``, ``cpt_english``) from consecutive runs of ``english`` and
-    ``target`` lines (:func:`consecutive`), by UTF-8 bytes: the base is 95%
-    English + 5% target of ``base_bytes``; continued pretraining 75% target +
-    25% English of ``cpt_bytes``; then ``heldout_target`` and
+    ``target`` lines (:func:`consecutive`), by UTF-8 bytes: the base is
+    ``base_share`` target (default 5%), the rest English, of ``base_bytes``;
+    continued pretraining ``cpt_share`` target (default 75%), the rest English,
+    of ``cpt_bytes`` (:class:`Setup` records both shares); then ``heldout_target`` and
     ``heldout_english``, ``heldout_bytes`` of each from the lines right after
     (the paper's primary held-out text: a slice of the training source that is
     never trained on, §VI / App. D).
@@ -88,7 +92,9 @@ def texts(english: Sequence[str], target: Sequence[str], base_bytes: int, cpt_by
     >>> {k: len(v) for k, v in t.items()}
     {'base_text': 20, 'cpt_target': 6, 'cpt_english': 2, 'heldout_target': 2, 'heldout_english': 2}
     """
-    base_en, cpt_en, held_en = consecutive(english, int(0.95 * base_bytes), cpt_bytes // 4, heldout_bytes)
-    base_t, cpt_t, held_t = consecutive(target, int(0.05 * base_bytes), 3 * cpt_bytes // 4, heldout_bytes)
+    base_en, cpt_en, held_en = consecutive(english, round((1 - base_share) * base_bytes),
+                                           round((1 - cpt_share) * cpt_bytes), heldout_bytes)
+    base_t, cpt_t, held_t = consecutive(target, round(base_share * base_bytes), round(cpt_share * cpt_bytes),
+                                        heldout_bytes)
     return {"base_text": base_en + base_t, "cpt_target": cpt_t, "cpt_english": cpt_en,
             "heldout_target": held_t, "heldout_english": held_en}

@@ -137,7 +137,8 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
     held = {ev: fit_held_out(lines, setup.seq_len, scoring, setup.piece_bytes, documents.get(ev))
             for ev, lines in evaluation.items()}
 
-    cfg = config("mini", lm_vocab_size(base_tok), max_seq_len=setup.seq_len, **setup.model)
+    cfg = config("mini", lm_vocab_size(base_tok), max_seq_len=setup.seq_len, tie_embeddings=setup.tie_embeddings,
+                 **setup.model)
     source = StreamSource(base_tok, base_text, setup.batch_size, setup.seq_len, cycle=True)
     base_model = train(cfg, _train_cfg(setup, setup.base_steps, setup.base_lr, setup.seed), source,
                        out_dir / "base", resume=False, progress=progress, device=device).model.eval()
@@ -186,7 +187,8 @@ def study(size: str, english: Sequence[str], target: Sequence[str], eval_target:
     paper's FLORES metric is Nepali only, Table VIII)."""
     setup, sizes = preset(size)
     smoke = size == "smoke"
-    t = texts(list(english), list(target), sizes["base"], sizes["cpt"], sizes["heldout"])
+    t = texts(list(english), list(target), sizes["base"], sizes["cpt"], sizes["heldout"], setup.cpt_target_share,
+              setup.base_target_share)
     secondary = f"{name} ({eval_label.split(' (')[0] or 'evaluation text'})"
     sets = {"primary": (name, t.pop("heldout_target")), "control": ("English", t.pop("heldout_english")),
             "secondary": (secondary, list(eval_target)[:100] if smoke else list(eval_target))}
