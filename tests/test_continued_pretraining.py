@@ -369,7 +369,7 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
     assert arms["R2"].steps <= arms["R1"].steps == arms[continued.MATCHED].steps == arms[continued.R0_MATCHED].steps
     assert arms["R1"].steps < arms["R0"].steps and arms[continued.R0_MATCHED].bytes < arms["R0"].bytes
     assert arms[continued.MATCHED].bytes >= arms["R2"].bytes  # (more where R2's one pass is shorter than R1's)
-    assert res.held_out["Nepali"].unit == "document" and res.held_out["English"].unit == "piece"
+    assert res.held_out["Nepali"].unit == "document" and res.held_out["English"].unit == continued.LINE
     for ev, h in res.held_out.items():  # every piece in one 16-id context under every arm (App. D)
         assert h.piece_bytes < 500 and h.longest.keys() == {"R0", "R1", "R2"}
         for name in ("R0", "R1", "R2"):
@@ -414,6 +414,56 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
     bars = res.interval_rows()  # the figure: one bar per (eval set, arm), no pair differences
     assert [(b["held-out text"], b["arm"]) for b in bars] == [(ev, a) for ev in res.intervals for a in arms]
     assert all(b["lo"] <= b["bits per byte"] <= b["hi"] for b in bars)
+
+
+def test_flattened_rule_and_the_pretrained_texts():
+    assert not continued.flattened([3.0, 2.0, 1.0], 1, 0.5)  # the last evaluation gained 1.0
+    assert continued.flattened([3.0, 2.0, 1.6], 1, 0.5) and continued.flattened([2.0, 2.0, 2.1], 2, 0.01)
+    assert not continued.flattened([2.0, 1.0], 2, 10.0)  # fewer evaluations than the window + 1: not yet
+    setup, sizes = continued.preset("pretrained-cpu")
+    assert (setup.lr, setup.warmup, setup.tie_embeddings, setup.cpt_target_share) == (1e-4, 0.01, True, 0.5)  # §VI
+    english, nepali = [f"english line {i}" for i in range(50_000)], [f"नेपाली {i}" for i in range(50_000)]
+    t = continued.texts(english, nepali, sizes["base"], sizes["cpt"], sizes["heldout"], setup.cpt_target_share,
+                        setup.base_target_share)
+    b = continued.base_model_texts(english, [f"extra {i}" for i in range(90_000)], setup, sizes)
+    base_en = [x for x in b["base_model_text"] if x.startswith("english")]
+    assert set(base_en) <= set(t["base_text"])  # inside the tokenizer's English: never continued or held out
+    assert not set(base_en) & (set(t["cpt_english"]) | set(t["heldout_english"]))
+    assert not set(b["dev_target"]) & set(b["base_model_text"]) and b["dev_target"]
+    with pytest.raises(UsageError, match="run into"):  # more base English than the tokenizer's slice
+        continued.base_model_texts(english, nepali, dataclasses.replace(setup, model_target_share=0.0), sizes)
+    with pytest.raises(DataError, match="no extra text"):  # the full arm says what is missing
+        continued.study("pretrained-cpu", english, nepali, [], "Nepali", "npi_Deva", "", "unused")
+
+
+def test_tiny_pretrained_base_stops_by_its_rule_and_stays_tied(pool_root, tmp_path, one_thread):
+    from modtok.text import data
+
+    eng = data.load_pool(["eng_Latn"], root=pool_root)["eng_Latn"]
+    npi = data.load_pool(["npi_Deva"], root=pool_root)["npi_Deva"]
+    setup = continued.Setup(base_vocab=300, merges=60, model=dict(d_model=32, n_layers=1, n_heads=4),
+                            batch_size=8, seq_len=16, piece_bytes=500, n_boot=50, seeds=(0, 1), lr=1e-4, warmup=0.01,
+                            tie_embeddings=True, flatten=continued.Flatten(4, 1, 10.0, 40, 0))
+
+    def once(out, flatten):  # min_gain 10 bits: flat at the second evaluation; -1: never, so max_steps
+        return continued.run(dataclasses.replace(setup, flatten=flatten), eng[:60] + npi[:30], npi[40:60],
+                             eng[60:70], {"Nepali": npi[70:80], "English": eng[70:80]}, out, device="cpu",
+                             base_model_text=eng[:40] + npi[100:160], dev_target=npi[160:170])
+
+    res = once(tmp_path / "flat", setup.flatten)
+    assert res.flattened and [s for s, _ in res.base_history] == [4, 8] and res.base_steps == 8
+    base = res.arms[continued.BASE].model
+    assert base.out.weight is base.embed.weight and base.cfg.tie_embeddings
+    assert res.arms["R0"].bytes == res.arms["R1"].bytes == res.arms["R2"].bytes > 0
+    capped = once(tmp_path / "capped", continued.Flatten(4, 1, -1.0, 12, 0))
+    assert not capped.flattened and [s for s, _ in capped.base_history] == [4, 8, 12]
+    assert capped.base_history[:2] == res.base_history  # the same seeded pretraining up to there
+    res.setup, res.sizes, res.roles = setup, {"base_model": 10_000}, {"control": "English"}
+    assert continued.regime(res).startswith("Regime: pretrained: the base's dev bits per byte flattened")
+    small = dataclasses.replace(setup, flatten=None)
+    res.setup, res.sizes = small, {"base": 10_000}  # a fixed-step base reading English at > 1.25 x 0.873
+    assert res.intervals["English"][continued.BASE][0] > 1.1
+    assert continued.regime(res).startswith("Regime: close to training from scratch") and "§VIII" in continued.regime(res)
 
 
 def test_bar_figure_draws_the_intervals():

@@ -167,7 +167,13 @@ def cpt_rows(cpt: Result) -> list[dict]:
     and each seed, §VI's label) beside the paper's figure, its source and claim
     from ``paper_figures.toml``, the value compared with it (``compared``: the
     difference, its absolute value or the interval's upper end), the verdict
-    under the claim's rule and, where it does not hold, :func:`cpt_reason`."""
+    under the claim's rule and, where it does not hold, :func:`cpt_reason`; ``scale``: the
+    claim's own in ``paper_figures.toml`` (the small-base regime, close to training from
+    scratch), or for the pretrained-base arm "reduced: " and its regime
+    (:func:`~modtok.studies.pretoken_floor.cpt.regime`)."""
+    from modtok.studies.pretoken_floor.cpt import regime  # (torch: only with a Result)
+
+    pretrained = cpt.setup is not None and cpt.setup.flatten is not None
     paper = {c.key: c for c in claims("pretoken_floor")}
     rows = []
     for key, (role, pair, what) in CPT.items():
@@ -182,7 +188,8 @@ def cpt_rows(cpt: Result) -> list[dict]:
                      "per-seed labels": c["per-seed labels"], "paper": paper[key].paper, "compared": what,
                      "here": value, "rule": paper[key].rule, "holds?": verdict,
                      "reason": cpt_reason(cpt, ev) if verdict == "does not hold" else "",
-                     "source": paper[key].source, "paper's claim": paper[key].claim})
+                     "scale": "reduced: " + regime(cpt) if pretrained else paper[key].scale, "source": paper[key].source,
+                     "paper's claim": paper[key].claim})
     return rows
 
 
@@ -252,15 +259,28 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
     cfg = config("mini", 1, max_seq_len=context, **setup.model)  # the model run() builds (vocabulary aside)
     pieces = (", ".join(f"{ev} <= {h.piece_bytes:,} B" for ev, h in cpt.held_out.items()) if cpt
               else f"<= {setup.piece_bytes:,} B, or smaller to fit")
-    return {"data": (f"the first lines of the training pool's English and {target} (NFC, deduplicated, filtered against "
-                     "FLORES-200: the pool's SOURCES.md)"),
-            "size": (f"base model {sizes['base'] / 1e6:g} MB ({1 - setup.base_target_share:.0%} English), continued "
-                     f"pretraining {sizes['cpt'] / 1e6:g} MB ({setup.cpt_target_share:.0%} {target}, "
-                     f"{1 - setup.cpt_target_share:.0%} English by bytes), one pass"),
+    cpt_size = (f"continued pretraining {sizes['cpt'] / 1e6:g} MB ({setup.cpt_target_share:.0%} {target}, "
+                f"{1 - setup.cpt_target_share:.0%} English by bytes), one pass")
+    base_steps = f"{setup.base_steps:,} base steps"
+    if setup.flatten is None:
+        data = (f"the first lines of the training pool's English and {target} (NFC, deduplicated, filtered against "
+                "FLORES-200: the pool's SOURCES.md)")
+        size = f"base model {sizes['base'] / 1e6:g} MB ({1 - setup.base_target_share:.0%} English), {cpt_size}"
+    else:
+        f = setup.flatten
+        data = (f"base model: pool English + the extra {target} text (disjoint from the pool); base tokenizer, "
+                f"continued pretraining and held-out: the pool's English and {target} (its SOURCES.md)")
+        size = (f"base model {sizes['base_model'] / 1e6:g} MB ({setup.model_target_share:.0%} {target}), base "
+                f"tokenizer {sizes['base'] / 1e6:g} MB ({1 - setup.base_target_share:.0%} English), {cpt_size}")
+        base_steps = (f"base pretrained until its {target} dev bits per byte flattened (gain < {f.min_gain:g} over "
+                      f"{f.window} evaluations {f.eval_every:,} steps apart; at most {f.max_steps:,} steps"
+                      + (f"; took {cpt.base_steps:,}, {'flattened' if cpt.flattened else 'not flattened'}" if cpt
+                         else "") + ")")
+    return {"data": data, "size": size,
             "vocabulary": f"own llama3-regex BPE of {setup.base_vocab:,} + K = {setup.merges:,} merges for R1, R2",
             "model": (f"a small LM pretrained here: {cfg.n_layers} layers, d_model {cfg.d_model}, {cfg.n_heads} heads, "
                       f"context {context} ids{params}, {'tied' if setup.tie_embeddings else 'untied'} input and output "
-                      f"embeddings; {setup.base_steps:,} base steps; {len(setup.seeds)} seeds"),
+                      f"embeddings; {base_steps}; {len(setup.seeds)} seeds"),
             "lr": f"{setup.lr:.0e} peak ({setup.base_lr:.0e} for the base model), {setup.warmup:.0%} warm-up, "
                   "cosine decay to 10%".replace("e-0", "e-"),
             "iterations": f"one pass per arm: {steps} of {setup.batch_size} x {context} ids",

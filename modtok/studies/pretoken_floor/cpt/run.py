@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -11,16 +12,17 @@ import numpy as np
 import torch
 
 from modtok.adapt.hf_model import grow_lm as grow
+from modtok.errors import DataError, UsageError
 from modtok.evaluation.stats import label
 from modtok.lm.batches import lm_vocab_size
-from modtok.lm.model import config
+from modtok.lm.model import LM, config
 from modtok.lm.stream import StreamSource
 from modtok.lm.train import TrainConfig, default_device, train
 
 from ..floor import RESULTS
 from .arms import ADDITIONS, ARMS, BASE, LABELLED, MATCHED, PAIRS, R0_MATCHED, Arm, arms as make_arms, base_tokenizer
 from .held_out import HeldOut, fit_held_out, flores_documents
-from .presets import Setup, preset, texts
+from .presets import Setup, base_model_texts, flattened, preset, texts
 from .scoring import compare, score_pieces
 
 
@@ -35,6 +37,11 @@ class Result:
     tokens: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # eval set -> arm -> tokens of the pieces
     seq_len: int = 0  # the context in ids of training and scoring windows
     roles: dict[str, str] = dataclasses.field(default_factory=dict)  # "primary" / "control" / "secondary" -> eval set
+    base_history: list[tuple[int, float]] = dataclasses.field(default_factory=list)  # (step, Nepali dev bpb): Flatten
+    flattened: bool | None = None  # the pretrained base: stopped by the Flatten rule (False: at max_steps)
+    base_source: str = ""  # the pretrained base: where its target text came from
+    setup: Setup | None = None  # what study() ran (its preset), for regime() and describe()
+    sizes: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def spread(self, ev: str, key: str) -> float:
         """Standard deviation over the seeds (ddof 1; 0 with one seed) of the
@@ -98,6 +105,18 @@ class Result:
                 f"ids: {h.longest}); base model {bpb[BASE]:.3f} vs R0 {bpb['R0']:.3f}; "
                 f"R0 at R1's step count {bpb[R0_MATCHED]:.3f}")
 
+    def describe(self, target: str = "Nepali") -> list[str]:
+        """What the notebook prints above the tables: the regime (:func:`regime`), for
+        the pretrained base where its text came from and its dev bits per byte by
+        step, the held-out roles and :meth:`held_out_lines`."""
+        out = [regime(self, target)]
+        if self.base_history:
+            out += [f"base model's {target} text: {self.base_source}",
+                    "base model's dev bits per byte by step: "
+                    + ", ".join(f"{s}: {b:.3f}" for s, b in self.base_history)
+                    + (" (flattened)" if self.flattened else " (not flattened: stopped at max_steps)")]
+        return out + [f"held-out texts: {self.roles}", *self.held_out_lines()]
+
     def interval_rows(self) -> list[dict]:
         """One row per (eval set, arm): ``{"arm", "held-out text", "bits per byte",
         "lo", "hi"}``, the bars (seed means, 95% intervals over units) of the figure."""
@@ -110,22 +129,52 @@ def _train_cfg(setup: Setup, steps: int, lr: float, seed: int) -> TrainConfig:
                        ckpt_every=steps, prefetch=0)
 
 
+def pretrain(cfg, setup: Setup, tokenizer, lines: Sequence[str], dev: Sequence[str], out_dir, device,
+             progress: bool = False) -> tuple[LM, list[tuple[int, float]], bool]:
+    """The pretrained-base regime's base model: trained on ``lines`` (cycled) at
+    ``setup.base_lr``, constant after a warm-up of one evaluation interval, in
+    pieces of ``setup.flatten.eval_every`` steps; after each, its bits per byte
+    on ``dev`` (pieces in one context, as the held-out text is scored). Stops when
+    :func:`flattened` or at ``max_steps``. Returns the model, the ``(step, dev
+    bits per byte)`` history and whether it flattened."""
+    f = setup.flatten
+    source = StreamSource(tokenizer, lines, setup.batch_size, setup.seq_len, cycle=True)
+    tcfg = TrainConfig(steps=f.max_steps, lr=setup.base_lr, min_lr_ratio=1.0, warmup_steps=f.eval_every,
+                       seed=setup.seed, ckpt_every=f.eval_every, prefetch=0)
+    pieces = fit_held_out(dev, setup.seq_len, {"R0": tokenizer}, setup.piece_bytes).texts
+    history, step, resume = [], 0, False
+    while step < f.max_steps:
+        step = min(step + f.eval_every, f.max_steps)
+        model = train(cfg, tcfg, source, out_dir, resume=resume, until=step, progress=progress,
+                      device=device).model.eval()
+        resume = True
+        nats, nbytes = score_pieces(model, tokenizer, pieces, device=device)
+        history.append((step, float(nats.sum() / math.log(2) / nbytes.sum())))
+        if flattened([b for _, b in history], f.window, f.min_gain):
+            return model, history, True
+    return model, history, False
+
+
 def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_english: Sequence[str],
         evaluation: Mapping[str, Sequence[str]], out_dir, documents: Mapping[str, Sequence | None] | None = None,
-        device=None, progress: bool = False) -> Result:
+        device=None, progress: bool = False, base_model_text: Sequence[str] | None = None,
+        dev_target: Sequence[str] | None = None) -> Result:
     """The whole experiment (module docstring) in ``out_dir``.
 
-    ``base_text``: English-heavy lines of the base tokenizer and model;
+    ``base_text``: English-heavy lines of the base tokenizer and (without
+    ``setup.flatten``) of the base model, trained ``setup.base_steps``;
     ``cpt_target`` + ``cpt_english``: the continued-pretraining lines every
     byte-matched arm reads once (the merges are learned on ``cpt_target``),
     interleaved in an order fixed by each seed; ``evaluation``: ``{name:
     held-out lines}``, e.g. ``{"Nepali": ..., "English": ...}``; ``documents``:
     ``{name: one document id per line}`` where known (:func:`flores_documents`),
-    the bootstrap unit; elsewhere the unit is a piece. The pieces are cut by
+    the bootstrap unit; elsewhere a line is a document. The pieces are cut by
     :func:`fit_held_out` once the arms' tokenizers exist (they depend on the
     base tokenizer only), so that each is scored in one ``seq_len`` context
-    under every arm. Each arm's checkpoint directory is removed once it is
-    scored (``out_dir/base`` stays).
+    under every arm. With ``setup.flatten`` (the pretrained-base regime) the base
+    model reads ``base_model_text`` until its bits per byte on ``dev_target``
+    flatten (:func:`pretrain`). Each arm's checkpoint directory is removed once
+    it is scored (``out_dir/base`` stays).
     """
     out_dir = Path(out_dir)
     device = torch.device(device) if device else default_device()
@@ -139,9 +188,16 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
 
     cfg = config("mini", lm_vocab_size(base_tok), max_seq_len=setup.seq_len, tie_embeddings=setup.tie_embeddings,
                  **setup.model)
-    source = StreamSource(base_tok, base_text, setup.batch_size, setup.seq_len, cycle=True)
-    base_model = train(cfg, _train_cfg(setup, setup.base_steps, setup.base_lr, setup.seed), source,
-                       out_dir / "base", resume=False, progress=progress, device=device).model.eval()
+    history, flat = [], None
+    if setup.flatten is None:
+        source = StreamSource(base_tok, base_text, setup.batch_size, setup.seq_len, cycle=True)
+        base_model = train(cfg, _train_cfg(setup, setup.base_steps, setup.base_lr, setup.seed), source,
+                           out_dir / "base", resume=False, progress=progress, device=device).model.eval()
+    else:
+        if not base_model_text or not dev_target:
+            raise UsageError("the pretrained-base regime (setup.flatten) needs base_model_text and dev_target")
+        base_model, history, flat = pretrain(cfg, setup, base_tok, base_model_text, dev_target, out_dir / "base",
+                                             device, progress)
     arms[BASE].model = base_model
 
     scores = {ev: {name: {} for name in arms} for ev in held}
@@ -167,11 +223,58 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
     intervals = {ev: compare(scores[ev], held[ev].units, PAIRS, n_boot=setup.n_boot, seed=setup.seed) for ev in held}
     tokens = {ev: {name: sum(map(len, arm.tokenizer.encode_batch(h.texts))) for name, arm in arms.items()}
               for ev, h in held.items()}
-    return Result(arms, held, scores, intervals, tuple(setup.seeds), setup.base_steps, tokens, setup.seq_len)
+    base_steps = history[-1][0] if history else setup.base_steps
+    return Result(arms, held, scores, intervals, tuple(setup.seeds), base_steps, tokens, setup.seq_len,
+                  base_history=history, flattened=flat)
+
+
+PAPER_BASE_ENGLISH = {"Llama-3.2-1B": 0.788, "Qwen3-0.6B-Base": 0.873}  # held-out English bpb of the bases (§VII-B)
+NEAR_PAPER = 1.25  # a base within this factor of the paper's English bpb counts as pretrained like the paper's
+
+
+def regime(res: Result, target: str = "Nepali") -> str:
+    """The regime a run tested, named from its setting and measurements: the base
+    model's size, steps and target share, its English bits per byte (the control
+    held-out text) against the paper's base models' (:data:`PAPER_BASE_ENGLISH`),
+    and what the paper says of that regime. The rule: a base pretrained until its
+    target bits per byte flattened (:class:`Flatten`) is *pretrained*; one stopped
+    at ``max_steps`` is *pretrained, not flattened*; a base trained a fixed number
+    of steps is *close to training from scratch* unless its English bits per byte
+    is within :data:`NEAR_PAPER` times the paper's larger one. ``res.setup`` and
+    ``res.sizes`` are what :func:`study` ran.
+    """
+    setup, sizes = res.setup, res.sizes
+    cfg = config("mini", res.arms["R0"].tokenizer.vocab_size + 1, max_seq_len=res.seq_len,
+                 tie_embeddings=setup.tie_embeddings, **setup.model)
+    params = LM(cfg).num_params(vocab=False) / 1e6
+    share, text = ((setup.model_target_share, sizes["base_model"]) if setup.flatten is not None
+                   else (setup.base_target_share, sizes["base"]))
+    english = res.intervals[res.roles["control"]][BASE][0] if "control" in res.roles else None
+    paper = max(PAPER_BASE_ENGLISH.values())
+    said = (f"base model {cfg.n_layers} layers x d_model {cfg.d_model} ({params:.2f}M parameters without the "
+            f"vocabulary, {'tied' if cfg.tie_embeddings else 'untied'} embeddings), {res.base_steps:,} steps on "
+            f"{text / 1e6:g} MB of which {share:.0%} {target}; English bits per byte of the base "
+            + (f"{english:.2f}" if english is not None else "not measured (no English held-out text)")
+            + " against the paper's base models' " + " and ".join(f"{v} ({k})" for k, v in PAPER_BASE_ENGLISH.items())
+            + " (§VII-B). ")
+    if setup.flatten is not None:
+        kind = ("pretrained: the base's dev bits per byte flattened" if res.flattened else
+                f"pretrained, not flattened: stopped at max_steps = {setup.flatten.max_steps:,} while its dev bits "
+                "per byte still fell")
+        return (f"Regime: {kind} (the paper's hypothesis as far as this data allows: tied embeddings, the paper's "
+                f"rate {setup.lr:g}, {setup.warmup:.0%} warm-up). " + said
+                + "The paper's pretrained models gave R0 the lowest Nepali bits per byte (§VII-B).")
+    if english is not None and english <= NEAR_PAPER * paper:
+        return "Regime: pretrained (English within the paper's range). " + said
+    return ("Regime: close to training from scratch. " + said + "§VIII (\"Why our sign differs from Regmi et al.\") "
+            "reports that from scratch the repaired regex lowers Nepali bits per byte (by 4.4% at equal compute in "
+            "Regmi et al.), while retrofitted to a pretrained model at equal bytes it is worse: in this regime the "
+            "paper expects R2 to win.")
 
 
 def study(size: str, english: Sequence[str], target: Sequence[str], eval_target: Sequence[str], name: str,
-          lang: str, eval_label: str, out_dir, device=None, progress: bool = False) -> Result:
+          lang: str, eval_label: str, out_dir, device=None, progress: bool = False,
+          extra_target: Sequence[str] | None = None) -> Result:
     """Notebook 07 (h) in one call, at preset ``size`` (:func:`preset`):
     :func:`texts` from the training lines ``english`` and ``target`` (the
     target language ``lang``, called ``name``), then :func:`run` scored on three
@@ -184,11 +287,26 @@ def study(size: str, english: Sequence[str], target: Sequence[str], eval_target:
 
     A slice the training text is too short for is left out (its role absent
     from :attr:`Result.roles`). English evaluation text is not scored (the
-    paper's FLORES metric is Nepali only, Table VIII)."""
+    paper's FLORES metric is Nepali only, Table VIII).
+
+    The ``pretrained-*`` presets pretrain the base model on ``extra_target``
+    (the extra text, disjoint from ``target``) and English (:func:`base_model_texts`);
+    without it, ``pretrained-smoke`` takes the ``target`` lines after the held-out
+    slice (disjoint too, and said in :attr:`Result.base_source`) and the larger
+    presets refuse (:class:`~modtok.errors.DataError`: what is missing)."""
     setup, sizes = preset(size)
-    smoke = size == "smoke"
+    smoke = size.endswith("smoke")
     t = texts(list(english), list(target), sizes["base"], sizes["cpt"], sizes["heldout"], setup.cpt_target_share,
               setup.base_target_share)
+    rest, source = t.pop("unused_target"), ""
+    if setup.flatten is not None:
+        if extra_target is None and not smoke:
+            raise DataError(f"preset {size!r} pretrains the base model on substantial {lang} disjoint from the pool: "
+                            f"no extra text (data.extra_text_path('{lang}.large.txt'): $MODTOK_EXTRA or extra/ beside "
+                            "the pool)")
+        source = ("the extra text" if extra_target is not None
+                  else f"the {lang} training lines after the held-out slice (no extra text: smoke only)")
+        t |= base_model_texts(list(english), list(extra_target) if extra_target is not None else rest, setup, sizes)
     secondary = f"{name} ({eval_label.split(' (')[0] or 'evaluation text'})"
     sets = {"primary": (name, t.pop("heldout_target")), "control": ("English", t.pop("heldout_english")),
             "secondary": (secondary, list(eval_target)[:100] if smoke else list(eval_target))}
@@ -200,4 +318,5 @@ def study(size: str, english: Sequence[str], target: Sequence[str], eval_target:
         setup, **t, evaluation=evaluation, out_dir=out_dir, documents=documents, device=device, progress=progress))
     Path(out_dir).mkdir(parents=True, exist_ok=True)  # read back, nothing was written there: the directory is as run leaves it
     res.roles = {role: ev for role, (ev, _) in sets.items()}
+    res.base_source, res.setup, res.sizes = source, setup, sizes
     return res
