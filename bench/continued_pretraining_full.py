@@ -85,7 +85,7 @@ def report(out: Path):
 
     text = [f"# Notebook 07 (h), preset {saved.get('size', 'cpu')} ({len(res.seeds)} seeds), wall "
             f"{saved['wall_s'] / 60:.0f} min", "", saved["source"], "", "roles: " + json.dumps(res.roles), "",
-            continued.regime(res, "Nepali"), ""]
+            *[f"- {line}" for line in res.describe("Nepali")], ""]
     text += [f"- {s}" for s in summary.values()]
     text += ["", "## Arms", "", md(arms), "", "## Comparisons", "", md(comps), "", "## Paper vs here", "", md(paper),
              "", "## Setting", "", md(setting)]
