@@ -1,4 +1,4 @@
-"""The R0/R1/R2 continued-pretraining experiment (modtok.studies.pretoken_floor.continued_pretraining, §VI–VII analog).
+"""The R0/R1/R2 continued-pretraining experiment (modtok.studies.pretoken_floor.cpt, §VI–VII analog).
 
 Oracles: a model with uniform logits scores log2(V) bits per token, so bits per
 byte = log2(V) * tokens / bytes, every token after the prefix scored and every
@@ -18,11 +18,13 @@ import pytest
 import torch
 
 from modtok.adapt import extend
-from modtok.errors import UsageError
+from modtok.adapt.hf_model import grow_lm
+from modtok.errors import DataError, UsageError, VocabularyMismatchError
 from modtok.evaluation import stats
+from modtok.lm import embed_init, stream
 from modtok.lm.batches import boundary_id, lm_vocab_size
 from modtok.lm.model import LM, config
-from modtok.studies.pretoken_floor import continued_pretraining as continued
+from modtok.studies.pretoken_floor import cpt as continued
 
 # Hand-written text (no corpus): English words and the Fig. 4 phrase.
 ENGLISH = ["the small cat sat on the mat", "we walked to the market and back", "the weather was cold"] * 20
@@ -44,12 +46,12 @@ def test_base_tokenizer_is_the_llama3_regex_bpe_loaded_from_its_file(base):
     from modtok.text import pretokenize
 
     assert base.regex == pretokenize.pattern("llama3") and base.next_id == 300
-    tok = continued.lm_tokenizer(base.json)
+    tok = stream.lm_tokenizer(base.json)
     assert tok.vocab_size == 300 and lm_vocab_size(tok) == 301 and boundary_id(tok) == 300
 
 
 def test_uniform_logits_give_log2_v_bits_per_token_and_every_byte(base):
-    tok = continued.lm_tokenizer(base.json)
+    tok = stream.lm_tokenizer(base.json)
     torch.manual_seed(0)
     model = LM(config("tiny", lm_vocab_size(tok), max_seq_len=64)).eval()
     torch.nn.init.zeros_(model.out.weight)  # logits all 0: uniform over the V = 301 LM ids
@@ -58,13 +60,13 @@ def test_uniform_logits_give_log2_v_bits_per_token_and_every_byte(base):
     for text, n, s in zip(texts, nats, scored):
         assert s == len(text.encode())  # every byte of the piece is scored
         assert n == pytest.approx(len(tok.encode(text)) * math.log(301), rel=1e-5)  # every token, after DOC
-    bpb = continued.bootstrap({"u": nats}, {"u": scored}, n_boot=10)["u"][0]
+    bpb = stats.bootstrap({"u": nats}, {"u": scored}, n_boot=10)["u"][0]
     n_tokens = sum(len(tok.encode(t)) for t in texts)
     assert bpb == pytest.approx(math.log2(301) * n_tokens / scored.sum(), rel=1e-5)
-    with pytest.raises(continued.DataError, match="empty"):
+    with pytest.raises(DataError, match="empty"):
         continued.score_pieces(model, tok, [""])
     short = LM(config("tiny", lm_vocab_size(tok), max_seq_len=8)).eval()  # the first piece is longer than 8 ids
-    with pytest.raises(continued.DataError, match="two windows"):  # refused, never cut (App. D: one context)
+    with pytest.raises(DataError, match="two windows"):  # refused, never cut (App. D: one context)
         continued.score_pieces(short, tok, texts)
 
 
@@ -74,7 +76,7 @@ def test_no_piece_is_cut_into_two_windows_under_any_arm(base):
     (no merges) needs the most ids, so a size R2 alone would allow is too long."""
     ext = {arm: extend.extend(base, extend.count_words(base, NEPALI, extend.arm_pattern(base.regex, arm)), 30, arm)
            for arm in ("R1", "R2")}
-    arms = {"R0": continued.lm_tokenizer(base.json)} | {a: continued.lm_tokenizer(e.tokenizer_json())
+    arms = {"R0": stream.lm_tokenizer(base.json)} | {a: stream.lm_tokenizer(e.tokenizer_json())
                                                          for a, e in ext.items()}
     lines, context = NEPALI[:12] + ENGLISH[:6], 24
     wide = continued.held_out(lines, 400)  # the size asked for: some piece does not fit under R0
@@ -101,7 +103,7 @@ def test_no_piece_is_cut_into_two_windows_under_any_arm(base):
 def test_the_prefix_is_what_the_first_token_is_scored_after(base):
     """The score of a piece is the model's on DOC + the piece: changing the prefix id
     changes the first token's score only (a causal model)."""
-    tok = continued.lm_tokenizer(base.json)
+    tok = stream.lm_tokenizer(base.json)
     torch.manual_seed(1)
     model = LM(config("tiny", lm_vocab_size(tok), max_seq_len=64)).eval()
     text = ENGLISH[0]
@@ -121,8 +123,8 @@ def test_every_arm_scores_the_same_bytes_on_the_same_pieces(base):
     texts = list(continued.pieces(NEPALI + ENGLISH[:10], 60))
     counts = extend.count_words(base, NEPALI, extend.arm_pattern(base.regex, "R2"))
     r2 = extend.extend(base, counts, 40, "R2", keep=False)  # unfiltered: long Nepali tokens (invariance not at issue)
-    arms = {"R0": continued.lm_tokenizer(base.json), "R2": continued.lm_tokenizer(r2.tokenizer_json())}
-    first = {name: [continued.token_nbytes(tok)[tok.encode(t)[0]] for t in texts] for name, tok in arms.items()}
+    arms = {"R0": stream.lm_tokenizer(base.json), "R2": stream.lm_tokenizer(r2.tokenizer_json())}
+    first = {name: [stream.token_nbytes(tok)[tok.encode(t)[0]] for t in texts] for name, tok in arms.items()}
     assert first["R0"] != first["R2"]  # the first tokens differ: the old scoring compared other bytes
     scored = {}
     for name, tok in arms.items():
@@ -150,10 +152,63 @@ def test_held_out_pieces_stay_inside_their_document():
     assert h.unit == "document" and h.n_units == 3
     assert [(t, int(u)) for t, u in zip(h.texts, h.units)] == [
         ("a b c", 0), ("d e", 0), ("f g h", 1), ("i j", 1), ("k", 2)]
-    plain = continued.held_out(lines, 5)
-    assert plain.unit == "piece" and plain.units.tolist() == list(range(len(plain.texts)))
+    plain = continued.held_out(lines, 5)  # no ids: every line is its own document (the pool's shuffled paragraphs)
+    assert plain.unit == continued.LINE and plain.texts == ["a b c", "d e", "f", "g h i", "j", "k"]
+    assert plain.units.tolist() == [0, 1, 2, 3, 3, 4]
     with pytest.raises(UsageError, match="document ids"):
         continued.held_out(lines, 5, docs[:2])
+
+
+def document_texts(lines: list[str], documents: list | None) -> list[str]:
+    """The text of every document of ``lines``: a run of lines with one id (a line
+    each without ids), joined by spaces, blank ones left out."""
+    ids = documents if documents is not None else list(range(len(lines)))
+    docs, start = [], 0
+    for i in range(1, len(lines) + 1):
+        if i == len(lines) or ids[i] != ids[start]:
+            docs.append(" ".join(s.strip() for s in lines[start:i] if s.strip()))
+            start = i
+    return [d for d in docs if d]
+
+
+def crossing(h, docs: list[str]) -> list[str]:
+    """The pieces of ``h`` that lie inside no single one of ``docs``."""
+    return [t for t in h.texts if not any(t in d for d in docs)]
+
+
+def test_no_piece_crosses_a_document_on_random_documents():
+    """Property: over random documents (runs of lines with one id, or none: a line
+    each), every piece lies inside its own document's text, and the pieces of a
+    document rebuild it (whitespace aside)."""
+    rng = np.random.default_rng(0)
+    words = ["नेपाल", "को", "सरकार", "the", "cat", "a", "क" * 30]
+    for trial in range(200):
+        n = int(rng.integers(1, 12))
+        lines = [" ".join(rng.choice(words, int(rng.integers(1, 15)))) for _ in range(n)]
+        documents = None if trial % 2 else list(np.cumsum(rng.random(n) < 0.4))  # runs of one id
+        size = int(rng.integers(8, 120))
+        h, docs = continued.held_out(lines, size, documents), document_texts(lines, documents)
+        assert not crossing(h, docs), (trial, size)
+        assert h.n_units == len(docs) and all(t in docs[u] for t, u in zip(h.texts, h.units))  # its own document
+        assert all(0 < len(t.encode()) <= size for t in h.texts)
+        rebuilt = "".join("".join(t.split()) for t in h.texts)
+        assert rebuilt == "".join("".join(s.split()) for s in lines)
+
+
+def test_no_piece_crosses_a_document_in_the_real_held_out_text(pool_root, base):
+    """The held-out construction of ``study`` on the pool's Nepali (the primary held-out
+    text): the slice right after the training text, cut to fit a context under R0. The
+    pool's lines are shuffled paragraphs, so a piece must lie inside one line."""
+    from modtok.text import data
+
+    corpora = data.default_corpora(["eng_Latn", "npi_Deva"], train_chars=400_000)
+    setup, sizes = continued.preset("smoke")
+    t = continued.texts(corpora.train["eng_Latn"], corpora.train["npi_Deva"], sizes["base"] // 4, sizes["cpt"],
+                        sizes["heldout"])
+    lines = t["heldout_target"]
+    h = continued.fit_held_out(lines, setup.seq_len, {"R0": stream.lm_tokenizer(base.json)}, setup.piece_bytes)
+    assert not crossing(h, document_texts(lines, None))
+    assert h.unit == continued.LINE and h.n_units == len([s for s in lines if s.strip()])
 
 
 def test_flores_documents_only_for_flores_text(flores_root):
@@ -187,7 +242,7 @@ def test_compare_by_hand_and_the_labels():
     with pytest.raises(UsageError, match="seeds"):
         continued.compare({"A": {0: ([1.0], [1])}, "B": {1: ([1.0], [1])}}, [0])
     # labels: lower is better, margin 0.01, in §VI's order (better, non-inferior, worse, no detectable difference)
-    assert [continued.label(lo, hi) for lo, hi in [(-0.2, -0.001), (-0.05, 0.0099), (-0.05, 0.01), (1e-4, 0.5)]] == [
+    assert [stats.label(lo, hi) for lo, hi in [(-0.2, -0.001), (-0.05, 0.0099), (-0.05, 0.01), (1e-4, 0.5)]] == [
         "better", "non-inferior", "no detectable difference", "worse"]
 
 
@@ -196,21 +251,21 @@ def test_labels_in_the_papers_order_with_its_own_example():
     is non-inferior although it excludes 0; the paper's printed intervals get the
     labels it gives them (§VII-B: Qwen R2 − R1 worse; Llama main runs R2 − R1
     non-inferior; the English control R2 − R0 better)."""
-    assert continued.label(0.004, 0.007) == "non-inferior"
-    assert continued.label(0.0084, 0.0104) == "worse"
-    assert continued.label(0.0043, 0.0073) == "non-inferior"
-    assert continued.label(-0.0014, -0.0007) == "better"
-    assert continued.label(-0.001, 0.01) == "no detectable difference"  # holds 0, upper end not below the margin
-    assert continued.label(0.0, 0.0099) == "non-inferior"  # an interval touching 0 from above: not worse
-    assert continued.LABELS == ("better", "non-inferior", "worse", "no detectable difference")
+    assert stats.label(0.004, 0.007) == "non-inferior"
+    assert stats.label(0.0084, 0.0104) == "worse"
+    assert stats.label(0.0043, 0.0073) == "non-inferior"
+    assert stats.label(-0.0014, -0.0007) == "better"
+    assert stats.label(-0.001, 0.01) == "no detectable difference"  # holds 0, upper end not below the margin
+    assert stats.label(0.0, 0.0099) == "non-inferior"  # an interval touching 0 from above: not worse
+    assert stats.LABELS == ("better", "non-inferior", "worse", "no detectable difference")
 
 
 def test_streams_carry_every_byte_once_under_any_tokenizer(base, ext):
     lines = ENGLISH[:7] + NEPALI[:9]
     totals = {}
     for name, tj in {"R0": base.json, "R2": ext.tokenizer_json()}.items():
-        tok = continued.lm_tokenizer(tj)
-        src = continued.StreamSource(tok, lines, batch_size=3, seq_len=5)
+        tok = stream.lm_tokenizer(tj)
+        src = stream.StreamSource(tok, lines, batch_size=3, seq_len=5)
         batches = [src.batch(s) for s in range(src.steps)]
         targets = torch.cat([b.targets.flatten() for b in batches])
         targets = targets[targets != -1]
@@ -220,7 +275,7 @@ def test_streams_carry_every_byte_once_under_any_tokenizer(base, ext):
         text = tok.decode([i for i in src.stream.tolist() if i != doc])
         assert text == "".join(lines)
         totals[name] = (src.text_bytes, len(src.stream))
-        with pytest.raises(continued.DataError, match="past the stream"):
+        with pytest.raises(DataError, match="past the stream"):
             src.batch(src.steps)
     assert totals["R0"][0] == totals["R2"][0] and totals["R2"][1] < totals["R0"][1]  # same bytes, fewer ids
 
@@ -228,33 +283,33 @@ def test_streams_carry_every_byte_once_under_any_tokenizer(base, ext):
 def test_matched_steps_wrap_into_a_second_pass_of_the_same_stream(base):
     """R2 at R1's step count: the steps after one pass read the stream again from its
     start (the paper's second pass), not further text."""
-    tok = continued.lm_tokenizer(base.json)
+    tok = stream.lm_tokenizer(base.json)
     lines = ENGLISH[:7] + NEPALI[:9]
-    once = continued.StreamSource(tok, lines, batch_size=5, seq_len=5)
-    wrap = continued.StreamSource(tok, lines, batch_size=5, seq_len=5, cycle=True)
+    once = stream.StreamSource(tok, lines, batch_size=5, seq_len=5)
+    wrap = stream.StreamSource(tok, lines, batch_size=5, seq_len=5, cycle=True)
     first = torch.cat([once.batch(s).targets for s in range(once.steps)])  # (windows, T): one pass, in order
     assert len(first) == once.windows and once.windows % 5  # (the pass ends inside a batch)
     steps = 2 * once.steps + 1
     got = torch.cat([wrap.batch(s).targets for s in range(steps)])  # (5 * steps, T)
     assert torch.equal(got, first[[i % once.windows for i in range(5 * steps)]])
-    with pytest.raises(continued.DataError, match="past the stream"):
+    with pytest.raises(DataError, match="past the stream"):
         once.batch(once.steps)
 
 
 def test_train_starts_from_the_given_weights(base, tmp_path):
     from modtok.lm.train import TrainConfig, train
 
-    tok = continued.lm_tokenizer(base.json)
+    tok = stream.lm_tokenizer(base.json)
     torch.manual_seed(5)
     init = LM(config("tiny", lm_vocab_size(tok), max_seq_len=8))
-    src = continued.StreamSource(tok, ENGLISH[:4], batch_size=2, seq_len=8)
+    src = stream.StreamSource(tok, ENGLISH[:4], batch_size=2, seq_len=8)
     frozen = train(init.cfg, TrainConfig(steps=2, lr=0.0, warmup_steps=0, seed=0), src, tmp_path / "a",
                    resume=False, device=torch.device("cpu"), init=init).model  # lr 0: weights stay
     fresh = train(init.cfg, TrainConfig(steps=2, lr=0.0, warmup_steps=0, seed=0), src, tmp_path / "b",
                   resume=False, device=torch.device("cpu")).model  # no init: the seeded weights
     assert all(torch.equal(a, b) for a, b in zip(frozen.state_dict().values(), init.state_dict().values()))
     assert not torch.equal(fresh.embed.weight, init.embed.weight)
-    with pytest.raises(continued.DataError, match="one process"):
+    with pytest.raises(DataError, match="one process"):
         src.batch(0, rank=1)
 
 
@@ -263,7 +318,7 @@ def test_grow_keeps_original_logits_and_moves_the_boundary(base, ext):
     model = LM(config("tiny", base.next_id + 1, output_bias=True)).eval()
     V, n = base.next_id, len(ext.new_tokens())
     idx = torch.randint(0, V + 1, (2, 30))  # (B, T) original ids and the boundary V
-    grown = continued.grow(model, ext)
+    grown = grow_lm(model, ext)
     assert grown.cfg.vocab_size == V + n + 1 and model.cfg.vocab_size == V + 1  # the original is untouched
     moved = torch.where(idx == V, V + n, idx)  # the boundary's new id
     with torch.no_grad():
@@ -271,12 +326,12 @@ def test_grow_keeps_original_logits_and_moves_the_boundary(base, ext):
     keep = list(range(V)) + [V + n]
     assert (after[..., keep] - before).abs().max() < 1e-4
     token, i = next(iter(ext.new_tokens().items()))
-    parts = continued.embed_init.constituents(base, token)
+    parts = embed_init.constituents(base, token)
     assert torch.allclose(grown.embed.weight[i], model.embed.weight[parts].mean(0))
     empty = extend.Extension(base, [], base.regex)  # every merge filtered out: the model as it was
-    assert continued.grow(model, empty).cfg.vocab_size == V + 1
-    with pytest.raises(continued.VocabularyMismatchError, match="boundary"):
-        continued.grow(grown, ext)
+    assert grow_lm(model, empty).cfg.vocab_size == V + 1
+    with pytest.raises(VocabularyMismatchError, match="boundary"):
+        grow_lm(grown, ext)
 
 
 @pytest.fixture
@@ -314,7 +369,7 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
     assert arms["R2"].steps <= arms["R1"].steps == arms[continued.MATCHED].steps == arms[continued.R0_MATCHED].steps
     assert arms["R1"].steps < arms["R0"].steps and arms[continued.R0_MATCHED].bytes < arms["R0"].bytes
     assert arms[continued.MATCHED].bytes >= arms["R2"].bytes  # (more where R2's one pass is shorter than R1's)
-    assert res.held_out["Nepali"].unit == "document" and res.held_out["English"].unit == "piece"
+    assert res.held_out["Nepali"].unit == "document" and res.held_out["English"].unit == continued.LINE
     for ev, h in res.held_out.items():  # every piece in one 16-id context under every arm (App. D)
         assert h.piece_bytes < 500 and h.longest.keys() == {"R0", "R1", "R2"}
         for name in ("R0", "R1", "R2"):
@@ -334,7 +389,7 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
     comp = {(c["held-out text"], c["comparison"]): c for c in res.comparisons()}
     assert len(comp) == 2 * len(continued.PAIRS)
     c = comp["Nepali", "R2 − R1"]
-    assert c["registered"] and c["label"] == continued.label(c["lo"], c["hi"]) and c["lo"] <= c["difference"] <= c["hi"]
+    assert c["registered"] and c["label"] == stats.label(c["lo"], c["hi"]) and c["lo"] <= c["difference"] <= c["hi"]
     assert len(c["per-seed labels"].split(", ")) == 2 and not comp["Nepali", "R1 − R0"]["registered"]
     # the paper-vs-here values, rows and reasons of notebook 07 from this result (roles as study() names them)
     from modtok.studies import paper_vs_here
@@ -359,6 +414,56 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
     bars = res.interval_rows()  # the figure: one bar per (eval set, arm), no pair differences
     assert [(b["held-out text"], b["arm"]) for b in bars] == [(ev, a) for ev in res.intervals for a in arms]
     assert all(b["lo"] <= b["bits per byte"] <= b["hi"] for b in bars)
+
+
+def test_flattened_rule_and_the_pretrained_texts():
+    assert not continued.flattened([3.0, 2.0, 1.0], 1, 0.5)  # the last evaluation gained 1.0
+    assert continued.flattened([3.0, 2.0, 1.6], 1, 0.5) and continued.flattened([2.0, 2.0, 2.1], 2, 0.01)
+    assert not continued.flattened([2.0, 1.0], 2, 10.0)  # fewer evaluations than the window + 1: not yet
+    setup, sizes = continued.preset("pretrained-cpu")
+    assert (setup.lr, setup.warmup, setup.tie_embeddings, setup.cpt_target_share) == (1e-4, 0.01, True, 0.5)  # §VI
+    english, nepali = [f"english line {i}" for i in range(50_000)], [f"नेपाली {i}" for i in range(50_000)]
+    t = continued.texts(english, nepali, sizes["base"], sizes["cpt"], sizes["heldout"], setup.cpt_target_share,
+                        setup.base_target_share)
+    b = continued.base_model_texts(english, [f"extra {i}" for i in range(90_000)], setup, sizes)
+    base_en = [x for x in b["base_model_text"] if x.startswith("english")]
+    assert set(base_en) <= set(t["base_text"])  # inside the tokenizer's English: never continued or held out
+    assert not set(base_en) & (set(t["cpt_english"]) | set(t["heldout_english"]))
+    assert not set(b["dev_target"]) & set(b["base_model_text"]) and b["dev_target"]
+    with pytest.raises(UsageError, match="run into"):  # more base English than the tokenizer's slice
+        continued.base_model_texts(english, nepali, dataclasses.replace(setup, model_target_share=0.0), sizes)
+    with pytest.raises(DataError, match="no extra text"):  # the full arm says what is missing
+        continued.study("pretrained-cpu", english, nepali, [], "Nepali", "npi_Deva", "", "unused")
+
+
+def test_tiny_pretrained_base_stops_by_its_rule_and_stays_tied(pool_root, tmp_path, one_thread):
+    from modtok.text import data
+
+    eng = data.load_pool(["eng_Latn"], root=pool_root)["eng_Latn"]
+    npi = data.load_pool(["npi_Deva"], root=pool_root)["npi_Deva"]
+    setup = continued.Setup(base_vocab=300, merges=60, model=dict(d_model=32, n_layers=1, n_heads=4),
+                            batch_size=8, seq_len=16, piece_bytes=500, n_boot=50, seeds=(0, 1), lr=1e-4, warmup=0.01,
+                            tie_embeddings=True, flatten=continued.Flatten(4, 1, 10.0, 40, 0))
+
+    def once(out, flatten):  # min_gain 10 bits: flat at the second evaluation; -1: never, so max_steps
+        return continued.run(dataclasses.replace(setup, flatten=flatten), eng[:60] + npi[:30], npi[40:60],
+                             eng[60:70], {"Nepali": npi[70:80], "English": eng[70:80]}, out, device="cpu",
+                             base_model_text=eng[:40] + npi[100:160], dev_target=npi[160:170])
+
+    res = once(tmp_path / "flat", setup.flatten)
+    assert res.flattened and [s for s, _ in res.base_history] == [4, 8] and res.base_steps == 8
+    base = res.arms[continued.BASE].model
+    assert base.out.weight is base.embed.weight and base.cfg.tie_embeddings
+    assert res.arms["R0"].bytes == res.arms["R1"].bytes == res.arms["R2"].bytes > 0
+    capped = once(tmp_path / "capped", continued.Flatten(4, 1, -1.0, 12, 0))
+    assert not capped.flattened and [s for s, _ in capped.base_history] == [4, 8, 12]
+    assert capped.base_history[:2] == res.base_history  # the same seeded pretraining up to there
+    res.setup, res.sizes, res.roles = setup, {"base_model": 10_000}, {"control": "English"}
+    assert continued.regime(res).startswith("Regime: pretrained: the base's dev bits per byte flattened")
+    small = dataclasses.replace(setup, flatten=None)
+    res.setup, res.sizes = small, {"base": 10_000}  # a fixed-step base reading English at > 1.25 x 0.873
+    assert res.intervals["English"][continued.BASE][0] > 1.1
+    assert continued.regime(res).startswith("Regime: close to training from scratch") and "§VIII" in continued.regime(res)
 
 
 def test_bar_figure_draws_the_intervals():

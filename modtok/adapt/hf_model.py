@@ -347,4 +347,4 @@ def grow_lm(model, ext):
         out.bias.copy_(torch.cat([model.out.bias, doc_bias[None]]))
     model.out = out
     model.cfg = dataclasses.replace(model.cfg, vocab_size=model.cfg.vocab_size + 1)  # the config is frozen
-    return model
+    return model.tie()  # a tied model stays tied

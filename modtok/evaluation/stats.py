@@ -4,7 +4,7 @@
 together: the token counts of FLORES line ``i`` and of its English translation
 (the premium, :mod:`modtok.evaluation.audit`), or the nats and scored bytes of
 held-out piece ``i`` under every arm (bits per byte,
-:mod:`modtok.studies.pretoken_floor.continued_pretraining`). A replicate draws
+:mod:`modtok.studies.pretoken_floor.cpt`). A replicate draws
 ``n`` indices with replacement, once, and takes entry ``i`` of *every* sample at
 each drawn index, so a statistic that compares samples (a ratio of totals, the
 difference of two arms) always sees the same units on both sides. That is what
@@ -36,13 +36,15 @@ each end, so the 95% interval is the whole range:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from modtok.errors import UsageError
 from modtok.evaluation.metrics import ratio
 
+MARGIN = 0.01  # bits per byte: the non-inferiority margin of the labels (the pretoken-floor paper's §VI)
+LABELS = ("better", "non-inferior", "worse", "no detectable difference")  # §VI's order (label())
 Statistic = Callable[[dict[str, np.ndarray]], Mapping[str, "np.ndarray | float"]]
 
 
@@ -127,3 +129,51 @@ def t_interval(values, level: float = 0.95) -> tuple[float, float, float]:
         raise UsageError(f"t_interval: need at least 2 replicates in a 1-d array, got shape {x.shape}")
     mean, half = float(x.mean()), t_quantile((1 + level) / 2, x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
     return mean, mean - half, mean + half
+
+
+def label(lo: float, hi: float, margin: float = MARGIN) -> str:
+    """The registered label of a difference ``a − b`` of a loss (bits per byte:
+    lower is better) from its 95% interval ``[lo, hi]``, tested in the fixed
+    order of the pretoken-floor paper's §VI ("Analysis"): *better* if the
+    interval lies below 0; otherwise *non-inferior* if it lies below ``margin``;
+    otherwise *worse* if it lies above 0; otherwise *no detectable difference*.
+    So the paper's own example, [+0.004, +0.007], is non-inferior although it
+    excludes 0.
+
+    >>> label(0.004, 0.007), label(0.0084, 0.0104), label(-0.0014, -0.0007)   # §VI's example; Qwen R2 − R1 (§VII-B)
+    ('non-inferior', 'worse', 'better')
+    """
+    if hi < 0:
+        return LABELS[0]
+    if hi < margin:
+        return LABELS[1]
+    if lo > 0:
+        return LABELS[2]
+    return LABELS[3]
+
+
+def bootstrap(nats: Mapping[str, Sequence[float]], nbytes: Mapping[str, Sequence[float]],
+              pairs: Sequence[tuple[str, str]] | None = None, n_boot: int = 1000, level: float = 0.95,
+              seed: int = 0) -> dict[str, tuple[float, float, float]]:
+    """Bits per byte ``Σnats / ln 2 / Σbytes`` of every arm (one score each) and
+    the difference of each pair ``(a, b)`` (key ``"a − b"``; default: every later
+    arm minus every earlier one), each as ``(point, lo, hi)``, resampling the
+    pieces themselves with :func:`paired_bootstrap`. Arms may score different
+    bytes here; :func:`modtok.studies.pretoken_floor.cpt.scoring.compare` is the
+    seeds-and-documents version the continued-pretraining experiment uses.
+
+    >>> ln2 = math.log(2)                   # A: 2 bits on 1 byte, B: 1 bit on 1 byte, on each of two pieces
+    >>> bootstrap({"A": [2 * ln2, 2 * ln2], "B": [ln2, ln2]}, {"A": [1, 1], "B": [1, 1]}, n_boot=50)["B − A"]
+    (-1.0, -1.0, -1.0)
+    """
+    arms = list(nats)
+    samples = {f"bits {a}": np.asarray(nats[a], np.float64) / math.log(2) for a in arms}
+    samples |= {f"bytes {a}": nbytes[a] for a in arms}
+    if pairs is None:
+        pairs = [(b, a) for i, a in enumerate(arms) for b in arms[i + 1 :]]
+
+    def bpb(s):
+        out = {a: s[f"bits {a}"].sum(-1) / s[f"bytes {a}"].sum(-1) for a in arms}
+        return out | {f"{a} − {b}": out[a] - out[b] for a, b in pairs}
+
+    return paired_bootstrap(samples, bpb, n_boot, level, seed)

@@ -70,7 +70,7 @@ def extend_lm(model, ext):
         out.bias.copy_(extend_rows(model.out.bias, ext))
     model.out = out
     model.cfg = dataclasses.replace(model.cfg, vocab_size=w.shape[0])  # the config is frozen
-    return model
+    return model.tie()  # a tied model stays tied (its two grown matrices are equal)
 
 
 @torch.no_grad()

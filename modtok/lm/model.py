@@ -5,7 +5,8 @@ position embeddings (RoPE), a SwiGLU feed-forward, optional grouped-query
 attention (fewer key/value heads than query heads) and
 ``F.scaled_dot_product_attention``. The input embedding and the output matrix are
 separate ``(vocab_size, d_model)`` matrices, so a sub-vocabulary can be cut from
-both (see :mod:`modtok.lm.infer`).
+both (see :mod:`modtok.lm.infer`), unless ``tie_embeddings`` makes them one
+matrix, as Llama-3.2-1B and Qwen3-0.6B tie theirs (:meth:`LM.tie`).
 
 The one twist for modular tokenizers: logits are computed for an *active* id set
 only, by gathering those rows of the output matrix::
@@ -54,6 +55,7 @@ class LMConfig:
     rope_theta: float = 10000.0
     norm_eps: float = 1e-5
     output_bias: bool = False
+    tie_embeddings: bool = False  # the output matrix IS the input embedding (one parameter)
 
     def __post_init__(self):
         kv = self.n_kv_heads or self.n_heads
@@ -68,6 +70,8 @@ class LMConfig:
             problems.append(f"n_heads={self.n_heads} not divisible by n_kv_heads={kv}")
         if self.n_layers < 1 or self.max_seq_len < 1:
             problems.append("n_layers and max_seq_len must be >= 1")
+        if self.tie_embeddings and self.output_bias:
+            problems.append("tie_embeddings with output_bias: a tied model has no output bias here")
         if problems:
             raise ModelConfigError("bad LMConfig: " + "; ".join(problems))
 
@@ -217,6 +221,20 @@ class LM(nn.Module):
         for name, p in self.named_parameters():  # GPT-2: scale residual projections by 1/sqrt(2 * n_layers)
             if name.endswith(("attn.wo.weight", "ff.w_down.weight")):
                 nn.init.normal_(p, std=0.02 / math.sqrt(2 * cfg.n_layers))
+        self.tie()
+
+    def tie(self) -> LM:
+        """With ``cfg.tie_embeddings``, make the output matrix the input embedding's
+        parameter (again, after code that replaced either, e.g. growing rows);
+        otherwise nothing. Returns the model.
+
+        >>> m = LM(LMConfig(vocab_size=10, d_model=8, n_heads=2, tie_embeddings=True))
+        >>> m.out.weight is m.embed.weight, m.num_params() - m.num_params(vocab=False)   # one 10 x 8 matrix
+        (True, 80)
+        """
+        if self.cfg.tie_embeddings:
+            self.out.weight = self.embed.weight
+        return self
 
     @staticmethod
     def _init(m):
@@ -226,8 +244,9 @@ class LM(nn.Module):
                 nn.init.zeros_(m.bias)
 
     def num_params(self, vocab: bool = True) -> int:
-        n = sum(p.numel() for p in self.parameters())
-        return n if vocab else n - self.embed.weight.numel() - sum(p.numel() for p in self.out.parameters())
+        n = sum(p.numel() for p in self.parameters())  # a tied matrix is one parameter, counted once
+        rows = {id(p): p.numel() for p in (self.embed.weight, *self.out.parameters())}
+        return n if vocab else n - sum(rows.values())
 
     def hidden(self, idx: torch.Tensor) -> torch.Tensor:
         """Final normalised hidden states (B, T, d) for token ids idx (B, T)."""

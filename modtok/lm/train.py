@@ -253,6 +253,9 @@ def setup_run(model_cfg, cfg, source, out_dir, device, distributed, init=None) -
     model, pipe = LM(model_cfg), None
     if init is not None:  # continued pretraining: start from these weights (a fresh optimizer)
         model.load_state_dict(init.state_dict())
+    if cfg.vocab_store == "host" and model_cfg.tie_embeddings:
+        raise ModelConfigError("vocab_store='host' keeps separate embedding and output rows: untie the model "
+                               "(tie_embeddings=False) or keep the vocabulary on the device")
     if cfg.vocab_store == "host":
         store = HostVocabStore.from_model(model, weight_decay=cfg.weight_decay, beta1=cfg.beta1, beta2=cfg.beta2)
         model.embed, model.out = None, None  # the body stays; the rows come from the store
@@ -384,7 +387,7 @@ def train(model_cfg: LMConfig, cfg: TrainConfig, source: BatchSource, out_dir, *
     """Train (or continue training) a model on ``source``'s batches; returns where it stopped.
 
     ``init`` (a model of ``model_cfg``'s shape) replaces the seeded initial weights, e.g. a
-    pretrained model for continued pretraining (:mod:`modtok.studies.pretoken_floor.continued_pretraining`); a checkpoint
+    pretrained model for continued pretraining (:mod:`modtok.studies.pretoken_floor.cpt`); a checkpoint
     resumed from ``out_dir`` takes precedence over it.
 
     ``until`` stops after that many steps (with a checkpoint) so that a run can be done in pieces;

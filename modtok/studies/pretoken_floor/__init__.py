@@ -5,7 +5,7 @@ ids) is :mod:`modtok.adapt.extend` and :mod:`modtok.evaluation.audit`; this pack
 paper's experiments around it:
 
 - :mod:`.floor`                 the K sweep of R1 vs R2 on deployed bases: cost, floor, English ids (§III-V)
-- :mod:`.continued_pretraining` arms R0 / R1 / R2 of continued LM pretraining, bits per byte (§VI-VII)
+- :mod:`.cpt`                   arms R0 / R1 / R2 of continued LM pretraining, bits per byte (§VI-VII)
 - :mod:`.cross_script`          R1 vs R2 across scripts (Table V) and the relaxed merge filter (App. H)
 - :mod:`.added_tokens`          R2's strings as HF added tokens on the unchanged regex (App. J)
 """

@@ -27,7 +27,7 @@ from modtok.studies.paper_vs_here import SETTING_FIELDS, NotMeasured, claims
 from modtok.studies.pretoken_floor import PAPER, cross_script, floor
 
 if TYPE_CHECKING:  # torch is not needed to read a result
-    from modtok.studies.pretoken_floor.continued_pretraining import Result
+    from modtok.studies.pretoken_floor.cpt import Result
 
 KEYS = ("llama3_floor", "llama3_premium", "qwen3_floor", "r2_floor_llama3", "r1_stalls", "r2_below_r1_floor",
         "english_ids_moved", "marks_r2_below_r1", "controls_r1_differs", "cpt_r0_lowest", "cpt_r2_minus_r1",
@@ -152,7 +152,7 @@ def cpt_reason(cpt: Result, ev: str) -> str:
     the paper's are pretrained 1B / 0.6B models), what R0's extra steps gave it (R0
     at R1's step count), and the arms' bytes per token. Measurements beside the
     verdict, not a tested cause."""
-    from modtok.studies.pretoken_floor.continued_pretraining import BASE, R0_MATCHED  # (torch: only with a Result)
+    from modtok.studies.pretoken_floor.cpt import BASE, R0_MATCHED  # (torch: only with a Result)
 
     bpb = {a: cpt.intervals[ev][a][0] for a in cpt.arms}
     per_token = {a: cpt.held_out[ev].nbytes / cpt.tokens[ev][a] for a in ("R0", "R1", "R2")} if cpt.tokens else {}
@@ -169,7 +169,13 @@ def cpt_rows(cpt: Result) -> list[dict]:
     and each seed, §VI's label) beside the paper's figure, its source and claim
     from ``paper_figures.toml``, the value compared with it (``compared``: the
     difference, its absolute value or the interval's upper end), the verdict
-    under the claim's rule and, where it does not hold, :func:`cpt_reason`."""
+    under the claim's rule and, where it does not hold, :func:`cpt_reason`; ``scale``: the
+    claim's own in ``paper_figures.toml`` (the small-base regime, close to training from
+    scratch), or for the pretrained-base arm "reduced: " and its regime
+    (:func:`~modtok.studies.pretoken_floor.cpt.regime`)."""
+    from modtok.studies.pretoken_floor.cpt import regime  # (torch: only with a Result)
+
+    pretrained = cpt.setup is not None and cpt.setup.flatten is not None
     paper = {c.key: c for c in claims("pretoken_floor")}
     rows = []
     for key, (role, pair, what) in CPT.items():
@@ -184,7 +190,8 @@ def cpt_rows(cpt: Result) -> list[dict]:
                      "per-seed labels": c["per-seed labels"], "paper": paper[key].paper, "compared": what,
                      "here": value, "rule": paper[key].rule, "holds?": verdict,
                      "reason": cpt_reason(cpt, ev) if verdict == "does not hold" else "",
-                     "source": paper[key].source, "paper's claim": paper[key].claim})
+                     "scale": "reduced: " + regime(cpt) if pretrained else paper[key].scale, "source": paper[key].source,
+                     "paper's claim": paper[key].claim})
     return rows
 
 
@@ -248,10 +255,10 @@ def setting(s: Settings) -> dict[str, str]:
 def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label: str,
                 cpt: Result | None = None) -> dict[str, str]:
     """Section (h)'s setting in the paper's fields, from its :class:`Setup`, its text
-    sizes (:func:`~modtok.studies.pretoken_floor.continued_pretraining.preset`) and,
+    sizes (:func:`~modtok.studies.pretoken_floor.cpt.preset`) and,
     once it ran, the result (parameters, step counts, the piece size chosen).
 
-    >>> from modtok.studies.pretoken_floor.continued_pretraining import preset
+    >>> from modtok.studies.pretoken_floor.cpt import preset
     >>> s = cpt_setting(*preset("cpu"), "npi_Deva", "FLORES-200 devtest (/x)")
     >>> s["lr"]
     '1e-3 peak (3e-3 for the base model), 5% warm-up, cosine decay to 10%'
@@ -261,7 +268,7 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
     label = eval_label.split(" (")[0] or "held-out lines"
     params = ""
     if cpt is not None:
-        from modtok.studies.pretoken_floor.continued_pretraining import BASE  # (torch: only with a Result)
+        from modtok.studies.pretoken_floor.cpt import BASE  # (torch: only with a Result)
 
         model = cpt.arms[BASE].model
         params = f", {sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters" if model is not None else ""
@@ -272,13 +279,28 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
     cfg = config("mini", 1, max_seq_len=context, **setup.model)  # the model run() builds (vocabulary aside)
     pieces = (", ".join(f"{ev} <= {h.piece_bytes:,} B" for ev, h in cpt.held_out.items()) if cpt
               else f"<= {setup.piece_bytes:,} B, or smaller to fit")
-    return {"data": (f"the first lines of the training pool's English and {target} (NFC, deduplicated, filtered against "
-                     "FLORES-200: the pool's SOURCES.md)"),
-            "size": (f"base model {sizes['base'] / 1e6:g} MB (95% English), continued pretraining "
-                     f"{sizes['cpt'] / 1e6:g} MB (75% {target}, 25% English), one pass"),
+    cpt_size = (f"continued pretraining {sizes['cpt'] / 1e6:g} MB ({setup.cpt_target_share:.0%} {target}, "
+                f"{1 - setup.cpt_target_share:.0%} English by bytes), one pass")
+    base_steps = f"{setup.base_steps:,} base steps"
+    if setup.flatten is None:
+        data = (f"the first lines of the training pool's English and {target} (NFC, deduplicated, filtered against "
+                "FLORES-200: the pool's SOURCES.md)")
+        size = f"base model {sizes['base'] / 1e6:g} MB ({1 - setup.base_target_share:.0%} English), {cpt_size}"
+    else:
+        f = setup.flatten
+        data = (f"base model: pool English + the extra {target} text (disjoint from the pool); base tokenizer, "
+                f"continued pretraining and held-out: the pool's English and {target} (its SOURCES.md)")
+        size = (f"base model {sizes['base_model'] / 1e6:g} MB ({setup.model_target_share:.0%} {target}), base "
+                f"tokenizer {sizes['base'] / 1e6:g} MB ({1 - setup.base_target_share:.0%} English), {cpt_size}")
+        base_steps = (f"base pretrained until its {target} dev bits per byte flattened (gain < {f.min_gain:g} over "
+                      f"{f.window} evaluations {f.eval_every:,} steps apart; at most {f.max_steps:,} steps"
+                      + (f"; took {cpt.base_steps:,}, {'flattened' if cpt.flattened else 'not flattened'}" if cpt
+                         else "") + ")")
+    return {"data": data, "size": size,
             "vocabulary": f"own llama3-regex BPE of {setup.base_vocab:,} + K = {setup.merges:,} merges for R1, R2",
             "model": (f"a small LM pretrained here: {cfg.n_layers} layers, d_model {cfg.d_model}, {cfg.n_heads} heads, "
-                      f"context {context} ids{params}; {setup.base_steps:,} base steps; {len(setup.seeds)} seeds"),
+                      f"context {context} ids{params}, {'tied' if setup.tie_embeddings else 'untied'} input and output "
+                      f"embeddings; {base_steps}; {len(setup.seeds)} seeds"),
             "lr": f"{setup.lr:.0e} peak ({setup.base_lr:.0e} for the base model), {setup.warmup:.0%} warm-up, "
                   "cosine decay to 10%".replace("e-0", "e-"),
             "iterations": f"one pass per arm: {steps} of {setup.batch_size} x {context} ids",

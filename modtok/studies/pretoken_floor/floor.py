@@ -98,7 +98,7 @@ class Sweep:
         return out
 
 
-# Notebook 07's sweeps, tables and runs (this module's, cross_script's, added_tokens', continued_pretraining's),
+# Notebook 07's sweeps, tables and runs (this module's, cross_script's, added_tokens', cpt's),
 # kept on disk (modtok.cache): cache_note() says which a kernel read back
 RESULTS = Results("pretoken_floor")
 
