@@ -272,7 +272,9 @@ else:
 #
 # Variant, training mixture, hybrid fraction J/K, window w and α, dev lines, vocabulary,
 # languages and the exhaustion rule. Each change trains what it needs (cached) and
-# re-evaluates on the test lines, next to classical BPE of the same size.
+# re-evaluates on the test lines, next to classical BPE of the same size. A control the chosen
+# variant does not read is greyed out (`parity_bpe.USED_BY`): w and α are the window variant's,
+# and classical BPE ranks nothing, so it has no J, dev lines or exhaustion rule.
 
 # %%
 if PARALLEL:
@@ -290,7 +292,7 @@ if PARALLEL:
         "rule": widgets.choice(list(parity_bpe.RULES), parity_bpe.RULE, description="exhausted"),
     }
     # study.explore trains what the settings need (next to classical BPE); plots.parity_explore draws it
-    panel = widgets.Panel(study.explore, controls, plots.parity_explore)
+    panel = widgets.Panel(study.explore, controls, plots.parity_explore, only_for=("variant", parity_bpe.USED_BY))
     panel.show()
 else:
     print(f"skipped: {NEEDS}")

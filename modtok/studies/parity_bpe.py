@@ -127,6 +127,12 @@ TABLE1_VARIANTS = {
 # An extra row beside them: the ratio variant with every target 1 (not the paper's).
 EQUAL_RATIO = {"ratio (r = 1)": {"variant": "ratio", "targets": EQUAL}}
 RUN_VARIANTS = ("classical", "base", "window", "ratio")
+# The Explore panel's controls that only some variants read, and those variants: ParityStudy.spec
+# sets the others' values to the defaults (window and α are the window variant's; classical BPE
+# ranks nothing, so J, the dev lines and the exhaustion rule are not its), and the panel disables
+# a control while the variant chosen does not read it (tests check each against spec).
+USED_BY = {"j_frac": ("base", "window", "ratio"), "window": ("window",), "alpha": ("window",),
+           "dev_lines": ("base", "window", "ratio"), "rule": ("base", "window", "ratio")}
 BASE, RATIO = "parity (base)", "ratio (bytes-per-line targets)"
 DEV_SET_VARIANTS = ("parity (base)", "hybrid (J = K/2)", "window (w=100, α=2)")  # those a dev set ranks
 DEV_SIZES = (100, 300, 1000)  # App. C, Table 4: dev sets of 100, 300 and 1000 examples
