@@ -1,8 +1,9 @@
 """Run All of each notebook's "Learn it small" section, headless, with no data configured.
 
 A class's clock (issue 41): the toy sections must run in seconds at every size setting and
-with no data at all. For each notebook the cells from its "## Learn it small" heading to the
-next heading are executed in a new kernel (nbclient), with ``MODTOK_POOL``, ``MODTOK_FLORES``,
+with no data at all. For each notebook the cells of its "## Learn it small" lesson (the heading,
+the toy's cell and its prose, not the study's setup that follows) are executed in a new kernel
+(nbclient), with ``MODTOK_POOL``, ``MODTOK_FLORES``,
 ``MODTOK_EXTRA``, ``MODTOK_MANIFEST``, ``MODTOK_EVAL`` and ``MODTOK_SMOKE`` unset; the time is
 from the first cell's start to the last cell's end (kernel start-up excluded, imports
 included), with the machine's load beside it::
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -29,10 +29,20 @@ UNSET = ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_EXTRA", "MODTOK_MANIFEST", "MOD
 
 
 def learn_it_small(notebook: nbformat.NotebookNode) -> list:
-    """The cells from the "## Learn it small" heading up to the next ``#``/``##`` heading."""
+    """The cells from the "## Learn it small" heading to the first code cell that is not the
+    lesson's (the study's setup, which follows in the same section: imports, data, sizes). A
+    lesson cell runs the toy: it imports :mod:`modtok.studies.lessons`.
+
+    >>> cell = nbformat.v4.new_markdown_cell
+    >>> nb = nbformat.v4.new_notebook(cells=[cell("# 01"), cell("## Learn it small"),
+    ...     nbformat.v4.new_code_cell("from modtok.studies.lessons import bpe"), cell("Same toy, fast engine."),
+    ...     nbformat.v4.new_code_cell("corpora = load()")])
+    >>> [c.source for c in learn_it_small(nb)]
+    ['## Learn it small', 'from modtok.studies.lessons import bpe', 'Same toy, fast engine.']
+    """
     start = next(i for i, c in enumerate(notebook.cells) if c.source.startswith("## Learn it small"))
-    end = next((i for i, c in enumerate(notebook.cells) if i > start and c.cell_type == "markdown"
-                and re.match(r"#{1,2} ", c.source)), len(notebook.cells))
+    end = next((i for i, c in enumerate(notebook.cells) if i > start and c.cell_type == "code"
+                and "modtok.studies.lessons" not in c.source), len(notebook.cells))
     return notebook.cells[start:end]
 
 

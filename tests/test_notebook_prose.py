@@ -24,7 +24,7 @@ import re
 
 import pytest
 from conftest import REPO
-from test_notebooks_any_data import NOTEBOOKS, cells
+from test_notebooks_any_data import NOTEBOOKS, cells, split_at_checks
 
 SUSPECT = re.compile(
     r"\d{4}-\d{2}-\d{2}"  # a date
@@ -161,3 +161,13 @@ def test_06_settings_table_cites_the_paper_and_shows_this_run():
     assert all("§" in r["paper"] for r in rows if r["paper"] != "not stated") and len(rows) >= 6
     assert {r["setting"]: r["here"] for r in rows[:-1] if r["setting"] in here} == here
     assert "300 tokens, hf-bpe" in here["vocabulary"] and "T = 9,000" in here["size"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_every_notebook_says_what_came_from_the_results_cache(path):
+    """Each notebook prints its study's ``cache_note()`` (issue 41) in its study part, not in the
+    collapsed Checks: a reader sees which results were read back instead of computed."""
+    lesson, _ = split_at_checks(path.read_text(encoding="utf-8"))
+    notes = [body for header, body in lesson if "[markdown]" not in header
+             and re.search(r"^print\(.*\bcache_note\(\)", body, re.M)]
+    assert len(notes) == 1, f"{path.name}: {len(notes)} code cells print a cache_note() (one expected)"
