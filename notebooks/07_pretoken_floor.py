@@ -123,7 +123,7 @@ display(plots.table(fig4))
 # repaired Llama-3 pattern), the share of Nepali tokens that begin with a combining mark,
 # and the lossless round trip. Same as `modtok audit NAME`. "lossless" is a finding, not a
 # requirement, for a tokenizer with a normaliser: Qwen3's NFC changes every line that is not in
-# NFC already (17 of UDHR's 39 smoke-size Hindi lines, the embedded default's parallel text).
+# NFC already (on the embedded default's UDHR Hindi many are not; the lossless column says so).
 
 # %%
 audit_rows = {}
