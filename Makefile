@@ -37,7 +37,7 @@ BUILT     := $(patsubst notebooks/%.py,build/notebooks/%.ipynb,$(NOTEBOOKS))
 CHROMIUM := /usr/bin/chromium
 ROOT_USER := $(filter 0,$(shell id -u))
 
-.PHONY: install demo test lab notebooks clean chromium report
+.PHONY: install demo test lab notebooks clean chromium report images
 
 install: $(WARM)
 
@@ -118,6 +118,12 @@ test: notebooks chromium
 	$(BIN)/modtok example-corpus $(FIXTURE) --scripts
 	$(ANY_DATA) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
 	$(NO_DATA) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser/test_lab_notebooks.py
+
+# The README's two pictures (docs/images/): the playground on a Nepali sentence (Llama-3 vs a BPE
+# trained here) and notebook 03's lattice step, the widgets' HTML drawn in headless Chromium
+# (bench/readme_images.py; needs the shared pool + FLORES-200 and `make chromium`).
+images: $(STAMP) chromium
+	$(BIN)/python bench/readme_images.py
 
 lab: $(WARM)
 	rm -rf $(JUPYTERLAB_WORKSPACES_DIR)

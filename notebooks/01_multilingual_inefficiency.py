@@ -186,6 +186,7 @@ else:
 
 # %%
 HERE = study.measured(full)
+print(study.cache_note())  # which of this run's results were read back from the results cache
 plots.table(paper_vs_here.table("modular_tokenizers_inefficiency", HERE, study.setting(LANGS, V), study.reasons(HERE, full)))
 
 

@@ -270,6 +270,7 @@ print(f"notebook ran in {time.time() - T0:.0f} s")
 
 # %%
 HERE = study.measured(full, spread, growth)
+print(study.cache_note())  # which of this run's results were read back from the results cache
 plots.table(paper_vs_here.table("modular_tokenizers_sequential", HERE, study.setting(TRIALS),
                                 study.reasons(HERE, full, growth)))
 

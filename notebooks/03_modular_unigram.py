@@ -201,6 +201,7 @@ panel.show()
 # paper's and ours (`study.setting`, from this run's configuration).
 
 # %%
+print(study.cache_note())  # which of this run's results were read back from the results cache
 plots.table(paper_vs_here.table("modular_tokenizers_unigram", study.measured(rows, no_em, freq_rows, KS),
                                 study.setting(merged, K, ITERS)))
 

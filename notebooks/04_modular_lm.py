@@ -16,7 +16,7 @@
 # Tokenizer"* (§6) trains one LM over the global vocabulary so that it works with
 # **any** such union at inference time:
 #
-# * every batch is in one language $L$ (drawn from the training mixture, 70% English),
+# * every batch is in one language $L$ (drawn from the training mixture, mostly English: `MIXTURE` below),
 # * it is tokenized with a **sampled subtokenizer**:
 #   **Mono-only** ($L$ only), **Samp_Full(p)** (the full tokenizer with probability $p$,
 #   else $L$), **Samp_Sub_n(n, p)** ($L$ plus $n$ other languages drawn in proportion to
@@ -292,7 +292,7 @@ plots.grouped_bars([r for r in speed_rows if r["vocabulary"] == speed_rows[-1]["
 # %% [markdown]
 # ## Explore the sampling schemes
 #
-# What does a scheme do to the batches? `study.sampling_summary` draws 500 batches and reports
+# What does a scheme do to the batches? `study.sampling_summary` draws a sample of batches and reports
 # how often each kind of subtokenizer is used, the average size of the active set and the
 # output-layer cost relative to the full vocabulary (the restricted loss's saving).
 
@@ -308,18 +308,11 @@ panel.show()
 # %% [markdown]
 # ## How long this takes
 #
-# Measured on a 2-core CPU shared with other jobs, one torch thread, pool + FLORES data:
-#
-# * `MODTOK_SMOKE=1` (4 languages, k = 1000, "tiny" 0.2M parameters, 60 steps of 8 x 64,
-#   40 FLORES lines): about 40 s for the whole notebook.
-# * full CPU setting (5 languages, k = 4000, "mini" 5.0M parameters, 600 steps of 8 x 128,
-#   300 FLORES lines, paper-scale timing table): 19-26 min for the whole notebook — on
-#   2026-12-02 19 min: training 153 s (Mono-only), 374 s (Samp_Full(0.5): the full softmax on
-#   half the batches), 290 s (Samp_Sub_2(0.5)), evaluation 229 s.
-# * with a CUDA GPU the notebook trains "small" models (3000 steps of 32 x 256, bf16 autocast)
-#   and evaluates all 1012 devtest lines.
-#
-# Wall-clock times of this run:
+# The sizes are set in the first code cell: `MODTOK_SMOKE=1` (CI) trains "tiny" models for a few dozen
+# steps; the CPU setting "mini" models on more text and evaluation lines, with the paper-scale timing
+# table; with a CUDA GPU "small" models (bf16 autocast) on every devtest line. Samp_Full trains
+# slowest: the full softmax on the batches that draw the full tokenizer. `bench/RESULTS.md` keeps
+# the measured full-size runs; the wall-clock times of this run:
 
 # %%
 print(f"training on {DEVICE}: " + ", ".join(f"{k} {v:.0f} s" for k, v in train_seconds.items())
@@ -327,36 +320,15 @@ print(f"training on {DEVICE}: " + ", ".join(f"{k} {v:.0f} s" for k, v in train_s
 shutil.rmtree(runs_dir)  # checkpoints, metrics and the compact model were temporary
 
 # %% [markdown]
-# ## Closing note: the Table 4/6 analog at the full CPU setting
+# ## Reading the Table 4/6 analog
 #
-# Measured 2026-12-01 on the shared 2-core CPU (one torch thread; 24.5 min for the whole
-# notebook; the same numbers to the last digit on 2026-12-02), pool + FLORES devtest (300 lines), no Unicode normalisation, the settings above
-# (Full−Lang as in the paper, p the probability of the full tokenizer). Bits per byte:
-#
-# | scheme | setting | eng_Latn | deu_Latn | fra_Latn | rus_Cyrl | ell_Grek | mean |
-# |---|---|---:|---:|---:|---:|---:|---:|
-# | Mono-only | Lang | 3.389 | 3.484 | 3.551 | 2.257 | 2.200 | 2.976 |
-# | Mono-only | Full | 3.844 | 4.018 | 3.980 | 2.690 | 2.609 | 3.428 |
-# | Mono-only | Full−Lang | 3.263 | 3.369 | 3.342 | 2.245 | 2.166 | 2.877 |
-# | Mono-only | EN+Lang | 3.389 | 3.672 | 3.644 | 2.500 | 2.434 | 3.128 |
-# | Samp_Full(0.5) | Lang | 3.438 | 3.558 | 3.682 | 2.330 | 2.257 | 3.053 |
-# | Samp_Full(0.5) | Full | 3.527 | 3.799 | 3.911 | 2.611 | 2.462 | 3.262 |
-# | Samp_Full(0.5) | Full−Lang | 3.297 | 3.435 | 3.467 | 2.317 | 2.218 | 2.947 |
-# | Samp_Full(0.5) | EN+Lang | 3.438 | 3.664 | 3.733 | 2.458 | 2.359 | 3.130 |
-# | Samp_Sub_2(0.5) | Lang | 3.403 | 3.530 | 3.618 | 2.282 | 2.226 | 3.012 |
-# | Samp_Sub_2(0.5) | Full | 3.581 | 3.885 | 3.991 | 2.622 | 2.506 | 3.317 |
-# | Samp_Sub_2(0.5) | Full−Lang | 3.272 | 3.408 | 3.409 | 2.269 | 2.187 | 2.909 |
-# | Samp_Sub_2(0.5) | EN+Lang | 3.403 | 3.625 | 3.658 | 2.421 | 2.341 | 3.090 |
-#
-# Full−Lang coverage (share of the Full tokens inside the language's ids, the same for every
-# scheme): eng 95.6%, deu 95.5%, fra 95.0%, rus 99.3%, ell 98.6%. Read Full−Lang with that in
-# mind: the 0.7–5% of targets it cannot predict are counted, not scored, and they are mostly
-# rare, costly tokens, so its bits per byte are over the easier remainder of the text (lower than
-# Lang here). Sampling the full tokenizer in training (Samp_Full) narrows the gap between Full and
-# Lang (mean 3.262 vs 3.053, against 3.428 vs 2.976 for Mono-only); Samp_Sub_2 sits between.
-# Training: Mono-only 259 s, Samp_Full(0.5) 526 s, Samp_Sub_2(0.5) 405 s; evaluation 238 s.
-# The Baseline came later (issue 42) and is not in this table: its row has been measured at the
-# smoke size only (the tables above, when run so); the full CPU setting has yet to be rerun with it.
+# Full−Lang scores only the Full tokens inside the language's ids; the rest are counted, not
+# scored, and they are mostly rare, costly tokens. The paper expects sampling the full tokenizer in
+# training (Samp_Full) to make the full tokenizer usable (§6.2). This run, from the table above:
+
+# %%
+print(study.reading(eval_rows, list(SCHEMES), LANGS))
+print(study.cache_note())  # which models and evaluations were read back from the results cache
 
 # %% [markdown]
 # ## Paper vs here

@@ -35,7 +35,7 @@
 # mC4-trained ones are in its Fig. 3) from the *unbalanced* mixture: examples per language by
 # temperature sampling, τ = 3.3, on **mC4's per-language proportions** (used for both corpora),
 # at 128k (and 256k) tokens; the FLORES+ dev set ranks the languages. Ours: shares ∝ size^(1/τ)
-# of mC4 sizes (mT5's table) with τ = 3.3 over the pool's text (other domains than FineWeb2),
+# of mC4 sizes (mT5's table) with the paper's τ = 3.3 (§5.1) over the pool's text (other domains than FineWeb2),
 # trained as the reference implementation does, whose run **stops** when the language it chose
 # has no pair of frequency ≥ 2 (golden README item 8; the text does not say). That is our
 # headline. τ = 1 (the natural proportions), a 32k vocabulary and the rule "skip" (pass over an
@@ -115,8 +115,7 @@ PARALLEL = study.has_dev and study.parallel
 NEEDS = (f"{parity_bpe.NEEDS}; here the dev set is {study.dev_source} and the test lines are {study.eval_label} "
          f"({'parallel' if study.parallel else 'not parallel'})")
 VOCAB = ASKED  # the headline vocabulary: the paper's, or as far as the text goes (below)
-print("data:", study.source)
-print("dev set:", study.dev_source)
+print("data:", study.source, "\ndev set:", study.dev_source)
 print(f"{len(LANGS)} languages:", ", ".join(f"{data.lang_name(l)} ({l}, {TIERS[l]})" for l in LANGS))
 print("\n".join(study.choice.lines()))  # every language asked for: used, stood in for, or left out and why
 if not PARALLEL:
@@ -127,7 +126,7 @@ if not PARALLEL:
 #
 # **Unbalanced**: share_l ∝ size_l^(1/τ) with the mC4 sizes, scaled so that every
 # language's share fits in the text we have (the binding language gives all of its text):
-# τ = 3.3 (the paper's) and τ = 1 (the natural proportions). **Balanced**: the same number of
+# τ = 3.3 (the paper's, §5.1) and τ = 1 (the natural proportions). **Balanced**: the same number of
 # characters for every language.
 
 # %%
@@ -141,14 +140,15 @@ print(f"largest / smallest language: τ = {TAU}: {study.skew(TAU):.1f}x, τ = 1:
 # ## How far the text goes under the reference rule, and the Table 1 analog
 #
 # The reference ends the run when the language it chose has no pair of frequency ≥ 2. The
-# paper's FineWeb2 sample is large enough for 256k tokens; ours can run out: the smallest languages of a τ = 3.3 mixture get
-# little text, and parity-aware BPE gives them the most merges. The headline vocabulary is
+# paper's FineWeb2 sample is large enough for 256k tokens (§5.1); ours can run out: the smallest languages of a
+# smoothed mixture get little text, and parity-aware BPE gives them the most merges. The headline vocabulary is
 # the paper's where the text allows it, else as far as base parity-aware BPE gets (every
 # tokenizer of the table is then compared with classical BPE of the same size).
 #
-# **Table 1 analog.** Headline: classical BPE; base parity-aware; hybrid with J = half of the merges classical;
-# moving window (w = 100, α = 2); ratio with bytes-per-line targets from the parallel dev
-# lines (never the test lines) — τ = 3.3, the headline vocabulary, the reference rule.
+# **Table 1 analog.** Its headline rows, on the paper's τ = 3.3 mixture (§5.1) at the headline vocabulary
+# under the reference rule: classical BPE, base parity-aware, hybrid with J = half of the merges classical,
+# moving window (w = 100, α = 2, as in App. C) and ratio with bytes-per-line targets from the parallel dev
+# lines (never the test lines).
 # Extra rows, labelled: the ratio variant with r = 1 for every language; τ = 1; the 32k
 # vocabulary; the paper's sizes where the text allows more than the headline, and under the
 # rule "skip" where the reference rule stopped the run. "tokens" is what each run learned
@@ -171,24 +171,12 @@ else:
     print(f"skipped: {NEEDS}")
 
 # %% [markdown]
-# Reading the table (full size on the pool + FLORES-200, 18 languages, 2026-12-02; the numbers
-# above are this run's). Under the reference rule base parity-aware BPE stops at **44,736
-# tokens** when asked for 128k (and for 256k): Telugu, the smallest share of the τ = 3.3
-# mixture (227k characters), has no pair of frequency ≥ 2 left. Asked for 128k, hybrid, window
-# and ratio stop later (75,758 / 83,083 / 58,961 tokens: they give Telugu fewer merges), and
-# classical BPE stops at 180,020 (no pair of frequency ≥ 2 in the concatenation), so 256k is
-# out of reach for every tokenizer on this text. The headline is therefore at 44,736 tokens,
-# where base parity-aware BPE has a 93% lower Gini than classical BPE (0.0042 vs 0.0586) at
-# 5.9% lower global compression; hybrid (−70% / −3.8%) and window (−77% / −2.8%) trade less.
-# The ratio variant with bytes-per-line targets has a 19% *higher* Gini than classical BPE
-# (−2.9% compression), though far below r = 1 (+136% / −14.8%): it reaches its targets on the
-# training text exactly (training compression relative to English = r_l to 3 decimals), but
-# the test text compresses differently — relative to English, Hindi/Tamil/Marathi get 3.2–4.0
-# bytes per token on devtest where 2.6–3.2 were targeted, Russian/Greek 1.6–1.8 where 2.0–2.2
-# were — so tokens per devtest line range from 37 to 59. Extra rows: τ = 1 gives Telugu 1,236
-# characters, and base parity-aware BPE stops at 1,060 tokens; 32k: −93% / −4.9%; 128k with
-# "skip": −52% / −2.3% (the earlier CC-100 measurement: −51% / −2.0%); 256k with "skip": both
-# stop near 180k, −1.4% / −0.5%.
+# Reading the table (`study.reading`, from this run's rows): how far each headline tokenizer got
+# under the reference rule and which language's text ran out, what parity cost against classical BPE
+# of the same size, whether the ratio variant met its targets on the test text, and the extra rows.
+
+# %%
+print(study.reading(table1) if PARALLEL else f"skipped: {NEEDS}")
 
 # %% [markdown]
 # ## The price of parity across vocabulary sizes and mixture skews
@@ -196,7 +184,7 @@ else:
 # Classical and base parity-aware BPE on the same mixture at sizes up to the headline one:
 # how much lower the Gini is, and how much global compression changes (the paper: global
 # compression stays essentially the same for every variant, Table 1 discussion). Then the same comparison at the same vocabulary, from the natural
-# proportions (τ = 1) to the paper's smoothed mixture (τ = 3.3): the stop rule bites harder
+# proportions (τ = 1) to the paper's smoothed mixture (τ = 3.3, §5.1): the stop rule bites harder
 # on the skewed mixtures ("parity tokens": where the run ended; classical BPE is compared at
 # that size).
 
@@ -227,7 +215,7 @@ else:
 # **Vocabulary utilisation by resource tier (Fig. 1 analog)**: mean over a tier's languages of
 # the share of the vocabulary that its test text uses. Tiers are the paper's (§5.1): more than
 # 1M training examples is high-resource, 500k–1M medium, fewer low; an example here is a line
-# of the τ = 3.3 mixture. Our text is a few MB per language, so every language may fall in one
+# of the headline mixture. Our text is a few MB per language, so every language may fall in one
 # tier (then Fig. 1's between-tier comparison cannot be made here, and the per-language
 # utilisation beside it is what is left to compare).
 
@@ -285,7 +273,9 @@ else:
 #
 # Variant, training mixture, hybrid fraction J/K, window w and α, dev lines, vocabulary,
 # languages and the exhaustion rule. Each change trains what it needs (cached) and
-# re-evaluates on the test lines, next to classical BPE of the same size.
+# re-evaluates on the test lines, next to classical BPE of the same size. A control the chosen
+# variant does not read is greyed out (`parity_bpe.USED_BY`): w and α are the window variant's,
+# and classical BPE ranks nothing, so it has no J, dev lines or exhaustion rule.
 
 # %%
 if PARALLEL:
@@ -303,7 +293,7 @@ if PARALLEL:
         "rule": widgets.choice(list(parity_bpe.RULES), parity_bpe.RULE, description="exhausted"),
     }
     # study.explore trains what the settings need (next to classical BPE); plots.parity_explore draws it
-    panel = widgets.Panel(study.explore, controls, plots.parity_explore)
+    panel = widgets.Panel(study.explore, controls, plots.parity_explore, only_for=("variant", parity_bpe.USED_BY))
     panel.show()
 else:
     print(f"skipped: {NEEDS}")
@@ -313,20 +303,17 @@ else:
 #
 # Each claim, the paper's figure (from `modtok/studies/paper_figures.toml`: printed in the
 # paper's text, or derived from figures printed there), ours at the headline setting
-# (`study.paper_values`), and whether it holds; where it does not, the reason this run measured
+# (`study.measured`), and whether it holds; where it does not, the reason this run measured
 # (`study.reasons`; "reason not measured" where it measures none). Our setting
 # (`study.setting`, from the study's configuration) is printed field by field beside the
-# paper's. At full size (pool + FLORES-200, 18 languages, 2026-12-02; see "Reading the table")
-# the reference rule stopped at 44,736 tokens (Telugu's text runs out); base parity cost 5.9%
-# of global compression at a Gini of 0.004 where hybrid and window (Gini 0.013–0.018) cost
-# 3.8% / 2.8%; the ratio variant met its targets on the training text but not on the test
-# text. Every row compares tokenizers of the same size on our 18 languages trained on the pool,
-# not the paper's 30 (its Table 9, not in the stored text) on FineWeb2.
+# paper's ("Reading the table" above says where this run's text ran out). Every row compares
+# tokenizers of the same size on our 18 languages (those the data has), not the paper's 30 (its
+# Table 9, not in the stored text) on FineWeb2.
 
 # %%
 here = study.measured(ASKED)  # every claim: NotMeasured with the reason when the data lacks parallel text
 SETTING = study.setting(ASKED)
-print(f"notebook ran in {time.time() - T0:.0f} s")
+print(f"notebook ran in {time.time() - T0:.0f} s;", study.cache_note())  # what the results cache gave back
 plots.table(paper_vs_here.table("parity_bpe", here, SETTING, study.reasons(here, ASKED)))
 
 

@@ -105,19 +105,7 @@ plots.setup()
 T0 = time.time()
 SMOKE = data.is_smoke()
 
-# ---- parameters (smoke: about a minute; full size: see the closing note)
-# The paper's setting (§3.4 of "The Art of Breaking Words"): SentencePiece BPE with a 128K
-# vocabulary, no pre-tokenization beyond optional byte-level splitting, 20 mixture iterations, on
-# far more text than ours (over 35 datasets, §3.1). Ours differs in all of them (32k, whitespace
-# pre-tokens, 10 iterations, each for 6 (μ, ε) candidates, T = 8M characters), and the closing table
-# prints every difference. Why not 128K and 20 iterations here: (1) run time: the closing cell prints
-# the measured seconds per iteration at our vocabulary and what 20 iterations × 6 candidates would
-# take (bench/RESULTS.md: 3.2-3.9 s per 32k iteration on a quiet 2-core machine; one 128k BPE
-# training on the whole 98 MB pool 39-51 s at 1.4 GB peak RSS); (2) data: T = 8M characters (the
-# first 500k of each of the 16 pool languages) hold 366,359 distinct whitespace words (1.21M words;
-# measured 2026-12-03), so a 128K vocabulary would be a third of every word type of its training
-# text, a regime the paper's corpus is not in. A 128K AdaptMix run has not been made; its effect on
-# the verdicts is not measured.
+# ---- parameters (smoke: about a minute); the paper's setting beside ours: the table below
 TRAINER = "modtok-bpe"  # same merges as HF BpeTrainer (tests/test_mixture.py), faster here
 SCHEME = "whitespace"  # the BPE trainers' pre-tokenizer (the library default is llama3; these runs used whitespace)
 VOCAB = 1_000 if SMOKE else 32_000
@@ -134,15 +122,29 @@ SEED = 0
 # the paper's 16 languages from the pool (or $MODTOK_MANIFEST) with FLORES-200, else the wordfreq default
 D = study.load_data(mx.PAPER_LANGUAGES, TRAIN_CHARS, EVAL_LINES, SEED)
 S = study.AdaptMixStudy(D, seed=SEED, scheme=SCHEME, exclude_spaceless=study.spaceless_problem(D) is not None)
-LANGS, AVAILABLE = S.langs, S.pool.available(S.langs)
+LANGS, AVAILABLE, HAVE_DEV = S.langs, S.pool.available(S.langs), S.has_dev
 print("data:", S.data.source)
 print(*D.choice.lines(), sep="\n")  # the languages asked for: used, or left out and why
 print(S.languages_line())
 BUDGET = (16_000 if SMOKE else 500_000) * len(LANGS)  # T: 500k characters per language on average
-HAVE_DEV = S.has_dev
 print(f"trainer {TRAINER} ({SCHEME} pre-tokens), vocabulary {VOCAB:,}, budget T = {BUDGET:,} characters, "
       f"{ITERATIONS} iterations, (μ, ε) candidates {GRID}; text available: {sum(AVAILABLE.values()):,} characters")
 print("dev split:", S.data.dev_label if HAVE_DEV else f"none ({S.data.dev_label}): every section below skips itself")
+
+# %% [markdown]
+# ### The paper's setting and ours
+#
+# Setting by setting, the paper's (as `paper_figures.toml` records it, with its §) and this run's
+# (`S.settings_rows`, from the parameters above). Ours is smaller on purpose: (1) run time — the
+# closing cell prints the measured seconds of one iteration at our vocabulary and what the paper's
+# iterations over all the (μ, ε) candidates would take here (`bench/RESULTS.md` has full-size
+# timings); (2) data — our budget T is a few MB of text, on which a 128K vocabulary would be a large
+# share of every word type, a regime the paper's corpus is not in. A 128K AdaptMix run has not been
+# made; its effect on the verdicts is not measured. The closing table prints every difference again,
+# claim by claim.
+
+# %%
+display(plots.table(S.settings_rows(TRAINER, VOCAB, BUDGET, ITERATIONS, GRID)))
 
 # %% [markdown]
 # ## Choosing μ and ε on dev
@@ -192,7 +194,7 @@ if HAVE_DEV:
 # **Devtest is read here for the first time**, after μ and ε were fixed on dev.
 # Same trainer, vocabulary and total budget T for every column. **AdaptMix** is
 # the last iteration (the paper's); **UniMix** is iteration 0. The change is
-# 100 · (AdaptMix − UniMix) / UniMix; the paper's change sits beside it, derived from its
+# (AdaptMix − UniMix) / UniMix in percent; the paper's change sits beside it, derived from its
 # Table 5 cells (AdaptMix and UniMix, printed to 2 decimals) for all 16 of its languages.
 # The second table adds the dev-selected iteration (an addition, not the
 # paper's), **natural** (published IndicCorp sizes) and **skewed** (English and
@@ -306,46 +308,26 @@ if HAVE_DEV:
 # %% [markdown]
 # ## Closing note
 #
-# What this run used and found is printed below (recomputed on every run); the
-# "paper vs here" table closes the notebook. Measured at full size on 2026-12-02
-# (16 languages, pool + FLORES-200, modtok-bpe 32k on whitespace pre-tokens,
-# T = 8M characters, 10 iterations; 1413 s on a shared 2-core machine):
+# What this run used and found, printed from its results on every run (the Table 5 and Table 7
+# sections above print theirs); the "paper vs here" table closes the notebook.
 #
-# - **The choice on dev.** Of the six (μ, ε) candidates, (0.5, 1.0) has the lowest
-#   last-iteration mean dev fertility, 2.2825 (UniMix 2.2844); the six span
-#   2.2825–2.2882, i.e. −0.08% to +0.17%. Every run converged (the last update
-#   moves < 0.002 of T).
-# - **Table 5.** Devtest mean: UniMix 2.2905, AdaptMix (last iteration) 2.2882,
-#   −0.10% (paper −0.32%); natural 2.4208, natural τ = 3.3 2.2960, skewed 2.3291.
-#   Per language the moves are the paper's in direction and about half its size:
-#   Malayalam −3.8% (paper −8.1%), Telugu −3.6% (−4.1%), Kannada −2.1%, Tamil −1.2%;
-#   Sindhi +3.0% (+7.7%), Hindi +2.6% (+5.9%), Punjabi +2.6% (+7.3%), Maithili +2.4%.
-# - **Token premium** (measured then, before the Table 7 analog became the paper's parity,
-#   fertility over English's; parity and the seeds' interval are not yet measured at full size).
-#   The mean premium over English is unchanged
-#   (0.886 under both; +0.0003), so "closer to parity" does not hold for the mean:
-#   Telugu (1.177 → 1.133) and Malayalam (0.943 → 0.906) gain what Hindi, Maithili,
-#   Sindhi and Punjabi lose. The spread does narrow: the Gini of token totals
-#   drops 0.058 → 0.052.
-# - **Why the last iteration was UniMix's mean** (an earlier run at μ = 0.3, ε = 0.5:
-#   devtest 2.29044 vs 2.29049). Fertility responds little to the mixture, so the
-#   target t of Eq. 3 is almost fixed and Eq. 4 converges geometrically (each
-#   update moves ≈ (1 − μ) times the previous: L1 0.054, 0.037, 0.025, …, 0.0015) to
-#   t ≈ (δ + ε)/Σ(δ + ε) of UniMix's fertilities. That fixed point is not where the
-#   *mean* is lowest: along the way the mean dev fertility has a shallow minimum
-#   (2.28231 at iteration 4, −0.09%) and rises back to UniMix's level as the
-#   mixture keeps moving (Hindi 6.25% → 4.34% of T, Telugu 6.25% → 9.17%), the
-#   high-fertility languages' gains (Telugu −4.8%, Malayalam −4.6% on dev) and the
-#   low-fertility languages' losses (Sindhi +4.5%, Hindi +3.5%) cancelling in the
-#   unweighted mean. A larger ε keeps the fixed point nearer the uniform mixture,
-#   which is why dev picked ε = 1.0.
-# - δ is unclamped (Eq. 1 as printed); with whitespace pre-tokens every fertility
-#   is ≥ 1 = f_best, so the clamp (`clamp_delta=True`) would change nothing here.
+# **Why the last iteration can end near UniMix's mean.** Fertility responds little to the mixture,
+# so the target t of Eq. 3 is almost fixed and Eq. 4 converges geometrically (each update moves
+# about (1 − μ) times the previous one) to t ≈ (δ + ε)/Σ(δ + ε) of UniMix's fertilities. That fixed
+# point need not be where the *mean* is lowest: the high-fertility languages gain text and fertility
+# falls for them, the low-fertility ones lose text and fertility rises for them, and the unweighted
+# mean adds the two. A larger ε keeps the fixed point nearer the uniform mixture. The lines below say
+# how far each update moved, where the mean was lowest and which languages moved most in this run.
+#
+# δ is unclamped (Eq. 1 as printed); with whitespace pre-tokens every fertility is at least
+# f_best = 1, so the clamp (`clamp_delta=True`) would change nothing here.
 
 # %%
+print("\n".join(study.closing_lines(CHOICE, hist) if HAVE_DEV else ["no dev split: no (μ, ε) was chosen"]))
 print(f"data: {S.data.source}\n{len(LANGS)} languages, μ = {MU}, ε = {EPS} (chosen on dev: {HAVE_DEV}), "
       f"f_best = 1.0, δ unclamped, policy = cap; whole notebook: {time.time() - T0:.0f} s")
 print("the paper's 20 iterations at our vocabulary:", S.paper_setting_cost(TRAINER, VOCAB, len(GRID)))
+print(S.cache_note())  # which runs and measurements were read back from the results cache
 
 # %%
 HERE = S.measured(fert if HAVE_DEV else None, DEPLOYED_PARITY, list(DEPLOYED), SAME if HAVE_DEV else None)

@@ -15,8 +15,8 @@
 # Llama-3 and Qwen3 (`[^\r\n\p{L}\p{N}]?\p{L}+`) cuts a Nepali word before every vowel sign
 # and virama, and no merge crosses a pre-token border. So however many merges are appended,
 # the Nepali/English premium stays above the **pre-token floor** ΣP(ne)/ΣT(en). Moving `\p{M}`
-# into the word class (arm R2) lowers the floor to about 0.8, and continued BPE then keeps
-# falling, while every id of text without combining marks or Devanagari stays the same
+# into the word class (arm R2) lowers the floor (sections (b) and (c) print it), and continued BPE then
+# keeps falling, while every id of text without combining marks or Devanagari stays the same
 # (Proposition 1). We show (a) the Fig. 4 illustration, (b) the audit of the deployed
 # tokenizers (Table III), (c) a K sweep of R1 vs R2 on top of Llama-3 with the floors drawn,
 # (d) the English-invariance check, (e) a widget to look at one sentence under any base, arm and K,
@@ -127,7 +127,7 @@ display(plots.table(fig4))
 # repaired Llama-3 pattern), the share of Nepali tokens that begin with a combining mark,
 # and the lossless round trip. Same as `modtok audit NAME`. "lossless" is a finding, not a
 # requirement, for a tokenizer with a normaliser: Qwen3's NFC changes every line that is not in
-# NFC already (17 of UDHR's 39 smoke-size Hindi lines, the embedded default's parallel text).
+# NFC already (on the embedded default's UDHR Hindi many are not; the lossless column says so).
 
 # %%
 audit_rows = {}
@@ -220,9 +220,8 @@ else:
 # and the looser "runs" rule this project used before), with R2 under the strict filter beside it
 # (`R2_strict_premium`) and the share of merges strict would keep (`strict_share`). K is the
 # paper's 32k at full size, but the pool's ≤ 3 MB a language does not allow it: `R1_learned` and
-# `R2_learned` say where the text ran out of pairs seen twice (on Llama-3, R1 stops at 3.5k–4.6k
-# merges and R2 near 16.4k on Nepali and Sinhala, measured 2026-12-02; the paper learns on 25–361 MB
-# a language, App. H). **The languages are the paper's** (`cross_script.PAPER_MARKED`): of its
+# `R2_learned` say where the text ran out of pairs seen twice, R1 long before R2 (the paper learns on
+# 25–361 MB a language, App. H). **The languages are the paper's** (`cross_script.PAPER_MARKED`): of its
 # seven, the shared pool has Hindi, Bengali, Tamil, Telugu and Sinhala; Burmese and Thai have no
 # pool text, and the cell prints each language left out with the reason. The paper's no-mark
 # controls are Amharic and Korean; the pool has neither, so Russian and Greek stand in, and the
@@ -391,6 +390,7 @@ cpt = RUNS.get(SIZE)
 here = claims.measured(TARGET, PARALLEL, audit_rows, sweep, moved, table_v, cpt)
 print(cpt.summary(cpt.roles["primary"]) if cpt is not None and "primary" in cpt.roles
       else "no continued pretraining on this data")
+print(floor.cache_note())  # which of this notebook's results were read back from the results cache
 SETTING = claims.setting(claims.Settings(TARGET, sum(len(x.encode()) for x in train), KS, corpora.eval_label, list(BASES),
                                          SETUP if cpt is not None else None, SIZES, cpt,
                                          k_cross=K_X if table_v else None, cross=pool_v))

@@ -21,7 +21,7 @@
 #   the pieces are shown together so the text stays readable;
 # * `·` is a space, `↵` a newline, `→` a tab;
 # * the second box takes a parallel English line: each row then shows its **premium**, its tokens
-#   for your text divided by its tokens for the English line (2.0: twice the tokens, so twice the
+#   for your text divided by its tokens for the English line (a premium of two: twice the tokens, so twice the
 #   compute and half the context for the same content).
 #
 # The rows: the deployed tokenizers of Llama-3, Qwen3, OpenAI (o200k, cl100k) and Mistral (a

@@ -30,6 +30,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from conftest import REPO
@@ -103,6 +104,37 @@ def test_python_blocks_run_in_order(env):
     code = "\n\n".join(body for lang, body in BLOCKS if lang == "python")
     res = _run([sys.executable, "-c", code], work, e)
     assert "Traceback" not in res.stderr
+
+
+def test_the_readme_opens_with_a_toy_bpe_that_prints_what_it_shows():
+    """The README's first Python block (issue 41: a toy BPE through the public API) runs alone and
+    prints exactly the ``text`` block under it; its two pictures are committed, under 300 KB."""
+    at = next(i for i, (lang, _) in enumerate(BLOCKS) if lang == "python")
+    (_, code), (lang, shown) = BLOCKS[at], BLOCKS[at + 1]
+    assert lang == "text" and "modtok.bpe" in code and README.index(code) < README.index("## Three commands")
+    res = _run([sys.executable, "-c", code], REPO, dict(os.environ), timeout=300)
+    assert res.stdout == shown
+    for image in re.findall(r"\]\((docs/images/[\w.-]+\.png)\)", README):
+        assert (REPO / image).stat().st_size < 300_000, image
+    assert len(re.findall(r"\]\((docs/images/[\w.-]+\.png)\)", README)) == 2
+
+
+@pytest.mark.slow
+def test_make_images_draws_the_readme_pictures(tmp_path):
+    """``make images`` runs ``bench/readme_images.py``; the script, run into a scratch folder (the
+    committed PNGs stay as they are), writes both pictures under 300 KB. Needs the shared pool +
+    FLORES-200 and Chromium: skipped without them."""
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile[makefile.index("\nimages:"):makefile.index("\nlab:")]
+    assert "bench/readme_images.py" in recipe
+    shared = REPO.parent / "shared" / "data"
+    if not (shared / "pool").is_dir() or not Path("/usr/bin/chromium").exists():
+        pytest.skip("make images needs ../shared/data and /usr/bin/chromium")
+    e = dict(os.environ, MODTOK_POOL=str(shared / "pool"), MODTOK_FLORES=str(shared / "flores200"))
+    e.pop("MODTOK_SMOKE", None)
+    _run([sys.executable, "bench/readme_images.py", "--out", str(tmp_path)], REPO, e, timeout=600)
+    for name in ("playground.png", "stepper-03-lattice.png"):
+        assert 0 < (tmp_path / name).stat().st_size < 300_000, name
 
 
 @pytest.mark.slow

@@ -228,3 +228,37 @@ def test_a_value_seen_before_is_reshown_from_the_memo_without_recomputing(monkey
         assert calls == computed and panel.result == 20 and panel.runs == 4
         shown = [data for what, data in log if what == "update" and data]
         assert shown == ["<b>20</b>", "<b>10</b>", "<b>20</b>"]
+
+
+def test_05_explore_disables_the_controls_the_chosen_variant_does_not_read():
+    """Notebook 05's Explore panel (issue 41): the window and α only for the window variant,
+    J / K, the dev lines and the exhaustion rule not for classical BPE; the state follows the
+    variant dropdown. And a disabled control does nothing: ``ParityStudy.spec`` gives the same
+    run whatever its value (so the greyed-out set is exactly what the study ignores)."""
+    from test_study_parity_bpe import _toy
+
+    from modtok.studies import parity_bpe
+
+    study = _toy()
+    controls = {"variant": widgets.choice(["base", "window", "ratio", "classical"], description="variant"),
+                "setting": widgets.choice([3.3, "balanced"], 3.3, description="mixture"),
+                "j_frac": widgets.float_slider(0.0, min=0.0, max=0.9, step=0.1),
+                "window": widgets.budget_slider(100, min=10, max=300, step=10),
+                "alpha": widgets.float_slider(2.0, min=0.5, max=4.0, step=0.5),
+                "dev_lines": widgets.choice([10, study.n_dev], study.n_dev), "vocab": widgets.budget_slider(300, 257, 400, 1),
+                "langs": widgets.language_picker(study.langs, study.langs),
+                "rule": widgets.choice(list(parity_bpe.RULES), parity_bpe.RULE)}
+    panel = widgets.Panel(study.explore, controls, only_for=("variant", parity_bpe.USED_BY))
+    disabled = lambda: {n for n, c in controls.items() if getattr(c, "disabled", False)}  # noqa: E731
+    assert disabled() == {"window", "alpha"}
+    controls["variant"].value = "window"
+    assert disabled() == set() and panel.result["key"].variant == "window"
+    controls["variant"].value = "classical"
+    assert disabled() == {"j_frac", "window", "alpha", "dev_lines", "rule"} and panel.runs == 3
+    other = {"j_frac": 0.5, "window": 50, "alpha": 1.0, "dev_lines": 10, "rule": "skip"}
+    for variant in parity_bpe.RUN_VARIANTS:
+        for name, value in other.items():
+            changed = study.spec(variant=variant, **{name: value}) != study.spec(variant=variant)
+            assert changed == (variant in parity_bpe.USED_BY[name]), (variant, name)
+    with pytest.raises(ModtokError, match="nope"):
+        widgets.Panel(study.explore, controls, only_for=("variant", {"nope": ("base",)}))

@@ -399,6 +399,49 @@ class MuEps:
     run: tuple = field(default=(), compare=False)  # (trainer, vocab, budget, iterations, f_best) of the choice
 
 
+def closing_lines(choice: MuEps, hist: mixture.History, top: int = 2) -> list[str]:
+    """What this run chose and how its mixture moved, as lines to print (the closing note:
+    no number of it is typed in the notebook's prose): the choice of (μ, ε) among the
+    candidates, how far each update moved the mixture, the iteration with the lowest mean dev
+    fertility against the last one (the paper's AdaptMix), and the ``top`` languages that
+    gained and lost the most of T.
+
+    >>> rows = [{"μ": mu, "ε": 0.5, "mean dev fertility, UniMix": 2.0, "mean dev fertility, last it.": f,
+    ...          "converged": c} for mu, f, c in ((0.3, 1.99, True), (0.5, 2.01, False))]
+    >>> steps = [{"mixture": {"a": 0.5, "b": 0.5}, "mean_fertility": 2.0},
+    ...          {"mixture": {"a": 0.6, "b": 0.4}, "mean_fertility": 1.98},
+    ...          {"mixture": {"a": 0.65, "b": 0.35}, "mean_fertility": 1.99}]
+    >>> h = mixture.History(["a", "b"], {}, steps, {"a": 0.66, "b": 0.34})
+    >>> print("\\n".join(closing_lines(MuEps(0.3, 0.5, rows, dev="dev"), h, top=1)))
+    the choice on dev: of 2 (μ, ε) candidates, (0.3, 0.5) has the lowest last-iteration mean dev fertility, 1.9900 (UniMix 2.0000); the candidates span 1.9900–2.0100 (-0.50% to +0.50%); 1 of 2 converged
+    each update moved the mixture by (L1, share of T): 0.200, 0.100, 0.020
+    mean dev fertility is lowest at iteration 1 (1.9800, -1.00% vs UniMix); the last, iteration 2 (AdaptMix): 1.9900 (-0.50%)
+    the mixture moved most: a 50.00% -> 65.00% of T; b 50.00% -> 35.00% of T
+    """
+    last = [r["mean dev fertility, last it."] for r in choice.rows]
+    uni = choice.rows[0]["mean dev fertility, UniMix"]
+    pick = next(r for r in choice.rows if (r["μ"], r["ε"]) == (choice.mu, choice.eps))
+    means = [s["mean_fertility"] for s in hist.steps]
+    best, end = hist.best(), hist.last()
+    first, final = hist.steps[0]["mixture"], hist.steps[-1]["mixture"]
+    moved = sorted(hist.langs, key=lambda lang: final[lang] - first[lang])
+    most = moved[::-1][:top] + [lang for lang in moved[:top] if lang not in moved[::-1][:top]]
+
+    def pct(v: float) -> str:  # against UniMix, iteration 0
+        return f"{100 * (v - means[0]) / means[0]:+.2f}%"
+
+    return [f"the choice on {choice.dev}: of {len(choice.rows)} (μ, ε) candidates, ({choice.mu}, {choice.eps}) has "
+            f"the lowest last-iteration mean dev fertility, {pick['mean dev fertility, last it.']:.4f} (UniMix "
+            f"{uni:.4f}); the candidates span {min(last):.4f}–{max(last):.4f} ({100 * (min(last) - uni) / uni:+.2f}% "
+            f"to {100 * (max(last) - uni) / uni:+.2f}%); {sum(r['converged'] for r in choice.rows)} of "
+            f"{len(choice.rows)} converged",
+            "each update moved the mixture by (L1, share of T): " + ", ".join(f"{m:.3f}" for m in hist.mixture_changes()),
+            f"mean dev fertility is lowest at iteration {best} ({means[best]:.4f}, {pct(means[best])} vs UniMix); "
+            f"the last, iteration {end} (AdaptMix): {means[end]:.4f} ({pct(means[end])})",
+            "the mixture moved most: " + "; ".join(f"{data.lang_name(lang)} {first[lang]:.2%} -> {final[lang]:.2%} of T"
+                                                  for lang in most)]
+
+
 class AdaptMixStudy(Study):
     """AdaptMix runs and baselines on one :class:`Data`, and the paper's tables.
 
@@ -774,6 +817,19 @@ class AdaptMixStudy(Study):
             "heldout": f"fertility and parity on {self.data.eval_label or 'the test split'} "
                        f"({'parallel' if self.data.parallel else 'not parallel'}); dev: {self.data.dev_label}",
         }
+
+    def settings_rows(self, trainer: str, vocab: int, budget: int, iterations: int,
+                      grid: Sequence[tuple[float, float]]) -> list[dict]:
+        """The paper's setting beside ours, one row per setting: the paper's as
+        ``paper_figures.toml`` records it for the headline claim (each with its §), ours from this
+        run's configuration (:meth:`setting`), and the (μ, ε) candidates, which the paper does not
+        state."""
+        paper = next(c for c in paper_vs_here.claims("adaptmix") if c.key == f"{TABLE5_KEY}mean").setting
+        here = self.setting(trainer, vocab, budget, iterations)
+        rows = [{"setting": name, "paper": paper.get(name, "not stated"), "here": here.get(name, "not stated")}
+                for name in paper_vs_here.SETTING_FIELDS if name in paper or name in here]
+        return rows + [{"setting": "(μ, ε)", "paper": "not stated (§3.4 names μ, Eq. 4, and ε, Eq. 2, not their values)",
+                        "here": f"chosen on dev among {len(grid)} candidates: " + ", ".join(map(str, grid))}]
 
     def reasons(self, here: Mapping[str, float | paper_vs_here.NotMeasured], hist: mixture.History,
                 fert: Mapping[str, Mapping[str, float]], parity: Parity | None = None,

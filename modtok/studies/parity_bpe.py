@@ -131,6 +131,12 @@ TABLE1_VARIANTS = {
 # An extra row beside them: the ratio variant with every target 1 (not the paper's).
 EQUAL_RATIO = {"ratio (r = 1)": {"variant": "ratio", "targets": EQUAL}}
 RUN_VARIANTS = (*options.PARITY_VARIANTS, "ratio")
+# The Explore panel's controls that only some variants read, and those variants: ParityStudy.spec
+# sets the others' values to the defaults (window and α are the window variant's; classical BPE
+# ranks nothing, so J, the dev lines and the exhaustion rule are not its), and the panel disables
+# a control while the variant chosen does not read it (tests check each against spec).
+USED_BY = {"j_frac": ("base", "window", "ratio"), "window": ("window",), "alpha": ("window",),
+           "dev_lines": ("base", "window", "ratio"), "rule": ("base", "window", "ratio")}
 BASE, RATIO = "parity (base)", "ratio (bytes-per-line targets)"
 DEV_SET_VARIANTS = ("parity (base)", "hybrid (J = K/2)", "window (w=100, α=2)")  # those a dev set ranks
 DEV_SIZES = (100, 300, 1000)  # App. C, Table 4: dev sets of 100, 300 and 1000 examples
@@ -686,6 +692,27 @@ class ParityStudy(Study):
         return (float(np.max(np.abs(train / train[0] / targets - 1))),
                 float(np.max(np.abs(test / test[0] / targets - 1))))
 
+    def reading(self, table1: Sequence[dict]) -> str:
+        """How to read this run's Table 1 analog (``table1``: :meth:`table1`'s rows), as the
+        notebook prints it (no number of it is typed in the notebook's prose): how far each
+        headline tokenizer got and why the base run ended, what parity cost against classical
+        BPE of the same size, whether the ratio variant met its targets, and the extra rows."""
+        head = {r["tokenizer"]: r for r in table1 if r["row"] == "headline"}
+        base, stop = head[BASE], self.evaluate(self.named(BASE))["stop"]
+        train_gap, test_gap = self.ratio_target_gaps()
+        return "\n".join([
+            f"Asked for {base['asked']:,} tokens on the τ = {self.tau:g} mixture, the headline runs learned "
+            + ", ".join(f"{name} {r['tokens']:,}" for name, r in head.items())
+            + f"; base parity-aware BPE {'stopped: ' + stop if stop else 'reached the size asked'}.",
+            f"Against classical BPE of the same size (change of the Gini / of global compression): base parity-aware "
+            f"BPE {_versus(base)}, its Gini {base['Gini ↓']:.4f}; "
+            + "; ".join(f"{name}: {_versus(r)}" for name, r in head.items() if name not in ("classical", BASE)) + ".",
+            f"The ratio variant meets its targets on the training text to within {train_gap:.1%} and misses them "
+            f"on the test lines by up to {test_gap:.0%}.",
+            "Extra rows: " + "; ".join(f"{r['row'][len('extra: '):]}, {r['tokenizer']} ({r['tokens']:,} tokens): "
+                                       f"{_versus(r)}" for r in table1 if r["row"] != "headline"
+                                       and r["tokenizer"] != "classical") + "."])
+
     # ---- the Explore panel
     def explore(self, variant, setting, j_frac, window, alpha, dev_lines, vocab, langs, rule=RULE) -> dict:
         """One run of the panel's settings next to classical BPE on the same mixture,
@@ -704,6 +731,15 @@ class ParityStudy(Study):
                      "tokens per line": p["tokens per line"]} for name, s in runs for p in self.evaluate(s)["per_lang"]]
         return {"langs": langs, "key": key, "rows": rows, "per_lang": per_lang}
 
+
+
+def _versus(row: Mapping) -> str:
+    """A Table 1 row against classical BPE of its size, as :meth:`ParityStudy.reading` says it.
+
+    >>> _versus({"Gini vs classical %": -93.2, "compression vs classical %": -5.91})
+    'Gini -93% / compression -5.9%'
+    """
+    return f"Gini {row['Gini vs classical %']:+.0f}% / compression {row['compression vs classical %']:+.1f}%"
 
 
 def _change(new: float, old: float) -> float:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import html
 import sys
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 import ipywidgets as W
 import traitlets
@@ -217,6 +217,18 @@ class Panel:
     values alone, as every notebook's is (a study method on the notebook's fixed data);
     ``memo=0`` turns it off.
 
+    ``only_for = (selector, {control: values})``: each named control is disabled while the
+    selector's value is not among its values (a control that does nothing for the choice made,
+    issue 41); the state follows every change of the selector:
+
+    >>> kind, n = choice(["mono", "sub"], "mono"), budget_slider(2, 1, 5, 1, description="n")
+    >>> panel = Panel(lambda kind, n: kind, {"kind": kind, "n": n}, only_for=("kind", {"n": ("sub",)}))
+    >>> n.disabled, panel.runs
+    (True, 1)
+    >>> kind.value = "sub"
+    >>> n.disabled, panel.runs
+    (False, 2)
+
     ``runs`` counts the changes answered, ``hits`` those re-shown from the memo:
 
     >>> k = budget_slider(2, 0, 9, 1, description="k")
@@ -233,8 +245,14 @@ class Panel:
     """
 
     def __init__(self, fn: Callable, controls: dict[str, W.ValueWidget], render: Callable | None = None,
-                 memo: int = 32):
+                 memo: int = 32, only_for: tuple[str, Mapping[str, Collection]] | None = None):
         self.fn, self.controls, self.render = fn, controls, render
+        self.only_for = only_for
+        if only_for is not None:
+            unknown = ({only_for[0]} | set(only_for[1])) - set(controls)
+            if unknown:
+                raise ModtokError(f"only_for names controls the panel does not have: {', '.join(sorted(unknown))}")
+            self._enable()
         self.result = None
         self.runs = 0  # changes answered (computed or re-shown)
         self.hits = 0  # of which re-shown from the memo
@@ -250,6 +268,13 @@ class Panel:
 
     def values(self) -> dict:
         return {name: control.value for name, control in self.controls.items()}
+
+    def _enable(self) -> None:
+        """Disable each control of ``only_for`` that the selector's current value does not use."""
+        selector, used = self.only_for
+        chosen = self.controls[selector].value
+        for name, values in used.items():
+            self.controls[name].disabled = chosen not in values
 
     def _rendered(self) -> list:
         if self.render is None:
@@ -307,6 +332,8 @@ class Panel:
     def _changed(self, change) -> None:
         name = next((n for n, c in self.controls.items() if c is change["owner"]), "a control")
         setting = self._setting = f"{name} = {_short(change['new'])}"
+        if self.only_for is not None and name == self.only_for[0]:
+            self._enable()
         self._show_progress("")
         _send_now()
         try:

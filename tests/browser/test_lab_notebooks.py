@@ -13,6 +13,7 @@ For each ``notebooks/[0-9]*.py`` (found by glob, so new notebooks are covered):
    (a checkbox clicked, an option selected, a slider dragged) one after another
    until one changes what is rendered, and both the table and the figure drawn
    in the DOM (its SVG text and number of marks) must have changed;
+   (05's Explore panel first: each variant picked greys out exactly the controls it does not read);
 5. Ctrl+S, and the tracked ``.py`` must be byte-identical (``git diff``).
 
 Screenshots of each step are written to ``build/browser/<notebook>/``.
@@ -177,6 +178,35 @@ def check_lesson(cell, where: str) -> str:
     return f"{where}: Reveal said {said[:60]!r}; Next showed {second.splitlines()[0][:60]!r}, Back the first step"
 
 
+# Each slider's and dropdown's label -> whether the DOM has it disabled (ipywidgets 8: a disabled
+# slider's noUiSlider target carries the ``disabled`` attribute, a dropdown's <select> is disabled).
+DISABLED_JS = """(cell) => Object.fromEntries([...cell.querySelectorAll('.widget-hslider, .widget-dropdown')]
+  .filter(w => w.querySelector('.widget-label'))
+  .map(w => [w.querySelector('.widget-label').textContent.trim(),
+             !!((w.querySelector('select') || {}).disabled ||
+                (w.querySelector('.noUi-target, .slider') || {hasAttribute: () => false}).hasAttribute('disabled'))]))"""
+# Notebook 05's Explore panel: the variant chosen -> the controls it greys out (parity_bpe.USED_BY,
+# labelled as the notebook labels them)
+VARIANT_DISABLES = {"classical": {"J / K", "window w", "α", "dev lines", "exhausted"}, "window": set(),
+                    "base": {"window w", "α"}}
+
+
+def check_variant_disables(page, cell, where: str) -> str:
+    """Notebook 05's Explore panel: pick each variant in the dropdown (as a person does) and read
+    which controls the DOM shows disabled; they must be exactly those the variant does not read.
+    Ends on "base", the panel's first value, so the generic widget check below starts from it."""
+    variant = cell.locator(".widget-dropdown", has=page.locator(".widget-label", has_text="variant")).locator("select")
+    seen = []
+    for chosen, expected in VARIANT_DISABLES.items():
+        busy = page.evaluate(STATE_JS)["busy"]
+        variant.select_option(label=chosen)
+        settle(page, busy)
+        disabled = {label for label, off in cell.evaluate(DISABLED_JS).items() if off}
+        assert disabled == expected, f"{where}: variant {chosen!r}: disabled {sorted(disabled)}, expected {sorted(expected)}"
+        seen.append(f"{chosen}: {sorted(disabled)}")
+    return f"{where}: disabled per variant: " + "; ".join(seen)
+
+
 def wait_for(page, predicate, timeout: float, what: str, interval: float = 0.25) -> dict:
     deadline = time.monotonic() + timeout
     while True:
@@ -315,6 +345,11 @@ def test_notebook_in_lab(notebook_file, lab, browser_context, shots):
         cells = (panel.locator(".jp-CodeCell").filter(has=page.locator(".jp-OutputArea-output .jupyter-widgets"))
                  .filter(has_not=page.locator(".mt-step")))
         assert cells.count() > 0, f"{name} shows no widget panel"
+        if name == "05_parity_bpe.py":  # controls that do nothing for the chosen variant are disabled (issue 41)
+            explore = cells.filter(has=page.locator(".widget-dropdown .widget-label", has_text="variant"))
+            assert explore.count() == 1, f"{name}: {explore.count()} Explore panels with a variant dropdown"
+            PROGRESS.append(check_variant_disables(page, explore.first, f"{name}, Explore"))
+            shots(page, "variant-disables")
         t0 = time.monotonic()
         for p in range(cells.count()):
             cell = cells.nth(p)
