@@ -433,6 +433,12 @@ def test_notebook_07s_audit_and_id_check_come_back_and_not_after_a_change(shippe
     again = floor.k_sweep(bases, train, [0, 5], lines)
     assert floor.moved_ids(bases, again.tokenizers, ["hello"]) == [] and not again.tokenizers._built
     assert [e.how for e in floor.RESULTS.events[-2:]] == ["cached", "cached"]
+    # the segmentation panel: computed once, read back by a new sweep without building, another sentence computed
+    shown = floor.segmenter(sweep.tokenizers, lines[0])("toy", "R2", 5)
+    assert floor.segmenter(again.tokenizers, lines[0])("toy", "R2", 5) == shown and not again.tokenizers._built
+    assert shown["segmentation"] == floor.segment(sweep.tokenizers["toy", "R2", 5], lines[0])["segmentation"]
+    floor.segmenter(again.tokenizers, "नमस्ते")("toy", "R2", 5)
+    assert [e.how for e in floor.RESULTS.events[-3:]] == ["computed", "cached", "computed"]
     floor.moved_ids(bases, again.tokenizers, ["hello", "world"])  # other lines: checked again
     other = floor.k_sweep(bases, train, [0, 7], lines)  # other merges: checked again
     floor.moved_ids(bases, other.tokenizers, ["hello"])

@@ -269,9 +269,17 @@ def base_tokenizers(bases: Mapping[str, Base], arms: Sequence[str] = ARMS) -> di
 
 def segmenter(tokenizers: Mapping[Key, object], sentence: str) -> Callable[..., dict]:
     """``fn(base, arm, k)`` -> ``{"base", "arm", "K", **segment(...)}`` of
-    ``sentence`` under ``tokenizers[base, arm, k]``: a widget panel's function."""
+    ``sentence`` under ``tokenizers[base, arm, k]``: a widget panel's function. A sweep's
+    tokenizers (:class:`Built`) segment through the results cache, keyed on the extension
+    (:func:`extension_key`) and the sentence: the panel's first draw after a second Run All
+    neither reads the base nor builds its tokenizer."""
     def fn(base: str, arm: str, k: int) -> dict:
-        return {"base": base, "arm": arm, "K": k, **segment(tokenizers[base, arm, k], sentence)}
+        if isinstance(tokenizers, Built):
+            seg = RESULTS.get("segment", (extension_key(tokenizers.extensions[base, arm, k]), sentence),
+                              lambda: segment(tokenizers[base, arm, k], sentence))
+        else:
+            seg = segment(tokenizers[base, arm, k], sentence)
+        return {"base": base, "arm": arm, "K": k, **seg}
 
     return fn
 
