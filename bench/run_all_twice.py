@@ -36,6 +36,29 @@ def run_all(notebook: Path, out: Path, env: dict) -> tuple[float, int]:
     return time.perf_counter() - t0, rc
 
 
+def cell_times(executed: Path, top: int = 3) -> str:
+    """The sum of the cells' execution times (nbconvert's per-cell timing) and the ``top``
+    slowest cells, each by its first source line: where a Run All's time went."""
+    import json
+    from datetime import datetime
+
+    def seconds(cell) -> float:
+        ex = cell.get("metadata", {}).get("execution", {})
+        start, end = ex.get("iopub.execute_input"), ex.get("shell.execute_reply")
+        if not (start and end):
+            return 0.0
+        return (datetime.fromisoformat(end.replace("Z", "+00:00")) -
+                datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds()
+    try:
+        cells = [c for c in json.loads(executed.read_text())["cells"] if c["cell_type"] == "code"]
+    except (OSError, ValueError, KeyError):
+        return "cells: (no executed notebook)"
+    timed = sorted(((seconds(c), "".join(c["source"]).strip().splitlines()[0][:50] if c["source"] else "")
+                    for c in cells), reverse=True)
+    slowest = ", ".join(f"{t:.1f} s `{first}`" for t, first in timed[:top])
+    return f"cells {sum(t for t, _ in timed):.1f} s (slowest: {slowest})"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="+", help="notebook numbers, e.g. 06 07")
@@ -55,7 +78,8 @@ def main() -> None:
         for run in ("first", "second"):
             load = os.getloadavg()[0]
             seconds, rc = run_all(notebook, work / f"{source.stem}.{run}.ipynb", env)
-            times.append(f"{run} {seconds:.1f} s (load {load:.1f} at the start)"
+            times.append(f"{run} {seconds:.1f} s (load {load:.1f} at the start; "
+                         f"{cell_times(work / f'{source.stem}.{run}.ipynb')})"
                          + (f" FAILED rc {rc}: see {work / f'{source.stem}.{run}.log'}" if rc else ""))
             if run == "first":
                 size = sum(p.stat().st_size for p in cache.rglob("*.pkl"))

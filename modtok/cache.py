@@ -123,7 +123,11 @@ def _feed(h, value, depth: int = 0) -> None:
     (``1`` vs ``"1"`` vs ``1.0``; ``["ab"]`` vs ``["a", "b"]``)."""
     if depth > 64:
         raise ConfigError("fingerprint: a value nested more than 64 deep (a cycle?)")
-    if value is None or isinstance(value, (bool, int, float, complex)):
+    if callable(getattr(type(value), "cache_key", None)):
+        # an object that says what it is, cheaper than its contents (a deployed tokenizer: its shipped file's
+        # SHA-256, modtok.artifacts.deployed.Lazy); first, and by its type: a proxy is asked nothing else
+        _feed(h, (_name(type(value)), value.cache_key()), depth + 1)
+    elif value is None or isinstance(value, (bool, int, float, complex)):
         h.update(f"{type(value).__name__}:{value!r};".encode())
     elif isinstance(value, str):
         data = value.encode("utf-8", "surrogatepass")
@@ -179,8 +183,9 @@ def _name(obj) -> str:
 def fingerprint(*values) -> str:
     """The SHA-256 (hex) of ``values``: equal for equal contents, in every process.
 
-    Lines of text, dicts, numbers, numpy arrays, dataclasses, HF tokenizers (their JSON),
-    objects by their attributes; a lambda or an object of no known kind is refused
+    Lines of text, dicts, numbers, numpy arrays, dataclasses, HF tokenizers (their JSON), an
+    object with a ``cache_key()`` method by what it returns (a deployed tokenizer's handle: its
+    file), objects by their attributes; a lambda or an object of no known kind is refused
     (:class:`~modtok.errors.ConfigError`), never keyed on its ``id``.
 
     >>> fingerprint({"x": [1, 2.0]}) == fingerprint({"x": [1, 2.0]}) != fingerprint({"x": [1, 2]})

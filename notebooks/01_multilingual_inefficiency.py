@@ -109,7 +109,7 @@ print(f"{len(LANGS)} languages, scripts: {sorted({data.script_of(l) for l in LAN
 
 
 # %%
-DEPLOYED = {name: deployed.load(name) for name in deployed.available()}
+DEPLOYED = deployed.lazy()  # each loaded on first use: measures read back from the results cache need none
 print("deployed tokenizers:", ", ".join(DEPLOYED) or "none (pip install 'modtok[deployed]')")
 V_MAX = max(128_000, V)  # the budget slider's ceiling: each language subset's joint BPE is trained once, at V_MAX,
 # and every budget is a prefix of its merges (what training stopped there gives), so a budget move never trains

@@ -232,7 +232,7 @@ else:
 # then their parity with English beside AdaptMix's (the paper's Table 7 columns).
 
 # %%
-DEPLOYED = {name: deployed.load(name) for name in deployed.available()} if HAVE_DEV else {}
+DEPLOYED = deployed.lazy() if HAVE_DEV else {}  # each loaded on first use: cached measures need none
 DEPLOYED_PARITY = S.parity({study.ADAPT: tokenizers[study.ADAPT], **DEPLOYED}) if DEPLOYED else None
 if DEPLOYED:
     ref = {study.ADAPT: fert[study.ADAPT], study.UNI: fert[study.UNI], **S.fertility(DEPLOYED)}

@@ -72,8 +72,7 @@ from pathlib import Path
 from IPython.display import display
 
 from modtok.artifacts import deployed
-from modtok.adapt import extend, filters
-from modtok.evaluation import audit
+from modtok.adapt import filters
 from modtok.studies import paper_vs_here
 from modtok.studies.languages import choose
 from modtok.studies.pretoken_floor import added_tokens, claims, cross_script, floor
@@ -85,7 +84,7 @@ plots.setup()
 SMOKE = data.is_smoke()
 KS = [0, 1000] if SMOKE else [0, 1000, 2000, 4000, 8000, 16000, 32000]
 # Llama-3 is needed (its load says how to install the deployed tokenizers when they are missing); Qwen3 if there
-BASES = {name: extend.Base.load(name) for name in ("llama3", "qwen3") if name == "llama3" or name in deployed.available()}
+BASES = floor.deployed_bases([name for name in ("llama3", "qwen3") if name == "llama3" or name in deployed.available()])
 
 # The target: Nepali, else its stand-in or the first Devanagari language the data has (under its
 # own code, e.g. hin_Deva on the wordfreq default); English is the reference, Russian a second
@@ -132,8 +131,7 @@ display(plots.table(fig4))
 # %%
 audit_rows = {}
 if PARALLEL:
-    audit_rows = {name: audit.audit(deployed.load(name), ne, en, n_boot=200 if SMOKE else 1000)
-                  for name in deployed.available()}
+    audit_rows = floor.audit_rows(deployed.lazy(), ne, en, n_boot=200 if SMOKE else 1000)  # cached, keyed by file
     display(plots.ci_table([{"tokenizer": n, **r} for n, r in audit_rows.items()], {"premium_ci": "CI"}))
     # the paper's Table III figures (Llama-3 floor 2.19, premium 2.58; Qwen3 floor 2.17): 'paper vs here' below
 else:

@@ -305,3 +305,156 @@ def test_the_k_sweep_comes_back_on_the_callers_base():
     assert second.tokenizers["toy", "R2", 5].to_str() == first.tokenizers["toy", "R2", 5].to_str()
     floor.k_sweep(base, train + ["नया"], [0, 5], lines)  # one line more: computed
     assert [e.how for e in floor.RESULTS.events[-3:]] == ["computed", "cached", "computed"]
+
+
+# --------------------------------------------------------------------------
+# deployed tokenizers keyed by their shipped file (issue 44: not loaded, not serialized, for a key)
+
+RANKS = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
+
+
+def _write_ranks(path, ranks):
+    import base64
+
+    path.write_bytes(b"".join(base64.b64encode(t) + b" %d\n" % r for t, r in ranks.items()))
+
+
+@pytest.fixture
+def shipped(tmp_path, monkeypatch):
+    """A deployed tokenizer "shipped" by a package of its own (its ranks file under ``site/``),
+    the converted-tokenizer cache and the results cache in ``tmp_path``."""
+    import importlib
+
+    from modtok.artifacts import deployed
+
+    pkg = tmp_path / "site" / "modtok_shipped_ranks"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    _write_ranks(pkg / "ranks.tiktoken", RANKS)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    importlib.invalidate_caches()
+    monkeypatch.setitem(deployed.DEPLOYED, "shipped",
+                        deployed.Deployed("modtok_shipped_ranks", "shipped-ranks", "ranks.tiktoken", "cl100k"))
+    monkeypatch.setenv("MODTOK_CACHE", str(tmp_path / "converted"))
+    monkeypatch.setenv("MODTOK_RESULTS", str(tmp_path / "results"))
+    return pkg / "ranks.tiktoken"
+
+
+def test_a_deployed_handle_is_keyed_by_its_file_without_loading_it(shipped, monkeypatch):
+    from tokenizers import Tokenizer
+
+    from modtok.artifacts import deployed
+    from modtok.errors import UsageError
+
+    handle = deployed.Lazy("shipped")
+    key = fingerprint(handle)
+    assert not handle.loaded and key == fingerprint(deployed.Lazy("shipped"))  # the same file: the same key
+    # it stands for the tokenizer: isinstance, the same ids as load()'s; read-only; pickles as its name
+    assert isinstance(handle, Tokenizer) and not handle.loaded
+    assert handle.encode("abcab", add_special_tokens=False).ids == deployed.load("shipped").encode(
+        "abcab", add_special_tokens=False).ids == [257, 256] and handle.loaded
+    with pytest.raises(UsageError, match="read-only"):
+        handle.normalizer = None
+    with pytest.raises(UsageError, match="read-only"):
+        handle.add_tokens(["zz"])
+    again = pickle.loads(pickle.dumps(handle))
+    assert not again.loaded and fingerprint(again) == key
+    # what the key depends on: the file's bytes (same size, two ranks swapped), the package's version, the converter
+    swapped = RANKS | {b"ab": 257, b"abc": 256}
+    _write_ranks(shipped, swapped)
+    assert shipped.stat().st_size == len(b"".join(__import__("base64").b64encode(t) + b" %d\n" % r
+                                                  for t, r in RANKS.items()))
+    changed = fingerprint(deployed.Lazy("shipped"))
+    assert changed != key
+    assert fingerprint(handle) == key  # a loaded handle keeps the key of the file it read
+    _write_ranks(shipped, RANKS)
+    assert fingerprint(deployed.Lazy("shipped")) == key
+    with monkeypatch.context() as m:
+        m.setattr(deployed, "_version", lambda pip_name: "9.9")
+        assert fingerprint(deployed.Lazy("shipped")) != key
+    monkeypatch.setattr(deployed, "CONVERTER_VERSION", deployed.CONVERTER_VERSION + 1)
+    assert fingerprint(deployed.Lazy("shipped")) != key
+
+
+def test_notebook_01s_deployed_measures_come_back_unloaded_and_not_after_a_file_change(shipped):
+    from modtok.artifacts import deployed
+    from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy
+    from modtok.text.data import Corpora
+
+    text = {"eng_Latn": ["ab ab abc cab"] * 20, "deu_Latn": ["abab ba bc ab"] * 20}
+    corpora = Corpora(text, text, "toy")
+
+    def table():
+        handle = deployed.Lazy("shipped")
+        study = InefficiencyStudy(corpora, k=260, deployed={"shipped": handle})
+        return study, handle, study.nsl_table(["eng_Latn", "deu_Latn"], 262), study.premiums(262, "deu_Latn")
+
+    study, handle, first, prem = table()
+    assert handle.loaded and {e.how for e in study.results.events} == {"computed"}
+    study, handle, second, prem2 = table()  # a new kernel: the table and premiums read back, the handle never loaded
+    assert second["rows"] == first["rows"] and prem2 == prem and not handle.loaded
+    assert {e.how for e in study.results.events} == {"cached"}
+    # a new subset reads the deployed tokenizer's counts (all languages, one entry) and the references' back
+    study.nsl_table(["deu_Latn"], 262)
+    assert not handle.loaded
+    assert [(e.what, e.how) for e in study.results.events[-1:]] == [("nsl table", "computed")]
+    # the shipped file changed: every result that reads the deployed tokenizer is computed again, on the new one
+    _write_ranks(shipped, RANKS | {b" ab": 258})
+    study, handle, third, _ = table()
+    how = {e.what: e.how for e in study.results.events}
+    assert how["nsl table"] == how["deployed test tokens"] == how["premiums"] == "computed" and handle.loaded
+    assert how["joint"] == how["reference test tokens"] == "cached"  # what does not read it stays
+    assert [r["NSL shipped"] for r in third["rows"]] != [r["NSL shipped"] for r in first["rows"]]
+
+
+def test_notebook_07s_audit_and_id_check_come_back_and_not_after_a_change(shipped):
+    from modtok.adapt.extend import Base
+    from modtok.artifacts import deployed
+    from modtok.bpe.export import to_tokenizer_json
+    from modtok.bpe.model import BPEModel
+    from modtok.studies.pretoken_floor import floor
+
+    ne, en = ["ab abc", "abc ab ab"], ["ab", "abc c"]
+    first = floor.audit_rows({"shipped": deployed.Lazy("shipped")}, ne, en, n_boot=20)
+    handle = deployed.Lazy("shipped")
+    assert floor.audit_rows({"shipped": handle}, ne, en, n_boot=20) == first and not handle.loaded
+    assert floor.RESULTS.events[-1].how == "cached"
+    floor.audit_rows({"shipped": handle}, ne, en, n_boot=21)  # a parameter
+    floor.audit_rows({"shipped": handle}, ne + ["c"], en + ["c"], n_boot=20)  # the lines
+    _write_ranks(shipped, RANKS | {b" ab": 258})
+    floor.audit_rows({"shipped": deployed.Lazy("shipped")}, ne, en, n_boot=20)  # the file
+    assert [e.how for e in floor.RESULTS.events[-3:]] == ["computed"] * 3
+
+    # the Proposition-1 check of a sweep: read back without building a tokenizer; a changed extension misses
+    bases = {"toy": Base(to_tokenizer_json(BPEModel([], "llama3")), name="toy")}
+    train, lines = ["नमस्ते दुनिया नमस्ते"] * 30, ["नमस्ते दुनिया"]
+    sweep = floor.k_sweep(bases, train, [0, 5], lines)
+    assert floor.moved_ids(bases, sweep.tokenizers, ["hello"]) == []
+    again = floor.k_sweep(bases, train, [0, 5], lines)
+    assert floor.moved_ids(bases, again.tokenizers, ["hello"]) == [] and not again.tokenizers._built
+    assert [e.how for e in floor.RESULTS.events[-2:]] == ["cached", "cached"]
+    # the segmentation panel: computed once, read back by a new sweep without building, another sentence computed
+    shown = floor.segmenter(sweep.tokenizers, lines[0])("toy", "R2", 5)
+    assert floor.segmenter(again.tokenizers, lines[0])("toy", "R2", 5) == shown and not again.tokenizers._built
+    assert shown["segmentation"] == floor.segment(sweep.tokenizers["toy", "R2", 5], lines[0])["segmentation"]
+    floor.segmenter(again.tokenizers, "नमस्ते")("toy", "R2", 5)
+    assert [e.how for e in floor.RESULTS.events[-3:]] == ["computed", "cached", "computed"]
+    floor.moved_ids(bases, again.tokenizers, ["hello", "world"])  # other lines: checked again
+    other = floor.k_sweep(bases, train, [0, 7], lines)  # other merges: checked again
+    floor.moved_ids(bases, other.tokenizers, ["hello"])
+    assert [e.how for e in floor.RESULTS.events[-3:]] == ["computed", "computed", "computed"]
+    assert other.tokenizers._built and sorted(other.tokenizers) == [("toy", arm, k) for arm in ("R1", "R2") for k in (0, 7)]
+
+
+def test_a_deployed_base_is_keyed_by_its_file_and_read_on_first_use(shipped):
+    from modtok.adapt.extend import Base
+    from modtok.studies.pretoken_floor import floor
+
+    base = floor.DeployedBase("shipped")
+    key = floor.base_key(base)
+    assert not base.loaded and key == floor.base_key(floor.DeployedBase("shipped"))
+    assert isinstance(base, Base) and base.next_id == Base.load("shipped").next_id == 258 and base.loaded
+    assert base.tokenizer.encode("abc", add_special_tokens=False).ids == [257]
+    _write_ranks(shipped, RANKS | {b" ab": 258})
+    assert floor.base_key(floor.DeployedBase("shipped")) != key
+    assert floor.base_key(base) == key  # the loaded one is the file it read

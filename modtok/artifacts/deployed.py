@@ -49,8 +49,10 @@ ranks file: a changed ranks file is converted again.
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import hashlib
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -67,6 +69,7 @@ from modtok.errors import (
     MissingPackageError,
     TokenizerFileError,
     UnknownTokenizerError,
+    UsageError,
 )
 from modtok.text.pretokenize import byte_level, hf_pre_tokenizer
 
@@ -420,18 +423,37 @@ def cache_dir(path: str | os.PathLike | None = None) -> Path:
     return user_cache() / "deployed"
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+# (path, size, mtime in ns) -> SHA-256: a file is hashed once per process while it stays as it was
+# (all ten deployed files, 38 MB, hash in 0.05 s; the memo spares it on every key and load)
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The SHA-256 (hex) of a file, hashed again whenever its size or modification time changed.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile(delete=False) as f:
+    ...     _ = f.write(b"abc")
+    >>> file_sha256(f.name)[:16]
+    'ba7816bf8f01cfea'
+    >>> os.remove(f.name)
+    """
+    path = Path(path)
+    st = path.stat()
+    memo = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if memo not in _DIGESTS:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _DIGESTS[memo] = h.hexdigest()
+    return _DIGESTS[memo]
 
 
 def cached_path(name: str, cache: str | os.PathLike | None = None) -> Path:
     """Where the converted ``tokenizer.json`` of ``name`` is (or would be) cached:
     ``<cache_dir>/<name>-<sha256 of the ranks file, 16 hex>-v<CONVERTER_VERSION>.json``."""
-    digest = _sha256(resource_path(name))[:16]
+    digest = file_sha256(resource_path(name))[:16]
     return cache_dir(cache) / f"{canonical(name)}-{digest}-v{CONVERTER_VERSION}.json"
 
 
@@ -472,6 +494,114 @@ def load(name: str, cache: str | os.PathLike | None = None):
     except OSError:
         pass
     return tok
+
+
+def file_key(name: str) -> tuple:
+    """What deployed tokenizer ``name`` is, for a results-cache key (:mod:`modtok.cache`), read
+    without loading it: its name, the SHA-256 of the file it is built from
+    (:func:`file_sha256`), the version of the package that ships it (Qwen's and Mistral's
+    special tokens are read from the package's code) and :data:`CONVERTER_VERSION`. The
+    converter's own code and the ``tokenizers`` version are in every key already
+    (:func:`modtok.cache.code_version`). Keying on the tokenizer's JSON instead took 0.6-1.2 s
+    a tokenizer at load 10 (``to_str``), after its load (0.1-1.1 s quiet, 15-17 s for ten
+    loaded).
+
+    >>> file_key("o200k")[:2], len(file_key("o200k")[2])       # doctest: +SKIP
+    (('deployed', 'o200k'), 64)
+    """
+    version = _version(_spec(name).pip_name)
+    return ("deployed", canonical(name), file_sha256(resource_path(name)), version, CONVERTER_VERSION)
+
+
+@functools.lru_cache(maxsize=None)
+def _version(pip_name: str) -> str | None:
+    """The installed version of a package (once per process: importlib.metadata takes 3 ms)."""
+    try:
+        return importlib.metadata.version(pip_name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+# what a Lazy handle refuses: the methods that change an HF tokenizer in place (its key is its file)
+_MUTATORS = frozenset({"add_tokens", "add_special_tokens", "enable_padding", "enable_truncation", "no_padding",
+                       "no_truncation", "train", "train_from_iterator"})
+
+
+class Lazy:
+    """Deployed tokenizer ``name``, loaded (:func:`load`) on first use and keyed by its file.
+
+    A notebook that only needs the deployed tokenizers' measures, which the results cache keeps,
+    never loads them on a second Run All: the handle is keyed by :func:`file_key` (the cache
+    calls :meth:`cache_key`), and the tokenizer is read only when something encodes with it. It
+    stands for the HF ``tokenizers.Tokenizer`` wherever one is read: every attribute is the
+    tokenizer's, and ``isinstance(handle, tokenizers.Tokenizer)`` holds (``__class__`` is the
+    tokenizer's class, so :mod:`modtok.evaluation.metrics` encodes it as one). It is read-only: its
+    key says "the file as shipped", so setting an attribute or calling a method that changes a
+    tokenizer in place is refused (``load(name)`` gives a tokenizer of one's own to change). It
+    pickles as its name: read back, it loads the installed file again.
+
+    >>> tok = Lazy("o200k")                                   # doctest: +SKIP
+    >>> tok.loaded, tok.cache_key() == file_key("o200k"), tok.loaded    # doctest: +SKIP
+    (False, True, False)
+    >>> len(tok.encode("hello world").ids), tok.loaded        # doctest: +SKIP
+    (2, True)
+    """
+
+    __slots__ = ("name", "_cache", "_tokenizer", "_key")
+
+    def __init__(self, name: str, cache: str | os.PathLike | None = None):
+        _spec(name)
+        object.__setattr__(self, "name", canonical(name))
+        object.__setattr__(self, "_cache", cache)
+        object.__setattr__(self, "_tokenizer", None)
+        object.__setattr__(self, "_key", None)
+
+    @property
+    def tokenizer(self):
+        """The HF tokenizer (loaded on first use, then kept, with the key of the file it was read from)."""
+        if self._tokenizer is None:
+            object.__setattr__(self, "_key", file_key(self.name))
+            object.__setattr__(self, "_tokenizer", load(self.name, self._cache))
+        return self._tokenizer
+
+    @property
+    def loaded(self) -> bool:
+        return self._tokenizer is not None
+
+    def cache_key(self) -> tuple:
+        """:func:`file_key` of the tokenizer, what :func:`modtok.cache.fingerprint` hashes: of the
+        file as it was read, once loaded (a file changed since keys a new handle, not this one)."""
+        return self._key if self.loaded else file_key(self.name)
+
+    @property
+    def __class__(self):  # isinstance(handle, tokenizers.Tokenizer), without loading it: load() gives one
+        from tokenizers import Tokenizer
+
+        return Tokenizer
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("__"):  # copy, pickle and friends ask for hooks: the handle's own, never a load
+            raise AttributeError(attr)
+        if attr in _MUTATORS:
+            raise UsageError(f"deployed.Lazy({self.name!r}) is read-only (its cache key is the shipped file): "
+                             f"{attr} changes the tokenizer; call deployed.load({self.name!r}) for one to change")
+        return getattr(self.tokenizer, attr)
+
+    def __setattr__(self, attr: str, value) -> None:
+        raise UsageError(f"deployed.Lazy({self.name!r}) is read-only (its cache key is the shipped file): cannot set "
+                         f"{attr}; call deployed.load({self.name!r}) for one to change")
+
+    def __reduce__(self):
+        return Lazy, (self.name, self._cache)
+
+    def __repr__(self) -> str:
+        return f"deployed.Lazy({self.name!r}{', loaded' if self.loaded else ''})"
+
+
+def lazy(names=None, cache: str | os.PathLike | None = None) -> dict[str, Lazy]:
+    """``{name: Lazy(name)}`` for ``names`` (default: every :func:`available` one): what a
+    notebook that reads the deployed tokenizers' measures from the results cache holds."""
+    return {name: Lazy(name, cache) for name in (available() if names is None else names)}
 
 
 def load_json(name_or_path: str | os.PathLike, cache: str | os.PathLike | None = None) -> dict:

@@ -78,10 +78,31 @@ class InefficiencyStudy(Study):
         self._trained: dict[tuple[str, ...], tuple[int, BPEModel]] = {}  # langs -> (size asked, model)
 
     def _kept(self, name: str, tokenizer, lang: str) -> metrics.Encoded:
-        """The Encoded test lines of ``lang`` under a tokenizer that never changes (deployed,
-        references), kept: a widget change encodes only the new joint BPE (re-encoding ten
-        deployed tokenizers was 1.0-1.7 s of every change at smoke size)."""
-        return self._once(("encoded", name, lang), lambda: metrics.Encoded(tokenizer, self.corpora.eval[lang], lang))
+        """The Encoded test lines of ``lang`` under a tokenizer that never changes (a deployed one,
+        a reference), kept for the kernel (a widget change encodes only the new joint BPE), its
+        token counts (all NSL reads) set from :meth:`_test_tokens`: read back from the results
+        cache, nothing is encoded and a deployed tokenizer is not even loaded."""
+        def make() -> metrics.Encoded:
+            encoded = metrics.Encoded(tokenizer, self.corpora.eval[lang], lang)
+            # Encoded keeps each measure as a functools.cached_property, in its __dict__: the counts
+            # read back go where it would keep its own
+            encoded.__dict__["tokens"] = self._test_tokens(name, tokenizer, lang)
+            return encoded
+        return self._once(("encoded", name, lang), make)
+
+    def _test_tokens(self, name: str, tokenizer, lang: str) -> np.ndarray:
+        """Tokens per test line of ``lang`` under ``tokenizer``, in the results cache: a deployed
+        tokenizer's for every language at once (one entry each, keyed on its handle, i.e. its
+        file: ``deployed.Lazy``, and on the test text), a reference's per language (keyed on its
+        language and budget: the training text is the study's). 01's second Run All spent 31 s
+        encoding the ten deployed tokenizers and 15 s loading them (smoke, load 10-16)."""
+        ev = self.corpora.eval
+        if name in self.deployed:
+            return self._once(("deployed test tokens", name), lambda: self.results.get(
+                "deployed test tokens", (tokenizer, ev), lambda: {
+                    lang: metrics.token_counts(tokenizer, lines) for lang, lines in ev.items()}))[lang]
+        return self.results.get("reference test tokens", (name, lang, ev[lang]),
+                                lambda: metrics.token_counts(tokenizer, ev[lang]))
 
     def joint(self, langs: Sequence[str], budget: int):
         """Byte-level BPE of vocab_size ``budget`` on the training text of ``langs``, as an
@@ -118,8 +139,11 @@ class InefficiencyStudy(Study):
         return self._joint[key]
 
     def _counts(self, lang: str) -> Counter:
-        """The pre-token counts of ``lang``'s training text (counted once per language)."""
-        return self._once(("pretokens", lang), lambda: count_pretokens(self.corpora.train[lang], self.scheme))
+        """The pre-token counts of ``lang``'s training text (counted once per language, and kept in the
+        results cache: a new language subset after a second Run All reads them, 1.4 s for three
+        languages of 1M characters at load 10)."""
+        return self._once(("pretokens", lang), lambda: self.results.get("pretoken counts", lang, lambda: count_pretokens(
+            self.corpora.train[lang], self.scheme)))
 
     def nsl_table(self, langs: Sequence[str], budget: int) -> dict:
         """The analysis behind notebook 01's panel: ``{"langs", "budget", "rows", "long"}``.
@@ -134,6 +158,13 @@ class InefficiencyStudy(Study):
         langs = tuple(langs)
         if not langs:
             return {"langs": (), "budget": budget, "rows": [], "long": [], "line_tokens": {}}
+        # the whole table in the results cache too (a second Run All draws the panel without encoding
+        # anything), keyed on what it reads besides the study's training text: the deployed tokenizers
+        # (their handles: their files), the references' budget, the joint's training size and the test lines
+        key = (langs, budget, self.k, self.train_at, self.deployed, {lang: self.corpora.eval[lang] for lang in langs})
+        return self.results.get("nsl table", key, lambda: self._nsl_table(langs, budget))
+
+    def _nsl_table(self, langs: tuple[str, ...], budget: int) -> dict:
         joint, name = self.joint(langs, budget), f"joint BPE {budget // 1000}k"
         encoded = {lang: {name: metrics.Encoded(joint, self.corpora.eval[lang], lang),
                           **{d: self._kept(d, tok, lang) for d, tok in self.deployed.items()}} for lang in langs}
@@ -213,12 +244,14 @@ class InefficiencyStudy(Study):
         """``lang``'s premium over ``pivot`` (Σ|T(s_lang)| / Σ|T(s_pivot)| on parallel lines)
         for the joint BPE of every language at ``budget`` and each deployed tokenizer:
         one row ``{"tokenizer", "premium <lang>/<pivot>"}`` each (3-letter codes)."""
-        column = f"premium {lang[:3]}/{pivot[:3]}"
-        joint = self.joint(self.corpora.languages, budget)
-        candidates = {f"joint BPE {budget // 1000}k": joint, **self.deployed}
-        ev = self.corpora.eval
-        return [{"tokenizer": name, column: metrics.premium(tok, ev[lang], ev[pivot])}
-                for name, tok in candidates.items()]
+        column, ev = f"premium {lang[:3]}/{pivot[:3]}", self.corpora.eval
+
+        def compute() -> list[dict]:
+            candidates = {f"joint BPE {budget // 1000}k": self.joint(self.corpora.languages, budget), **self.deployed}
+            return [{"tokenizer": name, column: metrics.premium(tok, ev[lang], ev[pivot])}
+                    for name, tok in candidates.items()]
+        key = (budget, self.train_at, self.corpora.languages, self.deployed, ev[lang], ev[pivot])  # as nsl_table's
+        return self.results.get("premiums", key, compute)
 
 
 def paper_values(result: dict) -> dict:

@@ -43,7 +43,6 @@ from counting as a cut (" नेपाल" after "सरकार" starts at a w
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 import regex
@@ -53,7 +52,7 @@ from modtok.adapt.filters import DEVANAGARI
 from modtok.errors import ConfigError, UsageError
 from modtok.evaluation import audit
 
-from .floor import RESULTS, base_key
+from .floor import RESULTS, base_key, extension_key
 
 _LETTER_OR_MARK = regex.compile(r"[\p{L}\p{M}]")
 
@@ -133,7 +132,7 @@ def arm_rows(base: Base, r2: Extension, lines: Sequence[str], ref_lines: Sequenc
     where nothing is added), ``mark_initial``, ``english_unchanged`` (ids of
     ``ref_lines`` equal to the original's) and ``lossless``.
     """
-    key = (base_key(base), json.dumps(r2.tokenizer_json(), ensure_ascii=False), lines, ref_lines, n_boot, seed)
+    key = (base_key(base), extension_key(r2), lines, ref_lines, n_boot, seed)  # r2 by its merges: its JSON needs the base read
     return RESULTS.get("added tokens", key, lambda: _arm_rows(base, r2, lines, ref_lines, n_boot, seed))
 
 

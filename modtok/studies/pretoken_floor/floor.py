@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from modtok.adapt import extend
 from modtok.adapt.extend import Base, Extension
 from modtok.bpe.tree import label
+from modtok.artifacts import deployed
 from modtok.cache import Results, fingerprint
 from modtok.evaluation import audit, metrics
 from modtok.text import pretokenize
@@ -76,12 +77,13 @@ class Sweep:
     ``rows``: one per (base, arm, K) in run order, keys ``base``, ``arm``, ``K``,
     ``merges kept`` (after the §V filter), ``cost``, ``floor``; ``extensions``
     and ``tokenizers``: the :class:`~modtok.adapt.extend.Extension` and its HF
-    tokenizer per ``(base, arm, K)``.
+    tokenizer per ``(base, arm, K)`` (a sweep read back from the results cache builds a
+    tokenizer when it is first asked for: eight of them were 38 s of 07's second Run All).
     """
 
     rows: list[dict]
     extensions: dict[Key, Extension]
-    tokenizers: dict[Key, object]
+    tokenizers: Mapping[Key, object]
 
     def of(self, base: str, arm: str) -> list[dict]:
         """The rows of one base and arm, by increasing K."""
@@ -108,10 +110,77 @@ def cache_note() -> str:
     return RESULTS.note()
 
 
+class DeployedBase(Base):
+    """The deployed tokenizer ``name`` as a :class:`~modtok.adapt.extend.Base`, read
+    (``Base.load(name)``: 2.8 s for Llama-3, 3.5 s for Qwen3 on a quiet machine) on first use
+    of anything but its name, and keyed by its shipped file (:func:`base_key`): a second Run
+    All of notebook 07, whose sweeps and tables the results cache holds, never reads it.
+
+    >>> base = DeployedBase("llama3")                         # doctest: +SKIP
+    >>> base.loaded, base_key(base) == base_key(DeployedBase("llama3")), base.loaded   # doctest: +SKIP
+    (False, True, False)
+    >>> base.next_id, base.loaded                             # doctest: +SKIP
+    (128256, True)
+    """
+
+    def __init__(self, name: str):  # noqa: the base's fields come from Base.load on first use (__getattr__)
+        self.name = deployed.canonical(name)
+        deployed.resource_path(self.name)  # not installed: said now, as Base.load would
+
+    @property
+    def loaded(self) -> bool:
+        return "json" in self.__dict__
+
+    def file_key(self) -> tuple:
+        """:func:`modtok.artifacts.deployed.file_key`: of the file as it was read, once loaded."""
+        return self.__dict__.get("_file_key") or deployed.file_key(self.name)
+
+    def __getattr__(self, attr: str):  # only for what __init__ did not set: every field of a loaded Base
+        if attr.startswith("__") or self.loaded:
+            raise AttributeError(attr)
+        key = deployed.file_key(self.name)
+        self.__dict__.update(vars(Base.load(self.name)), _file_key=key)
+        return getattr(self, attr)
+
+
+def deployed_bases(names: Sequence[str]) -> dict[str, DeployedBase]:
+    """``{name: DeployedBase(name)}``: notebook 07's bases, read on first use."""
+    return {name: DeployedBase(name) for name in names}
+
+
+# id(base) -> (base, its key): a base is hashed once per kernel (the base object is kept so that its
+# id stays its own; a Base is never changed after it is made, extensions copy it)
+_BASE_KEYS: dict[int, tuple[Base, str]] = {}
+
+
 def base_key(base: Base) -> str:
-    """What a deployed base is, for a results cache key: the SHA-256 of its name, settings and
-    ``tokenizer.json`` (written out first: a JSON of 400k entries hashes in one pass, not entry by entry)."""
-    return fingerprint(base.name, base.config, json.dumps(base.json, ensure_ascii=False))
+    """What a base is, for a results cache key: a :class:`DeployedBase` by its shipped file
+    (:func:`modtok.artifacts.deployed.file_key`: what ``Base.load`` reads it from, with the
+    code that reads it in every key), any other by the SHA-256 of its name, settings and
+    ``tokenizer.json`` (written out first: a JSON of 400k entries hashes in one pass, not entry by
+    entry; 0.2-0.3 s for Llama-3 or Qwen3, once per base and kernel)."""
+    if isinstance(base, DeployedBase):
+        return fingerprint("deployed base", base.file_key())
+    if id(base) not in _BASE_KEYS:
+        _BASE_KEYS[id(base)] = base, fingerprint(base.name, base.config, json.dumps(base.json, ensure_ascii=False))
+    return _BASE_KEYS[id(base)][1]
+
+
+def extension_key(ext: Extension) -> str:
+    """What an extension is, for a results cache key: its base's key, its merges and regex
+    (all an :class:`~modtok.adapt.extend.Extension` holds), without building its tokenizer."""
+    return fingerprint(base_key(ext.base), ext.merges, ext.regex)
+
+
+def audit_rows(tokenizers: Mapping[str, object], lines: Sequence[str], ref_lines: Sequence[str],
+               n_boot: int = 1000, seed: int = 0) -> dict[str, dict]:
+    """``{name: audit.audit(tokenizer, lines, ref_lines, n_boot, seed)}``: notebook 07's (b), Table
+    III, each row kept in the results cache keyed on the tokenizer (a ``deployed.Lazy`` handle by
+    its file: read back, it is never loaded) and the lines. The notebook called ``audit.audit``
+    itself: 41 s of its second Run All (smoke, load 10-16)."""
+    return {name: RESULTS.get("audit", (tok, lines, ref_lines, n_boot, seed),
+                              lambda tok=tok: audit.audit(tok, lines, ref_lines, n_boot=n_boot, seed=seed))
+            for name, tok in tokenizers.items()}
 
 
 def k_sweep(bases: Mapping[str, Base], train: Sequence[str], ks: Sequence[int], lines: Sequence[str],
@@ -138,7 +207,26 @@ def k_sweep(bases: Mapping[str, Base], train: Sequence[str], ks: Sequence[int], 
     keys = {name: base_key(base) for name, base in bases.items()}
     rows, learned = RESULTS.get("k sweep", (keys, train, list(ks), lines, ref_lines, list(arms)), make)
     extensions = {key: Extension(bases[key[0]], merges, regex) for key, (merges, regex) in learned.items()}
-    return Sweep(rows, extensions, {key: built.get(key) or ext.tokenizer() for key, ext in extensions.items()})
+    return Sweep(rows, extensions, Built(extensions, built))
+
+
+class Built(Mapping):
+    """``{key: extensions[key].tokenizer()}``, each built when first asked for and kept
+    (``built``: those already made)."""
+
+    def __init__(self, extensions: Mapping[Key, Extension], built: Mapping[Key, object] | None = None):
+        self.extensions, self._built = extensions, dict(built or {})
+
+    def __getitem__(self, key: Key):
+        if key not in self._built:
+            self._built[key] = self.extensions[key].tokenizer()
+        return self._built[key]
+
+    def __iter__(self):
+        return iter(self.extensions)
+
+    def __len__(self) -> int:
+        return len(self.extensions)
 
 
 def language_rows(bases: Mapping[str, Base], tokenizers: Mapping[Key, object],
@@ -164,9 +252,17 @@ def ids_of(tokenizer, lines: Sequence[str]) -> list[list[int]]:
 
 def moved_ids(bases: Mapping[str, Base], tokenizers: Mapping[Key, object], lines: Sequence[str]) -> list[Key]:
     """The keys ``(base, arm, K)`` of ``tokenizers`` whose ids on ``lines`` differ
-    from their base's (Proposition 1: none, on text without the target block)."""
-    want = {name: ids_of(base.tokenizer, lines) for name, base in bases.items()}
-    return [key for key, tok in tokenizers.items() if ids_of(tok, lines) != want[key[0]]]
+    from their base's (Proposition 1: none, on text without the target block). A sweep's
+    tokenizers (:class:`Built`) are checked through the results cache, keyed on the bases, each
+    extension (:func:`extension_key`) and the lines: read back, nothing is built or encoded (the
+    check was 17 s of 07's second Run All at smoke)."""
+    def check() -> list[Key]:
+        want = {name: ids_of(base.tokenizer, lines) for name, base in bases.items()}
+        return [key for key, tok in tokenizers.items() if ids_of(tok, lines) != want[key[0]]]
+    if not isinstance(tokenizers, Built):
+        return check()
+    exts = {key: extension_key(ext) for key, ext in tokenizers.extensions.items()}
+    return RESULTS.get("moved ids", ({name: base_key(base) for name, base in bases.items()}, exts, lines), check)
 
 
 def segment(tokenizer, sentence: str) -> dict:
@@ -189,9 +285,17 @@ def base_tokenizers(bases: Mapping[str, Base], arms: Sequence[str] = ARMS) -> di
 
 def segmenter(tokenizers: Mapping[Key, object], sentence: str) -> Callable[..., dict]:
     """``fn(base, arm, k)`` -> ``{"base", "arm", "K", **segment(...)}`` of
-    ``sentence`` under ``tokenizers[base, arm, k]``: a widget panel's function."""
+    ``sentence`` under ``tokenizers[base, arm, k]``: a widget panel's function. A sweep's
+    tokenizers (:class:`Built`) segment through the results cache, keyed on the extension
+    (:func:`extension_key`) and the sentence: the panel's first draw after a second Run All
+    neither reads the base nor builds its tokenizer."""
     def fn(base: str, arm: str, k: int) -> dict:
-        return {"base": base, "arm": arm, "K": k, **segment(tokenizers[base, arm, k], sentence)}
+        if isinstance(tokenizers, Built):
+            seg = RESULTS.get("segment", (extension_key(tokenizers.extensions[base, arm, k]), sentence),
+                              lambda: segment(tokenizers[base, arm, k], sentence))
+        else:
+            seg = segment(tokenizers[base, arm, k], sentence)
+        return {"base": base, "arm": arm, "K": k, **seg}
 
     return fn
 
