@@ -324,8 +324,7 @@ def count_by_language(
     (Counter({'日本語日本語日本語日本語日本語日': 1, '本語': 1}), {'jpn_Jpan': Counter({'length': 1})})
     """
     source = counting_pattern(scheme) if split is None else split  # an unknown scheme fails here
-    if counting_engine(source, engine) == "lexer":  # (an unknown engine fails there)
-        lexer.class_table()  # built here once: forked workers inherit it (0.7 s a process on a quiet core)
+    counting_engine(source, engine)  # an unknown engine fails here
     counts = _sum_parts(_map_chunks(corpus, count_chunk, (source, engine), workers, chunk_lines))
     for lang, counter in counts.items():
         cut = bound_counts(counter, scheme) if split is None else Counter()
@@ -358,7 +357,6 @@ def count_arrays(
     source = counting_pattern(scheme)
     if lexer.machine_of(source) is None:
         return lexer.WordCounts.from_counters(count_by_language(corpus, scheme, workers, chunk_lines, cuts=cuts))
-    lexer.class_table()  # built here once: forked workers inherit it
     langs = list(corpus)
     parts, cut = [], {lang: Counter() for lang in langs}
     for lang, (data, lengths, counts, part_cut) in _map_chunks(corpus, _word_chunk, (scheme,), workers, chunk_lines):
@@ -412,6 +410,9 @@ def _map_chunks(corpus, task, head: tuple, workers: int, chunk_lines: int) -> li
     spans = [(lang, i, i + chunk_lines) for lang, lines in corpus.items() for i in range(0, max(len(lines), 1), chunk_lines)]
     forked = multiprocessing.get_start_method() == "fork"
     if forked:
+        # One tiny task here first: the lexer's class table and kernels (or the regex) are
+        # loaded once and inherited, not once a worker (the table alone: 0.7 s of CPU a process).
+        task((*head, ["warm up"]))
         _FORKED.update(corpus)
         fn, tasks = _run_span, [(task, head, *span) for span in spans]
     else:
