@@ -123,9 +123,7 @@ SEED = 0
 D = study.load_data(mx.PAPER_LANGUAGES, TRAIN_CHARS, EVAL_LINES, SEED)
 S = study.AdaptMixStudy(D, seed=SEED, scheme=SCHEME, exclude_spaceless=study.spaceless_problem(D) is not None)
 LANGS, AVAILABLE, HAVE_DEV = S.langs, S.pool.available(S.langs), S.has_dev
-print("data:", S.data.source)
-print(*D.choice.lines(), sep="\n")  # the languages asked for: used, or left out and why
-print(S.languages_line())
+print("data:", S.data.source, *D.choice.lines(), S.languages_line(), sep="\n")  # asked for: used, or left out and why
 BUDGET = (16_000 if SMOKE else 500_000) * len(LANGS)  # T: 500k characters per language on average
 print(f"trainer {TRAINER} ({SCHEME} pre-tokens), vocabulary {VOCAB:,}, budget T = {BUDGET:,} characters, "
       f"{ITERATIONS} iterations, (μ, ε) candidates {GRID}; text available: {sum(AVAILABLE.values()):,} characters")
