@@ -40,6 +40,7 @@ from modtok.artifacts import baselines
 from modtok.artifacts.modular import ModularTokenizer
 from modtok.cache import Results, fingerprint
 from modtok.errors import SchemeError
+from modtok.evaluation import metrics
 from modtok.lm import infer
 from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
 from modtok.lm.model import LM, LMConfig
