@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import sys
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
@@ -31,10 +32,23 @@ def setup() -> None:
     Embeds plotly.js once, in the output of the calling cell, so that every
     later figure (also those updated in place by widget panels) draws offline.
     """
-    pio.renderers.default = "plotly_mimetype+notebook"
-    pio.templates.default = "plotly_white"
-    # What pio.show() does before its first figure (plotly has no public name for it).
-    pio.renderers._activate_pending_renderers()
+    # plotly's renderers import nbformat -> jsonschema, whose format checkers import
+    # rfc3987_syntax (installed with jupyter-events' jsonschema[format-nongpl]), which builds a
+    # grammar on import: 4.2-5.3 s of every kernel's first cell against 0.4 s without it
+    # (`import nbformat` five times each, load 9-10, bench/RESULTS.md "Session 17"). Neither
+    # plotly nor nbformat checks the IRI formats it serves, so it is hidden while they import,
+    # then made importable again.
+    hidden = "rfc3987_syntax" not in sys.modules and "jsonschema" not in sys.modules
+    if hidden:
+        sys.modules["rfc3987_syntax"] = None  # an import of it raises ImportError meanwhile
+    try:
+        pio.renderers.default = "plotly_mimetype+notebook"
+        pio.templates.default = "plotly_white"
+        # What pio.show() does before its first figure (plotly has no public name for it).
+        pio.renderers._activate_pending_renderers()
+    finally:
+        if hidden:
+            del sys.modules["rfc3987_syntax"]
 
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
