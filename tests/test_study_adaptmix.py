@@ -385,6 +385,10 @@ def test_paper_figures_and_the_measured_values_for_every_claim(s):
     hindi = reasons.get("table5_hin_Deva")
     if hindi:  # the share Hindi had, uniform and last, as the run recorded it
         assert f"{h.steps[0]['mixture']['hin_Deva']:.2%} -> {h.steps[-1]['mixture']['hin_Deva']:.2%} of T" in hindi
+    # a value whose mean passes while its interval over seeds does not: the reason says so
+    noisy = dict(here, vs_natural=paper_vs_here.Measured(-4.0, -9.0, 1.0, "seeds"))
+    assert s.reasons(noisy, h, fert, parity, deployed)["vs_natural"].endswith(
+        "the mean -4.000 passes the rule, its 95% interval [-9, 1] over seeds does not")
     summary = s.table5_summary(h, fert)
     assert len(summary) == 5 and "over 3 seeds" in summary[4] and f"{headline.value:+.3f}%" in summary[4]
 
