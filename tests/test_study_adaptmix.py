@@ -599,3 +599,18 @@ def test_the_headline_is_the_mean_of_the_per_seed_changes_with_their_t_interval(
     assert one == pytest.approx(-2.0) and not isinstance(one, paper_vs_here.Measured)  # one seed: a point
     with pytest.raises(UsageError, match="seeds = 0"):
         study.AdaptMixStudy(_toy_data(), scheme=WS, seeds=0)
+
+
+def test_the_seeds_are_read_back_from_the_results_cache(tmp_path, monkeypatch):
+    """A second Run All (a new study on the same text) trains nothing for the seeds: every seed's
+    AdaptMix run and fixed mixtures are in the results cache, keyed on the seed."""
+    monkeypatch.setenv("MODTOK_RESULTS", str(tmp_path))
+    first = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
+    first.choose("hf-bpe", 300, 9_000, 2, GRID)
+    runs = first.over_seeds()
+    trained = []
+    for name in ("train_on", "adaptmix"):  # a fixed mixture's training, an AdaptMix run
+        monkeypatch.setattr(mx, name, lambda *a, _real=getattr(mx, name), _n=name, **kw: trained.append(_n) or _real(*a, **kw))
+    again = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
+    again.choose("hf-bpe", 300, 9_000, 2, GRID)
+    assert again.over_seeds().fert == runs.fert and trained == []
