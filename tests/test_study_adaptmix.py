@@ -332,7 +332,7 @@ def test_paper_figures_and_the_measured_values_for_every_claim(s):
     assert set(here) == {c.key for c in paper_vs_here.claims("adaptmix")}
     # AdaptMix vs UniMix: over the study's 3 seeds, the mean of the per-seed changes and their t-interval
     seeds = s.over_seeds()
-    assert seeds.seeds == (0, 1, 2) and seeds.fert[0] == {n: fert[n] for n in (study.UNI, study.ADAPT)}
+    assert seeds.seeds == (0, 1, 2) and seeds.fert[0] == {n: fert[n] for n in (study.UNI, study.ADAPT, "natural", "skewed")}
     assert seeds.fert[0] != seeds.fert[1] != seeds.fert[2]  # another seed: other text, other tokenizers
     per_seed = [study.change_pct(seeds.fert[k][study.UNI], seeds.fert[k][study.ADAPT])["hin_Deva"] for k in seeds.seeds]
     hindi = here["table5_hin_Deva"]
@@ -346,12 +346,22 @@ def test_paper_figures_and_the_measured_values_for_every_claim(s):
     means = [100 * (mx.mean(seeds.fert[k][study.ADAPT]) / mx.mean(seeds.fert[k][study.UNI]) - 1) for k in seeds.seeds]
     assert means[0] == pytest.approx(100 * (mean[study.ADAPT] - mean[study.UNI]) / mean[study.UNI])
     assert headline.value == pytest.approx(sum(means) / 3) and headline.lo < headline.value < headline.hi
-    assert here["vs_skewed"] == pytest.approx(100 * (mean[study.ADAPT] - mean["skewed"]) / mean["skewed"])
+    # AdaptMix vs the fixed mixtures and the spread: the same seeds (each seed's baselines trained on its
+    # own sample), the mean of the per-seed changes and their paired t-interval
+    for key, name in (("vs_skewed", "skewed"), ("vs_natural", "natural")):
+        per = [100 * (mx.mean(seeds.fert[k][study.ADAPT]) / mx.mean(seeds.fert[k][name]) - 1) for k in seeds.seeds]
+        assert per[0] == pytest.approx(100 * (mean[study.ADAPT] - mean[name]) / mean[name])
+        m = here[key]
+        assert isinstance(m, paper_vs_here.Measured) and (m.value, m.lo, m.hi) == pytest.approx(stats.t_interval(per))
+    def rng(f):  # the fertility range across languages
+        return max(f.values()) - min(f.values())
+    spread = [100 * (rng(seeds.fert[k][study.ADAPT]) / rng(seeds.fert[k][study.UNI]) - 1) for k in seeds.seeds]
+    assert (here["spread"].value, here["spread"].lo, here["spread"].hi) == pytest.approx(stats.t_interval(spread))
     # "% by which AdaptMix is below natural": positive when AdaptMix is lower, the opposite sign of vs_natural
-    assert here["abstract_vs_natural"] == pytest.approx(-here["vs_natural"])
-    assert here["abstract_vs_natural"] == pytest.approx(100 * (mean["natural"] - mean[study.ADAPT]) / mean["natural"])
+    a, v = here["abstract_vs_natural"], here["vs_natural"]
+    assert (a.value, a.lo, a.hi) == pytest.approx((-v.value, -v.hi, -v.lo))
     span = {n: max(fert[n].values()) - min(fert[n].values()) for n in (study.UNI, study.ADAPT)}
-    assert here["spread"] == pytest.approx(100 * (span[study.ADAPT] - span[study.UNI]) / span[study.UNI])
+    assert spread[0] == pytest.approx(100 * (span[study.ADAPT] - span[study.UNI]) / span[study.UNI])  # seed 0
     prem = parity.values
     lowest = min(((prem[n]["rus_Cyrl"] + prem[n]["hin_Deva"]) / 2 for n in deployed))
     assert here["parity_vs_deployed"].value == pytest.approx(
@@ -376,6 +386,10 @@ def test_paper_figures_and_the_measured_values_for_every_claim(s):
     hindi = reasons.get("table5_hin_Deva")
     if hindi:  # the share Hindi had, uniform and last, as the run recorded it
         assert f"{h.steps[0]['mixture']['hin_Deva']:.2%} -> {h.steps[-1]['mixture']['hin_Deva']:.2%} of T" in hindi
+    # a value whose mean passes while its interval over seeds does not: the reason says so
+    noisy = dict(here, vs_natural=paper_vs_here.Measured(-4.0, -9.0, 1.0, "seeds"))
+    assert s.reasons(noisy, h, fert, parity, deployed)["vs_natural"].endswith(
+        "the mean -4.000 passes the rule, its 95% interval [-9, 1] over seeds does not")
     summary = s.table5_summary(h, fert)
     assert len(summary) == 5 and "over 3 seeds" in summary[4] and f"{headline.value:+.3f}%" in summary[4]
 
@@ -586,3 +600,18 @@ def test_the_headline_is_the_mean_of_the_per_seed_changes_with_their_t_interval(
     assert one == pytest.approx(-2.0) and not isinstance(one, paper_vs_here.Measured)  # one seed: a point
     with pytest.raises(UsageError, match="seeds = 0"):
         study.AdaptMixStudy(_toy_data(), scheme=WS, seeds=0)
+
+
+def test_the_seeds_are_read_back_from_the_results_cache(tmp_path, monkeypatch):
+    """A second Run All (a new study on the same text) trains nothing for the seeds: every seed's
+    AdaptMix run and fixed mixtures are in the results cache, keyed on the seed."""
+    monkeypatch.setenv("MODTOK_RESULTS", str(tmp_path))
+    first = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
+    first.choose("hf-bpe", 300, 9_000, 2, GRID)
+    runs = first.over_seeds()
+    trained = []
+    for name in ("train_on", "adaptmix"):  # a fixed mixture's training, an AdaptMix run
+        monkeypatch.setattr(mx, name, lambda *a, _real=getattr(mx, name), _n=name, **kw: trained.append(_n) or _real(*a, **kw))
+    again = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
+    again.choose("hf-bpe", 300, 9_000, 2, GRID)
+    assert again.over_seeds().fert == runs.fert and trained == []

@@ -171,3 +171,19 @@ def test_per_row_cross_entropy_adds_up_to_the_summed_one():
     rows = gathered_cross_entropy(h, w[active], None, targets, active, per_row=True)
     assert rows.shape == (3,) and torch.allclose(rows.sum(), restricted_cross_entropy(h, w, None, targets, active))
     assert torch.allclose(rows[0], restricted_cross_entropy(h[:1], w, None, targets[:1], active))
+
+
+def test_samp_full_narrows_gap_has_an_interval_over_lines():
+    """By hand: Mono-only's gap (Full - Lang) is 1 bpb on both lines; Samp_Full's is 1 on line 1
+    and 0 on line 2. Mono-only's gap minus Samp_Full's is 0, 0.5 or 1 as the replicate draws lines
+    {1, 1}, {1, 2} or {2, 2}: the point 0.5, the whole range [0, 1] as its 95% interval, so the
+    direction ("above 0") is not established; with Samp_Full's gap 0 on both lines it is."""
+    speed, fid = [], [{"scheme": s, "mean": 0.0} for s in ("m", "f")]
+    mono_rows = {("m", "Lang"): [1.0, 1.0], ("m", "Full"): [2.0, 2.0]}
+    uneven = _rows(mono_rows | {("f", "Lang"): [1.0, 1.0], ("f", "Full"): [2.0, 1.0]})
+    narrows = lm.paper_values(uneven, fid, speed, "m", "f", "f")["samp_full_narrows_gap"]
+    assert narrows == paper_vs_here.Measured(0.5, 0.0, 1.0, "lines")
+    claim = {c.key: c for c in paper_vs_here.claims("modular_tokenizers_lm")}["samp_full_narrows_gap"]
+    assert claim.verdict(narrows.value) == "holds" and claim.verdict(narrows) == "does not hold"
+    closed = _rows(mono_rows | {("f", "Lang"): [1.0, 1.0], ("f", "Full"): [1.0, 1.0]})
+    assert claim.verdict(lm.paper_values(closed, fid, speed, "m", "f", "f")["samp_full_narrows_gap"]) == "holds"
