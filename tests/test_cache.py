@@ -405,6 +405,18 @@ def test_notebook_01s_deployed_measures_come_back_unloaded_and_not_after_a_file_
     assert how["nsl table"] == how["deployed test tokens"] == how["premiums"] == "computed" and handle.loaded
     assert how["joint"] == how["reference test tokens"] == "cached"  # what does not read it stays
     assert [r["NSL shipped"] for r in third["rows"]] != [r["NSL shipped"] for r in first["rows"]]
+    # other test lines: every count and table computed again; other training text: the counts and the joint too
+    other = InefficiencyStudy(Corpora(text, {**text, "deu_Latn": text["deu_Latn"][:-1]}, "toy"), k=260,
+                              deployed={"shipped": deployed.Lazy("shipped")})
+    other.nsl_table(["eng_Latn", "deu_Latn"], 262)
+    how = {(e.what, e.how) for e in other.results.events}
+    assert {("deployed test tokens", "computed"), ("reference test tokens", "computed"), ("nsl table", "computed"),
+            ("joint", "cached")} <= how
+    retrained = InefficiencyStudy(Corpora({**text, "eng_Latn": text["eng_Latn"] + ["c"]}, text, "toy"), k=260,
+                                  deployed={"shipped": deployed.Lazy("shipped")})
+    retrained.nsl_table(["eng_Latn", "deu_Latn"], 262)
+    how = {(e.what, e.how) for e in retrained.results.events}
+    assert {("pretoken counts", "computed"), ("joint", "computed"), ("nsl table", "computed")} <= how
 
 
 def test_notebook_07s_audit_and_id_check_come_back_and_not_after_a_change(shipped):

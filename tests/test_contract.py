@@ -71,7 +71,7 @@ def rows_of_every_study() -> dict[str, list[dict]]:
     sweep = floor.k_sweep(base, nepali, [0, 10], nepali)
     return {
         "modular_tokenizers_inefficiency": InefficiencyStudy(CORPORA, K).rows(LANGS[:2], 400),
-        "modular_tokenizers_sequential": seq.rows(LANGS, "as listed", K),
+        "modular_tokenizers_sequential": seq.rows(LANGS, "alphabetical", K),
         "modular_tokenizers_unigram": uni.rows(uni.merge(LANGS, K, iters=1), K),
         "modular_tokenizers_lm": ModularLMStudy().rows(seq.modular("sequential", LANGS), TEXT),
         "parity_bpe": parity.rows(["classical", "parity (base)"]),
