@@ -119,8 +119,9 @@ test: notebooks chromium
 	$(ANY_DATA) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
 	$(NO_DATA) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser/test_lab_notebooks.py
 
-# The README's two pictures (docs/images/): the playground on a Nepali sentence (Llama-3 vs a BPE
-# trained here) and notebook 03's lattice step, the widgets' HTML drawn in headless Chromium
+# The README's three pictures (docs/images/): the playground on a Nepali sentence (Llama-3 as R0,
+# R1 and R2: 2,000 merges learned here), R2's merges of a selected pill, and notebook 03's lattice
+# step, the widgets' HTML drawn in headless Chromium
 # (bench/readme_images.py; needs the shared pool + FLORES-200 and `make chromium`).
 images: $(STAMP) chromium
 	$(BIN)/python bench/readme_images.py

@@ -191,6 +191,22 @@ def test_unrolled_merges_follow_the_reference_encoder():
     assert P.unroll(view, view.encode("x")[0]) == ["id 120 «x», bytes 78", "a single byte: no merge"]
 
 
+
+def test_a_lone_vowel_sign_is_shown_on_its_dotted_circle():
+    """A mark right after ``«`` forms one cluster with it that Chromium drew as a missing-glyph
+    box (no font has both): the popup writes a token that starts with a mark after U+25CC, in a
+    font stack that names Devanagari, Thai and CJK faces."""
+    model = BPEModel([(0xE0, 0xA4), (256, 0x95), (0xE0, 0xA5), (258, 0x87)])  # क = e0 a4 95, े = e0 a5 87
+    view = P.View(hf_tokenizer(model), "toy")
+    ka, e = view.encode("के")  # the letters-only regex cuts the vowel sign off (arm R1's floor)
+    assert (ka.piece, e.piece) == ("क".encode(), "े".encode())
+    assert P.unroll(view, e) == ["id 259 «◌े», bytes e0 a5 87", "«◌े» = «<e0 a5>» + «<87>»   (merge #3)",
+                                 "  «<e0 a5>» = «<e0>» + «<a5>»   (merge #2)"]
+    assert P.unroll(view, ka)[1] == "«क» = «<e0 a4>» + «<95>»   (merge #1)"
+    assert P.shown("ि".encode()) == "◌ि" and P.shown("क".encode()) == "क" and P.shown(b" ab") == "␣ab"
+    popup = re.search(r"\.mt-pill:focus::before\{[^}]*\}", P.STYLE).group()
+    assert all(face in popup for face in ("Noto Sans Devanagari", "Noto Sans Thai", "Noto Sans CJK"))
+
 @settings(max_examples=60, deadline=None)
 @given(texts, st.lists(st.integers(0, 1000), max_size=30))
 def test_every_unrolled_token_is_built_from_its_bytes(text, picks):

@@ -108,7 +108,7 @@ def test_python_blocks_run_in_order(env):
 
 def test_the_readme_opens_with_a_toy_bpe_that_prints_what_it_shows():
     """The README's first Python block (issue 41: a toy BPE through the public API) runs alone and
-    prints exactly the ``text`` block under it; its two pictures are committed, under 300 KB."""
+    prints exactly the ``text`` block under it; its three pictures are committed, under 300 KB."""
     at = next(i for i, (lang, _) in enumerate(BLOCKS) if lang == "python")
     (_, code), (lang, shown) = BLOCKS[at], BLOCKS[at + 1]
     assert lang == "text" and "modtok.bpe" in code and README.index(code) < README.index("## Three commands")
@@ -116,13 +116,13 @@ def test_the_readme_opens_with_a_toy_bpe_that_prints_what_it_shows():
     assert res.stdout == shown
     for image in re.findall(r"\]\((docs/images/[\w.-]+\.png)\)", README):
         assert (REPO / image).stat().st_size < 300_000, image
-    assert len(re.findall(r"\]\((docs/images/[\w.-]+\.png)\)", README)) == 2
+    assert len(re.findall(r"\]\((docs/images/[\w.-]+\.png)\)", README)) == 3
 
 
 @pytest.mark.slow
 def test_make_images_draws_the_readme_pictures(tmp_path):
     """``make images`` runs ``bench/readme_images.py``; the script, run into a scratch folder (the
-    committed PNGs stay as they are), writes both pictures under 300 KB. Needs the shared pool +
+    committed PNGs stay as they are), writes the three pictures under 300 KB. Needs the shared pool +
     FLORES-200 and Chromium: skipped without them."""
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     recipe = makefile[makefile.index("\nimages:"):makefile.index("\nlab:")]
@@ -133,7 +133,7 @@ def test_make_images_draws_the_readme_pictures(tmp_path):
     e = dict(os.environ, MODTOK_POOL=str(shared / "pool"), MODTOK_FLORES=str(shared / "flores200"))
     e.pop("MODTOK_SMOKE", None)
     _run([sys.executable, "bench/readme_images.py", "--out", str(tmp_path)], REPO, e, timeout=600)
-    for name in ("playground.png", "stepper-03-lattice.png"):
+    for name in ("playground.png", "playground-merges.png", "stepper-03-lattice.png"):
         assert 0 < (tmp_path / name).stat().st_size < 300_000, name
 
 

@@ -318,13 +318,29 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
+def shown(piece: bytes) -> str:
+    """:func:`~modtok.bpe.tree.label` of a token, with a dotted circle (U+25CC, Unicode's
+    convention for a mark shown alone) before a combining mark that starts it.
+
+    A merge line writes a token between guillemets, and a mark right after ``«`` joins it in
+    one grapheme cluster that no installed font draws whole (DejaVu Sans Mono has ``«``, not
+    the mark; Noto Sans Devanagari the mark, not ``«``): Chromium drew ``«े»`` and ``«ं»`` as
+    a missing-glyph box under any font stack, ``«◌े»`` as the sign on its circle.
+
+    >>> shown("े".encode()), shown("के".encode()), shown(b"\\xe0\\xa5")
+    ('◌े', 'के', '<e0 a5>')
+    """
+    text = label(piece)
+    return "\u25cc" + text if text and unicodedata.category(text[0]).startswith("M") else text
+
+
 def _hex(piece: bytes) -> str:
     return " ".join(f"{b:02x}" for b in piece)
 
 
 @lru_cache(maxsize=1 << 16)
 def _token_line(token_id: int, piece: bytes) -> str:
-    return f"id {token_id} · bytes {_hex(piece)} · {label(piece)}"
+    return f"id {token_id} · bytes {_hex(piece)} · {shown(piece)}"
 
 
 def _title(pill: Pill) -> str:
@@ -343,7 +359,7 @@ def _tree_lines(node: Node, depth: int = 0) -> list[str]:
     if not node.children:
         return []
     made = "UTF-8 of one character" if node.rank is None else f"merge #{node.rank:,}"
-    line = f"{'  ' * depth}«{label(node.token)}» = " + " + ".join(f"«{label(c.token)}»" for c in node.children)
+    line = f"{'  ' * depth}«{shown(node.token)}» = " + " + ".join(f"«{shown(c.token)}»" for c in node.children)
     return [f"{line}   ({made})"] + [x for c in node.children for x in _tree_lines(c, depth + 1)]
 
 
@@ -358,7 +374,7 @@ def unroll(view: View, token: Token) -> list[str]:
     «abc» = «ab» + «c»   (merge #1)
       «ab» = «a» + «b»   (merge #0)
     """
-    head = f"id {token.id} «{label(token.piece)}», bytes {_hex(token.piece)}"
+    head = f"id {token.id} «{shown(token.piece)}», bytes {_hex(token.piece)}"
     if view._merges is None:
         return [head, f"no merges: a piece of a {type(view.hf.model).__name__} model"]
     if len(token.piece) == 1:
@@ -367,7 +383,7 @@ def unroll(view: View, token: Token) -> list[str]:
     lines = [line for n in nodes for line in _tree_lines(n)]
     if len(nodes) > 1:
         lines.insert(0, f"BPE on these bytes alone ends in {len(nodes)} tokens "
-                        f"({' '.join('«' + label(n.token) + '»' for n in nodes)}): the tokenizer took this one whole "
+                        f"({' '.join('«' + shown(n.token) + '»' for n in nodes)}): the tokenizer took this one whole "
                         "(a pre-token that is a vocabulary entry), not by merging")
     return [head] + lines
 
@@ -382,7 +398,8 @@ STYLE = """<style>
   cursor:pointer}
 .mt-pill:focus{outline:2px solid #000;z-index:10}
 .mt-pill:focus::before{content:attr(data-m);position:absolute;top:110%;left:0;z-index:20;padding:4px;
-  border:1px solid #888;background:#fff;font:12px/1.4 monospace;white-space:pre;box-shadow:2px 2px 6px #0003}
+  border:1px solid #888;background:#fff;white-space:pre;box-shadow:2px 2px 6px #0003;
+  font:12px/1.4 monospace,"Noto Sans Devanagari","Noto Sans Thai","Noto Sans CJK SC","Noto Sans",sans-serif}
 .mt-group{box-shadow:inset 0 0 0 1.5px #555}
 .mt-group::after{content:attr(data-n);font-size:60%;vertical-align:super;color:#555;margin-left:2px}
 .mt-gap{background:repeating-linear-gradient(45deg,#eee,#eee 3px,#fff 3px,#fff 6px);color:#a00;cursor:default}
