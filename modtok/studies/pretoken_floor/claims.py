@@ -190,8 +190,8 @@ def cpt_rows(cpt: Result) -> list[dict]:
                      "per-seed labels": c["per-seed labels"], "paper": paper[key].paper, "compared": what,
                      "here": value, "rule": paper[key].rule, "holds?": verdict,
                      "reason": cpt_reason(cpt, ev) if verdict == "does not hold" else "",
-                     "scale": "reduced: " + regime(cpt) if pretrained else paper[key].scale, "source": paper[key].source,
-                     "paper's claim": paper[key].claim})
+                     "scale": "reduced: " + regime(cpt, short=True) if pretrained else paper[key].scale,
+                     "source": paper[key].source, "paper's claim": paper[key].claim})
     return rows
 
 

@@ -32,7 +32,10 @@ class Flatten:
     said). The rate is constant after warm-up (a decaying rate would make late
     gains by its schedule alone), so the base is not annealed. The pretrained
     presets pretrain at 1e-3: 3e-3, the small-base regime's rate, diverged at a
-    constant rate (loss 4.3 to 12.0 at step 275 of the reduced CPU run)."""
+    constant rate (loss 4.3 to 12.0 at step 275 of the reduced CPU run). At 1e-3 on
+    4 x 256-id batches the dev bits per byte still swung by up to 0.7 between
+    evaluations, so the rule did not fire in 1,500 steps (bench/RESULTS.md): the
+    base used is the last one, not the best."""
 
     eval_every: int
     window: int

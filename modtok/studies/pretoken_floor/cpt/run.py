@@ -232,7 +232,7 @@ PAPER_BASE_ENGLISH = {"Llama-3.2-1B": 0.788, "Qwen3-0.6B-Base": 0.873}  # held-o
 NEAR_PAPER = 1.25  # a base within this factor of the paper's English bpb counts as pretrained like the paper's
 
 
-def regime(res: Result, target: str = "Nepali") -> str:
+def regime(res: Result, target: str = "Nepali", short: bool = False) -> str:
     """The regime a run tested, named from its setting and measurements: the base
     model's size, steps and target share, its English bits per byte (the control
     held-out text) against the paper's base models' (:data:`PAPER_BASE_ENGLISH`),
@@ -241,7 +241,8 @@ def regime(res: Result, target: str = "Nepali") -> str:
     at ``max_steps`` is *pretrained, not flattened*; a base trained a fixed number
     of steps is *close to training from scratch* unless its English bits per byte
     is within :data:`NEAR_PAPER` times the paper's larger one. ``res.setup`` and
-    ``res.sizes`` are what :func:`study` ran.
+    ``res.sizes`` are what :func:`study` ran. ``short``: the kind and the base in
+    one clause (the ``scale`` of :func:`~modtok.studies.pretoken_floor.claims.cpt_rows`).
     """
     setup, sizes = res.setup, res.sizes
     cfg = config("mini", res.arms["R0"].tokenizer.vocab_size + 1, max_seq_len=res.seq_len,
@@ -259,8 +260,10 @@ def regime(res: Result, target: str = "Nepali") -> str:
             + " (§VII-B). ")
     if setup.flatten is not None:
         kind = ("pretrained: the base's dev bits per byte flattened" if res.flattened else
-                f"pretrained, not flattened: stopped at max_steps = {setup.flatten.max_steps:,} while its dev bits "
-                "per byte still fell")
+                f"pretrained, not flattened: the rule did not stop it before max_steps = {setup.flatten.max_steps:,}")
+        if short:
+            return (f"pretrained-base arm, {kind}; a {params:.2f}M-parameter base (without the vocabulary; the "
+                    f"paper's: 1B and 0.6B), {res.base_steps:,} steps on {text / 1e6:g} MB, {share:.0%} {target}")
         return (f"Regime: {kind} (the paper's hypothesis as far as this data allows: tied embeddings, the paper's "
                 f"rate {setup.lr:g}, {setup.warmup:.0%} warm-up). " + said
                 + "The paper's pretrained models gave R0 the lowest Nepali bits per byte (§VII-B).")
