@@ -213,6 +213,8 @@ def test_constructor_arguments_that_disagree():
         Engine([b"ab"], np.ones((1, 1), np.int64), languages=["x", "y"])
     with pytest.raises(UsageError, match=r"tracked counts must have shape \(1, D\)"):
         Engine([b"ab"], np.ones((1, 1), np.int64), tracked=np.ones((2, 1), np.int64))
+    with pytest.raises(UsageError, match="lengths add up to 3 bytes but their data has 2"):
+        Engine((np.frombuffer(b"ab", np.uint8), np.array([3])), np.ones((1, 1), np.int64))
 
 
 @pytest.mark.parametrize("seed", range(5))

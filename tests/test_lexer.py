@@ -182,6 +182,16 @@ def test_count_arrays_has_the_words_and_counts_of_the_counters(scheme, lines):
     assert np.array_equal(wc.lengths, [len(w) for w in wc.words()])
 
 
+@pytest.mark.parametrize("scheme", ["whitespace", "llama3-marks-bounded"])
+def test_a_piece_of_a_cut_pre_token_is_counted_with_the_same_word_once(scheme):
+    """" ab漢字" is cut into " ab" and "漢字": " ab" is also a pre-token of its own (one language,
+    one chunk: the path where nothing else would add the two)."""
+    lines = ["ab ab ab漢字", "x ab"]
+    wc = pretokenize.count_arrays({"x": lines}, scheme)
+    assert len(set(wc.words())) == len(wc.words())
+    assert wc.to_counters() == {"x": count_pretokens(lines, scheme, engine="regex")}
+
+
 def test_count_arrays_keeps_the_counters_word_order_for_unbounded_schemes():
     lines = ["the cat and the hat", "a cat"]
     wc = pretokenize.count_arrays({"x": lines, "y": ["hat cat dog"]}, "llama3")

@@ -155,9 +155,10 @@ class Engine:
         if counts.ndim == 1:
             counts = counts[:, None]
         data, lens = _packed(words)
-        if counts.shape[0] != len(lens) or lens.sum() != len(data):
-            raise UsageError(f"{len(lens)} words of {int(lens.sum())} bytes (given {len(data)}) "
-                             f"but counts has {counts.shape[0]} rows")
+        if counts.shape[0] != len(lens):
+            raise UsageError(f"{len(lens)} words but counts has {counts.shape[0]} rows")
+        if lens.sum() != len(data):
+            raise UsageError(f"the words' lengths add up to {int(lens.sum())} bytes but their data has {len(data)}")
         self.languages = list(languages) if languages is not None else [
             str(i) for i in range(counts.shape[1])
         ]

@@ -392,14 +392,15 @@ def _unique(cps, ends):
 
 @njit(cache=True)
 def _union(data, lengths, cols, weights, n_cols):
-    """``(arena, lengths, counts, first)``: the distinct sequences of ``data`` (cut at ``lengths``)
-    in order of first occurrence, one after another, their lengths, where each first starts
-    in ``data``, and ``counts[w, c]``:
-    the sum of ``weights`` of the rows of sequence ``w`` in column ``cols`` (the same
-    table as :func:`_unique`, over UTF-8 bytes: parts of one language summed, languages
-    side by side)."""
+    """``(arena, lengths, counts, first)``: the distinct sequences of ``data`` (cut at
+    ``lengths``) in order of first occurrence, one after another, their lengths, where each
+    first starts in ``data``, and ``counts[w, c]``: the sum of ``weights`` of the rows of
+    sequence ``w`` in column ``cols`` (the same table as :func:`_unique`, over UTF-8 bytes:
+    parts of one language summed, languages side by side). The dense counts are filled
+    after the table, from each row's id: growing a (words, languages) matrix with the table
+    took as long as the hashing (0.63 s of 2.2 on 39 languages x 1 MB, loaded machine)."""
     slots, rows, arena = _table(data)
-    counts = np.zeros((len(rows), n_cols), np.int64)
+    ids = np.empty(len(lengths), np.int64)
     filled = u = i = 0
     for t in range(len(lengths)):
         j = i + lengths[t]
@@ -409,12 +410,12 @@ def _union(data, lengths, cols, weights, n_cols):
             x = u
             slots, rows, arena, filled = _insert(slots, rows, arena, filled, u, slot, key, data, i, j - i)
             u += 1
-            if len(counts) < len(rows):
-                counts = _double(counts)
-                counts[len(counts) // 2 :] = 0
-        counts[x, cols[t]] += weights[t]
+        ids[t] = x
         i = j
-    return arena[:filled], rows[:u, 1].copy(), counts[:u], rows[:u, 0].copy()
+    counts = np.zeros((u, n_cols), np.int64)
+    for t in range(len(lengths)):
+        counts[ids[t], cols[t]] += weights[t]
+    return arena[:filled], rows[:u, 1].copy(), counts, rows[:u, 0].copy()
 
 
 @njit(cache=True)
@@ -729,6 +730,11 @@ def union(languages: list[str], parts: list[tuple[np.ndarray, np.ndarray, np.nda
     if not parts:
         return WordCounts(list(languages), np.zeros(0, np.uint8), np.zeros(0, np.int64),
                           np.zeros((0, len(languages)), np.int64))
+    if len(parts) == 1:  # one part's words are distinct already (count_words, words_of)
+        data, lengths, counts, col = parts[0]
+        dense = np.zeros((len(lengths), len(languages)), np.int64)
+        dense[:, col] = counts
+        return WordCounts(list(languages), data, lengths, dense)
     cols = np.concatenate([np.full(len(p[1]), p[3], np.int64) for p in parts])
     data, lengths, counts, _ = _union(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                                       cols, np.concatenate([p[2] for p in parts]), len(languages))

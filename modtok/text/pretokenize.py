@@ -370,8 +370,13 @@ def count_arrays(
 def _word_chunk(args: tuple[str, list[str]]):
     """``(data, lengths, counts, cut)`` of ``(scheme, lines)``: :func:`count_arrays`'s task.
     A bounded scheme cuts again only the pre-tokens the lexer flagged (a character in
-    :data:`MAYBE_SPACELESS_RANGES`), as strings; the pieces go to the end (:func:`lexer.union`
-    adds a piece to the same word counted elsewhere)."""
+    :data:`MAYBE_SPACELESS_RANGES`), as strings; the pieces go after the other words, each word
+    once (the words of one chunk are distinct: :func:`lexer.union` passes a single part on as it is).
+
+    >>> _, lengths, counts, cut = _word_chunk(("whitespace", ["ab ab ab漢字"]))
+    >>> lengths.tolist(), counts.tolist(), cut
+    ([2, 3, 6], [1, 2, 1], Counter({'script': 1}))
+    """
     scheme, lines = args
     bounded = scheme in UNBOUNDED
     data, lengths, counts, flagged = lexer.count_words(lines, counting_pattern(scheme),
@@ -383,9 +388,11 @@ def _word_chunk(args: tuple[str, list[str]]):
     words = Counter({raw[e - n : e].decode("utf-8"): k for e, n, k in
                      zip(ends[flag].tolist(), lengths[flag].tolist(), counts[flag].tolist())})
     cut = bound_counts(words, scheme)
-    pieces, keep = lexer.words_of(words), ~flagged
-    return (np.concatenate([data[np.repeat(keep, lengths)], pieces[0]]), np.concatenate([lengths[keep], pieces[1]]),
-            np.concatenate([counts[keep], pieces[2]]), cut)
+    keep = ~flagged
+    # a piece may be a word counted unflagged (" ab" of " ab漢字"): the union adds the two
+    merged = lexer.union([scheme], [(data[np.repeat(keep, lengths)], lengths[keep], counts[keep], 0),
+                                    (*lexer.words_of(words), 0)])
+    return merged.data, merged.lengths, merged.counts[:, 0], cut
 
 
 def _sum_parts(parts) -> dict[str, Counter]:
