@@ -73,8 +73,8 @@ class InefficiencyStudy:
         self._trained: dict[tuple[str, ...], tuple[int, BPEModel]] = {}  # langs -> (size asked, model)
         self._pretokens: dict[str, Counter] = {}
         # (tokenizer name, lang) -> its Encoded test lines, for the tokenizers that never change
-        # (deployed, references): a widget change encodes only the new joint BPE (issue 32:
-        # re-encoding ten deployed tokenizers was 1.0-1.7 s of every change at smoke size)
+        # (deployed, references): a widget change encodes only the new joint BPE
+        # (re-encoding ten deployed tokenizers was 1.0-1.7 s of every change at smoke size)
         self._encoded: dict[tuple[str, str], metrics.Encoded] = {}
 
     def _kept(self, name: str, tokenizer, lang: str) -> metrics.Encoded:
