@@ -699,6 +699,8 @@ def learn(
     ahead = None  # this step's (lang, pair) when the last merge's kernel call chose it (_Pairs.merge)
     with progress_bar(total=budget, desc="parity-aware BPE", enabled=progress) as bar:
         while learned < budget:
+            # 1. which pair: the most frequent overall (classical, and the hybrid's first J
+            # merges), else the most frequent pair of the costliest language
             classical = all_classical or len(choices) < hybrid
             if not classical and len(choices) == hybrid > 0:  # the hybrid phase is over
                 engine.stop_total_best()
@@ -709,11 +711,13 @@ def learn(
             else:
                 lang, pair = _parity_pair(chooser, pairs, langs, open_langs, stops)
             ahead = None
+            # 2. nothing to merge: stop, naming the exhausted language
             if pair is None:  # the stop rule (or nothing left): the exhausted language is the last choice
                 stop_message = _stop_message(lang, langs, config.min_frequency, len(choices))
                 choices += [] if lang is None else [lang]
                 break
             a, b, _ = pair
+            # 3. record the merge (a new token, or an existing one reached by a second path)
             if (a, b) in model.ranks:  # a pair re-formed through a duplicate string: apply its merge again
                 engine.merge(a, b, model.results[model.ranks[(a, b)]])
                 open_langs = list(range(len(langs)))
@@ -723,11 +727,14 @@ def learn(
             pairs.added()
             if len(model) == size:
                 open_langs = list(range(len(langs)))
+            # 4. note whose merge it was (the window variant counts them)
             choices.append(lang)
             if not classical:
                 chooser.record(lang)
+            # 5. apply it everywhere; the kernel may pick the next language's pair in the same call
             parity_next = not all_classical and len(choices) >= hybrid
             ahead = pairs.merge(a, b, c, chooser.dev_candidates(open_langs) if parity_next else None)
+            # 6. the dev (or training) cost of every language after it: the next choice reads it
             costs.record()
             step = 1 if config.compat else len(model) - size
             learned += step

@@ -45,11 +45,14 @@ def learn(engine: Engine, model: BPEModel, vocab_size: int, progress: bool = Fal
     (or no pair occurs ``min_frequency`` times: HF ``BpeTrainer``'s rule of the same name)."""
     with progress_bar(total=vocab_size - len(model), desc="BPE merges", enabled=progress) as bar:
         while len(model) < vocab_size:
+            # find the most frequent pair (ties: the engine's order, HF's)
             best = engine.best_pair()
             if best is None or best[2] < min_frequency:
                 break
             a, b, _ = best
             size = len(model)
+            # mint a new token for it (or find the one an earlier merge made) and replace
+            # every occurrence of (a, b) with it; the engine updates the pair counts
             engine.merge(a, b, model.add_merge(a, b))
             bar.update(len(model) - size)
     return model
