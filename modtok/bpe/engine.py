@@ -183,9 +183,10 @@ class Engine:
             K.encode_words(wd.symbols, wd.word, rk, rv, np.asarray(results, np.int64))
         self._ensure(capacity - 1)
         # Room for few pairs (the distinct pairs are far fewer than positions: 4,130 of
-        # 1.9M on the parity benchmark, :mod:`modtok.bpe.kernels`; the arrays grow on demand, and oversized rows cost every later
-        # regrowth) and for a list chunk per 4 adjacent positions (the parity benchmark ends its 4,000
-        # merges with 446k chunks for 1.9M positions; more are grown on demand). np.zeros
+        # 1.9M on the parity benchmark of modtok.bpe.kernels; the arrays grow on demand, and
+        # oversized rows cost every later regrowth) and for a list chunk per 4 adjacent
+        # positions (the parity benchmark ends its 4,000 merges with 446k chunks for 1.9M
+        # positions; more are grown on demand). np.zeros
         # maps untouched pages lazily, so the headroom costs memory only once used.
         positions = int(self._words.word[:, K.W_LENGTH].sum()) - W
         pairs = K.new_pairs(4096, positions // 4, L, pair_counts_per_language, total_best)

@@ -8,8 +8,9 @@ its hot loops takes those arrays (or scalars), never the tuple: inside a loop Nu
 re-reads a named tuple's array field on every access. On the parity benchmark (run (a)
 of ``bench/parity_bpe.py``: 8 pool languages of at most 1 MB, 4,000 compat merges; results
 in bench/RESULTS.md, "Parity-aware BPE"; the measurements below were all taken on it)
-binding once alone made the merge kernel 2.8x faster. (A helper called once per item of an outer loop, like a lattice unit, may
-take tuples and bind them at its top: about 0.1 us a call.) The tuples are flat
+binding once alone made the merge kernel 2.8x faster. (A helper called once per item of
+an outer loop, like a lattice unit, may take tuples and bind them at its top: about 0.1 us
+a call.) The tuples are flat
 because each call from Python unboxes its arguments: a named tuple costs about
 0.5 us on top of its arrays, a nested one more (the heaps as two nested tuples made a
 call of :func:`merge` 1.5 us slower, 7% of a parity-aware merge).

@@ -613,8 +613,8 @@ class _Pairs:
         :func:`_parity_pair` would return; None when it is left to :func:`_parity_pair`
         (no candidate, no pair, or one below ``min_frequency``: the stop and skip rules).
 
-        On the parity benchmark (:mod:`modtok.bpe.kernels`, 4,000 compat merges) that call replaces a merge, a ties call, a hash
-        lookup and the tie-break in Python per merge."""
+        On the parity benchmark (:mod:`modtok.bpe.kernels`, 4,000 compat merges) that call
+        replaces a merge, a ties call, a hash lookup and the tie-break in Python per merge."""
         if candidates is None:
             self.engine.merge(a, b, c)
             return None
