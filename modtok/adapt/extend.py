@@ -719,11 +719,8 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
             if not resized.max_logit_change <= logit_tol:
                 raise ConfigError(f"the resized model's logits moved by {resized.max_logit_change:.3g} "
                                   f"(> {logit_tol:g}) on mark-free text: nothing written")
-            resized.model.save_pretrained(written.path)
-            saved = hf_model.check_saved(written.path, at_ids, before, b.next_id)
-            if not saved <= logit_tol:
-                raise ConfigError(f"the saved model, loaded back with AutoModelForCausalLM, moved its logits by "
-                                  f"{saved:.3g} (> {logit_tol:g}): nothing written")
+            saved = hf_model.save_checked(resized.model, written.path, at_ids, before, b.next_id, logit_tol,
+                                          "the extended model")
             model_report = {"path": str(checked.path), "model_type": checked.model_type,
                             "rows_before": resized.rows_before, "rows_after": resized.rows_after,
                             "tied": resized.tied, "max_logit_change": resized.max_logit_change,

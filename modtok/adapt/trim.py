@@ -528,11 +528,8 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
             want = [w[:, kept_rows] for w in hf_model.logits(lm, [result.kept[ids].tolist() for ids in new_ids])]
             result.report.embedding_bytes_saved = hf_model.cut_rows(lm, result.kept, result.old_to_new,
                                                                     pad_to_multiple_of)
-            lm.save_pretrained(written.path)
-            change = hf_model.check_saved(written.path, new_ids, want, len(result.kept))
-            if not change <= logit_tol:
-                raise TokenizerFileError(f"the trimmed model, loaded back, moved its logits at the kept ids by "
-                                         f"{change:.3g} (> {logit_tol:g}): nothing written")
+            change = hf_model.save_checked(lm, written.path, new_ids, want, len(result.kept), logit_tol,
+                                           "the trimmed model (at the kept ids)")
         atomic.write_json(written.path / "id_map.json", {"old_to_new": {str(k): v for k, v in result.old_to_new.items()},
                                                          "kept": result.kept.tolist()})
         atomic.write_json(written.path / "trim_report.json", result.report.to_dict(), indent=1)
