@@ -350,7 +350,11 @@ def _now() -> str:
 
 
 def _short(iso: str) -> str:
-    """``2026-12-06 05:20 UTC`` of an ISO time stamp."""
+    """An ISO time stamp to the minute, in UTC.
+
+    >>> _short("2000-01-02T03:04:05.6+00:00")
+    '2000-01-02 03:04 UTC'
+    """
     return iso[:16].replace("T", " ") + " UTC"
 
 

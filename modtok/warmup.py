@@ -48,7 +48,7 @@ def kernels_cold(modules: list[str]) -> bool:
     """True when one of the numba kernel ``modules`` has no on-disk cache newer than
     its source: a fresh clone or ``pip install`` before ``modtok warmup``, or a pulled
     change to the kernels. The command then compiles them first (21 s of a 1.3 s
-    ``sequential-bpe`` in a fresh clone, issue 23). With ``$NUMBA_CACHE_DIR`` the
+    ``sequential-bpe`` in a fresh clone). With ``$NUMBA_CACHE_DIR`` the
     cache lies elsewhere: not checked (False)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return False

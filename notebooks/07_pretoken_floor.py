@@ -92,7 +92,7 @@ BASES = floor.deployed_bases([name for name in ("llama3", "qwen3") if name == "l
 AVAILABLE = data.available_languages()
 CHOICE = choose(["npi_Deva", "eng_Latn", "rus_Cyrl"], at_least=0, fewest=0)
 TARGET = next((x for x in CHOICE.used if x.endswith("_Deva")), None)
-CHOICE.keep_only(["eng_Latn", TARGET, "rus_Cyrl"], "this notebook needs one Devanagari target, English and Russian")
+CHOICE.keep_only(["eng_Latn", TARGET, "rus_Cyrl"], "07 uses a Devanagari target, English, Russian")
 print(*CHOICE.lines(), sep="\n")
 HAVE = TARGET is not None and "eng_Latn" in CHOICE.used  # sections (c)-(h) need both
 corpora = data.default_corpora(CHOICE.used, train_chars=300_000 if SMOKE else 10**9)

@@ -47,3 +47,21 @@ def test_no_stale_name_is_left():
              for p in files for pattern, why in STALE.items()
              if re.search(pattern, p.read_text(encoding="utf-8"))]
     assert not found, "\n".join(found)
+
+
+# What a library docstring or comment may not cite: things outside the checkout (the golden
+# set's folder name, the tracker's issue numbers) and dated figures; a measurement that backs a
+# decision stays, its date and setting go to bench/RESULTS.md, which the docstring links.
+OUTSIDE = {
+    r"\bbench8\b": "the parity benchmark (bench/parity_bpe.py, bench/RESULTS.md)",
+    r"\b[Ii]ssues? \d+": "say what the change was, not its ticket number",
+    r"\b20[2-9]\d-\d\d-\d\d\b": "a dated figure: move it to bench/RESULTS.md and link the section",
+}
+
+
+def test_the_library_cites_nothing_outside_the_checkout():
+    found = [f"{p.relative_to(REPO)}:{i}: {line.strip()[:80]} ({why})"
+             for p in sorted((REPO / "modtok").rglob("*.py"))
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             for pattern, why in OUTSIDE.items() if re.search(pattern, line)]
+    assert not found, "\n".join(found)

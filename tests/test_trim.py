@@ -18,7 +18,7 @@ import pytest
 from modtok.artifacts import baselines, deployed
 from modtok.artifacts import tokenizer_json as tj
 from modtok.adapt import hf_model, trim
-from modtok.errors import MergeListError, UsageError
+from modtok.errors import ConfigError, MergeListError, UsageError
 from modtok.text import data
 from modtok.ui import cli
 
@@ -205,6 +205,11 @@ def test_trimmed_model_logits_equal_the_base_at_kept_ids(tied, tmp_path):
     again = AutoModelForCausalLM.from_pretrained(tmp_path / "m").eval()
     with torch.no_grad():
         assert torch.max(torch.abs(again(new_ids).logits - want)) < 1e-5
+    # the tail extend and trim share: saved, loaded back, its logits checked against a tolerance
+    before = hf_model.logits(model, new_ids.tolist(), len(kept))
+    assert hf_model.save_checked(model, tmp_path / "s", new_ids.tolist(), before, len(kept), 1e-5, "x") < 1e-5
+    with pytest.raises(ConfigError, match=r"the cut model, loaded back .* moved its logits by 0 \(> -1\): nothing"):
+        hf_model.save_checked(model, tmp_path / "s", new_ids.tolist(), before, len(kept), -1.0, "the cut model")
 
 
 # --------------------------------------------------------------------------

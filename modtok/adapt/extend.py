@@ -50,7 +50,7 @@ import functools
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -190,7 +190,7 @@ class Base:
     def private(self) -> Private:
         """The base in the engine's private numbering (:class:`Private`), built on first
         use and kept: for Llama-3's 280k merges it is 0.3 s, a third of a 1.6 MB
-        continued-BPE run (issue 23), and every run on the same base shares it."""
+        continued-BPE run, and every run on the same base shares it."""
         order = [i for i, t in enumerate(self.token_bytes) if t is not None and len(t) > 1]
         token_bytes = tuple([bytes([b]) for b in range(256)] + [self.token_bytes[i] for i in order])
         id_of = {t: p for p, t in enumerate(token_bytes)}
@@ -548,14 +548,32 @@ def _filter_for(kind: str, script: str):
     return False if kind == "none" else keep
 
 
-def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, object], merges: int, *,
-        arm: str = "R2", filter: str = "strict", min_count: int = 2, max_chars: int | None = None,
-        probe_files: Sequence[str] | None = None, eval: str | os.PathLike | None = None,
-        model: str | os.PathLike | None = None,
-        logit_tol: float = 1e-4, pad_to_multiple_of: int | None = None, any_script: bool = False,
-        force: bool = False, args: Mapping | None = None, inputs: Iterable = (), workers: int = 1,
+@dataclass(frozen=True)
+class ExtendOptions:
+    """What ``modtok extend`` is asked (:func:`run` reads the fields; the command line builds
+    them from its flags, and ``run.json``'s ``args`` is their ``asdict``). ``texts``: ``{lang:
+    a manifest path or text files}`` (:func:`texts_of`); ``merges``: per language."""
+
+    base: str
+    out: str
+    texts: dict[str, object]
+    merges: int
+    arm: str = "R2"
+    filter: str = "strict"
+    min_count: int = 2
+    max_chars: int | None = None
+    probe_files: list[str] | None = None
+    eval: str | None = None
+    model: str | None = None
+    logit_tol: float = 1e-4
+    pad_to_multiple_of: int | None = None
+    any_script: bool = False
+
+
+def run(options: ExtendOptions, *, force: bool = False, inputs: Iterable = (), workers: int = 1,
         progress: bool = False, log=None) -> ExtendRun:
-    """``modtok extend``: continued BPE on ``base`` for each language of ``texts``
+    """``modtok extend`` as ``options`` asks (:class:`ExtendOptions`; below, its fields by
+    name): continued BPE on ``base`` for each language of ``texts``
     (``{lang: a manifest path or text files}``, any format :mod:`modtok.text.corpus`
     reads), checked before anything is written, saved through
     :func:`modtok.outputs.output_dir` into ``out`` (``force``: over an earlier extend).
@@ -593,6 +611,9 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
     from modtok.text.scripts import script_share
 
     say = log or (lambda line: None)
+    o = options
+    base, out, texts, merges, arm, filter, min_count, model = (o.base, o.out, o.texts, o.merges, o.arm, o.filter,
+                                                               o.min_count, o.model)
     phases = ["base", "model", "text", "learn", "check", "save"]
     if not texts:
         raise ConfigError("extend needs the text of at least one language")
@@ -601,8 +622,7 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
                           "is learned and only the regex would change, which is not an extension)")
     scripts = {lang: data.script_of(lang) for lang in texts}
     keeps = {lang: _filter_for(filter, s) for lang, s in scripts.items()}
-    args = dict(args or {})
-    with output_dir(out, command="extend", args=args, force=force, inputs=inputs) as written, \
+    with output_dir(out, command="extend", args=asdict(options), force=force, inputs=inputs) as written, \
             progress_bar(total=len(phases), desc="extend", enabled=progress) as bar:
 
         def phase(name: str) -> None:
@@ -611,7 +631,7 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
                 bar.update(1)
 
         phase("base")
-        probes, probe_source = probe_text(probe_files, eval)
+        probes, probe_source = probe_text(o.probe_files, o.eval)
         sentencepiece = deployed.spm_path(base) is not None
         if sentencepiece:
             from modtok.adapt import spm
@@ -642,7 +662,7 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
         phase("text")
         train, held, report = {}, {}, {}
         for lang, spec in texts.items():
-            corpus = data.open_corpus(spec, lang=lang, max_chars=max_chars, any_script=any_script)
+            corpus = data.open_corpus(spec, lang=lang, max_chars=o.max_chars, any_script=o.any_script)
             lines = corpus.lines()
             share = script_share("\n".join(lines), scripts[lang])
             report[lang] = {"lines": corpus.n_units, "chars": corpus.chars, "script": scripts[lang],
@@ -712,18 +732,15 @@ def run(base: str | os.PathLike, out: str | os.PathLike, texts: Mapping[str, obj
                 raise ConfigError("no probe line without the target scripts to check the model's logits on: give "
                                   "--probe FILE (e.g. English text)")
             before = hf_model.logits(lm, at_ids, b.next_id)
-            resized = hf_model.resize_causal_lm(lm, ext, at_ids, pad_to_multiple_of)
+            resized = hf_model.resize_causal_lm(lm, ext, at_ids, o.pad_to_multiple_of)
             say(f"model: {resized.rows_before:,} -> {resized.rows_after:,} rows ({'tied' if resized.tied else 'untied'}"
                 f" embeddings, new rows the mean of their constituents); logits over the {b.next_id:,} original ids "
                 f"on {len(at_ids)} probe lines: max |change| {resized.max_logit_change:.3g}")
-            if not resized.max_logit_change <= logit_tol:
+            if not resized.max_logit_change <= o.logit_tol:
                 raise ConfigError(f"the resized model's logits moved by {resized.max_logit_change:.3g} "
-                                  f"(> {logit_tol:g}) on mark-free text: nothing written")
-            resized.model.save_pretrained(written.path)
-            saved = hf_model.check_saved(written.path, at_ids, before, b.next_id)
-            if not saved <= logit_tol:
-                raise ConfigError(f"the saved model, loaded back with AutoModelForCausalLM, moved its logits by "
-                                  f"{saved:.3g} (> {logit_tol:g}): nothing written")
+                                  f"(> {o.logit_tol:g}) on mark-free text: nothing written")
+            saved = hf_model.save_checked(resized.model, written.path, at_ids, before, b.next_id, o.logit_tol,
+                                          "the extended model")
             model_report = {"path": str(checked.path), "model_type": checked.model_type,
                             "rows_before": resized.rows_before, "rows_after": resized.rows_after,
                             "tied": resized.tied, "max_logit_change": resized.max_logit_change,

@@ -85,7 +85,7 @@ class BlockFilter:
     token, after at most one leading space, is a contiguous part of the UTF-8 of
     **one** target character (``pieces="character"``, the default: the first two
     bytes of क, or space + its lead byte). ``pieces="run"`` is the looser rule
-    this project used before (issue 20, item 4), kept as a named option: a
+    this project used before, kept as a named option: a
     substring of the UTF-8 of a *run* of target characters, so also a token that
     spans a character boundary such as ``b'\\xa4\\x95\\xe0'`` (the tail of क and the
     lead byte of the next character).

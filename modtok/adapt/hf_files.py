@@ -27,7 +27,7 @@ code (``auto_map`` is never written), so nothing is executed. It also writes eve
 named token (``null`` where the base has none): ``Qwen2Tokenizer`` otherwise adds its
 default ``<|endoftext|>`` as a new token. Measured on tiny directories of each model
 type (``tests/test_adapt_auto.py``): without the key, ``qwen2`` encodes Nepali with the
-letters-only regex (issue 31: 73 tokens a line instead of 44); with it, every type
+letters-only regex (73 tokens a line instead of 44); with it, every type
 gives the file's ids. :func:`check_loads` runs on every saved output, so a
 ``transformers`` that changes this rule makes the command refuse, not save.
 """

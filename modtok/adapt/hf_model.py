@@ -18,7 +18,7 @@ must not move:
 Cutting (:func:`cut_rows`, for :mod:`modtok.adapt.trim`): only the kept rows, in the
 new id order, optionally padded. :func:`check_model_dir` looks at a model directory
 before any work (local files only, rows covering the tokenizer, a tokenizer inside it
-equal to the base); :func:`check_saved` loads the written directory with
+equal to the base); :func:`save_checked` saves a model, loads it back with
 ``AutoModelForCausalLM`` and compares its logits with what was measured.
 
 >>> import torch, transformers
@@ -257,13 +257,20 @@ def resize_causal_lm(model, ext, probe_ids: Sequence[Sequence[int]] = (),
     return Resized(model, rows, model.get_input_embeddings().weight.shape[0], tied, max_change(after, before))
 
 
-def check_saved(directory: str | os.PathLike, probe_ids: Sequence[Sequence[int]],
-                want: Sequence[torch.Tensor], columns: int) -> float:
-    """Load ``directory`` with ``AutoModelForCausalLM`` (local files only) and return the
-    largest change of its logits over the first ``columns`` ids on ``probe_ids`` against
-    ``want`` (what the model measured before it was changed)."""
-    model = load_causal_lm(directory)
-    return max_change(logits(model, probe_ids, columns), want)
+def save_checked(model, directory: str | os.PathLike, probe_ids: Sequence[Sequence[int]],
+                 want: Sequence[torch.Tensor], columns: int, tol: float, what: str) -> float:
+    """The tail that :mod:`modtok.adapt.extend` and :mod:`modtok.adapt.trim` share: save
+    ``model`` into ``directory``, load it back with ``AutoModelForCausalLM`` (local files
+    only) and return the largest change of its logits over the first ``columns`` ids on
+    ``probe_ids`` against ``want`` (what the model measured before it was changed); above
+    ``tol`` a :class:`~modtok.errors.ConfigError` naming ``what`` (the caller's output is
+    then not written)."""
+    model.save_pretrained(directory)
+    change = max_change(logits(load_causal_lm(directory), probe_ids, columns), want)
+    if not change <= tol:
+        raise ConfigError(f"{what}, loaded back with AutoModelForCausalLM, moved its logits by {change:.3g} "
+                          f"(> {tol:g}): nothing written")
+    return change
 
 
 # --------------------------------------------------------------------------

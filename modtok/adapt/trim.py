@@ -435,11 +435,27 @@ class TrimRun:
     out: Path
 
 
-def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, manifest: str | None = None,
-        max_chars: int = 3_000_000, eval_files: list[str] | None = None, keep_first: int = 0,
-        keep_script: bool = False, model: str | os.PathLike | None = None, pad_to_multiple_of: int | None = None,
-        logit_tol: float = 1e-4, force: bool = False, args: Mapping | None = None, log=None) -> TrimRun:
-    """``modtok trim``: :func:`trim_json` of ``base`` on the usage text of ``langs`` (``manifest``,
+@dataclass(frozen=True)
+class TrimOptions:
+    """What ``modtok trim`` is asked (:func:`run` reads the fields; the command line builds
+    them from its flags, and ``run.json``'s ``args`` is their ``asdict``)."""
+
+    base: str
+    out: str
+    langs: list[str]
+    manifest: str | None = None
+    max_chars: int = 3_000_000
+    eval_files: list[str] | None = None
+    keep_first: int = 0
+    keep_script: bool = False
+    model: str | None = None
+    pad_to_multiple_of: int | None = None
+    logit_tol: float = 1e-4
+
+
+def run(options: TrimOptions, force: bool = False, log=None) -> TrimRun:
+    """``modtok trim`` as ``options`` asks (:class:`TrimOptions`; below, its fields by name):
+    :func:`trim_json` of ``base`` on the usage text of ``langs`` (``manifest``,
     else ``$MODTOK_MANIFEST``: its first ``max_chars`` characters per language; else the pool,
     as every training command reads: :func:`modtok.text.data.training_source`), compared on
     held-out text (``eval_files``, else ``$MODTOK_EVAL`` / FLORES-200 devtest when there),
@@ -464,12 +480,15 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
     from modtok.text.eval_sets import eval_set
 
     say = log or (lambda line: None)
-    manifest = data.manifest_path(manifest)  # --manifest, else $MODTOK_MANIFEST
+    base, out, langs, max_chars, eval_files, model, logit_tol = (
+        options.base, options.out, options.langs, options.max_chars, options.eval_files, options.model,
+        options.logit_tol)
+    manifest = data.manifest_path(options.manifest)  # --manifest, else $MODTOK_MANIFEST
     if data.training_source(manifest) == "wordfreq":  # checked before any work: a refusal costs nothing
         raise DataError("trim: no usage text: pass --manifest FILE (JSON/YAML {lang: [paths or globs]}), or set "
                         "$MODTOK_MANIFEST or $MODTOK_POOL")
     inputs = [manifest] if manifest else []
-    with output_dir(out, command="trim", args=dict(args or {}), force=force, inputs=inputs + list(eval_files or [])) \
+    with output_dir(out, command="trim", args=asdict(options), force=force, inputs=inputs + list(eval_files or [])) \
             as written:
         spm_model, spm_json = spm.read_base(base) if deployed.spm_path(base) is not None else (None, None)
         if spm_model is not None and not spm_model.is_bpe:
@@ -498,8 +517,8 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
         else:
             held_out, held_out_source = {}, ""
         say(f"usage text: {usage_source}")
-        scripts = sorted({data.script_of(lang) for lang in langs}) if keep_script else ()
-        result = trim_json(base_tj, usage_text, held_out, keep_first=keep_first, keep_scripts=scripts,
+        scripts = sorted({data.script_of(lang) for lang in langs}) if options.keep_script else ()
+        result = trim_json(base_tj, usage_text, held_out, keep_first=options.keep_first, keep_scripts=scripts,
                            usage_source=usage_source, held_out_source=held_out_source)
         kept_tokens = set(tj.model_ids(result.tokenizer_json))
         config = {k: v for k, v in config.items()  # a named token the trim dropped is no token any more
@@ -527,12 +546,9 @@ def run(base: str | os.PathLike, out: str | os.PathLike, langs: list[str], *, ma
             kept_rows = torch_index(result.kept)
             want = [w[:, kept_rows] for w in hf_model.logits(lm, [result.kept[ids].tolist() for ids in new_ids])]
             result.report.embedding_bytes_saved = hf_model.cut_rows(lm, result.kept, result.old_to_new,
-                                                                    pad_to_multiple_of)
-            lm.save_pretrained(written.path)
-            change = hf_model.check_saved(written.path, new_ids, want, len(result.kept))
-            if not change <= logit_tol:
-                raise TokenizerFileError(f"the trimmed model, loaded back, moved its logits at the kept ids by "
-                                         f"{change:.3g} (> {logit_tol:g}): nothing written")
+                                                                    options.pad_to_multiple_of)
+            change = hf_model.save_checked(lm, written.path, new_ids, want, len(result.kept), logit_tol,
+                                           "the trimmed model (at the kept ids)")
         atomic.write_json(written.path / "id_map.json", {"old_to_new": {str(k): v for k, v in result.old_to_new.items()},
                                                          "kept": result.kept.tolist()})
         atomic.write_json(written.path / "trim_report.json", result.report.to_dict(), indent=1)

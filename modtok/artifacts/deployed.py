@@ -74,7 +74,7 @@ from modtok.errors import (
 from modtok.text.pretokenize import byte_level, hf_pre_tokenizer
 
 # Bump when the conversion changes, so cached files of an older converter are not reused.
-CONVERTER_VERSION = 2  # 2: Qwen3's own special tokens (issue 31), not Qwen-1's <|extra_N|>
+CONVERTER_VERSION = 2  # 2: Qwen3's own special tokens, not Qwen-1's <|extra_N|>
 
 
 @dataclass(frozen=True)

@@ -200,16 +200,17 @@ class Engine:
             K.encode_words(wd.symbols, wd.word, rk, rv, np.asarray(results, np.int64))
         self._ensure(capacity - 1)
         # Room for few pairs (the distinct pairs are far fewer than positions: 4,130 of
-        # 1.9M on bench8; the arrays grow on demand, and oversized rows cost every later
-        # regrowth) and for a list chunk per 4 adjacent positions (bench8 ends its 4,000
-        # merges with 446k chunks for 1.9M positions; more are grown on demand). np.zeros
+        # 1.9M on the parity benchmark of modtok.bpe.kernels; the arrays grow on demand, and
+        # oversized rows cost every later regrowth) and for a list chunk per 4 adjacent
+        # positions (the parity benchmark ends its 4,000 merges with 446k chunks for 1.9M
+        # positions; more are grown on demand). np.zeros
         # maps untouched pages lazily, so the headroom costs memory only once used.
         positions = int(self._words.word[:, K.W_LENGTH].sum()) - W
         pairs = K.new_pairs(4096, positions // 4, L, pair_counts_per_language, total_best)
         self._pairs = K.init_counts(self._words, self._rank, pairs)
         # Once a policy asks best_pair() for the total counts, merge() finds the next total
         # best pair in the same kernel call (K.merge_best) and best_pair() answers from
-        # `_best`: one unboxing of the state per merge instead of two (issue 23). The heap
+        # `_best`: one unboxing of the state per merge instead of two. The heap
         # orders pairs totally (count, then the unique rank tie), so asking early changes
         # no answer. `_last`: (a, b, pid) of the last pair answered (a pair keeps its id
         # for good), so merging it skips the hash lookup.

@@ -5,10 +5,12 @@ a few flat named tuples of numpy arrays, passed whole, so a new field touches on
 the tuple, its constructor and :func:`_grown`, never a kernel signature. A kernel
 binds the fields it uses to local names once, at its top, and what it calls inside
 its hot loops takes those arrays (or scalars), never the tuple: inside a loop Numba
-re-reads a named tuple's array field on every access. On the parity-aware benchmark
-workload (``bench/parity_bpe.py``) binding once alone made the merge kernel 2.8x
-faster. (A helper called once per item of an outer loop, like a lattice unit, may
-take tuples and bind them at its top: about 0.1 us a call.) The tuples are flat
+re-reads a named tuple's array field on every access. On the parity benchmark (run (a)
+of ``bench/parity_bpe.py``: 8 pool languages of at most 1 MB, 4,000 compat merges; results
+in bench/RESULTS.md, "Parity-aware BPE"; the measurements below were all taken on it)
+binding once alone made the merge kernel 2.8x faster. (A helper called once per item of
+an outer loop, like a lattice unit, may take tuples and bind them at its top: about 0.1 us
+a call.) The tuples are flat
 because each call from Python unboxes its arguments: a named tuple costs about
 0.5 us on top of its arrays, a nested one more (the heaps as two nested tuples made a
 call of :func:`merge` 1.5 us slower, 7% of a parity-aware merge).
@@ -44,7 +46,7 @@ column, or none, never loads its ``tracked`` row), ``tracked_tokens[t]`` the tok
     words that held the pair when it was counted or created. Stale entries are
     skipped at merge time, duplicates via ``visited``; a word is not listed twice in
     a row, which drops the duplicates of one word's repeated pair (22% of the visits
-    on bench8). ``touched_at[p]``: the stamp of the last merge that added to ``p``;
+    on the parity benchmark). ``touched_at[p]``: the stamp of the last merge that added to ``p``;
   - heaps: binary max-heaps, one per column ``r``, as four arrays ``(count, tie,
     pair, size)``: entry ``i`` is pair ``pair[i, r]`` pushed with ``count[i, r]`` and
     ``tie[i, r] = rank[a] << 32 | rank[b]`` (the higher count, then the lower tie,
@@ -78,7 +80,7 @@ _EMPTY = -1
 _GOLDEN = np.uint64(11400714819323198485)
 # An occurrence list is a linked list of chunks, ``chunks[c] = (next chunk, words in it,
 # up to CHUNK_WORDS word ids)``, 64 bytes of int32: walking a list costs one dependent
-# load per 14 words instead of one per word. Measured on the bench8 replay (separate
+# load per 14 words instead of one per word. Measured on the parity benchmark's replay (separate
 # processes, 5 each): merge kernel 0.36 -> 0.31 s against one node per word; 30 words
 # a chunk was no better. The append is written out in init_counts and merge: as an inlined
 # helper taking the arrays it made the merge kernel 20% slower (0.31 -> 0.37 s).
@@ -91,8 +93,8 @@ Words = namedtuple("Words", [
     "token_count", "token_lang_count", "tokens",
     "tracked", "tracked_tokens",
 ])
-# The columns of Words.word. One row per word instead of an array per field: on bench8 the
-# merge kernel's loads of a visited word's fields from seven arrays were a quarter of its
+# The columns of Words.word. One row per word instead of an array per field: on the parity
+# benchmark the merge kernel's loads of a visited word's fields from seven arrays were a quarter of its
 # samples (perf, cpu-clock), most of them cache misses.
 W_START, W_LENGTH, W_COUNT, W_SOLE, W_SOLE_TRACKED, W_TRACKED, W_VISITED = range(7)
 WORD_COLUMNS = 8  # 64 bytes of int64
@@ -159,7 +161,7 @@ def _slot(table_keys, key):
     Home: the top log2(size) bits of ``key * 2^64/phi`` (Fibonacci hashing), computed
     as ``(top 32 bits * size) >> 32`` (the same for a power-of-two size, no log2 needed).
     The top bits depend on every bit of the key. (Bits 20 and up, masked, as before,
-    ignored all but the lowest bits of the left id: on bench8 the 4,365 starting pairs
+    ignored all but the lowest bits of the left id: on the parity benchmark the 4,365 starting pairs
     had 649 distinct homes, 5.5 probes a key on average; with the top bits 3,901.)"""
     mask = table_keys.shape[0] - 1
     h = np.int64((((np.uint64(key) * _GOLDEN) >> np.uint64(32)) * np.uint64(table_keys.shape[0])) >> np.uint64(32))
@@ -193,7 +195,7 @@ def table_put(table_keys, table_ids, key, value):
 def table_of_ranks(keys):
     """A table ``keys[r] -> r``; a repeated key keeps its first rank. One call for a
     whole merge list: put from Python one call per merge, it cost sequential BPE's last
-    language of 39 about 290k calls (issue 23).
+    language of 39 about 290k calls.
 
     The table is never grown and is read millions of times, mostly for pairs that are
     no merge, so it is kept at most 1/8 full (a failing lookup probes 2.35 slots at
@@ -406,7 +408,7 @@ def _room(st, pid, ntokens):
     and at most 2 x the number of token ids ``ntokens``. Every occurrence adds at most
     two list entries, and a touched pair's entries fill its head chunk, then new chunks
     of CHUNK_WORDS: at most one chunk per touched pair plus one per CHUNK_WORDS entries.
-    (Sized by positions alone, the first merges of bench8 reserved heap rows for 384k
+    (Sized by positions alone, the first merges of the parity benchmark reserved heap rows for 384k
     pairs where a few hundred appear; and 466k chunks for its first merge, 233k
     positions, where at most 42k can be made: growing the chunks to 1.2M rows took
     51 ms, 8% of its merge loop.)"""
@@ -455,7 +457,7 @@ def _new_pair(h, key, table_keys, table_ids, left, right, meta):
     The kernels look a pair up inline (``_slot``, then this on a miss) rather than
     through a helper taking the arrays: such a call costs Numba tens of nanoseconds
     even when inlined, and a merge makes up to four lookups per occurrence
-    (measured on bench8: the merge kernel 1.6x slower through a helper)."""
+    (measured on the parity benchmark: the merge kernel 1.6x slower through a helper)."""
     pid = meta[N_PAIRS]
     meta[N_PAIRS] += 1
     table_keys[h] = key
@@ -548,7 +550,7 @@ def init_counts(words, rank, st):
 
 
 # Inlined into merge: as a call per visited word the merge kernel was 10-13% slower
-# (replays of the bench8 and 32k-vocab parity-aware runs, interleaved processes).
+# (replays of the parity benchmark and 32k-vocab parity-aware runs, interleaved processes).
 @njit(cache=True, inline="always")
 def merge_word(symbols, s, n, a, b, c, change_key, change_delta):
     """Rewrite the word ``symbols[s : s + n]``: every ``a b``, left to right and
@@ -631,7 +633,7 @@ def merge(pid, c, words, rank, st):
     chunk = list_head[pid]
     list_head[pid] = -1
     # Prefetch (see prefetch): the next chunk, this chunk's word rows, the next word's
-    # symbols. On the bench8 replay (the golden merges through this kernel, processes
+    # symbols. On the parity benchmark's replay (the golden merges through this kernel, processes
     # alternated) 15-20% faster; the packed rows alone changed nothing (their misses
     # overlapped), and neither did prefetching the hash slots of a word's pair changes,
     # the next chunk's rows, symbols two words ahead or the count rows of words of
@@ -838,7 +840,7 @@ def merge_choose(pid, c, words, rank, st, candidates, lex):
     Returns ``(merged, lang, pid)``: ``lang`` -1 when there is no candidate, ``pid`` -1
     when the language has no pair left; ``(-1, -1, -1)``, having changed nothing, when
     ``st`` lacks the room (as :func:`merge`). One call instead of :func:`merge` and
-    :func:`ties` and a tie-break in Python per merge (41% of bench8's merges have tied
+    :func:`ties` and a tie-break in Python per merge (41% of the parity benchmark's merges have tied
     pairs, up to 21)."""
     merged = merge(pid, c, words, rank, st)
     if merged < 0:
@@ -865,7 +867,7 @@ def merge_choose(pid, c, words, rank, st, candidates, lex):
 def lex_insert(lex, n, at):
     """Rank a new token id ``n`` at ``at`` among the ranks ``lex[:n]`` (a permutation of
     ``0 .. n-1``): the ranks from ``at`` on move up one. (As numpy, ``lex[lex >= at] +=
-    1`` cost 16 us a merge on bench8, a tenth of its merge loop.)"""
+    1`` cost 16 us a merge on the parity benchmark, a tenth of its merge loop.)"""
     for i in range(n):
         if lex[i] >= at:
             lex[i] += 1

@@ -67,7 +67,7 @@ Two modes:
   tracked. HF divides a compression by ``r_l``, the reference by ``r_l / r_1``: the
   same order up to rounding (no step differed on the golden and UDHR inputs, r_1 != 1).
 
-Why the default mode and HF's trainer part (issue 44): only the tie order between
+Why the default mode and HF's trainer part: only the tie order between
 pairs of equal count. HF's ``ParityBpeTrainer`` (like the reference) takes the
 lexicographically *largest* pair of byte-level strings; the default mode takes HF
 ``BpeTrainer``'s order, the *smallest* ``(rank[a], rank[b])`` (bytes by code point,
@@ -78,8 +78,8 @@ rus ell npi tel, <= 1M characters each, 12.5 MB; FLORES-200 dev, llama3,
 two best pairs tie at 5,110: ``Ð ¹`` (bytes D0 B9, "й") and ``ÑĤ ÑĮ`` ("ть"). The
 default mode takes ``Ð ¹`` (byte D0 ranks below the merged token "т"), HF takes
 ``ÑĤ ÑĮ`` (``"ÑĤ" > "Ð"``); from there the two runs differ. With ``compat="hf"`` the
-two agree on all 4,000 merges (``bench/peers.py``, bench/RESULTS.md). (Issue 44 counted
-414 agreeing merges on a run whose cut of the text it does not record; on any input the
+two agree on all 4,000 merges (``bench/peers.py``, bench/RESULTS.md). (An earlier count
+of 414 agreeing merges was on a run whose cut of the text is not recorded; on any input the
 first tied best pair whose two orders disagree parts them: ``tests/test_parity_hf.py``.)
 
 Worked example (two languages, "y" is the costlier one on the dev side, so the
@@ -289,7 +289,7 @@ def ratio_targets(parallel_lines: Mapping[str, Sequence[str]]) -> dict[str, floa
     language, on parallel lines (line i is the same sentence everywhere).
 
     The paper derives the ratio variant's targets "from bytes-per-line
-    statistics in the parallel FLORES+ dataset" (as quoted in issue 20); the formula
+    statistics in the parallel FLORES+ dataset" (a quotation of the paper); the formula
     itself is not in the stored material we could search (only the paper's abstract
     and first page are). The derivation used here:
 
@@ -613,8 +613,8 @@ class _Pairs:
         :func:`_parity_pair` would return; None when it is left to :func:`_parity_pair`
         (no candidate, no pair, or one below ``min_frequency``: the stop and skip rules).
 
-        On bench8 (4,000 compat merges) that call replaces a merge, a ties call, a hash
-        lookup and the tie-break in Python per merge."""
+        On the parity benchmark (:mod:`modtok.bpe.kernels`, 4,000 compat merges) that call
+        replaces a merge, a ties call, a hash lookup and the tie-break in Python per merge."""
         if candidates is None:
             self.engine.merge(a, b, c)
             return None
@@ -699,6 +699,8 @@ def learn(
     ahead = None  # this step's (lang, pair) when the last merge's kernel call chose it (_Pairs.merge)
     with progress_bar(total=budget, desc="parity-aware BPE", enabled=progress) as bar:
         while learned < budget:
+            # 1. which pair: the most frequent overall (classical, and the hybrid's first J
+            # merges), else the most frequent pair of the costliest language
             classical = all_classical or len(choices) < hybrid
             if not classical and len(choices) == hybrid > 0:  # the hybrid phase is over
                 engine.stop_total_best()
@@ -709,11 +711,13 @@ def learn(
             else:
                 lang, pair = _parity_pair(chooser, pairs, langs, open_langs, stops)
             ahead = None
+            # 2. nothing to merge: stop, naming the exhausted language
             if pair is None:  # the stop rule (or nothing left): the exhausted language is the last choice
                 stop_message = _stop_message(lang, langs, config.min_frequency, len(choices))
                 choices += [] if lang is None else [lang]
                 break
             a, b, _ = pair
+            # 3. record the merge (a new token, or an existing one reached by a second path)
             if (a, b) in model.ranks:  # a pair re-formed through a duplicate string: apply its merge again
                 engine.merge(a, b, model.results[model.ranks[(a, b)]])
                 open_langs = list(range(len(langs)))
@@ -723,11 +727,14 @@ def learn(
             pairs.added()
             if len(model) == size:
                 open_langs = list(range(len(langs)))
+            # 4. note whose merge it was (the window variant counts them)
             choices.append(lang)
             if not classical:
                 chooser.record(lang)
+            # 5. apply it everywhere; the kernel may pick the next language's pair in the same call
             parity_next = not all_classical and len(choices) >= hybrid
             ahead = pairs.merge(a, b, c, chooser.dev_candidates(open_langs) if parity_next else None)
+            # 6. the dev (or training) cost of every language after it: the next choice reads it
             costs.record()
             step = 1 if config.compat else len(model) - size
             learned += step

@@ -137,21 +137,26 @@ def train_sequential(
                       enabled=progress) as bar:
         for lang in order:
             k_lang = budgets[lang]
+            # this language's text, segmented by every merge learned so far (earlier languages')
             engine = Engine.from_counts(
                 {lang: counts_by_lang[lang]},
                 merges=model.merges,
                 results=model.results,
                 capacity=len(model) + k_lang + 1,
             )
+            # V_i starts as the 256 bytes
             vocab = set(range(256))
             closed = True  # every token of V_i has its ancestors in V_i
             tokens = _TokenQueue(engine.token_counts(), vocab)
             while len(vocab) < k_lang:
+                # the two candidates: the most frequent existing token outside V_i, the most
+                # frequent pair of the text
                 t, t_count = tokens.top()
                 best = engine.best_pair()
                 p_count = best[2] if best else 0
                 if t_count == 0 and p_count == 0:
                     break
+                # what taking the more frequent one adds to V_i: its ancestors not yet in it
                 if t_count >= p_count:  # unigram rule
                     missing = model.ancestors(t) - vocab
                 else:  # bigram rule
@@ -160,10 +165,12 @@ def train_sequential(
                     # common case: no walk down two ancestor trees per merge)
                     missing = (set() if closed and a in vocab and b in vocab
                                else (model.ancestors(a) | model.ancestors(b)) - vocab)
+                # stop when it does not fit the budget k_i
                 if len(vocab) + len(missing) + (t_count < p_count) > k_lang:
                     break
                 size = len(vocab)
                 vocab |= missing
+                # a bigram: merge the pair everywhere (a new global id, or an existing one)
                 if t_count < p_count:
                     n_model = len(model)
                     c = model.add_merge(a, b)
@@ -174,5 +181,6 @@ def train_sequential(
                         closed = closed and model.ancestors(c) <= vocab
                 bar.update(len(vocab) - size)
             bar.update(k_lang - len(vocab))  # a language that stops early still counts as done
+            # V_i, ids in the one global merge list
             lang_to_ids[lang] = sorted(vocab)
     return MultilingualBPE(model, lang_to_ids, {lang: budgets[lang] for lang in order})

@@ -92,8 +92,8 @@ def sp_bpe(vocab_size: int) -> Trainer:
 
 
 # the names are modtok.options.MIXTURE_TRAINERS (the command line's --trainer menu), in this order
-TRAINERS: dict[str, Callable[..., Trainer]] = dict(zip(MIXTURE_TRAINERS, (hf_bpe, modtok_bpe, sp_unigram, sp_bpe),
-                                                       strict=True))
+TRAINERS: dict[str, Callable[..., Trainer]] = dict(
+    zip(MIXTURE_TRAINERS, (hf_bpe, modtok_bpe, sp_unigram, sp_bpe), strict=True))
 
 
 # The trainers that cut text by a modtok pre-tokenizer scheme (sentencepiece cuts it itself).

@@ -249,7 +249,7 @@ class Counts:
             if len(by_lang[lang]) != available[lang]["types"]:
                 raise DataError(f"{path}: {len(by_lang[lang])} pre-tokens, meta.json says {available[lang]['types']}")
             stats[lang] = {k: available[lang][k] for k in ("units", "chars", "skipped")}
-            stats[lang]["cut"] = available[lang].get("cut", {})  # not recorded before issue 43
+            stats[lang]["cut"] = available[lang].get("cut", {})  # older counts did not record it
         return cls(by_lang, meta["scheme"], stats, meta.get("options", {}))
 
 

@@ -433,7 +433,7 @@ def _map_chunks(corpus, task, head: tuple, workers: int, chunk_lines: int) -> li
 
 # The corpus of a running count_by_language, for forked workers: they inherit it and read
 # their span by position instead of receiving it pickled (the parent's CPU on the pool's
-# 98 MB: 0.9 s, half of it pickling the lines; issue 23). Set only while a pool runs.
+# 98 MB: 0.9 s, half of it pickling the lines). Set only while a pool runs.
 _FORKED: dict[str, list[str]] = {}
 
 
@@ -446,7 +446,7 @@ def _worker_start(parent: int) -> None:
     and leaves Ctrl-C and SIGTERM to it.
 
     ``kill -9`` of the parent once left the workers blocked on their task pipe for good
-    (issue 43: two of 270 MB each). On Linux the kernel now kills a worker with SIGKILL when
+    (two of 270 MB each). On Linux the kernel now kills a worker with SIGKILL when
     the parent's thread that started it ends (``PR_SET_PDEATHSIG``); a parent that died
     before that call is seen as a changed ``getppid()``, and the worker ends at once.
     Elsewhere (macOS, other POSIX) a daemon thread checks ``getppid()`` every second and

@@ -12,7 +12,7 @@ Evidence for the threshold: on the first 50,000 characters of every pool and
 FLORES-200 devtest file the lowest share was 0.919 (ukr_Cyrl in the pool: Latin names
 and URLs); text in another script scores near 0. Half is far from both.
 
-Composite and variant codes are checked as what they are (issue 43, item 6):
+Composite and variant codes are checked as what they are:
 
 - ``Jpan`` (Japanese: Han + Hiragana + Katakana) needs kana beside Han: at least
   :data:`KANA_MIN` of its Han and kana letters are kana, else it is Chinese.
@@ -33,7 +33,7 @@ line's ``--any-script`` sets for its run.
 Speed: the check reads only the first :data:`SAMPLE_CHARS` characters and classifies
 each distinct letter once. On 1 MB of text (UDHR paragraphs repeated) one check took
 6.0 ms for ``eng_Latn``, 14 ms for ``zho_Hans``/``zho_Hant``, 15 ms for ``jpn_Jpan``
-(2 CPU cores at load 15; at load 4: 2.8-7.1 ms); the check before issue 43, with no
+(2 CPU cores at load 15; at load 4: 2.8-7.1 ms); the earlier check, with no
 composite rules, took 39-55 ms on the same texts and machine. ``hanzidentifier``'s
 tables load once, 46 ms, on the first Chinese check.
 

@@ -34,7 +34,7 @@ from modtok.text.names import check_language_code
 # "llama3" splits Indic words at every combining mark, so merges for them stall at the
 # pre-token floor (notebook 07; Nepali premium 1.60 with llama3 vs 1.12 with llama3-marks on
 # the same run). `--scheme llama3` is one flag away (the deployed Llama-3's own regex). Bounded
-# (issue 43): runs of Han/kana, Thai, Lao, Khmer and Burmese are cut at a change of script and
+# runs of Han/kana, Thai, Lao, Khmer and Burmese are cut at a change of script and
 # into pieces of at most 16 characters, so a line without spaces is not one pre-token
 # (modtok.text.pretokenize, "Text without spaces"); every other script is cut as by llama3-marks.
 TRAINING_SCHEME = "llama3-marks-bounded"

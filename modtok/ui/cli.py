@@ -164,10 +164,10 @@ def cmd_trim(args) -> None:
     from modtok.adapt import trim
 
     _quiet_transformers(args)
-    result = trim.run(args.base, args.out, args.langs, manifest=args.manifest, max_chars=args.max_chars,
-                      eval_files=args.eval, keep_first=args.keep_first, keep_script=args.keep_script,
-                      model=args.model, pad_to_multiple_of=args.pad_to_multiple_of, logit_tol=args.logit_tol,
-                      force=args.force, args=vars_of(args), log=print)
+    result = trim.run(trim.TrimOptions(
+        args.base, args.out, args.langs, manifest=args.manifest, max_chars=args.max_chars, eval_files=args.eval,
+        keep_first=args.keep_first, keep_script=args.keep_script, model=args.model,
+        pad_to_multiple_of=args.pad_to_multiple_of, logit_tol=args.logit_tol), force=args.force, log=print)
     for line in result.trim.report.lines():
         print(line)
     print(f"saved -> {result.out}")
@@ -233,11 +233,11 @@ def cmd_extend(args) -> None:
     texts = extend.texts_of(args.lang, manifest=args.manifest, text=args.text)
     _quiet_transformers(args)
     inputs = [args.manifest] if args.manifest else args.text
-    result = extend.run(args.base, args.out, texts, args.K, arm=args.arm, filter=args.filter,
-                        min_count=args.min_count, max_chars=args.max_chars, probe_files=args.probe, eval=args.eval,
-                        model=args.model, logit_tol=args.logit_tol, pad_to_multiple_of=args.pad_to_multiple_of,
-                        any_script=args.any_script, force=args.force, args=vars_of(args), inputs=inputs,
-                        workers=os.cpu_count() or 1, progress=args.progress, log=print)  # a job: all cores
+    result = extend.run(extend.ExtendOptions(
+        args.base, args.out, texts, args.K, arm=args.arm, filter=args.filter, min_count=args.min_count,
+        max_chars=args.max_chars, probe_files=args.probe, eval=args.eval, model=args.model, logit_tol=args.logit_tol,
+        pad_to_multiple_of=args.pad_to_multiple_of, any_script=args.any_script),
+        force=args.force, inputs=inputs, workers=os.cpu_count() or 1, progress=args.progress, log=print)  # all cores
     print(f"saved {len(result.extension.new_tokens())} new tokens" + (" and the model" if result.model else "")
           + f" -> {result.out}" + "".join(f"\nnote: {note}" for note in result.notes))  # e.g. a low-keep filter
 

@@ -212,7 +212,7 @@ class Panel:
     show the last good result) and the exception propagates, so a headless
     ``control.value = x`` fails loudly. A memo keeps the last ``memo`` results and their
     rendered outputs by the controls' values, so a value seen before is re-shown without
-    recomputing (issue 32: a re-render answers within 0.3 s; the browser bench measured 0.3-0.9 s
+    recomputing (a re-render answers within 0.3 s; the browser bench measured 0.3-0.9 s
     of recomputation on smoke-size panels before). So ``fn`` must be a function of its controls'
     values alone, as every notebook's is (a study method on the notebook's fixed data);
     ``memo=0`` turns it off.

@@ -229,7 +229,8 @@ class UnigramModel:
         trainer = {"model_type": UNIGRAM, "split_digits": 1, "allow_whitespace_only_pieces": 1, "byte_fallback": 1,
                    "unk_id": self.unk_id, "bos_id": bos, "eos_id": eos, "pad_id": -1}
         normalizer = {"name": b"identity", "remove_extra_whitespaces": 0}
-        return SpmModel(list(zip(self.pieces, self.scores.tolist(), types.tolist())), trainer, normalizer).serialize()
+        pieces = list(zip(self.pieces, self.scores.tolist(), types.tolist()))
+        return SpmModel(pieces, trainer, normalizer).serialize()
 
     def sentencepiece(self, ids=None):
         """A ``SentencePieceProcessor`` of the (restricted) model."""

@@ -13,7 +13,7 @@ Nepali study on seven other languages whose scripts have combining marks
   own script's characters (:meth:`modtok.adapt.filters.BlockFilter.for_script`), and the premium of
   each.
 
-One merge filter for the whole sweep: the audit of issue 20 (item 4) reports
+One merge filter for the whole sweep: the audit of the paper reports
 that the paper uses one rule for its sweep; which one is our reading, App. H's
 *as worded* (it is the appendix that extends §V to these scripts), the default: a kept token holds a complete code point of
 the language's script or is "a byte piece of a target-script character"
@@ -33,7 +33,7 @@ The paper's K is 32k (``PAPER_K``); a row's ``R1_learned`` / ``R2_learned`` say
 when the text ran out of pairs seen twice before K. The shared pool (at most 3 MB
 a language) does not allow 32k: on Llama-3, Nepali (1.6 MB), Sinhala, Odia and
 Assamese give R1 3,461 / 4,608 / 5,120 / 5,352 merges and R2 16,466 / 16,437 /
-19,281 / 20,277 (measured 2026-12-02), so at K = 32k each arm runs until its
+19,281 / 20,277 (bench/RESULTS.md, "Figures cited in docstrings"), so at K = 32k each arm runs until its
 pairs seen twice are exhausted, R1 much earlier (its letters-only pre-tokens
 are short and few), which is not the paper's 1 GB setting. The paper's no-mark controls
 are Amharic and Korean (``PAPER_CONTROLS``); the shared pool has neither, so
