@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field

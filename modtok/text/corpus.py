@@ -111,7 +111,7 @@ import regex
 from modtok.errors import DataError, RecordEncodingError, RecordError, ShardError, UnknownLanguageError
 from modtok.outputs import reading
 from modtok.text.manifest import MANIFEST_SUFFIXES, check_manifest, load_manifest, not_a_manifest
-from modtok.text.names import missing
+from modtok.text.names import SYMLINK_LOOP, missing
 from modtok.text.scripts import check_script, head
 
 NORMALIZATIONS = ("NFC", "NFD", "NFKC", "NFKD")  # or None: the raw text (the default)

@@ -14,14 +14,16 @@ key must be a real language code (:func:`modtok.text.names.check_language_code`)
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from modtok.errors import DataError
-from modtok.text.names import check_language_code, missing
+from modtok.text.names import SYMLINK_LOOP, check_language_code, missing
 
 MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
 

@@ -218,8 +218,8 @@ class Panel:
     ``memo=0`` turns it off.
 
     ``only_for = (selector, {control: values})``: each named control is disabled while the
-    selector's value is not among its values (a control that does nothing for the choice made,
-    issue 41); the state follows every change of the selector:
+    selector's value is not among its values (so a control that does nothing for the choice made
+    cannot be moved); the state follows every change of the selector:
 
     >>> kind, n = choice(["mono", "sub"], "mono"), budget_slider(2, 1, 5, 1, description="n")
     >>> panel = Panel(lambda kind, n: kind, {"kind": kind, "n": n}, only_for=("kind", {"n": ("sub",)}))

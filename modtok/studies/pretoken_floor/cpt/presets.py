@@ -89,8 +89,8 @@ def preset(size: str) -> tuple[Setup, dict[str, int]]:
     ``"gpu"`` ("small", 5.9M parameters without the vocabulary, 16 x 512 ids a
     step; not yet run on a GPU). Every preset's context is 512 ids (smoke: 128),
     so pieces of about 2,000 bytes fit it under every arm (App. D; a 2,000-byte
-    Nepali piece is about 470 ids under a 4,096-token base, measured 2026-12-02:
-    550 bytes per 128 ids).
+    Nepali piece is about 470 ids under a 4,096-token base, measured:
+    550 bytes per 128 ids; bench/RESULTS.md, "Figures cited in docstrings").
 
     >>> setup, sizes = preset("smoke")
     >>> len(setup.seeds), setup.seq_len, sizes
