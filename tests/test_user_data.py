@@ -34,6 +34,20 @@ def test_a_manifest_giving_a_language_twice_is_refused(tmp_path):
         corpus.open_corpus(tmp_path / "m.yaml")
 
 
+def test_a_json_manifest_giving_a_language_twice_names_both_lines(tmp_path):
+    (tmp_path / "m.json").write_text('{"eng_Latn": ["a.txt"],\n "fra_Latn": ["a.txt"],\n "eng_Latn": ["b.txt"]}',
+                                     encoding="utf-8")
+    with pytest.raises(DataError, match=r"'eng_Latn' is given twice \(lines 1 and 3\)"):
+        manifest.load_manifest(tmp_path / "m.json")
+
+
+def test_a_manifest_that_is_a_symlink_loop_says_so(tmp_path):
+    (tmp_path / "m.json").symlink_to(tmp_path / "n.json")
+    (tmp_path / "n.json").symlink_to(tmp_path / "m.json")
+    with pytest.raises(DataError, match="symlink loop"):
+        manifest.load_manifest(tmp_path / "m.json")
+
+
 def test_a_file_matched_by_two_patterns_is_counted_once(tmp_path):
     _write(tmp_path / "eng_Latn.txt", EN)
     (tmp_path / "m.yaml").write_text("eng_Latn: [eng_Latn.txt, 'eng*.txt', '*.txt']\n", encoding="utf-8")
