@@ -5,9 +5,15 @@ reproduction page without an edit of paper_vs_here.py or report.py."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+
+import modtok
 
 from modtok.adapt import extend
 from modtok.bpe.export import to_tokenizer_json
@@ -174,3 +180,19 @@ def test_a_study_without_rows_cannot_be_made(monkeypatch):
         NoRows()
     with pytest.raises(ConfigError, match="declared twice"):
         type("Other", (NoRows,), {"name": "no_rows"})
+
+
+def test_listing_the_studies_imports_no_torch():
+    """`modtok report` lists the studies with contract.declared(): in a fresh interpreter that
+    finds every study this file imports and loads no torch (notebook 04's study imports it
+    lazily, continued_pretraining declares no study and is not imported)."""
+    code = ("import sys; from modtok.studies import contract; "
+            "print(' '.join(contract.declared()), 'torch' in sys.modules, 'modtok.lm.model' in sys.modules)")
+    root = str(Path(modtok.__file__).parents[1])  # this checkout's modtok, not an installed one
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
+                         cwd=root, timeout=300).stdout.split()
+    ours = {name for name, cls in contract.declared().items() if cls.__module__.startswith("modtok.studies.")}
+    assert set(out[:-2]) == ours and len(ours) == 7  # the seven notebooks' studies, none skipped
+    assert out[-2:] == ["False", "False"]  # neither torch nor the LM modules built on it
+

@@ -46,7 +46,9 @@ with its :class:`Study`), its claims (``paper_figures.toml``), the notebook
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import pkgutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -129,15 +131,37 @@ class Study(ABC):
 
 
 def declared() -> dict[str, type[Study]]:
-    """Every study, by name, in notebook order. The study modules are imported to find
-    them (``modtok.studies`` and its packages, the lessons aside: they hold no paper's
-    study); a study defined elsewhere (a test's fixture) is in it once it is defined.
-    Importing them all is what ``modtok report`` pays for its list of studies: about 2 s on
-    a quiet machine, most of it torch (notebook 04's study)."""
+    """Every study, by name, in notebook order. The study modules are imported to find them:
+    those of ``modtok.studies`` and its packages (the lessons aside: they hold no paper's
+    study) whose source imports this module (:func:`_imports_contract`); a study defined
+    elsewhere (a test's fixture) is in it once it is defined. A module that declares no study
+    is not imported: ``continued_pretraining`` would cost ``modtok report`` torch (5.6 s of
+    its import at load 10) for nothing. A study module keeps torch out of its own imports (see
+    ``modular_tokenizers/lm.py``); ``tests/test_contract.py`` checks that this call loads none."""
     for info in pkgutil.walk_packages([str(Path(__file__).parent)], "modtok.studies."):
-        if not info.name.startswith("modtok.studies.lessons"):
+        if not info.name.startswith("modtok.studies.lessons") and \
+                _imports_contract(importlib.util.find_spec(info.name).origin):
             importlib.import_module(info.name)
     return dict(sorted(REGISTRY.items(), key=lambda kv: (kv[1].notebook, kv[0])))
+
+
+def _imports_contract(path) -> bool:
+    """Whether the module whose source is at ``path`` imports this one (``from
+    modtok.studies.contract import ...``, ``from modtok.studies import contract``, or
+    relatively, ``from ..contract import ...``), as a module must to declare a study; the
+    source is read, not run.
+
+    >>> here = Path(__file__).parent
+    >>> _imports_contract(here / "parity_bpe.py"), _imports_contract(here / "setting.py")
+    (True, False)
+    """
+    for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.module == __name__ or (node.level and node.module == "contract") or \
+                (node.module == "modtok.studies" and any(alias.name == "contract" for alias in node.names)):
+            return True
+    return False
 
 
 def study(name: str) -> type[Study]:
