@@ -27,7 +27,7 @@ from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy
 from modtok.studies.modular_tokenizers.lm import ModularLMStudy
 from modtok.studies.modular_tokenizers.sequential import SequentialStudy
 from modtok.studies.modular_tokenizers.unigram import UnigramStudy
-from modtok.studies.pretoken_floor import floor
+from modtok.studies.pretoken_floor import cross_script, floor
 from modtok.studies.pretoken_floor.claims import PretokenFloorStudy
 from modtok.text.data import Corpora
 from modtok.ui import report
@@ -196,3 +196,13 @@ def test_listing_the_studies_imports_no_torch():
     assert set(out[:-2]) == ours and len(ours) == 7  # the seven notebooks' studies, none skipped
     assert out[-2:] == ["False", "False"]  # neither torch nor the LM modules built on it
 
+
+def test_every_column_of_a_table_v_row_is_placed_in_the_contracts_exception():
+    """Table V's rows are the contract's one documented exception to the row builder: each
+    column is named there with the kind of measure it is, none is a registry column."""
+    train, _, test = _parallel(200)
+    row = cross_script.language_row(_bytes_base(), "hin_Deva", train["hin_Deva"], test["hin_Deva"],
+                                    test["eng_Latn"], 20, n_boot=5)
+    columns = ["base", *row]  # pool_table puts the base's name first
+    assert [c for c in columns if f"``{c}``" not in contract.__doc__] == []
+    assert not set(columns) & set(metrics.LANGUAGE_METRICS)

@@ -29,6 +29,33 @@ language subset and a budget, a settings object, the results of its sections): t
 are the contract, so a reader finds the same four things in every study. ``_once`` is the
 one memo every study shares (remembered in the object, and kept in the results cache).
 
+One table of a study is not built by the row builder, by design: notebook 07's Table V
+(:func:`modtok.studies.pretoken_floor.cross_script.language_row`, the source of its
+cross-script claims). A metric of :data:`~modtok.evaluation.metrics.LANGUAGE_METRICS` is
+``f(lang, e, ref)``: one tokenizer's encoding ``e`` of one language's lines (``ref``: the
+reference tokenizer's encoding of the same lines). A Table V row is one (base, language)
+across three tokenizers of that language (the original, its R1 and R2 extensions learned
+on the language's text), and its columns are of other shapes:
+
+- ``premium``, ``premium_ci``, ``R1_premium``, ``R1_ci``, ``R2_premium``, ``R2_ci``,
+  ``R2_strict_premium``: the language's tokens over English's on aligned lines, so two
+  texts under one tokenizer, the interval a bootstrap over the line pairs;
+- ``floor``, ``floor_repaired``: the language's pre-tokens over English's tokens (the same
+  two texts), a bound set by the pre-tokenizer's regex, not by the vocabulary;
+- ``R1_learned``, ``R1_kept``, ``R2_learned``, ``R2_kept``, ``strict_share``, ``filter``,
+  ``K``: facts of the extensions' training and filtering, no encoding at all;
+- ``english_unchanged``, ``r1_equals_r2``: identities between two tokenizers' ids;
+- ``mark_initial``: the share of the original's tokens that begin with a combining mark,
+  the one column of the registry's shape, kept out of it: it is Table V's measure of the
+  original regex on scripts with marks, and as a registry column every study's rows would
+  carry it;
+- ``base``, ``language``, ``name``, ``script``: which row it is.
+
+The per-(language, tokenizer) rows of notebook 07's tokenizers come from its study's
+``rows`` like every study's (:func:`modtok.studies.pretoken_floor.floor.language_rows`).
+``tests/test_contract.py`` checks that every column of a Table V row is named above, so a
+new column is placed in one of these kinds or in the registry.
+
 A study registers itself by being defined (:func:`declared` lists them all), so the
 reproduction page (:mod:`modtok.ui.report`) and the paper-vs-here table
 (:mod:`modtok.studies.paper_vs_here`) find a new one without an edit. A new paper's
