@@ -5,9 +5,15 @@ reproduction page without an edit of paper_vs_here.py or report.py."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+
+import modtok
 
 from modtok.adapt import extend
 from modtok.bpe.export import to_tokenizer_json
@@ -21,7 +27,7 @@ from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy
 from modtok.studies.modular_tokenizers.lm import ModularLMStudy
 from modtok.studies.modular_tokenizers.sequential import SequentialStudy
 from modtok.studies.modular_tokenizers.unigram import UnigramStudy
-from modtok.studies.pretoken_floor import floor
+from modtok.studies.pretoken_floor import cross_script, floor
 from modtok.studies.pretoken_floor.claims import PretokenFloorStudy
 from modtok.text.data import Corpora
 from modtok.ui import report
@@ -174,3 +180,29 @@ def test_a_study_without_rows_cannot_be_made(monkeypatch):
         NoRows()
     with pytest.raises(ConfigError, match="declared twice"):
         type("Other", (NoRows,), {"name": "no_rows"})
+
+
+def test_listing_the_studies_imports_no_torch():
+    """`modtok report` lists the studies with contract.declared(): in a fresh interpreter that
+    finds every study this file imports and loads no torch (notebook 04's study imports it
+    lazily, continued_pretraining declares no study and is not imported)."""
+    code = ("import sys; from modtok.studies import contract; "
+            "print(' '.join(contract.declared()), 'torch' in sys.modules, 'modtok.lm.model' in sys.modules)")
+    root = str(Path(modtok.__file__).parents[1])  # this checkout's modtok, not an installed one
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
+                         cwd=root, timeout=300).stdout.split()
+    ours = {name for name, cls in contract.declared().items() if cls.__module__.startswith("modtok.studies.")}
+    assert set(out[:-2]) == ours and len(ours) == 7  # the seven notebooks' studies, none skipped
+    assert out[-2:] == ["False", "False"]  # neither torch nor the LM modules built on it
+
+
+def test_every_column_of_a_table_v_row_is_placed_in_the_contracts_exception():
+    """Table V's rows are the contract's one documented exception to the row builder: each
+    column is named there with the kind of measure it is, none is a registry column."""
+    train, _, test = _parallel(200)
+    row = cross_script.language_row(_bytes_base(), "hin_Deva", train["hin_Deva"], test["hin_Deva"],
+                                    test["eng_Latn"], 20, n_boot=5)
+    columns = ["base", *row]  # pool_table puts the base's name first
+    assert [c for c in columns if f"``{c}``" not in contract.__doc__] == []
+    assert not set(columns) & set(metrics.LANGUAGE_METRICS)

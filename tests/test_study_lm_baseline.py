@@ -11,6 +11,7 @@ import torch
 from lm_helpers import TOY_CORPUS, one_torch_thread, toy_tokenizer  # noqa: F401 (autouse fixture)
 
 from modtok.lm import infer
+from modtok.lm import train as trainer
 from modtok.lm.batches import lm_vocab_size
 from modtok.lm.loss import IGNORE, gathered_cross_entropy, restricted_cross_entropy
 from modtok.lm.model import config
@@ -35,7 +36,7 @@ def runs(tok, tmp_path_factory):
     """The Baseline and two schemes, trained as notebook 04 trains them; the Baseline's BatchSource
     is caught on its way into ``train`` so that its batches can be read back."""
     sources = []
-    real_train = lm.train
+    real_train = trainer.train  # lm imports it when it trains (lm.py keeps torch out of its import)
 
     def catching(model_cfg, train_cfg, source, out_dir, **kw):
         sources.append((model_cfg, source))
@@ -46,7 +47,7 @@ def runs(tok, tmp_path_factory):
     mixture = default_mixture(LANGS)
     runs_dir = tmp_path_factory.mktemp("runs")
     mp = pytest.MonkeyPatch()
-    mp.setattr(lm, "train", catching)
+    mp.setattr(trainer, "train", catching)
     try:
         base = lm.train_baseline(tok, "whitespace", TRAIN, mixture, model_cfg, train_cfg, BATCH, SEQ, runs_dir)
     finally:

@@ -29,6 +29,33 @@ language subset and a budget, a settings object, the results of its sections): t
 are the contract, so a reader finds the same four things in every study. ``_once`` is the
 one memo every study shares (remembered in the object, and kept in the results cache).
 
+One table of a study is not built by the row builder, by design: notebook 07's Table V
+(:func:`modtok.studies.pretoken_floor.cross_script.language_row`, the source of its
+cross-script claims). A metric of :data:`~modtok.evaluation.metrics.LANGUAGE_METRICS` is
+``f(lang, e, ref)``: one tokenizer's encoding ``e`` of one language's lines (``ref``: the
+reference tokenizer's encoding of the same lines). A Table V row is one (base, language)
+across three tokenizers of that language (the original, its R1 and R2 extensions learned
+on the language's text), and its columns are of other shapes:
+
+- ``premium``, ``premium_ci``, ``R1_premium``, ``R1_ci``, ``R2_premium``, ``R2_ci``,
+  ``R2_strict_premium``: the language's tokens over English's on aligned lines, so two
+  texts under one tokenizer, the interval a bootstrap over the line pairs;
+- ``floor``, ``floor_repaired``: the language's pre-tokens over English's tokens (the same
+  two texts), a bound set by the pre-tokenizer's regex, not by the vocabulary;
+- ``R1_learned``, ``R1_kept``, ``R2_learned``, ``R2_kept``, ``strict_share``, ``filter``,
+  ``K``: facts of the extensions' training and filtering, no encoding at all;
+- ``english_unchanged``, ``r1_equals_r2``: identities between two tokenizers' ids;
+- ``mark_initial``: the share of the original's tokens that begin with a combining mark,
+  the one column of the registry's shape, kept out of it: it is Table V's measure of the
+  original regex on scripts with marks, and as a registry column every study's rows would
+  carry it;
+- ``base``, ``language``, ``name``, ``script``: which row it is.
+
+The per-(language, tokenizer) rows of notebook 07's tokenizers come from its study's
+``rows`` like every study's (:func:`modtok.studies.pretoken_floor.floor.language_rows`).
+``tests/test_contract.py`` checks that every column of a Table V row is named above, so a
+new column is placed in one of these kinds or in the registry.
+
 A study registers itself by being defined (:func:`declared` lists them all), so the
 reproduction page (:mod:`modtok.ui.report`) and the paper-vs-here table
 (:mod:`modtok.studies.paper_vs_here`) find a new one without an edit. A new paper's
@@ -46,7 +73,9 @@ with its :class:`Study`), its claims (``paper_figures.toml``), the notebook
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import pkgutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -129,15 +158,37 @@ class Study(ABC):
 
 
 def declared() -> dict[str, type[Study]]:
-    """Every study, by name, in notebook order. The study modules are imported to find
-    them (``modtok.studies`` and its packages, the lessons aside: they hold no paper's
-    study); a study defined elsewhere (a test's fixture) is in it once it is defined.
-    Importing them all is what ``modtok report`` pays for its list of studies: about 2 s on
-    a quiet machine, most of it torch (notebook 04's study)."""
+    """Every study, by name, in notebook order. The study modules are imported to find them:
+    those of ``modtok.studies`` and its packages (the lessons aside: they hold no paper's
+    study) whose source imports this module (:func:`_imports_contract`); a study defined
+    elsewhere (a test's fixture) is in it once it is defined. A module that declares no study
+    is not imported: ``continued_pretraining`` would cost ``modtok report`` torch (5.6 s of
+    its import at load 10) for nothing. A study module keeps torch out of its own imports (see
+    ``modular_tokenizers/lm.py``); ``tests/test_contract.py`` checks that this call loads none."""
     for info in pkgutil.walk_packages([str(Path(__file__).parent)], "modtok.studies."):
-        if not info.name.startswith("modtok.studies.lessons"):
+        if not info.name.startswith("modtok.studies.lessons") and \
+                _imports_contract(importlib.util.find_spec(info.name).origin):
             importlib.import_module(info.name)
     return dict(sorted(REGISTRY.items(), key=lambda kv: (kv[1].notebook, kv[0])))
+
+
+def _imports_contract(path) -> bool:
+    """Whether the module whose source is at ``path`` imports this one (``from
+    modtok.studies.contract import ...``, ``from modtok.studies import contract``, or
+    relatively, ``from ..contract import ...``), as a module must to declare a study; the
+    source is read, not run.
+
+    >>> here = Path(__file__).parent
+    >>> _imports_contract(here / "parity_bpe.py"), _imports_contract(here / "setting.py")
+    (True, False)
+    """
+    for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.module == __name__ or (node.level and node.module == "contract") or \
+                (node.module == "modtok.studies" and any(alias.name == "contract" for alias in node.names)):
+            return True
+    return False
 
 
 def study(name: str) -> type[Study]:

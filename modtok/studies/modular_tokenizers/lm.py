@@ -33,6 +33,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,11 +42,7 @@ from modtok.artifacts.modular import ModularTokenizer
 from modtok.cache import Results, fingerprint
 from modtok.errors import SchemeError
 from modtok.evaluation import metrics
-from modtok.lm import infer
-from modtok.lm.batches import BatchSource, active_ids, lm_vocab_size
-from modtok.lm.model import LM, LMConfig
 from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture, samp_full
-from modtok.lm.train import TrainConfig, read_metrics, train
 from modtok.studies import paper_vs_here
 from modtok.studies.contract import Study
 from modtok.studies.paper_vs_here import Measured, NotMeasured
@@ -53,6 +50,15 @@ from modtok.studies.setting import corpus_fields, pretokenization
 from modtok.text.data import Corpora
 
 from . import PAPER
+
+# torch, and the modtok.lm modules built on it (batches, model, train, infer), are imported
+# inside the functions that train, evaluate or size a model, never when this module is: the
+# reproduction page imports every study module to list the studies (contract.declared), and
+# torch was most of `modtok report`'s time (4.6 s of this module's import at load 10, against
+# under 1.6 s for any other study; tests/test_contract.py keeps it out).
+if TYPE_CHECKING:
+    from modtok.lm.model import LM, LMConfig
+    from modtok.lm.train import TrainConfig
 
 # This kernel's trainings and evaluations, kept on disk (modtok.cache): cache_note() says which were read back
 RESULTS = Results("modular_lm")
@@ -86,6 +92,9 @@ def train_schemes(tokenizer, train_text: Mapping[str, list[str]], schemes: Mappi
     run ``name`` writes its checkpoint and metrics under ``runs_dir/name`` (never resumed).
     A model trained before on the same tokenizer, text and settings is read from the results
     cache instead (its ``runs_dir/name`` is then not written)."""
+    from modtok.lm.batches import BatchSource
+    from modtok.lm.train import read_metrics, train
+
     out, data = Trained({}, {}, {}), fingerprint(tokenizer_key(tokenizer), train_text)
 
     def run(name: str, scheme: Scheme) -> tuple[LM, list[dict], float]:
@@ -135,6 +144,9 @@ def train_baseline(tokenizer, scheme: str, train_text: Mapping[str, list[str]], 
     sampler is Samp_Full(1) with seed 0: each step draws the same batch language as the schemes'
     samplers (the language is drawn first, :meth:`~modtok.lm.sampling.SubtokenizerSampler.draw`)
     and always the full, here shared, tokenizer. Written under ``runs_dir/Baseline``."""
+    from modtok.lm.batches import BatchSource, lm_vocab_size
+    from modtok.lm.train import read_metrics, train
+
     shared = shared_tokenizer(train_text, tokenizer.vocab_size, scheme)
     source = BatchSource(shared, train_text, SubtokenizerSampler(samp_full(1.0), mixture, seed=0), batch, seq, seed=0)
     t0 = time.perf_counter()
@@ -163,6 +175,8 @@ def evaluate_schemes(models: Mapping[str, LM], tokenizer, corpus: Mapping[str, l
     (kept in the results cache, keyed on the models' weights, the tokenizer and the text); with
     ``baseline``, its rows too (scheme :data:`BASELINE`, setting "Full" only: under a shared
     tokenizer the four settings are one, as the paper's Baseline rows say)."""
+    from modtok.lm import infer
+
     data = fingerprint(tokenizer_key(tokenizer), corpus, english)
     rows = [{"scheme": name, **row} for name, model in models.items()
             for row in RESULTS.get("evaluate", (data, model.state_dict()), lambda model=model: infer.evaluate_settings(
@@ -243,6 +257,8 @@ def fidelity_rows(models: Mapping[str, LM], tokenizer, prompts: Mapping[str, lis
     """Per scheme, the share of generated tokens (full tokenizer; :func:`modtok.lm.infer.fidelity`
     with ``generation`` = max_new_tokens, top_k, seed, ...) that belong only to other
     languages, per prompt language and their ``mean``."""
+    from modtok.lm import infer
+
     rows = []
     for name, model in models.items():
         shares = infer.fidelity(model, tokenizer, dict(prompts), **generation)
@@ -259,6 +275,8 @@ def sampling_summary(tokenizer, scheme: str, n: int, p: float, langs: Sequence[s
     cost relative to the full vocabulary. ``{"error", "rows", "name"}``; ``error`` is the
     :class:`~modtok.errors.SchemeError` message of an impossible setting (then no rows).
     """
+    from modtok.lm.batches import active_ids, lm_vocab_size
+
     try:
         s = Scheme(scheme, 0.0 if scheme == "mono" else p, n if scheme == "samp_sub" else 0)
         sampler = SubtokenizerSampler(s, default_mixture(list(langs), english, 0.7), seed=0)
@@ -302,6 +320,8 @@ class Settings:
 def setting(s: Settings) -> dict[str, str]:
     """This run's setting, in the fields of the paper's (``paper_figures.toml``): the corpus, the
     modular tokenizer, the mixture, the model, the schedule and the timing of ``s``."""
+    from modtok.lm.batches import lm_vocab_size
+
     langs, mixture, tokenizer, train_cfg, corpora = list(s.langs), s.mixture, s.tokenizer, s.train_cfg, s.corpora
     top = max(mixture, key=mixture.get)
     cfg = s.model.cfg
@@ -337,6 +357,8 @@ def reasons(here: Mapping[str, float | NotMeasured], speed_rows: list[dict], eva
     >>> reasons(here, speed)["compact_speedup"]
     'at d_model 64 (vocabulary v) the full model has 2.0M parameters and runs 1.00 ms, the compact one 1.9M and 1.02 ms: the output rows cut are 5% of the parameters'
     """
+    from modtok.lm.batches import lm_vocab_size
+
     claims = {c.key: c for c in paper_vs_here.claims("modular_tokenizers_lm")}
     failing = {k for k, v in here.items() if not isinstance(v, NotMeasured) and claims[k].verdict(v) == "does not hold"}
     out = {}
