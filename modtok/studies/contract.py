@@ -75,8 +75,6 @@ from __future__ import annotations
 
 import ast
 import importlib
-import importlib.util
-import pkgutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -162,13 +160,18 @@ def declared() -> dict[str, type[Study]]:
     those of ``modtok.studies`` and its packages (the lessons aside: they hold no paper's
     study) whose source imports this module (:func:`_imports_contract`); a study defined
     elsewhere (a test's fixture) is in it once it is defined. A module that declares no study
-    is not imported: ``continued_pretraining`` would cost ``modtok report`` torch (5.6 s of
-    its import at load 10) for nothing. A study module keeps torch out of its own imports (see
+    is not imported: the continued-pretraining package would cost ``modtok report`` torch (5.6 s
+    of its import at load 10) for nothing. A study module keeps torch out of its own imports (see
     ``modular_tokenizers/lm.py``); ``tests/test_contract.py`` checks that this call loads none."""
-    for info in pkgutil.walk_packages([str(Path(__file__).parent)], "modtok.studies."):
-        if not info.name.startswith("modtok.studies.lessons") and \
-                _imports_contract(importlib.util.find_spec(info.name).origin):
-            importlib.import_module(info.name)
+    # the files, not pkgutil.walk_packages: that imports every package to look inside it (the
+    # continued-pretraining package imports torch)
+    here = Path(__file__).parent
+    for path in sorted(here.rglob("*.py")):
+        parts = path.relative_to(here).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]  # a package's own module
+        if parts[:1] != ("lessons",) and _imports_contract(path):
+            importlib.import_module(".".join(("modtok.studies", *parts)))
     return dict(sorted(REGISTRY.items(), key=lambda kv: (kv[1].notebook, kv[0])))
 
 
