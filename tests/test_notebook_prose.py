@@ -37,7 +37,7 @@ CONSTANTS = {"256", "95%"}  # the byte alphabet and the intervals' level: defini
 # Abbreviations that end with a dot inside a sentence (the split must not cut after them)
 ABBREVIATIONS = ("Fig.", "Figs.", "App.", "Eq.", "Eqs.", "al.", "e.g.", "i.e.", "vs.", "cf.", "No.")
 # Cells owned by another helper this round: notebook -> (heading of the section, owner)
-PENDING = {"07_pretoken_floor.py": ("## (h) Continued pretraining", "i42-cpt: 07 (h)'s evidence paragraph")}
+PENDING: dict[str, tuple[str, str]] = {}
 
 
 def prose(markdown: str) -> str:
@@ -171,3 +171,22 @@ def test_every_notebook_says_what_came_from_the_results_cache(path):
     notes = [body for header, body in lesson if "[markdown]" not in header
              and re.search(r"^print\(.*\bcache_note\(\)", body, re.M)]
     assert len(notes) == 1, f"{path.name}: {len(notes)} code cells print a cache_note() (one expected)"
+
+
+def test_07_plan_prints_what_the_h_prose_names():
+    """07 (h)'s prose names the settings (shares, K, rate, batch, held-out slice, piece size); the cell
+    prints their values from the preset's ``Setup`` (``claims.cpt_plan``), and follows it when it changes."""
+    import dataclasses
+
+    from modtok.studies.pretoken_floor import claims
+    from modtok.studies.pretoken_floor.cpt import preset
+
+    setup, sizes = preset("cpu")
+    plan = "\n".join(claims.cpt_plan(setup, sizes, "npi_Deva", "FLORES-200 devtest (/x)"))
+    for said in ("75% npi_Deva, 25% English by bytes", "K = 2,000", "1e-3 peak", "5% warm-up", "4 x 512 ids",
+                 "200 KB", "<= 2,000 B", "untied", "3 seeds", "FLORES-200 devtest secondary"):
+        assert said in plan, said
+    other = dataclasses.replace(setup, merges=123, cpt_target_share=0.6, lr=2e-4, batch_size=7, seeds=(0, 1))
+    plan = "\n".join(claims.cpt_plan(other, sizes, "hin_Deva", ""))
+    for said in ("60% hin_Deva, 40% English", "K = 123", "2e-4 peak", "7 x 512 ids", "2 seeds"):
+        assert said in plan, said

@@ -272,7 +272,7 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
 
         model = cpt.arms[BASE].model
         params = f", {sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters" if model is not None else ""
-    steps = (", ".join(f"{a} {cpt.arms[a].steps:,}" for a in ("R0", "R1", "R2")) + " steps") if cpt else "one pass"
+    steps = (", ".join(f"{a} {cpt.arms[a].steps:,}" for a in ("R0", "R1", "R2")) + " steps") if cpt else "steps"
     context = cpt.seq_len if cpt else setup.seq_len
     from modtok.lm.model import config  # (torch: only with a Setup)
 
@@ -306,7 +306,30 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
             "iterations": f"one pass per arm: {steps} of {setup.batch_size} x {context} ids",
             "pretokenization": "letters-only llama3 regex (R0, R1), repaired regex (R2)",
             "heldout": (f"a {sizes['heldout'] / 1e3:g} KB held-out slice of the training text per language (primary), "
-                        f"{label} secondary; pieces ({pieces}) each in one {context}-id context")}
+                        f"{label} secondary; pieces ({pieces}) each in one {context}-id context; "
+                        f"95% intervals from {setup.n_boot:,} resamples of documents")}
+
+
+def cpt_plan(setup, sizes: Mapping[str, int], target: str | None, eval_label: str) -> list[str]:
+    """What section (h) is about to run at one preset, before it runs: ``"field: ours"``
+    for each field of :func:`cpt_setting` (the shares, K, the model, the rate and warm-up,
+    the batch, the held-out slice and the piece size), so that notebook 07's prose names
+    the settings and prints their values instead of typing them; the paper's beside ours,
+    and what the run took, are :func:`cpt_setting_rows` after it.
+
+    >>> from modtok.studies.pretoken_floor.cpt import preset
+    >>> plan = cpt_plan(*preset("cpu"), "npi_Deva", "FLORES-200 devtest (/x)")
+    >>> [line.split(":")[0] for line in plan]
+    ['data', 'size', 'vocabulary', 'model', 'lr', 'iterations', 'pretokenization', 'heldout']
+    >>> plan[2]
+    'vocabulary: own llama3-regex BPE of 4,096 + K = 2,000 merges for R1, R2'
+    >>> plan[5]
+    'iterations: one pass per arm: steps of 4 x 512 ids'
+    >>> "None" in str(cpt_plan(*preset("smoke"), None, ""))  # no target language in the data: said
+    False
+    """
+    ours = cpt_setting(setup, sizes, target or "(no target language)", eval_label)
+    return [f"{field}: {ours[field]}" for field in SETTING_FIELDS if field in ours]
 
 
 def cpt_setting_rows(setup, sizes: Mapping[str, int], target: str | None, eval_label: str,

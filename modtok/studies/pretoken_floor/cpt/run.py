@@ -275,6 +275,18 @@ def regime(res: Result, target: str = "Nepali", short: bool = False) -> str:
             "paper expects R2 to win.")
 
 
+def machine_size(smoke: bool) -> str:
+    """The preset of the small-base regime this machine runs (:func:`preset`):
+    ``"smoke"`` at smoke size (CI), else ``"gpu"`` where CUDA is present
+    (:func:`~modtok.lm.train.default_device`), else ``"cpu"``; the pretrained-base
+    arm is ``"pretrained-"`` and the same.
+
+    >>> machine_size(True), machine_size(False) in ("gpu", "cpu")
+    ('smoke', True)
+    """
+    return "smoke" if smoke else "gpu" if default_device().type == "cuda" else "cpu"
+
+
 def study(size: str, english: Sequence[str], target: Sequence[str], eval_target: Sequence[str], name: str,
           lang: str, eval_label: str, out_dir, device=None, progress: bool = False,
           extra_target: Sequence[str] | None = None) -> Result:
