@@ -528,7 +528,7 @@ class AdaptMixStudy(Study):
         """The languages every run uses (how the fertility of those without spaces is
         measured) and every language of the data left out, with the reason."""
         spaceless = [lang for lang in self.langs if metrics.written_without_spaces(lang)]
-        out = f"{len(self.langs)} languages: {', '.join(map(label, self.langs))}"
+        out = f"{len(self.langs)} language{'s' if len(self.langs) != 1 else ''}: {', '.join(map(label, self.langs))}"
         if spaceless and self.has_dev:
             pivot = mixture.spaceless_pivot(self.data.dev, spaceless)
             out += f" ({', '.join(spaceless)}: {mixture.SPACED_BASIS} of the parallel {pivot} line)"
@@ -1067,7 +1067,7 @@ def used_line(hist: mixture.History) -> str:
         if hist.basis.get(lang, mixture.SPACED_BASIS) != mixture.SPACED_BASIS:
             by_basis.setdefault(hist.basis[lang], []).append(lang)
     pivoted = "; ".join(", ".join(langs) + f": {b}" for b, langs in by_basis.items())
-    out = f"AdaptMix on {len(hist.langs)} languages: {', '.join(hist.langs)}" + (f" ({pivoted})" if pivoted else "")
+    out = f"AdaptMix on {len(hist.langs)} language{'s' if len(hist.langs) != 1 else ''}: {', '.join(hist.langs)}" + (f" ({pivoted})" if pivoted else "")
     return f"{out}; {left_out(hist.excluded)}"
 
 

@@ -298,7 +298,7 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
                          else "") + ")")
     return {"data": data, "size": size,
             "vocabulary": f"own llama3-regex BPE of {setup.base_vocab:,} + K = {setup.merges:,} merges for R1, R2",
-            "model": (f"a small LM pretrained here: {cfg.n_layers} layers, d_model {cfg.d_model}, {cfg.n_heads} heads, "
+            "model": (f"a small LM pretrained here: {cfg.n_layers} layer{'s' if cfg.n_layers != 1 else ''}, d_model {cfg.d_model}, {cfg.n_heads} heads, "
                       f"context {context} ids{params}, {'tied' if setup.tie_embeddings else 'untied'} input and output "
                       f"embeddings; {base_steps}; {len(setup.seeds)} seeds"),
             "lr": f"{setup.lr:.0e} peak ({setup.base_lr:.0e} for the base model), {setup.warmup:.0%} warm-up, "

@@ -252,7 +252,7 @@ def regime(res: Result, target: str = "Nepali", short: bool = False) -> str:
                    else (setup.base_target_share, sizes["base"]))
     english = res.intervals[res.roles["control"]][BASE][0] if "control" in res.roles else None
     paper = max(PAPER_BASE_ENGLISH.values())
-    said = (f"base model {cfg.n_layers} layers x d_model {cfg.d_model} ({params:.2f}M parameters without the "
+    said = (f"base model {cfg.n_layers} layer{'s' if cfg.n_layers != 1 else ''} x d_model {cfg.d_model} ({params:.2f}M parameters without the "
             f"vocabulary, {'tied' if cfg.tie_embeddings else 'untied'} embeddings), {res.base_steps:,} steps on "
             f"{text / 1e6:g} MB of which {share:.0%} {target}; English bits per byte of the base "
             + (f"{english:.2f}" if english is not None else "not measured (no English held-out text)")
