@@ -500,7 +500,7 @@ def test_spaceless_languages_without_parallel_dev_are_refused_or_left_out_with_t
     why = f"{mx.EXCLUDED_SPACELESS}, since {problem}"
     assert s.langs == ["eng_Latn"] and s.excluded == {"zho_Hans": why, "tha_Thai": why}
     assert f"; left out: zho_Hans, tha_Thai ({why}); UDHR" in s.setting("hf-bpe", 600, 9_000, 1)["data"]
-    assert s.languages_line() == f"1 languages: English (eng_Latn); left out: Chinese (zho_Hans), Thai (tha_Thai) ({why})"
+    assert s.languages_line() == f"1 language: English (eng_Latn); left out: Chinese (zho_Hans), Thai (tha_Thai) ({why})"
     left = study.AdaptMixStudy(_udhr_data(), scheme=TRAINING_SCHEME, exclude_spaceless=True)  # asked, not needed
     assert left.excluded["tha_Thai"] == mx.EXCLUDED_SPACELESS
 
@@ -536,7 +536,7 @@ def test_the_command_names_the_languages_used_and_left_out(tmp_path):
     assert record["unchanging"] is None and "eng_Latn" in record["fertility"]["tha_Thai"]
     made = study.run(tmp_path / "ex", 9_000, vocab=600, manifest=manifest, iterations=1, dev=dev[:1],
                      exclude_spaceless=True, args={"exclude_spaceless": True})  # only English's dev file needed
-    assert made.lines()[0] == f"AdaptMix on 1 languages: eng_Latn; left out: zho_Hans, tha_Thai ({mx.EXCLUDED_SPACELESS})"
+    assert made.lines()[0] == f"AdaptMix on 1 language: eng_Latn; left out: zho_Hans, tha_Thai ({mx.EXCLUDED_SPACELESS})"
     run = read_run(tmp_path / "ex")
     assert run["adaptmix"]["excluded"] == {lang: mx.EXCLUDED_SPACELESS for lang in ("zho_Hans", "tha_Thai")}
     assert run["args"]["exclude_spaceless"] is True
