@@ -20,7 +20,8 @@ size run here (an exponent of 1 would have seen most of the 7.2M forms by 1 GB).
 file is written in blocks (``--dir``, deleted at the end unless ``--keep``), never held
 in memory.
 
-**The arms**, each in a fresh process whose peak memory is the summed PSS of its process
+**The arms**, each in a fresh process (its wall times and its CPU seconds, ``cpu_s``: all
+phases, all threads and worker processes) whose peak memory is the summed PSS of its process
 tree (``bench/_memory.py``; Dask's scheduler, nanny and workers included):
 
 - ``modtok``: ``count_corpora`` in one process (streaming), then ``standard.train`` at
@@ -167,7 +168,18 @@ def run_arm(arm: str, path: str, vocabs: list[int], scheme: str) -> dict:
             tok.train_from_iterator((line.rstrip("\n") for line in f), v, pattern=pattern(scheme))
         out[f"total_s_{v}"] = time.perf_counter() - t
         out[f"vocab_{v}"] = len(tok.get_mergeable_ranks())
+    out["cpu_s"] = _cpu_seconds()
     return out
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process (every thread) and its waited-for children (the
+    Dask workers, joined when the cluster closes). Unlike wall time it hardly moves with
+    the load of a shared machine, so its exponents survive runs at different loads."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def measure(arm: str, path: Path, vocabs: list[int], scheme: str) -> dict:
