@@ -15,12 +15,20 @@ call time, so a wrapper sees every call):
 - ``words``: ``words_from_counts`` (unique pre-tokens -> byte strings + count matrix);
 - ``engine setup``: ``Engine(...)`` less ``init_counts``; ``init_counts``: the first
   pair counts and occurrence lists;
-- ``merge loop``: ``standard.learn``, split into the ``merge`` kernel, the ``best``
+- ``merge loop``: ``standard.learn``, split into the merge kernels (``merge_greedy``, since
+  issue 44 many merges and their best pairs per call; ``merge`` / ``merge_best`` before), the ``best``
   kernel and the rest (the Python per merge: ``Engine.merge`` / ``best_pair`` wrappers,
   ``BPEModel.add_merge``, the progress bar), and the numba dispatch share of the
   kernel calls (a call's unboxing of its named tuples, measured by calling ``best``
   on the final, settled state: it returns at once);
 - ``export``: ``hf_tokenizer(model)`` (the ``tokenizer.json`` dict + HF's parser).
+
+``--ab N`` (issue 44): then the merge loop before and after it ran in the kernel, on the
+same counts, ``N`` times interleaved (before, after, before, ...; a fresh engine each, its
+build not timed): ``one merge per call`` is the loop ``standard.learn`` ran until then
+(``best_pair`` / ``BPEModel.add_merge`` / ``merge`` per merge), ``standard.learn`` the
+one that makes up to ``standard.BATCH`` merges per kernel call. Both must give the same
+merges and ids.
 
 The timing wrappers add about a microsecond per kernel call; the loop's total is
 ``standard.learn`` as a user calls it.
@@ -34,6 +42,7 @@ T0 = time.perf_counter()
 
 import argparse  # noqa: E402
 import os  # noqa: E402
+import statistics  # noqa: E402
 from collections import Counter  # noqa: E402
 
 from modtok.bpe import kernels, standard  # noqa: E402
@@ -72,6 +81,7 @@ def main() -> None:
     ap.add_argument("--slice-mb", default=None, help="total MB shared equally by the languages (as bpe_train [1])")
     ap.add_argument("--vocab", type=int, default=32000)
     ap.add_argument("--scheme", default="llama3")
+    ap.add_argument("--ab", type=int, default=0, help="then time the loop before/after issue 44, N times each")
     args = ap.parse_args()
     langs = select_languages(args.langs)
     pool, what = select_text(langs, args.chars, args.slice_mb)
@@ -84,11 +94,12 @@ def main() -> None:
     standard.train(Counter({"ab": 2, "bc": 1}), 258)  # numba: load (or compile) the kernels
     first = time.perf_counter() - t
 
-    names = ("init_counts", "encode_words", "merge", "merge_best", "best", "reserve")
-    wrapped = {n: Timed(n) for n in names if hasattr(kernels, n)}  # merge_best: since issue 23
-    if "merge_best" not in wrapped:
-        wrapped["merge_best"] = Timed.__new__(Timed)
-        wrapped["merge_best"].seconds, wrapped["merge_best"].calls = 0.0, 0
+    names = ("init_counts", "encode_words", "merge", "merge_best", "merge_greedy", "best", "reserve")
+    wrapped = {n: Timed(n) for n in names if hasattr(kernels, n)}  # merge_best: issue 23; merge_greedy: 44
+    for n in ("merge_best", "merge_greedy"):
+        if n not in wrapped:
+            wrapped[n] = Timed.__new__(Timed)
+            wrapped[n].seconds, wrapped[n].calls = 0.0, 0
     workers = os.cpu_count() or 1
     t = time.perf_counter()
     counts = count_by_language({"all": lines}, args.scheme, workers=workers)["all"]
@@ -107,12 +118,16 @@ def main() -> None:
     t_loop = time.perf_counter() - t
     n_merges = len(model.merges)
     t_merge, t_best, t_reserve = (wrapped[n].seconds for n in ("merge", "best", "reserve"))
-    t_merge += wrapped["merge_best"].seconds
-    calls = wrapped["merge"].calls + wrapped["best"].calls + wrapped["merge_best"].calls
+    merging = [wrapped[n] for n in ("merge", "merge_best", "merge_greedy")]
+    t_merge += sum(w.seconds for w in merging[1:])  # merge_greedy: the merges and the best pairs
+    calls = wrapped["best"].calls + sum(w.calls for w in merging)
     # dispatch: a call of `best` on the settled final state returns at once (its top is live),
     # so its time is the unboxing of the Pairs tuple (19 arrays) + the rank array + the call
-    last_merge = max((w for w in (wrapped["merge"], wrapped["merge_best"]) if w.calls), key=lambda w: w.t_last)
-    _, _, _, rank, st = last_merge.last  # (pid, c, words, rank, pairs) of the last merge: the final state
+    last_merge = max((w for w in merging if w.calls), key=lambda w: w.t_last)
+    if last_merge is wrapped["merge_greedy"]:
+        _, rank, st = last_merge.last[:3]  # (words, rank, pairs, ...) of the last call: the final state
+    else:
+        _, _, _, rank, st = last_merge.last  # (pid, c, words, rank, pairs) of the last merge
     best_fn, last = wrapped["best"].fn, (st, rank, -1)
     best_fn(*last)
     reps = 20_000
@@ -137,7 +152,7 @@ def main() -> None:
     row("engine setup (less init_counts)", t_engine - t_init)
     row("init_counts kernel", t_init)
     row("merge loop", t_loop, f"({1e6 * t_loop / max(n_merges, 1):.1f} us per merge)")
-    row("  merge kernel (+ next best)", t_merge)
+    row("  merge kernels (+ next best)", t_merge, f"({calls:,} kernel calls)")
     row("  best kernel", t_best)
     row("  reserve (growth)", t_reserve, f"({wrapped['reserve'].calls} calls)")
     py = t_loop - t_merge - t_best - t_reserve
@@ -145,6 +160,42 @@ def main() -> None:
     row("  numba dispatch (in the kernels)", per_call * calls,
         f"({1e6 * per_call:.2f} us per call x {calls:,} calls)")
     row("export (hf_tokenizer)", t_export)
+    if args.ab:
+        for w in wrapped.values():  # unwrap: the A/B times the loops as a user calls them
+            if hasattr(w, "fn"):
+                setattr(kernels, w.name, w.fn)
+        ab(langs_, words, matrix, args.vocab, args.scheme, args.ab)
+
+
+def one_merge_per_call(engine: Engine, model: BPEModel, vocab_size: int) -> BPEModel:
+    """``standard.learn`` before issue 44: a Python round-trip (and a kernel call) per merge."""
+    while len(model) < vocab_size and (best := engine.best_pair()) is not None:
+        engine.merge(best[0], best[1], model.add_merge(best[0], best[1]))
+    return model
+
+
+def ab(langs, words, matrix, vocab: int, scheme: str, repeats: int) -> None:
+    """The two loops interleaved on fresh engines; medians, ranges, the ratio."""
+    arms = {"one merge per call": one_merge_per_call, "standard.learn": standard.learn}
+    times: dict[str, list[float]] = {name: [] for name in arms}
+    models = {}
+    for _ in range(repeats):
+        for name, loop in arms.items():
+            engine = Engine(words, matrix, languages=langs, capacity=vocab + 1)
+            t = time.perf_counter()
+            models[name] = loop(engine, BPEModel([], scheme), vocab)
+            times[name].append(time.perf_counter() - t)
+    a, b = models.values()
+    same = a.merges == b.merges and a.results == b.results
+    print(f"\nmerge loop before / after ({repeats} interleaved each, load {os.getloadavg()[0]:.1f}); "
+          f"merges identical: {same} ({len(b.merges):,})")
+    med = {name: statistics.median(v) for name, v in times.items()}
+    for name, v in times.items():
+        print(f"  {name:20s} median {med[name]:7.3f} s [{min(v):.3f}, {max(v):.3f}]  "
+              f"{1e6 * med[name] / len(b.merges):6.1f} us per merge")
+    print(f"  after / before: {med['standard.learn'] / med['one merge per call']:.3f}")
+    if not same:
+        raise SystemExit("the two loops learned different merges")
 
 
 if __name__ == "__main__":

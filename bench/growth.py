@@ -4,6 +4,7 @@ of standard byte-level BPE at 0.1, 1 and 4 GB of text whose distinct words keep 
     python bench/growth.py                                  # 0.1 and 1 GB, every arm, 32k and 256k
     python bench/growth.py --sizes 0.1 1 4 --arms modtok modtok-dask --vocabs 32000 256000
     python bench/growth.py --sizes 0.1 1 --repeats 3 1      # repeats per size (fewer at 1 GB)
+    python bench/growth.py --sizes 4 --arms modtok --results r.jsonl; python bench/growth.py --report r.jsonl
     MODTOK_SMOKE=1 python bench/growth.py                   # 2 MB and 20 MB, 1k vocabulary
 
 **The text.** Repeating a corpus keeps its distinct words fixed (``bench/count_scale.py``
@@ -19,7 +20,8 @@ size run here (an exponent of 1 would have seen most of the 7.2M forms by 1 GB).
 file is written in blocks (``--dir``, deleted at the end unless ``--keep``), never held
 in memory.
 
-**The arms**, each in a fresh process whose peak memory is the summed PSS of its process
+**The arms**, each in a fresh process (its wall times and its CPU seconds, ``cpu_s``: all
+phases, all threads and worker processes) whose peak memory is the summed PSS of its process
 tree (``bench/_memory.py``; Dask's scheduler, nanny and workers included):
 
 - ``modtok``: ``count_corpora`` in one process (streaming), then ``standard.train`` at
@@ -166,7 +168,18 @@ def run_arm(arm: str, path: str, vocabs: list[int], scheme: str) -> dict:
             tok.train_from_iterator((line.rstrip("\n") for line in f), v, pattern=pattern(scheme))
         out[f"total_s_{v}"] = time.perf_counter() - t
         out[f"vocab_{v}"] = len(tok.get_mergeable_ranks())
+    out["cpu_s"] = _cpu_seconds()
     return out
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process (every thread) and its waited-for children (the
+    Dask workers, joined when the cluster closes). Unlike wall time it hardly moves with
+    the load of a shared machine, so its exponents survive runs at different loads."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def measure(arm: str, path: Path, vocabs: list[int], scheme: str) -> dict:
@@ -217,6 +230,8 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
     ap.add_argument("--target-gb", type=float, default=40.0)
     ap.add_argument("--cluster-workers", type=int, nargs="+", default=[16, 64])
+    ap.add_argument("--results", help="append every measured arm to this JSON-lines file")
+    ap.add_argument("--report", nargs="+", help="no run: fit and print from --results files (runs of any sizes)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--file", help=argparse.SUPPRESS)
     ap.add_argument("--result", help=argparse.SUPPRESS)
@@ -225,6 +240,13 @@ def main() -> None:
         Path(args.result).write_text(json.dumps(run_arm(args.child, args.file, args.vocabs, args.scheme)))
         return
 
+    if args.report:
+        rows = [json.loads(line) for name in args.report for line in Path(name).read_text().splitlines() if line]
+        results, info = {}, {}
+        for row in sorted(rows, key=lambda r: r["gb"]):
+            info[row["gb"]] = {"bytes": row["bytes"]}
+            results.setdefault(row["gb"], {}).setdefault(row["key"], []).append(row["result"])
+        return report(results, info, args)
     t = time.perf_counter()
     forms = word_forms()
     print(f"word forms: {len(forms):,} (wordfreq 'best', every language) in {time.perf_counter() - t:.1f} s; "
@@ -244,7 +266,11 @@ def main() -> None:
             for r in range(repeats):
                 for arm, vocabs in jobs(args.arms, args.vocabs):  # interleaved within a round
                     res = measure(arm, path, vocabs, args.scheme)
-                    results[gb].setdefault(arm + ("" if arm.startswith("modtok") else f" {vocabs[0]}"), []).append(res)
+                    key = arm + ("" if arm.startswith("modtok") else f" {vocabs[0]}")
+                    results[gb].setdefault(key, []).append(res)
+                    if args.results:
+                        with open(args.results, "a") as f:
+                            f.write(json.dumps({"gb": gb, "bytes": info[gb]["bytes"], "key": key, "result": res}) + "\n")
                     times = "  ".join(f"{k} {v:.1f}" for k, v in res.items() if k.endswith("_s") or "_s_" in k)
                     print(f"  [round {r + 1}] {arm:11s} {times}  peak {res['peak_mb']:,.0f} MB"
                           + (f"  distinct {res['distinct']:,}" if "distinct" in res else "") + f"  load {load()}",
@@ -256,52 +282,52 @@ def main() -> None:
 
 
 def report(results: dict, info: dict, args) -> None:
-    """Medians per size, the exponents, the check, the 40 GB estimate."""
-    sizes = [gb for gb in results if results[gb]]
-    gbs = [info[gb]["bytes"] / 1e9 for gb in sizes]
-    series: dict[str, list[float]] = {}
-    for gb in sizes:
+    """Medians per size, the exponents (each quantity over the sizes it was run at), the
+    check, the 40 GB estimate."""
+    series: dict[str, tuple[list[float], list[float]]] = {}  # "arm: field" -> (GB written, medians)
+    for gb in sorted(results):
         for key, runs in results[gb].items():
             for field in runs[0]:
-                if field == "peak_mb" or field.endswith("_s") or "_s_" in field or field == "distinct":
-                    series.setdefault(f"{key}: {field}", []).append(statistics.median(r[field] for r in runs))
-    series = {k: v for k, v in series.items() if len(v) == len(sizes) and "cluster_start" not in k}
-    print(f"\nmedians per size (GB written: {', '.join(f'{g:.3f}' for g in gbs)}) and the exponent "
-          f"(quantity ~ size^e, {len(sizes)} sizes)")
-    distinct = next((v for k, v in series.items() if k.endswith("distinct")), None)
-    beta = exponent(gbs, distinct) if distinct and len(sizes) > 1 else None
-    for key, vals in series.items():
-        e = f"{exponent(gbs, vals):6.2f}" if len(sizes) > 1 else "   n/a"
-        print(f"  {key:36s} " + "  ".join(f"{v:12,.1f}" for v in vals) + f"   e = {e}")
-    if beta is None:
-        print("one size only: no exponents")
+                if (field == "peak_mb" or field.endswith("_s") or "_s_" in field or field == "distinct") \
+                        and field != "cluster_start_s":
+                    x, y = series.setdefault(f"{key}: {field}", ([], []))
+                    x.append(info[gb]["bytes"] / 1e9)
+                    y.append(statistics.median(r[field] for r in runs))
+    print("\nmedians per size (GB written -> value) and the exponent (quantity ~ size^e)")
+    for key, (x, y) in series.items():
+        e = f"{exponent(x, y):5.2f}" if len(x) > 1 else "  n/a"
+        print(f"  {key:36s} e = {e}   " + "  ".join(f"{g:.3f} GB: {v:,.1f}" for g, v in zip(x, y)))
+    distinct = max((v for k, v in series.items() if k.endswith("distinct")), key=lambda xy: len(xy[0]), default=None)
+    if distinct is None or len(distinct[0]) < 2:
+        print("fewer than two sizes: no exponents")
         return
+    beta = exponent(*distinct)
     print(f"\ndistinct words ~ size^{beta:.2f} (beta)")
-    worse = [(k, exponent(gbs, v)) for k, v in series.items()
-             if ("train_s" in k or "peak_mb" in k) and exponent(gbs, v) > beta + 0.05]
+    fitted = {k: exponent(*xy) for k, xy in series.items() if len(xy[0]) > 1}
+    worse = [(k, e) for k, e in fitted.items() if ("train_s" in k or "peak_mb" in k) and e > beta + 0.05]
     print("check: every training time and peak memory grows no faster than the distinct words (e <= beta + 0.05): "
           + ("yes" if not worse else "NO: " + ", ".join(f"{k} e = {e:.2f}" for k, e in worse)))
-    print(f"  (counting reads every byte: its exponent is about 1 whatever beta is)")
+    print("  (counting reads every byte: its exponent is about 1 whatever beta is)")
     to = args.target_gb
-    print(f"\n{to:g} GB, carried from {gbs[-1]:.2f} GB with each exponent (an extrapolation, not a run):")
-    words40 = extrapolate(gbs, distinct, to)
-    print(f"  distinct words: {words40:,.0f}")
-    for key, vals in series.items():
+    print(f"\n{to:g} GB, carried from each quantity's largest size with its exponent (an extrapolation, not a run):")
+    words = extrapolate(*distinct, to)
+    print(f"  distinct words: {words:,.0f}")
+    for key in fitted:
         if not key.endswith("distinct"):
             unit = "MB" if key.endswith("peak_mb") else "s"
-            print(f"  {key:36s} {extrapolate(gbs, vals, to):12,.0f} {unit}")
-    dask = [k for k in series if k.startswith("modtok-dask") and k.endswith("count_s")]
-    if dask:
-        # per-worker throughput measured on this machine's 2-worker cluster at the largest size
-        per_worker = gbs[-1] * 1e3 / series[dask[0]][-1] / 2
-        trains = {k: extrapolate(gbs, v, to) for k, v in series.items()
+            print(f"  {key:36s} {extrapolate(*series[key], to):12,.0f} {unit}")
+    if "modtok-dask: count_s" in fitted:
+        # per-worker throughput of this machine's 2-worker cluster at its largest size
+        x, y = series["modtok-dask: count_s"]
+        per_worker = x[-1] * 1e3 / y[-1] / 2
+        trains = {k.split("_")[-1]: extrapolate(*series[k], to) for k in fitted
                   if k.startswith("modtok-dask") and "train_s" in k}
-        mem = extrapolate(gbs, series["modtok-dask: peak_mb"], to)
+        mem = extrapolate(*series["modtok-dask: peak_mb"], to)
         for workers in args.cluster_workers:
-            count = to * 1e3 / (per_worker * workers)
-            print(f"  Dask cluster of {workers} workers at this machine's {per_worker:.1f} MB/s per worker: "
-                  f"counting {count:,.0f} s + training " + ", ".join(f"{k.split('_')[-1]}: {s:,.0f} s" for k, s in trains.items())
-                  + f" in one process (its memory: about {mem:,.0f} MB, the Counter of {words40:,.0f} words)")
+            print(f"  Dask cluster of {workers} workers at this machine's {per_worker:.2f} MB/s per worker: counting "
+                  f"{to * 1e3 / (per_worker * workers):,.0f} s, then training in one process ("
+                  + ", ".join(f"{v}: {t:,.0f} s" for v, t in trains.items())
+                  + f"; about {mem:,.0f} MB there, the Counter of {words:,.0f} words)")
 
 
 if __name__ == "__main__":

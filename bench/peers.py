@@ -21,6 +21,7 @@
 
     python bench/peers.py                                  # 8 languages, 1M chars each, 32k, 4,000 merges
     python bench/peers.py --repeats 5 --skip-unigram --skip-parity
+    python bench/peers.py --repeats 5 --skip-unigram --skip-parity --before --no-bpeasy --no-sentencepiece  # issue 44 #2
     python bench/peers.py --langs pool --chars all --vocab 128000 --skip-unigram --skip-parity --no-sentencepiece
     MODTOK_SMOKE=1 python bench/peers.py                   # tiny sizes
 
@@ -39,6 +40,7 @@ import numpy as np
 from tokenizers import pre_tokenizers
 
 from _peers import bpeasy_vocab, hf_parity_merges, rustbpe_tokens  # bench/ is on sys.path when a bench runs
+from bpe_phases import one_merge_per_call
 from bpe_train import hf_train, interleaved, select_languages, select_text
 from modtok.artifacts.baselines import sp_model_proto, train_sp_unigram
 from modtok.bpe import parity, standard
@@ -116,8 +118,13 @@ def part_standard(args, langs: list[str]) -> None:
         "modtok": lambda: standard.train(count_pretokens(lines, args.scheme, workers=workers), args.vocab, args.scheme),
         "HF BpeTrainer": lambda: hf_train(lines, args.vocab, args.scheme),
         "rustbpe": lambda: rustbpe_tokens(lines, args.vocab, source),
-        "bpeasy": lambda: bpeasy_vocab(lines, args.vocab, source),
     }
+    if args.before:  # the same counting, the merge loop as it was before issue 44 (bench/bpe_phases.py)
+        arms["modtok, loop before #44"] = lambda: one_merge_per_call(
+            Engine.from_counts({"all": count_pretokens(lines, args.scheme, workers=workers)}, capacity=args.vocab + 1),
+            BPEModel([], args.scheme), args.vocab)
+    if not args.no_bpeasy:
+        arms["bpeasy"] = lambda: bpeasy_vocab(lines, args.vocab, source)
     if not args.no_sentencepiece:
         arms["sentencepiece BPE"] = lambda: sp_bpe(lines, args.vocab)
     print(f"\n[1] standard BPE, {len(langs)} languages, {what}: {mb:.1f} MB, {len(lines):,} lines, "
@@ -133,9 +140,12 @@ def part_standard(args, langs: list[str]) -> None:
     print(f"      modtok vs rustbpe: {same_at_every_rank(ours, rust)}")
     print(f"      modtok with rustbpe's tie order (raw byte ids) vs rustbpe: "
           f"{same_at_every_rank(modtok_tokens(counts, args.vocab, args.scheme, raw_byte_order=True), rust)}")
-    easy = [t for t, _ in sorted(last["bpeasy"].items(), key=lambda kv: kv[1])]
-    print(f"      modtok vs bpeasy: {same_at_every_rank(ours, easy)}; bpeasy vs rustbpe: "
-          f"{same_at_every_rank(easy, rust)}")
+    if args.before:
+        print(f"      modtok vs modtok's loop before #44: {same_at_every_rank(ours, last['modtok, loop before #44'].vocab)}")
+    if not args.no_bpeasy:
+        easy = [t for t, _ in sorted(last["bpeasy"].items(), key=lambda kv: kv[1])]
+        print(f"      modtok vs bpeasy: {same_at_every_rank(ours, easy)}; bpeasy vs rustbpe: "
+              f"{same_at_every_rank(easy, rust)}")
 
 
 def part_unigram(args, langs: list[str]) -> None:
@@ -234,6 +244,9 @@ def main() -> None:
                     help="[3] without the base run on the reference's pre-tokens")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-sentencepiece", action="store_true", help="[1] without sentencepiece BPE")
+    ap.add_argument("--no-bpeasy", action="store_true", help="[1] without bpeasy")
+    ap.add_argument("--before", action="store_true",
+                    help="[1] also modtok with the merge loop before issue 44 (one Python round-trip a merge)")
     ap.add_argument("--skip-standard", action="store_true")
     ap.add_argument("--skip-unigram", action="store_true")
     ap.add_argument("--skip-parity", action="store_true")
