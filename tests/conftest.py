@@ -82,3 +82,28 @@ def declaration():
         return [p for paragraphs in sections.values() for p in paragraphs]
 
     return read
+
+
+def write_ranks(path: Path, ranks: dict[bytes, int]) -> None:
+    """A tiktoken ranks file: ``base64(token) rank`` a line."""
+    import base64
+
+    path.write_bytes(b"".join(base64.b64encode(t) + b" %d\n" % r for t, r in ranks.items()))
+
+
+def ship_ranks(tmp_path: Path, monkeypatch, key: str, ranks: dict[bytes, int], filename: str) -> Path:
+    """A deployed tokenizer ``key`` "shipped" by a package of its own, ``modtok_<key>_ranks``
+    under ``tmp_path/site`` (its ranks file ``filename``, cl100k's regex), registered in
+    ``deployed.DEPLOYED`` for the test; returns the package folder."""
+    import importlib
+
+    from modtok.artifacts import deployed
+
+    pkg = tmp_path / "site" / f"modtok_{key}_ranks"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    write_ranks(pkg / filename, ranks)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    importlib.invalidate_caches()
+    monkeypatch.setitem(deployed.DEPLOYED, key, deployed.Deployed(pkg.name, f"{key}-ranks", filename, "cl100k"))
+    return pkg

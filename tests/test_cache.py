@@ -13,7 +13,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import REPO
+from conftest import REPO, ship_ranks, write_ranks
 
 from modtok import cache
 from modtok.cache import Results, fingerprint
@@ -313,28 +313,11 @@ def test_the_k_sweep_comes_back_on_the_callers_base():
 RANKS = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
 
 
-def _write_ranks(path, ranks):
-    import base64
-
-    path.write_bytes(b"".join(base64.b64encode(t) + b" %d\n" % r for t, r in ranks.items()))
-
-
 @pytest.fixture
 def shipped(tmp_path, monkeypatch):
     """A deployed tokenizer "shipped" by a package of its own (its ranks file under ``site/``),
     the converted-tokenizer cache and the results cache in ``tmp_path``."""
-    import importlib
-
-    from modtok.artifacts import deployed
-
-    pkg = tmp_path / "site" / "modtok_shipped_ranks"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    _write_ranks(pkg / "ranks.tiktoken", RANKS)
-    monkeypatch.syspath_prepend(str(tmp_path / "site"))
-    importlib.invalidate_caches()
-    monkeypatch.setitem(deployed.DEPLOYED, "shipped",
-                        deployed.Deployed("modtok_shipped_ranks", "shipped-ranks", "ranks.tiktoken", "cl100k"))
+    pkg = ship_ranks(tmp_path, monkeypatch, "shipped", RANKS, "ranks.tiktoken")
     monkeypatch.setenv("MODTOK_CACHE", str(tmp_path / "converted"))
     monkeypatch.setenv("MODTOK_RESULTS", str(tmp_path / "results"))
     return pkg / "ranks.tiktoken"
@@ -361,13 +344,13 @@ def test_a_deployed_handle_is_keyed_by_its_file_without_loading_it(shipped, monk
     assert not again.loaded and fingerprint(again) == key
     # what the key depends on: the file's bytes (same size, two ranks swapped), the package's version, the converter
     swapped = RANKS | {b"ab": 257, b"abc": 256}
-    _write_ranks(shipped, swapped)
+    write_ranks(shipped, swapped)
     assert shipped.stat().st_size == len(b"".join(__import__("base64").b64encode(t) + b" %d\n" % r
                                                   for t, r in RANKS.items()))
     changed = fingerprint(deployed.Lazy("shipped"))
     assert changed != key
     assert fingerprint(handle) == key  # a loaded handle keeps the key of the file it read
-    _write_ranks(shipped, RANKS)
+    write_ranks(shipped, RANKS)
     assert fingerprint(deployed.Lazy("shipped")) == key
     with monkeypatch.context() as m:
         m.setattr(deployed, "_version", lambda pip_name: "9.9")
@@ -399,7 +382,7 @@ def test_notebook_01s_deployed_measures_come_back_unloaded_and_not_after_a_file_
     assert not handle.loaded
     assert [(e.what, e.how) for e in study.results.events[-1:]] == [("nsl table", "computed")]
     # the shipped file changed: every result that reads the deployed tokenizer is computed again, on the new one
-    _write_ranks(shipped, RANKS | {b" ab": 258})
+    write_ranks(shipped, RANKS | {b" ab": 258})
     study, handle, third, _ = table()
     how = {e.what: e.how for e in study.results.events}
     assert how["nsl table"] == how["deployed test tokens"] == how["premiums"] == "computed" and handle.loaded
@@ -433,7 +416,7 @@ def test_notebook_07s_audit_and_id_check_come_back_and_not_after_a_change(shippe
     assert floor.RESULTS.events[-1].how == "cached"
     floor.audit_rows({"shipped": handle}, ne, en, n_boot=21)  # a parameter
     floor.audit_rows({"shipped": handle}, ne + ["c"], en + ["c"], n_boot=20)  # the lines
-    _write_ranks(shipped, RANKS | {b" ab": 258})
+    write_ranks(shipped, RANKS | {b" ab": 258})
     floor.audit_rows({"shipped": deployed.Lazy("shipped")}, ne, en, n_boot=20)  # the file
     assert [e.how for e in floor.RESULTS.events[-3:]] == ["computed"] * 3
 
@@ -467,6 +450,6 @@ def test_a_deployed_base_is_keyed_by_its_file_and_read_on_first_use(shipped):
     assert not base.loaded and key == floor.base_key(floor.DeployedBase("shipped"))
     assert isinstance(base, Base) and base.next_id == Base.load("shipped").next_id == 258 and base.loaded
     assert base.tokenizer.encode("abc", add_special_tokens=False).ids == [257]
-    _write_ranks(shipped, RANKS | {b" ab": 258})
+    write_ranks(shipped, RANKS | {b" ab": 258})
     assert floor.base_key(floor.DeployedBase("shipped")) != key
     assert floor.base_key(base) == key  # the loaded one is the file it read

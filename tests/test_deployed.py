@@ -10,8 +10,6 @@ directory.
 
 from __future__ import annotations
 
-import base64
-import importlib
 import json
 import unicodedata
 from pathlib import Path
@@ -19,6 +17,7 @@ from unittest import mock
 
 import pytest
 from hypothesis import given
+from conftest import ship_ranks, write_ranks
 from hypothesis import strategies as st
 
 from modtok.artifacts import deployed
@@ -123,20 +122,9 @@ def test_conversion_errors(tmp_path):
 # names, packages, cache (with a fake package holding TINY)
 
 
-def _write_ranks(path, ranks):
-    path.write_bytes(b"".join(base64.b64encode(t) + b" %d\n" % r for t, r in ranks.items()))
-
-
 @pytest.fixture
 def fake(tmp_path, monkeypatch):
-    pkg = tmp_path / "site" / "modtok_fake_ranks"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    _write_ranks(pkg / "tiny.tiktoken", TINY)
-    monkeypatch.syspath_prepend(str(tmp_path / "site"))
-    importlib.invalidate_caches()
-    monkeypatch.setitem(deployed.DEPLOYED, "fake", Deployed("modtok_fake_ranks", "fake-ranks", "tiny.tiktoken", "cl100k"))
-    return pkg
+    return ship_ranks(tmp_path, monkeypatch, "fake", TINY, "tiny.tiktoken")
 
 
 def test_unknown_name_and_missing_package(monkeypatch):
@@ -167,7 +155,7 @@ def test_cache_is_keyed_by_the_ranks_file(fake, tmp_path, monkeypatch):
         assert deployed.load("fake", cache=cache).encode("abcab", add_special_tokens=False).ids == [258, 256]
 
     # a changed ranks file gets a new key and is converted: "xyzxyz" becomes one token
-    _write_ranks(fake / "tiny.tiktoken", TINY | {b"xyzxyz": 264})
+    write_ranks(fake / "tiny.tiktoken", TINY | {b"xyzxyz": 264})
     second = deployed.cached_path("fake", cache)
     assert second != first
     assert deployed.load("fake", cache=cache).encode("xyzxyz", add_special_tokens=False).ids == [264]
