@@ -588,11 +588,12 @@ class Continuation(Protocol):
     tests check that both kinds have every member).
     """
 
-    base: Base
+    base: Base | spm.SpmBase
     checks: str
 
     @staticmethod
-    def read(name: str | os.PathLike) -> dict: ...
+    def read(name: str | os.PathLike) -> dict:
+        """The base's ``tokenizer.json`` (refused with the reason when it is not of this kind)."""
 
     def describe(self) -> str:
         """The base and what the arm does to it, for the log."""
@@ -602,7 +603,7 @@ class Continuation(Protocol):
         """The first ``merges`` merges of continued BPE on ``current`` (the base, or the
         extension so far as a base) over ``lines``, unfiltered."""
 
-    def extension(self, merges: Sequence) -> Extension:
+    def extension(self, merges: Sequence) -> Extension | spm.SpmExtension:
         """:attr:`base` plus ``merges``."""
 
     def invariance(self, ext, probes: Mapping[str, Sequence[str]], scripts: Sequence[str]) -> Invariance:
@@ -626,11 +627,12 @@ class ByteLevel:
         return tj
 
     def describe(self) -> str:
-        return f"{self.base!r}; arm {self.arm} ({'base regex' if self.regex == self.base.regex else 'repaired regex'})"
+        regex = "base regex" if self.regex == self.base.regex else "repaired regex"
+        return f"{self.base!r}; arm {self.arm} ({regex})"
 
     def learn(self, current: Base, lines, merges, min_count, progress, workers) -> list[tuple[bytes, bytes]]:
-        # counted with the first base's normalizer: every later base's is a copy of it,
-        # and the first one's HF tokenizer is already built
+        # counted with the first base's normalizer: every later base's is a copy of it, and
+        # one base builds its HF tokenizer (a big JSON) once
         return learn(current, count_words(self.base, lines, self.regex, workers=workers), merges, min_count,
                      progress)
 
@@ -643,7 +645,7 @@ class ByteLevel:
 
 def kind_of(name: str | os.PathLike) -> type[Continuation]:
     """The :class:`Continuation` of the base ``name`` names: a SentencePiece ``.model``
-    (:func:`modtok.adapt.deployed.spm_path`) or a byte-level ``tokenizer.json``."""
+    (:func:`modtok.artifacts.deployed.spm_path`) or a byte-level ``tokenizer.json``."""
     return ByteLevel if deployed.spm_path(name) is None else spm.SentencePiece
 
 
@@ -772,8 +774,8 @@ def run(options: ExtendOptions, *, force: bool = False, inputs: Iterable = (), w
         for line in inv.lines():
             say("  " + line)
         if not any(n for n, _, _ in inv.probes.values()):  # e.g. a Latin target with English probe text
-            raise ConfigError(f"no probe or held-out line is free of {'/'.join(all_scripts)} characters"
-                              + (" and marks" if ext.regex != b.regex else "") + ": the invariance was not checked, "
+            free_of = "/".join(all_scripts) + " characters" + (" and marks" if ext.regex != b.regex else "")
+            raise ConfigError(f"no probe or held-out line is free of {free_of}: the invariance was not checked, "
                               "nothing written; give --probe FILE with text in another script")
         if not inv.ok:
             raise ConfigError("the extension changes the base's ids or merges, or the ids of probe text without "

@@ -254,6 +254,8 @@ class SentencePiece:
     checks = "invariance (sentencepiece and tokenizer.json)"
 
     def __init__(self, name: str | os.PathLike, tokenizer_json: Mapping, config_dir, arm: str):
+        # the .model read again (``tokenizer_json`` is :meth:`read`'s, built from it), now with
+        # the settings of ``config_dir``
         self.base, self.arm = SpmBase.load(name, config_dir), arm
 
     @staticmethod
