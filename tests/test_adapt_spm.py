@@ -93,6 +93,28 @@ def test_extend_and_trim_a_trained_model(tiny_model, tmp_path, capsys):
     assert not any(p.startswith("<0x") for p in new.encode("न", out_type=str))
 
 
+def test_both_kinds_of_base_have_every_phase_extend_runs(tiny_model, tmp_path):
+    """`extend.run` calls its phases through `extend.Continuation`: a sentencepiece `.model`
+    and a byte-level `tokenizer.json` each get their kind, with every member of it, and
+    the same learn -> extension -> as_base -> invariance chain works on both."""
+    from modtok.adapt import extend
+    from modtok.bpe.export import to_tokenizer_json
+    from modtok.bpe.model import BPEModel
+
+    byte_level = tmp_path / "bl" / "tokenizer.json"
+    byte_level.parent.mkdir()
+    byte_level.write_text(json.dumps(to_tokenizer_json(BPEModel([(0xE0, 0xA4)], scheme="llama3"))))
+    for path, kind in ((tiny_model, adapt_spm.SentencePiece), (byte_level, extend.ByteLevel)):
+        assert extend.kind_of(path) is kind
+        c = kind(path, kind.read(path), None, "R2")
+        assert isinstance(c, extend.Continuation) and repr(c.base) in c.describe()
+        learned = c.learn(c.base, NEPALI * 3, 5, 2, False, 1)
+        ext = c.extension(learned)
+        assert len(learned) == 5 and ext.merges == learned and len(ext.new_tokens()) > 0
+        assert ext.as_base().next_id == c.base.next_id + len(ext.new_tokens())
+        assert c.invariance(ext, {"en": ENGLISH}, ["Deva"]).ok
+
+
 def test_keep_script_keeps_every_piece_of_the_script(tiny_model):
     """A SentencePiece piece's text is the piece with ▁ as a space (not a byte-level string):
     trimmed to one English line with keep_scripts=["Latn"], English lines the usage text never

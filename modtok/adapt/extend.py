@@ -52,11 +52,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from modtok import options
-from modtok.adapt import hf_files
+from modtok.adapt import hf_files, spm
 from modtok.adapt.filters import LOW_KEEP, BlockFilter, any_of, filter_merges, low_keep_note
 from modtok.adapt.invariance import Invariance
 from modtok.artifacts import deployed
@@ -201,6 +202,12 @@ class Base:
         results = np.array([id_of[a + b] for a, b in self.merges], np.int64)
         return Private(token_bytes, id_of, rank, merges, results)
 
+    def filter(self, merges: Sequence[tuple[bytes, bytes]], keep: BlockFilter) -> list[tuple[bytes, bytes]]:
+        """The ``merges`` whose token ``keep`` accepts, and those built on them
+        (:func:`modtok.adapt.filters.filter_merges`; the same call as
+        :meth:`modtok.adapt.spm.SpmBase.filter`)."""
+        return filter_merges(merges, keep.keeps, set(self.id_of))
+
     def normalize(self, lines: Iterable[str]) -> list[str]:
         """Lines through the tokenizer's normalizer (Qwen: NFC), as HF encodes them."""
         if not self.json.get("normalizer"):
@@ -317,6 +324,11 @@ class Extension:
     def tokenizer(self):
         """The extended tokenizer as an HF ``tokenizers.Tokenizer``."""
         return hf_tokenizer(self.tokenizer_json())
+
+    def as_base(self) -> Base:
+        """This extension as the base of the next language's run (the merges of each
+        language continue from the tokens of the ones before it)."""
+        return Base(self.tokenizer_json(), self.base.config, self.base.name)
 
     def save(self, out_dir: str | os.PathLike) -> Path:
         """Write ``tokenizer.json`` and ``tokenizer_config.json`` into ``out_dir``
@@ -530,14 +542,6 @@ def probe_text(files: Sequence[str] | None = None, eval: str | os.PathLike | Non
 FILTERS = options.EXTEND_FILTERS
 
 
-def _kept(base, learned: list, keep: BlockFilter) -> list:
-    """The ``learned`` merges ``keep`` accepts, and those built on them, on a byte-level
-    :class:`Base` or an :class:`~modtok.adapt.spm.SpmBase`."""
-    if isinstance(base, Base):
-        return filter_merges(learned, keep.keeps, set(base.id_of))
-    return base.filter(learned, keep)
-
-
 def _filter_for(kind: str, script: str):
     """The merge filter ``kind`` of ``script`` (``False``: none). The script is checked for
     every kind, ``none`` too (the invariance needs its characters): an unknown code is
@@ -568,6 +572,81 @@ class ExtendOptions:
     logit_tol: float = 1e-4
     pad_to_multiple_of: int | None = None
     any_script: bool = False
+
+
+@runtime_checkable
+class Continuation(Protocol):
+    """A base of one kind as :func:`run`'s phases use it: :class:`ByteLevel` (a byte-level BPE
+    ``tokenizer.json``, :class:`Base`) or :class:`modtok.adapt.spm.SentencePiece` (a
+    SentencePiece BPE ``.model``, :class:`~modtok.adapt.spm.SpmBase`). ``read(name)`` gives the
+    ``tokenizer.json`` a model directory is checked against, before the base is built with
+    that directory's settings (``kind(name, tokenizer_json, config_dir, arm)``); ``base`` is
+    the base loaded, ``checks`` names what :meth:`invariance` compares.
+
+    Both bases have ``filter(merges, keep)`` and ``next_id``, both extensions ``as_base()``,
+    ``save(dir)``, ``new_tokens()``, ``regex`` and ``base``; what differs is here (the
+    tests check that both kinds have every member).
+    """
+
+    base: Base | spm.SpmBase
+    checks: str
+
+    @staticmethod
+    def read(name: str | os.PathLike) -> dict:
+        """The base's ``tokenizer.json`` (refused with the reason when it is not of this kind)."""
+
+    def describe(self) -> str:
+        """The base and what the arm does to it, for the log."""
+
+    def learn(self, current, lines: Sequence[str], merges: int, min_count: int, progress: bool,
+              workers: int) -> list:
+        """The first ``merges`` merges of continued BPE on ``current`` (the base, or the
+        extension so far as a base) over ``lines``, unfiltered."""
+
+    def extension(self, merges: Sequence) -> Extension | spm.SpmExtension:
+        """:attr:`base` plus ``merges``."""
+
+    def invariance(self, ext, probes: Mapping[str, Sequence[str]], scripts: Sequence[str]) -> Invariance:
+        """``ext`` checked against :attr:`base` on the ``probes`` without ``scripts``."""
+
+
+class ByteLevel:
+    """:class:`Continuation` of a byte-level BPE :class:`Base`: counted with the arm's
+    split regex (:func:`arm_pattern`), learned on the engine, checked in HF ``tokenizers``."""
+
+    checks = "invariance"
+
+    def __init__(self, name: str | os.PathLike, tokenizer_json: Mapping, config_dir, arm: str):
+        self.base = Base(tokenizer_json, hf_files.base_config(name, tokenizer_json, config_dir), str(name))
+        self.arm, self.regex = arm, arm_pattern(self.base.regex, arm)
+
+    @staticmethod
+    def read(name: str | os.PathLike) -> dict:
+        tj = deployed.load_json(name)
+        check_bpe_json(tj, str(name))
+        return tj
+
+    def describe(self) -> str:
+        regex = "base regex" if self.regex == self.base.regex else "repaired regex"
+        return f"{self.base!r}; arm {self.arm} ({regex})"
+
+    def learn(self, current: Base, lines, merges, min_count, progress, workers) -> list[tuple[bytes, bytes]]:
+        # counted with the first base's normalizer: every later base's is a copy of it, and
+        # one base builds its HF tokenizer (a big JSON) once
+        return learn(current, count_words(self.base, lines, self.regex, workers=workers), merges, min_count,
+                     progress)
+
+    def extension(self, merges) -> Extension:
+        return Extension(self.base, list(merges), self.regex)
+
+    def invariance(self, ext: Extension, probes, scripts) -> Invariance:
+        return invariance(ext, probes, scripts, tokenizer=ext.tokenizer())
+
+
+def kind_of(name: str | os.PathLike) -> type[Continuation]:
+    """The :class:`Continuation` of the base ``name`` names: a SentencePiece ``.model``
+    (:func:`modtok.artifacts.deployed.spm_path`) or a byte-level ``tokenizer.json``."""
+    return ByteLevel if deployed.spm_path(name) is None else spm.SentencePiece
 
 
 def run(options: ExtendOptions, *, force: bool = False, inputs: Iterable = (), workers: int = 1,
@@ -630,35 +709,28 @@ def run(options: ExtendOptions, *, force: bool = False, inputs: Iterable = (), w
             if name != phases[0]:
                 bar.update(1)
 
+        # 1. base: its kind (a sentencepiece .model or a byte-level tokenizer.json) and its file
         phase("base")
         probes, probe_source = probe_text(o.probe_files, o.eval)
-        sentencepiece = deployed.spm_path(base) is not None
-        if sentencepiece:
-            from modtok.adapt import spm
-
-            base_tj = spm.SpmBase.load(base).json
-        else:
-            base_tj = deployed.load_json(base)
-            check_bpe_json(base_tj, str(base))
+        kind = kind_of(base)
+        base_tj = kind.read(base)
+        # 2. model: the directory checked against the base before any work (its tokenizer
+        # settings are the base's when it holds the same tokenizer)
         checked = None
         if model is not None:
             phase("model")
             checked = hf_model.check_model_dir(model, base_tj)
         config_dir = checked.path if checked and checked.tokenizer_checked else None
-        if sentencepiece:
-            b = spm.SpmBase.load(base, config_dir)
-            regex = None
-            say(f"base: {b!r} (sentencepiece BPE: no split regex, arm {arm} has nothing to change), filter {filter}")
-        else:
-            b = Base(base_tj, hf_files.base_config(base, base_tj, config_dir), str(base))
-            regex = arm_pattern(b.regex, arm)
-            say(f"base: {b!r}; arm {arm} ({'base regex' if regex == b.regex else 'repaired regex'}), filter {filter}")
+        continuation = kind(base, base_tj, config_dir, arm)
+        b = continuation.base
+        say(f"base: {continuation.describe()}, filter {filter}")
         lm = None
         if checked is not None:
             say(f"model: {checked.path} ({checked.model_type}, {checked.rows:,} rows)"
                 + "".join(f"; {note}" for note in checked.notes))
             lm = hf_model.load_causal_lm(checked.path)  # before the long work: a bad directory fails fast
 
+        # 3. text: each language's lines, its script share said, every HOLD_OUT-th line held out
         phase("text")
         train, held, report = {}, {}, {}
         for lang, spec in texts.items():
@@ -673,50 +745,43 @@ def run(options: ExtendOptions, *, force: bool = False, inputs: Iterable = (), w
             held[lang] = [line for i, line in enumerate(lines) if i % HOLD_OUT == HOLD_OUT - 1][:HELD_OUT_MAX]
             report[lang]["held_out"] = len(held[lang])
 
+        # 4. learn: each language on top of the base and the languages before it, filtered by its script
         phase("learn")
         current, learned_all, notes = b, [], []
         for lang in texts:
-            if sentencepiece:
-                learned = spm.learn(current, current.count_words(train[lang]), merges, min_count, progress)
-            else:
-                learned = learn(current, count_words(b, train[lang], regex, workers=workers), merges, min_count,
-                                progress)
-            kept = learned if keeps[lang] is False else _kept(current, learned, keeps[lang])
+            learned = continuation.learn(current, train[lang], merges, min_count, progress, workers)
+            kept = learned if keeps[lang] is False else current.filter(learned, keeps[lang])
             learned_all += kept
             report[lang].update(merges_learned=len(learned), merges_kept=len(kept))
             line = f"learned: {lang}, {len(learned):,} merges, {len(kept):,} kept by the filter"
             if filter == "strict" and len(kept) < LOW_KEEP * len(learned):  # say what App. H would keep
-                relaxed = len(_kept(current, learned, BlockFilter.for_script(scripts[lang], relaxed=True)))
+                relaxed = len(current.filter(learned, BlockFilter.for_script(scripts[lang], relaxed=True)))
                 report[lang]["merges_kept_relaxed"] = relaxed
                 notes.append(low_keep_note(lang, scripts[lang], len(learned), len(kept), relaxed))
                 line += f" (--filter relaxed would keep {relaxed:,})"
             say(line)
             if lang != list(texts)[-1]:  # the next language continues from this one's tokens
-                current = (spm.SpmExtension(b, learned_all).as_base() if sentencepiece else
-                           Base(Extension(b, learned_all, regex).tokenizer_json(), b.config, b.name))
-        ext = spm.SpmExtension(b, learned_all) if sentencepiece else Extension(b, learned_all, regex)
+                current = continuation.extension(learned_all).as_base()
+        ext = continuation.extension(learned_all)
         say(repr(ext))
 
+        # 5. check: text without the target scripts (and, with a repaired regex, marks) keeps its ids
         phase("check")
         all_scripts = sorted(set(scripts.values()))
         probe_text_all = {**probes, **{f"held-out {lang} text": lines for lang, lines in held.items()}}
-        if sentencepiece:
-            inv = spm.invariance(ext, probe_text_all, all_scripts)
-            say(f"invariance (sentencepiece and tokenizer.json), probe text {probe_source} and the held-out "
-                "training lines:")
-        else:
-            inv = invariance(ext, probe_text_all, all_scripts, tokenizer=ext.tokenizer())
-            say(f"invariance, probe text {probe_source} and the held-out training lines:")
+        inv = continuation.invariance(ext, probe_text_all, all_scripts)
+        say(f"{continuation.checks}, probe text {probe_source} and the held-out training lines:")
         for line in inv.lines():
             say("  " + line)
         if not any(n for n, _, _ in inv.probes.values()):  # e.g. a Latin target with English probe text
-            raise ConfigError(f"no probe or held-out line is free of {'/'.join(all_scripts)} characters"
-                              + (" and marks" if regex != b.regex else "") + ": the invariance was not checked, "
+            free_of = "/".join(all_scripts) + " characters" + (" and marks" if ext.regex != b.regex else "")
+            raise ConfigError(f"no probe or held-out line is free of {free_of}: the invariance was not checked, "
                               "nothing written; give --probe FILE with text in another script")
         if not inv.ok:
             raise ConfigError("the extension changes the base's ids or merges, or the ids of probe text without "
                               f"marks or {'/'.join(all_scripts)} characters: not saved, nothing written")
 
+        # 6. save: the tokenizer (and the grown model), loaded back and checked, else nothing is written
         phase("save")
         ext.save(written.path)
         neutral = [line for lines in probe_text_all.values()

@@ -246,6 +246,35 @@ class SpmExtension:
         return out
 
 
+class SentencePiece:
+    """:class:`modtok.adapt.extend.Continuation` of a SentencePiece BPE :class:`SpmBase`: words
+    cut at ``▁`` from sentencepiece's own segmentation (no split regex: an arm has nothing to
+    change), learned here (:func:`learn`), checked in ``sentencepiece`` and HF ``tokenizers``."""
+
+    checks = "invariance (sentencepiece and tokenizer.json)"
+
+    def __init__(self, name: str | os.PathLike, tokenizer_json: Mapping, config_dir, arm: str):
+        # the .model read again (``tokenizer_json`` is :meth:`read`'s, built from it), now with
+        # the settings of ``config_dir``
+        self.base, self.arm = SpmBase.load(name, config_dir), arm
+
+    @staticmethod
+    def read(name: str | os.PathLike) -> dict:
+        return SpmBase.load(name).json
+
+    def describe(self) -> str:
+        return f"{self.base!r} (sentencepiece BPE: no split regex, arm {self.arm} has nothing to change)"
+
+    def learn(self, current: SpmBase, lines, merges, min_count, progress, workers) -> list[tuple[str, str]]:
+        return learn(current, current.count_words(lines), merges, min_count, progress)
+
+    def extension(self, merges) -> SpmExtension:
+        return SpmExtension(self.base, merges)
+
+    def invariance(self, ext: SpmExtension, probes, scripts) -> Invariance:
+        return invariance(ext, probes, scripts)
+
+
 def invariance(ext: SpmExtension, probes: Mapping[str, Sequence[str]], scripts: Sequence[str]) -> Invariance:
     """:class:`~modtok.adapt.invariance.Invariance` of an extended ``.model``: old pieces at their
     ids with their scores, the old merges first in the ``tokenizer.json``, the control pieces
