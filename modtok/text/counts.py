@@ -59,7 +59,7 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from modtok.atomic import write_bytes, write_json
@@ -380,39 +380,65 @@ def local_client(workers: int, threads_per_worker: int = 1):
                   host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL)
 
 
-def run(manifest, out, *, scheme: str = DEFAULT_SCHEME, langs=None, text_field: str = "text",
-        max_chars: int | None = None, sample: float | None = None, seed: int = 0, skip_bad: bool = False,
-        workers: int | None = None, scheduler: str | None = None, partition_mb: int = 64,
-        connect_timeout: float = 30, force: bool = False, args: Mapping | None = None) -> Counts:
-    """``modtok count``: the pre-tokens of ``manifest``'s corpora (``langs``, else all) counted
+@dataclass(frozen=True)
+class CountOptions:
+    """What ``modtok count`` is asked (:func:`run` reads the fields; the command line builds
+    them from its flags, and ``run.json``'s ``args`` is their ``asdict``): ``manifest``'s
+    corpora (``langs``, else all; read as :func:`modtok.text.corpus.open_corpus` reads them)
+    counted with ``scheme`` into ``out``, in this process, on ``workers`` local processes or
+    on the Dask ``scheduler`` at that address (``partition_mb`` of input per task).
+
+    >>> CountOptions("m.json", "counts", workers=2).partition_mb
+    64
+    """
+
+    manifest: object
+    out: object
+    scheme: str = DEFAULT_SCHEME
+    langs: list[str] | None = None
+    text_field: str = "text"
+    max_chars: int | None = None
+    sample: float | None = None
+    seed: int = 0
+    skip_bad: bool = False
+    workers: int | None = None
+    scheduler: str | None = None
+    partition_mb: int = 64
+    connect_timeout: float = 30
+
+
+def run(options: CountOptions, *, force: bool = False) -> Counts:
+    """``modtok count`` as ``options`` asks (:class:`CountOptions`; below, its fields by name):
+    the pre-tokens of ``manifest``'s corpora (``langs``, else all) counted
     (:func:`count_corpora`: in this process, on a ``LocalCluster`` of ``workers`` processes, or
     on the Dask ``scheduler`` at that address) and saved into the counts directory ``out``
     (:func:`modtok.outputs.output_dir`; ``force``: over an earlier count), its ``run.json``
-    recording ``args`` and the counted files."""
+    recording ``asdict(options)`` and the counted files."""
     from modtok.text.corpus import open_corpus
 
-    corpora = open_corpus(manifest, langs=langs or None, text_field=text_field, max_chars=max_chars,
-                          sample=sample, seed=seed, skip_bad=skip_bad)
+    o = options
+    corpora = open_corpus(o.manifest, langs=o.langs or None, text_field=o.text_field, max_chars=o.max_chars,
+                          sample=o.sample, seed=o.seed, skip_bad=o.skip_bad)
     inputs = [src.path for corpus in corpora.values() for src in corpus.sources]
-    with output_dir(out, command=COMMAND, args=dict(args or {}), force=force, inputs=inputs) as written:
+    with output_dir(o.out, command=COMMAND, args=asdict(o), force=force, inputs=inputs) as written:
         client = None  # the output is checked first: a refused run starts no cluster
-        if scheduler:
+        if o.scheduler:
             from distributed import Client
 
             try:
-                client = Client(scheduler, timeout=connect_timeout)
+                client = Client(o.scheduler, timeout=o.connect_timeout)
             except (OSError, TimeoutError) as e:
-                raise DataError(f"cannot reach the Dask scheduler at {scheduler} ({e})") from None
-        elif workers:
-            client = local_client(workers)
+                raise DataError(f"cannot reach the Dask scheduler at {o.scheduler} ({e})") from None
+        elif o.workers:
+            client = local_client(o.workers)
         try:
-            counts = count_corpora(corpora, scheme, client=client, partition_bytes=partition_mb << 20,
+            counts = count_corpora(corpora, o.scheme, client=client, partition_bytes=o.partition_mb << 20,
                                    progress=True)  # on stderr, throttled; only once counting takes a while
         finally:
             if client is not None:
                 client.close()
         counts.write_into(written)
-        written.record(training=f"manifest {manifest}")
+        written.record(training=f"manifest {o.manifest}")
     return counts
 
 

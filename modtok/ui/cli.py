@@ -150,10 +150,9 @@ def cmd_count(args) -> None:
     --scheduler) into a counts directory."""
     from modtok.text import counts
 
-    made = counts.run(args.manifest, args.out, scheme=args.scheme, langs=args.langs, text_field=args.text_field,
-                      max_chars=args.max_chars, sample=args.sample, seed=args.seed, skip_bad=args.skip_bad,
-                      workers=args.workers, scheduler=args.scheduler, partition_mb=args.partition_mb,
-                      connect_timeout=args.connect_timeout, force=args.force, args=vars_of(args))
+    made = counts.run(counts.CountOptions(
+        args.manifest, args.out, args.scheme, args.langs, args.text_field, args.max_chars, args.sample, args.seed,
+        args.skip_bad, args.workers, args.scheduler, args.partition_mb, args.connect_timeout), force=args.force)
     for line in counts.summary(made):
         print(line)
     print(f"saved counts ({args.scheme}) -> {args.out}")
