@@ -50,6 +50,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -806,17 +807,48 @@ def _shown(spec) -> str:
     return spec if isinstance(spec, str) else " ".join(spec)
 
 
-def run(out, *, train: Sequence[str] | None = None, manifest=None, dev: Sequence[str] | None = None,
-        langs: Sequence[str] | None = None, merges: int = 1000, vocab: int | None = None, scheme: str = TRAINING_SCHEME,
-        compat: str | None = None, variant: str = "base", hybrid: int = 0, window: int = 100, alpha: float = 2.0,
-        ratios: Sequence[float] | None = None, min_frequency: int = 2, on_exhausted: str | None = None,
-        any_script: bool = False, force: bool = False, args: Mapping | None = None, log=None) -> CommandRun:
-    """``modtok parity-bpe``: :func:`modtok.bpe.parity.train_from_lines` on text files, one per
+@dataclass(frozen=True)
+class ParityOptions:
+    """What ``modtok parity-bpe`` is asked (:func:`run` reads the fields; the command line
+    builds them from its flags, and ``run.json``'s ``args`` is their ``asdict``): the training
+    text as ``train`` files named after their languages or as a ``manifest`` (one of them),
+    the parallel ``dev`` files, ``langs`` chosen and ordered, ``merges`` merges or a ``vocab``
+    size; the rest as :func:`modtok.bpe.parity.train_from_lines` takes them.
+
+    >>> ParityOptions("out", train=["eng_Latn.txt"]).merges
+    1000
+    """
+
+    out: object
+    train: list[str] | None = None
+    manifest: object = None
+    dev: list[str] | None = None
+    langs: list[str] | None = None
+    merges: int = 1000
+    vocab: int | None = None
+    scheme: str = TRAINING_SCHEME
+    compat: str | None = None
+    variant: str = "base"
+    hybrid: int = 0
+    window: int = 100
+    alpha: float = 2.0
+    ratios: list[float] | None = None
+    min_frequency: int = 2
+    on_exhausted: str | None = None
+    any_script: bool = False
+
+
+def run(options: ParityOptions, *, force: bool = False, log=None) -> CommandRun:
+    """``modtok parity-bpe`` as ``options`` asks (:class:`ParityOptions`; below, its fields by
+    name): :func:`modtok.bpe.parity.train_from_lines` on text files, one per
     language (``train``, named after their languages, or a ``manifest``), ranked on the parallel
     ``dev`` files (none: no dev text), ``langs`` chosen and ordered (default: every one given),
     ``merges`` merges or a ``vocab`` size; ``merges.txt``, ``tokenizer.json`` and
     ``trajectory.json`` saved into ``out`` (:func:`modtok.outputs.output_dir`; ``force``: over an
-    earlier parity-bpe). What was read goes to ``log`` (a callable taking one line)."""
+    earlier parity-bpe; ``run.json``'s ``args``: ``asdict(options)``). What was read goes to
+    ``log`` (a callable taking one line)."""
+    o = options
+    out, train, manifest, dev, compat, any_script = o.out, o.train, o.manifest, o.dev, o.compat, o.any_script
     say = log or (lambda line: None)
     if bool(train) == bool(manifest):
         raise ConfigError("give the training text as --train FILE... or --manifest FILE (one of them)")
@@ -825,7 +857,7 @@ def run(out, *, train: Sequence[str] | None = None, manifest=None, dev: Sequence
     entries = load_manifest(manifest) if manifest else {}
     files = {lang: e.paths for lang, e in entries.items()} if manifest else files_by_language(train, "--train")
     fields = {lang: e.text_field for lang, e in entries.items()}  # a manifest entry's own JSONL field
-    langs = langs or list(files)
+    langs = o.langs or list(files)
     missing = [lang for lang in langs if lang not in files]
     if missing:
         raise UnknownLanguageError(missing[0], files, "no --train file is named after it"
@@ -837,7 +869,7 @@ def run(out, *, train: Sequence[str] | None = None, manifest=None, dev: Sequence
     check_dev_languages(dev_files, langs)
     inputs = [src.path for spec in sources.values() for src in expand(spec)] + list(dev_files.values())
     # the output first: one in the way costs no reading
-    with output_dir(out, command="parity-bpe", args=dict(args or {}), force=force, inputs=inputs) as written:
+    with output_dir(out, command="parity-bpe", args=asdict(o), force=force, inputs=inputs) as written:
         text = {lang: _read_training(spec, lang, compat, any_script, fields.get(lang)) for lang, spec in sources.items()}
         dev_text = _read_dev(dev_files, langs, compat, any_script) if dev_files else None
         say("read: training " + "; ".join(f"{lang} <- {_shown(sources[lang])} ({len(text[lang]):,} lines)"
@@ -847,9 +879,9 @@ def run(out, *, train: Sequence[str] | None = None, manifest=None, dev: Sequence
         record_text(written, text, training=f"--manifest {manifest}" if manifest else "--train files",
                     evaluation="--dev files " + " ".join(dev_files.values()) if dev_text else None)
         res = parity.train_from_lines(
-            text, dev_text, vocab or 256 + merges, scheme=scheme, compat=compat, variant=variant,
-            hybrid=hybrid, window=window, alpha=alpha, ratios=ratios, min_frequency=min_frequency,
-            on_exhausted=on_exhausted, progress=True, workers=os.cpu_count() or 1,  # a job: all cores
+            text, dev_text, o.vocab or 256 + o.merges, scheme=o.scheme, compat=compat, variant=o.variant,
+            hybrid=o.hybrid, window=o.window, alpha=o.alpha, ratios=o.ratios, min_frequency=o.min_frequency,
+            on_exhausted=o.on_exhausted, progress=True, workers=os.cpu_count() or 1,  # a job: all cores
         )
         res.save_merges(written.path / "merges.txt")
         res.save(written.path / "tokenizer.json")

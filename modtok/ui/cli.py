@@ -190,11 +190,10 @@ def cmd_parity_bpe(args) -> None:
     """``modtok.studies.parity_bpe.run``: parity-aware BPE on text files matched to languages by name."""
     from modtok.studies import parity_bpe
 
-    made = parity_bpe.run(args.out, train=args.train, manifest=args.manifest, dev=args.dev, langs=args.langs,
-                          merges=args.merges, vocab=args.vocab, scheme=args.scheme, compat=args.compat,
-                          variant=args.variant, hybrid=args.hybrid, window=args.window, alpha=args.alpha,
-                          ratios=args.ratios, min_frequency=args.min_frequency, on_exhausted=args.on_exhausted,
-                          any_script=args.any_script, force=args.force, args=vars_of(args), log=_say)
+    made = parity_bpe.run(parity_bpe.ParityOptions(
+        args.out, args.train, args.manifest, args.dev, args.langs, args.merges, args.vocab, args.scheme, args.compat,
+        args.variant, args.hybrid, args.window, args.alpha, args.ratios, args.min_frequency, args.on_exhausted,
+        args.any_script), force=args.force, log=_say)
     if made.result.stop_message:
         _say(made.result.stop_message)
     for line in made.lines():
