@@ -524,7 +524,8 @@ def test_the_command_names_the_languages_used_and_left_out(tmp_path):
 
     manifest, dev = _cli_corpus(tmp_path, *udhr_parallel())
     said = []
-    made = study.run(tmp_path / "am", 9_000, vocab=600, manifest=manifest, iterations=2, dev=dev, log=said.append)
+    made = study.run(study.AdaptMixOptions(tmp_path / "am", 9_000, vocab=600, manifest=manifest, iterations=2, dev=dev),
+                     log=said.append)
     assert "3 languages read; AdaptMix on 3: eng_Latn, zho_Hans, tha_Thai; none left out" in said[0]
     assert "zho_Hans, tha_Thai (written without spaces): tokens per whitespace word of the parallel eng_Latn" in said[0]
     lines = made.lines()
@@ -534,8 +535,8 @@ def test_the_command_names_the_languages_used_and_left_out(tmp_path):
     record = read_run(tmp_path / "am")["adaptmix"]
     assert record["languages"] == ["eng_Latn", "zho_Hans", "tha_Thai"] and record["excluded"] == {}
     assert record["unchanging"] is None and "eng_Latn" in record["fertility"]["tha_Thai"]
-    made = study.run(tmp_path / "ex", 9_000, vocab=600, manifest=manifest, iterations=1, dev=dev[:1],
-                     exclude_spaceless=True, args={"exclude_spaceless": True})  # only English's dev file needed
+    made = study.run(study.AdaptMixOptions(tmp_path / "ex", 9_000, vocab=600, manifest=manifest, iterations=1,
+                                           dev=dev[:1], exclude_spaceless=True))  # only English's dev file needed
     assert made.lines()[0] == f"AdaptMix on 1 language: eng_Latn; left out: zho_Hans, tha_Thai ({mx.EXCLUDED_SPACELESS})"
     run = read_run(tmp_path / "ex")
     assert run["adaptmix"]["excluded"] == {lang: mx.EXCLUDED_SPACELESS for lang in ("zho_Hans", "tha_Thai")}
@@ -574,7 +575,8 @@ def test_a_budget_over_all_the_text_is_one_tokenizer_not_four_results(tmp_path):
 
     d = _toy_data()
     manifest, dev = _cli_corpus(tmp_path, d.train, d.dev)
-    lines = study.run(tmp_path / "am", 10 ** 7, vocab=300, iterations=2, manifest=manifest, dev=dev, scheme=WS).lines()
+    lines = study.run(study.AdaptMixOptions(tmp_path / "am", 10 ** 7, vocab=300, iterations=2, manifest=manifest,
+                                            dev=dev, scheme=WS)).lines()
     said = [line for line in lines if line.startswith("the mixture cannot change what is trained on: the budget T = "
                                                       "10,000,000 characters covers all the text")]
     assert len(said) == 1 and said[0].endswith("the 2 iterations are one result, not a comparison")

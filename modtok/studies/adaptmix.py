@@ -62,7 +62,7 @@ import math
 import resource
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -1071,12 +1071,38 @@ def used_line(hist: mixture.History) -> str:
     return f"{out}; {left_out(hist.excluded)}"
 
 
-def run(out, budget_chars: int, *, trainer: str = "hf-bpe", vocab: int = 32000, langs: Sequence[str] | None = None,
-        manifest=None, train_chars: int = 3_000_000, iterations: int = 5, mu: float = 0.3, eps: float = 0.5,
-        dev: Sequence[str] | None = None, eval=None, clamp_delta: bool = False, exclude_spaceless: bool = False,
-        scheme: str = TRAINING_SCHEME, seed: int = 0, force: bool = False, args: Mapping | None = None,
-        log=None) -> CommandRun:
-    """``modtok adaptmix``: :func:`modtok.mixture.adaptmix` around the ``trainer``
+@dataclass(frozen=True)
+class AdaptMixOptions:
+    """What ``modtok adaptmix`` is asked (:func:`run` reads the fields; the command line builds
+    them from its flags, and ``run.json``'s ``args`` is their ``asdict``): ``iterations`` of
+    AdaptMix (step ``mu``, smoothing ``eps``) around ``trainer`` at ``vocab``, each training on
+    ``budget_chars`` characters drawn from ``train_chars`` per language of ``langs``.
+
+    >>> AdaptMixOptions("out", 1_000_000).trainer
+    'hf-bpe'
+    """
+
+    out: object
+    budget_chars: int
+    trainer: str = "hf-bpe"
+    vocab: int = 32000
+    langs: list[str] | None = None
+    manifest: object = None
+    train_chars: int = 3_000_000
+    iterations: int = 5
+    mu: float = 0.3
+    eps: float = 0.5
+    dev: list[str] | None = None
+    eval: str | None = None
+    clamp_delta: bool = False
+    exclude_spaceless: bool = False
+    scheme: str = TRAINING_SCHEME
+    seed: int = 0
+
+
+def run(options: AdaptMixOptions, *, force: bool = False, log=None) -> CommandRun:
+    """``modtok adaptmix`` as ``options`` asks (:class:`AdaptMixOptions`; below, its fields by
+    name): :func:`modtok.mixture.adaptmix` around the ``trainer``
     (:func:`modtok.mixture.make_trainer`) on the training text (``manifest``,
     ``$MODTOK_MANIFEST`` or the pool, as every training command), dev fertility measured on
     the ``dev`` files (one per language, named after it) or the dev split of ``eval`` /
@@ -1088,17 +1114,19 @@ def run(out, budget_chars: int, *, trainer: str = "hf-bpe", vocab: int = 32000, 
     the mixture could change at all (:meth:`~modtok.mixture.History.unchanging`) go to
     ``log`` and to run.json. ``history.json``
     (checkpointed every iteration) and the last iteration's tokenizer saved into ``out``
-    (:func:`modtok.outputs.output_dir`; ``force``: over an earlier adaptmix). What was read
-    goes to ``log`` (a callable taking one line)."""
+    (:func:`modtok.outputs.output_dir`; ``force``: over an earlier adaptmix; ``run.json``'s
+    ``args``: ``asdict(options)``). What was read goes to ``log`` (a callable taking one line)."""
     from modtok import atomic
     from modtok.outputs import output_dir
     from modtok.text import training
     from modtok.text.eval_sets import need_eval_set
 
+    o = options
+    out, manifest, exclude_spaceless = o.out, o.manifest, o.exclude_spaceless
     say = log or (lambda line: None)
-    dev_files = training.files_by_language(dev, "--dev") if dev else {}  # by name, never by position
-    with output_dir(out, command="adaptmix", args=dict(args or {}), force=force) as written:
-        corpora = training.training_corpora(langs, train_chars, manifest)
+    dev_files = training.files_by_language(o.dev, "--dev") if o.dev else {}  # by name, never by position
+    with output_dir(out, command="adaptmix", args=asdict(o), force=force) as written:
+        corpora = training.training_corpora(o.langs, o.train_chars, manifest)
         train = corpora.train
         langs, excluded = mixture.fertility_languages(corpora.languages, exclude_spaceless)
         if dev_files:  # a dev file of a language left out is not needed, nor refused
@@ -1106,7 +1134,7 @@ def run(out, budget_chars: int, *, trainer: str = "hf-bpe", vocab: int = 32000, 
             dev_text = {lang: data.open_corpus(dev_files[lang], lang=lang).lines() for lang in langs}
             dev_what = "--dev files " + " ".join(dev_files[lang] for lang in langs)
         else:
-            evals = need_eval_set(eval)
+            evals = need_eval_set(o.eval)
             dev_text = evals.load(langs, "dev")  # dev, never devtest: the mixture is chosen on it
             dev_what = evals.label("dev")
         devset = mixture.DevSet(dev_text, langs)  # a spaceless language without a parallel pivot: refused here
@@ -1115,9 +1143,9 @@ def run(out, budget_chars: int, *, trainer: str = "hf-bpe", vocab: int = 32000, 
         written.add_inputs(training.training_files(manifest, corpora.languages) + list(dev_files.values()))
         training.record_text(written, train, training=corpora.source, evaluation=dev_what,
                              dev=training.text_stats(dev_text))
-        hist = mixture.adaptmix(mixture.make_trainer(trainer, vocab, scheme), train, budget_chars, iterations, mu,
-                                eps, devset, seed=seed, checkpoint=written.path / "history.json", progress=True,
-                                clamp_delta=clamp_delta, exclude_spaceless=exclude_spaceless)
+        hist = mixture.adaptmix(mixture.make_trainer(o.trainer, o.vocab, o.scheme), train, o.budget_chars,
+                                o.iterations, o.mu, o.eps, devset, seed=o.seed, checkpoint=written.path / "history.json",
+                                progress=True, clamp_delta=o.clamp_delta, exclude_spaceless=exclude_spaceless)
         written.record(adaptmix={"languages": hist.langs, "excluded": hist.excluded, "fertility": hist.basis,
                                  "unchanging": hist.unchanging()})
         last = hist.tokenizers[-1]

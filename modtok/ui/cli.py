@@ -204,10 +204,10 @@ def cmd_adaptmix(args) -> None:
     """``modtok.studies.adaptmix.run``: AdaptMix around a trainer, on dev fertility."""
     from modtok.studies import adaptmix
 
-    made = adaptmix.run(args.out, args.budget_chars, trainer=args.trainer, vocab=args.vocab, langs=args.langs,
-                        manifest=args.manifest, train_chars=args.train_chars, iterations=args.iterations,
-                        mu=args.mu, eps=args.eps, dev=args.dev, eval=args.eval, clamp_delta=args.clamp_delta,
-                        exclude_spaceless=args.exclude_spaceless, scheme=args.scheme, seed=args.seed, force=args.force, args=vars_of(args), log=_say)
+    made = adaptmix.run(adaptmix.AdaptMixOptions(
+        args.out, args.budget_chars, args.trainer, args.vocab, args.langs, args.manifest, args.train_chars,
+        args.iterations, args.mu, args.eps, args.dev, args.eval, args.clamp_delta, args.exclude_spaceless, args.scheme,
+        args.seed), force=args.force, log=_say)
     print("\n".join(made.lines()))
 
 
