@@ -62,6 +62,25 @@ def test_count_fingerprints_the_text_it_read_not_the_file_at_the_end(manifest, t
     assert row["bytes"] == len(ENG.encode()) and row["sha256"] == sha(ENG.encode()) != sha(src.read_bytes())
 
 
+def test_run_json_args_are_the_options_the_command_ran_with(manifest, tmp_path, capsys):
+    """Issue 45: ``run.json``'s ``args`` is ``asdict`` of the command's options object (what
+    ``run`` was given), not the argparse namespace (which also held ``--force`` and the handler)."""
+    from dataclasses import fields
+
+    from modtok.studies import parity_bpe
+
+    assert cli.main(["count", str(manifest), "-o", str(tmp_path / "c"), "--seed", "7", "--force"]) == 0
+    args = read_run(tmp_path / "c")["args"]
+    assert list(args) == [f.name for f in fields(counts.CountOptions)]
+    assert args["seed"] == 7 and args["manifest"] == str(manifest) and args["partition_mb"] == 64
+    assert cli.main(["parity-bpe", str(tmp_path / "p"), "--manifest", str(manifest), "--merges", "5",
+                     "--ratios", "1"]) == 0
+    args = read_run(tmp_path / "p")["args"]
+    assert list(args) == [f.name for f in fields(parity_bpe.ParityOptions)]
+    assert args["merges"] == 5 and args["ratios"] == [1.0] and args["manifest"] == str(manifest)
+    assert args["out"] == str(tmp_path / "p")
+
+
 def test_a_budget_fingerprints_the_bytes_it_stopped_at(manifest, tmp_path):
     """A budget stops the reader early: the row is the file's first bytes (the script check's
     look-ahead of SAMPLE_CHARS characters included), not the whole file."""
