@@ -48,6 +48,7 @@ keeps it so.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import signal
@@ -150,9 +151,7 @@ def cmd_count(args) -> None:
     --scheduler) into a counts directory."""
     from modtok.text import counts
 
-    made = counts.run(counts.CountOptions(
-        args.manifest, args.out, args.scheme, args.langs, args.text_field, args.max_chars, args.sample, args.seed,
-        args.skip_bad, args.workers, args.scheduler, args.partition_mb, args.connect_timeout), force=args.force)
+    made = counts.run(options_of(counts.CountOptions, args), force=args.force)
     for line in counts.summary(made):
         print(line)
     print(f"saved counts ({args.scheme}) -> {args.out}")
@@ -190,10 +189,7 @@ def cmd_parity_bpe(args) -> None:
     """``modtok.studies.parity_bpe.run``: parity-aware BPE on text files matched to languages by name."""
     from modtok.studies import parity_bpe
 
-    made = parity_bpe.run(parity_bpe.ParityOptions(
-        args.out, args.train, args.manifest, args.dev, args.langs, args.merges, args.vocab, args.scheme, args.compat,
-        args.variant, args.hybrid, args.window, args.alpha, args.ratios, args.min_frequency, args.on_exhausted,
-        args.any_script), force=args.force, log=_say)
+    made = parity_bpe.run(options_of(parity_bpe.ParityOptions, args), force=args.force, log=_say)
     if made.result.stop_message:
         _say(made.result.stop_message)
     for line in made.lines():
@@ -204,10 +200,7 @@ def cmd_adaptmix(args) -> None:
     """``modtok.studies.adaptmix.run``: AdaptMix around a trainer, on dev fertility."""
     from modtok.studies import adaptmix
 
-    made = adaptmix.run(adaptmix.AdaptMixOptions(
-        args.out, args.budget_chars, args.trainer, args.vocab, args.langs, args.manifest, args.train_chars,
-        args.iterations, args.mu, args.eps, args.dev, args.eval, args.clamp_delta, args.exclude_spaceless, args.scheme,
-        args.seed), force=args.force, log=_say)
+    made = adaptmix.run(options_of(adaptmix.AdaptMixOptions, args), force=args.force, log=_say)
     print("\n".join(made.lines()))
 
 
@@ -248,6 +241,12 @@ def cmd_playground(args) -> None:
     print(f"modtok playground: {' '.join(argv)}", flush=True)
     if not args.dry_run:
         os.execve(argv[0], argv, env)  # Lab takes the terminal over (Ctrl-C stops it)
+
+
+def options_of(cls, args):
+    """A command's options object (``cls``, a dataclass) from its parsed flags, field by field
+    by name: every field is a flag's ``dest``."""
+    return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})
 
 
 def vars_of(args) -> dict:
