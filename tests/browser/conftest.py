@@ -177,9 +177,11 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.fixture
 def shots(request):
-    """``shots(page, step)`` saves ``build/browser/<test>/<n>-<step>.png``; the folder is
-    removed when the test passes and kept when it fails."""
-    folder = SHOTS / request.node.callspec.id
+    """``shots(page, step)`` saves ``build/browser/<test>/<n>-<step>.png`` (``<test>``: the
+    notebook's parameter id, else the test's name); the folder is removed when the test passes
+    and kept when it fails (``MODTOK_KEEP_SHOTS``: kept)."""
+    callspec = getattr(request.node, "callspec", None)
+    folder = SHOTS / (callspec.id if callspec is not None else request.node.name)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     count = [0]

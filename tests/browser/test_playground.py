@@ -17,8 +17,6 @@ The notebook is opened from its URL, Run All; then, through the page:
 
 from __future__ import annotations
 
-import os
-import shutil
 import statistics
 import time
 
@@ -26,7 +24,7 @@ import pytest
 
 from modtok.text import udhr
 
-from .conftest import NOTEBOOKS, SHOTS, TIMINGS
+from .conftest import NOTEBOOKS, TIMINGS
 from .test_lab_notebooks import wait_for
 
 NAME = "playground.py"
@@ -148,25 +146,6 @@ def open_playground(page, lab) -> None:
 def show_only(page, names) -> None:
     """Tick exactly ``names`` in the playground's "show" list (through the select element)."""
     page.locator(".modtok-playground-show select").select_option(list(names))
-
-
-@pytest.fixture
-def shots(request):
-    """conftest's ``shots`` for tests that are not parametrized over notebooks: PNGs under
-    ``build/browser/playground-<test>/``, removed when the test passes (``MODTOK_KEEP_SHOTS``: kept)."""
-    folder = SHOTS / f"playground-{request.node.name}"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    count = [0]
-
-    def take(page, step: str) -> None:
-        count[0] += 1
-        page.screenshot(path=str(folder / f"{count[0]:02d}-{step}.png"))
-
-    yield take
-    rep = getattr(request.node, "rep_call", None)
-    if rep is not None and rep.passed and not os.environ.get("MODTOK_KEEP_SHOTS"):
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
