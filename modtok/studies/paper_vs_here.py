@@ -66,8 +66,17 @@ from modtok.evaluation.stats import paired_bootstrap
 # Rule kinds (the grammar is in paper_figures.toml's header):
 #   "below X", "above X", "at most X", "at least X"  a threshold; with an interval, all of it
 #                                                     must lie on the rule's side
-#   "matches ±T (where T comes from)"                 |here - paper| <= T; with an interval,
-#                                                     some of it within paper ± T
+#   "matches ±T (basis)"                              our value within the paper's figure ± T,
+#                                                     T from the one place its basis names:
+#     - a basis of the paper's ("printed precision", "the paper's interval", "the paper's spread",
+#       "std across languages" of the paper's cells): |our point value - paper| <= T. Our interval,
+#       if any, is shown but never widens T: a wide interval over lines must not rescue a value
+#       the paper's precision rules out (issue 42: it used to, "some of the interval within ± T").
+#     - "our interval over X" (X: seeds, lines, pieces, ...): paper within [lo - T, hi + T] of a
+#       Measured over X (T: what the paper's printing adds, 0 for none). A plain number, or an
+#       interval over something else, is "not comparable" with the reason, not a ConfigError: which
+#       values come with an interval is known only at run time (over_lines gives point estimates
+#       on text that is not parallel), so it cannot be checked when the file is read.
 #   "same sign"                                       the paper's sign; with an interval, all of it
 THRESHOLDS = {"below": lambda v, x: v < x, "above": lambda v, x: v > x,
               "at most": lambda v, x: v <= x + EPS, "at least": lambda v, x: v >= x - EPS}
@@ -77,8 +86,8 @@ EPS = 1e-9
 # A threshold may end with a note too: "at least 4.2 (half the paper's effect)".
 _NOTE = re.compile(r"\s*\((?:[^()]|\([^()]*\))*\)$")
 _MATCHES = re.compile(r"matches ±(?P<tol>\d+(?:\.\d+)?) \((?P<basis>[^()]*(?:\([^()]*\)[^()]*)*)\)")
-TOLERANCE_BASES = ("printed precision", "the paper's interval", "the paper's spread", "our interval",
-                   "std across languages")
+PAPER_BASES = ("printed precision", "the paper's interval", "the paper's spread", "std across languages")
+OUR_INTERVAL = re.compile(r"our interval over (?P<over>[\w-]+)")  # at the start of the basis
 SCALES = ("paper", "reduced", "not reproduced")
 SETTING_FIELDS = ("data", "size", "vocabulary", "model", "lr", "iterations", "pretokenization", "heldout")
 NOT_IN_PAPER = "not in the paper"
@@ -278,12 +287,17 @@ class Claim:
 
     def verdict(self, here: float | Measured) -> str:
         """'holds', 'does not hold' or 'not comparable: why' for a measured value (a number, or a
-        :class:`Measured`: then the whole interval must be on the rule's side, for
-        "matches" some of it within the tolerance).
+        :class:`Measured`: then the whole interval must be on the rule's side; for "matches",
+        the interval its basis names, :func:`tolerance`).
 
         >>> c = Claim("s", "k", "c", "Table 1", 2.19, "ratio", "matches ±0.01 (printed precision 0.01)")
-        >>> c.verdict(2.2), c.verdict(2.21), c.verdict(Measured(2.21, 2.195, 2.22, "lines"))
-        ('holds', 'does not hold', 'holds')
+        >>> c.verdict(2.2), c.verdict(2.21), c.verdict(Measured(2.21, 2.17, 2.25, "lines"))
+        ('holds', 'does not hold', 'does not hold')
+        >>> c = Claim("s", "k", "c", "Table 1", 2.19, "ratio", "matches ±0 (our interval over lines)")
+        >>> c.verdict(Measured(2.21, 2.17, 2.25, "lines")), c.verdict(Measured(2.25, 2.21, 2.3, "lines"))
+        ('holds', 'does not hold')
+        >>> c.verdict(2.19)
+        'not comparable: the rule compares with our interval over lines, and this value is a point estimate (no interval)'
         """
         why = self.not_comparable()
         if why:
@@ -293,12 +307,31 @@ class Claim:
             side = math.copysign(1, self.paper)
             ok = (lo > 0 and value > 0) if side > 0 else (hi < 0 and value < 0)
         elif self.rule.startswith("matches"):
-            tol = float(_MATCHES.fullmatch(self.rule)["tol"]) + EPS  # the interval reaches paper ± tol
-            ok = lo <= self.paper + tol and hi >= self.paper - tol
+            tol, over = tolerance(self.rule)
+            if over is None:  # the paper's tolerance: our point value, whatever our interval
+                ok = abs(value - self.paper) <= tol + EPS
+            elif not isinstance(here, Measured) or here.over.split()[0] != over:
+                ours = f"over {here.over}" if isinstance(here, Measured) else "a point estimate (no interval)"
+                return f"not comparable: the rule compares with our interval over {over}, and this value is {ours}"
+            else:  # our interval, widened by T, holds the paper's figure
+                ok = lo - tol - EPS <= self.paper <= hi + tol + EPS
         else:
             name, x = threshold(self.rule)
             ok = all(THRESHOLDS[name](v, x) for v in (value, lo, hi))
         return "holds" if ok else "does not hold"
+
+
+def tolerance(rule: str) -> tuple[float, str | None]:
+    """``(T, X)`` of a "matches ±T (basis)" rule: X is what our interval must be over for a
+    basis "our interval over X", None for a basis of the paper's (then our point value is
+    compared with paper ± T).
+
+    >>> tolerance("matches ±0.01 (printed precision 0.01)"), tolerance("matches ±0.005 (our interval over seeds)")
+    ((0.01, None), (0.005, 'seeds'))
+    """
+    m = _MATCHES.fullmatch(rule)
+    ours = OUR_INTERVAL.match(m["basis"])
+    return float(m["tol"]), (ours["over"] if ours else None)
 
 
 def scale_kind(scale: str, where: str = "") -> str:
@@ -336,9 +369,12 @@ def _parse_rule(rule: str, paper, where: str) -> None:
         if rule == "same sign":
             return
         m = _MATCHES.fullmatch(rule)
-        if not m or not any(b in m["basis"] for b in TOLERANCE_BASES):
+        if not m or not (OUR_INTERVAL.match(m["basis"]) or any(b in m["basis"] for b in PAPER_BASES)):
             raise ConfigError(f"{where}: rule {rule!r} is not 'matches ±T (basis)', the basis naming where T "
-                              f"comes from: {', '.join(TOLERANCE_BASES)}")
+                              f"comes from: 'our interval over X' or one of the paper's: {', '.join(PAPER_BASES)}")
+        if not OUR_INTERVAL.match(m["basis"]) and re.search(r"\bours?\b", m["basis"]):
+            raise ConfigError(f"{where}: rule {rule!r}: a basis of ours starts 'our interval over X' (the verdict "
+                              "then uses that interval); any other basis is the paper's")
         return
     if threshold(rule)[0] not in THRESHOLDS:
         raise ConfigError(f"{where}: rule {rule!r} is not one of: below X, above X, at most X, "
@@ -468,6 +504,8 @@ def interval_text(c: Claim, value: float | Measured | NotMeasured) -> str:
     if isinstance(value, NotMeasured):
         return "—"
     if isinstance(value, Measured):
+        if c.rule.startswith("matches") and tolerance(c.rule)[1] is None:
+            return f"{value.shown()} (shown, not scored: the rule's tolerance is the paper's)"
         return value.shown()
     return "point estimate (no interval)" + (": the direction is not tested against noise" if c.direction_only else "")
 
