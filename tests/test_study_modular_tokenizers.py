@@ -372,9 +372,57 @@ def test_unions_are_proper_and_lossless_and_one_language_concatenation_is_the_re
     assert seq.unions(1, trials=3)["concatenation"] == [1.0, 1.0, 1.0]
     spread = seq.unions(2, trials=2)
     assert all(len(v) == 2 and all(math.isfinite(x) for x in v) for v in spread.values())
-    assert [r["n"] for r in seq.union_table({2: spread})] == [2]
+    # each point is the mean over the subset's languages of the union subtokenizer's NSL
+    for t, seq_mean, cat_mean in zip(seq.union_lines(2, trials=2), spread["sequential"], spread["concatenation"]):
+        for kind, mean in (("sequential", seq_mean), ("concatenation", cat_mean)):
+            sub = seq.modular(kind, t["order"]).subtokenizer(list(t["order"])).hf
+            assert mean == pytest.approx(np.mean([seq.nsl(sub, lang) for lang in t["order"]]))
+    assert [r["n"] for r in seq.union_table({2: seq.union_lines(2, trials=2)})] == [2]
     with pytest.raises(UsageError, match="kind"):
         seq.modular("concatenated", order)
+
+
+def test_union_rows_have_intervals_over_lines_and_our_std_across_languages(seq):
+    """Issue 42: the union claims (Table 7) were point estimates against the paper's std across
+    languages. Now each is a Measured over lines: the paired bootstrap of the whole statistic (the
+    largest mean over n), whose interval holds the point and spans at least the interval of the n
+    it is attained at; the table shows, per n and kind, that interval and our std across
+    languages, each language's mean NSL over the subsets holding it (Table 7's "±")."""
+    from modtok.studies.modular_tokenizers.sequential import union_nsl
+
+    lines = {n: seq.union_lines(n, trials=3) for n in (1, 2, 3)}
+    here = sequential_values(seq.fidelity(LANGS, "alphabetical", K), lines, seq.vocab_growth())
+    per_n = union_nsl(lines)
+    for key, kind in (("union_nsl_max", "sequential"), ("concatenation_nsl_max", "concatenation")):
+        m = here[key]
+        assert isinstance(m, paper_vs_here.Measured) and m.over.startswith("lines")
+        best = max((2, 3), key=lambda n: per_n[f"{kind} {n}"].value)
+        assert m.value == pytest.approx(per_n[f"{kind} {best}"].value) and m.lo <= m.value <= m.hi
+        assert m.hi >= per_n[f"{kind} {best}"].hi - 1e-12
+    diff = here["sequential_vs_concatenation"]
+    assert isinstance(diff, paper_vs_here.Measured) and diff.lo <= diff.value <= diff.hi
+    table = {r["n"]: r for r in seq.union_table(lines)}
+    for n, trials in lines.items():
+        for kind in ("sequential", "concatenation"):
+            by_lang = {}
+            for t in trials:
+                for lang in t["order"]:
+                    sub = seq.modular(kind, t["order"]).subtokenizer(list(t["order"])).hf
+                    by_lang.setdefault(lang, []).append(float(seq.nsl(sub, lang)))
+            assert table[n][f"{kind} std across languages"] == pytest.approx(np.std([np.mean(v) for v in by_lang.values()]))
+            assert table[n][f"{kind} mean"] == pytest.approx(per_n[f"{kind} {n}"].value)
+            assert table[n][f"{kind} interval"] == per_n[f"{kind} {n}"].shown()
+        assert table[n]["languages"] == len({lang for t in trials for lang in t["order"]})
+    assert table[1]["concatenation std across languages"] == 0.0  # one language: its own reference
+    # a failing union claim gets each n's means, intervals and stds as its reason
+    why = sequential_reasons(dict(here, union_nsl_max=9.0), seq.fidelity(LANGS, "alphabetical", K), seq.vocab_growth(),
+                             list(table.values()))
+    assert why["union_nsl_max"].startswith(f"n = 2 ({table[2]['subsets']} subsets, {table[2]['languages']} languages): "
+                                           f"sequential {table[2]['sequential mean']:.3f} {table[2]['sequential interval']}")
+    # on text that is not parallel there is no common line to draw: point estimates
+    cut = {n: [dict(t, reference={**t["reference"], t["order"][0]: t["reference"][t["order"][0]][:-1]}) for t in ts]
+           for n, ts in lines.items()}
+    assert isinstance(union_nsl(cut, largest=True)["union_nsl_max"], float)
 
 
 def test_explored_trees_spell_the_word_and_are_those_of_the_ids_encoded(seq):
@@ -433,8 +481,9 @@ def test_the_explorer_falls_back_to_a_frequent_word_where_concatenation_cuts_not
 def test_sequential_paper_values_are_the_fidelity_and_union_numbers(seq):
     fid = seq.fidelity(LANGS, "alphabetical", K)
     spread = {n: seq.unions(n, trials=2) for n in (1, 2)}
+    lines = {n: seq.union_lines(n, trials=2) for n in (1, 2)}
     growth = seq.vocab_growth()
-    here = sequential_values(fid, spread, growth)
+    here = sequential_values(fid, lines, growth)
     assert set(here) == _claim_keys("modular_tokenizers_sequential")
     for key, column, name in (("subtokenizer_nsl_max", "NSL subtokenizer", "subtokenizer"),
                               ("global_nsl_max", "NSL global", "global")):
@@ -443,13 +492,13 @@ def test_sequential_paper_values_are_the_fidelity_and_union_numbers(seq):
         each = [stats.ratio_ci(t[name], t["reference"]) for t in fid["line_tokens"].values()]
         assert m.hi >= max(hi for _, _, hi in each) - 1e-12 and m.lo >= max(lo for _, lo, _ in each) - 1e-12
         assert [r[column] for r in fid["rows"]] == pytest.approx([v for v, _, _ in each])
-    assert here["sequential_vs_concatenation"] == pytest.approx(
+    assert here["sequential_vs_concatenation"].value == pytest.approx(
         np.mean(spread[2]["concatenation"]) - np.mean(spread[2]["sequential"]))
     # Table 7's aggregation: the mean over subsets for each n (one language is no union)
-    assert here["union_nsl_max"] == pytest.approx(np.mean(spread[2]["sequential"]))
-    assert here["concatenation_nsl_max"] == pytest.approx(np.mean(spread[2]["concatenation"]))
+    assert here["union_nsl_max"].value == pytest.approx(np.mean(spread[2]["sequential"]))
+    assert here["concatenation_nsl_max"].value == pytest.approx(np.mean(spread[2]["concatenation"]))
     assert here["vocab_growth_share"] == len(seq.sequential(tuple(LANGS)).model) / (256 + len(LANGS) * (K - 256))
-    alone = sequential_values(fid, {1: spread[1]}, growth)["sequential_vs_concatenation"]
+    alone = sequential_values(fid, {1: lines[1]}, growth)["sequential_vs_concatenation"]
     assert isinstance(alone, paper_vs_here.NotMeasured) and "2 languages" in alone.reason
     assert len(paper_vs_here.table("modular_tokenizers_sequential", here, seq.setting(2))) == len(here)
     # a measured reason for each failing claim: the worst language's place and the tokens it took over

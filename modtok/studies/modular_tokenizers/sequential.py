@@ -151,13 +151,13 @@ class SequentialStudy(Study):
                           f"global ({size} tokens)": metrics.Encoded(mt.hf, ev[lang], lang)} for lang in order}
         return encoded, {lang: self.mono.encoded(lang, k) for lang in order}
 
-    def measured(self, fidelity: dict, spread: dict[int, dict[str, list[float]]], growth: list[dict]) -> dict:
+    def measured(self, fidelity: dict, lines: dict[int, list[dict]], growth: list[dict]) -> dict:
         """The value of each claim (:func:`paper_values`)."""
-        return paper_values(fidelity, spread, growth)
+        return paper_values(fidelity, lines, growth)
 
-    def reasons(self, here: dict, fidelity: dict, growth: list[dict]) -> dict[str, str]:
+    def reasons(self, here: dict, fidelity: dict, growth: list[dict], unions: list[dict] = ()) -> dict[str, str]:
         """The measured reason of each claim that does not hold (:func:`reasons`)."""
-        return reasons(here, fidelity, growth)
+        return reasons(here, fidelity, growth, unions)
 
     def fidelity(self, langs: Sequence[str], order: str, k: int) -> dict:
         """The sequential tokenizer of ``langs`` in ``order`` at budget ``k``: per language
@@ -191,30 +191,59 @@ class SequentialStudy(Study):
 
     # ------------------------------------------------------------------ (b) n-language unions
 
-    def unions(self, n: int, trials: int, seed: int = 0) -> dict[str, list[float]]:
-        """``{"sequential": [...], "concatenation": [...]}``: for ``trials`` random ordered
-        subsets of ``n`` languages (seeded by ``seed + n``), the mean NSL over the subset's
-        languages of the union subtokenizer of each kind (kept in the results cache)."""
-        def make() -> dict[str, list[float]]:
-            rng = random.Random(seed + n)
-            out = {"sequential": [], "concatenation": []}
+    def union_lines(self, n: int, trials: int, seed: int = 0) -> list[dict]:
+        """For ``trials`` random ordered subsets of ``n`` languages (seeded by ``seed + n``), one
+        record each: ``{"order", "sequential", "concatenation", "reference"}``, the last three
+        ``{lang: tokens of each evaluation line}`` of the subset's languages under the union
+        subtokenizer of that kind and under the language's monolingual reference (kept in the
+        results cache): what the unions' NSLs and their intervals over lines are computed from."""
+        def make() -> list[dict]:
+            rng, ev, out = random.Random(seed + n), self.corpora.eval, []
             for _ in range(trials):
                 order = tuple(rng.sample(self.langs, n))
-                for kind, values in out.items():
+                trial = {"order": order, "reference": {lang: self.mono.line_tokens(lang, self.k).tolist()
+                                                       for lang in order}}
+                for kind in ("sequential", "concatenation"):
                     sub = self.modular(kind, order).subtokenizer(list(order)).hf
-                    values.append(float(np.mean([self.nsl(sub, lang) for lang in order])))
+                    trial[kind] = {lang: metrics.Encoded(sub, ev[lang], lang).tokens.tolist() for lang in order}
+                out.append(trial)
             return out
-        return self.results.get("unions", (self.langs, n, trials, seed, self.k), make)
+        return self.results.get("union lines", (self.langs, n, trials, seed, self.k), make)
+
+    def unions(self, n: int, trials: int, seed: int = 0) -> dict[str, list[float]]:
+        """``{"sequential": [...], "concatenation": [...]}``: for each subset of
+        :meth:`union_lines`, the mean NSL over the subset's languages of the union subtokenizer
+        of each kind (a point of the notebook's boxes)."""
+        return {kind: [float(np.mean([sum(t[kind][lang]) / sum(t["reference"][lang]) for lang in t["order"]]))
+                       for t in self.union_lines(n, trials, seed)] for kind in ("sequential", "concatenation")}
 
     @staticmethod
-    def union_table(spread: dict[int, dict[str, list[float]]]) -> list[dict]:
-        """One row per n of ``{n: unions(n, ...)}``: mean and std of each kind.
+    def union_table(lines: dict[int, list[dict]]) -> list[dict]:
+        """One row per n of ``{n: union_lines(n, ...)}``, per kind: the mean NSL over subsets
+        and their languages (Table 7's "mean NSL"), its interval over evaluation lines
+        (:func:`union_nsl`), and our std across languages (each language's mean NSL over the
+        subsets holding it; Table 7's "±"), over the languages drawn.
 
-        >>> SequentialStudy.union_table({2: {"sequential": [1.0, 1.0], "concatenation": [1.0, 2.0]}})
-        [{'n': 2, 'sequential mean': 1.0, 'sequential std': 0.0, 'concatenation mean': 1.5, 'concatenation std': 0.5}]
+        >>> t = {"order": ("a", "b"), "reference": {"a": [2, 2], "b": [1, 1]},
+        ...      "sequential": {"a": [2, 2], "b": [1, 1]}, "concatenation": {"a": [2, 4], "b": [1, 1]}}
+        >>> row = SequentialStudy.union_table({2: [t]})[0]
+        >>> row["n"], row["languages"], row["sequential mean"], row["concatenation mean"], row["concatenation std across languages"]
+        (2, 2, 1.0, 1.25, 0.25)
         """
-        return [{"n": n, **{f"{kind} {stat}": float(f(spread[n][kind])) for kind in spread[n]
-                            for stat, f in (("mean", np.mean), ("std", np.std))}} for n in spread]
+        intervals = union_nsl(lines)
+        rows = []
+        for n, trials in lines.items():
+            langs = sorted({lang for t in trials for lang in t["order"]})
+            row = {"n": n, "subsets": len(trials), "languages": len(langs)}
+            for kind in ("sequential", "concatenation"):
+                by_lang = {lang: [sum(t[kind][lang]) / sum(t["reference"][lang]) for t in trials if lang in t["order"]]
+                           for lang in langs}
+                m = intervals[f"{kind} {n}"]
+                row |= {f"{kind} mean": float(m), f"{kind} interval": (m.shown() if isinstance(m, paper_vs_here.Measured)
+                                                                  else "point estimate (lines not parallel)"),
+                        f"{kind} std across languages": float(np.std([np.mean(v) for v in by_lang.values()]))}
+            rows.append(row)
+        return rows
 
     # ------------------------------------------------------------------ (c) the merge trees of a word
 
@@ -358,22 +387,56 @@ def segmentation_rows(result: dict) -> list[dict]:
     return [{"tokenizer": kind, "tokens": " | ".join(seg[kind]), "count": len(seg[kind])} for kind in KINDS]
 
 
-def paper_values(fidelity: dict, spread: dict[int, dict[str, list[float]]], growth: list[dict]) -> dict:
+def union_nsl(lines: dict[int, list[dict]], largest: bool = False) -> dict:
+    """Table 7's aggregation of ``{n: SequentialStudy.union_lines(n, ...)}``, with intervals over
+    evaluation lines (:func:`modtok.studies.paper_vs_here.over_lines`: line ``i`` of every
+    language, subset and kind drawn together): ``"<kind> <n>"``, the mean NSL over the subsets
+    and their languages for each n; with ``largest``, the claims' values instead: the largest of
+    those means over n >= 2 per kind (``union_nsl_max``, ``concatenation_nsl_max``) and
+    ``sequential_vs_concatenation``, concatenation minus sequential averaged over n >= 2, each
+    bootstrapped whole. On text that is not parallel, point estimates (floats).
+
+    >>> t = {"order": ("a",), "reference": {"a": [2, 2]}, "sequential": {"a": [2, 2]}, "concatenation": {"a": [2, 4]}}
+    >>> union_nsl({2: [t]}, largest=True)["concatenation_nsl_max"].value
+    1.5
+    """
+    columns = {f"reference|{lang}": tok for trials in lines.values() for t in trials for lang, tok in t["reference"].items()}
+    columns |= {f"{kind}|{n}|{i}|{lang}": tok for n, trials in lines.items() for i, t in enumerate(trials)
+                for kind in ("sequential", "concatenation") for lang, tok in t[kind].items()}
+
+    def means(tot) -> dict:  # "<kind> <n>": the mean over subsets and their languages of tokens / reference tokens
+        return {f"{kind} {n}": np.mean([tot[f"{kind}|{n}|{i}|{lang}"] / tot[f"reference|{lang}"]
+                                        for i, t in enumerate(trials) for lang in t["order"]], axis=0)
+                for n, trials in lines.items() for kind in ("sequential", "concatenation")}
+
+    def claims(tot) -> dict:
+        m, multi = means(tot), [n for n in lines if n >= 2]
+        return {"union_nsl_max": np.max([m[f"sequential {n}"] for n in multi], axis=0),
+                "concatenation_nsl_max": np.max([m[f"concatenation {n}"] for n in multi], axis=0),
+                "sequential_vs_concatenation": np.mean([m[f"concatenation {n}"] - m[f"sequential {n}"]
+                                                        for n in multi], axis=0)}
+    return paper_vs_here.over_lines(columns, claims if largest else means)
+
+
+def paper_values(fidelity: dict, lines: dict[int, list[dict]], growth: list[dict]) -> dict:
     """The measured values of the ``modular_tokenizers_sequential`` claims (``paper_figures.toml``)
-    from :meth:`SequentialStudy.fidelity`, ``{n: SequentialStudy.unions(n, ...)}`` and
+    from :meth:`SequentialStudy.fidelity`, ``{n: SequentialStudy.union_lines(n, ...)}`` and
     :meth:`SequentialStudy.vocab_growth`. The worst subtokenizer's and global tokenizer's NSL
     carry their interval over evaluation lines when ``fidelity`` has its ``line_tokens``
     (:func:`modtok.studies.paper_vs_here.over_lines`: the maximum over languages bootstrapped
-    whole). Unions are aggregated as the paper's Table 7: the mean over subsets (and orders) for
-    each n; "max" is the largest of those means over n >= 2 (point estimates: the rules' tolerance
-    is the paper's std across languages).
+    whole); so do the unions (:func:`union_nsl`), aggregated as the paper's Table 7: the mean
+    over subsets (and orders) for each n, "max" the largest of those means over n >= 2. Their
+    rules' tolerance is the paper's std across languages, which our point value is compared
+    with; :meth:`SequentialStudy.union_table` shows our std across languages beside it.
 
     >>> fid = {"rows": [{"NSL subtokenizer": 1.0, "NSL global": 0.9}, {"NSL subtokenizer": 1.03, "NSL global": 0.95}]}
-    >>> spread = {1: {"sequential": [1.0], "concatenation": [1.0]}, 2: {"sequential": [1.01, 1.03], "concatenation": [1.1, 1.2]}}
+    >>> one = {"order": ("a",), "reference": {"a": [1]}, "sequential": {"a": [1]}, "concatenation": {"a": [1]}}
+    >>> two = {"order": ("a", "b"), "reference": {"a": [1], "b": [1]}, "sequential": {"a": [1], "b": [1]},
+    ...        "concatenation": {"a": [1], "b": [2]}}
     >>> growth = [{"sequential": 500, "no sharing": 500}, {"sequential": 800, "no sharing": 1000}]
-    >>> {k: round(v, 3) for k, v in paper_values(fid, spread, growth).items()}
-    {'subtokenizer_nsl_max': 1.03, 'global_nsl_max': 0.95, 'union_nsl_max': 1.02, 'concatenation_nsl_max': 1.15, 'sequential_vs_concatenation': 0.13, 'vocab_growth_share': 0.8}
-    >>> paper_values(fid, {1: spread[1]}, growth)["union_nsl_max"].reason
+    >>> {k: round(float(v), 3) for k, v in paper_values(fid, {1: [one], 2: [two]}, growth).items()}
+    {'subtokenizer_nsl_max': 1.03, 'global_nsl_max': 0.95, 'union_nsl_max': 1.0, 'concatenation_nsl_max': 1.5, 'sequential_vs_concatenation': 0.5, 'vocab_growth_share': 0.8}
+    >>> paper_values(fid, {1: [one]}, growth)["union_nsl_max"].reason
     'needs unions of at least 2 languages'
     """
     rows = fidelity["rows"]
@@ -386,13 +449,8 @@ def paper_values(fidelity: dict, spread: dict[int, dict[str, list[float]]], grow
     else:
         out = {"subtokenizer_nsl_max": float(max(r["NSL subtokenizer"] for r in rows)),
                "global_nsl_max": float(max(r["NSL global"] for r in rows))}
-    multi = [n for n in spread if n >= 2]  # a "union" of one language is the language's own subtokenizer
-    if multi:
-        mean = {kind: {n: float(np.mean(spread[n][kind])) for n in multi} for kind in ("sequential", "concatenation")}
-        out |= {"union_nsl_max": max(mean["sequential"].values()),
-                "concatenation_nsl_max": max(mean["concatenation"].values()),
-                "sequential_vs_concatenation": float(np.mean([mean["concatenation"][n] - mean["sequential"][n]
-                                                              for n in multi]))}
+    if any(n >= 2 for n in lines):  # a "union" of one language is the language's own subtokenizer
+        out |= union_nsl(lines, largest=True)
     else:
         none = NotMeasured("needs unions of at least 2 languages")
         out |= {"union_nsl_max": none, "concatenation_nsl_max": none, "sequential_vs_concatenation": none}
@@ -400,11 +458,13 @@ def paper_values(fidelity: dict, spread: dict[int, dict[str, list[float]]], grow
     return out
 
 
-def reasons(here: dict, fidelity: dict, growth: list[dict]) -> dict[str, str]:
+def reasons(here: dict, fidelity: dict, growth: list[dict], unions: list[dict] = ()) -> dict[str, str]:
     """A measured reason for each claim of ``here`` (:func:`paper_values`) that does not
     hold: for the subtokenizer's and the global tokenizer's worst NSL, the language, its place
     in the training order and how many of its tokens it took over from the languages before it
-    (learnt on their text, not on its own); for the vocabulary growth, the tokens shared.
+    (learnt on their text, not on its own); for the vocabulary growth, the tokens shared; for
+    the unions (``unions``: :meth:`SequentialStudy.union_table`'s rows), each n's means with
+    their intervals and our std across languages (the paper's is the rule's tolerance).
 
     >>> fid = {"order": ("a", "b"), "rows": [{"language": "A (a)", "position": 1, "|V_ℓ|": 300, "reused": 0,
     ...        "NSL subtokenizer": 1.0, "NSL global": 1.0}, {"language": "B (b)", "position": 2, "|V_ℓ|": 300,
@@ -429,11 +489,21 @@ def reasons(here: dict, fidelity: dict, growth: list[dict]) -> dict[str, str]:
             out[key] = worst("NSL subtokenizer", "its subtokenizer")
         elif key == "global_nsl_max":
             out[key] = worst("NSL global", "the global tokenizer")
+        elif key in UNION_KINDS and unions:
+            kinds = UNION_KINDS[key]
+            out[key] = "; ".join(f"n = {r['n']} ({r['subsets']} subsets, {r['languages']} languages): " + ", ".join(
+                f"{kind} {r[f'{kind} mean']:.3f} {r[f'{kind} interval']}, std across languages "
+                f"{r[f'{kind} std across languages']:.3f}" for kind in kinds) for r in unions if r["n"] >= 2)
         elif key == "vocab_growth_share":
             last = growth[-1]
             out[key] = (f"the {len(growth)} languages share tokens: the global vocabulary has {last['sequential']:,} of "
                         f"the {last['no sharing']:,} it would have without sharing")
     return out
+
+
+# the union claims and the kinds of union their reason shows
+UNION_KINDS = {"union_nsl_max": ("sequential",), "concatenation_nsl_max": ("concatenation",),
+               "sequential_vs_concatenation": ("sequential", "concatenation")}
 
 
 def _ordinal(n: int) -> str:
