@@ -4,14 +4,18 @@ measurement, a direction with an interval straddling zero does not hold, a paper
 below its printing resolution is not comparable, and the page counts per paper and per scale."""
 
 import re
+import tomllib
 
 import pytest
 
 from modtok.errors import ConfigError
+from modtok.studies import contract
 from modtok.studies import paper_vs_here as pvh
 from modtok.ui import report
 
-ALL = [c for s in pvh.studies() for c in pvh.claims(s)]
+# every claim of every claims file: the default one and any a declared study names
+FILES = sorted({contract.FIGURES} | {s.figures for s in contract.declared().values()})
+ALL = [c for f in FILES for s in pvh.studies(f) for c in pvh.claims(s, f)]
 
 
 def _claim(rule, paper=2.19, **kw):
@@ -158,11 +162,23 @@ def test_no_rule_holds_for_every_plausible_value(c):
     lo, hi = c.range
     values = [lo + (hi - lo) * i / 400 for i in range(401)]
     values += [c.paper] if isinstance(c.paper, (int, float)) and lo <= c.paper <= hi else []
+    over = pvh.tolerance(c.rule)[1] if c.rule.startswith("matches") else None
+    if over:  # a rule on our interval is tested on values with a narrow interval over what it names
+        values = [pvh.Measured(v, v - (hi - lo) / 1000, v + (hi - lo) / 1000, over) for v in values]
     verdicts = {c.verdict(v) for v in values}
     if c.not_comparable():
         assert verdicts == {f"not comparable: {c.not_comparable()}"}
     else:
         assert "does not hold" in verdicts and "holds" in verdicts, (c.rule, c.range)
+
+
+def test_the_sampled_range_test_covers_every_claim_of_every_claims_file():
+    """The test above is parametrized over ALL: it must hold every [study.key] table of every
+    claims file (a claim it missed could hold for every value unseen)."""
+    tables = {(study, key) for f in FILES for study, t in tomllib.loads(f.read_text(encoding="utf-8")).items()
+              for key in t}
+    assert {(c.study, c.key) for c in ALL} == tables and len(ALL) == len(tables) >= 70
+    assert {s.name for s in contract.declared().values()} <= {c.study for c in ALL}
 
 
 def test_every_claim_states_its_scale_and_each_paper_has_a_headline():
