@@ -13,8 +13,9 @@ tokenizer under many names) as :class:`NotComparable`. A claim that does not hol
 the measured reason the notebook gives, or says "reason not measured".
 
 A verdict is one of four: "holds", "does not hold", "not comparable: why" (our
-:class:`NotComparable`, a paper figure below its printing resolution, or a hypothesis of
-ours that the paper does not state), "not measured: why".
+:class:`NotComparable`, a paper figure below its printing resolution, a hypothesis of
+ours that the paper does not state, or a rule on our interval over X given a value without
+one), "not measured: why".
 
 >>> claim = Claim("demo", "gini", "parity lowers the Gini", "Paper, Table 1", -0.5,
 ...               "relative change", "below 0", {"data": "60 languages", "vocabulary": "128k"})
