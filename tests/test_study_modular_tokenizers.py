@@ -586,6 +586,31 @@ def test_unigram_paper_values_compare_em_with_the_union_without_it(uni, merged):
     assert isinstance(too_big["frequency_full_k"], paper_vs_here.NotMeasured)
 
 
+def test_unigram_nsls_have_intervals_over_lines(uni, merged):
+    """Issue 42: notebook 03's NSL rows were point estimates. With the per-line tokens, the
+    subtokenizer NSL farthest from 1 and the full merged mean are Measured over lines, whose
+    points are the table's; one language's full merged mean is that NSL's own paired ratio
+    interval; a claim "at most 1" then fails on an interval that crosses 1."""
+    rows = uni.fidelity_rows(merged, K)
+    freq = uni.frequency_rows(merged, [270, 290], K)
+    lines = uni.line_tokens(merged, K)
+    assert list(lines) == LANGS and all(len(t) == len(TEXT[lang]) for lang, by in lines.items() for t in by.values())
+    here = unigram_values(rows, rows, freq, [270, 290], lines)
+    subs = [r["subtokenizer"] for r in rows]
+    worst, mean = here["subtokenizer_nsl_worst"], here["full_merged_nsl_mean"]
+    assert isinstance(worst, paper_vs_here.Measured) and worst.over == "lines" and worst.lo <= worst.value <= worst.hi
+    assert worst.value == pytest.approx(max(subs, key=lambda s: abs(s - 1)))
+    assert mean.value == pytest.approx(np.mean([r["full merged"] for r in rows])) and mean.lo <= mean.value <= mean.hi
+    one = unigram_values(rows[:1], rows[:1], freq[:1], [270, 290], {LANGS[0]: lines[LANGS[0]]})["full_merged_nsl_mean"]
+    by = lines[LANGS[0]]
+    assert (one.value, one.lo, one.hi) == pytest.approx(stats.ratio_ci(by["full merged"], by["reference"]))
+    claim = next(c for c in paper_vs_here.claims("modular_tokenizers_unigram") if c.key == "full_merged_nsl_mean")
+    assert claim.verdict(paper_vs_here.Measured(0.97, 0.9, 1.04, "lines")) == "does not hold"
+    assert claim.verdict(0.97) == "holds"  # the point alone would pass
+    uneven = {**lines, LANGS[0]: {n: t[:-1] for n, t in lines[LANGS[0]].items()}}
+    assert isinstance(unigram_values(rows, rows, freq, [270, 290], uneven)["full_merged_nsl_mean"], float)
+
+
 # ---------------------------------------------------------------------------- notebook 04
 
 

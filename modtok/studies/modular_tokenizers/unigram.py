@@ -25,6 +25,7 @@ from modtok.cache import Results
 from modtok.errors import BudgetError
 from modtok.evaluation import metrics
 from modtok.studies.contract import Study
+from modtok.studies import paper_vs_here
 from modtok.studies.paper_vs_here import NotMeasured
 from modtok.studies.setting import corpus_fields, pretokenization
 from modtok.text import data
@@ -97,9 +98,20 @@ class UnigramStudy(Study):
                           "full merged": metrics.Encoded(mt, ev[lang], lang)} for lang in langs}
         return metrics.language_table_of(encoded, {lang: self.mono.encoded(lang, k) for lang in langs})
 
-    def measured(self, rows: list[dict], no_em_rows: list[dict], freq_rows: list[dict], ks: Sequence[int]) -> dict:
+    def measured(self, rows: list[dict], no_em_rows: list[dict], freq_rows: list[dict], ks: Sequence[int],
+                 line_tokens: Mapping[str, Mapping[str, Sequence[int]]] | None = None) -> dict:
         """The value of each claim (:func:`paper_values`)."""
-        return paper_values(rows, no_em_rows, freq_rows, ks)
+        return paper_values(rows, no_em_rows, freq_rows, ks, line_tokens)
+
+    def line_tokens(self, merged: MergedUnigram, k: int) -> dict[str, dict[str, list[int]]]:
+        """``{lang: {"subtokenizer", "full merged", "reference": tokens of each evaluation line}}``
+        for each language of ``merged`` (in ``langs`` order): what :func:`paper_values` draws
+        lines from for the intervals of its NSLs."""
+        mt, ev = merged.modular(), self.corpora.eval
+        return {lang: {"subtokenizer": metrics.token_counts(mt.subtokenizer([lang]), ev[lang]).tolist(),
+                       "full merged": metrics.token_counts(mt, ev[lang]).tolist(),
+                       "reference": self.mono.line_tokens(lang, k).tolist()}
+                for lang in self.langs if lang in merged.lang_to_ids}
 
     def _nsls(self, merged: MergedUnigram, k: int) -> dict[str, dict[str, float]]:
         """``{lang: {"subtokenizer": NSL, "full merged": NSL}}`` from :meth:`rows`."""
@@ -170,11 +182,16 @@ class UnigramStudy(Study):
 
 
 
-def paper_values(rows: list[dict], no_em_rows: list[dict], freq_rows: list[dict], ks: Sequence[int]) -> dict:
+def paper_values(rows: list[dict], no_em_rows: list[dict], freq_rows: list[dict], ks: Sequence[int],
+                 line_tokens: Mapping[str, Mapping[str, Sequence[int]]] | None = None) -> dict:
     """The measured values of the ``modular_tokenizers_unigram`` claims (``paper_figures.toml``):
     ``rows`` are :meth:`UnigramStudy.fidelity_rows` of the merged model after EM, ``no_em_rows`` the
     same for the union without EM (averaged monolingual probabilities, 0 iterations), ``freq_rows``
-    :meth:`UnigramStudy.frequency_rows` for the sizes ``ks`` (smallest first, largest = k).
+    :meth:`UnigramStudy.frequency_rows` for the sizes ``ks`` (smallest first, largest = k). With
+    ``line_tokens`` (:meth:`UnigramStudy.line_tokens` of the same model), the subtokenizer NSL
+    farthest from 1 and the full merged tokenizer's mean NSL carry their interval over evaluation
+    lines (:func:`modtok.studies.paper_vs_here.over_lines`, each statistic bootstrapped whole:
+    a replicate picks its own farthest language); on lines that are not parallel, points.
 
     >>> rows = [{"subtokenizer": 1.0, "full merged": 0.9}, {"subtokenizer": 1.04, "full merged": 0.95}]
     >>> no_em = [{"subtokenizer": 1.05, "full merged": 0.9}, {"subtokenizer": 1.05, "full merged": 0.9}]
@@ -189,7 +206,20 @@ def paper_values(rows: list[dict], no_em_rows: list[dict], freq_rows: list[dict]
         return float(np.mean(vals)) if vals else NotMeasured(f"no language has a frequency-based extraction of {size} pieces "
                                                                 "(the base pieces or more than it uses)")
 
-    return {"subtokenizer_nsl_worst": float(max(subs, key=lambda s: abs(s - 1.0))),
-            "full_merged_nsl_mean": float(np.mean([r["full merged"] for r in rows])),
+    if line_tokens:
+        columns = {f"{name}|{lang}": t for lang, by in line_tokens.items() for name, t in by.items()}
+
+        def nsls(t, name):  # (languages, ...) NSLs of ``name`` from the drawn totals
+            return np.array([t[f"{name}|{lang}"] / t[f"reference|{lang}"] for lang in line_tokens])
+
+        def stat(t):
+            sub = nsls(t, "subtokenizer")
+            far = np.take_along_axis(sub, np.abs(sub - 1.0).argmax(axis=0)[None], axis=0)[0]
+            return {"subtokenizer_nsl_worst": far, "full_merged_nsl_mean": nsls(t, "full merged").mean(axis=0)}
+        fidelity: dict = paper_vs_here.over_lines(columns, stat)
+    else:
+        fidelity = {"subtokenizer_nsl_worst": float(max(subs, key=lambda s: abs(s - 1.0))),
+                    "full_merged_nsl_mean": float(np.mean([r["full merged"] for r in rows]))}
+    return {**fidelity,
             "em_vs_average_union": float(np.mean(subs) - np.mean([r["subtokenizer"] for r in no_em_rows])),
             "frequency_small_k": freq(min(ks)), "frequency_full_k": freq(max(ks))}
