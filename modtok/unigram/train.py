@@ -50,8 +50,8 @@ each change is said in the model's ``notes``):
   :data:`MAX_UNIT_BYTES` (sentencepiece's own default ``max_sentence_length``) is cut at
   grapheme boundaries into parts of at most that size (only the pieces that would straddle a
   cut are lost: of at most 16 characters, against parts of over 1,000);
-- every character of the ``character_coverage`` share of the text (the paper's 0.9995)
-  must be a piece, so a budget smaller than those characters plus the 259 base pieces is
+- every character of the ``character_coverage`` share of the text (0.9995, sentencepiece's
+  default: a setting of ours, not the paper's) must be a piece, so a budget smaller than those characters plus the 259 base pieces is
   refused (UDHR's Chinese, 2,064 characters of text: 447 characters at 0.9995, for 341
   pieces beside the base ones at a budget of 600). The
   coverage is lowered until the characters fit, down to 0.98 (the least sentencepiece
