@@ -311,13 +311,15 @@ if table_v:
 #
 # The paper's hypothesis is about a *pretrained* model. This arm pretrains the base model on
 # substantial Nepali, the extra text `npi_Deva.large.txt` (disjoint from the pool, so from the
-# continued-pretraining and held-out slices), and pool English, **until its Nepali bits per byte flatten**:
-# every `eval_every` steps it scores a Nepali dev slice (right after its training text, never
-# trained on), and stops once the last `window` evaluations improved by less than `min_gain`
-# bits per byte (`continued.Flatten`, printed below), or at `max_steps`, which the printed
-# history then says. The rate is constant after warm-up while it pretrains (a decaying rate would
-# make late gains by its schedule alone). Then the same arms R0 / R1 / R2 / R2-m continue with
-# **tied embeddings** and the paper's rate and shape (§VI, App. D: 1e-4 peak, 1% linear warm-up,
+# continued-pretraining and held-out slices), and pool English, interleaved, **until its Nepali bits
+# per byte flatten**: every `eval_every` steps it scores a Nepali dev slice (right after its
+# training text, never trained on); the rate stays constant after warm-up until the last
+# `window` + 1 evaluations lie within `min_gain` bits per byte of each other (a swinging curve
+# does not count), or `max_steps`; then it decays (cosine to a tenth of the peak over a quarter of
+# the steps so far), and the evaluated step with the lowest dev bits per byte is the base
+# (`continued.Flatten`; the printed history says where it flattened, or that it did not, and
+# which step was used). Then the same arms R0 / R1 / R2 / R2-m continue with **tied embeddings**
+# and the paper's rate and shape (§VI, App. D: 1e-4 peak, 1% linear warm-up,
 # cosine to 10%) on the paper's equal shares of Nepali and English by bytes (§VI), scored as
 # above; the plan line before the run prints this preset's values. The base tokenizer is the same
 # English-heavy BPE, so R1 and R2 have room to merge. Without the extra text the arm says what is
@@ -459,10 +461,14 @@ for size, res in RUNS.items():  # both regimes: byte-matched arms, every piece i
         assert h.piece_bytes <= setup.piece_bytes, ev
         assert all(continued.longest(arms[a].tokenizer, h.texts) <= res.seq_len for a in ("R0", "R1", "R2")), ev
     assert all(len({r[f"{ev} scored bytes"] for r in res.table()}) == 1 for ev in res.held_out)  # same bytes
-    if setup.flatten:  # the pretrained base: stopped by its stated rule (or at max_steps), tied like the paper's
-        f, base_model = setup.flatten, arms[continued.BASE].model
-        assert res.flattened == continued.flattened([b for _, b in res.base_history], f.window, f.min_gain)
-        assert (res.flattened or res.base_steps == f.max_steps) and base_model.out.weight is base_model.embed.weight
+    if setup.flatten:  # the pretrained base: constant until its rule (or max_steps), decayed, its best step, tied
+        f, base_model, (start, end) = setup.flatten, arms[continued.BASE].model, res.base_decay
+        constant = [b for s, b in res.base_history if s <= start]
+        assert res.flattened == continued.flattened(constant, f.window, f.min_gain)
+        assert res.flattened or start == f.max_steps
+        dev = dict(res.base_history)
+        assert max(dev) == end and dev[res.base_steps] == min(dev.values())  # the best step is the base
+        assert base_model.out.weight is base_model.embed.weight
 before, runs = panel.result["tokens"], panel.runs  # the segmentation explorer recomputes
 panel.controls["k"].value, panel.controls["arm"].value = KS_E[-1], "R2"
 assert panel.runs == runs + 1 + (KS_E[-1] != KS_E[0]) and panel.result["arm"] == "R2" and panel.result["K"] == KS_E[-1]

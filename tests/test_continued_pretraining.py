@@ -425,7 +425,7 @@ def test_flattened_rule_and_the_pretrained_texts():
     # the last run's history (bench/RESULTS.md): swinging between 1.11 and 1.79, never flat, whatever the window
     swing = [3.729, 1.893, 2.585, 2.754, 1.378, 2.262, 1.337, 1.204, 1.497, 1.185, 1.142, 1.785, 1.112, 1.348, 1.447]
     assert not any(continued.flattened(swing[:n], w, 0.05) for n in range(1, 16) for w in (2, 3))
-    assert continued.flattened(swing[:-3] + [1.115, 1.112, 1.11, 1.118], 3, 0.01)  # ... unless the last 4 lie within 0.01
+    assert continued.flattened(swing[:-3] + [1.115, 1.112, 1.11, 1.118], 3, 0.01)  # unless the last 4 lie within 0.01
     setup, sizes = continued.preset("pretrained-cpu")
     assert (setup.lr, setup.warmup, setup.tie_embeddings, setup.cpt_target_share) == (1e-4, 0.01, True, 0.5)  # §VI
     english, nepali = [f"english line {i}" for i in range(50_000)], [f"नेपाली {i}" for i in range(50_000)]
@@ -467,7 +467,8 @@ def test_tiny_pretrained_base_stops_by_its_rule_decays_and_returns_its_best(pool
     lrs = {m["step"]: m["lr"] for m in read_metrics(tmp_path / "flat" / "base")}  # constant, then the cosine
     assert lrs[3] == lrs[7] == lrs[8] == 1e-3 and lrs[8] > lrs[9] > lrs[10] > lrs[11] == pytest.approx(1e-4)
     capped = once(tmp_path / "capped", continued.Flatten(4, 1, -1.0, 12, 0))
-    assert not capped.flattened and [s for s, _ in capped.base_history] == [4, 8, 12, 16] and capped.base_decay == (12, 16)
+    assert not capped.flattened and [s for s, _ in capped.base_history] == [4, 8, 12, 16]
+    assert capped.base_decay == (12, 16)
     assert capped.base_history[:2] == res.base_history[:2]  # the same seeded pretraining up to there
     assert "not flattened by the rule at the constant rate: stopped at max_steps = 12" in capped.base_course()
     # English dev text for a base that reads only Nepali: it gets worse as the base learns, so the model

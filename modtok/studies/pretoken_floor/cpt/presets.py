@@ -149,7 +149,8 @@ def pretrained_preset(size: str) -> tuple[Setup, dict[str, int]]:
     """
     if size == "smoke":
         return (Setup(base_vocab=600, merges=200, model=dict(d_model=64, n_layers=1), batch_size=4, seq_len=128,
-                      base_lr=1e-3, flatten=Flatten(eval_every=20, window=2, min_gain=0.02, max_steps=80, dev_bytes=10_000),
+                      base_lr=1e-3,
+                      flatten=Flatten(eval_every=20, window=2, min_gain=0.02, max_steps=80, dev_bytes=10_000),
                       n_boot=200, seeds=(0, 1), **PAPER_RATE),
                 {"base": 120_000, "base_model": 120_000, "cpt": 20_000, "heldout": 20_000})
     if size == "cpu":

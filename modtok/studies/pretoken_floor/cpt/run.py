@@ -114,7 +114,8 @@ class Result:
         out = [regime(self, target)]
         if self.base_history:
             out += [f"base model's {target} text: {self.base_source}",
-                    "base model's dev bits per byte by step: " + ", ".join(f"{s}: {b:.3f}" for s, b in self.base_history),
+                    "base model's dev bits per byte by step: "
+                    + ", ".join(f"{s}: {b:.3f}" for s, b in self.base_history),
                     self.base_course()]
         return out + [f"held-out texts: {self.roles}", *self.held_out_lines()]
 
@@ -122,6 +123,8 @@ class Result:
         """The pretrained base's course in one line: where its constant phase
         ended (flattened by the rule, or not by ``max_steps``), the decay, and the
         step and dev bits per byte of the model used (the lowest)."""
+        if self.base_decay is None:  # a result saved before the decay phase existed (bench --report)
+            return f"{'flattened' if self.flattened else 'not flattened'}; no decay; the model used: the last step"
         start, end = self.base_decay
         dev = dict(self.base_history)[self.base_steps]
         return (("flattened at step " if self.flattened else "not flattened by the rule at the constant rate: "
@@ -321,7 +324,8 @@ def regime(res: Result, target: str = "Nepali", short: bool = False) -> str:
         start, end = res.base_decay
         kind = ((f"pretrained: the base's dev bits per byte flattened at step {start:,}" if res.flattened else
                  f"pretrained, not flattened: the rule did not fire before max_steps = {start:,}")
-                + f", then decayed to step {end:,}; the base used is step {res.base_steps:,}, its lowest dev bits per byte")
+                + f", then decayed to step {end:,}; the base used is step {res.base_steps:,}, its lowest dev bits "
+                "per byte")
         if short:
             return (f"pretrained-base arm, {kind}; a {params:.2f}M-parameter base (without the vocabulary; the "
                     f"paper's: 1B and 0.6B), {res.base_steps:,} steps on {text / 1e6:g} MB, {share:.0%} {target}")
