@@ -462,13 +462,9 @@ for size, res in RUNS.items():  # both regimes: byte-matched arms, every piece i
         assert all(continued.longest(arms[a].tokenizer, h.texts) <= res.seq_len for a in ("R0", "R1", "R2")), ev
     assert all(len({r[f"{ev} scored bytes"] for r in res.table()}) == 1 for ev in res.held_out)  # same bytes
     if setup.flatten:  # the pretrained base: constant until its rule (or max_steps), decayed, its best step, tied
-        f, base_model, (start, end) = setup.flatten, arms[continued.BASE].model, res.base_decay
-        constant = [b for s, b in res.base_history if s <= start]
-        assert res.flattened == continued.flattened(constant, f.window, f.min_gain)
-        assert res.flattened or start == f.max_steps
-        dev = dict(res.base_history)
-        assert max(dev) == end and dev[res.base_steps] == min(dev.values())  # the best step is the base
-        assert base_model.out.weight is base_model.embed.weight
+        f, dev, base = setup.flatten, dict(res.base_history), arms[continued.BASE].model
+        assert res.flattened == continued.flattened([b for s, b in dev.items() if s <= res.base_decay[0]], f.window, f.min_gain)
+        assert dev[res.base_steps] == min(dev.values()) and base.out.weight is base.embed.weight
 before, runs = panel.result["tokens"], panel.runs  # the segmentation explorer recomputes
 panel.controls["k"].value, panel.controls["arm"].value = KS_E[-1], "R2"
 assert panel.runs == runs + 1 + (KS_E[-1] != KS_E[0]) and panel.result["arm"] == "R2" and panel.result["K"] == KS_E[-1]
