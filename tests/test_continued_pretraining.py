@@ -431,7 +431,7 @@ def test_flattened_rule_and_the_pretrained_texts():
     english, nepali = [f"english line {i}" for i in range(50_000)], [f"नेपाली {i}" for i in range(50_000)]
     t = continued.texts(english, nepali, sizes["base"], sizes["cpt"], sizes["heldout"], setup.cpt_target_share,
                         setup.base_target_share)
-    b = continued.base_model_texts(english, [f"extra {i}" for i in range(90_000)], setup, sizes)
+    b = continued.base_model_texts(english, [f"extra {i}" for i in range(600_000)], setup, sizes)
     base_en = [x for x in b["base_model_text"] if x.startswith("english")]
     assert set(base_en) <= set(t["base_text"])  # inside the tokenizer's English: never continued or held out
     assert not set(base_en) & (set(t["cpt_english"]) | set(t["heldout_english"]))
