@@ -8,7 +8,8 @@ Two regimes, one set of arms and one scoring (:mod:`.run`):
   differs from Regmi et al.") expects the repaired regex to win;
 - ``"pretrained-smoke"``, ``"pretrained-cpu"``, ``"pretrained-gpu"``: the base
   model is pretrained on substantial Nepali (the extra text, disjoint from the
-  pool) and English until its Nepali bits per byte flatten (:class:`Flatten`),
+  pool) and English, interleaved, at a constant rate until its Nepali bits per
+  byte flatten, then decayed; the best evaluated step is the base (:class:`Flatten`),
   with tied embeddings, and continued at the paper's rate and shape (1e-4 peak,
   1% linear warm-up, cosine to 10%, §VI and App. D) on 50% / 50% Nepali /
   English: the paper's hypothesis as far as this data allows.
