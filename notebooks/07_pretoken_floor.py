@@ -382,20 +382,24 @@ cpt = RUNS.get(SIZE)
 #
 # *Evidence from the pretrained-base arm* (`bench/continued_pretraining_full.py --size
 # pretrained-cpu`, the reduced size, on the shared CPU cores; `bench/RESULTS.md`, "Continued
-# pretraining from a pretrained base", has its tables, its base's dev history and the load). A
-# small base with tied embeddings, pretrained on half extra Nepali and half pool English, then
-# each arm one pass at the paper's rate. **R0 is lowest on Nepali again, as in the paper**: R2 − R0
-# is "worse" in every seed, on FLORES-200 too, and so is R2 at matched steps − R0. **R2 − R1 keeps
-# our sign**: "better" in every seed, where the paper's R2 is worse than R1 (+0.025, §VII-B). The
-# English control misses §VI's non-inferiority margin narrowly (the upper end of its interval just
-# above it: "worse"). Caveats, measured: the base did **not** flatten by the rule (its dev bits per byte at
-# a constant rate swung widely between evaluations, so the rule never fired and the base at
-# `max_steps` was used); it reads English at about twice the bits per byte of the paper's base
-# models (0.788 and 0.873, §VII-B); and continued pretraining still gave R0 a large gain on the
-# pool's Nepali (base − R0), so the base is far from the paper's. So at this reduced size the
-# paper's "R0 lowest" sign returns once the base is pretrained on substantial Nepali, and its "R2
-# worse than R1" sign does not. The full size is the `pretrained-gpu` preset (the command above),
-# not run here: no GPU was available to that run.
+# pretraining from a pretrained base", sub-section "second session", has its tables, its base's
+# dev history, the load, and the first run it supersedes, whose base read its English and its
+# Nepali in blocks and swung with them). A small base with tied embeddings, pretrained on the
+# extra Nepali and pool English interleaved: its dev bits per byte **flattened by the rule**,
+# then decayed, and its best step is the base; R0's own pass then gains it little (base − R0
+# is small beside the arms' differences), so the base is no longer learning Nepali from the
+# arms' text. Each arm then one pass at the paper's rate. **R0 is lowest on Nepali, as in the
+# paper**: R2 − R0 is "worse" in every seed, on FLORES-200 too, and so is R2 at matched steps −
+# R0, by far more than the paper's (§VII-B). **R2 − R1 keeps our sign**: "better" in every
+# seed, where the paper's R2 is worse than R1 (§VII-B). **The English control fails** ("worse"
+# in every seed, above §VI's margin). Caveats, measured: R1 and R2 each add about a thousand
+# rows that their few dozen steps at the paper's rate cannot train (R1 − R0 is larger still than
+# R2 − R0), while the paper's models train theirs on a gigabyte; and the base reads English
+# at about twice the bits per byte of the paper's base models (0.788 and 0.873, §VII-B), with
+# little English in its text. So at this reduced size the paper's "R0 lowest" sign holds once
+# the base is pretrained to a plateau on substantial Nepali, and its "R2 worse than R1" sign
+# does not. The full size is the `pretrained-gpu` preset (the command above), not run here: no
+# GPU was available to that run.
 
 # %% [markdown]
 # ## Paper vs here
