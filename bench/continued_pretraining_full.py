@@ -27,11 +27,11 @@ import torch
 
 
 def size_of(argv) -> str:
-    from modtok.lm.train import default_device
+    from modtok.studies.pretoken_floor import cpt as continued
 
     if "--size" in argv:
         return argv[argv.index("--size") + 1]
-    return ("pretrained-" if "--pretrained" in argv else "") + ("gpu" if default_device().type == "cuda" else "cpu")
+    return ("pretrained-" if "--pretrained" in argv else "") + continued.machine_size(smoke=False)  # notebook 07's
 
 
 def compute(out: Path, size: str):

@@ -292,10 +292,11 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
                 f"continued pretraining and held-out: the pool's English and {target} (its SOURCES.md)")
         size = (f"base model {sizes['base_model'] / 1e6:g} MB ({setup.model_target_share:.0%} {target}), base "
                 f"tokenizer {sizes['base'] / 1e6:g} MB ({1 - setup.base_target_share:.0%} English), {cpt_size}")
-        base_steps = (f"base pretrained until its {target} dev bits per byte flattened (gain < {f.min_gain:g} over "
-                      f"{f.window} evaluations {f.eval_every:,} steps apart; at most {f.max_steps:,} steps"
-                      + (f"; took {cpt.base_steps:,}, {'flattened' if cpt.flattened else 'not flattened'}" if cpt
-                         else "") + ")")
+        base_steps = (f"base pretrained at a constant rate until its {target} dev bits per byte flattened (the last "
+                      f"{f.window + 1} evaluations, {f.eval_every:,} steps apart, within {f.min_gain:g}; at most "
+                      f"{f.max_steps:,} steps), then a cosine decay to {f.decay_to:.0%} over {f.decay_share:.0%} of "
+                      "the steps so far; the best evaluated step is used"
+                      + (f"; {cpt.base_course()}" if cpt else ""))
     return {"data": data, "size": size,
             "vocabulary": f"own llama3-regex BPE of {setup.base_vocab:,} + K = {setup.merges:,} merges for R1, R2",
             "model": (f"a small LM pretrained here: {cfg.n_layers} layer{'s' if cfg.n_layers != 1 else ''}, d_model {cfg.d_model}, {cfg.n_heads} heads, "

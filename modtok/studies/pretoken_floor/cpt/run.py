@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import shutil
@@ -17,7 +18,7 @@ from modtok.evaluation.stats import label
 from modtok.lm.batches import lm_vocab_size
 from modtok.lm.model import LM, config
 from modtok.lm.stream import StreamSource
-from modtok.lm.train import TrainConfig, default_device, train
+from modtok.lm.train import CHECKPOINT, TrainConfig, default_device, load_checkpoint, save_atomic, train
 
 from ..floor import RESULTS
 from .arms import ADDITIONS, ARMS, BASE, LABELLED, MATCHED, PAIRS, R0_MATCHED, Arm, arms as make_arms, base_tokenizer
@@ -33,12 +34,13 @@ class Result:
     scores: dict[str, dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]]  # eval set -> arm -> seed -> (nats, bytes)
     intervals: dict[str, dict[str, tuple[float, float, float]]]  # eval set -> compare()
     seeds: tuple[int, ...]
-    base_steps: int
+    base_steps: int  # the base model's steps (the pretrained base: its best checkpoint's)
     tokens: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # eval set -> arm -> tokens of the pieces
     seq_len: int = 0  # the context in ids of training and scoring windows
     roles: dict[str, str] = dataclasses.field(default_factory=dict)  # "primary" / "control" / "secondary" -> eval set
     base_history: list[tuple[int, float]] = dataclasses.field(default_factory=list)  # (step, Nepali dev bpb): Flatten
-    flattened: bool | None = None  # the pretrained base: stopped by the Flatten rule (False: at max_steps)
+    flattened: bool | None = None  # the pretrained base: its constant phase stopped by the rule (False: at max_steps)
+    base_decay: tuple[int, int] | None = None  # the pretrained base: the decay phase's first and last steps
     base_source: str = ""  # the pretrained base: where its target text came from
     setup: Setup | None = None  # what study() ran (its preset), for regime() and describe()
     sizes: dict[str, int] = dataclasses.field(default_factory=dict)
@@ -113,9 +115,21 @@ class Result:
         if self.base_history:
             out += [f"base model's {target} text: {self.base_source}",
                     "base model's dev bits per byte by step: "
-                    + ", ".join(f"{s}: {b:.3f}" for s, b in self.base_history)
-                    + (" (flattened)" if self.flattened else " (not flattened: stopped at max_steps)")]
+                    + ", ".join(f"{s}: {b:.3f}" for s, b in self.base_history),
+                    self.base_course()]
         return out + [f"held-out texts: {self.roles}", *self.held_out_lines()]
+
+    def base_course(self) -> str:
+        """The pretrained base's course in one line: where its constant phase
+        ended (flattened by the rule, or not by ``max_steps``), the decay, and the
+        step and dev bits per byte of the model used (the lowest)."""
+        if self.base_decay is None:  # a result saved before the decay phase existed (bench --report)
+            return f"{'flattened' if self.flattened else 'not flattened'}; no decay; the model used: the last step"
+        start, end = self.base_decay
+        dev = dict(self.base_history)[self.base_steps]
+        return (("flattened at step " if self.flattened else "not flattened by the rule at the constant rate: "
+                 "stopped at max_steps = ") + f"{start:,}; then decayed (cosine) over steps {start:,}-{end:,}; the "
+                f"model used: step {self.base_steps:,}, the lowest dev bits per byte ({dev:.3f})")
 
     def interval_rows(self) -> list[dict]:
         """One row per (eval set, arm): ``{"arm", "held-out text", "bits per byte",
@@ -129,30 +143,79 @@ def _train_cfg(setup: Setup, steps: int, lr: float, seed: int) -> TrainConfig:
                        ckpt_every=steps, prefetch=0)
 
 
+@dataclasses.dataclass
+class Pretrained:
+    """What :func:`pretrain` did: ``history`` (step, dev bits per byte) of every
+    evaluation, the decay's included; ``flat_at``: the step where :func:`flattened`
+    fired at the constant rate (None: it did not by ``max_steps``); ``decay``: the
+    decay phase's first and last steps; ``best``: the step of the returned model,
+    the lowest in ``history``."""
+
+    model: LM
+    history: list[tuple[int, float]]
+    flat_at: int | None
+    decay: tuple[int, int]
+    best: int
+
+
+def _reschedule(out_dir: Path, tcfg: TrainConfig) -> None:
+    """Let ``train(tcfg, resume=True)`` continue the checkpoint in ``out_dir`` under a
+    new schedule: :func:`train` refuses a checkpoint written under another config
+    (a resumed run must compute what it started), so the checkpoint is rewritten
+    with ``tcfg``. Only the schedule changes (steps, warm-up span, last rate); the
+    weights, AdamW moments and the stream's position stay, so the decay continues
+    the constant phase as one run would."""
+    path = out_dir / CHECKPOINT
+    ckpt = load_checkpoint(path)
+    ckpt["train_config"] = dataclasses.asdict(tcfg)
+    save_atomic(ckpt, path)
+
+
 def pretrain(cfg, setup: Setup, tokenizer, lines: Sequence[str], dev: Sequence[str], out_dir, device,
-             progress: bool = False) -> tuple[LM, list[tuple[int, float]], bool]:
-    """The pretrained-base regime's base model: trained on ``lines`` (cycled) at
-    ``setup.base_lr``, constant after a warm-up of one evaluation interval, in
-    pieces of ``setup.flatten.eval_every`` steps; after each, its bits per byte
-    on ``dev`` (pieces in one context, as the held-out text is scored). Stops when
-    :func:`flattened` or at ``max_steps``. Returns the model, the ``(step, dev
-    bits per byte)`` history and whether it flattened."""
-    f = setup.flatten
-    source = StreamSource(tokenizer, lines, setup.batch_size, setup.seq_len, cycle=True)
-    tcfg = TrainConfig(steps=f.max_steps, lr=setup.base_lr, min_lr_ratio=1.0, warmup_steps=f.eval_every,
-                       seed=setup.seed, ckpt_every=f.eval_every, prefetch=0)
+             progress: bool = False) -> Pretrained:
+    """The pretrained-base regime's base model (:class:`Flatten`): trained on
+    ``lines`` in an order fixed by ``setup.seed`` (cycled) at ``setup.base_lr``
+    after a warm-up of one evaluation interval, constant until the dev bits per
+    byte have :func:`flattened` or ``max_steps``, then a cosine decay to
+    ``decay_to`` of the peak over ``decay_share`` of the steps so far (rounded up
+    to whole evaluations). Every ``eval_every`` steps, its bits per byte on
+    ``dev`` (pieces in one context, as the held-out text is scored). Returns the
+    evaluated model with the lowest dev bits per byte (ties: the earlier step)."""
+    f, out_dir = setup.flatten, Path(out_dir)
+    # Interleaved: in the given order (English, then Nepali) each pass had an English block and a Nepali one,
+    # and the Nepali dev bits per byte swung with them by up to 0.7 (Flatten's evidence).
+    order = [lines[i] for i in np.random.default_rng(setup.seed).permutation(len(lines))]
+    source = StreamSource(tokenizer, order, f.batch_size or setup.batch_size, setup.seq_len, cycle=True)
     pieces = fit_held_out(dev, setup.seq_len, {"R0": tokenizer}, setup.piece_bytes).texts
-    history, step, resume = [], 0, False
-    while step < f.max_steps:
-        step = min(step + f.eval_every, f.max_steps)
-        model = train(cfg, tcfg, source, out_dir, resume=resume, until=step, progress=progress,
+    history, best = [], (math.inf, 0, None)
+
+    def piece(tcfg: TrainConfig, until: int) -> LM:
+        nonlocal best
+        model = train(cfg, tcfg, source, out_dir, resume=bool(history), until=until, progress=progress,
                       device=device).model.eval()
-        resume = True
         nats, nbytes = score_pieces(model, tokenizer, pieces, device=device)
-        history.append((step, float(nats.sum() / math.log(2) / nbytes.sum())))
+        history.append((until, float(nats.sum() / math.log(2) / nbytes.sum())))
+        if history[-1][1] < best[0]:  # strictly lower: a tie keeps the earlier step
+            best = (history[-1][1], until, copy.deepcopy(model.state_dict()))
+        return model
+
+    stable = TrainConfig(steps=f.max_steps, lr=setup.base_lr, min_lr_ratio=1.0, warmup_steps=f.eval_every,
+                         seed=setup.seed, ckpt_every=f.eval_every, prefetch=0)
+    flat_at, step = None, 0
+    while step < f.max_steps and flat_at is None:
+        step = min(step + f.eval_every, f.max_steps)
+        model = piece(stable, step)
         if flattened([b for _, b in history], f.window, f.min_gain):
-            return model, history, True
-    return model, history, False
+            flat_at = step
+    span = f.eval_every * max(1, math.ceil(f.decay_share * step / f.eval_every))
+    # lr_at's warm-up spans the steps done (already trained), so from `step` on it is the cosine from the peak
+    decay = TrainConfig(steps=step + span, lr=setup.base_lr, min_lr_ratio=f.decay_to, warmup_steps=step,
+                        seed=setup.seed, ckpt_every=f.eval_every, prefetch=0)
+    _reschedule(out_dir, decay)
+    for until in range(step + f.eval_every, step + span + 1, f.eval_every):
+        model = piece(decay, until)
+    model.load_state_dict(best[2])
+    return Pretrained(model, history, flat_at, (step, step + span), best[1])
 
 
 def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_english: Sequence[str],
@@ -188,7 +251,7 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
 
     cfg = config("mini", lm_vocab_size(base_tok), max_seq_len=setup.seq_len, tie_embeddings=setup.tie_embeddings,
                  **setup.model)
-    history, flat = [], None
+    history, flat, decay, best = [], None, None, setup.base_steps
     if setup.flatten is None:
         source = StreamSource(base_tok, base_text, setup.batch_size, setup.seq_len, cycle=True)
         base_model = train(cfg, _train_cfg(setup, setup.base_steps, setup.base_lr, setup.seed), source,
@@ -196,8 +259,8 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
     else:
         if not base_model_text or not dev_target:
             raise UsageError("the pretrained-base regime (setup.flatten) needs base_model_text and dev_target")
-        base_model, history, flat = pretrain(cfg, setup, base_tok, base_model_text, dev_target, out_dir / "base",
-                                             device, progress)
+        pre = pretrain(cfg, setup, base_tok, base_model_text, dev_target, out_dir / "base", device, progress)
+        base_model, history, flat, decay, best = pre.model, pre.history, pre.flat_at is not None, pre.decay, pre.best
     arms[BASE].model = base_model
 
     scores = {ev: {name: {} for name in arms} for ev in held}
@@ -223,9 +286,8 @@ def run(setup: Setup, base_text: Sequence[str], cpt_target: Sequence[str], cpt_e
     intervals = {ev: compare(scores[ev], held[ev].units, PAIRS, n_boot=setup.n_boot, seed=setup.seed) for ev in held}
     tokens = {ev: {name: sum(map(len, arm.tokenizer.encode_batch(h.texts))) for name, arm in arms.items()}
               for ev, h in held.items()}
-    base_steps = history[-1][0] if history else setup.base_steps
-    return Result(arms, held, scores, intervals, tuple(setup.seeds), base_steps, tokens, setup.seq_len,
-                  base_history=history, flattened=flat)
+    return Result(arms, held, scores, intervals, tuple(setup.seeds), best, tokens, setup.seq_len,
+                  base_history=history, flattened=flat, base_decay=decay)
 
 
 PAPER_BASE_ENGLISH = {"Llama-3.2-1B": 0.788, "Qwen3-0.6B-Base": 0.873}  # held-out English bpb of the bases (§VII-B)
@@ -259,8 +321,11 @@ def regime(res: Result, target: str = "Nepali", short: bool = False) -> str:
             + " against the paper's base models' " + " and ".join(f"{v} ({k})" for k, v in PAPER_BASE_ENGLISH.items())
             + " (§VII-B). ")
     if setup.flatten is not None:
-        kind = ("pretrained: the base's dev bits per byte flattened" if res.flattened else
-                f"pretrained, not flattened: the rule did not stop it before max_steps = {setup.flatten.max_steps:,}")
+        start, end = res.base_decay
+        kind = ((f"pretrained: the base's dev bits per byte flattened at step {start:,}" if res.flattened else
+                 f"pretrained, not flattened: the rule did not fire before max_steps = {start:,}")
+                + f", then decayed to step {end:,}; the base used is step {res.base_steps:,}, its lowest dev bits "
+                "per byte")
         if short:
             return (f"pretrained-base arm, {kind}; a {params:.2f}M-parameter base (without the vocabulary; the "
                     f"paper's: 1B and 0.6B), {res.base_steps:,} steps on {text / 1e6:g} MB, {share:.0%} {target}")
