@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from modtok.bpe import standard
 from modtok.bpe.concat import train_concat
@@ -46,6 +50,57 @@ def test_duplicate_output_keeps_first_id():
     assert [m.vocab[i] for i in range(256, len(m))] == [b"ab", b"abc", b"bc"]
     assert m.results == [256, 257, 258, 257]
     assert m.encode_bytes(b"abc") == [257]
+
+
+def _state(m: BPEModel) -> tuple:
+    return m.merges, m.results, m.vocab, m.parents, m.ranks, {t: m.id_of(t) for t in m.vocab}
+
+
+def _one_by_one(m: BPEModel, merges) -> tuple[list[int], str | None]:
+    """``add_merge`` a merge at a time: the ids, and the first error's message (or None)."""
+    ids = []
+    try:
+        for a, b in merges:
+            ids.append(m.add_merge(a, b))
+    except MergeListError as e:
+        return ids, str(e)
+    return ids, None
+
+
+# Parts drawn near the ids that exist: bytes a b c, the first outputs, an id just made or
+# not made yet, a negative one; lists that make a string twice (ab+c after a+bc) and
+# repeat pairs, of the model's or their own.
+_part = st.one_of(st.sampled_from([97, 98, 99, 256, 257]), st.integers(-1, 266))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_part, _part), max_size=10), st.booleans())
+def test_extend_equals_add_merge_one_by_one(merges, as_array):
+    """``extend`` = ``add_merge`` per merge: same ids, vocab, parents, ranks and results;
+    on bad input the same first error, and the model as it was before the call."""
+    start = [(97, 98), (98, 99)]  # ab, bc: a list with (256, 99) / (97, 257) makes abc twice
+    one, bulk = BPEModel(start), BPEModel(start)
+    ids, error = _one_by_one(one, merges)
+    before = copy.deepcopy(_state(bulk))
+    arg = np.array(merges, np.int64).reshape(-1, 2) if as_array else merges
+    if error is None:
+        assert bulk.extend(arg) == ids
+        assert _state(bulk) == _state(one)
+    else:
+        with pytest.raises(MergeListError) as e:
+            bulk.extend(arg)
+        assert str(e.value) == error
+        assert _state(bulk) == before
+
+
+def test_extend_records_an_existing_string_with_its_id():
+    """a+bc after ab+c: the merge is recorded with abc's id, the vocabulary does not grow."""
+    m = BPEModel([])
+    assert m.extend([(97, 98), (256, 99), (98, 99), (97, 258)]) == [256, 257, 258, 257]
+    assert len(m) == 259 and m.parents[257] == (256, 99)
+    assert m.extend(np.array([[257, 100]])) == [259] and m.vocab[259] == b"abcd"
+    with pytest.raises(MergeListError, match="shape"):
+        m.extend(np.zeros((2, 3), np.int64))
 
 
 def test_continued_keeps_every_original_id(counts, flores_root):
