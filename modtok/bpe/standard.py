@@ -93,8 +93,10 @@ def train(
 
 
 def train_from_lines(
-    lines: Iterable[str], vocab_size: int, scheme: str = DEFAULT_SCHEME, progress: bool = False
+    lines: Iterable[str], vocab_size: int, scheme: str = DEFAULT_SCHEME, progress: bool = False,
+    workers: int = 1,
 ) -> BPEModel:
-    """Count the pre-tokens of ``lines`` with ``scheme`` (as arrays: ``count_arrays``), then :func:`train`."""
+    """Count the pre-tokens of ``lines`` with ``scheme`` (as arrays: ``count_arrays``, on
+    ``workers`` processes), then :func:`train`."""
     check_budget(vocab_size)
-    return train(count_arrays({"all": lines}, scheme), vocab_size, scheme, progress)
+    return train(count_arrays({"all": lines}, scheme, workers), vocab_size, scheme, progress)
