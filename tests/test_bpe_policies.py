@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from modtok.bpe import standard
 from modtok.bpe.concat import train_concat
 from modtok.bpe.continued import continue_training
+from modtok.bpe.engine import Engine
 from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.model import BPEModel
 from modtok.bpe.sequential import train_sequential
@@ -140,6 +141,61 @@ def test_sequential_first_language_is_monolingual_bpe(counts, seq):
     mono = standard.train(counts[first], 700, "llama3")
     assert seq.model.merges[: len(mono.merges)] == mono.merges
     assert seq.lang_to_ids[first] == list(range(700))
+
+
+def _sequential_one_step_at_a_time(counts_by_lang, k: dict) -> tuple[BPEModel, dict]:
+    """Algorithm 2 as modtok.bpe.sequential's docstring writes it, one step per loop turn
+    (the engine asked for the best pair, one ``Engine.merge`` per bigram): the loop before
+    runs of bigrams went into the kernel (issue 44)."""
+    model, lang_to_ids = BPEModel([], "llama3"), {}
+    for lang in sorted(counts_by_lang):
+        engine = Engine.from_counts({lang: counts_by_lang[lang]}, merges=model.merges, results=model.results)
+        vocab = set(range(256))
+        while len(vocab) < k[lang]:
+            tc = engine.token_counts()
+            outside = [t for t in range(len(model)) if t not in vocab and tc[t] > 0]
+            t = min(outside, key=lambda t: (-tc[t], t), default=-1)
+            t_count = int(tc[t]) if t >= 0 else 0
+            best = engine.best_pair()
+            p_count = best[2] if best else 0
+            if t_count == 0 and p_count == 0:
+                break
+            if t_count >= p_count:
+                missing = model.ancestors(t) - vocab
+            else:
+                a, b, _ = best
+                missing = (model.ancestors(a) | model.ancestors(b)) - vocab
+            if len(vocab) + len(missing) + (t_count < p_count) > k[lang]:
+                break
+            vocab |= missing
+            if t_count < p_count:
+                c = model.add_merge(a, b)
+                engine.merge(a, b, c)
+                vocab.add(c)
+        lang_to_ids[lang] = sorted(vocab)
+    return model, lang_to_ids
+
+
+def test_sequential_equals_one_step_at_a_time_on_pool_text(counts):
+    """train_sequential (bigrams in runs, Engine.merge_greedy) learns the merges, ids and
+    sub-vocabularies of the one-step loop, on pool text with uneven budgets."""
+    _same_as_one_step_at_a_time(counts, dict(zip(sorted(LANGS), [700, 1500, 400, 900])))
+
+
+def test_sequential_equals_one_step_at_a_time_on_shared_words():
+    """The same on three languages drawn from one small word list: later languages meet
+    earlier tokens again and again (the unigram rule interleaves with the runs)."""
+    rng = random.Random(1)
+    words = ["".join(rng.choice("abcdefg") for _ in range(rng.randint(2, 9))) for _ in range(2000)]
+    _same_as_one_step_at_a_time({lang: Counter(rng.choices(words, k=3000)) for lang in ("x", "y", "z")},
+                                {"x": 500, "y": 700, "z": 900})
+
+
+def _same_as_one_step_at_a_time(data_, k):
+    model, ids = _sequential_one_step_at_a_time(data_, k)
+    res = train_sequential(data_, k)
+    assert res.model.merges == model.merges and res.model.results == model.results
+    assert res.lang_to_ids == ids
 
 
 def test_random_unions_are_proper_and_match_reference(seq, flores_root):

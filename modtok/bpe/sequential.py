@@ -39,9 +39,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from modtok.bpe import kernels as K
 from modtok.bpe.engine import Engine
 from modtok.bpe.model import BPEModel
-from modtok.bpe.standard import check_budget
+from modtok.bpe.standard import BATCH, check_budget
 from modtok.errors import UnknownLanguageError
 from modtok.progress import bar as progress_bar
 from modtok.text.pretokenize import DEFAULT_SCHEME
@@ -109,6 +112,33 @@ class _TokenQueue:
         return -1, 0
 
 
+def _bigrams(engine: Engine, model: BPEModel, strings: K.Strings, out: np.ndarray, a: int, b: int,
+             t_count: int, room: int, missing: set[int]) -> list[int]:
+    """The bigram rule's merge of ``(a, b)``, then, in the same kernel call
+    (:meth:`Engine.merge_greedy`), every next best pair as long as the rule would pick it
+    again; the ids made (``out``'s rows: the merges).
+
+    The bigram rule fires while the best pair's count is above ``t_count``, the count of the
+    most frequent token outside V_i, and that count only goes down while merges are made
+    (module docstring; the merged tokens join V_i), so every pair above the ``t_count``
+    of the first merge is a bigram too: ``min_frequency = t_count + 1``. Each such pair's parts
+    are in V_i (a part occurs at least as often as the pair: above ``t_count``), so each
+    merge adds one token to V_i: at most ``room``. The run stops where the next pair's string
+    may exist (:data:`K.CHECK`: an earlier language's token), and the loop decides again. A
+    first merge whose string exists (or whose parts brought ``missing`` ancestors, which the
+    argument does not cover) is made alone, with that id."""
+    existing = model.id_of(model.vocab[a] + model.vocab[b])
+    alone = existing is not None or bool(missing)
+    rows = 1 if alone else min(room, BATCH)
+    forced = len(model) if existing is None else existing
+    n, _ = engine.merge_greedy(strings, len(model), len(model) + (1 if alone else room), t_count + 1,
+                               out[:rows], forced)
+    ids = model.extend(out[:n, :2])
+    if ids != out[:n, 2].tolist():
+        raise AssertionError("the kernel's token ids part from the model's")  # a bug, not bad input
+    return ids
+
+
 def train_sequential(
     counts_by_lang: Mapping[str, Counter],
     k: int | Mapping[str, int],
@@ -133,6 +163,10 @@ def train_sequential(
         check_budget(budgets[lang], what=f"k[{lang!r}]" if not isinstance(k, int) else "k")
     model = BPEModel([], scheme)
     lang_to_ids: dict[str, list[int]] = {}
+    # every id the languages can make: each adds at most k_i - 256 (V_i holds the new ones)
+    strings = K.strings_of(np.zeros(0, np.int64), np.zeros(0, np.int64),
+                           256 + sum(budgets[lang] - 256 for lang in order))
+    out = np.empty((BATCH, 3), np.int64)
     with progress_bar(total=sum(budgets[lang] - 256 for lang in order), desc="sequential BPE",
                       enabled=progress) as bar:
         for lang in order:
@@ -170,15 +204,12 @@ def train_sequential(
                     break
                 size = len(vocab)
                 vocab |= missing
-                # a bigram: merge the pair everywhere (a new global id, or an existing one)
-                if t_count < p_count:
+                if t_count < p_count:  # a bigram: merge the pair everywhere (a new global id, or an existing one)
                     n_model = len(model)
-                    c = model.add_merge(a, b)
-                    engine.merge(a, b, c)
+                    vocab.update(_bigrams(engine, model, strings, out, a, b, t_count, k_lang - len(vocab), missing))
                     tokens.counts = engine.token_counts()  # the engine may grow its arrays
-                    vocab.add(c)
                     if len(model) == n_model:  # an existing token: its first merge's parts may be outside V_i
-                        closed = closed and model.ancestors(c) <= vocab
+                        closed = closed and model.ancestors(int(out[0, 2])) <= vocab
                 bar.update(len(vocab) - size)
             bar.update(k_lang - len(vocab))  # a language that stops early still counts as done
             # V_i, ids in the one global merge list
