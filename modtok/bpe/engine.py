@@ -32,6 +32,7 @@ counts both learn the same merges, ties included.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
@@ -193,7 +194,9 @@ class Engine:
             rank = byte_ranks()
         self._rank = np.ascontiguousarray(rank, dtype=np.int64)
         if len(merges):
-            m = np.asarray(merges, np.int64)
+            # a list of tuples (a BPEModel's merges) read flat: 0.07 s for 124k merges, np.asarray 0.25
+            m = np.asarray(merges, np.int64) if isinstance(merges, np.ndarray) else np.fromiter(
+                itertools.chain.from_iterable(merges), np.int64, 2 * len(merges)).reshape(-1, 2)
             keys = (m[:, 0] << K.KEY_SHIFT) | m[:, 1]
             rk, rv = K.table_of_ranks(keys)  # first rank wins for a repeated pair
             wd = self._words

