@@ -20,6 +20,7 @@ from modtok.bpe.model import BPEModel
 from modtok.bpe.sequential import train_sequential
 from modtok.errors import BudgetError, MergeListError, UnknownLanguageError
 from modtok.text import data
+from modtok.text.lexer import WordCounts
 from modtok.text.pretokenize import count_by_language, count_pretokens
 
 LANGS = ["eng_Latn", "deu_Latn", "rus_Cyrl", "npi_Deva"]
@@ -192,10 +193,12 @@ def test_sequential_equals_one_step_at_a_time_on_shared_words():
 
 
 def _same_as_one_step_at_a_time(data_, k):
+    """From Counters and from their arrays (WordCounts: per-language engines cut from one)."""
     model, ids = _sequential_one_step_at_a_time(data_, k)
-    res = train_sequential(data_, k)
-    assert res.model.merges == model.merges and res.model.results == model.results
-    assert res.lang_to_ids == ids
+    for counts in (data_, WordCounts.from_counters(data_)):
+        res = train_sequential(counts, k)
+        assert res.model.merges == model.merges and res.model.results == model.results
+        assert res.lang_to_ids == ids
 
 
 def test_random_unions_are_proper_and_match_reference(seq, flores_root):

@@ -47,6 +47,7 @@ from modtok.bpe.model import BPEModel
 from modtok.bpe.standard import BATCH, check_budget
 from modtok.errors import UnknownLanguageError
 from modtok.progress import bar as progress_bar
+from modtok.text.lexer import WordCounts
 from modtok.text.pretokenize import DEFAULT_SCHEME
 
 
@@ -161,13 +162,14 @@ def _bigrams(engine: Engine, model: BPEModel, strings: K.Strings, out: np.ndarra
 
 
 def train_sequential(
-    counts_by_lang: Mapping[str, Counter],
+    counts_by_lang: Mapping[str, Counter] | WordCounts,
     k: int | Mapping[str, int],
     order: Sequence[str] | None = None,
     scheme: str = DEFAULT_SCHEME,
     progress: bool = False,
 ) -> MultilingualBPE:
-    """Algorithm 2 on ``{lang: Counter(pre-token -> count)}`` in ``order`` (default: the
+    """Algorithm 2 on ``{lang: Counter(pre-token -> count)}`` (or ``count_arrays``' arrays:
+    no string per pre-token) in ``order`` (default: the
     languages sorted by their codes, the paper's alphabetical order, §4.2 and App. A.3; its
     tables sort ISO 639-1 codes, ours FLORES-200 codes, which put a few languages elsewhere:
     ``spa_Latn`` after ``slv_Latn`` where "es" comes before "et").
@@ -176,7 +178,9 @@ def train_sequential(
     ``{lang: k_lang}``, a budget per language (what
     :func:`modtok.mixture.adaptive_budgets` iterates).
     """
-    order = check_order(counts_by_lang, sorted(counts_by_lang) if order is None else order)
+    arrays = isinstance(counts_by_lang, WordCounts)
+    langs = counts_by_lang.languages if arrays else counts_by_lang
+    order = check_order(langs, sorted(langs) if order is None else order)
     budgets = {lang: k for lang in order} if isinstance(k, int) else dict(k)
     for lang in order:
         if lang not in budgets:
@@ -193,12 +197,9 @@ def train_sequential(
         for lang in order:
             k_lang = budgets[lang]
             # this language's text, segmented by every merge learned so far (earlier languages')
-            engine = Engine.from_counts(
-                {lang: counts_by_lang[lang]},
-                merges=model.merges,
-                results=model.results,
-                capacity=len(model) + k_lang + 1,
-            )
+            earlier = {"merges": model.merges, "results": model.results, "capacity": len(model) + k_lang + 1}
+            engine = (Engine.from_word_counts(counts_by_lang, languages=[lang], **earlier) if arrays
+                      else Engine.from_counts({lang: counts_by_lang[lang]}, **earlier))
             # V_i starts as the 256 bytes
             vocab = set(range(256))
             closed = True  # every token of V_i has its ancestors in V_i
