@@ -19,11 +19,16 @@
     modtok ``compat="reference"``; llama3: modtok ``compat="hf"`` and the default mode
     (which parts from HF at the first tie, modtok/bpe/parity.py). Each arm from lines
     (counting + training); merges compared with HF's.
+[4] sequential BPE (``train_sequential`` on ``count_arrays``' arrays, every core) vs one
+    monolingual HF ``BpeTrainer`` training per language at the same k (issue 44's target:
+    <= 0.4x), each from the lines, ``--repeats`` times interleaved; no identity (not the
+    same algorithm).
 
     python bench/peers.py                                  # 8 languages, 1M chars each, 32k, 4,000 merges
     python bench/peers.py --repeats 5 --skip-unigram --skip-parity
     python bench/peers.py --repeats 5 --skip-unigram --skip-parity --before --no-bpeasy --no-sentencepiece  # issue 44 #2
     python bench/peers.py --langs pool --chars all --vocab 32000 128000 256000 --skip-unigram --skip-parity --no-sentencepiece
+    python bench/peers.py --langs pool --skip-standard --skip-unigram --skip-parity --sequential   # [4]: 39 x 1M chars, k 8k
     MODTOK_SMOKE=1 python bench/peers.py                   # tiny sizes
 
 Data: $MODTOK_POOL / $MODTOK_FLORES. Other agents may share the CPU: the load average is
@@ -45,6 +50,7 @@ from bpe_phases import one_merge_per_call
 from bpe_train import hf_train, interleaved, select_languages, select_text
 from modtok.artifacts.baselines import sp_model_proto, train_sp_unigram
 from modtok.bpe import parity, standard
+from modtok.bpe.sequential import train_sequential
 from modtok.bpe.engine import Engine
 from modtok.bpe.model import BPEModel
 from modtok.text import data
@@ -157,6 +163,22 @@ def standard_at(args, lines: list[str], what: str, vocab: int) -> None:
               f"{same_at_every_rank(easy, rust)}")
 
 
+def part_sequential(args, langs: list[str]) -> None:
+    corpus, what = select_text(langs, args.chars, None)
+    mb = sum(len(line.encode("utf-8")) + 1 for ls in corpus.values() for line in ls) / 1e6
+    workers = os.cpu_count() or 1
+    print(f"\n[4] sequential BPE, {len(langs)} languages, {what}: {mb:.1f} MB, {args.scheme}, k {args.k:,}, "
+          f"{args.repeats} interleaved repeats, each from text; load {load()}")
+    hf = f"{len(langs)} monolingual HF BpeTrainer"
+    times, last = interleaved_results({
+        "modtok sequential": lambda: train_sequential(count_arrays(corpus, args.scheme, workers), args.k, scheme=args.scheme),
+        hf: lambda: [hf_train(corpus[lang], args.k, args.scheme) for lang in langs],
+    }, args.repeats)
+    print(table(times, "modtok sequential"))
+    short = last["modtok sequential"].short()
+    print(f"    load at the end {load()}; languages below k: {short or 'none'}")
+
+
 def part_unigram(args, langs: list[str]) -> None:
     corpus, what = select_text(langs, args.unigram_chars, None)
     lines = [line for ls in corpus.values() for line in ls if line.strip()]
@@ -256,6 +278,8 @@ def main() -> None:
     ap.add_argument("--no-bpeasy", action="store_true", help="[1] without bpeasy")
     ap.add_argument("--before", action="store_true",
                     help="[1] also modtok with the merge loop before issue 44 (one Python round-trip a merge)")
+    ap.add_argument("--k", type=int, default=1000 if smoke else 8000, help="[4]: each language's budget")
+    ap.add_argument("--sequential", action="store_true", help="also [4] (the languages and chars of [1])")
     ap.add_argument("--skip-standard", action="store_true")
     ap.add_argument("--skip-unigram", action="store_true")
     ap.add_argument("--skip-parity", action="store_true")
@@ -268,6 +292,8 @@ def main() -> None:
     print(f"warm-up (numba kernels loaded or compiled): {time.perf_counter() - t:.1f} s")
     if not args.skip_standard:
         part_standard(args, langs)
+    if args.sequential:
+        part_sequential(args, langs)
     if not args.skip_unigram:
         part_unigram(args, langs)
     if not args.skip_parity:
