@@ -25,6 +25,7 @@ When the bigram rule fires both parts of p are already in V_i (a part occurs
 at least as often as the pair, and a part not in V_i would have won the
 unigram rule); the code still closes V_i defensively. Ties: the pair
 tie-break of :mod:`modtok.bpe.engine`; among tokens, the smallest id.
+A run of bigrams is one kernel call (:func:`_bigrams`); the unigram rule's steps are Python.
 
 >>> from collections import Counter
 >>> res = train_sequential({"x": Counter({"ab": 5}), "y": Counter({"abc": 4})}, 258)
@@ -226,9 +227,11 @@ def train_sequential(
                     break
                 size = len(vocab)
                 vocab |= missing
-                if t_count < p_count:  # a bigram: merge the pair everywhere (a new global id, or an existing one)
+                # a bigram: merge the pair everywhere (a new global id, or an existing one)
+                if t_count < p_count:
                     n_model = len(model)
-                    vocab.update(_bigrams(engine, model, strings, out, a, b, t_count, k_lang - len(vocab), missing))
+                    room = k_lang - len(vocab)
+                    vocab.update(_bigrams(engine, model, strings, out, a, b, t_count, room, missing))
                     tokens.counts = engine.token_counts()  # the engine may grow its arrays
                     if len(model) == n_model:  # an existing token: its first merge's parts may be outside V_i
                         closed = closed and model.ancestors(int(out[0, 2])) <= vocab
