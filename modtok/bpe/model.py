@@ -69,10 +69,10 @@ class BPEModel:
 
     def extend(self, merges: Iterable[tuple[int, int]] | np.ndarray) -> list[int]:
         """Append many merges at once; returns their output ids. The same model, ids and
-        first error as :meth:`add_merge` one merge at a time, in less than half its time (a
-        training loop hands over thousands of merges per kernel call:
-        :func:`modtok.bpe.standard.learn`), except that on an error the model is left as it
-        was (not with the merges before the bad one).
+        first error as :meth:`add_merge` one merge at a time, in about two thirds of its time
+        (replaying 124,497 merges: 0.29-0.35 s against 0.47-0.53 s; a training loop hands over
+        thousands of merges per kernel call: :func:`modtok.bpe.standard.learn`), except that on
+        an error the model is left as it was (not with the merges before the bad one).
 
         What needs no string is checked on the whole list at once: a negative part on the
         array, a repeated pair by the size of :attr:`ranks` after one ``update`` (the slow
