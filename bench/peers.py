@@ -2,7 +2,8 @@
 
 [1] standard byte-level BPE, each arm from the same in-memory lines (pre-token counting +
     training), ``--repeats`` times interleaved (A B C ... A B C ...): modtok
-    (``count_pretokens`` on every core + ``standard.train``), HF ``BpeTrainer``, karpathy's
+    (``standard.train_from_lines`` with ``workers`` = every core: the compiled lexer's
+    ``count_arrays``, then the engine on its arrays), HF ``BpeTrainer``, karpathy's
     ``rustbpe``, ``bpeasy`` and sentencepiece 0.2.3's BPE trainer; median, range and the
     ratio modtok / peer. Merge identity where the peer promises the same algorithm (exact
     greedy BPE on the same pre-tokens): HF ``BpeTrainer`` (same tie order as modtok: the
@@ -18,11 +19,16 @@
     modtok ``compat="reference"``; llama3: modtok ``compat="hf"`` and the default mode
     (which parts from HF at the first tie, modtok/bpe/parity.py). Each arm from lines
     (counting + training); merges compared with HF's.
+[4] sequential BPE (``train_sequential`` on ``count_arrays``' arrays, every core) vs one
+    monolingual HF ``BpeTrainer`` training per language at the same k (issue 44's target:
+    <= 0.4x), each from the lines, ``--repeats`` times interleaved; no identity (not the
+    same algorithm).
 
     python bench/peers.py                                  # 8 languages, 1M chars each, 32k, 4,000 merges
     python bench/peers.py --repeats 5 --skip-unigram --skip-parity
     python bench/peers.py --repeats 5 --skip-unigram --skip-parity --before --no-bpeasy --no-sentencepiece  # issue 44 #2
-    python bench/peers.py --langs pool --chars all --vocab 128000 --skip-unigram --skip-parity --no-sentencepiece
+    python bench/peers.py --langs pool --chars all --vocab 32000 128000 256000 --skip-unigram --skip-parity --no-sentencepiece
+    python bench/peers.py --langs pool --skip-standard --skip-unigram --skip-parity --sequential   # [4]: 39 x 1M chars, k 8k
     MODTOK_SMOKE=1 python bench/peers.py                   # tiny sizes
 
 Data: $MODTOK_POOL / $MODTOK_FLORES. Other agents may share the CPU: the load average is
@@ -44,10 +50,12 @@ from bpe_phases import one_merge_per_call
 from bpe_train import hf_train, interleaved, select_languages, select_text
 from modtok.artifacts.baselines import sp_model_proto, train_sp_unigram
 from modtok.bpe import parity, standard
+from modtok.bpe.sequential import train_sequential
 from modtok.bpe.engine import Engine
 from modtok.bpe.model import BPEModel
 from modtok.text import data
-from modtok.text.pretokenize import byte_level, count_pretokens, hf_pre_tokenizer, pattern, unicode_to_bytes
+from modtok.text.lexer import WordCounts
+from modtok.text.pretokenize import byte_level, count_arrays, hf_pre_tokenizer, pattern, unicode_to_bytes
 from modtok.unigram.train import train_unigram
 
 LANGS8 = ["eng_Latn", "deu_Latn", "tur_Latn", "vie_Latn", "rus_Cyrl", "ell_Grek", "npi_Deva", "tel_Telu"]
@@ -85,11 +93,11 @@ def hf_tokens(tok) -> list[bytes]:
     return [bytes(back[c] for c in s) for s, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
 
 
-def modtok_tokens(counts: Counter, vocab_size: int, scheme: str, raw_byte_order: bool = False) -> list[bytes]:
+def modtok_tokens(counts: WordCounts, vocab_size: int, scheme: str, raw_byte_order: bool = False) -> list[bytes]:
     """modtok's standard BPE tokens in id order; ``raw_byte_order``: ties between pairs
     to the smallest raw ids (rustbpe's order) instead of HF's (:mod:`modtok.bpe.engine`)."""
     rank = np.arange(256, dtype=np.int64) if raw_byte_order else None
-    engine = Engine.from_counts({"all": counts}, capacity=vocab_size + 1, rank=rank)
+    engine = Engine.from_word_counts(counts, capacity=vocab_size + 1, rank=rank)
     return standard.learn(engine, BPEModel([], scheme), vocab_size).vocab
 
 
@@ -110,42 +118,65 @@ def sp_bpe(lines: list[str], vocab_size: int) -> bytes:
 
 
 def part_standard(args, langs: list[str]) -> None:
+    """[1] at each ``--vocab`` size in turn, on the same lines."""
     corpus, what = select_text(langs, args.chars, None)
     lines = [line for ls in corpus.values() for line in ls]
     mb = sum(len(line.encode("utf-8")) + 1 for line in lines) / 1e6
+    for vocab in args.vocab:
+        standard_at(args, lines, f"{len(langs)} languages, {what}: {mb:.1f} MB, {len(lines):,} lines", vocab)
+
+
+def standard_at(args, lines: list[str], what: str, vocab: int) -> None:
+    """[1] at one vocabulary size: the arms interleaved, then merge identity."""
     workers, source = os.cpu_count() or 1, pattern(args.scheme)
     arms = {
-        "modtok": lambda: standard.train(count_pretokens(lines, args.scheme, workers=workers), args.vocab, args.scheme),
-        "HF BpeTrainer": lambda: hf_train(lines, args.vocab, args.scheme),
-        "rustbpe": lambda: rustbpe_tokens(lines, args.vocab, source),
+        "modtok": lambda: standard.train_from_lines(lines, vocab, args.scheme, workers=workers),
+        "HF BpeTrainer": lambda: hf_train(lines, vocab, args.scheme),
+        "rustbpe": lambda: rustbpe_tokens(lines, vocab, source),
     }
     if args.before:  # the same counting, the merge loop as it was before issue 44 (bench/bpe_phases.py)
         arms["modtok, loop before #44"] = lambda: one_merge_per_call(
-            Engine.from_counts({"all": count_pretokens(lines, args.scheme, workers=workers)}, capacity=args.vocab + 1),
-            BPEModel([], args.scheme), args.vocab)
+            Engine.from_word_counts(count_arrays({"all": lines}, args.scheme, workers), capacity=vocab + 1),
+            BPEModel([], args.scheme), vocab)
     if not args.no_bpeasy:
-        arms["bpeasy"] = lambda: bpeasy_vocab(lines, args.vocab, source)
+        arms["bpeasy"] = lambda: bpeasy_vocab(lines, vocab, source)
     if not args.no_sentencepiece:
-        arms["sentencepiece BPE"] = lambda: sp_bpe(lines, args.vocab)
-    print(f"\n[1] standard BPE, {len(langs)} languages, {what}: {mb:.1f} MB, {len(lines):,} lines, "
-          f"{args.scheme}, vocab {args.vocab:,}, {args.repeats} interleaved repeats, each from text; load {load()}")
+        arms["sentencepiece BPE"] = lambda: sp_bpe(lines, vocab)
+    print(f"\n[1] standard BPE, {what}, "
+          f"{args.scheme}, vocab {vocab:,}, {args.repeats} interleaved repeats, each from text; load {load()}")
     times, last = interleaved_results(arms, args.repeats)
     print(table(times, "modtok"))
     print(f"    load at the end {load()}")
 
-    counts = count_pretokens(lines, args.scheme, workers=workers)
+    counts = count_arrays({"all": lines}, args.scheme, workers)
     ours, rust = last["modtok"].vocab, last["rustbpe"]
     print("    merge identity (merged tokens at every rank):")
     print(f"      modtok vs HF BpeTrainer: {same_at_every_rank(ours, hf_tokens(last['HF BpeTrainer']))}")
     print(f"      modtok vs rustbpe: {same_at_every_rank(ours, rust)}")
     print(f"      modtok with rustbpe's tie order (raw byte ids) vs rustbpe: "
-          f"{same_at_every_rank(modtok_tokens(counts, args.vocab, args.scheme, raw_byte_order=True), rust)}")
+          f"{same_at_every_rank(modtok_tokens(counts, vocab, args.scheme, raw_byte_order=True), rust)}")
     if args.before:
         print(f"      modtok vs modtok's loop before #44: {same_at_every_rank(ours, last['modtok, loop before #44'].vocab)}")
     if not args.no_bpeasy:
         easy = [t for t, _ in sorted(last["bpeasy"].items(), key=lambda kv: kv[1])]
         print(f"      modtok vs bpeasy: {same_at_every_rank(ours, easy)}; bpeasy vs rustbpe: "
               f"{same_at_every_rank(easy, rust)}")
+
+
+def part_sequential(args, langs: list[str]) -> None:
+    corpus, what = select_text(langs, args.chars, None)
+    mb = sum(len(line.encode("utf-8")) + 1 for ls in corpus.values() for line in ls) / 1e6
+    workers = os.cpu_count() or 1
+    print(f"\n[4] sequential BPE, {len(langs)} languages, {what}: {mb:.1f} MB, {args.scheme}, k {args.k:,}, "
+          f"{args.repeats} interleaved repeats, each from text; load {load()}")
+    hf = f"{len(langs)} monolingual HF BpeTrainer"
+    times, last = interleaved_results({
+        "modtok sequential": lambda: train_sequential(count_arrays(corpus, args.scheme, workers), args.k, scheme=args.scheme),
+        hf: lambda: [hf_train(corpus[lang], args.k, args.scheme) for lang in langs],
+    }, args.repeats)
+    print(table(times, "modtok sequential"))
+    short = last["modtok sequential"].short()
+    print(f"    load at the end {load()}; languages below k: {short or 'none'}")
 
 
 def part_unigram(args, langs: list[str]) -> None:
@@ -234,7 +265,7 @@ def main() -> None:
     ap.add_argument("--langs", nargs="+", default=LANGS8, help="pool languages of [1]-[2], or 'pool'")
     ap.add_argument("--chars", default="100000" if smoke else "1000000", help="[1]-[2]: chars per language, or 'all'")
     ap.add_argument("--scheme", default="llama3")
-    ap.add_argument("--vocab", type=int, default=2000 if smoke else 32000)
+    ap.add_argument("--vocab", type=int, nargs="+", default=[2000 if smoke else 32000], help="[1]: one row per size")
     ap.add_argument("--unigram-vocab", type=int, default=2000 if smoke else 32000)
     ap.add_argument("--unigram-chars", default="100000" if smoke else "300000", help="[2]: chars per language")
     ap.add_argument("--merges", type=int, default=300 if smoke else 4000, help="[3]: merges")
@@ -247,6 +278,8 @@ def main() -> None:
     ap.add_argument("--no-bpeasy", action="store_true", help="[1] without bpeasy")
     ap.add_argument("--before", action="store_true",
                     help="[1] also modtok with the merge loop before issue 44 (one Python round-trip a merge)")
+    ap.add_argument("--k", type=int, default=1000 if smoke else 8000, help="[4]: each language's budget")
+    ap.add_argument("--sequential", action="store_true", help="also [4] (the languages and chars of [1])")
     ap.add_argument("--skip-standard", action="store_true")
     ap.add_argument("--skip-unigram", action="store_true")
     ap.add_argument("--skip-parity", action="store_true")
@@ -254,11 +287,13 @@ def main() -> None:
     langs = select_languages(args.langs)
     print(f"pool {data.pool_dir()}, FLORES {data.flores_dir()}; {os.cpu_count()} cores; load {load()}")
     t = time.perf_counter()  # numba: load (or compile) the kernels before timing
-    standard.train(Counter({"ab": 2, "bc": 1}), 258)
+    standard.train_from_lines(["ab bc ab"], 258)  # the lexer's kernels and the engine's
     parity.train({"x": Counter({"ab": 2})}, {"x": Counter({"ab": 1})}, 257, compat="hf")
     print(f"warm-up (numba kernels loaded or compiled): {time.perf_counter() - t:.1f} s")
     if not args.skip_standard:
         part_standard(args, langs)
+    if args.sequential:
+        part_sequential(args, langs)
     if not args.skip_unigram:
         part_unigram(args, langs)
     if not args.skip_parity:

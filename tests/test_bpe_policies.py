@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from modtok.bpe import standard
 from modtok.bpe.concat import train_concat
 from modtok.bpe.continued import continue_training
+from modtok.bpe.engine import Engine
 from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.model import BPEModel
 from modtok.bpe.sequential import train_sequential
 from modtok.errors import BudgetError, MergeListError, UnknownLanguageError
 from modtok.text import data
+from modtok.text.lexer import WordCounts
 from modtok.text.pretokenize import count_by_language, count_pretokens
 
 LANGS = ["eng_Latn", "deu_Latn", "rus_Cyrl", "npi_Deva"]
@@ -46,6 +52,57 @@ def test_duplicate_output_keeps_first_id():
     assert [m.vocab[i] for i in range(256, len(m))] == [b"ab", b"abc", b"bc"]
     assert m.results == [256, 257, 258, 257]
     assert m.encode_bytes(b"abc") == [257]
+
+
+def _state(m: BPEModel) -> tuple:
+    return m.merges, m.results, m.vocab, m.parents, m.ranks, {t: m.id_of(t) for t in m.vocab}
+
+
+def _one_by_one(m: BPEModel, merges) -> tuple[list[int], str | None]:
+    """``add_merge`` a merge at a time: the ids, and the first error's message (or None)."""
+    ids = []
+    try:
+        for a, b in merges:
+            ids.append(m.add_merge(a, b))
+    except MergeListError as e:
+        return ids, str(e)
+    return ids, None
+
+
+# Parts drawn near the ids that exist: bytes a b c, the first outputs, an id just made or
+# not made yet, a negative one; lists that make a string twice (ab+c after a+bc) and
+# repeat pairs, of the model's or their own.
+_part = st.one_of(st.sampled_from([97, 98, 99, 256, 257]), st.integers(-1, 266))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_part, _part), max_size=10), st.booleans())
+def test_extend_equals_add_merge_one_by_one(merges, as_array):
+    """``extend`` = ``add_merge`` per merge: same ids, vocab, parents, ranks and results;
+    on bad input the same first error, and the model as it was before the call."""
+    start = [(97, 98), (98, 99)]  # ab, bc: a list with (256, 99) / (97, 257) makes abc twice
+    one, bulk = BPEModel(start), BPEModel(start)
+    ids, error = _one_by_one(one, merges)
+    before = copy.deepcopy(_state(bulk))
+    arg = np.array(merges, np.int64).reshape(-1, 2) if as_array else merges
+    if error is None:
+        assert bulk.extend(arg) == ids
+        assert _state(bulk) == _state(one)
+    else:
+        with pytest.raises(MergeListError) as e:
+            bulk.extend(arg)
+        assert str(e.value) == error
+        assert _state(bulk) == before
+
+
+def test_extend_records_an_existing_string_with_its_id():
+    """a+bc after ab+c: the merge is recorded with abc's id, the vocabulary does not grow."""
+    m = BPEModel([])
+    assert m.extend([(97, 98), (256, 99), (98, 99), (97, 258)]) == [256, 257, 258, 257]
+    assert len(m) == 259 and m.parents[257] == (256, 99)
+    assert m.extend(np.array([[257, 100]])) == [259] and m.vocab[259] == b"abcd"
+    with pytest.raises(MergeListError, match="shape"):
+        m.extend(np.zeros((2, 3), np.int64))
 
 
 def test_continued_keeps_every_original_id(counts, flores_root):
@@ -85,6 +142,63 @@ def test_sequential_first_language_is_monolingual_bpe(counts, seq):
     mono = standard.train(counts[first], 700, "llama3")
     assert seq.model.merges[: len(mono.merges)] == mono.merges
     assert seq.lang_to_ids[first] == list(range(700))
+
+
+def _sequential_one_step_at_a_time(counts_by_lang, k: dict) -> tuple[BPEModel, dict]:
+    """Algorithm 2 as modtok.bpe.sequential's docstring writes it, one step per loop turn
+    (the engine asked for the best pair, one ``Engine.merge`` per bigram): the loop before
+    runs of bigrams went into the kernel (issue 44)."""
+    model, lang_to_ids = BPEModel([], "llama3"), {}
+    for lang in sorted(counts_by_lang):
+        engine = Engine.from_counts({lang: counts_by_lang[lang]}, merges=model.merges, results=model.results)
+        vocab = set(range(256))
+        while len(vocab) < k[lang]:
+            tc = engine.token_counts()
+            outside = [t for t in range(len(model)) if t not in vocab and tc[t] > 0]
+            t = min(outside, key=lambda t: (-tc[t], t), default=-1)
+            t_count = int(tc[t]) if t >= 0 else 0
+            best = engine.best_pair()
+            p_count = best[2] if best else 0
+            if t_count == 0 and p_count == 0:
+                break
+            if t_count >= p_count:
+                missing = model.ancestors(t) - vocab
+            else:
+                a, b, _ = best
+                missing = (model.ancestors(a) | model.ancestors(b)) - vocab
+            if len(vocab) + len(missing) + (t_count < p_count) > k[lang]:
+                break
+            vocab |= missing
+            if t_count < p_count:
+                c = model.add_merge(a, b)
+                engine.merge(a, b, c)
+                vocab.add(c)
+        lang_to_ids[lang] = sorted(vocab)
+    return model, lang_to_ids
+
+
+def test_sequential_equals_one_step_at_a_time_on_pool_text(counts):
+    """train_sequential (bigrams in runs, Engine.merge_greedy) learns the merges, ids and
+    sub-vocabularies of the one-step loop, on pool text with uneven budgets."""
+    _same_as_one_step_at_a_time(counts, dict(zip(sorted(LANGS), [700, 1500, 400, 900])))
+
+
+def test_sequential_equals_one_step_at_a_time_on_shared_words():
+    """The same on three languages drawn from one small word list: later languages meet
+    earlier tokens again and again (the unigram rule interleaves with the runs)."""
+    rng = random.Random(1)
+    words = ["".join(rng.choice("abcdefg") for _ in range(rng.randint(2, 9))) for _ in range(2000)]
+    _same_as_one_step_at_a_time({lang: Counter(rng.choices(words, k=3000)) for lang in ("x", "y", "z")},
+                                {"x": 500, "y": 700, "z": 900})
+
+
+def _same_as_one_step_at_a_time(data_, k):
+    """From Counters and from their arrays (WordCounts: per-language engines cut from one)."""
+    model, ids = _sequential_one_step_at_a_time(data_, k)
+    for counts in (data_, WordCounts.from_counters(data_)):
+        res = train_sequential(counts, k)
+        assert res.model.merges == model.merges and res.model.results == model.results
+        assert res.lang_to_ids == ids
 
 
 def test_random_unions_are_proper_and_match_reference(seq, flores_root):

@@ -32,6 +32,7 @@ counts both learn the same merges, ties included.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
@@ -193,7 +194,9 @@ class Engine:
             rank = byte_ranks()
         self._rank = np.ascontiguousarray(rank, dtype=np.int64)
         if len(merges):
-            m = np.asarray(merges, np.int64)
+            # a list of tuples (a BPEModel's merges) read flat: 0.07 s for 124k merges, np.asarray 0.25
+            m = np.asarray(merges, np.int64) if isinstance(merges, np.ndarray) else np.fromiter(
+                itertools.chain.from_iterable(merges), np.int64, 2 * len(merges)).reshape(-1, 2)
             keys = (m[:, 0] << K.KEY_SHIFT) | m[:, 1]
             rk, rv = K.table_of_ranks(keys)  # first rank wins for a repeated pair
             wd = self._words
@@ -236,18 +239,34 @@ class Engine:
         return cls(words, counts[:, :L], languages=list(counts_by_lang), tracked=counts[:, L:], **kw)
 
     @classmethod
-    def from_word_counts(cls, counts: WordCounts, **kw) -> Engine:
+    def from_word_counts(cls, counts: WordCounts, languages: Sequence[str] | None = None, **kw) -> Engine:
         """An engine over :class:`~modtok.text.lexer.WordCounts` (what
         :func:`modtok.text.pretokenize.count_arrays` makes): the words' bytes and counts as
         they are, no string per pre-token; the same engine as :meth:`from_counts` on the
-        same counts as Counters.
+        same counts as Counters. ``languages``: only these columns, and the words that occur
+        in them (sequential BPE's one language at a time).
 
         >>> from modtok.text.pretokenize import count_arrays
-        >>> eng = Engine.from_word_counts(count_arrays({"x": ["abab ab"]}, "gpt2"))
+        >>> wc = count_arrays({"x": ["abab ab"], "y": ["cd"]}, "gpt2")
+        >>> eng = Engine.from_word_counts(wc)
         >>> bytes(eng.best_pair()[:2]), eng.num_tokens()
-        (b'ab', 7)
+        (b'ab', 9)
+        >>> Engine.from_word_counts(wc, languages=["y"]).segmentation(0)
+        [99, 100]
         """
-        return cls((counts.data, counts.lengths), counts.counts, languages=counts.languages, **kw)
+        if languages is None:
+            return cls((counts.data, counts.lengths), counts.counts, languages=counts.languages, **kw)
+        for lang in languages:
+            if lang not in counts.languages:
+                raise UnknownLanguageError(lang, counts.languages)
+        columns = counts.counts[:, [counts.languages.index(lang) for lang in languages]]
+        rows = np.flatnonzero(columns.any(axis=1))
+        lengths = counts.lengths[rows]
+        # the kept words' bytes, gathered at once: byte j of kept word i is data[start_i + j]
+        new_starts = np.cumsum(lengths) - lengths
+        old_starts = (np.cumsum(counts.lengths) - counts.lengths)[rows]
+        at = np.repeat(old_starts - new_starts, lengths) + np.arange(int(lengths.sum()))
+        return cls((counts.data[at], lengths), columns[rows], languages=list(languages), **kw)
 
     # ---- statistics
     def _lang(self, lang: str | None, pairs: bool = False) -> int:

@@ -53,7 +53,8 @@ def learn(engine: Engine, model: BPEModel, vocab_size: int, progress: bool = Fal
 
     The loop runs in the kernel (:meth:`Engine.merge_greedy`), up to :data:`BATCH` merges a
     call; it hands back only a merge whose string may already be a token (``a+bc`` after
-    ``ab+c``, or a hash collision), which ``model.add_merge`` decides here."""
+    ``ab+c``, or a hash collision), which ``model.id_of`` decides here. The model grows by a
+    whole call's merges at once (:meth:`BPEModel.extend`), and its ids must be the kernel's."""
     parts = np.array(model.parents[256:], np.int64).reshape(-1, 2)  # a token's first merge
     strings = K.strings_of(parts[:, 0].copy(), parts[:, 1].copy(), vocab_size)
     out = np.empty((BATCH, 3), np.int64)
@@ -62,8 +63,8 @@ def learn(engine: Engine, model: BPEModel, vocab_size: int, progress: bool = Fal
         while len(model) < vocab_size:
             size = len(model)
             n, why = engine.merge_greedy(strings, size, vocab_size, min_frequency, out, forced)
-            for a, b, _ in out[:n].tolist():
-                model.add_merge(a, b)  # the kernel's id: a new string gets the next id, as here
+            if model.extend(out[:n, :2]) != out[:n, 2].tolist():
+                raise AssertionError("the kernel's token ids part from the model's")  # a bug, not bad input
             bar.update(len(model) - size)
             forced = -1
             if why == K.CHECK:
@@ -92,8 +93,10 @@ def train(
 
 
 def train_from_lines(
-    lines: Iterable[str], vocab_size: int, scheme: str = DEFAULT_SCHEME, progress: bool = False
+    lines: Iterable[str], vocab_size: int, scheme: str = DEFAULT_SCHEME, progress: bool = False,
+    workers: int = 1,
 ) -> BPEModel:
-    """Count the pre-tokens of ``lines`` with ``scheme`` (as arrays: ``count_arrays``), then :func:`train`."""
+    """Count the pre-tokens of ``lines`` with ``scheme`` (as arrays: ``count_arrays``, on
+    ``workers`` processes), then :func:`train`."""
     check_budget(vocab_size)
-    return train(count_arrays({"all": lines}, scheme), vocab_size, scheme, progress)
+    return train(count_arrays({"all": lines}, scheme, workers), vocab_size, scheme, progress)
