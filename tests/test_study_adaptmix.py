@@ -641,14 +641,14 @@ def test_every_run_of_a_study_measures_dev_on_one_devset_per_languages(monkeypat
     """The dev split is cut into pre-tokens once per kernel and languages (3.2 s for 16 x 997 FLORES lines
     at load 5), not once per run: the grid's runs and every widget move made it again."""
     made = []
-    real = mx.DevSet
-    monkeypatch.setattr(mx, "DevSet", lambda dev, langs: made.append(tuple(langs)) or real(dev, langs))
+    real = mx.DevSet.__init__
+    monkeypatch.setattr(mx.DevSet, "__init__", lambda self, dev, langs: made.append(tuple(langs)) or real(self, dev, langs))
     monkeypatch.setenv("MODTOK_RESULTS", "none")  # every run trained here, none read back
     st, settings = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS), [(300, *GRID[0]), (300, *GRID[1]), (400, 0.5, 0.1)]
     runs = [st.run("hf-bpe", vocab, 9_000, 2, mu, eps) for vocab, mu, eps in settings]
     sub = st.explore(0.5, 0.1, 3_000, 2, 300, "hf-bpe", st.langs[:2])["history"]
     assert made == [tuple(st.langs), tuple(st.langs[:2])]
-    monkeypatch.setattr(mx, "DevSet", real)  # a fresh study (its own DevSets): the same runs
+    monkeypatch.setattr(mx.DevSet, "__init__", real)  # a fresh study (its own DevSets): the same runs
     fresh = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
     for h, (vocab, mu, eps) in zip(runs, settings, strict=True):
         assert json.dumps(h.to_json()) == json.dumps(fresh.run("hf-bpe", vocab, 9_000, 2, mu, eps).to_json())
