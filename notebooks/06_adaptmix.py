@@ -286,8 +286,8 @@ if HAVE_DEV:
 #
 # **The explorer is smaller than the run above** (at normal size): it starts at 3 iterations, a
 # vocabulary of 8k and T = 100k characters a language (`study.EXPLORER`; the run: 10, 32k, 500k),
-# so that a new setting answers in a few seconds instead of 38–286 s; the line below the cell says
-# what was cut. The sliders still reach the run's setting, at the run's cost. Runs are cached: a
+# so that a new setting answers in seconds instead of minutes (`bench/RESULTS.md`, session 18); the
+# line below the cell says what was cut. The sliders still reach the run's setting, at the run's cost. Runs are cached: a
 # setting seen before is read back, fewer iterations are a prefix of more, one more resumes.
 
 
