@@ -102,14 +102,12 @@ from modtok.text import data
 from modtok.ui import plots, widgets
 
 plots.setup()
-T0 = time.time()
-SMOKE = data.is_smoke()
+T0, SMOKE = time.time(), data.is_smoke()
 
 # ---- parameters (smoke: about a minute); the paper's setting beside ours: the table below
 TRAINER = "modtok-bpe"  # same merges as HF BpeTrainer (tests/test_mixture.py), faster here
 SCHEME = "whitespace"  # the BPE trainers' pre-tokenizer (the library default is llama3; these runs used whitespace)
-VOCAB = 1_000 if SMOKE else 32_000
-ITERATIONS = 2 if SMOKE else 10
+VOCAB, ITERATIONS = (1_000, 2) if SMOKE else (32_000, 10)  # vocabulary, AdaptMix iterations
 # (μ, ε) candidates, chosen on dev by the lowest mean dev fertility of the last iteration (the reported AdaptMix)
 GRID = ((0.3, 0.5), (0.5, 1.0)) if SMOKE else tuple((mu, eps) for mu in (0.3, 0.5) for eps in (0.1, 0.5, 1.0))
 TRAIN_CHARS = 40_000 if SMOKE else 3_000_000  # per language (every pool language has < 3M: all of it)
@@ -285,16 +283,23 @@ if HAVE_DEV:
 # trainer and the language subset. `S.explore(...)` is a plain function on
 # **dev** (exploring is not choosing: devtest is not shown here): the table
 # shows the last iteration's dev fertility next to UniMix's.
+#
+# **The explorer is smaller than the run above** (at normal size): it starts at 3 iterations, a
+# vocabulary of 8k and T = 100k characters a language (`study.EXPLORER`; the run: 10, 32k, 500k),
+# so that a new setting answers in seconds instead of minutes (`bench/RESULTS.md`, session 18); the
+# line below the cell says what was cut. The sliders still reach the run's setting, at the run's cost. Runs are cached: a
+# setting seen before is read back, fewer iterations are a prefix of more, one more resumes.
 
 
 # %%
-PER_LANG = BUDGET // len(LANGS)
+E = study.explorer_size(ITERATIONS, VOCAB, BUDGET // len(LANGS))  # the explorer's start: EXPLORER's size at most
+print(E.statement)
 w_mu = widgets.float_slider(MU, min=0.05, max=1.0, step=0.05, description="μ")
 w_eps = widgets.float_slider(EPS, min=0.0, max=2.0, step=0.05, description="ε")
-w_budget = widgets.budget_slider(PER_LANG, min=PER_LANG // 10, max=PER_LANG * 2, step=PER_LANG // 10,
+w_budget = widgets.budget_slider(E.per_lang, min=E.per_lang // 10, max=2 * E.run[2], step=E.per_lang // 10,
                                  description="T per language")
-w_iters = widgets.budget_slider(ITERATIONS, min=1, max=max(ITERATIONS, 12), step=1, description="iterations")
-w_vocab = widgets.budget_slider(VOCAB, min=500, max=64_000, step=500, description="vocabulary")
+w_iters = widgets.budget_slider(E.iterations, min=1, max=max(ITERATIONS, 12), step=1, description="iterations")
+w_vocab = widgets.budget_slider(E.vocab, min=500, max=64_000, step=500, description="vocabulary")
 w_trainer = widgets.choice(list(mx.TRAINERS), TRAINER, description="trainer")
 w_langs = widgets.language_picker(LANGS, LANGS)
 if HAVE_DEV:
@@ -365,7 +370,8 @@ if HAVE_DEV:
     if SEQ_ITERS > 1 and max(s0.score.values()) > min(s0.score.values()):  # Eqs. 1-4 on the budget shares
         assert budgets.steps[1].k[w0] > s0.k[w0]
     # setting widget values (what a click does) reruns S.explore; then the view is restored
-    assert panel.result["history"] is hist  # the defaults are the chosen run (cached)
+    start = panel.result["history"]  # the explorer's start: the run at E's size (the chosen run where E is its size)
+    assert start is S.run(TRAINER, E.vocab, E.per_lang * len(LANGS), E.iterations, MU, EPS)
     before, subset = panel.runs, tuple(LANGS[:3])
     pokes = [(w_iters, 2), (w_vocab, 500 if SMOKE else 4_000), (w_langs, subset), (w_trainer, "hf-bpe")]
     changed = sum(w.value != v for w, v in pokes)  # a value set to what it already is fires no recompute
@@ -376,5 +382,5 @@ if HAVE_DEV:
     assert panel.result["history"].params["trainer"] == ("hf-bpe-500" if SMOKE else "hf-bpe-4000")
     shown = [l for l in subset if l not in panel.result["history"].excluded]  # a language AdaptMix left out is named
     assert [r["language"].split("(")[-1][:-1] for r in panel.result["rows"]] == shown
-    w_langs.value, w_trainer.value, w_vocab.value, w_iters.value = tuple(LANGS), TRAINER, VOCAB, ITERATIONS
-    assert panel.result["history"] is hist
+    w_langs.value, w_trainer.value, w_vocab.value, w_iters.value = tuple(LANGS), TRAINER, E.vocab, E.iterations
+    assert panel.result["history"] is start

@@ -678,3 +678,19 @@ def test_fast_fertility_equals_line_by_line_on_flores_dev(sixteen, kind, scheme,
     again = trainer.train(trainer.data(pool.take(mx.allocate(mx.uniform(langs), 100_000))))
     assert devset.token_totals(again) == _line_by_line(again, devset)  # a new tokenizer, the cached split
     assert devset.splits == 1
+
+
+def test_a_sample_splits_only_the_lines_it_reads_and_counts_as_a_fresh_split():
+    """Notebook 06's explorer reads 100k characters a language: the pool splits the lines a sample
+    reads (and on from there for a larger one), not the whole text, and every count is a fresh count's."""
+    rng = random.Random(1)
+    corpus = {"eng_Latn": [" ".join(rng.choice(["a", "bb", "ccc", "dd,"]) for _ in range(rng.randint(1, 9)))
+                           for _ in range(2_000)]}
+    pool = mx.TextPool(corpus, seed=3)
+    split = pool.pretokens("whitespace")["eng_Latn"]
+    for chars in (500, 400, 3_000, 90_000):  # smaller, larger, past the end (wraps: every line split)
+        sample = pool.take({"eng_Latn": chars})
+        assert sample.counts("whitespace") == count_by_language(sample.lines(), "whitespace", workers=1)
+        repeats, n = sample.spans["eng_Latn"]
+        assert n <= split.lines <= (2_000 if repeats else max(2 * n, 1))  # at most doubling what was asked
+    assert split.lines == 2_000

@@ -617,3 +617,39 @@ def test_the_seeds_are_read_back_from_the_results_cache(tmp_path, monkeypatch):
     again = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
     again.choose("hf-bpe", 300, 9_000, 2, GRID)
     assert again.over_seeds().fert == runs.fert and trained == []
+
+
+def test_the_explorer_starts_at_the_size_notebook_06_states():
+    """Issue 44: a widget's new setting in 06 answers in <= 10 s at normal size, from a smaller explorer
+    that the notebook states: each of the run's iterations, vocabulary and T cut to study.EXPLORER."""
+    e = study.explorer_size(10, 32_000, 500_000)  # notebook 06 at normal size
+    assert (e.iterations, e.vocab, e.per_lang) == (3, 8_000, 100_000) == tuple(study.EXPLORER.values())
+    assert e.run == (10, 32_000, 500_000) and "(the run: 32,000)" in e.statement
+    smoke = study.explorer_size(2, 1_000, 16_000)  # nothing to cut: the explorer starts at the run
+    assert (smoke.iterations, smoke.vocab, smoke.per_lang) == smoke.run and "smaller" not in smoke.statement
+    assert study.explorer_size(10, 4_000, 500_000).vocab == 4_000  # never larger than the run
+    source = NOTEBOOK.read_text(encoding="utf-8")  # the notebook says the size it runs, and starts its sliders there
+    stated = (f"starts at {study.EXPLORER['iterations']} iterations, a\n# vocabulary of {study.EXPLORER['vocab'] // 1000}k "
+              f"and T = {study.EXPLORER['per_lang'] // 1000}k characters a language")
+    assert stated in source and "print(E.statement)" in source
+    for slider in ("w_budget = widgets.budget_slider(E.per_lang", "w_iters = widgets.budget_slider(E.iterations",
+                   "w_vocab = widgets.budget_slider(E.vocab"):
+        assert slider in source
+
+
+def test_every_run_of_a_study_measures_dev_on_one_devset_per_languages(monkeypatch):
+    """The dev split is cut into pre-tokens once per kernel and languages (3.2 s for 16 x 997 FLORES lines
+    at load 5), not once per run: the grid's runs and every widget move made it again."""
+    made = []
+    real = mx.DevSet.__init__
+    monkeypatch.setattr(mx.DevSet, "__init__", lambda self, dev, langs: made.append(tuple(langs)) or real(self, dev, langs))
+    monkeypatch.setenv("MODTOK_RESULTS", "none")  # every run trained here, none read back
+    st, settings = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS), [(300, *GRID[0]), (300, *GRID[1]), (400, 0.5, 0.1)]
+    runs = [st.run("hf-bpe", vocab, 9_000, 2, mu, eps) for vocab, mu, eps in settings]
+    sub = st.explore(0.5, 0.1, 3_000, 2, 300, "hf-bpe", st.langs[:2])["history"]
+    assert made == [tuple(st.langs), tuple(st.langs[:2])]
+    monkeypatch.setattr(mx.DevSet, "__init__", real)  # a fresh study (its own DevSets): the same runs
+    fresh = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
+    for h, (vocab, mu, eps) in zip(runs, settings, strict=True):
+        assert json.dumps(h.to_json()) == json.dumps(fresh.run("hf-bpe", vocab, 9_000, 2, mu, eps).to_json())
+    assert sub.steps == fresh.explore(0.5, 0.1, 3_000, 2, 300, "hf-bpe", st.langs[:2])["history"].steps

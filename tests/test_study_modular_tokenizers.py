@@ -201,9 +201,9 @@ def test_a_smaller_joint_budget_cut_from_a_larger_is_the_one_trained_afresh():
     assert study.nsl_table(LANGS, 330) == fresh.nsl_table(LANGS, 330)
 
 
-def test_with_train_at_every_budget_is_cut_from_one_training_per_subset(monkeypatch):
-    """Notebook 01's slider: train_at trains a subset once, at the ceiling; every budget, up or
-    down, is then the tokenizer a fresh training at that budget gives."""
+def test_with_train_at_every_budget_is_cut_from_one_training_of_all_the_languages(monkeypatch):
+    """Notebook 01's slider: train_at trains all the languages once, at the ceiling; every budget,
+    up or down, is then the tokenizer a fresh training at that budget gives."""
     trained = []
     real = standard.train
     monkeypatch.setattr(standard, "train", lambda counts, size, *a, **kw: trained.append(size) or real(counts, size, *a, **kw))
@@ -213,9 +213,33 @@ def test_with_train_at_every_budget_is_cut_from_one_training_per_subset(monkeypa
         assert study.joint(LANGS, budget).get_vocab() == fresh.joint(LANGS, budget).get_vocab()
     assert study.nsl_table(LANGS, 400) == fresh.nsl_table(LANGS, 400)
     assert trained.count(420) == 2 and trained.count(330) == 1  # study: 420 once; fresh: each budget
-    study.joint(LANGS[:1], 300)
-    assert trained[-1] == 420  # a new subset: trained at the ceiling again
     assert study.joint(LANGS, 500).get_vocab_size() == 500  # above the ceiling: trained as asked
+
+
+def test_a_subset_trains_at_the_budget_asked_not_at_train_at(monkeypatch):
+    """Notebook 01's new language subset (issue 44: a new subset answers in <= 5 s): it trains at the
+    budget shown (the notebook sets it to the paper's share for the subset), not at the slider's ceiling
+    as all the languages do, up to half the ceiling's merges; a smaller budget is cut from it, a larger
+    one trains again, and every one is what a fresh training at that budget gives."""
+    trained = []
+    real = standard.train
+    monkeypatch.setattr(standard, "train", lambda counts, size, *a, **kw: trained.append(size) or real(counts, size, *a, **kw))
+    monkeypatch.setenv("MODTOK_RESULTS", "none")
+    study, fresh, subset = InefficiencyStudy(CORPORA, K, train_at=420), InefficiencyStudy(CORPORA, K), LANGS[:2]
+    assert study.trained(subset) == 0
+    table = study.nsl_table(subset, 300)
+    assert trained == [300] and study.trained(subset) == 300 and table["budget"] == 300
+    assert table == fresh.nsl_table(subset, 300)
+    del trained[:]
+    cut = study.joint(subset, 280)
+    assert trained == [] and cut.get_vocab() == InefficiencyStudy(CORPORA, K).joint(subset, 280).get_vocab()
+    assert study.joint(subset, 320).get_vocab() == fresh.joint(subset, 320).get_vocab()
+    assert trained == [280, 320, 320] and study.trained(subset) == 320  # a larger budget: trained again, once
+    # from half the ceiling's merges on (2 x 84 >= 164), a subset is trained at the ceiling: larger budgets are cut
+    assert study.joint(subset, 340).get_vocab() == fresh.joint(subset, 340).get_vocab() and study.trained(subset) == 420
+    assert study.joint(subset, 400).get_vocab() == fresh.joint(subset, 400).get_vocab() and trained.count(420) == 1
+    study.joint(LANGS, 300)
+    assert trained[-1] == 420 and study.trained(LANGS) == 420  # all the languages: at the ceiling
 
 
 def test_a_deployed_tokenizer_that_is_the_reference_has_nsl_one():

@@ -6,8 +6,8 @@ prefix of whole lines with at most C_l characters. A larger budget is a
 superset of a smaller one, and every AdaptMix iteration reads the same lines.
 Beyond the end of the text the shuffle wraps around (the ``"repeat"`` policy of
 :func:`modtok.mixture.update.allocate`). Text is split into pre-tokens once
-per scheme; a sample's pre-token counts are a ``bincount`` over a prefix of
-that one array, never a re-split.
+per scheme, as far as the samples read; a sample's pre-token counts are a ``bincount`` over
+a prefix of that one array, never a re-split.
 
 Any mixture of shares is drawn the same way (:meth:`TextPool.sample`):
 
@@ -37,17 +37,53 @@ def _language_seed(seed: int, lang: str) -> list[int]:
     return [int(seed), zlib.crc32(lang.encode("utf-8"))]
 
 
-@dataclass
 class _Pretokens:
-    """One language's pre-tokens in shuffled line order: ``ids[cum[i]:cum[i+1]]``
-    are line i's pre-tokens, as indices into ``vocab``."""
+    """One language's pre-tokens in shuffled line order, split as far as a sample has
+    needed: ``ids[cum[i]:cum[i+1]]`` are line i's pre-tokens (i < :attr:`lines`), as
+    indices into ``vocab``. A sample of T characters splits only the lines it reads, so
+    an explorer at 100k characters a language splits a tenth of a 1M pool (the whole
+    pool, 16 x 3 MB, took 7.5 s on a widget's first move, load 5); a larger one
+    splits on from where the last stopped (at least doubling, so a pool is split in
+    a few steps, each line once).
 
-    vocab: np.ndarray  # (n_distinct,) object: the pre-token strings
-    ids: np.ndarray  # (n_pretokens,) int64
-    cum: np.ndarray  # (n_lines + 1,) int64
+    >>> import regex
+    >>> p = _Pretokens(["a b", "b c", "c"], regex.compile(r"\\S+").findall)
+    >>> p.counts(2), p.lines                   # two lines read, two split
+    (Counter({'b': 2, 'a': 1, 'c': 1}), 2)
+    >>> p.counts(1, repeats=1), p.lines        # a whole pass and one line: all split
+    (Counter({'b': 3, 'a': 2, 'c': 2}), 3)
+    """
+
+    def __init__(self, lines: Sequence[str], findall):
+        self._text, self._findall = lines, findall
+        self._index: dict[str, int] = {}
+        self.vocab = np.array([], dtype=object)  # (n_distinct,) object: the pre-token strings
+        self.ids = np.zeros(0, dtype=np.int64)  # (n_pretokens,) int64
+        self.cum = np.zeros(1, dtype=np.int64)  # (lines + 1,) int64
+
+    @property
+    def lines(self) -> int:
+        """How many lines (from the start of the shuffle) are split."""
+        return len(self.cum) - 1
+
+    def _split(self, n_lines: int) -> None:
+        """Split at least the first ``n_lines`` lines (at least doubling the lines split)."""
+        start = self.lines
+        if n_lines <= start:
+            return
+        stop = min(len(self._text), max(n_lines, 2 * start))
+        index, ids, cum = self._index, [], np.empty(stop - start, dtype=np.int64)
+        for i, line in enumerate(self._text[start:stop]):
+            for piece in self._findall(line):
+                ids.append(index.setdefault(piece, len(index)))
+            cum[i] = len(ids)
+        self.cum = np.concatenate([self.cum, cum + self.cum[-1]])
+        self.ids = np.concatenate([self.ids, np.asarray(ids, dtype=np.int64)])
+        self.vocab = np.array(list(index), dtype=object)
 
     def counts(self, n_lines: int, repeats: int = 0) -> Counter:
-        full = np.bincount(self.ids, minlength=len(self.vocab)) * repeats if repeats else 0
+        self._split(len(self._text) if repeats else n_lines)
+        full = np.bincount(self.ids[: self.cum[len(self._text)]], minlength=len(self.vocab)) * repeats if repeats else 0
         part = np.bincount(self.ids[: self.cum[n_lines]], minlength=len(self.vocab))
         total = part + full
         nz = np.flatnonzero(total)
@@ -120,22 +156,13 @@ class TextPool:
         return repeats, int(np.searchsorted(cum, rest, side="right") - 1)
 
     def pretokens(self, scheme: str) -> dict[str, _Pretokens]:
-        """Every line cut into pre-tokens by ``scheme``, once per language and
-        scheme (cached, and shared with :meth:`subset` pools)."""
+        """Each language's lines cut into pre-tokens by ``scheme`` (one :class:`_Pretokens`
+        per language and scheme, split as samples need; shared with :meth:`subset` pools)."""
         pattern(scheme)
         cache = self._pretokens.setdefault(scheme, {})
-        findall = compiled(scheme).findall
         for lang, lines in self.lines.items():
-            if lang in cache:
-                continue
-            index: dict[str, int] = {}
-            ids: list[int] = []
-            cum = np.zeros(len(lines) + 1, dtype=np.int64)
-            for i, line in enumerate(lines):
-                for piece in findall(line):
-                    ids.append(index.setdefault(piece, len(index)))
-                cum[i + 1] = len(ids)
-            cache[lang] = _Pretokens(np.array(list(index), dtype=object), np.asarray(ids, dtype=np.int64), cum)
+            if lang not in cache:
+                cache[lang] = _Pretokens(lines, compiled(scheme).findall)
         return {lang: cache[lang] for lang in self.lines}
 
     def take(self, alloc: Mapping[str, int]) -> Sample:

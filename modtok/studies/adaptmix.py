@@ -503,6 +503,9 @@ class AdaptMixStudy(Study):
         self.choice: MuEps | None = None
         self._devtest: mixture.DevSet | None = None
         self._runs: dict[tuple, mixture.History] = {}
+        # one DevSet per language tuple: its dev pre-token split (3.2 s for 16 x 997 FLORES lines at load 5) is
+        # made once per kernel, not once per run (the grid's six runs and every widget move made it again)
+        self._devsets: dict[tuple[str, ...], mixture.DevSet] = {}
         self._timed: dict[tuple, list[tuple[int, float]]] = {}  # (trainer, vocab, langs) -> (iterations, seconds)
         # the runs, baselines and budgets on disk too (modtok.cache), keyed on the text they read (train and
         # dev: the test split stays sealed) and this study's seed and scheme
@@ -617,14 +620,20 @@ class AdaptMixStudy(Study):
                 t0 = time.perf_counter()
                 h = mixture.adaptmix(
                     self.trainer(trainer, vocab), self.pool.subset(langs), budget, iterations, mu, eps,
-                    self.data.dev, f_best=f_best, clamp_delta=clamp_delta, policy="cap", keep_tokenizers=True,
-                    resume=start)
+                    self._devset(langs), f_best=f_best, clamp_delta=clamp_delta, policy="cap",
+                    keep_tokenizers=True, resume=start)
                 return h, (iterations - done, time.perf_counter() - t0)
 
             self._runs[key], timed = self.results.get("run", key, train)  # a cached run keeps its timing
             if timed[0] > 0:
                 self._timed.setdefault((trainer, vocab, langs), []).append(timed)
         return self._runs[key]
+
+    def _devset(self, langs: tuple[str, ...]) -> mixture.DevSet:
+        """The dev split of ``langs`` as a :class:`~modtok.mixture.DevSet`, one per kernel and languages."""
+        if langs not in self._devsets:
+            self._devsets[langs] = mixture.DevSet(self.data.dev, langs)
+        return self._devsets[langs]
 
     def over_seeds(self) -> SeedRuns:
         """The chosen run (:attr:`MuEps.run`, at the chosen μ and ε) repeated over :attr:`seeds`:
@@ -1014,6 +1023,51 @@ class AdaptMixStudy(Study):
                  "AdaptMix dev fertility (last)": last["fertility"][lang], "share (last)": last["mixture"][lang]}
                 for lang in h.langs]
         return {"langs": langs, "history": h, "rows": rows, "trainer": trainer, "iterations": iterations}
+
+
+# The explorer's size at most (notebook 06's widgets start there; the headline run keeps its own):
+# one AdaptMix iteration of the headline's 32k vocabulary on T = 500k characters a language is 3.2-3.9 s on
+# a quiet machine (12 s at load 5: its 10 iterations are 38-286 s a widget move, session 17); at 8k on 100k
+# characters a language, 3 iterations, a new setting took 4-7 s at load 7 (session 18, bench/RESULTS.md).
+EXPLORER = {"iterations": 3, "vocab": 8_000, "per_lang": 100_000}
+
+
+@dataclass(frozen=True)
+class ExplorerSize:
+    """Where notebook 06's explorer starts: the headline run's setting (``run``: iterations,
+    vocabulary, T per language), each cut to :data:`EXPLORER`, and :attr:`statement` saying
+    which were cut.
+
+    >>> e = explorer_size(10, 32_000, 500_000)
+    >>> e.iterations, e.vocab, e.per_lang
+    (3, 8000, 100000)
+    >>> print(e.statement)
+    the explorer starts smaller than the run above, so that a new setting answers in seconds: 3 iterations (the run: 10), vocabulary 8,000 (the run: 32,000), T = 100,000 characters a language (the run: 500,000); its sliders reach the run's setting, which trains that much again
+    >>> explorer_size(2, 1_000, 16_000).statement                   # smoke size: nothing to cut
+    'the explorer starts at the run above: 2 iterations, vocabulary 1,000, T = 16,000 characters a language'
+    """
+
+    iterations: int
+    vocab: int
+    per_lang: int
+    run: tuple[int, int, int]
+
+    @property
+    def statement(self) -> str:
+        mine = (self.iterations, self.vocab, self.per_lang)
+        parts = [f"{self.iterations} iterations", f"vocabulary {self.vocab:,}", f"T = {self.per_lang:,} characters a language"]
+        if mine == self.run:
+            return f"the explorer starts at the run above: {', '.join(parts)}"
+        parts = [f"{p} (the run: {r:,})" if n != r else p for p, n, r in zip(parts, mine, self.run, strict=True)]
+        return ("the explorer starts smaller than the run above, so that a new setting answers in seconds: "
+                f"{', '.join(parts)}; its sliders reach the run's setting, which trains that much again")
+
+
+def explorer_size(iterations: int, vocab: int, per_lang: int) -> ExplorerSize:
+    """The explorer's start for a headline run of ``iterations`` at ``vocab`` on ``per_lang``
+    characters a language: each the smaller of the run's and :data:`EXPLORER`'s."""
+    return ExplorerSize(min(iterations, EXPLORER["iterations"]), min(vocab, EXPLORER["vocab"]),
+                        min(per_lang, EXPLORER["per_lang"]), (iterations, vocab, per_lang))
 
 
 # --------------------------------------------------------------------------
