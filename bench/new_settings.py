@@ -1,0 +1,155 @@
+"""What a new widget setting costs at normal size: notebook 01's language subset and budget,
+notebook 06's explorer (issue 44: ≤ 5 s and ≤ 10 s).
+
+Each timing calls the study function the notebook's panel calls, in one process, the way the
+notebook's cells build the study (pool + FLORES-200 from ``MODTOK_POOL`` / ``MODTOK_FLORES``;
+set ``MODTOK_RESULTS`` to a new directory so that nothing is read back from an earlier run).
+The machine's load is printed beside every figure::
+
+    python bench/new_settings.py subsets 0.5.10,1.6.11 [--budget all]   # 01: new subsets (indices into the languages)
+    python bench/new_settings.py budgets 1.5.9                           # 01: one subset, its budget moved
+    python bench/new_settings.py explore mu=0.35,eps=0.55,langs=0 [--size run]   # 06: new explorer settings
+    python bench/new_settings.py devsplit                                # 06: a new dev split vs a kept one
+
+``subsets --budget paper`` trains a subset at the paper's share for that many languages, as
+notebook 01 sets its slider; ``--budget all`` at the all-language budget V, the value the slider
+kept before session 18. ``explore --size explorer`` starts at ``study.explorer_size`` (what
+notebook 06 shows); ``--size run`` at the headline run's 10 iterations, 32k and 500k characters a
+language (the explorer before session 18). Both older forms also run in a checkout of e66f9c8,
+which is how bench/RESULTS.md's "main" columns were taken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+
+def load() -> str:
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
+def notebook01(train_at: int = 128_000):
+    """Notebook 01's study at normal size: K = 8k, 1M training characters a language, every
+    FLORES-200 devtest line, the deployed tokenizers loaded lazily, joint BPEs at ``train_at``."""
+    from modtok.artifacts import deployed
+    from modtok.studies.modular_tokenizers import inefficiency as ineff
+    from modtok.text import data
+
+    corpora = data.default_corpora(train_chars=1_000_000, eval_lines=None)
+    k = 8_000
+    v = ineff.paper_joint_budget(len(corpora.languages), k)
+    return ineff, ineff.InefficiencyStudy(corpora, k, deployed.lazy(), train_at=max(train_at, v)), k, v
+
+
+def warm(study, k: int, langs) -> None:
+    """What the first Run All leaves for these languages: their pre-token counts, monolingual
+    references and deployed tokenizers' counts (the study's own memo, read by ``nsl_table``)."""
+    for lang in langs:
+        study._counts(lang)
+        study._kept(f"mono {k}", study.mono(lang, k), lang)
+        for name, tok in study.deployed.items():
+            study._kept(name, tok, lang)
+
+
+def subsets(args) -> None:
+    ineff, study, k, v = notebook01()
+    langs = study.corpora.languages
+    asked = [tuple(langs[int(i)] for i in s.split(".")) for s in args.which.split(",")]
+    t = time.time()
+    warm(study, k, sorted({lang for sub in asked for lang in sub}))
+    print(f"{len(langs)} languages, V = {v:,}; warm-up {time.time() - t:.1f} s (load {load()})", flush=True)
+    for sub in asked:
+        budget = v if args.budget == "all" else ineff.paper_joint_budget(len(sub), k)
+        t = time.time()
+        study.nsl_table(sub, budget)
+        print(f"subset {', '.join(sub)} at {budget:,}: {time.time() - t:.2f} s (load {load()})", flush=True)
+
+
+def budgets(args) -> None:
+    _, study, k, _ = notebook01()
+    langs = study.corpora.languages
+    sub = tuple(langs[int(i)] for i in args.which.split("."))
+    warm(study, k, sub)
+    for budget in (6_000, 20_000, 40_000, 80_000, 128_000, 30_000):  # up, then down into the ceiling's training
+        t = time.time()
+        study.nsl_table(sub, budget)
+        print(f"{', '.join(sub)} at {budget:,}: {time.time() - t:.2f} s (trained at {study.trained(sub):,}; "
+              f"load {load()})", flush=True)
+
+
+def notebook06():
+    """Notebook 06's study at normal size: the paper's 16 languages, 3M characters a language
+    available, FLORES-200 dev, whitespace pre-tokens, seed 0."""
+    from modtok import mixture as mx
+    from modtok.studies import adaptmix as study
+
+    d = study.load_data(mx.PAPER_LANGUAGES, 3_000_000, None, 0)
+    return mx, study, d, study.AdaptMixStudy(d, seed=0, scheme="whitespace",
+                                             exclude_spaceless=study.spaceless_problem(d) is not None)
+
+
+def explore(args) -> None:
+    _, study, _, s = notebook06()
+    if args.size == "run":
+        iterations, vocab, per_lang = 10, 32_000, 500_000
+    else:
+        e = study.explorer_size(10, 32_000, 500_000)
+        iterations, vocab, per_lang = e.iterations, e.vocab, e.per_lang
+    base = dict(mu=0.3, eps=0.5, budget=per_lang, iterations=iterations, vocab=vocab, trainer="modtok-bpe",
+                langs=tuple(s.langs))
+
+    def run(label: str, **change) -> None:
+        t = time.time()
+        s.explore(**{**base, **change})
+        print(f"{label}: {time.time() - t:.2f} s (load {load()})", flush=True)
+
+    run("the default view (the first Run All)")
+    for move in filter(None, args.moves.split(",")):
+        key, value = move.split("=")
+        if key == "langs":  # three languages from index value
+            run(move, langs=tuple(s.langs[int(value):int(value) + 3]))
+        else:
+            run(move, **{key: value if key == "trainer" else type(base[key])(float(value))})
+
+
+def devsplit(args) -> None:
+    mx, _, d, s = notebook06()
+    tok = mx.make_trainer("modtok-bpe", 8_000, "whitespace").train(
+        s.pool.take({lang: 100_000 for lang in s.langs}).counts("whitespace"))
+    kept = mx.DevSet(d.dev, s.langs)
+    kept.fertility(tok)
+    for _ in range(args.repeats):
+        t = time.time()
+        mx.DevSet(d.dev, s.langs).fertility(tok)
+        new = time.time() - t
+        t = time.time()
+        kept.fertility(tok)
+        print(f"a new DevSet and its fertility {new:.2f} s, a kept DevSet's {time.time() - t:.2f} s (load {load()})",
+              flush=True)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="what", required=True)
+    a = sub.add_parser("subsets", help="01: new language subsets, e.g. 0.5.10,1.6.11")
+    a.add_argument("which")
+    a.add_argument("--budget", choices=("paper", "all"), default="paper")
+    a.set_defaults(fn=subsets)
+    a = sub.add_parser("budgets", help="01: one subset (e.g. 1.5.9), its budget slider moved")
+    a.add_argument("which")
+    a.set_defaults(fn=budgets)
+    a = sub.add_parser("explore", help="06: explorer moves, e.g. mu=0.35,vocab=7500,langs=0,trainer=sp-bpe")
+    a.add_argument("moves", nargs="?", default="")
+    a.add_argument("--size", choices=("explorer", "run"), default="explorer")
+    a.set_defaults(fn=explore)
+    a = sub.add_parser("devsplit", help="06: a new dev split against a kept one")
+    a.add_argument("--repeats", type=int, default=5)
+    a.set_defaults(fn=devsplit)
+    args = p.parse_args()
+    args.fn(args)
+
+
+if __name__ == "__main__":
+    main()
