@@ -391,38 +391,14 @@ def _unique(cps, ends):
 
 
 @njit(cache=True)
-def _merge(slots, rows, arena, filled, u, words, at):
-    """Add the distinct sequences ``words[at[w] : at[w + 1]]`` to the table ``(slots, rows,
-    arena)`` of ``u`` distinct ones (``filled`` elements of ``arena``): the table (grown),
-    ``filled``, ``u``, and each sequence's id in it. :func:`count_corpus` counts each
-    language in a table of its own (:func:`_unique`) and merges its distinct pre-tokens into
-    one table for all: one table for everything took 1.7x the time to count (its slots
-    spread over tens of MB, a cache miss a probe; a language's own table stays in the cache).
-    """
-    ids = np.empty(len(at) - 1, np.int64)
-    for w in range(len(at) - 1):
-        i, j = at[w], at[w + 1]
-        key = _hash(words, i, j)
-        slot, x = _find(slots, rows, arena, key, words, i, j - i)
-        if x < 0:
-            x = u
-            slots, rows, arena, filled = _insert(slots, rows, arena, filled, u, slot, key, words, i, j - i)
-            u += 1
-        ids[w] = x
-    return slots, rows, arena, filled, u, ids
-
-
-@njit(cache=True)
-def _union(data, lengths, cols, weights, dense):
+def _union(data, lengths, cols, weights, n_cols):
     """``(arena, lengths, counts, first)``: the distinct sequences of ``data`` (cut at
     ``lengths``) in order of first occurrence, one after another, their lengths, where each
-    first starts in ``data``, and ``counts[w]``: the sum of the count rows of sequence
-    ``w``: ``dense[t]`` for each of the first ``len(dense)`` sequences ``t``, and for each
-    later one a row with ``weights[t']`` in column ``cols[t']`` (``t' = t - len(dense)``).
-    The same table as :func:`_unique`, over UTF-8 bytes: parts of one language summed,
-    languages side by side. The dense counts are filled after the table, from each row's
-    id: growing a (words, languages) matrix with the table took as long as the hashing
-    (0.63 s of 2.2 on 39 languages x 1 MB, loaded machine)."""
+    first starts in ``data``, and ``counts[w, c]``: the sum of ``weights`` of the rows of
+    sequence ``w`` in column ``cols`` (the same table as :func:`_unique`, over UTF-8 bytes:
+    parts of one language summed, languages side by side). The dense counts are filled
+    after the table, from each row's id: growing a (words, languages) matrix with the table
+    took as long as the hashing (0.63 s of 2.2 on 39 languages x 1 MB, loaded machine)."""
     slots, rows, arena = _table(data)
     ids = np.empty(len(lengths), np.int64)
     filled = u = i = 0
@@ -436,11 +412,9 @@ def _union(data, lengths, cols, weights, dense):
             u += 1
         ids[t] = x
         i = j
-    counts = np.zeros((u, dense.shape[1]), np.int64)
-    for t in range(len(dense)):
-        counts[ids[t]] += dense[t]
-    for t in range(len(dense), len(lengths)):
-        counts[ids[t], cols[t - len(dense)]] += weights[t - len(dense)]
+    counts = np.zeros((u, n_cols), np.int64)
+    for t in range(len(lengths)):
+        counts[ids[t], cols[t]] += weights[t]
     return arena[:filled], rows[:u, 1].copy(), counts, rows[:u, 0].copy()
 
 
@@ -709,76 +683,59 @@ def words_of(counter: Counter) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.fromiter(counter.values(), np.int64, len(counter)))
 
 
-def count_corpus(corpus: Mapping[str, Iterable[str]], source: str,
-                 flag: np.ndarray | None = None) -> tuple[WordCounts, np.ndarray]:
-    """``(WordCounts, flagged)``: the distinct pre-tokens of every language's lines (cut by
-    the machine of the regex ``source``), in order of first occurrence (languages in order),
-    in UTF-8, with their counts per language, and whether each holds a code point in one
-    of the ``flag`` ranges (rows ``(lo, hi)``, inclusive, ascending; what a bounded scheme
-    cuts again). A lone surrogate (a Python string may hold one; UTF-8 may not) is refused
-    with :class:`~modtok.errors.DataError`.
+def count_words(lines: Iterable[str], source: str, flag: np.ndarray | None = None):
+    """``(data, lengths, counts, flagged)``: the distinct pre-tokens of the lines (cut by the
+    machine of the regex ``source``, in order of first occurrence) in UTF-8, one after
+    another, their byte lengths and counts, and whether each holds a code point in one of
+    the ``flag`` ranges (rows ``(lo, hi)``, inclusive, ascending; what a bounded scheme cuts again).
+    A lone surrogate (a Python string may hold one; UTF-8 may not) is refused with
+    :class:`~modtok.errors.DataError`.
 
-    Each block of lines is counted in a table of its own (:func:`_unique`, over code
-    points), whose distinct pre-tokens then go into one table for all (:func:`_merge`), and
-    are encoded in UTF-8 once at the end: before, each language's words were encoded, and
-    all of them hashed again in a union of the languages (on the pool, llama3, a third of
-    the CPU time to the engine's input).
-
-    >>> wc, flagged = count_corpus({"x": ["a é a"], "y": ["b a"]}, SCHEMES["gpt2"], np.array([[0xE9, 0xE9]]))
-    >>> wc.words(), wc.counts.tolist(), flagged.tolist()
-    ([b'a', b' \\xc3\\xa9', b' a', b'b'], [[1, 0], [1, 0], [1, 1], [0, 1]], [False, True, False, False])
+    >>> data, lengths, counts, _ = count_words(["a é a"], SCHEMES["gpt2"])
+    >>> bytes(data), lengths.tolist(), counts.tolist()
+    (b'a \\xc3\\xa9 a', [1, 3, 2], [1, 1, 1])
     """
     found = _machine(source)
-    slots, rows, arena = _table(np.zeros(0, np.uint32))
-    filled = u = 0
-    columns = []
-    for l, lines in enumerate(corpus.values()):
-        for block in _blocks(lines):
-            _, cps, ends = _cut_lines(block, found)
-            words, local = _unique(cps, ends)
-            at = np.zeros(len(words) + 1, np.int64)
-            np.cumsum(words[:, 1], out=at[1:])
-            slots, rows, arena, filled, u, ids = _merge(slots, rows, arena, filled, u, local, at)
-            columns.append((l, ids, words[:, 2]))
-    counts = np.zeros((u, len(corpus)), np.int64)
-    for l, ids, n in columns:  # a block's ids are distinct: no two writes to one cell in one step
-        counts[ids, l] += n
     flag = np.zeros((0, 2), np.int64) if flag is None else flag
-    data, lengths, flagged, bad = _utf8(arena[:filled], rows[:u, 1], flag)
-    if bad >= 0:
-        start = int(rows[bad, 3])
-        word = "".join(map(chr, arena[start : start + rows[bad, 1]].tolist()))
-        lang = list(corpus)[int(np.flatnonzero(counts[bad])[0])]
-        raise DataError(f"a lone surrogate in the text of {lang!r}, in the pre-token {word!r}: not UTF-8, "
-                        "so no byte-level pre-token")
-    return WordCounts(list(corpus), data, lengths, counts), flagged
+    parts = []
+    for block in _blocks(lines):
+        text, cps, ends = _cut_lines(block, found)
+        rows, arena = _unique(cps, ends)
+        data, lengths, flagged, bad = _utf8(arena, rows[:, 1], flag)
+        if bad >= 0:
+            at = int(rows[bad, 0])
+            raise DataError(f"a lone surrogate in the text at character {at} of a block of lines "
+                            f"({text[at:at + 20]!r}): not UTF-8, so no byte-level pre-token")
+        parts.append((data, lengths, rows[:, 2].copy(), flagged))
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_)
+    lengths = np.concatenate([p[1] for p in parts])
+    data, merged, counts, first = _union(np.concatenate([p[0] for p in parts]), lengths,
+                                         np.zeros(len(lengths), np.int64), np.concatenate([p[2] for p in parts]), 1)
+    row = np.searchsorted(np.cumsum(lengths) - lengths, first)  # pre-tokens are never empty: starts are unique
+    return data, merged, counts[:, 0], np.concatenate([p[3] for p in parts])[row]
 
 
-def union(languages: list[str], parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]],
-          base: WordCounts | None = None) -> WordCounts:
+def union(languages: list[str], parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]) -> WordCounts:
     """:class:`WordCounts` of ``parts`` ``(data, lengths, counts, column)``: each a list of
     words (UTF-8, cut at ``lengths``) counted in language ``languages[column]``; a word in
-    several parts of one language gets the sum, words in order of first occurrence. ``base``:
-    words (of the same ``languages``) that come first, with their counts added in.
+    several parts of one language gets the sum, words in order of first occurrence.
 
     >>> a, b = words_of(Counter({"ab": 1})), words_of(Counter({"c": 2, "ab": 3}))
     >>> union(["x"], [(*a, 0), (*b, 0)]).counts.tolist()
     [[4], [2]]
-    >>> union(["x"], [(*b, 0)], base=union(["x"], [(*a, 0)])).counts.tolist()
-    [[4], [2]]
     """
-    if base is None:
-        base = WordCounts(list(languages), np.zeros(0, np.uint8), np.zeros(0, np.int64),
-                          np.zeros((0, len(languages)), np.int64))
     if not parts:
-        return base
-    if len(parts) == 1 and not len(base.lengths):  # one part's words are distinct already (count_corpus, words_of)
+        return WordCounts(list(languages), np.zeros(0, np.uint8), np.zeros(0, np.int64),
+                          np.zeros((0, len(languages)), np.int64))
+    if len(parts) == 1:  # one part's words are distinct already (count_words, words_of)
         data, lengths, counts, col = parts[0]
         dense = np.zeros((len(lengths), len(languages)), np.int64)
         dense[:, col] = counts
         return WordCounts(list(languages), data, lengths, dense)
     cols = np.concatenate([np.full(len(p[1]), p[3], np.int64) for p in parts])
-    data, lengths, counts, _ = _union(np.concatenate([base.data, *(p[0] for p in parts)]),
-                                      np.concatenate([base.lengths, *(p[1] for p in parts)]),
-                                      cols, np.concatenate([p[2] for p in parts]), base.counts)
+    data, lengths, counts, _ = _union(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                                      cols, np.concatenate([p[2] for p in parts]), len(languages))
     return WordCounts(list(languages), data, lengths, counts)

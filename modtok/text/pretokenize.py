@@ -94,7 +94,7 @@ class _Bounded:
 
 # Every character of SPACELESS_RUNS lies in these ranges (tests/test_pretokenize.py checks all
 # code points); the stdlib `re` scans them 4x faster than `regex` does the script classes, and
-# the lexer's array counting flags the pre-tokens to cut again by them (lexer.count_corpus).
+# the lexer's array counting flags the pre-tokens to cut again by them (lexer.count_words).
 MAYBE_SPACELESS_RANGES = np.array(
     [(0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x19E0, 0x19FF), (0x2E80, 0x9FFF), (0xA9E0, 0xA9FF),
      (0xAA60, 0xAA7F), (0xF900, 0xFAFF), (0xFF66, 0xFF9F), (0x116D0, 0x116FF), (0x16FE0, 0x16FFF),
@@ -357,56 +357,42 @@ def count_arrays(
     source = counting_pattern(scheme)
     if lexer.machine_of(source) is None:
         return lexer.WordCounts.from_counters(count_by_language(corpus, scheme, workers, chunk_lines, cuts=cuts))
-    cut: dict = {}
-    if workers <= 1:  # one process: one hash table for every language, no union of their words
-        wc = _bound_words(*lexer.count_corpus(corpus, source, _flag_ranges(scheme)), scheme, cut)
-    else:
-        langs, parts, cut = list(corpus), [], {lang: Counter() for lang in corpus}
-        for lang, (data, lengths, counts, part_cut) in _map_chunks(corpus, _word_chunk, (scheme,), workers, chunk_lines):
-            parts.append((data, lengths, counts, langs.index(lang)))
-            cut[lang].update(part_cut)
-        wc = lexer.union(langs, parts)
+    langs = list(corpus)
+    parts, cut = [], {lang: Counter() for lang in langs}
+    for lang, (data, lengths, counts, part_cut) in _map_chunks(corpus, _word_chunk, (scheme,), workers, chunk_lines):
+        parts.append((data, lengths, counts, langs.index(lang)))
+        cut[lang].update(part_cut)
     if cuts is not None:
         cuts.update(cut)
-    return wc
-
-
-def _flag_ranges(scheme: str):
-    """The code points whose pre-tokens a bounded scheme cuts again (None: not bounded)."""
-    return MAYBE_SPACELESS_RANGES if scheme in UNBOUNDED else None
+    return lexer.union(langs, parts)
 
 
 def _word_chunk(args: tuple[str, list[str]]):
-    """``(data, lengths, counts, cut)`` of ``(scheme, lines)``: :func:`count_arrays`'s task on a worker.
+    """``(data, lengths, counts, cut)`` of ``(scheme, lines)``: :func:`count_arrays`'s task.
+    A bounded scheme cuts again only the pre-tokens the lexer flagged (a character in
+    :data:`MAYBE_SPACELESS_RANGES`), as strings; the pieces go after the other words, each word
+    once (the words of one chunk are distinct: :func:`lexer.union` passes a single part on as it is).
 
     >>> _, lengths, counts, cut = _word_chunk(("whitespace", ["ab ab ab漢字"]))
     >>> lengths.tolist(), counts.tolist(), cut
     ([2, 3, 6], [1, 2, 1], Counter({'script': 1}))
     """
     scheme, lines = args
-    cut: dict = {}
-    wc = _bound_words(*lexer.count_corpus({scheme: lines}, counting_pattern(scheme), _flag_ranges(scheme)), scheme, cut)
-    return wc.data, wc.lengths, wc.counts[:, 0], cut[scheme]
-
-
-def _bound_words(wc: lexer.WordCounts, flagged: np.ndarray, scheme: str, cut: dict) -> lexer.WordCounts:
-    """``wc`` with its ``flagged`` words (a character in :data:`MAYBE_SPACELESS_RANGES`) cut
-    again by :func:`bound_counts`, language by language, as strings (``cut[lang]``: what it
-    cut). Their pieces and the flagged words left whole go after the other words, each word
-    once: a piece that is also a word of its own (" ab" of " ab漢字") is added to it."""
-    cut.update({lang: Counter() for lang in wc.languages})
-    if not flagged.any():
-        return wc
-    raw, ends, flag = wc.data.tobytes(), np.cumsum(wc.lengths), np.flatnonzero(flagged)
-    words = [raw[e - n : e].decode("utf-8") for e, n in zip(ends[flag].tolist(), wc.lengths[flag].tolist())]
-    parts = []
-    for l, lang in enumerate(wc.languages):
-        counter = Counter({w: k for w, k in zip(words, wc.counts[flag, l].tolist()) if k})
-        cut[lang] = bound_counts(counter, scheme)
-        parts.append((*lexer.words_of(counter), l))
+    bounded = scheme in UNBOUNDED
+    data, lengths, counts, flagged = lexer.count_words(lines, counting_pattern(scheme),
+                                                       MAYBE_SPACELESS_RANGES if bounded else None)
+    if not bounded or not flagged.any():
+        return data, lengths, counts, Counter()
+    raw, ends = data.tobytes(), np.cumsum(lengths)
+    flag = np.flatnonzero(flagged)
+    words = Counter({raw[e - n : e].decode("utf-8"): k for e, n, k in
+                     zip(ends[flag].tolist(), lengths[flag].tolist(), counts[flag].tolist())})
+    cut = bound_counts(words, scheme)
     keep = ~flagged
-    rest = lexer.WordCounts(wc.languages, wc.data[np.repeat(keep, wc.lengths)], wc.lengths[keep], wc.counts[keep])
-    return lexer.union(wc.languages, parts, base=rest)
+    # a piece may be a word counted unflagged (" ab" of " ab漢字"): the union adds the two
+    merged = lexer.union([scheme], [(data[np.repeat(keep, lengths)], lengths[keep], counts[keep], 0),
+                                    (*lexer.words_of(words), 0)])
+    return merged.data, merged.lengths, merged.counts[:, 0], cut
 
 
 def _sum_parts(parts) -> dict[str, Counter]:
