@@ -1,7 +1,7 @@
 """Pre-token counting per core: the ``regex`` reference vs the compiled lexer, same text.
 
     .venv/bin/python bench/lexer.py [--schemes llama3,o200k] [--pool DIR] [--max-chars N] [--repeats 5]
-                                    [--reference-repeats N]
+                                    [--reference-repeats N] [--phases]
 
 For each scheme, three sides count the pre-tokens of every line of every pool language in
 this one process on one core, through the entry points the library uses:
@@ -19,6 +19,12 @@ at about 10 MB/s it is most of the run); the median and the range of each, in MB
 per second of wall time and per second of this process's CPU time (on a shared machine the
 CPU time is the per-core figure), the ratios of the medians, and ``/proc/loadavg`` beside
 each scheme. The class table and the kernels are built before the clock starts.
+
+``--phases``: instead, where the CPU time of ``count_arrays`` goes, scheme by scheme (the
+median of ``--repeats`` calls): the lexer's kernels and helpers are wrapped with timers
+while the real call runs (``_code_points``: the UTF-32 copy; ``_lex``: the class lookup
+and the cut; ``_unique``: the hash count; ``_utf8``; ``union``: the languages' words in one
+table), the rest is Python (joining lines, line ends, blocks, a bounded scheme's re-cut).
 """
 
 from __future__ import annotations
@@ -52,6 +58,40 @@ def loadavg() -> str:
         return "?"
 
 
+PHASES = ("_code_points", "_lex", "_unique", "_utf8", "union")
+
+
+def phases(corpus, scheme: str, mb: float, repeats: int) -> None:
+    """Print the CPU seconds of each of :data:`PHASES` inside ``count_arrays(corpus, scheme)``."""
+    spent = dict.fromkeys(PHASES, 0.0)
+    originals = {name: getattr(lexer, name) for name in PHASES}
+
+    def timer(name):
+        def call(*args, **kw):
+            cpu = time.process_time()
+            try:
+                return originals[name](*args, **kw)
+            finally:
+                spent[name] += time.process_time() - cpu
+        return call
+
+    rows = []
+    try:
+        for name in PHASES:
+            setattr(lexer, name, timer(name))
+        for _ in range(repeats):
+            spent.update(dict.fromkeys(PHASES, 0.0))
+            _, _, cpu = timed(lambda: count_arrays(corpus, scheme))
+            rows.append((cpu, dict(spent)))
+    finally:
+        for name, fn in originals.items():
+            setattr(lexer, name, fn)
+    cpu, spent = sorted(rows, key=lambda r: r[0])[len(rows) // 2]
+    parts = [*spent.items(), ("python (rest)", cpu - sum(spent.values()))]
+    print(f"{scheme:22} {mb / cpu:6.1f} MB/s CPU, {cpu:.2f} s: "
+          + ", ".join(f"{name} {s:.2f} ({100 * s / cpu:.0f}%)" for name, s in parts) + f"; load {loadavg()}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--schemes", default=",".join(SCHEMES))
@@ -59,6 +99,7 @@ def main() -> None:
     ap.add_argument("--max-chars", type=int, default=None, help="cap per language (a deterministic sample)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--reference-repeats", type=int, default=None, help="default: --repeats")
+    ap.add_argument("--phases", action="store_true", help="where count_arrays' CPU time goes (no sides)")
     args = ap.parse_args()
     ref_repeats = args.repeats if args.reference_repeats is None else args.reference_repeats
 
@@ -73,6 +114,11 @@ def main() -> None:
              "lexer": lambda s: count_by_language(corpus, s),
              "arrays": lambda s: count_arrays(corpus, s)}
 
+    if args.phases:
+        for scheme in args.schemes.split(","):
+            count_arrays({"x": ["warm-up: compile the kernels"]}, scheme)
+            phases(corpus, scheme, mb, args.repeats)
+        return
     print(f"{'scheme':22} {'side':9} {'wall':>30} {'CPU':>30}")
     for scheme in args.schemes.split(","):
         _, wall, _ = timed(lambda: count_arrays({"x": ["warm-up: compile the kernels"]}, scheme))
