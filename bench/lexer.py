@@ -1,7 +1,7 @@
 """Pre-token counting per core: the ``regex`` reference vs the compiled lexer, same text.
 
     .venv/bin/python bench/lexer.py [--schemes llama3,o200k] [--pool DIR] [--max-chars N] [--repeats 5]
-                                    [--reference-repeats N]
+                                    [--reference-repeats N] [--phases] [--before FILE]
 
 For each scheme, three sides count the pre-tokens of every line of every pool language in
 this one process on one core, through the entry points the library uses:
@@ -19,17 +19,29 @@ at about 10 MB/s it is most of the run); the median and the range of each, in MB
 per second of wall time and per second of this process's CPU time (on a shared machine the
 CPU time is the per-core figure), the ratios of the medians, and ``/proc/loadavg`` beside
 each scheme. The class table and the kernels are built before the clock starts.
+
+``--before FILE``: a fourth side, ``before``: ``count_arrays`` with another version of
+``modtok/text/lexer.py`` (``git show main:modtok/text/lexer.py > /tmp/lexer_main.py``)
+in place of this checkout's, interleaved with the others (a before/after in one process).
+
+``--phases``: instead, where the CPU time of ``count_arrays`` goes, scheme by scheme (the
+median of ``--repeats`` calls): the lexer's kernels and helpers are wrapped with timers
+while the real call runs (``_code_points``: the UTF-32 copy; ``_lex``: the class lookup
+and the cut; ``_unique``: the hash count; ``_utf8``; ``union``: the languages' words in one
+table), the rest is Python (joining lines, line ends, blocks, a bounded scheme's re-cut).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 import statistics
+import sys
 import time
 
-from modtok.text import data, lexer
+from modtok.text import data, lexer, pretokenize
 from modtok.text.pretokenize import SCHEMES, count_arrays, count_by_language
 
 
@@ -52,6 +64,60 @@ def loadavg() -> str:
         return "?"
 
 
+# Two languages (the union of their words compiles too) and a spaceless run (a bounded scheme's re-cut).
+WARM_UP = {"x": ["warm-up: compile the kernels"], "y": ["東京タワーは" * 4]}
+
+
+def counting_with(path: str):
+    """``count_arrays`` with the lexer module loaded from ``path`` in place of this checkout's."""
+    spec = importlib.util.spec_from_file_location("lexer_before", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # numba's cached kernels find their module by its name
+    spec.loader.exec_module(module)
+
+    def count(corpus, scheme):
+        saved, pretokenize.lexer = pretokenize.lexer, module
+        try:
+            return count_arrays(corpus, scheme)
+        finally:
+            pretokenize.lexer = saved
+    return count
+
+
+PHASES = ("_code_points", "_lex", "_unique", "_utf8", "union")
+
+
+def phases(corpus, scheme: str, mb: float, repeats: int) -> None:
+    """Print the CPU seconds of each of :data:`PHASES` inside ``count_arrays(corpus, scheme)``."""
+    spent = dict.fromkeys(PHASES, 0.0)
+    originals = {name: getattr(lexer, name) for name in PHASES}
+
+    def timer(name):
+        def call(*args, **kw):
+            cpu = time.process_time()
+            try:
+                return originals[name](*args, **kw)
+            finally:
+                spent[name] += time.process_time() - cpu
+        return call
+
+    rows = []
+    try:
+        for name in PHASES:
+            setattr(lexer, name, timer(name))
+        for _ in range(repeats):
+            spent.update(dict.fromkeys(PHASES, 0.0))
+            _, _, cpu = timed(lambda: count_arrays(corpus, scheme))
+            rows.append((cpu, dict(spent)))
+    finally:
+        for name, fn in originals.items():
+            setattr(lexer, name, fn)
+    cpu, spent = sorted(rows, key=lambda r: r[0])[len(rows) // 2]
+    parts = [*spent.items(), ("python (rest)", cpu - sum(spent.values()))]
+    print(f"{scheme:22} {mb / cpu:6.1f} MB/s CPU, {cpu:.2f} s: "
+          + ", ".join(f"{name} {s:.2f} ({100 * s / cpu:.0f}%)" for name, s in parts) + f"; load {loadavg()}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--schemes", default=",".join(SCHEMES))
@@ -59,6 +125,8 @@ def main() -> None:
     ap.add_argument("--max-chars", type=int, default=None, help="cap per language (a deterministic sample)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--reference-repeats", type=int, default=None, help="default: --repeats")
+    ap.add_argument("--phases", action="store_true", help="where count_arrays' CPU time goes (no sides)")
+    ap.add_argument("--before", default=None, help="another lexer.py: a 'before' side of count_arrays")
     args = ap.parse_args()
     ref_repeats = args.repeats if args.reference_repeats is None else args.reference_repeats
 
@@ -72,10 +140,20 @@ def main() -> None:
     sides = {"reference": lambda s: count_by_language(corpus, s, engine="regex"),
              "lexer": lambda s: count_by_language(corpus, s),
              "arrays": lambda s: count_arrays(corpus, s)}
+    if args.before:
+        before = counting_with(args.before)
+        sides["before"] = lambda s: before(corpus, s)
 
+    if args.phases:
+        for scheme in args.schemes.split(","):
+            count_arrays(WARM_UP, scheme)
+            phases(corpus, scheme, mb, args.repeats)
+        return
     print(f"{'scheme':22} {'side':9} {'wall':>30} {'CPU':>30}")
     for scheme in args.schemes.split(","):
-        _, wall, _ = timed(lambda: count_arrays({"x": ["warm-up: compile the kernels"]}, scheme))
+        _, wall, _ = timed(lambda: count_arrays(WARM_UP, scheme))
+        if args.before:
+            before(WARM_UP, scheme)
         times = {side: ([], []) for side in sides}
         load = [loadavg()]
         for r in range(args.repeats):
@@ -89,12 +167,17 @@ def main() -> None:
             if r == 0:
                 assert results["reference"] == results["lexer"], f"{scheme}: the lexer's counts differ"
                 assert results["arrays"].to_counters() == results["lexer"], f"{scheme}: the arrays differ"
+                if args.before:
+                    assert results["before"].to_counters() == results["lexer"], f"{scheme}: before's arrays differ"
         load.append(loadavg())
         for side, (w, c) in times.items():
             print(f"{scheme:22} {side:9} {summary(mb, w):>30} {summary(mb, c):>30}")
-        for side in ("lexer", "arrays"):
+        for side in [s for s in sides if s != "reference"]:
             ratio = [statistics.median(times["reference"][i]) / statistics.median(times[side][i]) for i in (0, 1)]
             print(f"{scheme:22} {side + '/ref':9} {ratio[0]:29.1f}x {ratio[1]:29.1f}x")
+        if args.before:
+            ratio = statistics.median(times["arrays"][1]) / statistics.median(times["before"][1])
+            print(f"{scheme:22} {'arrays/before CPU':26} {ratio:29.2f}x")
         print(f"{scheme:22} counts identical; compile {wall:.1f} s; load {' -> '.join(load)}", flush=True)
 
 

@@ -257,3 +257,23 @@ def test_pool_and_flores_count_by_language_and_arrays_equal_the_reference(scheme
     want = pretokenize.count_by_language(corpus, scheme, cuts=cut_regex, engine="regex")
     assert pretokenize.count_by_language(corpus, scheme, cuts=cut_lexer) == want and cut_lexer == cut_regex
     assert pretokenize.count_arrays(corpus, scheme).to_counters() == want
+
+
+@given(sizes=st.lists(st.integers(0, 30), max_size=40), block=st.integers(1, 50), slice_=st.integers(1, 12))
+def test_blocks_tile_the_lines_in_whole_lines_of_about_a_block(sizes, block, slice_):
+    """Each block is the shortest run of whole lines reaching BLOCK code points (the last may
+    fall short; a block never spans two slices of SLICE lines), with its lines' ends."""
+    lines = ["x" * n for n in sizes]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lexer, "BLOCK", block)
+        mp.setattr(lexer, "SLICE", slice_)
+        got = list(lexer._blocks(iter(lines)))
+    assert [line for b, _ in got for line in b] == lines
+    i = 0
+    for b, ends in got:
+        assert ends.tolist() == np.cumsum([len(x) for x in b]).tolist()
+        sizes_before = np.cumsum([len(x) for x in b[:-1]]).tolist()
+        assert all(s < block for s in sizes_before)  # the block stops at the first line that reaches BLOCK
+        end_of_slice = (i + len(b)) % slice_ == 0 or i + len(b) == len(lines)
+        assert ends[-1] >= block or end_of_slice
+        i += len(b)

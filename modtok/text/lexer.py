@@ -46,6 +46,7 @@ import io
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
@@ -543,16 +544,32 @@ def _code_points(text: str) -> np.ndarray:
 
 
 def _blocks(lines: Iterable[str]):
-    """The lines in lists of about :data:`BLOCK` code points (lines whole)."""
-    block, size = [], 0
-    for line in lines:
-        block.append(line)
-        size += len(line)
-        if size >= BLOCK:
-            yield block
-            block, size = [], 0
-    if block:
-        yield block
+    """The lines in ``(block, line ends)`` of about :data:`BLOCK` code points (lines whole; a
+    longer line is a block of its own), ``line ends`` where each line of the block ends in
+    it (:func:`_line_ends`). The lines are read :data:`SLICE` at a time and their lengths
+    summed by numpy: a Python loop over each line took 0.07 s of the pool's 1.5 (583k lines)."""
+    it = iter(lines)
+    while chunk := list(islice(it, SLICE)):
+        ends = _line_ends(chunk)
+        start = 0
+        while start < len(chunk):
+            base = int(ends[start - 1]) if start else 0
+            stop = min(int(np.searchsorted(ends, base + BLOCK)) + 1, len(chunk))
+            yield chunk[start:stop], ends[start:stop] - base
+            start = stop
+
+
+# Lines read at a time by _blocks (a block never spans two slices).
+SLICE = 1 << 18
+
+
+def _line_ends(lines: list[str]) -> np.ndarray:
+    """Where each line ends in the lines joined (code points).
+
+    >>> _line_ends(["ab", "", "c"]).tolist()
+    [2, 2, 3]
+    """
+    return np.cumsum(np.fromiter(map(len, lines), np.int64, len(lines)))
 
 
 def _machine(source: str):
@@ -563,11 +580,10 @@ def _machine(source: str):
     return found
 
 
-def _cut_lines(lines: list[str], found) -> tuple[str, np.ndarray, np.ndarray]:
+def _cut_lines(lines: list[str], line_ends: np.ndarray, found) -> tuple[str, np.ndarray, np.ndarray]:
     mode, (p_excl, word, q_excl, digits) = found
     text = "".join(lines)
     cps = _code_points(text)
-    line_ends = np.cumsum(np.fromiter(map(len, lines), np.int64, len(lines)))
     index, blocks = class_table()
     failed, ends = _lex(cps, line_ends, index, blocks, mode, p_excl, word, q_excl, digits)
     if failed >= 0:  # a bug, not bad input: say where, never return a partial cut
@@ -582,7 +598,7 @@ def boundaries(lines: list[str], scheme: str) -> tuple[str, np.ndarray, np.ndarr
     >>> boundaries(["ab c", "d"], "gpt2")[::2]
     ('ab cd', array([2, 4, 5]))
     """
-    return _cut_lines(lines, machine(scheme))
+    return _cut_lines(lines, _line_ends(lines), machine(scheme))
 
 
 def pretokens(text: str, scheme: str) -> list[str]:
@@ -619,8 +635,8 @@ def count_pattern(lines: Iterable[str], source: str) -> Counter:
 
 def _count(lines: Iterable[str], found) -> Counter:
     out: Counter = Counter()
-    for block in _blocks(lines):
-        text, cps, ends = _cut_lines(block, found)
+    for block, line_ends in _blocks(lines):
+        text, cps, ends = _cut_lines(block, line_ends, found)
         rows, _ = _unique(cps, ends)
         first, length, counts = rows[:, 0], rows[:, 1], rows[:, 2]
         # dict.update straight into the Counter: no intermediate dict (a third of the Python
@@ -698,8 +714,8 @@ def count_words(lines: Iterable[str], source: str, flag: np.ndarray | None = Non
     found = _machine(source)
     flag = np.zeros((0, 2), np.int64) if flag is None else flag
     parts = []
-    for block in _blocks(lines):
-        text, cps, ends = _cut_lines(block, found)
+    for block, line_ends in _blocks(lines):
+        text, cps, ends = _cut_lines(block, line_ends, found)
         rows, arena = _unique(cps, ends)
         data, lengths, flagged, bad = _utf8(arena, rows[:, 1], flag)
         if bad >= 0:
