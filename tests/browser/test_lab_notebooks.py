@@ -129,8 +129,9 @@ WATCH_JS = """(cell) => {
 # widget_latency.py at smoke size, 2 cores: 20-70 ms from a click to the status text).
 PROGRESS_WITHIN_MS = 300
 # Notebooks whose first changed control starts a long loop, and the progress line the panel's
-# status must show while it runs (modtok.progress.reporting; 06: a new AdaptMix loop, 19-148 s
-# a change at normal size).
+# status must show while it runs (modtok.progress.reporting; 06: a new AdaptMix loop, 2-8 s a
+# change of the explorer at normal size, 33-104 s for the HF BPE and sentencepiece Unigram trainers,
+# bench/RESULTS.md "Session 18 (2026-12-06): 01's new language subset and 06's new setting").
 LOOP_PROGRESS = {"06_adaptmix.py": "AdaptMix:"}
 PROGRESS_SLACK_MS = 150
 
