@@ -399,15 +399,22 @@ def test_tiny_end_to_end_run(pool_root, flores_root, tmp_path, one_thread):
     res.roles = {"primary": "Nepali", "control": "English"}
     v = claims.measured("npi_Deva", True, cpt=res)
     nepali, english = res.intervals["Nepali"], res.intervals["English"]
-    assert v["cpt_r2_minus_r1"] == nepali["R2 − R1"][0] and v["cpt_r2_minus_r0"] == nepali["R2 − R0"][0]
-    assert v["cpt_r2m_minus_r1"] == abs(nepali[f"{continued.MATCHED} − R1"][0])
+    d = v["cpt_r2_minus_r1"]  # a difference carries its interval over documents, which the rule judges whole
+    assert (d.value, d.lo, d.hi, d.over) == (*nepali["R2 − R1"], "documents")
+    assert float(v["cpt_r2_minus_r0"]) == nepali["R2 − R0"][0]
+    assert float(v["cpt_r2m_minus_r1"]) == abs(nepali[f"{continued.MATCHED} − R1"][0])
     assert v["cpt_english_control"] == english["R2 − R0"][2]  # the upper end of the English interval
+    better = min(("R1", "R2"), key=lambda a: nepali[a][0])  # R0 − the better arm: that pair's interval, negated
+    low, (diff, lo, hi) = v["cpt_r0_lowest"], nepali[f"{better} − R0"]
+    assert (low.value, low.lo, low.hi) == (-diff, -hi, -lo)
     assert [(r["held-out text"], r["comparison"]) for r in claims.cpt_rows(res)] == [
         ("Nepali (primary)", "R2 − R1"), ("Nepali (primary)", f"{continued.MATCHED} − R1"),
         ("Nepali (primary)", f"{continued.MATCHED} − R0"), ("Nepali (primary)", "R2 − R0"),
         ("English (control)", "R2 − R0")]
+    paper = {c.key: c for c in paper_vs_here.claims("pretoken_floor")}
     for r, key in zip(claims.cpt_rows(res), claims.CPT):  # the same value, verdict and reason as the closing table
-        assert r["here"] == v[key] and (r["holds?"] == "does not hold") == bool(r["reason"])
+        assert r["here"] == float(v[key]) and r["holds?"] == paper[key].verdict(v[key])
+        assert (r["holds?"] == "does not hold") == bool(r["reason"])
     why = claims.reasons(v, cpt=res)
     fails = {c.key for c in paper_vs_here.claims("pretoken_floor") if c.key.startswith("cpt")
              and c.verdict(v[c.key]) == "does not hold"}

@@ -195,6 +195,21 @@ def test_claims_from_measured_values_and_what_is_missing(sweep):
     assert "mal_Mlym" not in cross_script.PAPER_MARKED and len(cross_script.PAPER_MARKED) == 7
 
 
+def test_a_continued_pretraining_direction_holds_only_when_its_interval_does():
+    """Section (h)'s differences are judged with their interval over documents (issue 42: a
+    direction holds only when the interval excludes 0); on main the point alone was judged."""
+    from modtok.studies import paper_vs_here
+    from modtok.studies.pretoken_floor import claims
+
+    paper = {c.key: c for c in paper_vs_here.claims("pretoken_floor")}
+    worse = paper["cpt_r2_minus_r1"]  # the paper: R2 worse than R1, "above 0"
+    assert worse.verdict(claims.cpt_value((0.02, 0.01, 0.03), "difference")) == "holds"
+    assert worse.verdict(claims.cpt_value((0.02, -0.01, 0.05), "difference")) == "does not hold"  # the point is > 0
+    within = paper["cpt_r2m_minus_r1"]  # |R2-m − R1| at most 0.012: the interval's far end decides
+    assert within.verdict(claims.cpt_value((-0.005, -0.02, 0.01), "|difference|")) == "does not hold"
+    assert within.verdict(claims.cpt_value((-0.005, -0.008, 0.002), "|difference|")) == "holds"
+
+
 def test_cross_script_figure_rows_and_rules():
     row = {"base": "llama3", "language": "hin_Deva", "K": 300, "premium": 3.0, "floor": 2.0, "R1_premium": 2.5,
            "R2_premium": 1.5, "floor_repaired": 1.0}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from modtok.studies.contract import Study
-from modtok.studies.paper_vs_here import SETTING_FIELDS, NotMeasured, claims
+from modtok.studies.paper_vs_here import SETTING_FIELDS, Measured, NotMeasured, claims
 from modtok.studies.pretoken_floor import PAPER, cross_script, floor
 
 if TYPE_CHECKING:  # torch is not needed to read a result
@@ -81,19 +81,37 @@ def measured(target: str | None, parallel: bool, audit_rows: Mapping[str, dict] 
             "needs the training pool and FLORES-200 for several scripts (section (g) skipped)")
     cpt_keys = ("cpt_r0_lowest", *CPT)
     if cpt is not None and target == "npi_Deva" and "primary" in cpt.roles:
-        bpb = {a: cpt.intervals[cpt.roles["primary"]][a][0] for a in ("R0", "R1", "R2")}
-        out["cpt_r0_lowest"] = bpb["R0"] - min(bpb["R1"], bpb["R2"])
+        primary = cpt.intervals[cpt.roles["primary"]]
+        better = min(("R1", "R2"), key=lambda a: primary[a][0])  # by the seeds' mean
+        d, lo, hi = primary[f"{better} − R0"]
+        out["cpt_r0_lowest"] = Measured(-d, -hi, -lo, "documents")  # R0 − the better arm: the pair's interval, negated
         for key, (role, pair, what) in CPT.items():
-            if role not in cpt.roles:
-                out[key] = NotMeasured(f"no {role} held-out text in this run")
-                continue
-            d, lo, hi = cpt.intervals[cpt.roles[role]][pair]
-            out[key] = {"difference": d, "|difference|": abs(d), "hi": hi}[what]
+            out[key] = (cpt_value(cpt.intervals[cpt.roles[role]][pair], what) if role in cpt.roles
+                        else NotMeasured(f"no {role} held-out text in this run"))
     elif cpt is not None:
         out |= {k: NotMeasured(f"needs Nepali; section (h) ran on {target}") for k in cpt_keys}
     elif nepali:
         out |= {k: NotMeasured("section (h) did not run") for k in cpt_keys}
     return out
+
+
+def cpt_value(interval: tuple[float, float, float], what: str) -> float | Measured:
+    """A continued-pretraining pair's ``(difference, lo, hi)`` (seeds' mean, 95% interval over
+    documents) as its claim compares it (:data:`CPT`): the difference or its absolute value
+    with their interval, or the interval's upper end (a number: it is the bound itself).
+
+    >>> cpt_value((0.02, 0.01, 0.03), "difference").shown(), cpt_value((0.02, 0.01, 0.03), "hi")
+    ('[0.01, 0.03] over documents', 0.03)
+    >>> cpt_value((-0.01, -0.02, 0.005), "|difference|")   # the interval crosses 0: |d| from 0
+    Measured(value=0.01, lo=0.0, hi=0.02, over='documents')
+    """
+    d, lo, hi = interval
+    if what == "hi":
+        return hi
+    if what == "difference":
+        return Measured(d, lo, hi, "documents")
+    ends = sorted((abs(lo), abs(hi)))
+    return Measured(abs(d), 0.0 if lo <= 0 <= hi else ends[0], ends[1], "documents")
 
 
 def reasons(here: Mapping[str, float | NotMeasured], sweep=None, table_v: Sequence[dict] | None = None,
@@ -116,7 +134,7 @@ def reasons(here: Mapping[str, float | NotMeasured], sweep=None, table_v: Sequen
     >>> reasons({"marks_r2_below_r1": 0.0, "r1_stalls": 1.0}, table_v=rows)
     {'marks_r2_below_r1': 'measured: R2 is not below R1 for tam_Taml (merges learned R1 900, R2 300)'}
     """
-    verdict = {c.key: c.verdict(float(here[c.key])) for c in claims("pretoken_floor")
+    verdict = {c.key: c.verdict(here[c.key]) for c in claims("pretoken_floor")
                if c.key in here and not isinstance(here[c.key], NotMeasured)}
     out = {}
     if sweep is not None:
@@ -183,12 +201,12 @@ def cpt_rows(cpt: Result) -> list[dict]:
             continue
         ev = cpt.roles[role]
         c = next(r for r in cpt.comparisons() if r["held-out text"] == ev and r["comparison"] == pair)
-        value = {"difference": c["difference"], "|difference|": abs(c["difference"]), "hi": c["hi"]}[what]
+        value = cpt_value(cpt.intervals[ev][pair], what)
         verdict = paper[key].verdict(value)
         rows.append({"held-out text": f"{ev} ({role})", "comparison": pair, "difference": c["difference"],
                      "CI": c["CI"], "± seeds": c["± seeds"], "per seed": c["per seed"], "label": c["label"],
                      "per-seed labels": c["per-seed labels"], "paper": paper[key].paper, "compared": what,
-                     "here": value, "rule": paper[key].rule, "holds?": verdict,
+                     "here": float(value), "rule": paper[key].rule, "holds?": verdict,
                      "reason": cpt_reason(cpt, ev) if verdict == "does not hold" else "",
                      "scale": "reduced: " + regime(cpt, short=True) if pretrained else paper[key].scale,
                      "source": paper[key].source, "paper's claim": paper[key].claim})
