@@ -40,42 +40,42 @@ def notebook01(train_at: int = 128_000):
     corpora = data.default_corpora(train_chars=1_000_000, eval_lines=None)
     k = 8_000
     v = ineff.paper_joint_budget(len(corpora.languages), k)
-    return ineff, ineff.InefficiencyStudy(corpora, k, deployed.lazy(), train_at=max(train_at, v)), k, v
+    return ineff, ineff.InefficiencyStudy(corpora, k, deployed.lazy(), train_at=max(train_at, v)), k, v  # (module, study, K, V)
 
 
-def warm(study, k: int, langs) -> None:
+def warm(s01, k: int, langs) -> None:
     """What the first Run All leaves for these languages: their pre-token counts, monolingual
     references and deployed tokenizers' counts (the study's own memo, read by ``nsl_table``)."""
     for lang in langs:
-        study._counts(lang)
-        study._kept(f"mono {k}", study.mono(lang, k), lang)
-        for name, tok in study.deployed.items():
-            study._kept(name, tok, lang)
+        s01._counts(lang)
+        s01._kept(f"mono {k}", s01.mono(lang, k), lang)
+        for name, tok in s01.deployed.items():
+            s01._kept(name, tok, lang)
 
 
 def subsets(args) -> None:
-    ineff, study, k, v = notebook01()
-    langs = study.corpora.languages
+    ineff, s01, k, v = notebook01()
+    langs = s01.corpora.languages
     asked = [tuple(langs[int(i)] for i in s.split(".")) for s in args.which.split(",")]
     t = time.time()
-    warm(study, k, sorted({lang for sub in asked for lang in sub}))
+    warm(s01, k, sorted({lang for sub in asked for lang in sub}))
     print(f"{len(langs)} languages, V = {v:,}; warm-up {time.time() - t:.1f} s (load {load()})", flush=True)
     for sub in asked:
         budget = v if args.budget == "all" else ineff.paper_joint_budget(len(sub), k)
         t = time.time()
-        study.nsl_table(sub, budget)
+        s01.nsl_table(sub, budget)
         print(f"subset {', '.join(sub)} at {budget:,}: {time.time() - t:.2f} s (load {load()})", flush=True)
 
 
 def budgets(args) -> None:
-    _, study, k, _ = notebook01()
-    langs = study.corpora.languages
+    _, s01, k, _ = notebook01()
+    langs = s01.corpora.languages
     sub = tuple(langs[int(i)] for i in args.which.split("."))
-    warm(study, k, sub)
+    warm(s01, k, sub)
     for budget in (6_000, 20_000, 40_000, 80_000, 128_000, 30_000):  # up, then down into the ceiling's training
         t = time.time()
-        study.nsl_table(sub, budget)
-        print(f"{', '.join(sub)} at {budget:,}: {time.time() - t:.2f} s (trained at {study.trained(sub):,}; "
+        s01.nsl_table(sub, budget)
+        print(f"{', '.join(sub)} at {budget:,}: {time.time() - t:.2f} s (trained at {s01.trained(sub):,}; "
               f"load {load()})", flush=True)
 
 
@@ -83,19 +83,19 @@ def notebook06():
     """Notebook 06's study at normal size: the paper's 16 languages, 3M characters a language
     available, FLORES-200 dev, whitespace pre-tokens, seed 0."""
     from modtok import mixture as mx
-    from modtok.studies import adaptmix as study
+    from modtok.studies import adaptmix
 
-    d = study.load_data(mx.PAPER_LANGUAGES, 3_000_000, None, 0)
-    return mx, study, d, study.AdaptMixStudy(d, seed=0, scheme="whitespace",
-                                             exclude_spaceless=study.spaceless_problem(d) is not None)
+    d = adaptmix.load_data(mx.PAPER_LANGUAGES, 3_000_000, None, 0)
+    return mx, adaptmix, d, adaptmix.AdaptMixStudy(d, seed=0, scheme="whitespace",
+                                                   exclude_spaceless=adaptmix.spaceless_problem(d) is not None)
 
 
 def explore(args) -> None:
-    _, study, _, s = notebook06()
+    _, adaptmix, _, s = notebook06()
     if args.size == "run":
         iterations, vocab, per_lang = 10, 32_000, 500_000
     else:
-        e = study.explorer_size(10, 32_000, 500_000)
+        e = adaptmix.explorer_size(10, 32_000, 500_000)
         iterations, vocab, per_lang = e.iterations, e.vocab, e.per_lang
     base = dict(mu=0.3, eps=0.5, budget=per_lang, iterations=iterations, vocab=vocab, trainer="modtok-bpe",
                 langs=tuple(s.langs))

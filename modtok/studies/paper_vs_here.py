@@ -72,7 +72,7 @@ from modtok.evaluation.stats import paired_bootstrap
 #     - a basis of the paper's ("printed precision", "the paper's interval", "the paper's spread",
 #       "std across languages" of the paper's cells): |our point value - paper| <= T. Our interval,
 #       if any, is shown but never widens T: a wide interval over lines must not rescue a value
-#       the paper's precision rules out (issue 42: it used to, "some of the interval within ± T").
+#       the paper's precision rules out (an earlier rule did: "some of the interval within ± T").
 #     - "our interval over X" (X: seeds, lines, pieces, ...): paper within [lo - T, hi + T] of a
 #       Measured over X (T: what the paper's printing adds, 0 for none). A plain number, or an
 #       interval over something else, is "not comparable" with the reason, not a ConfigError: which

@@ -156,7 +156,7 @@ def pretrained_preset(size: str) -> tuple[Setup, dict[str, int]]:
                 {"base": 120_000, "base_model": 120_000, "cpt": 20_000, "heldout": 20_000})
     if size == "cpu":
         # Probes at 1e-3 on the interleaved 1 MB (bench/RESULTS.md, "Continued pretraining from a pretrained
-        # base", 2026-12-06 second session; load 6-8), dev bits per byte: 4 x 256 ids a step, 2.41 / 1.82 /
+        # base", its second session's sub-section; load 6-8), dev bits per byte: 4 x 256 ids a step, 2.41 / 1.82 /
         # 1.53 / 1.43 / 1.36 / 1.32 at steps 50..300 (falling every time: the swing was the order, not the
         # batch); 8 x 256 ids on 3 MB, 2.24 / 1.64 / 1.39 / 1.29 at 50..200, lower per step. So 8 x 256. A
         # first run capped at 600 constant steps on 3 MB was still falling 0.01-0.02 per 50 steps there
