@@ -183,9 +183,12 @@ def test_workers_receive_their_lines_pickled_where_processes_are_not_forked(monk
 _BUSY_COUNT = """
 import sys
 from modtok.text.pretokenize import count_by_language
-# 12M lines (1.2M strings, each ten times): seconds of counting even on the compiled lexer, so that
-# the signal always lands while the workers count (1.2M lines ended before it once, at load 2)
-lines = [f"the quick brown fox {i} jumps" for i in range(1_200_000)] * 10
+import signal
+# a terminal's Ctrl-C raises KeyboardInterrupt; a process started in the background of a script
+# inherits SIGINT ignored (POSIX, no job control: CI run as `nohup ... &`), and Python then never
+# raises it, so the count ran to its end and exited 0. This process is the terminal's foreground one.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+lines = [f"the quick brown fox {i} jumps" for i in range(1_200_000)]
 try:
     count_by_language({"eng_Latn": lines}, "llama3", workers=2, chunk_lines=20_000)
 except KeyboardInterrupt:
