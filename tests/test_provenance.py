@@ -184,6 +184,31 @@ def test_a_language_without_evaluation_text_is_not_called_unknown(tmp_path, monk
     assert "unknown language" not in err and err.count("\n") == 1
 
 
+def test_nsl_trains_its_references_on_the_manifest_given(tmp_path, monkeypatch, capsys):
+    """A new user's own language (Thai: not in wordfreq), no data configured: `modtok nsl` said
+    "unknown language 'tha_Thai' (available: arb_Arab, ...)" with no word on why (the references
+    were read from the wordfreq default) and had no way to name the text; now the error says
+    where the training text came from and how to give one's own, and `--manifest` gives it."""
+    for var in ("MODTOK_POOL", "MODTOK_FLORES", "MODTOK_EVAL", "MODTOK_MANIFEST"):
+        monkeypatch.delenv(var, raising=False)
+    text, ev = tmp_path / "text", tmp_path / "eval"
+    text.mkdir(), ev.mkdir()
+    thai = "แมวนั่งบนเสื่อ แมวอีกตัวนอนบนเก้าอี้\n"
+    for name, body in (("eng_Latn", ENG), ("tha_Thai", thai * 40)):
+        (text / f"{name}.txt").write_text(body, encoding="utf-8")
+        (ev / f"{name}.txt").write_text(body.splitlines(keepends=True)[0] * 8, encoding="utf-8")
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({lang: [str(text / f"{lang}.txt")] for lang in ("eng_Latn", "tha_Thai")}))
+    assert cli.main(["sequential-bpe", str(tmp_path / "tok"), "-k", "270", "--manifest", str(manifest)]) == 0
+    capsys.readouterr()
+    assert cli.main(["nsl", str(tmp_path / "tok"), "-k", "270", "--eval", str(ev)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown language 'tha_Thai'" in err and "wordfreq default" in err and "--manifest" in err
+    assert cli.main(["nsl", str(tmp_path / "tok"), "-k", "270", "--eval", str(ev), "--manifest", str(manifest)]) == 0
+    out = capsys.readouterr().out
+    assert [line.split()[0] for line in out.splitlines()[1:3]] == ["eng_Latn", "tha_Thai"]
+
+
 def test_audit_says_why_a_tokenizer_is_not_lossless(tmp_path, capsys):
     """`modtok audit` printed "lossless False" alone; now the normaliser and the first line it changes."""
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers

@@ -628,6 +628,11 @@ def _described(evals: EvalSet, evaluation: Mapping[str, list[str]], parallel: bo
 
 
 def _wordfreq_corpora(langs, train_chars, eval_lines, seed, normalization, said, need_eval=True) -> Corpora:
+    for lang in [langs] if isinstance(langs, str) else langs or ():
+        if lang not in WORDFREQ_CODES:  # a user's own language, asked of the default: say how to give its text
+            raise UnknownLanguageError(lang, WORDFREQ_CODES, "the training text is the wordfreq default (none of "
+                                       "$MODTOK_MANIFEST, $MODTOK_POOL set): give one's own with --manifest or "
+                                       "$MODTOK_MANIFEST, a JSON/YAML {lang: [paths or globs]}")
     n_train = max(50, train_chars // 80)  # ~80 characters per 12-word line
     train = load_wordfreq(langs, n_lines=n_train, seed=seed, normalization=normalization)
     trained = (f"wordfreq default (none of $MODTOK_MANIFEST, $MODTOK_POOL set): training on {n_train} sampled "

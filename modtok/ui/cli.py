@@ -135,7 +135,8 @@ def cmd_nsl(args) -> None:
     """``modtok.studies.modular_tokenizers.reference.nsl_lines``: a table, one language a line."""
     from modtok.studies.modular_tokenizers.reference import nsl_lines
 
-    for line in nsl_lines(args.tokenizer, args.langs, args.k, args.scheme, args.train_chars, args.eval, log=_say):
+    for line in nsl_lines(args.tokenizer, args.langs, args.k, args.scheme, args.train_chars, args.eval,
+                          manifest=args.manifest, log=_say):
         print(line)
 
 
@@ -350,6 +351,7 @@ def _add_nsl(sub) -> None:
     p.add_argument("-k", action=_Positive, default=8000, help="reference budget")
     p.add_argument("--scheme", default=TRAINING_SCHEME, help="the reference's pre-tokenizer")
     p.add_argument("--train-chars", action=_Positive, default=1_000_000)
+    p.add_argument("--manifest", help="the references' training text: " + MANIFEST_HELP)
     p.add_argument("--eval", help=EVAL_HELP)
     p.set_defaults(fn=cmd_nsl)
 

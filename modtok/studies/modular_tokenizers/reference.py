@@ -76,11 +76,12 @@ class Monolingual:
 
 
 def nsl_lines(tokenizer, langs=None, k: int = 8000, scheme: str = TRAINING_SCHEME, train_chars: int = 1_000_000,
-              eval=None, log=None) -> Iterator[str]:
+              eval=None, manifest=None, log=None) -> Iterator[str]:
     """``modtok nsl``: the NSL of each language's subtokenizer and of the full tokenizer of
     the :class:`~modtok.artifacts.modular.ModularTokenizer` directory ``tokenizer`` against a
     monolingual HF BPE of ``k`` tokens (``scheme``: its pre-tokenizer) trained on the
-    language's ``train_chars`` training characters, on the evaluation text (``eval``, else
+    language's ``train_chars`` training characters (from ``manifest``, else as
+    :func:`~modtok.text.data.default_corpora` finds them), on the evaluation text (``eval``, else
     ``$MODTOK_EVAL`` / FLORES-200); a header, then one line per language as it is measured,
     with the size its reference reached (``ref``): HF's ``BpeTrainer`` stops short of ``k``
     when the text has no pair seen twice left, and such a row says so -- its NSL compares
@@ -92,7 +93,7 @@ def nsl_lines(tokenizer, langs=None, k: int = 8000, scheme: str = TRAINING_SCHEM
 
     tok = ModularTokenizer.load(tokenizer)
     langs = langs or tok.languages
-    corpora = data.default_corpora(langs, train_chars=train_chars, eval=need_eval_set(eval).root)
+    corpora = data.default_corpora(langs, train_chars=train_chars, eval=need_eval_set(eval).root, manifest=manifest)
     (log or (lambda line: None))(corpora.source)
     yield (f"{'language':12s} {'subtok':>8s} {'full':>8s} {'ref':>7s}   (NSL vs a monolingual HF BPE asked for "
            f"{k:,} tokens; ref: the tokens it got)")
