@@ -228,7 +228,10 @@ def test_parity_bpe_reads_any_corpus_format_and_names_languages_by_code(tmp_path
     assert "deu_Latn <- " + str(tmp_path / "deu_Latn.dev") + " (20 lines)" in capsys.readouterr().err
     (tmp_path / "english.dev").write_text("the cat\n")
     assert cli.main(["parity-bpe", str(tmp_path / "c"), "-i", *files, "-d", dev[1], str(tmp_path / "english.dev")]) == 2
-    assert "english.dev: a file is named after its language" in capsys.readouterr().err
+    assert "english.dev: a file is named after its language (e.g. eng_Latn.txt): 'english' is not" in capsys.readouterr().err
+    # a directory where files are asked for (a new user's `-d eval/`) is named as one, not as a language code
+    assert cli.main(["parity-bpe", str(tmp_path / "c"), "-i", *files, "-d", str(tmp_path)]) == 2
+    assert f"{tmp_path} is a directory: name its files, one per language" in capsys.readouterr().err
     # an earlier output is refused (nothing read, nothing written), replaced with --force
     before = (tmp_path / "a" / "run.json").read_bytes()
     assert cli.main(["parity-bpe", str(tmp_path / "a"), "-i", *files, "-d", *dev, "-s", "10"]) == 2

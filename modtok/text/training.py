@@ -116,8 +116,11 @@ def files_by_language(files: Iterable[str], what: str) -> dict[str, str]:
     command names text; a name without a language code, or two files of one language, is refused."""
     out: dict[str, str] = {}
     for f in files:
+        if Path(f).is_dir():
+            raise ConfigError(f"{what} {f} is a directory: name its files, one per language, each named after it "
+                              f"(e.g. {Path(f) / 'eng_Latn.txt'})")
         lang = language_of(f)
-        check_language_code(lang, f"{what} {f}: a file is named after its language, e.g. eng_Latn.txt;")
+        check_language_code(lang, f"{what} {f}: a file is named after its language (e.g. eng_Latn.txt)")
         if lang in out:
             raise ConfigError(f"{what}: two files for {lang} ({out[lang]}, {f})")
         out[lang] = f
