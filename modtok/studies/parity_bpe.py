@@ -187,10 +187,10 @@ class RunSpec(NamedTuple):
 
     def config(self) -> parity.ParityConfig:
         """The :class:`~modtok.bpe.parity.ParityConfig` of this run (J = ⌊j_frac · merges⌋)."""
-        options = {"hybrid": int(self.j_frac * (self.vocab - 256)), "on_exhausted": self.rule}
+        shared = {"hybrid": int(self.j_frac * (self.vocab - 256)), "on_exhausted": self.rule}
         if self.variant == "ratio":
-            return parity.ParityConfig(ratios=self.ratios, **options)
-        return parity.ParityConfig(variant=self.variant, window=self.window, alpha=self.alpha, **options)
+            return parity.ParityConfig(ratios=self.ratios, **shared)
+        return parity.ParityConfig(variant=self.variant, window=self.window, alpha=self.alpha, **shared)
 
 
 def _parallel_dev(corpora: data.Corpora, langs: Sequence[str]) -> tuple[dict[str, list[str]] | None, str]:
@@ -371,10 +371,10 @@ class ParityStudy(Study):
         return RunSpec(self.tau if setting is None else setting, variant, round(j_frac, 2), window, alpha,
                        dev_lines, vocab or self.vocab, langs, rule, ratios)
 
-    def named(self, name: str, setting=None, **options) -> RunSpec:
+    def named(self, name: str, setting=None, **fields) -> RunSpec:
         """The Table 1 tokenizer ``name`` (:data:`TABLE1_VARIANTS` or :data:`EQUAL_RATIO`)
-        on ``setting``'s mixture; ``options``: other :meth:`spec` fields (vocab, rule)."""
-        return self.spec(setting, **{**TABLE1_VARIANTS, **EQUAL_RATIO}[name], **options)
+        on ``setting``'s mixture; ``fields``: other :meth:`spec` fields (vocab, rule)."""
+        return self.spec(setting, **{**TABLE1_VARIANTS, **EQUAL_RATIO}[name], **fields)
 
     def trained(self, spec: RunSpec) -> parity.ParityResult:
         """The run ``spec`` (trained once)."""
@@ -838,16 +838,15 @@ class ParityOptions:
     any_script: bool = False
 
 
-def run(options: ParityOptions, *, force: bool = False, log=None) -> CommandRun:
-    """``modtok parity-bpe`` as ``options`` asks (:class:`ParityOptions`; below, its fields by
+def run(o: ParityOptions, *, force: bool = False, log=None) -> CommandRun:
+    """``modtok parity-bpe`` as ``o`` asks (:class:`ParityOptions`; below, its fields by
     name): :func:`modtok.bpe.parity.train_from_lines` on text files, one per
     language (``train``, named after their languages, or a ``manifest``), ranked on the parallel
     ``dev`` files (none: no dev text), ``langs`` chosen and ordered (default: every one given),
     ``merges`` merges or a ``vocab`` size; ``merges.txt``, ``tokenizer.json`` and
     ``trajectory.json`` saved into ``out`` (:func:`modtok.outputs.output_dir`; ``force``: over an
-    earlier parity-bpe; ``run.json``'s ``args``: ``asdict(options)``). What was read goes to
+    earlier parity-bpe; ``run.json``'s ``args``: ``asdict(o)``). What was read goes to
     ``log`` (a callable taking one line)."""
-    o = options
     out, train, manifest, dev, compat, any_script = o.out, o.train, o.manifest, o.dev, o.compat, o.any_script
     say = log or (lambda line: None)
     if bool(train) == bool(manifest):
