@@ -157,6 +157,12 @@ def test_lm_train_takes_manifest_and_modtok_manifest_and_says_what_it_read(manif
     rec = read_run(tmp_path / "b")
     assert rec["training"].startswith(f"manifest {manifest}") and rec["languages"]["eng_Latn"]["lines"] == 40
     assert str((tmp_path / "eng_Latn.txt").resolve()) in [r["path"] for r in rec["inputs"]]
+    # an earlier output is refused before the text is read (it was read, and tokenized, first)
+    from modtok.text import data
+
+    monkeypatch.setattr(data, "manifest_train", lambda *a: pytest.fail("read the text before the refusal"))
+    assert cli.main([*argv, str(tmp_path / "b")]) == 2
+    assert "pass --force to replace it" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- 12: what went wrong, in one line

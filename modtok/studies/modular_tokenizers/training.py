@@ -12,6 +12,7 @@ goes to ``log`` (a callable taking one line; the CLI writes it to stderr); bars 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -168,25 +169,30 @@ def lm_train(tokenizer, out, *, langs: Sequence[str] | None = None, english_shar
     if kind == "wordfreq":  # an LM on word lists would be no LM: refused, before any work
         raise DataError("lm-train: no training text: pass --manifest FILE (JSON/YAML {lang: [paths or globs]}), "
                         "or set $MODTOK_MANIFEST or $MODTOK_POOL")
-    if kind == "manifest":
-        corpus = data.manifest_train(manifest, langs, max_chars)
-        what = f"manifest {manifest} (" + (f"first ≤{max_chars:,} chars/language in stream order)" if max_chars
-                                           else "all of it)")
-    else:
-        corpus = data.load_pool(langs, max_chars=max_chars, seed=seed)
-        what = f"pool {data.pool_dir()} (" + (f"≤{max_chars:,} chars/language)" if max_chars else "all of it)")
-    sampling = Scheme(scheme, 0.0 if scheme == "mono" else p_full, n if scheme == "samp_sub" else 0)
-    sampler = SubtokenizerSampler(sampling, default_mixture(langs, english_share=english_share), seed)
-    source = BatchSource(tok, corpus, sampler, batch_size, seq_len, seed=seed)
-    model_cfg = model_config(config, lm_vocab_size(tok), max_seq_len=seq_len)
-    cfg = TrainConfig(steps=steps, lr=lr, warmup_steps=warmup, seed=seed, vocab_store=vocab_store,
-                      update_delay=update_delay)
-    if int(os.environ.get("RANK", "0")) != 0:  # under torchrun: rank 0 writes every file, the others none
-        train(model_cfg, cfg, source, out, progress=False, resume=False)
-        return
-    (log or (lambda line: None))(f"training: {what}, {sum(map(len, corpus.values())):,} lines of "
-                                 f"{', '.join(langs)}; tokenizer {tokenizer}")
-    with output_dir(out, command="lm-train", args=dict(args or {}), force=force,
-                    inputs=[*training.training_files(manifest, langs), *sorted(Path(tokenizer).iterdir())]) as run:
+    # Under torchrun rank 0 writes every file, the others none. The output is claimed (an earlier
+    # one refused) before the text is read and tokenized, so a refusal costs no work.
+    rank0 = int(os.environ.get("RANK", "0")) == 0
+    claimed = output_dir(out, command="lm-train", args=dict(args or {}), force=force,
+                         inputs=[*training.training_files(manifest, langs), *sorted(Path(tokenizer).iterdir())]
+                         ) if rank0 else contextlib.nullcontext()
+    with claimed as run:
+        if kind == "manifest":
+            corpus = data.manifest_train(manifest, langs, max_chars)
+            what = f"manifest {manifest} (" + (f"first ≤{max_chars:,} chars/language in stream order)" if max_chars
+                                               else "all of it)")
+        else:
+            corpus = data.load_pool(langs, max_chars=max_chars, seed=seed)
+            what = f"pool {data.pool_dir()} (" + (f"≤{max_chars:,} chars/language)" if max_chars else "all of it)")
+        sampling = Scheme(scheme, 0.0 if scheme == "mono" else p_full, n if scheme == "samp_sub" else 0)
+        sampler = SubtokenizerSampler(sampling, default_mixture(langs, english_share=english_share), seed)
+        source = BatchSource(tok, corpus, sampler, batch_size, seq_len, seed=seed)
+        model_cfg = model_config(config, lm_vocab_size(tok), max_seq_len=seq_len)
+        cfg = TrainConfig(steps=steps, lr=lr, warmup_steps=warmup, seed=seed, vocab_store=vocab_store,
+                          update_delay=update_delay)
+        if run is None:
+            train(model_cfg, cfg, source, out, progress=False, resume=False)
+            return
+        (log or (lambda line: None))(f"training: {what}, {sum(map(len, corpus.values())):,} lines of "
+                                     f"{', '.join(langs)}; tokenizer {tokenizer}")
         training.record_text(run, corpus, training=what, evaluation=None)
         train(model_cfg, cfg, source, run.path, progress=progress, resume=False)  # a new directory
