@@ -281,6 +281,39 @@ def test_lm_models_and_their_evaluation_come_back(tmp_path):
     assert lm.cache_note().startswith("results cache: 2 from the cache")
 
 
+def test_the_lm_baseline_and_the_fidelity_rows_come_back(tmp_path):
+    """Notebook 04's second Run All at normal size trained the Baseline again (minutes) and
+    regenerated every model's continuations: neither went through the results cache."""
+    from modtok.lm.batches import lm_vocab_size
+    from modtok.lm.model import config
+    from modtok.lm.sampling import default_mixture, mono
+    from modtok.lm.train import TrainConfig
+    from modtok.studies.modular_tokenizers import lm
+    from modtok.studies.modular_tokenizers.sequential import SequentialStudy
+    from modtok.text.data import Corpora
+
+    text = {"x": ["ab abc ab ca"] * 20, "y": ["bc abc bc cb"] * 20}
+    tok = SequentialStudy(Corpora(text, text, "toy"), ["x", "y"], k=270).sequential(("x", "y")).modular()
+    args = (tok, "whitespace", text, default_mixture(["x", "y"], "x"), config("tiny", lm_vocab_size(tok), max_seq_len=16),
+            TrainConfig(steps=3, lr=1e-2, warmup_steps=1, ckpt_every=3, log_every=1), 2, 16)
+    before = len(lm.RESULTS.events)
+    first = lm.train_baseline(*args, tmp_path / "a")
+    models = lm.train_schemes(tok, text, {"Mono-only": mono()}, *args[3:], tmp_path / "a").models
+    rows = lm.evaluate_schemes(models, tok, text, english="x", baseline=first)
+    prompts = lm.prompts(text, 2, words=2)
+    shares = lm.fidelity_rows(models, tok, prompts, max_new_tokens=4, top_k=3, seed=0)
+    second = lm.train_baseline(*args, tmp_path / "b")
+    assert not (tmp_path / "b").exists() and second.curve == first.curve and second.seconds == first.seconds
+    assert second.tokenizer.tokenizer_json == first.tokenizer.tokenizer_json
+    assert all((a == b).all() for a, b in zip(first.model.state_dict().values(), second.model.state_dict().values()))
+    assert lm.evaluate_schemes(models, tok, text, english="x", baseline=second) == rows
+    assert lm.fidelity_rows(models, tok, prompts, max_new_tokens=4, top_k=3, seed=0) == shares
+    hows = {(e.what, e.how) for e in lm.RESULTS.events[before:]}
+    assert {("baseline", "cached"), ("evaluate baseline", "cached"), ("fidelity", "cached")} <= hows
+    lm.fidelity_rows(models, tok, prompts, max_new_tokens=5, top_k=3, seed=0)
+    assert lm.RESULTS.events[-1].how == "computed"  # another generation setting: computed, never served
+
+
 def test_every_entry_is_a_header_line_and_a_pickle(tmp_path):
     """The format ``modtok cache`` reads without unpickling: magic, JSON header, payload."""
     Results("s", root=tmp_path).get("x", 1, lambda: {"a": 1})

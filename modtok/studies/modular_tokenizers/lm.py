@@ -143,16 +143,22 @@ def train_baseline(tokenizer, scheme: str, train_text: Mapping[str, list[str]], 
     and sequence length, model shape (with the shared tokenizer's rows), schedule and seed 0. The
     sampler is Samp_Full(1) with seed 0: each step draws the same batch language as the schemes'
     samplers (the language is drawn first, :meth:`~modtok.lm.sampling.SubtokenizerSampler.draw`)
-    and always the full, here shared, tokenizer. Written under ``runs_dir/Baseline``."""
+    and always the full, here shared, tokenizer. Written under ``runs_dir/Baseline``; read from
+    the results cache instead when trained before on the same tokenizer size, text and settings."""
     from modtok.lm.batches import BatchSource, lm_vocab_size
     from modtok.lm.train import read_metrics, train
 
-    shared = shared_tokenizer(train_text, tokenizer.vocab_size, scheme)
-    source = BatchSource(shared, train_text, SubtokenizerSampler(samp_full(1.0), mixture, seed=0), batch, seq, seed=0)
-    t0 = time.perf_counter()
-    result = train(dataclasses.replace(model_cfg, vocab_size=lm_vocab_size(shared)), train_cfg, source,
-                   f"{runs_dir}/{BASELINE}", resume=False, progress=progress)
-    return Baseline(shared, result.model.eval(), read_metrics(f"{runs_dir}/{BASELINE}"), time.perf_counter() - t0)
+    def run() -> Baseline:
+        shared = shared_tokenizer(train_text, tokenizer.vocab_size, scheme)
+        sampler = SubtokenizerSampler(samp_full(1.0), mixture, seed=0)
+        source = BatchSource(shared, train_text, sampler, batch, seq, seed=0)
+        t0 = time.perf_counter()
+        result = train(dataclasses.replace(model_cfg, vocab_size=lm_vocab_size(shared)), train_cfg, source,
+                       f"{runs_dir}/{BASELINE}", resume=False, progress=progress)
+        return Baseline(shared, result.model.eval(), read_metrics(f"{runs_dir}/{BASELINE}"), time.perf_counter() - t0)
+
+    params = (tokenizer.vocab_size, scheme, fingerprint(train_text), mixture, model_cfg, train_cfg, batch, seq)
+    return RESULTS.get("baseline", params, run)
 
 
 def smooth(ys: Sequence[float], w: int) -> np.ndarray:
@@ -182,8 +188,11 @@ def evaluate_schemes(models: Mapping[str, LM], tokenizer, corpus: Mapping[str, l
             for row in RESULTS.get("evaluate", (data, model.state_dict()), lambda model=model: infer.evaluate_settings(
                 model, tokenizer, dict(corpus), english=english))]
     if baseline is not None:
-        rows += [{"scheme": BASELINE, **row} for row in infer.evaluate_settings(
-            baseline.model, baseline.tokenizer, dict(corpus), settings=("Full",), english=english)]
+        rows += [{"scheme": BASELINE, **row} for row in RESULTS.get(
+            "evaluate baseline", (fingerprint(tokenizer_key(baseline.tokenizer), corpus, english),
+                                  baseline.model.state_dict()),
+            lambda: infer.evaluate_settings(baseline.model, baseline.tokenizer, dict(corpus), settings=("Full",),
+                                            english=english))]
     return rows
 
 
@@ -256,12 +265,14 @@ def fidelity_rows(models: Mapping[str, LM], tokenizer, prompts: Mapping[str, lis
                   **generation) -> list[dict]:
     """Per scheme, the share of generated tokens (full tokenizer; :func:`modtok.lm.infer.fidelity`
     with ``generation`` = max_new_tokens, top_k, seed, ...) that belong only to other
-    languages, per prompt language and their ``mean``."""
+    languages, per prompt language and their ``mean`` (kept in the results cache, keyed on the
+    models' weights, the tokenizer, the prompts and ``generation``)."""
     from modtok.lm import infer
 
-    rows = []
+    rows, key = [], fingerprint(tokenizer_key(tokenizer), prompts, generation)
     for name, model in models.items():
-        shares = infer.fidelity(model, tokenizer, dict(prompts), **generation)
+        shares = RESULTS.get("fidelity", (key, model.state_dict()),
+                             lambda model=model: infer.fidelity(model, tokenizer, dict(prompts), **generation))
         rows.append({"scheme": name, **shares, "mean": float(np.mean(list(shares.values())))})
     return rows
 
