@@ -271,7 +271,8 @@ print(f"compact {OTHER} model: {loaded.model.num_params() / 1e6:.2f}M parameters
 # %% [markdown]
 # Inference time and parameter memory at several widths: the trained tokenizer's sizes,
 # and (outside smoke runs) a full vocabulary 16 times the sub-vocabulary's, the paper's ratio
-# (387k full vs 24k, Table 3 and App. F), with synthetic weights (`infer.full_vs_compact_timing`).
+# (387k full vs 24k, Table 3 and App. F), with synthetic weights (`infer.full_vs_compact_timing`; kept in
+# the results cache with the models: the cache note below says when it was timed).
 # The forward pass computes logits over the model's whole vocabulary for 4 x 64 tokens (median
 # of 3). `bench/lm_infer.py` is the same measurement as a script. The paper times 0.5B-30B models
 # (d 1536-7168) on one FLORES pass with context 4096 on H100s: its full-vocabulary overhead is
@@ -280,10 +281,10 @@ print(f"compact {OTHER} model: {loaded.model.num_params() / 1e6:.2f}M parameters
 
 # %%
 widths = [64, 128, 256] if SMOKE else [128, 256, 512]
-speed_rows = infer.full_vs_compact_timing(lm_vocab_size(tok), active_ids(tok, [OTHER]), widths, "trained", DEVICE)
+speed_rows = study.timing_rows(lm_vocab_size(tok), active_ids(tok, [OTHER]), widths, "trained", DEVICE)
 if not SMOKE:
-    speed_rows += infer.full_vs_compact_timing(16 * 8000 + 1, np.append(np.arange(8000), 16 * 8000), widths,
-                                               "16 x 8000 (synthetic)", DEVICE)
+    speed_rows += study.timing_rows(16 * 8000 + 1, np.append(np.arange(8000), 16 * 8000), widths,
+                                    "16 x 8000 (synthetic)", DEVICE)
 display(plots.table(speed_rows, floatfmt="{:.2f}"))
 plots.grouped_bars([r for r in speed_rows if r["vocabulary"] == speed_rows[-1]["vocabulary"]],
                    x="d_model", y="forward ms", color="model", title="Forward time, full vs compact vocabulary").show()

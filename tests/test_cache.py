@@ -314,6 +314,23 @@ def test_the_lm_baseline_and_the_fidelity_rows_come_back(tmp_path):
     assert lm.RESULTS.events[-1].how == "computed"  # another generation setting: computed, never served
 
 
+def test_a_timing_comes_back_on_the_same_device_and_threads_only():
+    import torch
+
+    from modtok.studies.modular_tokenizers import lm
+
+    before = len(lm.RESULTS.events)
+    first = lm.timing_rows(301, range(40), [16], "toy", "cpu")
+    assert lm.timing_rows(301, range(40), [16], "toy", "cpu") == first  # the first one's timing, read back
+    threads = torch.get_num_threads()
+    torch.set_num_threads(threads + 1)
+    try:
+        lm.timing_rows(301, range(40), [16], "toy", "cpu")
+    finally:
+        torch.set_num_threads(threads)
+    assert [e.how for e in lm.RESULTS.events[before:]] == ["computed", "cached", "computed"]
+
+
 def test_every_entry_is_a_header_line_and_a_pickle(tmp_path):
     """The format ``modtok cache`` reads without unpickling: magic, JSON header, payload."""
     Results("s", root=tmp_path).get("x", 1, lambda: {"a": 1})

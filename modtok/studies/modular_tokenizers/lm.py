@@ -277,6 +277,20 @@ def fidelity_rows(models: Mapping[str, LM], tokenizer, prompts: Mapping[str, lis
     return rows
 
 
+def timing_rows(full_vocab: int, compact_rows, widths, label: str, device) -> list[dict]:
+    """:func:`modtok.lm.infer.full_vs_compact_timing`, kept in the results cache like a
+    training: keyed on the sizes, the device and torch's thread count, so a second Run All shows
+    the first one's timing (:func:`cache_note` says when it was taken) and another machine or
+    device times again. ``modtok cache clear`` times again on this one."""
+    import torch
+
+    from modtok.lm import infer
+
+    rows = np.asarray(compact_rows)
+    return RESULTS.get("timing", (full_vocab, rows, list(widths), label, str(device), torch.get_num_threads()),
+                       lambda: infer.full_vs_compact_timing(full_vocab, rows, widths, label, device))
+
+
 def sampling_summary(tokenizer, scheme: str, n: int, p: float, langs: Sequence[str],
                      english: str = "eng_Latn", draws: int = 500) -> dict:
     """What scheme ``scheme`` ("mono", "samp_full", "samp_sub"; ``n`` other languages for
