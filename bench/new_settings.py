@@ -22,12 +22,31 @@ which is how bench/RESULTS.md's "main" columns were taken.
 from __future__ import annotations
 
 import argparse
+import cProfile
+import contextlib
+import pstats
 import time
 
 
 def load() -> str:
     with open("/proc/loadavg") as f:
         return f.read().split()[0]
+
+
+@contextlib.contextmanager
+def profiled(args, label: str):
+    """With ``--profile N``: cProfile around the block, its N costliest functions (cumulative) printed."""
+    if not getattr(args, "profile", 0):
+        yield
+        return
+    prof = cProfile.Profile()
+    prof.enable()
+    try:
+        yield
+    finally:
+        prof.disable()
+        print(f"--- profile of {label}")
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(args.profile)
 
 
 def notebook01(train_at: int = 128_000):
@@ -44,10 +63,11 @@ def notebook01(train_at: int = 128_000):
 
 
 def warm(s01, k: int, langs) -> None:
-    """What the first Run All leaves for these languages: their pre-token counts, monolingual
-    references and deployed tokenizers' counts (the study's own memo, read by ``nsl_table``)."""
+    """What the first Run All leaves for these languages: every language's pre-token counts and
+    test lines' pre-tokens, and these languages' monolingual references and deployed tokenizers'
+    counts (the study's own memo, read by ``nsl_table``)."""
+    s01._arrays(), s01._test_pieces()
     for lang in langs:
-        s01._counts(lang)
         s01._kept(f"mono {k}", s01.mono(lang, k), lang)
         for name, tok in s01.deployed.items():
             s01._kept(name, tok, lang)
@@ -63,7 +83,8 @@ def subsets(args) -> None:
     for sub in asked:
         budget = v if args.budget == "all" else ineff.paper_joint_budget(len(sub), k)
         t = time.time()
-        s01.nsl_table(sub, budget)
+        with profiled(args, f"{len(sub)} languages"):
+            s01.nsl_table(sub, budget)
         print(f"subset {', '.join(sub)} at {budget:,}: {time.time() - t:.2f} s (load {load()})", flush=True)
 
 
@@ -102,7 +123,8 @@ def explore(args) -> None:
 
     def run(label: str, **change) -> None:
         t = time.time()
-        s.explore(**{**base, **change})
+        with profiled(args, label):
+            s.explore(**{**base, **change})
         print(f"{label}: {time.time() - t:.2f} s (load {load()})", flush=True)
 
     run("the default view (the first Run All)")
@@ -147,6 +169,9 @@ def main() -> None:
     a = sub.add_parser("devsplit", help="06: a new dev split against a kept one")
     a.add_argument("--repeats", type=int, default=5)
     a.set_defaults(fn=devsplit)
+    for a in sub.choices.values():
+        a.add_argument("--profile", type=int, default=0, metavar="N",
+                       help="cProfile each timed call, print its N costliest functions")
     args = p.parse_args()
     args.fn(args)
 
