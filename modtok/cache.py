@@ -316,6 +316,12 @@ class Results:
         self.events.append(Event(what, how, when, seconds, why))
         return value
 
+    def stored(self, what: str, params) -> dict:
+        """The header of the entry :meth:`get` would read for ``what`` and ``params`` (``"computed"``:
+        when, ``"seconds"``: how long it took), ``{}`` when there is none; nothing is computed."""
+        root = self.root
+        return read_header(root / self.study / f"{self.key(what, params)}.pkl") if root is not None else {}
+
     def note(self) -> str:
         """One line: how many results came from the cache (computed when, how much work it
         spared), how many were computed now, and any entry that could not be read or written.

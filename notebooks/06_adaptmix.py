@@ -293,7 +293,7 @@ if HAVE_DEV:
 
 # %%
 E = study.explorer_size(ITERATIONS, VOCAB, BUDGET // len(LANGS))  # the explorer's start: EXPLORER's size at most
-print(E.statement)
+print(E.statement, S.explore_ahead(E, MU, EPS, TRAINER), sep="\n")  # the trainer menu: make demo computes it ahead
 w_mu = widgets.float_slider(MU, min=0.05, max=1.0, step=0.05, description="μ")
 w_eps = widgets.float_slider(EPS, min=0.0, max=2.0, step=0.05, description="ε")
 w_budget = widgets.budget_slider(E.per_lang, min=E.per_lang // 10, max=2 * E.run[2], step=E.per_lang // 10,
