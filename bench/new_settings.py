@@ -51,9 +51,11 @@ def profiled(args, label: str):
         pstats.Stats(prof).sort_stats("cumulative").print_stats(args.profile)
 
 
-def notebook01(train_at: int = 128_000):
+def notebook01(train_at: int = 128_000, with_deployed: bool = True):
     """Notebook 01's study at normal size: K = 8k, 1M training characters a language, every
-    FLORES-200 devtest line, the deployed tokenizers loaded lazily, joint BPEs at ``train_at``."""
+    FLORES-200 devtest line, the deployed tokenizers loaded lazily (none: ``--no-deployed``, a
+    shorter warm-up; their counts are kept for the kernel either way, so a subset reads them),
+    joint BPEs at ``train_at``."""
     from modtok.artifacts import deployed
     from modtok.studies.modular_tokenizers import inefficiency as ineff
     from modtok.text import data
@@ -61,7 +63,8 @@ def notebook01(train_at: int = 128_000):
     corpora = data.default_corpora(train_chars=1_000_000, eval_lines=None)
     k = 8_000
     v = ineff.paper_joint_budget(len(corpora.languages), k)
-    return ineff, ineff.InefficiencyStudy(corpora, k, deployed.lazy(), train_at=max(train_at, v)), k, v  # (module, study, K, V)
+    return ineff, ineff.InefficiencyStudy(corpora, k, deployed.lazy() if with_deployed else {},
+                                          train_at=max(train_at, v)), k, v  # (module, study, K, V)
 
 
 def warm(s01, v: int) -> None:
@@ -72,7 +75,7 @@ def warm(s01, v: int) -> None:
 
 
 def subsets(args) -> None:
-    ineff, s01, k, v = notebook01()
+    ineff, s01, k, v = notebook01(with_deployed=args.deployed)
     langs = s01.corpora.languages
     asked = [tuple(langs[int(i)] for i in s.split(".")) for s in args.which.split(",")]
     t = time.time()
@@ -88,7 +91,7 @@ def subsets(args) -> None:
 
 
 def budgets(args) -> None:
-    _, s01, k, v = notebook01()
+    _, s01, k, v = notebook01(with_deployed=args.deployed)
     langs = s01.corpora.languages
     sub = tuple(langs[int(i)] for i in args.which.split("."))
     warm(s01, v)
@@ -168,6 +171,9 @@ def main() -> None:
     a = sub.add_parser("budgets", help="01: one subset (e.g. 1.5.9), its budget slider moved")
     a.add_argument("which")
     a.set_defaults(fn=budgets)
+    for a in (sub.choices["subsets"], sub.choices["budgets"]):
+        a.add_argument("--no-deployed", dest="deployed", action="store_false",
+                       help="without the deployed tokenizers (a shorter warm-up)")
     a = sub.add_parser("explore", help="06: explorer moves, e.g. mu=0.35,vocab=7500,langs=0,trainer=sp-bpe")
     a.add_argument("moves", nargs="?", default="")
     a.add_argument("--size", choices=("explorer", "run"), default="explorer")
