@@ -289,6 +289,10 @@ if HAVE_DEV:
 # so that a new setting answers in seconds instead of minutes (`bench/RESULTS.md`, session 18); the
 # line below the cell says what was cut. The sliders still reach the run's setting, at the run's cost. Runs are cached: a
 # setting seen before is read back, fewer iterations are a prefix of more, one more resumes.
+# **The trainer menu** at the explorer's start comes from the results cache when `make demo` ran first: it
+# trains the other trainers there ahead (HF BPE and sentencepiece Unigram take a minute or more at this
+# size, their own training); the second line below the cell says which are there, and a figure read back
+# says when it was computed.
 
 
 # %%
