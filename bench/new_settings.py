@@ -114,18 +114,20 @@ def notebook06():
 
 
 def explore(args) -> None:
+    from modtok.cache import AHEAD
+
     _, adaptmix, _, s = notebook06()
     run_size = (10, 32_000, 500_000)  # the headline run: --size run explores at it, uncut
     e = adaptmix.explorer_size(*run_size) if args.size == "explorer" else adaptmix.ExplorerSize(*run_size, run_size)
     base = dict(mu=0.3, eps=0.5, budget=e.per_lang, iterations=e.iterations, vocab=e.vocab, trainer="modtok-bpe",
                 langs=tuple(s.langs))
     if args.ahead:  # make demo's kernel first (the default view, the trainer menu ahead), then a class's
-        os.environ[adaptmix.AHEAD] = "1"
+        os.environ[AHEAD] = "1"
         t = time.time()
         s.explore(**base)
         line = s.explore_ahead(e, base["mu"], base["eps"], base["trainer"])
         print(f"make demo's kernel: the default view and {line}; {time.time() - t:.1f} s (load {load()})", flush=True)
-        del os.environ[adaptmix.AHEAD]
+        del os.environ[AHEAD]
         _, _, _, s = notebook06()
         print("a class's kernel:", s.explore_ahead(e, base["mu"], base["eps"], base["trainer"]), flush=True)
 

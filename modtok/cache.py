@@ -74,6 +74,17 @@ OFF = ("none", "off", "0")  # MODTOK_RESULTS / MODTOK_CACHE values that turn the
 LIBRARIES = ("numpy", "numba", "regex", "tokenizers", "torch", "sentencepiece", "scipy")
 
 
+# Set (to anything but 0) by make demo (modtok.ui.demo): a notebook computes ahead, into the results cache, what
+# its widgets would otherwise compute when moved (06: the explorer's other trainers; 01: every subset that leaves
+# one language out), for the class that opens it after
+AHEAD = "MODTOK_AHEAD"
+
+
+def ahead() -> bool:
+    """Whether :data:`AHEAD` asks for the work done ahead."""
+    return os.environ.get(AHEAD, "").strip() not in ("", "0")
+
+
 def results_dir() -> Path | None:
     """The results cache directory, or None when it is off. In order: ``$MODTOK_RESULTS``
     (a directory, or ``none``: off; the test suite points it at a temporary directory and

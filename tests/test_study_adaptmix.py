@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from modtok import cache
 from modtok import mixture as mx
 from modtok import progress
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
@@ -649,11 +650,11 @@ def test_make_demo_computes_the_explorers_other_trainers_ahead_and_the_menu_read
     first = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
     line = first.explore_ahead(size, 0.5, 0.1, "modtok-bpe")  # not demo: nothing trained, the missing named
     assert line.startswith("not in the results cache") and all(t in line for t in others) and first._runs == {}
-    monkeypatch.setenv(study.AHEAD, "1")
+    monkeypatch.setenv(cache.AHEAD, "1")
     line = first.explore_ahead(size, 0.5, 0.1, "modtok-bpe")
     assert line.startswith("the trainer menu, computed ahead") and all(f"{t} " in line for t in others)
     assert {k[0] for k in first._runs} == set(others)  # the default trainer's own run is the panel's
-    monkeypatch.delenv(study.AHEAD)
+    monkeypatch.delenv(cache.AHEAD)
     trained = []
     monkeypatch.setattr(mx, "adaptmix", lambda *a, _real=mx.adaptmix, **kw: trained.append(a[0].name) or _real(*a, **kw))
     again = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)  # a class's kernel

@@ -17,6 +17,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from modtok import cache
 from modtok.artifacts import baselines
 from modtok.artifacts.tokenizer_json import check_proper
 from modtok.bpe import standard
@@ -229,6 +230,32 @@ def test_the_joint_bpes_tokens_per_test_line_are_hfs_encoding(udhr_study):
             lines = udhr_study.corpora.eval[lang]
             assert result["line_tokens"][lang][f"joint BPE {budget // 1000}k"] == [
                 len(joint.encode(line).ids) for line in lines]
+
+
+def test_make_demo_computes_the_subsets_that_leave_one_language_out_and_a_class_reads_them_back(monkeypatch):
+    """Issue 44 (01's new subset <= 5 s): unticking one language leaves most of the text (38 of 39 languages:
+    8.9 s of CPU). With $MODTOK_AHEAD (make demo) every such subset's table is computed into the results
+    cache at the budget the picker sets; a class's kernel (a new study on the same text) reads each back
+    and trains nothing."""
+    budget = lambda n: 260 + 20 * n  # noqa: E731 (the notebook's paper_joint_budget, at toy size)
+    first = InefficiencyStudy(CORPORA, K, {"chars": Chars()})
+    assert first.subsets_ahead(budget).endswith("0 in the results cache, 3 computed when picked (make demo "
+                                                "computes them ahead)") and first.trained(LANGS[1:]) == 0
+    monkeypatch.setenv(cache.AHEAD, "1")
+    assert first.subsets_ahead(budget).startswith("the 3 subsets that leave one language out, computed ahead")
+    monkeypatch.delenv(cache.AHEAD)
+    trained = []
+    real = standard.learn
+    monkeypatch.setattr(standard, "learn", lambda engine, model, size, *a, **kw: trained.append(size) or real(
+        engine, model, size, *a, **kw))
+    again = InefficiencyStudy(CORPORA, K, {"chars": Chars()})
+    assert again.subsets_ahead(budget) == "the 3 subsets that leave one language out: 3 in the results cache, 0 computed when picked"
+    for i in range(len(LANGS)):
+        subset = tuple(LANGS[:i] + LANGS[i + 1:])
+        assert again.nsl_table(subset, budget(2)) == first.nsl_table(subset, budget(2))
+    assert trained == []
+    again.nsl_table(tuple(LANGS[1:]), budget(2) + 20)  # another budget: not computed ahead
+    assert trained == [budget(2) + 20]
 
 
 def test_a_smaller_joint_budget_cut_from_a_larger_is_the_one_trained_afresh():

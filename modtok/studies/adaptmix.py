@@ -59,7 +59,6 @@ calls the comparisons between them not comparable rather than holding or not.
 from __future__ import annotations
 
 import math
-import os
 import resource
 import time
 from collections.abc import Mapping, Sequence
@@ -69,7 +68,7 @@ from pathlib import Path
 import numpy as np
 
 from modtok import mixture
-from modtok.cache import Results, fingerprint
+from modtok.cache import AHEAD, Results, ahead, fingerprint
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
 from modtok.evaluation import metrics, stats
 from modtok.studies import languages, paper_vs_here
@@ -1049,7 +1048,7 @@ class AdaptMixStudy(Study):
             return "no dev split: the explorer has nothing to compute ahead"
         others = [t for t in mixture.TRAINERS if t != trainer]
         args = {t: (t, size.vocab, size.per_lang * len(self.langs), size.iterations, mu, eps) for t in others}
-        if os.environ.get(AHEAD, "").strip() not in ("", "0"):
+        if ahead():
             took = []
             for t in others:
                 t0 = time.perf_counter()
@@ -1063,10 +1062,6 @@ class AdaptMixStudy(Study):
                           *([f"not in the results cache, trained when picked (a minute or more each at this size; "
                              f"make demo computes them ahead): {', '.join(missing)}"] if missing else [])])
 
-
-# Set (to anything but 0) by make demo (modtok.ui.demo): a notebook computes ahead, into the results cache, what
-# its widgets would otherwise compute when moved (06: the explorer's other trainers, AdaptMixStudy.explore_ahead)
-AHEAD = "MODTOK_AHEAD"
 
 # The explorer's size at most (notebook 06's widgets start there; the headline run keeps its own):
 # one AdaptMix iteration of the headline's 32k vocabulary on T = 500k characters a language is 3.2-3.9 s on

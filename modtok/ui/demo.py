@@ -57,12 +57,13 @@ def run(notebook, out_dir, timeout: float = 3600) -> tuple[Path, str | None, flo
 
 def main(argv: list[str]) -> int:
     """``python -m modtok.ui.demo NOTEBOOK OUT_DIR``: run it, say how it ended; 1 if it failed.
-    The kernel inherits ``$MODTOK_AHEAD`` (:data:`modtok.studies.adaptmix.AHEAD`), set here unless
-    it is set already: a notebook then computes ahead, into the results cache, what its widgets would
-    compute when moved (06: the explorer's other trainers), for the class that opens it after."""
+    The kernel inherits ``$MODTOK_AHEAD`` (:data:`modtok.cache.AHEAD`), set here unless it is set
+    already: a notebook then computes ahead, into the results cache, what its widgets would compute
+    when moved (06: the explorer's other trainers; 01: the subsets that leave one language out), for
+    the class that opens it after."""
     import os
 
-    from modtok.studies.adaptmix import AHEAD
+    from modtok.cache import AHEAD
 
     os.environ.setdefault(AHEAD, "1")
     html, error, seconds = run(argv[0], argv[1])

@@ -22,7 +22,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from modtok.bpe import standard
 from modtok.bpe.engine import Engine
 from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.model import BPEModel
-from modtok.cache import Results
+from modtok.cache import AHEAD, Results, ahead
 from modtok.evaluation import metrics
 from modtok.mixture.dev import LinePieces
 from modtok.studies import paper_vs_here
@@ -222,8 +223,11 @@ class InefficiencyStudy(Study):
         # the whole table in the results cache too (a second Run All draws the panel without encoding
         # anything), keyed on what it reads besides the study's training text: the deployed tokenizers
         # (their handles: their files), the references' budget, the joint's training size and the test lines
-        key = (langs, budget, self.k, self.train_at, self.deployed, {lang: self.corpora.eval[lang] for lang in langs})
-        return self.results.get("nsl table", key, lambda: self._nsl_table(langs, budget))
+        return self.results.get("nsl table", self._table_key(langs, budget), lambda: self._nsl_table(langs, budget))
+
+    def _table_key(self, langs: tuple[str, ...], budget: int) -> tuple:
+        """:meth:`nsl_table`'s key in the results cache."""
+        return (langs, budget, self.k, self.train_at, self.deployed, {lang: self.corpora.eval[lang] for lang in langs})
 
     def _nsl_table(self, langs: tuple[str, ...], budget: int) -> dict:
         joint, name = self.joint(langs, budget), f"joint BPE {budget // 1000}k"
@@ -248,6 +252,35 @@ class InefficiencyStudy(Study):
         line_tokens = {lang: {n: e.tokens.tolist() for n, e in {**encoded[lang], REFERENCE: reference[lang]}.items()}
                        for lang in langs}  # lists: results compare with ==
         return {"langs": langs, "budget": budget, "rows": rows, "long": long, "line_tokens": line_tokens}
+
+    def subsets_ahead(self, budget: Callable[[int], int]) -> str:
+        """Every subset that leaves one language out of the study's, at ``budget(n)`` for its ``n``
+        languages (notebook 01's picker sets the paper's share, :func:`paper_joint_budget`), so that
+        unticking a language answers from the results cache: its :meth:`nsl_table` computed now when
+        ``$MODTOK_AHEAD`` is set (``make demo`` sets it, :mod:`modtok.ui.demo`), else only looked up.
+        One line: how many were computed (and how long they took) or are in the cache. Why: such a
+        subset is most of the text (38 of 39 languages: 8.9 s of CPU, 82 s at load 22, session 19),
+        where a new subset of a few languages answers in one or two seconds.
+
+        >>> from modtok.text.data import Corpora
+        >>> text = {"eng_Latn": ["aa ab aab"] * 30, "deu_Latn": ["bb ba bba"] * 30, "fra_Latn": ["ab ba"] * 30}
+        >>> InefficiencyStudy(Corpora(text, text, "toy"), k=260).subsets_ahead(lambda n: 262)
+        'the 3 subsets that leave one language out: 0 in the results cache, 3 computed when picked (make demo computes them ahead)'
+        """
+        langs = tuple(self.corpora.languages)
+        subsets = [langs[:i] + langs[i + 1:] for i in range(len(langs))] if len(langs) > 2 else []
+        what = f"the {len(subsets)} subsets that leave one language out"
+        if ahead():
+            t0 = time.perf_counter()
+            for subset in subsets:
+                self.nsl_table(subset, budget(len(subset)))
+                self._trained.pop(subset)  # on disk; this kernel keeps none of the trainings (39 at 128k: GBs)
+                self._joint = {key: tok for key, tok in self._joint.items() if key[0] != subset}
+            return f"{what}, computed ahead into the results cache (${AHEAD}, make demo): {time.perf_counter() - t0:.0f} s"
+        there = sum(bool(self.results.stored("nsl table", self._table_key(subset, budget(len(subset)))))
+                    for subset in subsets)
+        return (f"{what}: {there} in the results cache, {len(subsets) - there} computed when picked"
+                + (" (make demo computes them ahead)" if there < len(subsets) else ""))
 
     def rows(self, langs: Sequence[str], budget: int) -> list[dict]:
         """The per-language rows (:func:`modtok.evaluation.metrics.language_table_of`): each
