@@ -1042,7 +1042,7 @@ class AdaptMixStudy(Study):
         what a class runs before opening the notebooks), else only looked up. One line: what was
         trained ahead, or which are in the cache and which would train when picked. Why: at the
         explorer's size HF BPE took 33-46 s and sentencepiece Unigram 104-189 s (3 iterations,
-        load 6-12, ``bench/RESULTS.md`` sessions 18-19), the peers' own training; issue 44 asks ≤ 10 s.
+        load 6-12, ``bench/RESULTS.md`` sessions 18-19), the peers' own training, where a widget's new setting should answer in ≤ 10 s.
         """
         if not self.has_dev:
             return "no dev split: the explorer has nothing to compute ahead"
