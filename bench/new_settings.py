@@ -4,9 +4,11 @@ notebook 06's explorer (issue 44: ≤ 5 s and ≤ 10 s).
 Each timing calls the study function the notebook's panel calls, in one process, the way the
 notebook's cells build the study (pool + FLORES-200 from ``MODTOK_POOL`` / ``MODTOK_FLORES``;
 set ``MODTOK_RESULTS`` to a new directory so that nothing is read back from an earlier run).
-The machine's load is printed beside every figure::
+The machine's load is printed beside every figure, and the process's CPU seconds (the trainers' own
+code is single-threaded: about what a quiet machine's wall clock would show); ``--profile N`` adds
+cProfile's N costliest functions of each timed call::
 
-    python bench/new_settings.py subsets 0.5.10,1.6.11 [--budget all]   # 01: new subsets (indices into the languages)
+    python bench/new_settings.py subsets 0.5.10,1.6.11 [--budget all] [--no-deployed]   # 01: new subsets (indices)
     python bench/new_settings.py budgets 1.5.9                           # 01: one subset, its budget moved
     python bench/new_settings.py explore mu=0.35,eps=0.55,langs=0 [--size run]   # 06: new explorer settings
     python bench/new_settings.py explore trainer=hf-bpe,trainer=sp-unigram --ahead   # 06: after make demo
