@@ -4,11 +4,14 @@ notebook 06's explorer (issue 44: ≤ 5 s and ≤ 10 s).
 Each timing calls the study function the notebook's panel calls, in one process, the way the
 notebook's cells build the study (pool + FLORES-200 from ``MODTOK_POOL`` / ``MODTOK_FLORES``;
 set ``MODTOK_RESULTS`` to a new directory so that nothing is read back from an earlier run).
-The machine's load is printed beside every figure::
+The machine's load is printed beside every figure, and the process's CPU seconds (the trainers' own
+code is single-threaded: about what a quiet machine's wall clock would show); ``--profile N`` adds
+cProfile's N costliest functions of each timed call::
 
-    python bench/new_settings.py subsets 0.5.10,1.6.11 [--budget all]   # 01: new subsets (indices into the languages)
+    python bench/new_settings.py subsets 0.5.10,1.6.11 [--budget all] [--no-deployed]   # 01: new subsets (indices)
     python bench/new_settings.py budgets 1.5.9                           # 01: one subset, its budget moved
     python bench/new_settings.py explore mu=0.35,eps=0.55,langs=0 [--size run]   # 06: new explorer settings
+    python bench/new_settings.py explore trainer=hf-bpe,trainer=sp-unigram --ahead   # 06: after make demo
     python bench/new_settings.py devsplit                                # 06: a new dev split vs a kept one
 
 ``subsets --budget paper`` trains a subset at the paper's share for that many languages, as
@@ -22,6 +25,10 @@ which is how bench/RESULTS.md's "main" columns were taken.
 from __future__ import annotations
 
 import argparse
+import cProfile
+import contextlib
+import os
+import pstats
 import time
 
 
@@ -30,9 +37,27 @@ def load() -> str:
         return f.read().split()[0]
 
 
-def notebook01(train_at: int = 128_000):
+@contextlib.contextmanager
+def profiled(args, label: str):
+    """With ``--profile N``: cProfile around the block, its N costliest functions (cumulative) printed."""
+    if not getattr(args, "profile", 0):
+        yield
+        return
+    prof = cProfile.Profile()
+    prof.enable()
+    try:
+        yield
+    finally:
+        prof.disable()
+        print(f"--- profile of {label}")
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(args.profile)
+
+
+def notebook01(train_at: int = 128_000, with_deployed: bool = True):
     """Notebook 01's study at normal size: K = 8k, 1M training characters a language, every
-    FLORES-200 devtest line, the deployed tokenizers loaded lazily, joint BPEs at ``train_at``."""
+    FLORES-200 devtest line, the deployed tokenizers loaded lazily (none: ``--no-deployed``, a
+    shorter warm-up; their counts are kept for the kernel either way, so a subset reads them),
+    joint BPEs at ``train_at``."""
     from modtok.artifacts import deployed
     from modtok.studies.modular_tokenizers import inefficiency as ineff
     from modtok.text import data
@@ -40,38 +65,38 @@ def notebook01(train_at: int = 128_000):
     corpora = data.default_corpora(train_chars=1_000_000, eval_lines=None)
     k = 8_000
     v = ineff.paper_joint_budget(len(corpora.languages), k)
-    return ineff, ineff.InefficiencyStudy(corpora, k, deployed.lazy(), train_at=max(train_at, v)), k, v  # (module, study, K, V)
+    return ineff, ineff.InefficiencyStudy(corpora, k, deployed.lazy() if with_deployed else {},
+                                          train_at=max(train_at, v)), k, v  # (module, study, K, V)
 
 
-def warm(s01, k: int, langs) -> None:
-    """What the first Run All leaves for these languages: their pre-token counts, monolingual
-    references and deployed tokenizers' counts (the study's own memo, read by ``nsl_table``)."""
-    for lang in langs:
-        s01._counts(lang)
-        s01._kept(f"mono {k}", s01.mono(lang, k), lang)
-        for name, tok in s01.deployed.items():
-            s01._kept(name, tok, lang)
+def warm(s01, v: int) -> None:
+    """What the first Run All leaves: notebook 01's default view, every language at V (its joint BPE
+    trained at the ceiling, the references, the deployed tokenizers' counts, the test lines'
+    pre-tokens and every language's pre-token arrays; the study's own memo, read by ``nsl_table``)."""
+    s01.nsl_table(tuple(s01.corpora.languages), v)
 
 
 def subsets(args) -> None:
-    ineff, s01, k, v = notebook01()
+    ineff, s01, k, v = notebook01(with_deployed=args.deployed)
     langs = s01.corpora.languages
     asked = [tuple(langs[int(i)] for i in s.split(".")) for s in args.which.split(",")]
     t = time.time()
-    warm(s01, k, sorted({lang for sub in asked for lang in sub}))
+    warm(s01, v)
     print(f"{len(langs)} languages, V = {v:,}; warm-up {time.time() - t:.1f} s (load {load()})", flush=True)
     for sub in asked:
         budget = v if args.budget == "all" else ineff.paper_joint_budget(len(sub), k)
-        t = time.time()
-        s01.nsl_table(sub, budget)
-        print(f"subset {', '.join(sub)} at {budget:,}: {time.time() - t:.2f} s (load {load()})", flush=True)
+        t, cpu = time.time(), time.process_time()
+        with profiled(args, f"{len(sub)} languages"):
+            s01.nsl_table(sub, budget)
+        print(f"subset of {len(sub)} ({', '.join(sub)}) at {budget:,} (trained at {s01.trained(sub):,}): "
+              f"{time.time() - t:.2f} s, CPU {time.process_time() - cpu:.2f} s (load {load()})", flush=True)
 
 
 def budgets(args) -> None:
-    _, s01, k, _ = notebook01()
+    _, s01, k, v = notebook01(with_deployed=args.deployed)
     langs = s01.corpora.languages
     sub = tuple(langs[int(i)] for i in args.which.split("."))
-    warm(s01, k, sub)
+    warm(s01, v)
     for budget in (6_000, 20_000, 40_000, 80_000, 128_000, 30_000):  # up, then down into the ceiling's training
         t = time.time()
         s01.nsl_table(sub, budget)
@@ -91,19 +116,29 @@ def notebook06():
 
 
 def explore(args) -> None:
+    from modtok.cache import AHEAD
+
     _, adaptmix, _, s = notebook06()
-    if args.size == "run":
-        iterations, vocab, per_lang = 10, 32_000, 500_000
-    else:
-        e = adaptmix.explorer_size(10, 32_000, 500_000)
-        iterations, vocab, per_lang = e.iterations, e.vocab, e.per_lang
-    base = dict(mu=0.3, eps=0.5, budget=per_lang, iterations=iterations, vocab=vocab, trainer="modtok-bpe",
+    run_size = (10, 32_000, 500_000)  # the headline run: --size run explores at it, uncut
+    e = adaptmix.explorer_size(*run_size) if args.size == "explorer" else adaptmix.ExplorerSize(*run_size, run_size)
+    base = dict(mu=0.3, eps=0.5, budget=e.per_lang, iterations=e.iterations, vocab=e.vocab, trainer="modtok-bpe",
                 langs=tuple(s.langs))
+    if args.ahead:  # make demo's kernel first (the default view, the trainer menu ahead), then a class's
+        os.environ[AHEAD] = "1"
+        t = time.time()
+        s.explore(**base)
+        line = s.explore_ahead(e, base["mu"], base["eps"], base["trainer"])
+        print(f"make demo's kernel: the default view and {line}; {time.time() - t:.1f} s (load {load()})", flush=True)
+        del os.environ[AHEAD]
+        _, _, _, s = notebook06()
+        print("a class's kernel:", s.explore_ahead(e, base["mu"], base["eps"], base["trainer"]), flush=True)
 
     def run(label: str, **change) -> None:
-        t = time.time()
-        s.explore(**{**base, **change})
-        print(f"{label}: {time.time() - t:.2f} s (load {load()})", flush=True)
+        t, cpu = time.time(), time.process_time()
+        with profiled(args, label):
+            source = s.explore(**{**base, **change}).get("source")
+        print(f"{label}: {time.time() - t:.2f} s, CPU {time.process_time() - cpu:.2f} s (load {load()})"
+              f"{'; ' + source if source else ''}", flush=True)
 
     run("the default view (the first Run All)")
     for move in filter(None, args.moves.split(",")):
@@ -140,13 +175,21 @@ def main() -> None:
     a = sub.add_parser("budgets", help="01: one subset (e.g. 1.5.9), its budget slider moved")
     a.add_argument("which")
     a.set_defaults(fn=budgets)
+    for a in (sub.choices["subsets"], sub.choices["budgets"]):
+        a.add_argument("--no-deployed", dest="deployed", action="store_false",
+                       help="without the deployed tokenizers (a shorter warm-up)")
     a = sub.add_parser("explore", help="06: explorer moves, e.g. mu=0.35,vocab=7500,langs=0,trainer=sp-bpe")
     a.add_argument("moves", nargs="?", default="")
     a.add_argument("--size", choices=("explorer", "run"), default="explorer")
+    a.add_argument("--ahead", action="store_true", help="first what make demo computes ahead ($MODTOK_AHEAD), then "
+                   "the moves in a new study (a class's kernel on the same results cache)")
     a.set_defaults(fn=explore)
     a = sub.add_parser("devsplit", help="06: a new dev split against a kept one")
     a.add_argument("--repeats", type=int, default=5)
     a.set_defaults(fn=devsplit)
+    for a in sub.choices.values():
+        a.add_argument("--profile", type=int, default=0, metavar="N",
+                       help="cProfile each timed call, print its N costliest functions")
     args = p.parse_args()
     args.fn(args)
 

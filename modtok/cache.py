@@ -74,6 +74,17 @@ OFF = ("none", "off", "0")  # MODTOK_RESULTS / MODTOK_CACHE values that turn the
 LIBRARIES = ("numpy", "numba", "regex", "tokenizers", "torch", "sentencepiece", "scipy")
 
 
+# Set (to anything but 0) by make demo (modtok.ui.demo): a notebook computes ahead, into the results cache, what
+# its widgets would otherwise compute when moved (06: the explorer's other trainers; 01: every subset that leaves
+# one language out), for the class that opens it after
+AHEAD = "MODTOK_AHEAD"
+
+
+def ahead() -> bool:
+    """Whether :data:`AHEAD` asks for the work done ahead."""
+    return os.environ.get(AHEAD, "").strip() not in ("", "0")
+
+
 def results_dir() -> Path | None:
     """The results cache directory, or None when it is off. In order: ``$MODTOK_RESULTS``
     (a directory, or ``none``: off; the test suite points it at a temporary directory and
@@ -315,6 +326,12 @@ class Results:
             how, why = "not stored", f"{type(e).__name__}: {e}"[:200]
         self.events.append(Event(what, how, when, seconds, why))
         return value
+
+    def stored(self, what: str, params) -> dict:
+        """The header of the entry :meth:`get` would read for ``what`` and ``params`` (``"computed"``:
+        when, ``"seconds"``: how long it took), ``{}`` when there is none; nothing is computed."""
+        root = self.root
+        return read_header(root / self.study / f"{self.key(what, params)}.pkl") if root is not None else {}
 
     def note(self) -> str:
         """One line: how many results came from the cache (computed when, how much work it

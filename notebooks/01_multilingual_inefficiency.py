@@ -121,9 +121,12 @@ study = InefficiencyStudy(corpora, K, DEPLOYED, train_at=V_MAX)  # monolingual r
 # `study.nsl_table(langs, budget)` is the whole analysis: the widgets below call it again
 # whenever the language subset or the joint budget changes. Picking languages sets the budget to
 # the paper's share for that many (`paper_joint_budget`: 6k for three at k = 8k), and a new subset's
-# joint BPE is trained at the budget shown (a few seconds; `bench/RESULTS.md`, session 18), not at
+# joint BPE is trained at the budget shown (a few seconds; `bench/RESULTS.md`, sessions 18-19), not at
 # the slider's ceiling as all the languages' is: a smaller budget is cut from that training, a
-# larger one trains again.
+# larger one trains again. A subset trains from every language's pre-token counts, made once, and
+# its test lines' tokens are counted from their pre-tokens, cut once (`InefficiencyStudy.joint`).
+# Unticking one language leaves most of the text to train on (several seconds): `make demo` computes
+# every such subset ahead into the results cache, and the line below the panel says how many are there.
 
 
 # %%
@@ -138,6 +141,7 @@ w_budget = widgets.budget_slider(V, min=2_000, max=V_MAX, step=2_000, descriptio
 w_langs.observe(lambda change: setattr(w_budget, "value", paper_joint_budget(len(change["new"]), K)), names="value")
 panel = widgets.Panel(study.nsl_table, {"langs": w_langs, "budget": w_budget}, render)
 panel.show()
+print(study.subsets_ahead(lambda n: paper_joint_budget(n, K)))  # unticking one language: make demo computes it ahead
 
 # %% [markdown]
 # The table and figure above show every language. A few things to look for:

@@ -289,11 +289,15 @@ if HAVE_DEV:
 # so that a new setting answers in seconds instead of minutes (`bench/RESULTS.md`, session 18); the
 # line below the cell says what was cut. The sliders still reach the run's setting, at the run's cost. Runs are cached: a
 # setting seen before is read back, fewer iterations are a prefix of more, one more resumes.
+# **The trainer menu** at the explorer's start comes from the results cache when `make demo` ran first: it
+# trains the other trainers there ahead (HF BPE and sentencepiece Unigram take a minute or more at this
+# size, their own training); the second line below the cell says which are there, and a figure read back
+# says when it was computed.
 
 
 # %%
 E = study.explorer_size(ITERATIONS, VOCAB, BUDGET // len(LANGS))  # the explorer's start: EXPLORER's size at most
-print(E.statement)
+print(E.statement, S.explore_ahead(E, MU, EPS, TRAINER), sep="\n")  # the trainer menu: make demo computes it ahead
 w_mu = widgets.float_slider(MU, min=0.05, max=1.0, step=0.05, description="μ")
 w_eps = widgets.float_slider(EPS, min=0.0, max=2.0, step=0.05, description="ε")
 w_budget = widgets.budget_slider(E.per_lang, min=E.per_lang // 10, max=2 * E.run[2], step=E.per_lang // 10,

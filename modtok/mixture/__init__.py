@@ -24,7 +24,7 @@ Every public name is re-exported here (``from modtok import mixture; mixture.ada
 """
 
 from modtok.mixture.budgets import TARGETS, BudgetRun, BudgetStep, adaptive_budgets
-from modtok.mixture.dev import PIVOT, SPACED_BASIS, DevSet, mean, pipeline_key, pivot_problem, spaceless_pivot
+from modtok.mixture.dev import PIVOT, SPACED_BASIS, DevSet, LinePieces, mean, pipeline_key, pivot_problem, spaceless_pivot
 from modtok.mixture.loop import EXCLUDED_SPACELESS, History, adaptmix, fertility_languages, step, train_on
 from modtok.mixture.pool import Sample, TextPool
 from modtok.mixture.sizes import INDICCORP_TOKENS_M, PAPER_LANGUAGES, missing_sizes, natural, skewed, uniform
@@ -52,7 +52,7 @@ from modtok.mixture.update import (
 __all__ = [
     "EXCLUDED_SPACELESS", "INDICCORP_TOKENS_M", "PAPER_LANGUAGES", "PIVOT", "POLICIES", "SPACED_BASIS", "TAKES_SCHEME",
     "TARGETS", "TRAINERS",
-    "BudgetRun", "BudgetStep", "DevSet", "History", "Mixture", "Sample", "TextPool", "Trainer",
+    "BudgetRun", "BudgetStep", "DevSet", "History", "LinePieces", "Mixture", "Sample", "TextPool", "Trainer",
     "adaptive_budgets", "adaptmix", "adaptmix_update", "allocate", "check_momentum", "check_policy",
     "fertility_languages", "hf_bpe", "make_trainer", "mean", "missing_sizes", "modtok_bpe", "natural", "normalise",
     "pipeline_key", "pivot_problem", "round_to_total", "skewed", "spaceless_pivot", "sp_bpe", "sp_unigram", "step", "train_on", "uniform",

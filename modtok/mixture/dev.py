@@ -27,7 +27,6 @@ and each distinct pre-token is tokenized once: ΣT(x) = Σ_p count(p)·T(p).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -58,6 +57,11 @@ def pipeline_key(tokenizer) -> tuple[bytes, bytes] | None:
     (b'null', b'{"type":"WhitespaceSplit"}')
     >>> tok.add_special_tokens(["<s>"]) and pipeline_key(tok) is None
     True
+    >>> trimmed, kept = Tokenizer(models.BPE()), Tokenizer(models.BPE())
+    >>> trimmed.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True)
+    >>> kept.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False)
+    >>> pipeline_key(trimmed) == pipeline_key(kept)            # the same pre-tokens: one cut of the dev lines
+    True
     """
     from tokenizers import Tokenizer
 
@@ -68,36 +72,54 @@ def pipeline_key(tokenizer) -> tuple[bytes, bytes] | None:
         return None
     state = [part.__getstate__() if part is not None else b"null"
              for part in (tokenizer.normalizer, tokenizer.pre_tokenizer)]
-    return state[0], state[1]
+    # ByteLevel's trim_offsets moves offsets, never a pre-token: HF's trainer writes true, modtok's export
+    # false, and one key for both spares hf-bpe's first AdaptMix run a second cut of the dev lines (5.3 s
+    # of its 45.7 s at notebook 06's explorer size, load 6.5)
+    return state[0], state[1].replace(b'"trim_offsets":true', b'"trim_offsets":false')
 
 
 @dataclass
-class _DevPieces:
-    """The dev text of every language as distinct pre-tokens (over all
-    languages): language ``lang`` has ``counts[lang][i]`` times the pre-token
-    ``pieces[ids[lang][i]]``."""
+class LinePieces:
+    """Lines of several languages cut once into pre-tokens by an HF tokenizer's pipeline
+    (:func:`pipeline_key`), each distinct pre-token kept once over all languages: line ``i``
+    of ``lang`` is ``pieces[ids[lang][bounds[lang][i]:bounds[lang][i + 1]]]``. Every
+    tokenizer of that pipeline then counts each line's tokens by tokenizing each distinct
+    pre-token once (:meth:`line_tokens`, :meth:`totals`): what AdaptMix's dev fertility reads
+    every iteration (:class:`DevSet`) and notebook 01 reads for every new joint BPE (its test
+    lines, :mod:`modtok.studies.modular_tokenizers.inefficiency`).
+
+    >>> from tokenizers import Tokenizer, models, pre_tokenizers
+    >>> tok = Tokenizer(models.BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")]))
+    >>> tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    >>> lp = LinePieces.of(tok, {"x": ["ab ab a", "", "b"], "y": ["ab b"]})
+    >>> lp.pieces.pieces, {lang: t.tolist() for lang, t in lp.line_tokens(tok).items()}
+    (['ab', 'a', 'b'], {'x': [3, 0, 1], 'y': [2]})
+    >>> lp.totals(tok)
+    {'x': 4, 'y': 2}
+    """
 
     pieces: Pieces
-    ids: dict[str, np.ndarray]  # lang -> (n_distinct_in_lang,) int64
-    counts: dict[str, np.ndarray]  # lang -> (n_distinct_in_lang,) int64
+    ids: dict[str, np.ndarray]  # lang -> (n_pretokens_in_lang,) int64, every line's pre-tokens in order
+    bounds: dict[str, np.ndarray]  # lang -> (n_lines + 1,) int64: line i is ids[lang][bounds[i]:bounds[i + 1]]
 
     @classmethod
-    def of(cls, tokenizer, lines: Mapping[str, Sequence[str]]) -> _DevPieces:
+    def of(cls, tokenizer, lines: Mapping[str, Sequence[str]]) -> LinePieces:
         from modtok.evaluation.audit import pretokens
 
         index: dict[str, int] = {}
-        ids, counts = {}, {}
+        ids, bounds = {}, {}
         for lang, ls in lines.items():
-            c = Counter(p for line in ls for p in pretokens(tokenizer, line))
-            ids[lang] = np.fromiter((index.setdefault(p, len(index)) for p in c), dtype=np.int64, count=len(c))
-            counts[lang] = np.fromiter(c.values(), dtype=np.int64, count=len(c))
-        return cls(Pieces(list(index)), ids, counts)
+            cut = [pretokens(tokenizer, line) for line in ls]
+            bounds[lang] = np.zeros(len(cut) + 1, np.int64)
+            np.cumsum(np.fromiter(map(len, cut), np.int64, count=len(cut)), out=bounds[lang][1:])
+            ids[lang] = np.fromiter((index.setdefault(p, len(index)) for line in cut for p in line), np.int64,
+                                    count=int(bounds[lang][-1]))
+        return cls(Pieces(list(index)), ids, bounds)
 
-    def totals(self, tokenizer) -> dict[str, int]:
-        """Σ over each language's lines of the tokens of ``tokenizer`` (whose
-        :func:`pipeline_key` made these pieces): the token count of each distinct
-        pre-token, weighted by the counts. For a plain BPE model (every tokenizer
-        the BPE trainers make) all pieces are segmented in one numba call
+    def lengths(self, tokenizer) -> np.ndarray:
+        """The token count of each distinct pre-token under ``tokenizer`` (whose
+        :func:`pipeline_key` made these pieces), ``(len(pieces),)``. For a plain BPE model
+        (every tokenizer the BPE trainers make) all pieces are segmented in one numba call
         (:mod:`modtok.bpe.lengths`: 0.27 -> 0.17 s an iteration on 16 x 997 FLORES
         lines); any other model's ``tokenize`` — what the pipeline calls on each
         pre-token — runs once per piece (without the pipeline's per-text
@@ -106,7 +128,22 @@ class _DevPieces:
         if lens is None:
             pieces = self.pieces.pieces
             lens = np.fromiter(map(len, map(tokenizer.model.tokenize, pieces)), dtype=np.int64, count=len(pieces))
-        return {lang: int(lens[ids] @ self.counts[lang]) for lang, ids in self.ids.items()}
+        return lens
+
+    def line_tokens(self, tokenizer, langs: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+        """Tokens of each line, ``{lang: (n_lines,) int64}`` (of ``langs``, default all): the
+        numbers ``token_counts`` gives line by line, from :meth:`lengths`."""
+        lens = self.lengths(tokenizer)
+        out = {}
+        for lang in self.ids if langs is None else langs:
+            running = np.concatenate([[0], np.cumsum(lens[self.ids[lang]])])  # tokens up to each pre-token
+            out[lang] = running[self.bounds[lang][1:]] - running[self.bounds[lang][:-1]]
+        return out
+
+    def totals(self, tokenizer) -> dict[str, int]:
+        """Σ over each language's lines of the tokens of ``tokenizer``."""
+        lens = self.lengths(tokenizer)
+        return {lang: int(lens[ids].sum()) for lang, ids in self.ids.items()}
 
 
 PIVOT = "eng_Latn"  # the pivot of spaceless fertility when the dev text has it (Petrov et al. 2023's)
@@ -197,7 +234,7 @@ class DevSet:
                 raise MissingDevTextError(f"{lang if lang not in spaceless else self.pivot}: "
                                           "the dev text has no whitespace word")
             self.lines[lang], self.words[lang] = lines, words
-        self._pieces: dict[tuple[bytes, bytes], _DevPieces] = {}
+        self._pieces: dict[tuple[bytes, bytes], LinePieces] = {}
 
     def describe(self) -> str:
         """What each language's fertility divides by, in one line.
@@ -230,7 +267,7 @@ class DevSet:
         if key is None:
             return {lang: int(metrics.token_counts(tokenizer, self.lines[lang]).sum()) for lang in langs}
         if key not in self._pieces:
-            self._pieces[key] = _DevPieces.of(tokenizer, self.lines)
+            self._pieces[key] = LinePieces.of(tokenizer, self.lines)
         totals = self._pieces[key].totals(tokenizer)
         return {lang: totals[lang] for lang in langs}
 

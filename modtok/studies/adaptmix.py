@@ -68,7 +68,7 @@ from pathlib import Path
 import numpy as np
 
 from modtok import mixture
-from modtok.cache import Results, fingerprint
+from modtok.cache import AHEAD, Results, ahead, fingerprint
 from modtok.errors import MissingDevTextError, MixtureError, UsageError
 from modtok.evaluation import metrics, stats
 from modtok.studies import languages, paper_vs_here
@@ -507,6 +507,7 @@ class AdaptMixStudy(Study):
         # made once per kernel, not once per run (the grid's six runs and every widget move made it again)
         self._devsets: dict[tuple[str, ...], mixture.DevSet] = {}
         self._timed: dict[tuple, list[tuple[int, float]]] = {}  # (trainer, vocab, langs) -> (iterations, seconds)
+        self._cached: dict[tuple, str] = {}  # run key -> when the run read back from the results cache was computed
         # the runs, baselines and budgets on disk too (modtok.cache), keyed on the text they read (train and
         # dev: the test split stays sealed) and this study's seed and scheme
         self.results = Results("adaptmix", (self.data.train, self.data.dev, seed, scheme))
@@ -601,8 +602,8 @@ class AdaptMixStudy(Study):
         So notebook 06's iterations slider trains only the iterations it adds."""
         if not self.has_dev:
             raise MissingDevTextError(f"AdaptMix measures fertility on a dev split: {self.data.dev_label}")
-        langs = tuple(self.langs if langs is None else langs)
-        key = (trainer, vocab, budget, iterations, mu, eps, langs, f_best, clamp_delta)
+        key = self._run_key(trainer, vocab, budget, iterations, mu, eps, langs, f_best, clamp_delta)
+        langs = key[6]
         if key not in self._runs:
             longer = [h for k, h in self._runs.items() if k[:3] == key[:3] and k[4:] == key[4:]]  # iterations aside
             start = max(longer, key=lambda h: len(h.steps), default=None)
@@ -625,9 +626,17 @@ class AdaptMixStudy(Study):
                 return h, (iterations - done, time.perf_counter() - t0)
 
             self._runs[key], timed = self.results.get("run", key, train)  # a cached run keeps its timing
+            if self.results.events and self.results.events[-1].how == "cached":  # this get's own event
+                self._cached[key] = self.results.events[-1].computed
             if timed[0] > 0:
                 self._timed.setdefault((trainer, vocab, langs), []).append(timed)
         return self._runs[key]
+
+    def _run_key(self, trainer: str, vocab: int, budget: int, iterations: int, mu: float, eps: float,
+                 langs: Sequence[str] | None = None, f_best: float | str = 1.0, clamp_delta: bool = False) -> tuple:
+        """:meth:`run`'s key (in memory and in the results cache) for its arguments."""
+        return (trainer, vocab, budget, iterations, mu, eps, tuple(self.langs if langs is None else langs), f_best,
+                clamp_delta)
 
     def _devset(self, langs: tuple[str, ...]) -> mixture.DevSet:
         """The dev split of ``langs`` as a :class:`~modtok.mixture.DevSet`, one per kernel and languages."""
@@ -1022,7 +1031,36 @@ class AdaptMixStudy(Study):
         rows = [{"language": label(lang), "UniMix dev fertility": first["fertility"][lang],
                  "AdaptMix dev fertility (last)": last["fertility"][lang], "share (last)": last["mixture"][lang]}
                 for lang in h.langs]
-        return {"langs": langs, "history": h, "rows": rows, "trainer": trainer, "iterations": iterations}
+        when = self._cached.get(self._run_key(trainer, vocab, budget * len(langs), iterations, mu, eps, langs))
+        return {"langs": langs, "history": h, "rows": rows, "trainer": trainer, "iterations": iterations,
+                "source": f"from the results cache, computed {when[:16].replace('T', ' ')} UTC" if when else ""}
+
+    def explore_ahead(self, size: ExplorerSize, mu: float, eps: float, trainer: str) -> str:
+        """The explorer's start (``size``, μ, ε, every language) with each other trainer of
+        :data:`modtok.mixture.TRAINERS`, so that notebook 06's trainer menu answers from the results
+        cache: trained now when ``$MODTOK_AHEAD`` is set (``make demo`` sets it, :mod:`modtok.ui.demo`:
+        what a class runs before opening the notebooks), else only looked up. One line: what was
+        trained ahead, or which are in the cache and which would train when picked. Why: at the
+        explorer's size HF BPE took 33-46 s and sentencepiece Unigram 104-189 s (3 iterations,
+        load 6-12, ``bench/RESULTS.md`` sessions 18-19), the peers' own training, where a widget's new setting should answer in ≤ 10 s.
+        """
+        if not self.has_dev:
+            return "no dev split: the explorer has nothing to compute ahead"
+        others = [t for t in mixture.TRAINERS if t != trainer]
+        args = {t: (t, size.vocab, size.per_lang * len(self.langs), size.iterations, mu, eps) for t in others}
+        if ahead():
+            took = []
+            for t in others:
+                t0 = time.perf_counter()
+                self.run(*args[t])
+                took.append(f"{t} {time.perf_counter() - t0:.0f} s")
+            return f"the trainer menu, computed ahead into the results cache (${AHEAD}, make demo): {', '.join(took)}"
+        stored = {t: self.results.stored("run", self._run_key(*args[t])).get("computed") for t in others}
+        there = [f"{t} (computed {when[:16].replace('T', ' ')} UTC)" for t, when in stored.items() if when]
+        missing = [t for t, when in stored.items() if not when]
+        return "; ".join([*([f"the trainer menu from the results cache: {', '.join(there)}"] if there else []),
+                          *([f"not in the results cache, trained when picked (a minute or more each at this size; "
+                             f"make demo computes them ahead): {', '.join(missing)}"] if missing else [])])
 
 
 # The explorer's size at most (notebook 06's widgets start there; the headline run keeps its own):

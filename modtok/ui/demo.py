@@ -6,7 +6,8 @@ corpus stops a notebook cannot see where. Here the notebook runs until its first
 cells after it are not run: a failure early in a notebook that trains for an hour costs
 seconds), and the HTML holds every output up to that cell, the error and its traceback
 included. ``make demo`` calls ``python -m modtok.ui.demo NOTEBOOK OUT_DIR`` per notebook and
-names, at the end, the reports of those that failed.
+names, at the end, the reports of those that failed. It also sets ``$MODTOK_AHEAD`` for the
+notebooks: what a class runs first, so work a widget would make it wait for is done ahead.
 
 >>> error_of({"cells": [{"cell_type": "code", "outputs": [{"output_type": "error", "ename": "ValueError",
 ...     "evalue": "bad"}], "execution_count": 4}]})
@@ -55,7 +56,16 @@ def run(notebook, out_dir, timeout: float = 3600) -> tuple[Path, str | None, flo
 
 
 def main(argv: list[str]) -> int:
-    """``python -m modtok.ui.demo NOTEBOOK OUT_DIR``: run it, say how it ended; 1 if it failed."""
+    """``python -m modtok.ui.demo NOTEBOOK OUT_DIR``: run it, say how it ended; 1 if it failed.
+    The kernel inherits ``$MODTOK_AHEAD`` (:data:`modtok.cache.AHEAD`), set here unless it is set
+    already: a notebook then computes ahead, into the results cache, what its widgets would compute
+    when moved (06: the explorer's other trainers; 01: the subsets that leave one language out), for
+    the class that opens it after."""
+    import os
+
+    from modtok.cache import AHEAD
+
+    os.environ.setdefault(AHEAD, "1")
     html, error, seconds = run(argv[0], argv[1])
     if error is None:
         print(f"== ran to the end in {seconds:.0f} s: {html}")

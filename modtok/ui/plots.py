@@ -327,7 +327,8 @@ def adaptmix_explorer(result: Mapping) -> list:
         return [HTML("<i>select at least two languages</i>")]
     h = result["history"]
     fig = language_curves([s["fertility"] for s in h.steps], h.langs, y_title="tokens per word",
-                          title=f"dev fertility per iteration ({result['trainer']})")
+                          title=f"dev fertility per iteration ({result['trainer']}{'; ' * bool(result.get('source'))}"
+                                f"{result.get('source', '')})")
     return [table(result["rows"], floatfmt="{:.3f}"), fig]
 
 

@@ -22,24 +22,27 @@ True
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from modtok.artifacts import baselines
 from modtok.bpe import standard
+from modtok.bpe.engine import Engine
 from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.model import BPEModel
-from modtok.cache import Results
+from modtok.cache import AHEAD, Results, ahead
 from modtok.evaluation import metrics
+from modtok.mixture.dev import LinePieces
 from modtok.studies import paper_vs_here
 from modtok.studies.contract import Study
 from modtok.studies.paper_vs_here import NotMeasured
 from modtok.studies.setting import corpus_fields, pretokenization
 from modtok.text import data
 from modtok.text.data import Corpora
-from modtok.text.pretokenize import count_pretokens
+from modtok.text.lexer import WordCounts
+from modtok.text.pretokenize import count_arrays
 
 from . import PAPER
 from .reference import Monolingual
@@ -78,17 +81,22 @@ class InefficiencyStudy(Study):
         self._joint: dict[tuple[tuple[str, ...], int], object] = {}  # (langs, budget) -> HF tokenizer
         self._trained: dict[tuple[str, ...], tuple[int, BPEModel]] = {}  # langs -> (size asked, model)
 
+    def _test_pieces(self) -> LinePieces:
+        """Every language's test lines cut into pre-tokens once, by the pipeline of every joint BPE of
+        the study (the scheme's; the export of the bytes alone stands for them), and kept in the
+        results cache: what :meth:`_nsl_table` counts each joint BPE's tokens per line from."""
+        def cut() -> LinePieces:
+            return LinePieces.of(hf_tokenizer(BPEModel([], self.scheme)), self.corpora.eval)
+        return self._once(("test pieces",), lambda: self.results.get("test pieces", self.corpora.eval, cut))
+
     def _kept(self, name: str, tokenizer, lang: str) -> metrics.Encoded:
         """The Encoded test lines of ``lang`` under a tokenizer that never changes (a deployed one,
         a reference), kept for the kernel (a widget change encodes only the new joint BPE), its
         token counts (all NSL reads) set from :meth:`_test_tokens`: read back from the results
         cache, nothing is encoded and a deployed tokenizer is not even loaded."""
         def make() -> metrics.Encoded:
-            encoded = metrics.Encoded(tokenizer, self.corpora.eval[lang], lang)
-            # Encoded keeps each measure as a functools.cached_property, in its __dict__: the counts
-            # read back go where it would keep its own
-            encoded.__dict__["tokens"] = self._test_tokens(name, tokenizer, lang)
-            return encoded
+            return _with_tokens(metrics.Encoded(tokenizer, self.corpora.eval[lang], lang),
+                                self._test_tokens(name, tokenizer, lang))
         return self._once(("encoded", name, lang), make)
 
     def _test_tokens(self, name: str, tokenizer, lang: str) -> np.ndarray:
@@ -141,12 +149,11 @@ class InefficiencyStudy(Study):
                 asked = max(budget, self.train_at or 0) if self._at_ceiling(key[0], budget) else budget
 
                 def train() -> BPEModel:
-                    # one column of summed counts: the merges depend on the totals only, and the
-                    # engine's per-language columns cost 2.1 s of a 38-language subset's 10.6 s
-                    counts = Counter()
-                    for lang in key[0]:
-                        counts.update(self._counts(lang))
-                    return standard.train(counts, asked, self.scheme, min_frequency=2)
+                    # one column of summed counts: the merges depend on the totals only (the engine's
+                    # tie-break reads no word order), and the engine's per-language columns cost 2.1 s of
+                    # a 38-language subset's 10.6 s
+                    engine = Engine.from_word_counts(self._summed(key[0]), ["all"], capacity=asked + 1)
+                    return standard.learn(engine, BPEModel([], self.scheme), asked, min_frequency=2)
                 model = self.results.get("joint", (key[0], asked), train)
                 self._trained[key[0]] = (asked, model)
             self._joint[key] = hf_tokenizer(model.prefix(budget))
@@ -164,12 +171,41 @@ class InefficiencyStudy(Study):
         every budget up to it is a prefix of that training (:meth:`joint`)."""
         return self._trained.get(tuple(langs), (0, None))[0]
 
-    def _counts(self, lang: str) -> Counter:
-        """The pre-token counts of ``lang``'s training text (counted once per language, and kept in the
-        results cache: a new language subset after a second Run All reads them, 1.4 s for three
-        languages of 1M characters at load 10)."""
-        return self._once(("pretokens", lang), lambda: self.results.get("pretoken counts", lang, lambda: count_pretokens(
-            self.corpora.train[lang], self.scheme)))
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]]]:
+        """Every language's pre-token counts of its training text, counted once for all (the compiled
+        lexer, :func:`~modtok.text.pretokenize.count_arrays`) and kept in the results cache:
+        ``(data, lengths, {lang: (words, counts)})``, the distinct words' UTF-8 bytes as
+        :class:`~modtok.text.lexer.WordCounts` has them and, per language, the words it holds and
+        their counts (the dense words x languages matrix, 39 columns, is dropped: a subset reads
+        only its columns' rows). Counting a Counter per language and adding them took 1.2 s of
+        a 20-language subset at load 6 (session 19)."""
+        def count():
+            wc = count_arrays(self.corpora.train, self.scheme)
+            columns = {}
+            for col, lang in enumerate(wc.languages):
+                words = np.flatnonzero(wc.counts[:, col])
+                columns[lang] = (words, wc.counts[words, col])
+            return wc.data, wc.lengths, columns
+        return self._once(("pretoken arrays",), lambda: self.results.get("pretoken arrays", (), count))
+
+    def _summed(self, langs: tuple[str, ...]) -> WordCounts:
+        """The pre-token counts of ``langs`` summed into one column, ``"all"``, over every word of
+        the study (0 where ``langs`` have none: the engine's ``languages=["all"]`` leaves those out).
+
+        >>> from modtok.text.data import Corpora
+        >>> text = {"eng_Latn": ["ab ab b"], "deu_Latn": ["b ab"]}
+        >>> study = InefficiencyStudy(Corpora(text, text, "toy"), k=260)
+        >>> wc = study._summed(("eng_Latn",))
+        >>> wc.words(), wc.counts.tolist()
+        ([b'ab', b' ab', b' b', b'b'], [[1], [1], [1], [0]])
+        >>> study._summed(("eng_Latn", "deu_Latn")).counts.ravel().tolist()
+        [1, 2, 1, 1]
+        """
+        data, lengths, columns = self._arrays()
+        # bincount sums in float64: exact for counts below 2**53
+        total = np.bincount(np.concatenate([columns[lang][0] for lang in langs]),
+                            np.concatenate([columns[lang][1] for lang in langs]), len(lengths))
+        return WordCounts(["all"], data, lengths, total.astype(np.int64)[:, None])
 
     def nsl_table(self, langs: Sequence[str], budget: int) -> dict:
         """The analysis behind notebook 01's panel: ``{"langs", "budget", "rows", "long"}``.
@@ -187,14 +223,22 @@ class InefficiencyStudy(Study):
         # the whole table in the results cache too (a second Run All draws the panel without encoding
         # anything), keyed on what it reads besides the study's training text: the deployed tokenizers
         # (their handles: their files), the references' budget, the joint's training size and the test lines
-        key = (langs, budget, self.k, self.train_at, self.deployed, {lang: self.corpora.eval[lang] for lang in langs})
-        return self.results.get("nsl table", key, lambda: self._nsl_table(langs, budget))
+        return self.results.get("nsl table", self._table_key(langs, budget), lambda: self._nsl_table(langs, budget))
+
+    def _table_key(self, langs: tuple[str, ...], budget: int) -> tuple:
+        """:meth:`nsl_table`'s key in the results cache."""
+        return (langs, budget, self.k, self.train_at, self.deployed, {lang: self.corpora.eval[lang] for lang in langs})
 
     def _nsl_table(self, langs: tuple[str, ...], budget: int) -> dict:
         joint, name = self.joint(langs, budget), f"joint BPE {budget // 1000}k"
-        encoded = {lang: {name: metrics.Encoded(joint, self.corpora.eval[lang], lang),
-                          **{d: self._kept(d, tok, lang) for d, tok in self.deployed.items()}} for lang in langs}
+        # tokens per test line, the numbers HF's encode_batch gives (tests/test_study_modular_tokenizers.py)
+        # without encoding: each distinct pre-token segmented by the merge kernel (LinePieces); HF's encoding
+        # of a 38-language subset's test lines took 16.8 s of its 41 s at load 6 (session 19)
+        tokens = self._test_pieces().line_tokens(joint, langs)
         reference = {lang: self._kept(f"mono {self.k}", self.mono(lang, self.k), lang) for lang in langs}
+        encoded = {lang: {name: _with_tokens(metrics.Encoded(joint, self.corpora.eval[lang], lang), tokens[lang],
+                                             reference[lang]),
+                          **{d: self._kept(d, tok, lang) for d, tok in self.deployed.items()}} for lang in langs}
         long = metrics.language_table_of(encoded, reference)
         rows = []
         for lang in langs:
@@ -208,6 +252,35 @@ class InefficiencyStudy(Study):
         line_tokens = {lang: {n: e.tokens.tolist() for n, e in {**encoded[lang], REFERENCE: reference[lang]}.items()}
                        for lang in langs}  # lists: results compare with ==
         return {"langs": langs, "budget": budget, "rows": rows, "long": long, "line_tokens": line_tokens}
+
+    def subsets_ahead(self, budget: Callable[[int], int]) -> str:
+        """Every subset that leaves one language out of the study's, at ``budget(n)`` for its ``n``
+        languages (notebook 01's picker sets the paper's share, :func:`paper_joint_budget`), so that
+        unticking a language answers from the results cache: its :meth:`nsl_table` computed now when
+        ``$MODTOK_AHEAD`` is set (``make demo`` sets it, :mod:`modtok.ui.demo`), else only looked up.
+        One line: how many were computed (and how long they took) or are in the cache. Why: such a
+        subset is most of the text (38 of 39 languages: 8.9 s of CPU, 82 s at load 22, session 19),
+        where a new subset of a few languages answers in one or two seconds.
+
+        >>> from modtok.text.data import Corpora
+        >>> text = {"eng_Latn": ["aa ab aab"] * 30, "deu_Latn": ["bb ba bba"] * 30, "fra_Latn": ["ab ba"] * 30}
+        >>> InefficiencyStudy(Corpora(text, text, "toy"), k=260).subsets_ahead(lambda n: 262)
+        'the 3 subsets that leave one language out: 0 in the results cache, 3 computed when picked (make demo computes them ahead)'
+        """
+        langs = tuple(self.corpora.languages)
+        subsets = [langs[:i] + langs[i + 1:] for i in range(len(langs))] if len(langs) > 2 else []
+        what = f"the {len(subsets)} subsets that leave one language out"
+        if ahead():
+            t0 = time.perf_counter()
+            for subset in subsets:
+                self.nsl_table(subset, budget(len(subset)))
+                self._trained.pop(subset)  # on disk; this kernel keeps none of the trainings (39 at 128k: GBs)
+                self._joint = {key: tok for key, tok in self._joint.items() if key[0] != subset}
+            return f"{what}, computed ahead into the results cache (${AHEAD}, make demo): {time.perf_counter() - t0:.0f} s"
+        there = sum(bool(self.results.stored("nsl table", self._table_key(subset, budget(len(subset)))))
+                    for subset in subsets)
+        return (f"{what}: {there} in the results cache, {len(subsets) - there} computed when picked"
+                + (" (make demo computes them ahead)" if there < len(subsets) else ""))
 
     def rows(self, langs: Sequence[str], budget: int) -> list[dict]:
         """The per-language rows (:func:`modtok.evaluation.metrics.language_table_of`): each
@@ -278,6 +351,19 @@ class InefficiencyStudy(Study):
                     for name, tok in candidates.items()]
         key = (budget, self.train_at, self.corpora.languages, self.deployed, ev[lang], ev[pivot])  # as nsl_table's
         return self.results.get("premiums", key, compute)
+
+
+def _with_tokens(encoded: metrics.Encoded, tokens: np.ndarray, text: metrics.Encoded | None = None) -> metrics.Encoded:
+    """``encoded`` with its tokens per line set to ``tokens`` (counted elsewhere: read back from the
+    results cache, or from pre-tokens), and the measures of its text (characters, bytes, words)
+    taken from ``text``, another Encoded of the same lines kept for the kernel (the reference's:
+    counting them for every new joint BPE took 0.7 s of a 38-language subset at load 11):
+    Encoded keeps each measure as a functools.cached_property, in its ``__dict__``, so they go
+    where it would keep its own."""
+    encoded.__dict__["tokens"] = tokens
+    if text is not None:
+        encoded.__dict__.update({m: getattr(text, m) for m in ("chars", "nbytes", "words")})
+    return encoded
 
 
 def paper_values(result: dict) -> dict:
