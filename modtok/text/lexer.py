@@ -594,8 +594,8 @@ def using(engine: str):
     two in one process); "c" when it is not built is refused.
 
     >>> with using("numba"):
-    ...     count(["a a"], "gpt2"), ENGINE
-    (Counter({'a': 1, ' a': 1}), 'numba')
+    ...     count(["a a"], "gpt2")
+    Counter({'a': 1, ' a': 1})
     """
     global _C, ENGINE
     if engine not in ("c", "numba"):
