@@ -630,6 +630,11 @@ static Part *parts_of(PyObject *list, idx *n_parts) {
     return p;
 }
 
+/* How many rows ahead union() prefetches a word's slot: the probes of a table of all languages'
+   words (32 MB of slots for the whitespace scheme's 1.3M words) were 40% of its time, each a
+   cache miss waiting on the one before. */
+#define AHEAD 16
+
 PyDoc_STRVAR(union_doc,
 "union(parts) -> (data, lengths, first, ids)\n\n"
 "The distinct words of `parts`, a list of (data, lengths, counts, column): each part's words\n"
@@ -638,30 +643,36 @@ PyDoc_STRVAR(union_doc,
 "word of row r of the parts joined (bytearrays of int64). scatter() adds the counts up.");
 
 static PyObject *lexc_union(PyObject *self, PyObject *arg) {
-    idx n_parts, rows = 0, r = 0;
+    idx n_parts, rows = 0, most = 1, r = 0;
     Part *p = parts_of(arg, &n_parts);
     if (!p) return NULL;
-    for (idx i = 0; i < n_parts; i++) rows += p[i].rows;
+    for (idx i = 0; i < n_parts; i++) rows += p[i].rows, most = p[i].rows > most ? p[i].rows : most;
     Table t = {0};
     PyObject *ids = PyByteArray_FromStringAndSize(NULL, rows * 8), *out = NULL;
     int64_t *first = PyMem_Malloc((rows ? rows : 1) * sizeof(int64_t));
-    if (!first) PyErr_NoMemory();
-    if (!ids || !first || table_init(&t) < 0) goto done;
+    Key *keys = PyMem_Malloc(most * sizeof(Key));
+    uint64_t *hashes = PyMem_Malloc(most * sizeof(uint64_t));
+    if (!first || !keys || !hashes) PyErr_NoMemory();
+    if (!ids || !first || !keys || !hashes || table_init(&t) < 0) goto done;
     int64_t *id_of = (int64_t *)PyByteArray_AS_STRING(ids), base = 0;
     for (idx i = 0; i < n_parts; i++) {
-        const char *d = p[i].data.buf;
+        const unsigned char *d = p[i].data.buf;
         const int64_t *len = p[i].lengths.buf;
         int64_t at = 0;
-        for (idx w = 0; w < p[i].rows; w++, r++) {
+        for (idx w = 0; w < p[i].rows; w++) { /* every word's Key and hash first: the probes below prefetch */
             if (len[w] < 0 || at + len[w] > p[i].data.len) {
                 PyErr_Format(PyExc_ValueError, "_lexc: part %zd's lengths run past its %zd bytes", i, p[i].data.len);
                 goto done;
             }
+            keys[w] = key_of(d + at, (size_t)len[w], 0);
+            hashes[w] = hash_word(keys[w], d + at, (size_t)len[w], 0);
+            at += len[w];
+        }
+        at = 0;
+        for (idx w = 0; w < p[i].rows; w++, r++) {
+            if (w + AHEAD < p[i].rows) __builtin_prefetch(&t.slots[hashes[w + AHEAD] & t.mask]);
             int added;
-            const unsigned char *word = (const unsigned char *)d + at;
-            Key k = key_of(word, (size_t)len[w], 0);
-            int64_t id = table_add(&t, (const char *)word, (size_t)len[w], k, hash_word(k, word, (size_t)len[w], 0), 0,
-                                   &added);
+            int64_t id = table_add(&t, (const char *)d + at, (size_t)len[w], keys[w], hashes[w], 0, &added);
             if (id < 0) goto done;
             if (added) first[id] = base + at;
             id_of[r] = id;
@@ -685,6 +696,8 @@ done:
     table_free(&t);
     Py_XDECREF(ids);
     PyMem_Free(first);
+    PyMem_Free(keys);
+    PyMem_Free(hashes);
     parts_release(p, n_parts);
     return out;
 }
