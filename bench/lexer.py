@@ -28,8 +28,9 @@ each scheme. The class table and the kernels are built before the clock starts.
 in place of this checkout's, interleaved with the others (a before/after in one process).
 
 ``--phases``: instead, where the CPU time of ``count_arrays`` goes, scheme by scheme (the
-median of ``--repeats`` calls): the lexer's kernels and helpers are wrapped with timers
-while the real call runs. On the C lexer: ``_c_count`` (the one pass: code points, classes,
+median of ``--repeats`` calls, with its system time and minor page faults: the kernel's
+share, mostly the page faults of new memory): the lexer's kernels and helpers are wrapped
+with timers while the real call runs. On the C lexer: ``_c_count`` (the one pass: code points, classes,
 UTF-8, cut, hash count) and ``union`` (the languages' words in one table and the dense
 words x languages matrix); on numba (``--engine numba``): ``_code_points`` (the UTF-32
 copy), ``_lex`` (the class lookup and the cut), ``_unique`` (the hash count), ``_utf8`` and
@@ -43,6 +44,7 @@ import argparse
 import importlib.util
 import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -127,15 +129,19 @@ def phases(corpus, scheme: str, mb: float, repeats: int) -> None:
             setattr(lexer, name, timer(name))
         for _ in range(repeats):
             spent.update(dict.fromkeys(names, 0.0))
+            before = resource.getrusage(resource.RUSAGE_SELF)
             _, _, cpu = timed(lambda: count_arrays(corpus, scheme))
-            rows.append((cpu, dict(spent)))
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            rows.append((cpu, dict(spent), after.ru_stime - before.ru_stime, after.ru_minflt - before.ru_minflt))
     finally:
         for name, fn in originals.items():
             setattr(lexer, name, fn)
-    cpu, spent = sorted(rows, key=lambda r: r[0])[len(rows) // 2]
+    cpu, spent, system, faults = sorted(rows, key=lambda r: r[0])[len(rows) // 2]
     parts = [*spent.items(), ("python (rest)", cpu - sum(spent.values()))]
     print(f"{scheme:22} {lexer.ENGINE:5} {mb / cpu:6.1f} MB/s CPU, {cpu:.2f} s: "
-          + ", ".join(f"{name} {s:.2f} ({100 * s / cpu:.0f}%)" for name, s in parts) + f"; load {loadavg()}", flush=True)
+          + ", ".join(f"{name} {s:.2f} ({100 * s / cpu:.0f}%)" for name, s in parts)
+          + f"; of the CPU, system {system:.2f} s ({faults} minor page faults); CPU s of the {repeats}: "
+          + " ".join(f"{r[0]:.2f}" for r in rows) + f"; load {loadavg()}", flush=True)
 
 
 def main() -> None:
