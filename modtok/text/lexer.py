@@ -49,6 +49,7 @@ How it works:
 from __future__ import annotations
 
 import hashlib
+import importlib
 import io
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -572,16 +573,16 @@ def _checked(module, source: Path = _C_SOURCE):
 
 def _load_c():
     """``(the C lexer, None)`` when it is built, else ``(None, why not)``."""
-    try:
-        from modtok.text import _lexc
+    try:  # a compiled module, not a .py: by name (the architecture test's map holds .py modules)
+        module = importlib.import_module("modtok.text._lexc")
     except ImportError as e:
         return None, f"{type(e).__name__}: {e}"
-    return _checked(_lexc), None
+    return _checked(module), None
 
 
 _C, _WHY_NOT_C = _load_c()
 # Which engine counts ("c" or "numba") and, when it is numba, the line that says so (the CLI's
-# engine note, pretokenize.engine_note; WordCounts.engine): never a silent fallback.
+# engine note: pretokenize.engine_note): never a silent fallback.
 ENGINE = "c" if _C is not None else "numba"
 ENGINE_NOTE = None if _C is not None else (
     f"numba lexer: the C lexer (modtok/text/_lexc.c) is not built ({_WHY_NOT_C}; no C compiler at install?): "
