@@ -636,11 +636,11 @@ static Part *parts_of(PyObject *list, idx *n_parts) {
 #define AHEAD 16
 
 PyDoc_STRVAR(union_doc,
-"union(parts) -> (data, lengths, first, ids)\n\n"
+"union(parts) -> (data, lengths, ids)\n\n"
 "The distinct words of `parts`, a list of (data, lengths, counts, column): each part's words\n"
 "(UTF-8, data cut at lengths, int64), in order of first occurrence: their bytes one after\n"
-"another, their lengths, where each first starts in the parts' data joined, and ids[r]: the\n"
-"word of row r of the parts joined (bytearrays of int64). scatter() adds the counts up.");
+"another, their lengths, and ids[r]: the word of row r of the parts joined (bytearrays of\n"
+"int64). scatter() adds the counts up.");
 
 static PyObject *lexc_union(PyObject *self, PyObject *arg) {
     idx n_parts, rows = 0, most = 1, r = 0;
@@ -649,12 +649,11 @@ static PyObject *lexc_union(PyObject *self, PyObject *arg) {
     for (idx i = 0; i < n_parts; i++) rows += p[i].rows, most = p[i].rows > most ? p[i].rows : most;
     Table t = {0};
     PyObject *ids = PyByteArray_FromStringAndSize(NULL, rows * 8), *out = NULL;
-    int64_t *first = PyMem_Malloc((rows ? rows : 1) * sizeof(int64_t));
     Key *keys = PyMem_Malloc(most * sizeof(Key));
     uint64_t *hashes = PyMem_Malloc(most * sizeof(uint64_t));
-    if (!first || !keys || !hashes) PyErr_NoMemory();
-    if (!ids || !first || !keys || !hashes || table_init(&t) < 0) goto done;
-    int64_t *id_of = (int64_t *)PyByteArray_AS_STRING(ids), base = 0;
+    if (!keys || !hashes) PyErr_NoMemory();
+    if (!ids || !keys || !hashes || table_init(&t) < 0) goto done;
+    int64_t *id_of = (int64_t *)PyByteArray_AS_STRING(ids);
     for (idx i = 0; i < n_parts; i++) {
         const unsigned char *d = p[i].data.buf;
         const int64_t *len = p[i].lengths.buf;
@@ -674,28 +673,23 @@ static PyObject *lexc_union(PyObject *self, PyObject *arg) {
             int added;
             int64_t id = table_add(&t, (const char *)d + at, (size_t)len[w], keys[w], hashes[w], 0, &added);
             if (id < 0) goto done;
-            if (added) first[id] = base + at;
             id_of[r] = id;
             at += len[w];
         }
-        base += p[i].data.len;
     }
     PyObject *data = PyByteArray_FromStringAndSize(t.arena, (Py_ssize_t)t.filled);
     PyObject *lengths = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(t.n * 8));
-    PyObject *firsts = PyByteArray_FromStringAndSize((const char *)first, (Py_ssize_t)(t.n * 8));
-    if (data && lengths && firsts) {
+    if (data && lengths) {
         int64_t *l = (int64_t *)PyByteArray_AS_STRING(lengths);
         for (size_t id = 0; id < t.n; id++) l[id] = t.entries[id].len;
-        out = Py_BuildValue("(NNNO)", data, lengths, firsts, ids);  /* ids: a new reference, the one below goes */
+        out = Py_BuildValue("(NNO)", data, lengths, ids);  /* ids: a new reference, the one below goes */
     } else {
         Py_XDECREF(data);
         Py_XDECREF(lengths);
-        Py_XDECREF(firsts);
     }
 done:
     table_free(&t);
     Py_XDECREF(ids);
-    PyMem_Free(first);
     PyMem_Free(keys);
     PyMem_Free(hashes);
     parts_release(p, n_parts);

@@ -862,7 +862,7 @@ def union(languages: list[str], parts: list[tuple[np.ndarray, np.ndarray, np.nda
     if _C is not None:
         parts = [(np.ascontiguousarray(d, np.uint8), np.ascontiguousarray(n, np.int64),
                   np.ascontiguousarray(k, np.int64), int(c)) for d, n, k, c in parts]
-        data, lengths, _, ids = _C.union(parts)
+        data, lengths, ids = _C.union(parts)
         lengths = np.frombuffer(lengths, np.int64)
         counts = np.zeros((len(lengths), len(languages)), np.int64)
         _C.scatter(counts, parts, np.frombuffer(ids, np.int64), len(languages))
