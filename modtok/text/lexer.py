@@ -33,6 +33,13 @@ How it works:
   o200k's ``U*L+`` gives back upper-case letters until a lower one). No alternative
   matches the empty string and every character matches one of them, so the pre-tokens
   tile each line: the kernel writes only where each one ends.
+- **Two engines, one set of machines.** Counting runs on the C lexer
+  (``modtok/text/_lexc.c``, built by ``pip install -e .``) when it is built: one pass per
+  line that reads the str's code points, cuts with the same machines as :func:`_cut` and
+  counts each pre-token's UTF-8 bytes in a hash table as it goes (about twice the speed of
+  the numba kernels below, which stay the engine of :func:`boundaries` and :func:`pretokens`).
+  Without it (no compiler at install) the numba kernels count, and :data:`ENGINE_NOTE` says
+  so; a C module built from another ``_lexc.c`` is refused (:class:`~modtok.errors.StaleBuildError`).
 - **Exact or refused.** Each machine records the regex source it implements; a
   scheme whose pattern in :data:`~modtok.text.schemes.SCHEMES` differs (a new scheme, an
   edited one) is refused with :class:`~modtok.errors.UnknownSchemeError`, never cut
@@ -42,9 +49,11 @@ How it works:
 from __future__ import annotations
 
 import hashlib
+import importlib
 import io
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from contextlib import contextmanager
 from functools import lru_cache
 from itertools import islice
 from pathlib import Path
@@ -55,7 +64,7 @@ import regex
 from numba import njit
 
 from modtok.atomic import write_bytes
-from modtok.errors import DataError, UnknownSchemeError
+from modtok.errors import DataError, StaleBuildError, UnknownSchemeError, UsageError
 from modtok.text.schemes import DEVANAGARI_MARKS, SCHEMES, pattern
 
 # ------------------------------------------------------------------ the class table
@@ -530,6 +539,89 @@ def _utf8(cps, lengths, ranges):
     return data[:n], out, flagged, -1
 
 
+# ------------------------------------------------------------------ the engines
+
+_C_SOURCE = Path(__file__).with_name("_lexc.c")
+
+
+def _checked(module, source: Path = _C_SOURCE):
+    """``module`` (the built C lexer), once checked to be built from ``source`` as it is now
+    and to use this module's class bits and modes; :class:`~modtok.errors.StaleBuildError`
+    otherwise. Without the source beside it (an installed wheel: the two come from one build)
+    only the bits and modes are checked.
+
+    >>> class Built: SOURCE_SHA256 = "0" * 64
+    >>> _checked(Built, _C_SOURCE)
+    Traceback (most recent call last):
+    ...
+    modtok.errors.StaleBuildError: the C lexer ... was built from another version of .../_lexc.c ...
+    """
+    if source.is_file():
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()
+        if module.SOURCE_SHA256 != digest:
+            raise StaleBuildError(
+                f"the C lexer {getattr(module, '__file__', module)} was built from another version of {source} "
+                f"(built {module.SOURCE_SHA256[:12]}, the source now {digest[:12]}): rebuild it with "
+                "`pip install -e .` (or `python setup.py build_ext --inplace`), or delete the built module "
+                "to count with the numba lexer")
+    bits = tuple(bit for bit, _ in CLASSES)
+    if module.CLASS_BITS != bits or module.MODES != (LETTERS, O200K, GPT2, WHITESPACE, SENTENCEPIECE):
+        raise StaleBuildError(f"the C lexer's class bits or modes differ from modtok.text.lexer's ({source}): "
+                              "edit the two together, then rebuild with `pip install -e .`")
+    return module
+
+
+def _load_c():
+    """``(the C lexer, None)`` when it is built, else ``(None, why not)``."""
+    try:  # a compiled module, not a .py: by name (the architecture test's map holds .py modules)
+        module = importlib.import_module("modtok.text._lexc")
+    except ImportError as e:
+        return None, f"{type(e).__name__}: {e}"
+    return _checked(module), None
+
+
+_C, _WHY_NOT_C = _load_c()
+# Which engine counts ("c" or "numba") and, when it is numba, the line that says so (the CLI's
+# engine note: pretokenize.engine_note): never a silent fallback.
+ENGINE = "c" if _C is not None else "numba"
+ENGINE_NOTE = None if _C is not None else (
+    f"numba lexer: the C lexer (modtok/text/_lexc.c) is not built ({_WHY_NOT_C}; no C compiler at install?): "
+    "the same counts, about half the speed; `pip install -e .` with a compiler builds it")
+
+
+@contextmanager
+def using(engine: str):
+    """Count with ``engine`` ("c" or "numba") inside the block (benches and tests compare the
+    two in one process); "c" when it is not built is refused.
+
+    >>> with using("numba"):
+    ...     count(["a a"], "gpt2")
+    Counter({'a': 1, ' a': 1})
+    """
+    global _C, ENGINE
+    if engine not in ("c", "numba"):
+        raise UsageError(f"unknown lexer engine {engine!r} (known: c, numba)")
+    saved = _C, ENGINE
+    built = _C if _C is not None else _load_c()[0]
+    if engine == "c" and built is None:
+        raise UsageError(f"the C lexer is not built: {ENGINE_NOTE}")
+    _C, ENGINE = (built, "c") if engine == "c" else (None, "numba")
+    try:
+        yield
+    finally:
+        _C, ENGINE = saved
+
+
+def _c_count(lines: Iterable[str], found, flag: np.ndarray, surrogates: bool):
+    """``(data, lengths, counts, flagged, bad)``: the C lexer's count of the lines (``_lexc.count``)."""
+    mode, (p_excl, word, q_excl, digits) = found
+    index, blocks = class_table()
+    (data, lengths, counts, flagged), bad = _C.count(lines, index, blocks, mode, p_excl, word, q_excl, digits,
+                                                     np.ascontiguousarray(flag, np.int64), surrogates)
+    return (np.frombuffer(data, np.uint8), np.frombuffer(lengths, np.int64), np.frombuffer(counts, np.int64),
+            np.frombuffer(flagged, np.bool_), bad)
+
+
 # ------------------------------------------------------------------ the API
 
 # Most code points cut at once: the kernels hold 14 bytes a code point (UTF-32, its classes,
@@ -634,7 +726,12 @@ def count_pattern(lines: Iterable[str], source: str) -> Counter:
 
 
 def _count(lines: Iterable[str], found) -> Counter:
-    out: Counter = Counter()
+    if _C is not None:  # a lone surrogate is a code point here, as in the regex module's str
+        data, lengths, counts, _, _ = _c_count(lines, found, _NO_RANGES, True)
+        out: Counter = Counter()
+        dict.update(out, zip(_C.strings(data, lengths), counts.tolist()))
+        return out
+    out = Counter()
     for block, line_ends in _blocks(lines):
         text, cps, ends = _cut_lines(block, line_ends, found)
         rows, _ = _unique(cps, ends)
@@ -699,6 +796,10 @@ def words_of(counter: Counter) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.fromiter(counter.values(), np.int64, len(counter)))
 
 
+# No flag ranges: count_words' default.
+_NO_RANGES = np.zeros((0, 2), np.int64)
+
+
 def count_words(lines: Iterable[str], source: str, flag: np.ndarray | None = None):
     """``(data, lengths, counts, flagged)``: the distinct pre-tokens of the lines (cut by the
     machine of the regex ``source``, in order of first occurrence) in UTF-8, one after
@@ -712,7 +813,14 @@ def count_words(lines: Iterable[str], source: str, flag: np.ndarray | None = Non
     (b'a \\xc3\\xa9 a', [1, 3, 2], [1, 1, 1])
     """
     found = _machine(source)
-    flag = np.zeros((0, 2), np.int64) if flag is None else flag
+    flag = _NO_RANGES if flag is None else flag
+    if _C is not None:
+        data, lengths, counts, flagged, bad = _c_count(lines, found, flag, False)
+        if bad is not None:
+            line, at, text = bad
+            raise DataError(f"a lone surrogate in line {line} of the lines at character {at} ({text!r}): "
+                            "not UTF-8, so no byte-level pre-token")
+        return data, lengths, counts, flagged
     parts = []
     for block, line_ends in _blocks(lines):
         text, cps, ends = _cut_lines(block, line_ends, found)
@@ -751,6 +859,14 @@ def union(languages: list[str], parts: list[tuple[np.ndarray, np.ndarray, np.nda
         dense = np.zeros((len(lengths), len(languages)), np.int64)
         dense[:, col] = counts
         return WordCounts(list(languages), data, lengths, dense)
+    if _C is not None:
+        parts = [(np.ascontiguousarray(d, np.uint8), np.ascontiguousarray(n, np.int64),
+                  np.ascontiguousarray(k, np.int64), int(c)) for d, n, k, c in parts]
+        data, lengths, ids = _C.union(parts)
+        lengths = np.frombuffer(lengths, np.int64)
+        counts = np.zeros((len(lengths), len(languages)), np.int64)
+        _C.scatter(counts, parts, np.frombuffer(ids, np.int64), len(languages))
+        return WordCounts(list(languages), np.frombuffer(data, np.uint8), lengths, counts)
     cols = np.concatenate([np.full(len(p[1]), p[3], np.int64) for p in parts])
     data, lengths, counts, _ = _union(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                                       cols, np.concatenate([p[2] for p in parts]), len(languages))

@@ -204,16 +204,17 @@ def counting_engine(source: str, engine: str = "lexer") -> str:
 def engine_note(scheme: str = DEFAULT_SCHEME, split: str | None = None, engine: str = "lexer") -> str | None:
     """What a command prints when counting with ``scheme`` (or the regex ``split``) does not
     run on the engine asked for: the lexer has no state machine for the pattern, so the
-    ``regex`` module counts (the same counts, slower); None when it runs as asked.
+    ``regex`` module counts (the same counts, slower), or the C lexer is not built, so the
+    numba one counts (:data:`lexer.ENGINE_NOTE`); None when it runs as asked.
 
-    >>> engine_note("llama3") is None, engine_note(split=r"\\w+|\\W")
+    >>> engine_note("llama3") == lexer.ENGINE_NOTE, engine_note(split=r"\\w+|\\W")
     (True, 'pre-tokens counted with the regex module: the compiled pre-tokenizer (modtok.text.lexer) has no state machine for this pattern (the same counts, about 7x slower)')
     """
     source = counting_pattern(scheme) if split is None else split
     if engine == "lexer" and counting_engine(source, engine) == "regex":
         return ("pre-tokens counted with the regex module: the compiled pre-tokenizer (modtok.text.lexer) has no "
                 "state machine for this pattern (the same counts, about 7x slower)")
-    return None
+    return lexer.ENGINE_NOTE if engine == "lexer" else None
 
 
 def count_chunk(args: tuple[str, str, list[str]]) -> Counter:
