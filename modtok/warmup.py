@@ -21,9 +21,10 @@ def warm() -> float:
     import random
     import time
 
-    from modtok.bpe import parity, standard
+    from modtok.bpe import parity, reference, standard
+    from modtok.bpe.engine import Engine
     from modtok.bpe.sequential import train_sequential
-    from modtok.text.pretokenize import count_by_language
+    from modtok.text.pretokenize import count_arrays, count_by_language
     from modtok.unigram.merge import merge_unigram
     from modtok.unigram.train import train_unigram_per_language
 
@@ -33,13 +34,16 @@ def warm() -> float:
     corpus = {lang: [" ".join("".join(rng.choice(a) for _ in range(rng.randint(1, 6))) for _ in range(12))
                      for _ in range(200)] for lang, a in letters.items()}
     counts = count_by_language(corpus)
+    count_arrays(corpus)  # the lexer's union (numba's, when the C lexer is not built)
     standard.train(counts, 400)
+    reference.train(Engine.from_counts(counts), 300)  # best_pair() then merge(): K.merge_best (extend's loop)
     train_sequential(counts, 300).modular().subtokenizer(["eng_Latn"]).encode(corpus["eng_Latn"][0])
     dev = {lang: lines[:20] for lang, lines in corpus.items()}
     parity.train_from_lines(corpus, dev, 400)
     parity.train_from_lines(corpus, dev, 400, variant="window", window=20, alpha=2)
     parity.train_from_lines(corpus, dev, 400, compat="reference")
     models = train_unigram_per_language(corpus, 400)
+    models["eng_Latn"].encode(corpus["eng_Latn"][:2])  # the Viterbi kernels (a Unigram's own encoder)
     merge_unigram(models, corpus, max_iter=1).modular().subtokenizer(["npi_Deva"]).encode(corpus["npi_Deva"][0])
     return time.perf_counter() - t0
 
