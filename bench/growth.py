@@ -228,6 +228,8 @@ def main() -> None:
     ap.add_argument("--scheme", default="llama3")
     ap.add_argument("--dir", default=tempfile.gettempdir(), help="where the generated text goes (deleted after)")
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
+    ap.add_argument("--reuse", action="store_true",
+                    help="use the text an earlier run left in --dir (--keep, or a stopped run) instead of writing it")
     ap.add_argument("--target-gb", type=float, default=40.0)
     ap.add_argument("--cluster-workers", type=int, nargs="+", default=[16, 64])
     ap.add_argument("--results", help="append every measured arm to this JSON-lines file")
@@ -248,7 +250,8 @@ def main() -> None:
             results.setdefault(row["gb"], {}).setdefault(row["key"], []).append(row["result"])
         return report(results, info, args)
     t = time.perf_counter()
-    forms = word_forms()
+    forms = [] if args.reuse and all((Path(args.dir) / f"modtok-growth-{gb:g}GB.txt").exists() for gb in args.sizes) \
+        else word_forms()
     print(f"word forms: {len(forms):,} (wordfreq 'best', every language) in {time.perf_counter() - t:.1f} s; "
           f"Zipf s = {ZIPF_S}, seed {SEED}, {WORDS_PER_LINE} words a line; {os.cpu_count()} cores; "
           f"scheme {args.scheme}; vocabularies {args.vocabs}", flush=True)
@@ -258,9 +261,14 @@ def main() -> None:
         repeats = args.repeats[min(i, len(args.repeats) - 1)]
         path = Path(args.dir) / f"modtok-growth-{gb:g}GB.txt"
         t = time.perf_counter()
-        info[gb] = write_text(path, gb, forms)
-        print(f"\n{gb:g} GB: wrote {info[gb]['bytes'] / 1e9:.3f} GB, {info[gb]['words']:,} words in "
-              f"{time.perf_counter() - t:.0f} s ({path}); {repeats} round(s); load {load()}", flush=True)
+        if args.reuse and path.exists():  # the same seed writes the same bytes: no need to write them again
+            info[gb] = {"bytes": path.stat().st_size}
+            print(f"\n{gb:g} GB: reusing {path} ({info[gb]['bytes'] / 1e9:.3f} GB); {repeats} round(s); "
+                  f"load {load()}", flush=True)
+        else:
+            info[gb] = write_text(path, gb, forms)
+            print(f"\n{gb:g} GB: wrote {info[gb]['bytes'] / 1e9:.3f} GB, {info[gb]['words']:,} words in "
+                  f"{time.perf_counter() - t:.0f} s ({path}); {repeats} round(s); load {load()}", flush=True)
         results[gb] = {}
         try:
             for r in range(repeats):
