@@ -5,6 +5,7 @@ of standard byte-level BPE at 0.1, 1 and 4 GB of text whose distinct words keep 
     python bench/growth.py --sizes 0.1 1 4 --arms modtok modtok-dask --vocabs 32000 256000
     python bench/growth.py --sizes 0.1 1 --repeats 3 1      # repeats per size (fewer at 1 GB)
     python bench/growth.py --sizes 4 --arms modtok --results r.jsonl; python bench/growth.py --report r.jsonl
+    python bench/growth.py --sizes 0.1 --phases 3           # where counting's CPU goes (no arms)
     MODTOK_SMOKE=1 python bench/growth.py                   # 2 MB and 20 MB, 1k vocabulary
 
 **The text.** Repeating a corpus keeps its distinct words fixed (``bench/count_scale.py``
@@ -203,6 +204,33 @@ def jobs(arms: list[str], vocabs: list[int]) -> list[tuple[str, list[int]]]:
     return out
 
 
+# ---------------------------------------------------------------- where counting's seconds go
+def phases(path: Path, scheme: str, repeats: int) -> dict[str, list[float]]:
+    """CPU seconds of this process (``time.process_time``; a shared machine's load moves it
+    least) for, interleaved ``repeats`` times on the file at ``path``: ``read`` (the corpus's
+    units, nothing counted), ``lexer`` (:func:`modtok.text.pretokenize.count_arrays` on the
+    units already in memory: the compiled lexer and its arrays, no reading, no Counter: the
+    bound streaming counting aims at), ``count`` (``count_corpora`` in one process, all of it)."""
+    from modtok.text.corpus import open_corpus
+    from modtok.text.counts import count_corpora
+    from modtok.text.pretokenize import count_arrays
+
+    lines = list(open_corpus({"all": [str(path)]})["all"])
+    count_arrays({"all": lines[:1000]}, scheme)  # the kernels loaded (compiled once per checkout)
+    out: dict[str, list[float]] = {"read": [], "lexer": [], "count": []}
+    for _ in range(repeats):
+        for name in out:
+            t = time.process_time()
+            if name == "read":
+                sum(1 for _ in open_corpus({"all": [str(path)]})["all"])
+            elif name == "lexer":
+                count_arrays({"all": lines}, scheme)
+            else:
+                count_corpora(open_corpus({"all": [str(path)]}), scheme)
+            out[name].append(time.process_time() - t)
+    return out
+
+
 # ---------------------------------------------------------------- fits
 def exponent(sizes: list[float], values: list[float]) -> float:
     """Slope of log(value) on log(size), least squares.
@@ -234,6 +262,8 @@ def main() -> None:
     ap.add_argument("--cluster-workers", type=int, nargs="+", default=[16, 64])
     ap.add_argument("--results", help="append every measured arm to this JSON-lines file")
     ap.add_argument("--report", nargs="+", help="no run: fit and print from --results files (runs of any sizes)")
+    ap.add_argument("--phases", type=int, metavar="REPEATS",
+                    help="no arms: CPU seconds of reading, the lexer alone and count_corpora, interleaved, at each size")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--file", help=argparse.SUPPRESS)
     ap.add_argument("--result", help=argparse.SUPPRESS)
@@ -270,6 +300,18 @@ def main() -> None:
             print(f"\n{gb:g} GB: wrote {info[gb]['bytes'] / 1e9:.3f} GB, {info[gb]['words']:,} words in "
                   f"{time.perf_counter() - t:.0f} s ({path}); {repeats} round(s); load {load()}", flush=True)
         results[gb] = {}
+        if args.phases:
+            try:
+                cpu = phases(path, args.scheme, args.phases)
+            finally:
+                if not args.keep:
+                    path.unlink(missing_ok=True)
+            mb = info[gb]["bytes"] / 1e6
+            print("  CPU s (median, range; MB of the file per CPU second): " + "; ".join(
+                f"{k} {statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f}; {mb / statistics.median(v):.1f} MB/s)"
+                for k, v in cpu.items()) + f"; count / lexer {statistics.median(cpu['count']) / statistics.median(cpu['lexer']):.2f}"
+                f"; load {load()}", flush=True)
+            continue
         try:
             for r in range(repeats):
                 for arm, vocabs in jobs(args.arms, args.vocabs):  # interleaved within a round
@@ -286,7 +328,8 @@ def main() -> None:
         finally:
             if not args.keep:
                 path.unlink(missing_ok=True)
-    report(results, info, args)
+    if not args.phases:
+        report(results, info, args)
 
 
 def report(results: dict, info: dict, args) -> None:
