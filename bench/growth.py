@@ -28,7 +28,7 @@ tree (``bench/_memory.py``; Dask's scheduler, nanny and workers included):
 - ``modtok``: ``count_corpora`` in one process (streaming), then ``standard.train`` at
   each vocabulary on those counts;
 - ``modtok-dask``: the same counting on a 2-worker Dask ``LocalCluster`` (one task per
-  ~64 MB part, Counters summed on the workers; ``bench/count_scale.py``), then the same
+  ~64 MB part, the words (arrays) summed on the workers; ``bench/count_scale.py``), then the same
   training in the client process;
 - ``hf``: HF ``BpeTrainer`` reading the file (``Tokenizer.train``: its Rust reader,
   pre-tokenizer and trainer), one process per vocabulary;
