@@ -57,7 +57,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _memory import peak_memory_mb  # bench/ is on sys.path when a bench runs
+from _memory import Stopped, peak_memory_mb  # bench/ is on sys.path when a bench runs
 
 ZIPF_S = 1.2
 WORDS_PER_LINE = 16
@@ -120,8 +120,9 @@ def write_text(path: Path, gb: float, forms: list[str], seed: int = SEED) -> dic
 
 
 # ---------------------------------------------------------------- the arms (child processes)
-def run_arm(arm: str, path: str, vocabs: list[int], scheme: str) -> dict:
-    """One arm in this process: the timings (and distinct words for modtok)."""
+def run_arm(arm: str, path: str, vocabs: list[int], scheme: str, save=lambda out: None) -> dict:
+    """One arm in this process: the timings (and distinct words for modtok); ``save`` is called
+    with what is known so far after each phase (a run stopped at a deadline keeps it)."""
     out: dict = {"arm": arm}
     if arm in ("modtok", "modtok-dask"):
         from modtok.bpe import standard
@@ -138,11 +139,13 @@ def run_arm(arm: str, path: str, vocabs: list[int], scheme: str) -> dict:
                 counts = count_corpora(corpora, scheme, client=client).by_lang
         out["count_s"] = time.perf_counter() - t
         out["distinct"] = len(counts["all"])
+        save({**out, "cpu_s": _cpu_seconds()})
         for v in vocabs:
             t = time.perf_counter()
             model = standard.train(counts, v, scheme)
             out[f"train_s_{v}"] = time.perf_counter() - t
             out[f"vocab_{v}"] = len(model)
+            save({**out, "cpu_s": _cpu_seconds()})
     elif arm == "hf":
         from tokenizers import Tokenizer, models, trainers
 
@@ -183,16 +186,23 @@ def _cpu_seconds() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def measure(arm: str, path: Path, vocabs: list[int], scheme: str) -> dict:
-    """``run_arm`` in a fresh process, with the peak memory of its process tree."""
+def measure(arm: str, path: Path, vocabs: list[int], scheme: str, until: float | None = None) -> dict:
+    """``run_arm`` in a fresh process, with the peak memory of its process tree; past ``until``
+    it is stopped and what it had measured is returned with ``"stopped": true``."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         result = Path(f.name)
     argv = [sys.executable, __file__, "--child", arm, "--file", str(path), "--result", str(result),
             "--scheme", scheme, "--vocabs", *map(str, vocabs)]
-    pss, _ = peak_memory_mb(argv)
-    out = json.loads(result.read_text())
+    try:
+        pss, _ = peak_memory_mb(argv, until=until)
+        stopped = False
+    except Stopped as e:
+        pss, stopped = e.peak_mb, True
+    out = json.loads(result.read_text() or json.dumps({"arm": arm}))
     result.unlink()
     out["peak_mb"] = pss
+    if stopped:
+        out["stopped"] = True  # at --until: the phases it had not finished are missing
     return out
 
 
@@ -261,6 +271,7 @@ def main() -> None:
     ap.add_argument("--target-gb", type=float, default=40.0)
     ap.add_argument("--cluster-workers", type=int, nargs="+", default=[16, 64])
     ap.add_argument("--results", help="append every measured arm to this JSON-lines file")
+    ap.add_argument("--until", help="HH:MM (UTC, today): stop an arm still running then and keep its finished phases")
     ap.add_argument("--report", nargs="+", help="no run: fit and print from --results files (runs of any sizes)")
     ap.add_argument("--phases", type=int, metavar="REPEATS",
                     help="no arms: CPU seconds of reading, the lexer alone and count_corpora, interleaved, at each size")
@@ -269,7 +280,12 @@ def main() -> None:
     ap.add_argument("--result", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        Path(args.result).write_text(json.dumps(run_arm(args.child, args.file, args.vocabs, args.scheme)))
+        def save(out: dict) -> None:  # whole or not at all: the run may be stopped at any moment
+            part = Path(args.result + ".part")
+            part.write_text(json.dumps(out))
+            part.replace(args.result)
+
+        save(run_arm(args.child, args.file, args.vocabs, args.scheme, save))
         return
 
     if args.report:
@@ -287,6 +303,12 @@ def main() -> None:
           f"scheme {args.scheme}; vocabularies {args.vocabs}", flush=True)
     results: dict[float, dict[str, list[dict]]] = {}
     info: dict[float, dict] = {}
+    until = None
+    if args.until:
+        import datetime as dt
+
+        hh, mm = map(int, args.until.split(":"))
+        until = dt.datetime.now(dt.timezone.utc).replace(hour=hh, minute=mm, second=0, microsecond=0).timestamp()
     for i, gb in enumerate(args.sizes):
         repeats = args.repeats[min(i, len(args.repeats) - 1)]
         path = Path(args.dir) / f"modtok-growth-{gb:g}GB.txt"
@@ -315,7 +337,7 @@ def main() -> None:
         try:
             for r in range(repeats):
                 for arm, vocabs in jobs(args.arms, args.vocabs):  # interleaved within a round
-                    res = measure(arm, path, vocabs, args.scheme)
+                    res = measure(arm, path, vocabs, args.scheme, until)
                     key = arm + ("" if arm.startswith("modtok") else f" {vocabs[0]}")
                     results[gb].setdefault(key, []).append(res)
                     if args.results:
@@ -323,7 +345,8 @@ def main() -> None:
                             f.write(json.dumps({"gb": gb, "bytes": info[gb]["bytes"], "key": key, "result": res}) + "\n")
                     times = "  ".join(f"{k} {v:.1f}" for k, v in res.items() if k.endswith("_s") or "_s_" in k)
                     print(f"  [round {r + 1}] {arm:11s} {times}  peak {res['peak_mb']:,.0f} MB"
-                          + (f"  distinct {res['distinct']:,}" if "distinct" in res else "") + f"  load {load()}",
+                          + (f"  distinct {res['distinct']:,}" if "distinct" in res else "") + f"  load {load()}"
+                          + ("  STOPPED at --until (CPU and peak so far)" if res.get("stopped") else ""),
                           flush=True)
         finally:
             if not args.keep:
@@ -339,6 +362,8 @@ def report(results: dict, info: dict, args) -> None:
     for gb in sorted(results):
         for key, runs in results[gb].items():
             for field in runs[0]:
+                if runs[0].get("stopped") and field in ("cpu_s", "peak_mb"):
+                    continue  # only so far: not the arm's
                 if (field == "peak_mb" or field.endswith("_s") or "_s_" in field or field == "distinct") \
                         and field != "cluster_start_s":
                     x, y = series.setdefault(f"{key}: {field}", ([], []))
