@@ -51,14 +51,33 @@ def _descendants(root: int) -> list[int]:
     return out
 
 
-def peak_memory_mb(argv: list[str], interval: float = 0.05) -> tuple[float, float]:
+class Stopped(Exception):
+    """The command ran past ``until`` and was stopped (its tree sent SIGTERM); ``peak_mb``: the
+    peak PSS until then."""
+
+    def __init__(self, peak_mb: float):
+        super().__init__(f"stopped at the deadline (peak {peak_mb:,.0f} MB so far)")
+        self.peak_mb = peak_mb
+
+
+def peak_memory_mb(argv: list[str], interval: float = 0.05, until: float | None = None) -> tuple[float, float]:
     """Run ``argv``; return ``(peak PSS summed over it and its descendants, peak RSS of
-    the main process)`` in MB. The command must exit 0."""
+    the main process)`` in MB. The command must exit 0. ``until`` (a ``time.time()``): past it,
+    the command and its descendants are ended and :class:`Stopped` is raised."""
     proc = subprocess.Popen(argv)
     peak = hwm = 0
     while proc.poll() is None:
-        peak = max(peak, sum(_field_kb(f"/proc/{p}/smaps_rollup", "Pss:") for p in _descendants(proc.pid)))
+        tree = _descendants(proc.pid)
+        peak = max(peak, sum(_field_kb(f"/proc/{p}/smaps_rollup", "Pss:") for p in tree))
         hwm = max(hwm, _field_kb(f"/proc/{proc.pid}/status", "VmHWM:"))
+        if until is not None and time.time() > until:
+            for pid in reversed(tree):  # the workers first, the command last
+                try:
+                    os.kill(pid, 15)
+                except ProcessLookupError:
+                    pass
+            proc.wait()
+            raise Stopped(peak / 1024)
         time.sleep(interval)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} exited with {proc.returncode}")

@@ -9,14 +9,14 @@ lines, NFC, grouped 8 lines to a JSON document ``{"text": ...}``, written as one
 ``<lang>.<copy>.jsonl.zst`` shard per language and copy (zstd level 3); copies of
 the whole pool are added until the *uncompressed* JSONL reaches ``--gb`` GB.
 (Repeating the pool keeps the number of distinct pre-tokens that of the pool:
-the Counters stay small, so peak memory shows what the streaming costs.)
+the counts stay small, so peak memory shows what the streaming costs.)
 A manifest ``{lang: ["<dir>/<lang>.*.jsonl.zst"]}`` lists it.
 
 Three runs, each in a fresh subprocess, interleaved (A B C A B C ...):
 
 - ``single``: ``modtok.text.counts.count_corpora`` in one process (streaming);
 - ``dask2``:  the same on a ``LocalCluster`` of 2 worker processes (1 thread each),
-  one task per shard, Counters summed in a tree on the workers;
+  one task per shard, the words (arrays) summed in a tree on the workers;
 - ``hf``:     the peer: the same streamed units through HF tokenizers'
   ``Split(regex, "isolated").pre_tokenize_str`` into a Counter (one process).
 

@@ -5,6 +5,7 @@ of standard byte-level BPE at 0.1, 1 and 4 GB of text whose distinct words keep 
     python bench/growth.py --sizes 0.1 1 4 --arms modtok modtok-dask --vocabs 32000 256000
     python bench/growth.py --sizes 0.1 1 --repeats 3 1      # repeats per size (fewer at 1 GB)
     python bench/growth.py --sizes 4 --arms modtok --results r.jsonl; python bench/growth.py --report r.jsonl
+    python bench/growth.py --sizes 0.1 --phases 3           # where counting's CPU goes (no arms)
     MODTOK_SMOKE=1 python bench/growth.py                   # 2 MB and 20 MB, 1k vocabulary
 
 **The text.** Repeating a corpus keeps its distinct words fixed (``bench/count_scale.py``
@@ -27,7 +28,7 @@ tree (``bench/_memory.py``; Dask's scheduler, nanny and workers included):
 - ``modtok``: ``count_corpora`` in one process (streaming), then ``standard.train`` at
   each vocabulary on those counts;
 - ``modtok-dask``: the same counting on a 2-worker Dask ``LocalCluster`` (one task per
-  ~64 MB part, Counters summed on the workers; ``bench/count_scale.py``), then the same
+  ~64 MB part, the words (arrays) summed on the workers; ``bench/count_scale.py``), then the same
   training in the client process;
 - ``hf``: HF ``BpeTrainer`` reading the file (``Tokenizer.train``: its Rust reader,
   pre-tokenizer and trainer), one process per vocabulary;
@@ -56,7 +57,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _memory import peak_memory_mb  # bench/ is on sys.path when a bench runs
+from _memory import Stopped, peak_memory_mb  # bench/ is on sys.path when a bench runs
 
 ZIPF_S = 1.2
 WORDS_PER_LINE = 16
@@ -119,8 +120,9 @@ def write_text(path: Path, gb: float, forms: list[str], seed: int = SEED) -> dic
 
 
 # ---------------------------------------------------------------- the arms (child processes)
-def run_arm(arm: str, path: str, vocabs: list[int], scheme: str) -> dict:
-    """One arm in this process: the timings (and distinct words for modtok)."""
+def run_arm(arm: str, path: str, vocabs: list[int], scheme: str, save=lambda out: None) -> dict:
+    """One arm in this process: the timings (and distinct words for modtok); ``save`` is called
+    with what is known so far after each phase (a run stopped at a deadline keeps it)."""
     out: dict = {"arm": arm}
     if arm in ("modtok", "modtok-dask"):
         from modtok.bpe import standard
@@ -137,11 +139,13 @@ def run_arm(arm: str, path: str, vocabs: list[int], scheme: str) -> dict:
                 counts = count_corpora(corpora, scheme, client=client).by_lang
         out["count_s"] = time.perf_counter() - t
         out["distinct"] = len(counts["all"])
+        save({**out, "cpu_s": _cpu_seconds()})
         for v in vocabs:
             t = time.perf_counter()
             model = standard.train(counts, v, scheme)
             out[f"train_s_{v}"] = time.perf_counter() - t
             out[f"vocab_{v}"] = len(model)
+            save({**out, "cpu_s": _cpu_seconds()})
     elif arm == "hf":
         from tokenizers import Tokenizer, models, trainers
 
@@ -182,16 +186,23 @@ def _cpu_seconds() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def measure(arm: str, path: Path, vocabs: list[int], scheme: str) -> dict:
-    """``run_arm`` in a fresh process, with the peak memory of its process tree."""
+def measure(arm: str, path: Path, vocabs: list[int], scheme: str, until: float | None = None) -> dict:
+    """``run_arm`` in a fresh process, with the peak memory of its process tree; past ``until``
+    it is stopped and what it had measured is returned with ``"stopped": true``."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         result = Path(f.name)
     argv = [sys.executable, __file__, "--child", arm, "--file", str(path), "--result", str(result),
             "--scheme", scheme, "--vocabs", *map(str, vocabs)]
-    pss, _ = peak_memory_mb(argv)
-    out = json.loads(result.read_text())
+    try:
+        pss, _ = peak_memory_mb(argv, until=until)
+        stopped = False
+    except Stopped as e:
+        pss, stopped = e.peak_mb, True
+    out = json.loads(result.read_text() or json.dumps({"arm": arm}))
     result.unlink()
     out["peak_mb"] = pss
+    if stopped:
+        out["stopped"] = True  # at --until: the phases it had not finished are missing
     return out
 
 
@@ -200,6 +211,33 @@ def jobs(arms: list[str], vocabs: list[int]) -> list[tuple[str, list[int]]]:
     out = []
     for arm in arms:
         out += [(arm, vocabs)] if arm.startswith("modtok") else [(arm, [v]) for v in vocabs]
+    return out
+
+
+# ---------------------------------------------------------------- where counting's seconds go
+def phases(path: Path, scheme: str, repeats: int) -> dict[str, list[float]]:
+    """CPU seconds of this process (``time.process_time``; a shared machine's load moves it
+    least) for, interleaved ``repeats`` times on the file at ``path``: ``read`` (the corpus's
+    units, nothing counted), ``lexer`` (:func:`modtok.text.pretokenize.count_arrays` on the
+    units already in memory: the compiled lexer and its arrays, no reading, no Counter: the
+    bound streaming counting aims at), ``count`` (``count_corpora`` in one process, all of it)."""
+    from modtok.text.corpus import open_corpus
+    from modtok.text.counts import count_corpora
+    from modtok.text.pretokenize import count_arrays
+
+    lines = list(open_corpus({"all": [str(path)]})["all"])
+    count_arrays({"all": lines[:1000]}, scheme)  # the kernels loaded (compiled once per checkout)
+    out: dict[str, list[float]] = {"read": [], "lexer": [], "count": []}
+    for _ in range(repeats):
+        for name in out:
+            t = time.process_time()
+            if name == "read":
+                sum(1 for _ in open_corpus({"all": [str(path)]})["all"])
+            elif name == "lexer":
+                count_arrays({"all": lines}, scheme)
+            else:
+                count_corpora(open_corpus({"all": [str(path)]}), scheme)
+            out[name].append(time.process_time() - t)
     return out
 
 
@@ -228,16 +266,26 @@ def main() -> None:
     ap.add_argument("--scheme", default="llama3")
     ap.add_argument("--dir", default=tempfile.gettempdir(), help="where the generated text goes (deleted after)")
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
+    ap.add_argument("--reuse", action="store_true",
+                    help="use the text an earlier run left in --dir (--keep, or a stopped run) instead of writing it")
     ap.add_argument("--target-gb", type=float, default=40.0)
     ap.add_argument("--cluster-workers", type=int, nargs="+", default=[16, 64])
     ap.add_argument("--results", help="append every measured arm to this JSON-lines file")
+    ap.add_argument("--until", help="HH:MM (UTC, today): stop an arm still running then and keep its finished phases")
     ap.add_argument("--report", nargs="+", help="no run: fit and print from --results files (runs of any sizes)")
+    ap.add_argument("--phases", type=int, metavar="REPEATS",
+                    help="no arms: CPU seconds of reading, the lexer alone and count_corpora, interleaved, at each size")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--file", help=argparse.SUPPRESS)
     ap.add_argument("--result", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        Path(args.result).write_text(json.dumps(run_arm(args.child, args.file, args.vocabs, args.scheme)))
+        def save(out: dict) -> None:  # whole or not at all: the run may be stopped at any moment
+            part = Path(args.result + ".part")
+            part.write_text(json.dumps(out))
+            part.replace(args.result)
+
+        save(run_arm(args.child, args.file, args.vocabs, args.scheme, save))
         return
 
     if args.report:
@@ -248,24 +296,48 @@ def main() -> None:
             results.setdefault(row["gb"], {}).setdefault(row["key"], []).append(row["result"])
         return report(results, info, args)
     t = time.perf_counter()
-    forms = word_forms()
+    forms = [] if args.reuse and all((Path(args.dir) / f"modtok-growth-{gb:g}GB.txt").exists() for gb in args.sizes) \
+        else word_forms()
     print(f"word forms: {len(forms):,} (wordfreq 'best', every language) in {time.perf_counter() - t:.1f} s; "
           f"Zipf s = {ZIPF_S}, seed {SEED}, {WORDS_PER_LINE} words a line; {os.cpu_count()} cores; "
           f"scheme {args.scheme}; vocabularies {args.vocabs}", flush=True)
     results: dict[float, dict[str, list[dict]]] = {}
     info: dict[float, dict] = {}
+    until = None
+    if args.until:
+        import datetime as dt
+
+        hh, mm = map(int, args.until.split(":"))
+        until = dt.datetime.now(dt.timezone.utc).replace(hour=hh, minute=mm, second=0, microsecond=0).timestamp()
     for i, gb in enumerate(args.sizes):
         repeats = args.repeats[min(i, len(args.repeats) - 1)]
         path = Path(args.dir) / f"modtok-growth-{gb:g}GB.txt"
         t = time.perf_counter()
-        info[gb] = write_text(path, gb, forms)
-        print(f"\n{gb:g} GB: wrote {info[gb]['bytes'] / 1e9:.3f} GB, {info[gb]['words']:,} words in "
-              f"{time.perf_counter() - t:.0f} s ({path}); {repeats} round(s); load {load()}", flush=True)
+        if args.reuse and path.exists():  # the same seed writes the same bytes: no need to write them again
+            info[gb] = {"bytes": path.stat().st_size}
+            print(f"\n{gb:g} GB: reusing {path} ({info[gb]['bytes'] / 1e9:.3f} GB); {repeats} round(s); "
+                  f"load {load()}", flush=True)
+        else:
+            info[gb] = write_text(path, gb, forms)
+            print(f"\n{gb:g} GB: wrote {info[gb]['bytes'] / 1e9:.3f} GB, {info[gb]['words']:,} words in "
+                  f"{time.perf_counter() - t:.0f} s ({path}); {repeats} round(s); load {load()}", flush=True)
         results[gb] = {}
+        if args.phases:
+            try:
+                cpu = phases(path, args.scheme, args.phases)
+            finally:
+                if not args.keep:
+                    path.unlink(missing_ok=True)
+            mb = info[gb]["bytes"] / 1e6
+            print("  CPU s (median, range; MB of the file per CPU second): " + "; ".join(
+                f"{k} {statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f}; {mb / statistics.median(v):.1f} MB/s)"
+                for k, v in cpu.items()) + f"; count / lexer {statistics.median(cpu['count']) / statistics.median(cpu['lexer']):.2f}"
+                f"; load {load()}", flush=True)
+            continue
         try:
             for r in range(repeats):
                 for arm, vocabs in jobs(args.arms, args.vocabs):  # interleaved within a round
-                    res = measure(arm, path, vocabs, args.scheme)
+                    res = measure(arm, path, vocabs, args.scheme, until)
                     key = arm + ("" if arm.startswith("modtok") else f" {vocabs[0]}")
                     results[gb].setdefault(key, []).append(res)
                     if args.results:
@@ -273,12 +345,14 @@ def main() -> None:
                             f.write(json.dumps({"gb": gb, "bytes": info[gb]["bytes"], "key": key, "result": res}) + "\n")
                     times = "  ".join(f"{k} {v:.1f}" for k, v in res.items() if k.endswith("_s") or "_s_" in k)
                     print(f"  [round {r + 1}] {arm:11s} {times}  peak {res['peak_mb']:,.0f} MB"
-                          + (f"  distinct {res['distinct']:,}" if "distinct" in res else "") + f"  load {load()}",
+                          + (f"  distinct {res['distinct']:,}" if "distinct" in res else "") + f"  load {load()}"
+                          + ("  STOPPED at --until (CPU and peak so far)" if res.get("stopped") else ""),
                           flush=True)
         finally:
             if not args.keep:
                 path.unlink(missing_ok=True)
-    report(results, info, args)
+    if not args.phases:
+        report(results, info, args)
 
 
 def report(results: dict, info: dict, args) -> None:
@@ -288,6 +362,8 @@ def report(results: dict, info: dict, args) -> None:
     for gb in sorted(results):
         for key, runs in results[gb].items():
             for field in runs[0]:
+                if runs[0].get("stopped") and field in ("cpu_s", "peak_mb"):
+                    continue  # only so far: not the arm's
                 if (field == "peak_mb" or field.endswith("_s") or "_s_" in field or field == "distinct") \
                         and field != "cluster_start_s":
                     x, y = series.setdefault(f"{key}: {field}", ([], []))

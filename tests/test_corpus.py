@@ -5,6 +5,7 @@ or is skipped and counted."""
 from __future__ import annotations
 
 import bz2
+from collections import Counter
 import gzip
 import json
 import lzma
@@ -445,3 +446,40 @@ def test_any_text_reads_the_same_in_every_format_and_partition(tmp_path_factory,
         assert list(open_corpus(d / name, lang="x")) == ref, name
     src = detect(d / "a.txt")
     assert [u for p in partition(src, size) for u in read_part(p, ReadOptions(), {})] == ref
+
+
+@pytest.mark.parametrize("batch", [1, 3, 4096])
+def test_plain_text_read_in_batches_gives_what_a_line_at_a_time_gives(tmp_path, monkeypatch, batch):
+    """Issue 44: plain text is decoded and split BATCH_LINES lines at a time; a BOM, blank and
+    \\r-ended lines, a bad line (its batch falls back to a line at a time, which skips or names
+    only it), the byte ranges of Dask's parts (a line belongs to the part it starts in), the last
+    line without a newline and run.json's digests come out as they did a line at a time."""
+    from modtok import outputs
+    from modtok.text import corpus
+
+    monkeypatch.setattr(corpus, "BATCH_LINES", batch)
+    raw = [b"\xef\xbb\xbfhead line\n", b"a\r\n", b"\n", b"  \n", b"b c\n", b"bad \xff here\n", b"x\0y\n",
+           "é ü\n".encode(), b"d\n" * 5, b"last without newline"]
+    path = tmp_path / "x.txt"
+    path.write_bytes(b"".join(raw))
+    want = ["head line", "a", "b c", "é ü", *["d"] * 5, "last without newline"]
+    with pytest.raises(RecordEncodingError) as e:
+        list(open_corpus({"eng_Latn": [str(path)]})["eng_Latn"])
+    assert (e.value.line, e.value.offset) == (6, len(b"".join(raw[:5])) + 4)
+    stream = open_corpus({"eng_Latn": [str(path)]}, skip_bad=True)["eng_Latn"]
+    assert list(stream) == want and stream.skipped == {"invalid UTF-8": 1, "a NUL byte": 1}
+    options = ReadOptions(skip_bad=True)
+    for size in (7, 13, 30):
+        parts = partition(detect(str(path)), size)
+        assert len(parts) > 2
+        got, logs = [], []
+        for part in parts:
+            outputs._READING.append(logs)
+            try:
+                got += read_part(part, options, Counter())
+            finally:
+                outputs._READING.remove(logs)
+        assert got == want, size
+        assert [d.start + d.n for d in logs[:-1]] == [d.start for d in logs[1:]]  # the parts hash every byte once
+        assert logs[-1].start + logs[-1].n == path.stat().st_size
+        assert [d.to_end for d in logs] == [d.start + d.n == path.stat().st_size for d in logs]

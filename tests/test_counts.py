@@ -369,3 +369,34 @@ def test_dask_counts_carry_the_cuts_of_one_process(tmp_path, client):
                             partition_bytes=1 << 10)
     assert one.by_lang == on_dask.by_lang and one.stats == on_dask.stats
     assert one.stats["tha_Thai"]["cut"] == {"length": 40, "script": 40}
+
+
+@pytest.mark.parametrize("scheme", ["llama3", "llama3-marks-bounded"])
+def test_streamed_arrays_equal_the_regex_counter_on_growing_vocabulary(tmp_path, monkeypatch, scheme):
+    """Issue 44: streaming counting sums each chunk's words as arrays (counts.Words, a binary
+    counter of parts) and makes the Counter once at the end. On text whose distinct words keep
+    growing (wordfreq draws over 30k words and three scripts, Hindi's without spaces between
+    some words; a number per line never seen before), cut into many chunks so that parts are
+    summed at several levels, the counts equal the ``regex`` engine's Counter of the whole text
+    word for word, and in its order (first occurrence); at most log2(chunks) + 1 parts are held."""
+    from modtok.text import counts as counts_module
+
+    drawn = data.load_wordfreq(LANGS, n_lines=700, seed=11, top_n=30_000)
+    text = [f"{line} n{i * 7919}" for lang in LANGS for i, line in enumerate(drawn[lang])]
+    (tmp_path / "x.txt").write_text("\n".join(text) + "\n", encoding="utf-8")
+    want = count_by_language({"x": text}, scheme, engine="regex")["x"]
+    assert len(want) > 8000  # growing: most chunks bring words no earlier chunk had
+    monkeypatch.setattr(counts_module, "CHUNK_UNITS", 37)  # 57 chunks: six levels of sums
+    held = []
+    add = counts_module.Words.add
+
+    def watched(self, *part):
+        add(self, *part)
+        held.append(len(self.parts))
+
+    monkeypatch.setattr(counts_module.Words, "add", watched)
+    for engine in ("lexer", "regex"):
+        held.clear()
+        got = count_corpora(open_corpus({"x": [str(tmp_path / "x.txt")]}), scheme, engine=engine)
+        assert got.by_lang["x"] == want and list(got.by_lang["x"]) == list(want), engine
+        assert len(held) == 57 and max(held) <= 6 and held[-1] == bin(57).count("1")  # 57 = 0b111001

@@ -32,11 +32,12 @@ directory of version 1 (no hashes, no run.json) is refused with "count again".
 cut into parts (:func:`modtok.text.corpus.partition`: byte ranges of uncompressed
 text/JSONL, row-group ranges of Parquet, whole compressed or Arrow files);
 consecutive small parts are grouped up to ``partition_bytes`` per task
-(:func:`group_parts`); each task is counted on a worker, and each language's part Counters are summed in a
-tree (``fan_in`` at a time, on the workers), so only the final Counter per
-language comes back. Units are cut and sampled exactly as in one process, and
-addition of Counters is exact and commutative, so the result is identical to
-:func:`modtok.text.pretokenize.count_by_language` on the same lines.
+(:func:`group_parts`); each task is counted on a worker, and each language's parts'
+words (arrays, :class:`Words`) are summed in a tree (``fan_in`` at a time, consecutive
+parts, on the workers), so only one set of arrays per language comes back and becomes its
+``Counter``. Units are cut and sampled exactly as in one process, and the sums keep the
+order of first occurrence, so the result is identical to
+:func:`modtok.text.pretokenize.count_by_language` on the same lines, order included.
 
 >>> import tempfile, pathlib
 >>> from modtok.text.corpus import open_corpus
@@ -62,59 +63,179 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
 from modtok.atomic import write_bytes, write_json
 from modtok.errors import DataError, UnknownLanguageError
 from modtok.outputs import Run, check_output, output_dir
 from modtok.progress import bar as progress_bar
+from modtok.text import lexer
 from modtok.text.corpus import Corpus, Part, ReadOptions, read_part, within_budget
 from modtok.text.pretokenize import (DEFAULT_SCHEME, bound_counts, count_chunk, counting_engine, counting_pattern,
                                      describe_cut, engine_note, pattern)
 
 FORMAT, VERSION = "modtok-counts", 2
 COMMAND = "count"  # the command whose output a counts directory is (its run.json says so)
-CHUNK_UNITS = 20_000  # units handed to the lexer (or the regex) at a time (memory: one chunk of lines)
+# What is handed to the lexer (or the regex) at a time: CHUNK_CHARS characters, or CHUNK_UNITS
+# units if that comes first (memory: one chunk of lines, and the lexer's 14 bytes a code point).
+# Big chunks, because a chunk's distinct words are what :class:`Words` sums, and they grow slower
+# than the chunk (Zipf text, 0.1 GB: 20k-line chunks of 1.8 MB held ~100k distinct words each).
+CHUNK_CHARS = 1 << 24  # the lexer's own block (lexer.BLOCK)
+CHUNK_UNITS = 1 << 18
+
+
+class Words:
+    """Distinct pre-tokens and their counts, as UTF-8 arrays in a few parts (stream order):
+    what streaming counting keeps between chunks, and what a Dask task sends back.
+
+    Each chunk's words come from the lexer as arrays (:func:`modtok.text.lexer.count_words`)
+    and are pushed as a part of weight 1; the last two parts are summed
+    (:func:`modtok.text.lexer.union`, numba) while they weigh the same, as the digits of a
+    binary counter carry. So at most log2(chunks) + 1 parts are held, and a word is re-hashed
+    once per level of that tree: on text whose distinct words grow as size^beta (beta < 1) the
+    levels' sizes shrink geometrically upwards and the whole costs a few times the chunks' own
+    distinct words. Evidence (issue 44, the growth bench's Zipf text, 0.1 GB, 832k distinct
+    words): adding each chunk's ``Counter`` to a running ``Counter`` (a Python string and a
+    dict update per distinct word of every chunk) cost as much CPU as the lexer; summing
+    each chunk into one running array re-hashes every distinct word once per chunk (5.9 s of
+    CPU for 55 chunks, more than the Counters). Parts are summed in stream order and the union
+    keeps the order of first occurrence, so :meth:`counter` is the one ``Counter`` of the
+    whole stream, its order included.
+
+    >>> w = Words()
+    >>> for counts in (Counter({"ab": 1, "c": 2}), Counter({"c": 1}), Counter({"d": 1, "ab": 5})):
+    ...     w.add(*lexer.words_of(counts))
+    >>> [len(lengths) for _, lengths, _, _ in w.parts], w.counter()
+    ([2, 2], Counter({'ab': 6, 'c': 3, 'd': 1}))
+    """
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []  # (data, lengths, counts, weight)
+
+    def __len__(self) -> int:
+        """Rows held (a word in two parts is two rows)."""
+        return sum(len(p[1]) for p in self.parts)
+
+    def add(self, data: np.ndarray, lengths: np.ndarray, counts: np.ndarray, weight: int = 1) -> None:
+        """Push distinct words (UTF-8 ``data`` cut at ``lengths``) with their ``counts``, after
+        every word already here (``weight``: the chunks they sum)."""
+        self.parts.append((data, lengths, counts, weight))
+        while len(self.parts) > 1 and self.parts[-2][3] <= self.parts[-1][3]:
+            top = self.parts.pop()
+            self.parts[-1] = (*_summed([self.parts[-1], top]), self.parts[-1][3] + top[3])
+
+    def extend(self, other: Words) -> None:
+        """Push ``other``'s parts (words that came after these)."""
+        for part in other.parts:
+            self.add(*part)
+
+    def counter(self) -> Counter:
+        """``Counter(pre-token -> count)`` of every word, in order of first occurrence. The
+        words are decoded in one call and sliced at character offsets (a UTF-8 character
+        starts at every byte that is not ``10xxxxxx``), as the lexer's own Counter is made."""
+        data, lengths, counts = _summed(self.parts) if self.parts else (np.zeros(0, np.uint8),) * 3
+        starts_char = np.cumsum((data & 0xC0) != 0x80)  # characters up to and including each byte
+        ends = np.cumsum(lengths)
+        char_ends = starts_char[ends - 1] if len(ends) else ends
+        char_starts = np.concatenate([[0], char_ends[:-1]]).astype(np.int64)
+        text = data.tobytes().decode("utf-8")
+        out: Counter = Counter()
+        dict.update(out, zip(map(text.__getitem__, map(slice, char_starts.tolist(), char_ends.tolist())),
+                             counts.tolist()))
+        return out
+
+
+def _summed(parts: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(data, lengths, counts)`` of several parts (:func:`modtok.text.lexer.union`: a word's
+    counts added, order of first occurrence)."""
+    if len(parts) == 1:
+        return parts[0][:3]
+    merged = lexer.union(["_"], [(data, lengths, counts, 0) for data, lengths, counts, _ in parts])
+    return merged.data, merged.lengths, merged.counts[:, 0]
 
 
 @dataclass
 class Tally:
-    """What counting one part (or several, summed) gave."""
+    """What counting one part (or several, summed) gave: the words as arrays while counting
+    goes on (:class:`Words`), then, once :meth:`finish` ran, ``counts`` (a ``Counter``) and
+    ``cut`` (the pre-tokens a bounded scheme cut, by rule)."""
 
-    counts: Counter = field(default_factory=Counter)
+    words: Words = field(default_factory=Words)
     units: int = 0
     chars: int = 0
     skipped: Counter = field(default_factory=Counter)
-    cut: Counter = field(default_factory=Counter)  # pre-tokens cut by a bounded scheme, by rule
+    cut: Counter = field(default_factory=Counter)
+    counts: Counter | None = None
 
     def add(self, other: Tally) -> Tally:
-        self.counts.update(other.counts)
+        self.words.extend(other.words)
         self.units += other.units
         self.chars += other.chars
         self.skipped.update(other.skipped)
-        self.cut.update(other.cut)
+        return self
+
+    def finish(self, scheme: str) -> Tally:
+        """Make ``counts`` of the words, cut again where ``scheme`` is bounded (``cut``:
+        :func:`modtok.text.pretokenize.bound_counts`, on the distinct words once, not per chunk)."""
+        self.counts = self.words.counter()
+        self.words = Words()
+        self.cut = bound_counts(self.counts, scheme)
         return self
 
 
 def count_units(units, scheme: str, progress=None, engine: str = "lexer") -> Tally:
-    """Count the pre-tokens of an iterable of units, ``CHUNK_UNITS`` at a time
+    """Count the pre-tokens of an iterable of units, a chunk at a time (:func:`_chunks`)
     (the same per-line counting as :func:`modtok.text.pretokenize.count_pretokens`, the
     bound of text without spaces included: ``tally.cut``; ``engine`` as there); ``progress``
     (a bar) is advanced by the units of each chunk."""
-    tally, chunk, source = Tally(), [], counting_pattern(scheme)
+    return _tally_units(units, scheme, progress, engine).finish(scheme)
+
+
+def _tally_units(units, scheme: str, progress=None, engine: str = "lexer") -> Tally:
+    """:func:`count_units` before :meth:`Tally.finish`: the words as arrays (what a Dask task
+    returns). The lexer counts each chunk to arrays; the ``regex`` engine's chunk ``Counter``
+    is converted (the reference: slow either way)."""
+    tally, source = Tally(), counting_pattern(scheme)
+    use_lexer = counting_engine(source, engine) == "lexer"
+    for chunk, chars in _chunks(units):
+        tally.chars += chars
+        tally.units += len(chunk)
+        if use_lexer:
+            data, lengths, counts, _ = lexer.count_words(chunk, source)
+        else:
+            data, lengths, counts = _encoded(count_chunk((source, engine, chunk)))
+        tally.words.add(data, lengths, counts)
+        if progress is not None:
+            progress.update(len(chunk))
+    return tally
+
+
+def _chunks(units):
+    """``(units, characters)``: the units in lists of ``CHUNK_CHARS`` characters (the unit
+    that crosses it included) or ``CHUNK_UNITS`` units, whichever comes first.
+
+    >>> [(len(c), n) for c, n in _chunks(["ab"] * 5)]
+    [(5, 10)]
+    """
+    chunk, chars = [], 0
     for unit in units:
         chunk.append(unit)
-        tally.chars += len(unit)
-        if len(chunk) == CHUNK_UNITS:
-            tally.counts.update(count_chunk((source, engine, chunk)))
-            tally.units += len(chunk)
-            if progress is not None:
-                progress.update(len(chunk))
-            chunk = []
-    tally.counts.update(count_chunk((source, engine, chunk)))
-    tally.units += len(chunk)
-    if progress is not None:
-        progress.update(len(chunk))
-    tally.cut = bound_counts(tally.counts, scheme)
-    return tally
+        chars += len(unit)
+        if chars >= CHUNK_CHARS or len(chunk) == CHUNK_UNITS:
+            yield chunk, chars
+            chunk, chars = [], 0
+    if chunk:
+        yield chunk, chars
+
+
+def _encoded(counts: Counter) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`modtok.text.lexer.words_of`, a lone surrogate (a Python string may hold one)
+    refused as the lexer refuses it."""
+    try:
+        return lexer.words_of(counts)
+    except UnicodeEncodeError as e:
+        raise DataError(f"a lone surrogate in the text ({e.object[max(e.start - 10, 0):e.end + 10]!r}): "
+                        "not UTF-8, so no byte-level pre-token") from None
 
 
 def count_part(part: Part, options: ReadOptions, scheme: str, budget: tuple[int, bool] | None = None,
@@ -126,13 +247,13 @@ def count_part(part: Part, options: ReadOptions, scheme: str, budget: tuple[int,
     units = read_part(part, options, skipped)
     if budget is not None:
         units = within_budget(units, *budget)
-    tally = count_units(units, scheme, engine=engine)
+    tally = _tally_units(units, scheme, engine=engine)
     tally.skipped = skipped
     return tally
 
 
 def count_parts(parts: list[Part], budgets: list, options: ReadOptions, scheme: str, engine: str = "lexer") -> Tally:
-    """Count several small parts in one task (their Counters summed on the worker)."""
+    """Count several small parts in one task (their words summed on the worker)."""
     tally = Tally()
     for part, budget in zip(parts, budgets):
         tally.add(count_part(part, options, scheme, budget, engine))
@@ -142,7 +263,7 @@ def count_parts(parts: list[Part], budgets: list, options: ReadOptions, scheme: 
 def group_parts(parts: list[Part], target_bytes: int) -> list[list[int]]:
     """Indices of consecutive parts, grouped while their sizes add up to at most
     ``target_bytes`` (a part bigger than that is a group of its own): many small
-    shards make a few tasks, so few Counters travel.
+    shards make a few tasks, so few results travel.
 
     >>> from modtok.text.corpus import Source
     >>> group_parts([Part(Source("x", "text"), size=n) for n in (3, 3, 5, 9, 1)], 6)
@@ -287,8 +408,9 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
     """Count every language of ``{lang: Corpus}`` (:func:`modtok.text.corpus.open_corpus`).
 
     Without ``client``: one process, streaming (memory: one chunk of units plus
-    the Counters). With a ``distributed.Client``: parts of about
-    ``partition_bytes`` on its workers, Counters summed in a tree of ``fan_in``
+    the distinct words, as arrays (:class:`Words`) until the end, then as a Counter). With a
+    ``distributed.Client``: parts of about ``partition_bytes`` on its workers, their words
+    summed in a tree of ``fan_in``
     (see the module docstring). A character budget (``max_chars``) is a
     stream-order cut: on Dask, a first pass measures every part's characters,
     then the parts before the cut are counted whole, the part where the budget
@@ -310,10 +432,12 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
     if client is None:
         for lang, corpus in corpora.items():
             with progress_bar(desc=f"count {lang}", unit=" lines", enabled=progress) as shown:
-                tallies[lang] = count_units(corpus, scheme, shown, engine)
+                tallies[lang] = _tally_units(corpus, scheme, shown, engine)
             tallies[lang].skipped = Counter(corpus.skipped)
     else:
         tallies = _count_on_dask(corpora, scheme, client, partition_bytes, fan_in, progress, engine)
+    for tally in tallies.values():
+        tally.finish(scheme)  # the arrays become Counters here, once per language
     for lang, tally in tallies.items():
         if tally.units == 0:
             raise DataError(f"language {lang!r}: empty corpus (no non-blank line)")
@@ -358,7 +482,7 @@ def _count_on_dask(corpora, scheme, client, partition_bytes, fan_in, progress, e
 
         done = as_completed(leaves)
         with progress_bar(total=len(leaves), desc="count", unit=" tasks") as shown:
-            leaves = None  # as_completed lets go of each task once done: its Counter is freed when merged
+            leaves = None  # as_completed lets go of each task once done: its words are freed when merged
             for _ in done:
                 shown.update(1)
     results = client.gather(list(roots.values()))
