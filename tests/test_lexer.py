@@ -323,12 +323,16 @@ def test_without_the_c_lexer_numba_counts_and_says_so():
     script = ("import sys; sys.modules['modtok.text._lexc'] = None\n"
               "from modtok.text import lexer, pretokenize\n"
               "print(lexer.ENGINE); print(lexer.ENGINE_NOTE); print(pretokenize.engine_note('llama3'))\n"
-              "print(dict(lexer.count(['a b a'], 'gpt2')))")
+              "print(dict(lexer.count(['a b a'], 'gpt2')))\n"
+              "from collections import Counter; from modtok.text import counts\n"  # what `modtok count` prints last
+              "stats = {'x': {'units': 1, 'chars': 5, 'skipped': {}, 'cut': {}}}\n"
+              "print(counts.summary(counts.Counts({'x': Counter(a=2)}, 'llama3', stats))[-1])")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True,
                          cwd=Path(lexer.__file__).parents[2]).stdout.splitlines()
     assert out[0] == "numba"
     assert out[1].startswith("numba lexer: the C lexer (modtok/text/_lexc.c) is not built") and out[2] == out[1]
     assert out[3] == "{'a': 1, ' b': 1, ' a': 1}"
+    assert out[4] == out[1]  # `modtok count` said nothing when numba counted
 
 
 @pytest.mark.parametrize("scheme", ["llama3", "llama3-marks-bounded", "whitespace"])

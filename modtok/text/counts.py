@@ -569,8 +569,11 @@ def run(options: CountOptions, *, force: bool = False) -> Counts:
 def summary(counts: Counts) -> list[str]:
     """One line per language of ``counts``: pre-token types and tokens, lines, characters,
     the bad records skipped and the pre-tokens a bounded scheme cut (``modtok count`` prints them);
-    a last line when the regex module counted because the lexer has no machine for the scheme."""
-    note = engine_note(counts.scheme) if counts.engine == "regex" else None
+    a last line when the regex module counted because the lexer has no machine for the scheme,
+    or the numba lexer because the C one is not built (:func:`engine_note`; nothing when the
+    regex module was asked for)."""
+    lacks_machine = counting_engine(counting_pattern(counts.scheme)) == "regex"
+    note = engine_note(counts.scheme) if counts.engine == "lexer" or lacks_machine else None
     lines = []
     for lang, counter in counts.by_lang.items():
         stats = counts.stats[lang]
