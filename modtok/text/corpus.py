@@ -462,12 +462,13 @@ def _line_records(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[s
         lines = iter(f)
         broken = _stream_errors(src)
         batched = src.format == TEXT and opts.sample is None  # else a line at a time
+        size = min(FIRST_BATCH, BATCH_LINES)
         while True:
             batch, error = [], None
             try:
                 for raw in lines:
                     batch.append(raw)
-                    if not batched or len(batch) == BATCH_LINES:
+                    if not batched or len(batch) == size:
                         break
             except broken as e:
                 error = e  # the lines read before it are given first, as a line at a time would
@@ -508,12 +509,15 @@ def _line_records(part: Part, opts: ReadOptions, skipped: Counter) -> Iterator[s
                 if digest is not None:
                     digest.to_end = not stopped
                 return
+            size = min(2 * size, BATCH_LINES)
 
 
 # Lines of a plain-text part decoded and split at once (:func:`_line_records`): a line at a time,
 # its generators cost 3 us a line, 3.5 of the 8 s of CPU that counting 0.1 GB of the growth
-# bench's text took (issue 44); a bad line sends its batch back to the line-at-a-time path.
-BATCH_LINES = 4096
+# bench's Zipf text took; a bad line sends its batch back to the line-at-a-time path. Batches
+# start at FIRST_BATCH lines and double up to BATCH_LINES, so that a reader stopped early (a
+# character budget) has read, and fingerprinted, at most about twice the lines it used.
+FIRST_BATCH, BATCH_LINES = 16, 4096
 
 
 # The magic bytes a compressed file starts with (bzip2's with its first block's, or an empty

@@ -94,7 +94,7 @@ class Words:
     binary counter carry. So at most log2(chunks) + 1 parts are held, and a word is re-hashed
     once per level of that tree: on text whose distinct words grow as size^beta (beta < 1) the
     levels' sizes shrink geometrically upwards and the whole costs a few times the chunks' own
-    distinct words. Evidence (issue 44, the growth bench's Zipf text, 0.1 GB, 832k distinct
+    distinct words. Evidence (the growth bench's Zipf text, 0.1 GB, 832k distinct
     words): adding each chunk's ``Counter`` to a running ``Counter`` (a Python string and a
     dict update per distinct word of every chunk) cost as much CPU as the lexer; summing
     each chunk into one running array re-hashes every distinct word once per chunk (5.9 s of
