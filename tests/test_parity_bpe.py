@@ -287,6 +287,45 @@ def test_lossless_dev_costs_equal_hf_encoding(pool4):
     assert gini(res.dev_tokens[-1]) < 0.25 * gini(classical.dev_tokens[-1])
 
 
+def _one_step_a_call(counts, dev_counts, vocab_size, **options) -> parity.ParityResult:
+    """The base variant one step a kernel call: a window whose cap never binds (alpha / L
+    above 1) takes :func:`parity.learn`'s step-by-step path and chooses as the base variant."""
+    return parity.train(counts, dev_counts, vocab_size, variant="window", window=10,
+                        alpha=len(counts) + 1.0, **options)
+
+
+@pytest.mark.parametrize("options", [{}, {"hybrid": 300}, {"min_frequency": 40}],
+                         ids=["base", "hybrid", "rare"])
+def test_kernel_runs_equal_one_step_a_call(pool4, monkeypatch, options):
+    """The default mode's runs of many merges a kernel call (a buffer of 7 here, so a run
+    ends on a full buffer again and again) make the merges, choices and dev costs of one
+    step a call; with min_frequency 40 languages run out of pairs and are skipped."""
+    counts, dev_counts, _, _ = pool4
+    monkeypatch.setattr(parity, "BATCH", 7)
+    runs = parity.train(counts, dev_counts, 3000, **options)
+    steps = _one_step_a_call(counts, dev_counts, 3000, **options)
+    assert runs.model.merges == steps.model.merges
+    assert runs.choices == steps.choices
+    assert runs.dev_tokens.tolist() == steps.dev_tokens.tolist()
+    assert len(runs.model) == 3000 or runs.stop_message
+
+
+def test_a_run_hands_back_a_merge_into_an_existing_string():
+    """Base merges bc, ab, ab+c: "abc" is then segmented a|bc and its pair's string exists
+    (token 258). The kernel hands that step back, the model records a second path to
+    258 (no new token), and the run goes on to the same result as one step a call."""
+    base = BPEModel([(98, 99), (97, 98), (257, 99)], "whitespace")
+    counts = {"x": Counter({"abc": 9, "de": 3}), "y": Counter({"abc": 2, "fgh": 4})}
+    dev = {"x": Counter({"abc": 1, "de": 1}), "y": Counter({"fgh": 2})}
+    runs = parity.train(counts, dev, len(base) + 3, base=base)
+    steps = _one_step_a_call(counts, dev, len(base) + 3, base=base)
+    vocab = runs.model.vocab
+    assert [vocab[a] + vocab[b] for a, b in runs.merges] == [b"fg", b"abc", b"fgh", b"de"]
+    assert runs.model.results[len(base.merges) + 1] == 258 and len(runs.model) == len(base) + 3
+    assert (runs.model.merges, runs.choices) == (steps.model.merges, steps.choices)
+    assert runs.dev_tokens.tolist() == steps.dev_tokens.tolist()
+
+
 def test_lossless_tokenizer_json_loads_in_transformers(pool4, tmp_path):
     from transformers import PreTrainedTokenizerFast
 

@@ -452,6 +452,41 @@ class Engine:
             forced = forced if n == 0 else -1
             self._pairs = K.reserve(self._pairs, pid, len(self._words.token_count))
 
+    def parity_greedy(self, strings: K.Strings, next_id: int, vocab_size: int, min_frequency: int,
+                      open_langs: np.ndarray, out: np.ndarray, costs: np.ndarray) -> tuple[int, int]:
+        """Parity-aware BPE's loop (dev-cost chooser, this engine's tie-break), many merges in
+        one kernel call (:func:`K.parity_greedy`): the costliest open language by its tracked
+        tokens (``open_langs[l]`` != 0; ties: the lowest index), its most frequent pair merged
+        into ``next_id``, the next into ``next_id + 1``, ... Row n of ``out`` is merge n as
+        ``(a, b, c, language)``, row n of ``costs`` the tracked totals after it. Returns
+        ``(merges made, K.DONE .. K.CHECK)``: after ``K.RARE`` (the chosen language has no
+        pair of count >= ``min_frequency``), ``K.NO_PAIR`` (no open language) or ``K.CHECK``
+        (the pair's string may exist) the caller takes the next step itself.
+
+        >>> from collections import Counter
+        >>> eng = Engine.from_counts({"x": Counter({"ab": 9}), "y": Counter({"cde": 2})},
+        ...                          tracked={"x": Counter({"ab": 1}), "y": Counter({"cde": 1})},
+        ...                          pair_counts_per_language=True, total_best=False)
+        >>> strings = K.strings_of(np.zeros(0, np.int64), np.zeros(0, np.int64), 260)
+        >>> out, costs = np.zeros((8, 4), np.int64), np.zeros((8, 2), np.int64)
+        >>> n, why = eng.parity_greedy(strings, 256, 259, 1, np.ones(2, np.int64), out, costs)
+        >>> out[:n].tolist(), why == K.DONE   # y's dev side costs 3 tokens, x's 2; then a tie: x
+        ([[99, 100, 256, 1], [97, 98, 257, 0], [256, 101, 258, 1]], True)
+        >>> costs[:n].tolist()
+        [[2, 2], [1, 2], [1, 1]]
+        """
+        self._ensure(vocab_size - 1)
+        self._cached, self._last = False, None
+        done = 0
+        while True:
+            n, why, pid, next_id = K.parity_greedy(self._words, self._rank, self._pairs, strings, next_id,
+                                                   vocab_size, min_frequency, open_langs, out[done:],
+                                                   costs[done:])
+            done += n
+            if why != K.ROOM:
+                return done, int(why)
+            self._pairs = K.reserve(self._pairs, pid, len(self._words.token_count))
+
     def merge_choose(self, a: int, b: int, c: int, candidates: Sequence[int],
                      lex: np.ndarray | None = None) -> tuple[int, int | None, tuple[int, int, int] | None]:
         """:meth:`merge`, then parity-aware BPE's next choice, in the same kernel call

@@ -789,6 +789,24 @@ def strings_of(parent_a, parent_b, capacity):
     return Strings(hashes, power, table_keys, table_ids)
 
 
+@njit(cache=True, inline="always")
+def _new_string(hashes, power, table_keys, table_ids, a, b, c):
+    """Token ``c``, new, is the string of ``a + b``: its hash and power, and its table entry
+    unless the key is taken (a collision keeps the first id)."""
+    h = hashes[a] * power[b] + hashes[b]
+    hashes[c] = h
+    power[c] = power[a] * power[b]
+    key = string_key(h)
+    if table_get(table_keys, table_ids, key) < 0:
+        table_put(table_keys, table_ids, key, c)
+
+
+@njit(cache=True)
+def add_string(strings, a, b, c):
+    """:class:`Strings` learns a token ``c`` made in Python as the string of ``a + b``."""
+    _new_string(strings.hash, strings.power, strings.table_keys, strings.table_ids, a, b, c)
+
+
 @njit(cache=True)
 def merge_greedy(words, rank, st, strings, next_id, vocab_size, min_frequency, out, forced):
     """Standard BPE's loop in one call: merge the most frequent pair (:func:`best`), again
@@ -816,8 +834,7 @@ def merge_greedy(words, rank, st, strings, next_id, vocab_size, min_frequency, o
         if n == out.shape[0]:
             return n, FULL, pid, next_id
         a, b = np.int64(left[pid]), np.int64(right[pid])
-        h = hashes[a] * power[b] + hashes[b]
-        key = string_key(h)
+        key = string_key(hashes[a] * power[b] + hashes[b])
         c = forced
         if c < 0:
             if table_get(table_keys, table_ids, key) >= 0:
@@ -827,10 +844,7 @@ def merge_greedy(words, rank, st, strings, next_id, vocab_size, min_frequency, o
         if merge(pid, c, words, rank, st) < 0:
             return n, ROOM, pid, next_id
         if c == next_id:
-            hashes[c] = h
-            power[c] = power[a] * power[b]
-            if table_get(table_keys, table_ids, key) < 0:  # a collision keeps the first id
-                table_put(table_keys, table_ids, key, c)
+            _new_string(hashes, power, table_keys, table_ids, a, b, c)
             next_id += 1
         out[n, 0], out[n, 1], out[n, 2] = a, b, c
         n += 1
@@ -870,6 +884,54 @@ def merge_choose(pid, c, words, rank, st, candidates, lex):
                 lex[left[q]] == lex[left[top]] and lex[right[q]] > lex[right[top]]):
             top = q
     return merged, lang, top
+
+
+@njit(cache=True)
+def parity_greedy(words, rank, st, strings, next_id, vocab_size, min_frequency, open_langs, out, costs):
+    """Parity-aware BPE's loop in one call (the default mode with the dev-cost chooser,
+    :mod:`modtok.bpe.parity`): of the languages ``l`` with ``open_langs[l]`` != 0, the one
+    with the most tracked tokens (its dev cost; ties: the lowest index), then that
+    language's most frequent pair (:func:`best`), merged into ``next_id``; again and again
+    until ``vocab_size`` ids exist or another stop of ``DONE .. CHECK`` (``NO_PAIR``: no
+    open language; ``RARE``: the chosen one has no pair of count >= ``min_frequency`` in
+    it, which the caller's skip or stop rule decides). Merge ``(a, b) -> c`` of language
+    ``l`` goes to row n of ``out`` (n, 4) as ``(a, b, c, l)``, the tracked totals after it
+    to row n of ``costs`` (n, tracked columns).
+
+    Returns ``(merges made, why it stopped, the pair it stopped at (-1 none), the next
+    free id)``. One call instead of one per merge (:func:`merge_choose`): at 32k on the
+    parity benchmark's part (b) the kernel was 28% of the time and the Python around each
+    merge (the loop, :meth:`~modtok.bpe.engine.Engine.merge_choose`, ``add_merge``, the
+    cost rows) about 60% (bench/RESULTS.md, session 19)."""
+    hashes, power, table_keys, table_ids = strings.hash, strings.power, strings.table_keys, strings.table_ids
+    left, right, pair_lang = st.left, st.right, st.lang_count
+    tracked_tokens = words.tracked_tokens
+    n = 0
+    while True:
+        if next_id >= vocab_size:
+            return n, DONE, -1, next_id
+        if n == out.shape[0]:
+            return n, FULL, -1, next_id
+        lang = -1
+        for l in range(open_langs.shape[0]):
+            if open_langs[l] != 0 and (lang < 0 or tracked_tokens[l] > tracked_tokens[lang]):
+                lang = l
+        if lang < 0:
+            return n, NO_PAIR, -1, next_id
+        pid = best(st, rank, lang)
+        if pid < 0 or pair_lang[pid, lang] < min_frequency:
+            return n, RARE, pid, next_id
+        a, b = np.int64(left[pid]), np.int64(right[pid])
+        if table_get(table_keys, table_ids, string_key(hashes[a] * power[b] + hashes[b])) >= 0:
+            return n, CHECK, pid, next_id
+        if merge(pid, next_id, words, rank, st) < 0:
+            return n, ROOM, pid, next_id
+        _new_string(hashes, power, table_keys, table_ids, a, b, next_id)
+        out[n, 0], out[n, 1], out[n, 2], out[n, 3] = a, b, next_id, lang
+        for t in range(tracked_tokens.shape[0]):
+            costs[n, t] = tracked_tokens[t]
+        n += 1
+        next_id += 1
 
 
 @njit(cache=True)

@@ -113,7 +113,7 @@ from modtok.bpe import kernels as K
 from modtok.bpe.engine import Engine
 from modtok.bpe.export import to_tokenizer_json
 from modtok.bpe.model import BPEModel
-from modtok.bpe.standard import check_budget
+from modtok.bpe.standard import BATCH, check_budget, token_strings
 from modtok.errors import (
     DataError,
     EncodingError,
@@ -650,12 +650,49 @@ class _Costs:
         if self.every_merge:
             self.train.append(self.engine.token_totals())
 
+    def extend(self, dev: np.ndarray) -> None:
+        """The dev costs after many merges (rows), from a kernel run (:class:`_Runs`)."""
+        self.dev.extend(dev)
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """``(dev_tokens, train_tokens)`` of :class:`ParityResult`."""
         L = len(self.engine.languages)
         train = self.train if self.every_merge else [self.train[0], self.engine.token_totals()]
         dev = np.array(self.dev) if self.dev is not None else np.zeros((0, L), np.int64)
         return dev, np.array(train)
+
+
+class _Runs:
+    """Many parity steps per kernel call (:meth:`Engine.parity_greedy`), where the kernel
+    chooses exactly as a step of :func:`learn` does: the default mode (the engine's tie-break)
+    with the dev-cost chooser. The compat modes (a tie-break by strings), the window and the
+    ratio choosers take one step a call. A run hands back the step it cannot take (a string
+    that may exist, a language without a frequent pair) and :func:`learn` takes it.
+
+    On part (b) of bench/parity_bpe.py (8 languages, 32k, lossless) the kernel was 28% of a
+    step-a-call run; the rest was the Python of each step (bench/RESULTS.md, session 19)."""
+
+    def __init__(self, engine: Engine, model: BPEModel, capacity: int):
+        self.engine, self.model = engine, model
+        self.strings = token_strings(model, capacity)
+        self.out = np.empty((BATCH, 4), np.int64)
+        self.costs = np.empty((BATCH, len(engine.languages)), np.int64)
+
+    def run(self, vocab_size: int, min_frequency: int, open_langs: list[int]) -> tuple[np.ndarray, int]:
+        """Merge until ``vocab_size`` tokens, a full buffer or a step for :func:`learn`; the
+        model grows by the merges. Returns rows ``(a, b, c, language)`` and the tracked totals
+        after each, as one array, and ``K.DONE .. K.CHECK``."""
+        is_open = np.zeros(len(self.engine.languages), np.int64)
+        is_open[open_langs] = 1
+        n, why = self.engine.parity_greedy(self.strings, len(self.model), vocab_size, min_frequency, is_open,
+                                           self.out, self.costs)
+        if self.model.extend(self.out[:n, :2]) != self.out[:n, 2].tolist():
+            raise AssertionError("the kernel's token ids part from the model's")  # a bug, not bad input
+        return np.hstack([self.out[:n], self.costs[:n]]), why
+
+    def added(self, a: int, b: int, c: int) -> None:
+        """Token ``c``, new, was made by a step of :func:`learn`."""
+        K.add_string(self.strings, a, b, c)
 
 
 def _parity_pair(chooser, pairs: _Pairs, langs: list[str], open_langs: list[int], stops: bool):
@@ -697,6 +734,8 @@ def learn(
     # into an existing token (two paths to one string) can break that, so it clears them.
     open_langs = list(range(len(langs)))  # not exhausted, in index order
     ahead = None  # this step's (lang, pair) when the last merge's kernel call chose it (_Pairs.merge)
+    runs = (_Runs(engine, model, len(model) + budget) if config.compat is None and type(chooser) is DevCost
+            else None)
     with progress_bar(total=budget, desc="parity-aware BPE", enabled=progress) as bar:
         while learned < budget:
             # 1. which pair: the most frequent overall (classical, and the hybrid's first J
@@ -704,6 +743,14 @@ def learn(
             classical = all_classical or len(choices) < hybrid
             if not classical and len(choices) == hybrid > 0:  # the hybrid phase is over
                 engine.stop_total_best()
+            if runs is not None and not classical:  # steps 1-6 in the kernel, as long as it can
+                rows, why = runs.run(len(model) + budget - learned, config.min_frequency, open_langs)
+                choices += rows[:, 3].tolist()
+                costs.extend(rows[:, 4:])
+                learned += len(rows)
+                bar.update(len(rows))
+                if why in (K.DONE, K.FULL):
+                    continue
             if classical:
                 lang, pair = GLOBAL, pairs.best(None)
             elif ahead is not None:
@@ -727,12 +774,14 @@ def learn(
             pairs.added()
             if len(model) == size:
                 open_langs = list(range(len(langs)))
+            elif runs is not None:
+                runs.added(a, b, c)
             # 4. note whose merge it was (the window variant counts them)
             choices.append(lang)
             if not classical:
                 chooser.record(lang)
             # 5. apply it everywhere; the kernel may pick the next language's pair in the same call
-            parity_next = not all_classical and len(choices) >= hybrid
+            parity_next = not all_classical and len(choices) >= hybrid and runs is None
             ahead = pairs.merge(a, b, c, chooser.dev_candidates(open_langs) if parity_next else None)
             # 6. the dev (or training) cost of every language after it: the next choice reads it
             costs.record()

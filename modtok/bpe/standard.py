@@ -46,6 +46,13 @@ def as_language_counts(counts: Counter | Mapping[str, Counter]) -> dict[str, Cou
 BATCH = 4096  # merges per kernel call of learn (the progress bar moves once per call)
 
 
+def token_strings(model: BPEModel, capacity: int) -> K.Strings:
+    """The kernels' :class:`~modtok.bpe.kernels.Strings` of ``model``'s tokens (each merged
+    id by its first merge), with room for ``capacity`` ids."""
+    parts = np.array(model.parents[256:], np.int64).reshape(-1, 2)
+    return K.strings_of(parts[:, 0].copy(), parts[:, 1].copy(), capacity)
+
+
 def learn(engine: Engine, model: BPEModel, vocab_size: int, progress: bool = False,
           min_frequency: int = 1) -> BPEModel:
     """Add the engine's most frequent pairs to ``model`` until it has ``vocab_size`` tokens
@@ -55,8 +62,7 @@ def learn(engine: Engine, model: BPEModel, vocab_size: int, progress: bool = Fal
     call; it hands back only a merge whose string may already be a token (``a+bc`` after
     ``ab+c``, or a hash collision), which ``model.id_of`` decides here. The model grows by a
     whole call's merges at once (:meth:`BPEModel.extend`), and its ids must be the kernel's."""
-    parts = np.array(model.parents[256:], np.int64).reshape(-1, 2)  # a token's first merge
-    strings = K.strings_of(parts[:, 0].copy(), parts[:, 1].copy(), vocab_size)
+    strings = token_strings(model, vocab_size)
     out = np.empty((BATCH, 3), np.int64)
     forced = -1
     with progress_bar(total=vocab_size - len(model), desc="BPE merges", enabled=progress) as bar:
