@@ -21,6 +21,7 @@ from modtok.errors import DataError, RecordError, UnknownLanguageError
 from modtok.text import data
 from modtok.text.corpus import open_corpus
 from modtok.text.counts import Counts, count_corpora, group_parts, load_counts, local_client, read_meta
+from modtok.text.counts import summary as cli_summary
 from modtok.text.pretokenize import count_by_language
 from modtok.ui import cli
 
@@ -105,6 +106,24 @@ def test_dask_character_budget_cuts_where_one_process_does(tmp_path, lines, clie
     dask = count_corpora(corpora, "llama3", client=client, partition_bytes=700, fan_in=3)
     assert dask.by_lang == one.by_lang and dask.stats == one.stats
     assert all(s["chars"] <= budget or s["units"] == 1 for s in one.stats.values())
+
+
+def test_a_budget_inside_the_first_line_is_said_saved_and_printed(tmp_path, client):
+    """A budget that runs out inside a language's first line cuts it at a boundary: the cut is
+    in the stats (one process and Dask alike), in meta.json, and in the lines `modtok count`
+    prints; a budget at a line's end cuts nothing and says nothing."""
+    (tmp_path / "eng.txt").write_text("hello world this is a line\nsecond line\n", encoding="utf-8")
+    manifest = {"eng_Latn": [str(tmp_path / "eng.txt")]}
+    one = count_corpora(open_corpus(manifest, max_chars=20), "llama3")
+    dask = count_corpora(open_corpus(manifest, max_chars=20), "llama3", client=client)
+    assert one.stats["eng_Latn"]["budget_cut"] == [26, 19, "a space"] and dask.stats == one.stats
+    assert one.by_lang["eng_Latn"] == count_by_language({"x": ["hello world this is"]}, "llama3")["x"]
+    again = Counts.load(one.save(tmp_path / "counts"))
+    assert again.stats["eng_Latn"]["budget_cut"] == [26, 19, "a space"]
+    printed = cli_summary(again)
+    assert printed[1] == "eng_Latn: its one line in the budget has 26 characters: cut at a space to 19 (the character budget)"
+    whole = count_corpora(open_corpus(manifest, max_chars=26), "llama3")
+    assert whole.stats["eng_Latn"]["budget_cut"] is None and len(cli_summary(whole)) == 1
 
 
 def test_counts_artifact_round_trip_schema_and_determinism(tmp_path, lines):

@@ -244,6 +244,13 @@ def test_the_strict_filter_passes_and_saves_atomically(tmp_path, capsys):
     assert rc == 0 and (out / "tokenizer.json").read_bytes() == before  # the same run again, byte for byte
 
 
+def test_a_budget_inside_the_first_line_is_said(tmp_path, capsys):
+    rc, out, cap = _cli(tmp_path, capsys, "--max-chars", "12", "--filter", "none")
+    said = "npi_Deva: its one line in the budget has 19 characters: cut at a space to 10"
+    assert said in cap.out, cap.out + cap.err
+    assert rc == 0 and json.loads((out / "run.json").read_text())["languages"]["npi_Deva"]["cut"] == [19, 10, "a space"]
+
+
 def test_a_manifest_entry_is_the_text_and_progress_shows_the_merges(tmp_path, capsys):
     manifest = tmp_path / "corpora.yaml"
     manifest.write_text("npi_Deva: [train.txt]\n", encoding="utf-8")

@@ -139,6 +139,10 @@ def test_trim_reads_modtok_manifest_and_says_so(manifest, tmp_path, monkeypatch,
     assert cli.main([*argv, str(tmp_path / "t")]) == 0
     assert f"usage text: manifest {manifest}" in capsys.readouterr().out
     assert read_run(tmp_path / "t")["usage_source"].startswith(f"manifest {manifest}")
+    # a budget inside the first line cuts it, and says so ("the cat number 0 sat on the mat")
+    assert cli.main([*argv[:-1], "--max-chars", "20", "-o", str(tmp_path / "t20")]) == 0
+    said = "eng_Latn: its one line in the budget has 31 characters: cut at a space to 20"
+    assert said in capsys.readouterr().out and said in read_run(tmp_path / "t20")["usage_source"]
 
 
 def test_lm_train_takes_manifest_and_modtok_manifest_and_says_what_it_read(manifest, tmp_path, monkeypatch, capsys):

@@ -740,7 +740,10 @@ def run(options: ExtendOptions, *, force: bool = False, inputs: Iterable = (), w
             report[lang] = {"lines": corpus.n_units, "chars": corpus.chars, "script": scripts[lang],
                             "script_share": None if share is None else round(share, 4)}
             say(f"text: {lang}, {corpus.n_units:,} lines, {corpus.chars:,} chars; "
-                + ("no letter" if share is None else f"{share:.1%} of its letters in {scripts[lang]}"))
+                + ("no letter" if share is None else f"{share:.1%} of its letters in {scripts[lang]}")
+                + (f"; {data.cut_note(lang, corpus.cut)}" if corpus.cut else ""))
+            if corpus.cut:
+                report[lang]["cut"] = list(corpus.cut)
             train[lang] = [line for i, line in enumerate(lines) if i % HOLD_OUT != HOLD_OUT - 1]
             held[lang] = [line for i, line in enumerate(lines) if i % HOLD_OUT == HOLD_OUT - 1][:HELD_OUT_MAX]
             report[lang]["held_out"] = len(held[lang])

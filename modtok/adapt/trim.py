@@ -502,12 +502,7 @@ def run(options: TrimOptions, force: bool = False, log=None) -> TrimRun:
             say(f"model: {checked.path} ({checked.model_type}, {checked.rows:,} rows)"
                 + "".join(f"; {note}" for note in checked.notes))
         config = hf_files.base_config(base, base_tj, checked.path if checked and checked.tokenizer_checked else None)
-        if manifest:
-            usage_text = data.manifest_train(manifest, langs, max_chars)
-            usage_source = f"manifest {manifest} (first ≤{max_chars:,} chars/language)"
-        else:
-            usage_text = data.load_pool(langs, max_chars=max_chars)
-            usage_source = f"pool {data.pool_dir()} (≤{max_chars:,} chars/language)"
+        usage_text, usage_source = data.train_text(data.training_source(manifest), manifest, langs, max_chars)
         if eval_files:
             held_out = {Path(f).name: data.read_lines(f) for f in eval_files}
             held_out_source = "files " + " ".join(eval_files)

@@ -895,6 +895,18 @@ def within_budget(units: Iterable[str], budget: int, first: bool = True, cuts: l
             return
 
 
+def cut_note(lang: str, cut: tuple[int, int, str] | None) -> str:
+    """The words for a line cut to the budget (:func:`within_budget`), or "" (what a command prints).
+
+    >>> cut_note("tha_Thai", (1_750_000, 9_998, "a grapheme boundary"))
+    'tha_Thai: its one line in the budget has 1,750,000 characters: cut at a grapheme boundary to 9,998'
+    """
+    if cut is None:
+        return ""
+    chars, kept, where = cut
+    return f"{lang}: its one line in the budget has {chars:,} characters: cut at {where} to {kept:,}"
+
+
 def partition(src: Source, target_bytes: int) -> list[Part]:
     """Parts of about ``target_bytes``: byte ranges of an uncompressed text or
     JSONL file, groups of row groups of a Parquet file; compressed and Arrow

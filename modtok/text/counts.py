@@ -11,7 +11,8 @@ and loads them back for any trainer.
                           "languages": {lang: {"file": "<lang>.parquet", "sha256": hex,
                                                "types": int, "tokens": int, "units": int,
                                                "chars": int, "skipped": {reason: int},
-                                               "cut": {rule: int}}, ...},
+                                               "cut": {rule: int},
+                                               "budget_cut": [chars, kept, where] | null}, ...},
                           "options": {"text_field", "max_chars", "sample", "seed", "skip_bad"}}
                          (text_field: one name, or {lang: name} where manifest entries name their own)
     DIR/<lang>.parquet   columns  pretoken: string (UTF-8), count: int64;
@@ -21,7 +22,10 @@ and loads them back for any trainer.
 
 ``cut``: the pre-tokens a bounded scheme cut, by rule (``length``, ``script``: text without
 spaces, :func:`modtok.text.pretokenize.bound_counts`; ``{}`` for other schemes and in counts
-written before it was recorded). ``languages`` keeps the manifest's order (the training order of sequential BPE).
+written before it was recorded). ``budget_cut``: the line that ``max_chars`` cut, when the
+budget ran out inside a language's first line (its length, the characters kept, the boundary:
+:func:`modtok.text.corpus.within_budget`; null when none, and in counts written before it was
+recorded). ``languages`` keeps the manifest's order (the training order of sequential BPE).
 The directory is written whole (:func:`modtok.outputs.output_dir`: a temporary sibling
 renamed into place), so a crash leaves the earlier counts or none, never a mix. Reading
 checks it (:func:`read_meta`): the files are exactly those its ``run.json`` records, at
@@ -70,7 +74,7 @@ from modtok.errors import DataError, UnknownLanguageError
 from modtok.outputs import Run, check_output, output_dir
 from modtok.progress import bar as progress_bar
 from modtok.text import lexer
-from modtok.text.corpus import Corpus, Part, ReadOptions, read_part, within_budget
+from modtok.text.corpus import Corpus, Part, ReadOptions, cut_note, read_part, within_budget
 from modtok.text.pretokenize import (DEFAULT_SCHEME, bound_counts, count_chunk, counting_engine, counting_pattern,
                                      describe_cut, engine_note, pattern)
 
@@ -158,7 +162,8 @@ def _summed(parts: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 class Tally:
     """What counting one part (or several, summed) gave: the words as arrays while counting
     goes on (:class:`Words`), then, once :meth:`finish` ran, ``counts`` (a ``Counter``) and
-    ``cut`` (the pre-tokens a bounded scheme cut, by rule)."""
+    ``cut`` (the pre-tokens a bounded scheme cut, by rule). ``budget_cut``: the one line a
+    character budget cut, ``(chars, kept, where)`` (:func:`~modtok.text.corpus.within_budget`)."""
 
     words: Words = field(default_factory=Words)
     units: int = 0
@@ -166,12 +171,14 @@ class Tally:
     skipped: Counter = field(default_factory=Counter)
     cut: Counter = field(default_factory=Counter)
     counts: Counter | None = None
+    budget_cut: tuple[int, int, str] | None = None
 
     def add(self, other: Tally) -> Tally:
         self.words.extend(other.words)
         self.units += other.units
         self.chars += other.chars
         self.skipped.update(other.skipped)
+        self.budget_cut = self.budget_cut or other.budget_cut
         return self
 
     def finish(self, scheme: str) -> Tally:
@@ -244,11 +251,12 @@ def count_part(part: Part, options: ReadOptions, scheme: str, budget: tuple[int,
     it as :func:`modtok.text.corpus.within_budget` does (the part where a language's
     budget runs out)."""
     skipped: Counter = Counter()
+    cuts: list = []
     units = read_part(part, options, skipped)
     if budget is not None:
-        units = within_budget(units, *budget)
+        units = within_budget(units, *budget, cuts=cuts)
     tally = _tally_units(units, scheme, engine=engine)
-    tally.skipped = skipped
+    tally.skipped, tally.budget_cut = skipped, (cuts[0] if cuts else None)
     return tally
 
 
@@ -335,7 +343,8 @@ class Counts:
             languages[lang] = {"file": name, "sha256": hashlib.sha256(data).hexdigest(), "types": len(counter),
                                "tokens": sum(counter.values()), "units": stats.get("units"),
                                "chars": stats.get("chars"), "skipped": dict(sorted(stats.get("skipped", {}).items())),
-                               "cut": dict(sorted(stats.get("cut", {}).items()))}
+                               "cut": dict(sorted(stats.get("cut", {}).items())),
+                               "budget_cut": stats.get("budget_cut")}
         write_json(run.path / "meta.json", {"format": FORMAT, "version": VERSION, "scheme": self.scheme,
                                             "languages": languages, "options": self.options}, indent=1)
         run.record(scheme=self.scheme, evaluation=None,  # counting reads no evaluation text
@@ -371,6 +380,7 @@ class Counts:
                 raise DataError(f"{path}: {len(by_lang[lang])} pre-tokens, meta.json says {available[lang]['types']}")
             stats[lang] = {k: available[lang][k] for k in ("units", "chars", "skipped")}
             stats[lang]["cut"] = available[lang].get("cut", {})  # older counts did not record it
+            stats[lang]["budget_cut"] = available[lang].get("budget_cut")  # nor this
         return cls(by_lang, meta["scheme"], stats, meta.get("options", {}))
 
 
@@ -433,7 +443,7 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
         for lang, corpus in corpora.items():
             with progress_bar(desc=f"count {lang}", unit=" lines", enabled=progress) as shown:
                 tallies[lang] = _tally_units(corpus, scheme, shown, engine)
-            tallies[lang].skipped = Counter(corpus.skipped)
+            tallies[lang].skipped, tallies[lang].budget_cut = Counter(corpus.skipped), corpus.cut
     else:
         tallies = _count_on_dask(corpora, scheme, client, partition_bytes, fan_in, progress, engine)
     for tally in tallies.values():
@@ -441,8 +451,8 @@ def count_corpora(corpora: Mapping[str, Corpus], scheme: str = DEFAULT_SCHEME, c
     for lang, tally in tallies.items():
         if tally.units == 0:
             raise DataError(f"language {lang!r}: empty corpus (no non-blank line)")
-    stats = {lang: {"units": t.units, "chars": t.chars, "skipped": dict(t.skipped), "cut": dict(t.cut)}
-             for lang, t in tallies.items()}
+    stats = {lang: {"units": t.units, "chars": t.chars, "skipped": dict(t.skipped), "cut": dict(t.cut),
+                    "budget_cut": list(t.budget_cut) if t.budget_cut else None} for lang, t in tallies.items()}
     fields = {lang: c.options.text_field for lang, c in corpora.items()}  # manifest entries may name their own
     opts = {"text_field": options.text_field if len(set(fields.values())) <= 1 else fields,
             "sample": options.sample, "seed": options.seed, "skip_bad": options.skip_bad,
@@ -582,4 +592,6 @@ def summary(counts: Counts) -> list[str]:
                      f"{stats['units']} lines, {stats['chars']} chars" + (f", {skipped} bad records skipped "
                      f"{stats['skipped']}" if skipped else "")
                      + (f"; {describe_cut(Counter(stats['cut']))}" if stats.get("cut") else ""))
+        if stats.get("budget_cut"):
+            lines.append(cut_note(lang, tuple(stats["budget_cut"])) + " (the character budget)")
     return lines + ([note] if note else [])

@@ -43,7 +43,7 @@ import numpy as np
 
 from modtok.errors import DataError, EncodingError, MissingDevTextError, UnknownLanguageError
 from modtok.text.corpus import NORMALIZATIONS, decode_text, normalize, open_corpus, read_whole  # noqa: F401  (re-exported here, where corpora live)
-from modtok.text.corpus import within_budget
+from modtok.text.corpus import cut_note, within_budget
 from modtok.text import eval_sets, udhr
 from modtok.text.eval_sets import EvalSet, eval_set
 from modtok.text.scripts import check_script
@@ -379,18 +379,6 @@ def sample_chars(lines: list[str], budget: int, seed: int = 0, cuts: list | None
     return [lines[i] for i in sorted(keep)]
 
 
-def cut_note(lang: str, cut: tuple[int, int, str] | None) -> str:
-    """The words for a line cut to the budget (:func:`~modtok.text.corpus.within_budget`), or "".
-
-    >>> cut_note("tha_Thai", (1_750_000, 9_998, "a grapheme boundary"))
-    'tha_Thai: its one line in the budget has 1,750,000 characters: cut at a grapheme boundary to 9,998'
-    """
-    if cut is None:
-        return ""
-    chars, kept, where = cut
-    return f"{lang}: its one line in the budget has {chars:,} characters: cut at {where} to {kept:,}"
-
-
 def chars_per_language(corpus: Mapping[str, list[str]]) -> dict[str, int]:
     """Characters per language."""
     return {lang: sum(map(len, lines)) for lang, lines in corpus.items()}
@@ -544,8 +532,11 @@ def hold_out(lines: list[str], where: str) -> tuple[list[str], list[str]]:
     return ([s for i, s in enumerate(lines) if i % k != k - 1], [s for i, s in enumerate(lines) if i % k == k - 1])
 
 
-def _train_text(kind: str, manifest, langs, train_chars: int, seed: int, normalization,
-                any_script: bool) -> tuple[dict, str]:
+def train_text(kind: str, manifest, langs, train_chars: int, seed: int = 0, normalization=None,
+               any_script: bool = False) -> tuple[dict, str]:
+    """Training lines of ``kind`` (``"manifest"``: its first ``train_chars`` characters of each
+    language in stream order; ``"pool"``: ``train_chars`` sampled, ``seed``) and where they came
+    from, in words: the files, the budget, and a line cut to the budget (:func:`cut_note`)."""
     if kind == "manifest":
         m = manifest_path(manifest)
         lines, note = _manifest_read(m, langs, train_chars, normalization, any_script)
@@ -602,7 +593,7 @@ def default_corpora(
         left_out = f"; left out (no {evals.label()} file): {', '.join(missing)}" if missing and langs is None else ""
     else:
         chosen, left_out = _select(have, langs), ""
-    train, what = _train_text(kind, manifest, chosen, train_chars, seed, normalization, any_script)
+    train, what = train_text(kind, manifest, chosen, train_chars, seed, normalization, any_script)
     if not need_eval:
         return Corpora(train, {}, f"training: {what}; evaluation: not read" + said, normalization=normalization)
     if evals is not None:
