@@ -450,7 +450,7 @@ def test_any_text_reads_the_same_in_every_format_and_partition(tmp_path_factory,
 
 @pytest.mark.parametrize("batch", [1, 3, 4096])
 def test_plain_text_read_in_batches_gives_what_a_line_at_a_time_gives(tmp_path, monkeypatch, batch):
-    """ plain text is decoded and split BATCH_LINES lines at a time; a BOM, blank and
+    """Plain text is decoded and split BATCH_LINES lines at a time; a BOM, blank and
     \\r-ended lines, a bad line (its batch falls back to a line at a time, which skips or names
     only it), the byte ranges of Dask's parts (a line belongs to the part it starts in), the last
     line without a newline and run.json's digests come out as they did a line at a time."""
