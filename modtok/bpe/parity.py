@@ -673,7 +673,7 @@ class _Runs:
     that may exist, a language without a frequent pair) and :func:`learn` takes it.
 
     On part (b) of bench/parity_bpe.py (8 languages, 32k, lossless; quiet machine) a run took
-    1.21 s of CPU one step a call and takes 0.60 s so (standard BPE: 0.38 s); what is left
+    1.21 s of CPU one step a call and takes 0.57-0.60 s so (standard BPE: 0.38 s); what is left
     over standard BPE is the per-language statistics and the 30k words only the dev set
     holds, which every merge segments too (bench/RESULTS.md, session 20)."""
 
