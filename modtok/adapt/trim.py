@@ -483,7 +483,8 @@ def run(options: TrimOptions, force: bool = False, log=None) -> TrimRun:
         options.base, options.out, options.langs, options.max_chars, options.eval_files, options.model,
         options.logit_tol)
     manifest = data.manifest_path(options.manifest)  # --manifest, else $MODTOK_MANIFEST
-    if data.training_source(manifest) == "wordfreq":  # checked before any work: a refusal costs nothing
+    source = data.training_source(manifest)
+    if source == "wordfreq":  # checked before any work: a refusal costs nothing
         raise DataError("trim: no usage text: pass --manifest FILE (JSON/YAML {lang: [paths or globs]}), or set "
                         "$MODTOK_MANIFEST or $MODTOK_POOL")
     inputs = [manifest] if manifest else []
@@ -502,7 +503,7 @@ def run(options: TrimOptions, force: bool = False, log=None) -> TrimRun:
             say(f"model: {checked.path} ({checked.model_type}, {checked.rows:,} rows)"
                 + "".join(f"; {note}" for note in checked.notes))
         config = hf_files.base_config(base, base_tj, checked.path if checked and checked.tokenizer_checked else None)
-        usage_text, usage_source = data.train_text(data.training_source(manifest), manifest, langs, max_chars)
+        usage_text, usage_source = data.train_text(source, manifest, langs, max_chars)
         if eval_files:
             held_out = {Path(f).name: data.read_lines(f) for f in eval_files}
             held_out_source = "files " + " ".join(eval_files)
