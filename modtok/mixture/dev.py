@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from modtok.bpe.lengths import Pieces
+from modtok.bpe.model import BPEModel
 from modtok.errors import MissingDevTextError, UnknownLanguageError
 from modtok.evaluation import metrics
 
@@ -123,7 +124,11 @@ class LinePieces:
         (:mod:`modtok.bpe.lengths`: 0.27 -> 0.17 s an iteration on 16 x 997 FLORES
         lines); any other model's ``tokenize`` — what the pipeline calls on each
         pre-token — runs once per piece (without the pipeline's per-text
-        ``Encoding``: about half the CPU of ``encode_batch_fast`` on the same pre-tokens)."""
+        ``Encoding``: about half the CPU of ``encode_batch_fast`` on the same pre-tokens).
+        ``tokenizer`` may also be a modtok :class:`~modtok.bpe.model.BPEModel` whose export's pipeline
+        cut these pieces (:meth:`~modtok.bpe.lengths.Pieces.model_lengths`: no export needed)."""
+        if isinstance(tokenizer, BPEModel):
+            return self.pieces.model_lengths(tokenizer)
         lens = self.pieces.lengths(tokenizer.model)  # (n_pieces,)
         if lens is None:
             pieces = self.pieces.pieces
