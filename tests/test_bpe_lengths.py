@@ -120,3 +120,25 @@ def test_encode_words_is_the_reference_rule(words, seed):
     K.encode_words(symbols, word, table_keys, table_ids, np.asarray(model.results, np.int64))
     for w, (start, length) in zip(words, word):
         assert symbols[start : start + length].tolist() == model.encode_bytes(w)
+
+
+def test_line_pieces_of_some_languages_are_the_numbers_of_all_and_of_hf():
+    """LinePieces.line_tokens(tok, langs) segments only those languages' pre-tokens: each line's
+    count is HF's encoding of it, for an HF BPE (one numba call), a modtok BPEModel (no export) and
+    a model that is not plain BPE (tokenize per piece), and for every subset of languages."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    from modtok.mixture.dev import LinePieces
+
+    model = _random_model(random.Random(5), [ord(c) for c in "abct "], 120)
+    hf = hf_tokenizer(model)
+    lines = {"x": TEXT[:4], "y": ["cab cab", "", "tab"], "z": ["बत ab"]}
+    pieces = LinePieces.of(hf, lines)
+    wordlevel = Tokenizer(models.WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]"))
+    wordlevel.pre_tokenizer = hf.pre_tokenizer
+    for tok in (hf, model, wordlevel):
+        encode = (hf if tok is model else tok).encode
+        for langs in (None, ["y"], ["z", "x"], []):
+            got = pieces.line_tokens(tok, langs)
+            assert {lang: t.tolist() for lang, t in got.items()} == {
+                lang: [len(encode(line).ids) for line in lines[lang]] for lang in (lines if langs is None else langs)}

@@ -57,7 +57,9 @@ class Pieces:
 
     ``lengths(model)`` is the model's token count of each piece, shape
     ``(len(pieces),)``, or ``None`` when the model is not a plain BPE (see the
-    module docstring).
+    module docstring); ``lengths(model, rows)`` of pieces ``rows`` only, in that order
+    (notebook 01's subset of three languages segments its own test pieces, not the 39
+    languages').
     """
 
     def __init__(self, pieces: Sequence[str]):
@@ -71,7 +73,7 @@ class Pieces:
         # the distinct characters, and each position's index among them
         self._chars, self._char_index = np.unique(points, return_inverse=True)
 
-    def lengths(self, model) -> np.ndarray | None:
+    def lengths(self, model, rows: np.ndarray | None = None) -> np.ndarray | None:
         state = _plain_state(model)
         if state is None:
             return None
@@ -87,12 +89,13 @@ class Pieces:
         keys = (left << K.KEY_SHIFT) | right
         if len(np.unique(keys)) < len(keys):
             return None  # a repeated merge: which rank HF keeps is its implementation's business
-        out = self._segmented(char_ids, keys, result)
+        out = self._segmented(char_ids, keys, result, rows)
         if state.get("ignore_merges"):
-            out[np.fromiter((p in vocab for p in self.pieces), bool, count=len(self.pieces))] = 1
+            pieces = self.pieces if rows is None else [self.pieces[r] for r in rows]
+            out[np.fromiter((p in vocab for p in pieces), bool, count=len(pieces))] = 1
         return out
 
-    def model_lengths(self, model: BPEModel) -> np.ndarray:
+    def model_lengths(self, model: BPEModel, rows: np.ndarray | None = None) -> np.ndarray:
         """:meth:`lengths` under a modtok :class:`~modtok.bpe.model.BPEModel` itself, for pieces
         cut by a byte-level pipeline (HF's ``ByteLevel`` alphabet, what its export
         :func:`~modtok.bpe.export.hf_tokenizer` cuts): the same numbers as ``lengths`` of the
@@ -102,6 +105,8 @@ class Pieces:
         >>> m = BPEModel([(97, 98), (256, 99)], "whitespace")       # a+b, ab+c
         >>> Pieces(["abc", "cab", "Ġab"]).model_lengths(m).tolist()  # Ġ: the byte-level space
         [1, 2, 2]
+        >>> Pieces(["abc", "cab", "Ġab"]).model_lengths(m, rows=np.array([2, 0])).tolist()
+        [2, 1]
         """
         byte_of = unicode_to_bytes()
         char_ids = np.fromiter((byte_of.get(chr(c), -1) for c in self._chars), np.int64, count=len(self._chars))
@@ -111,13 +116,15 @@ class Pieces:
                              "segments only pieces cut by a byte-level pipeline")
         merges = np.fromiter(chain.from_iterable(model.merges), np.int64, 2 * len(model.merges)).reshape(-1, 2)
         keys = (merges[:, 0] << K.KEY_SHIFT) | merges[:, 1]
-        return self._segmented(char_ids, keys, np.asarray(model.results, np.int64))
+        return self._segmented(char_ids, keys, np.asarray(model.results, np.int64), rows)
 
-    def _segmented(self, char_ids: np.ndarray, keys: np.ndarray, result: np.ndarray) -> np.ndarray:
-        """Token count of each piece: its characters as ``char_ids[distinct character]``, then
-        merge ``keys[r]`` (``a << KEY_SHIFT | b``, unique) into ``result[r]``, lowest rank first."""
+    def _segmented(self, char_ids: np.ndarray, keys: np.ndarray, result: np.ndarray,
+                   rows: np.ndarray | None) -> np.ndarray:
+        """Token count of each piece (of ``rows``; None: all): its characters as
+        ``char_ids[distinct character]``, then merge ``keys[r]`` (``a << KEY_SHIFT | b``, unique)
+        into ``result[r]``, lowest rank first."""
         table_keys, table_ids = K.table_of_ranks(keys)
         symbols = char_ids[self._char_index].astype(np.int32)
-        word = self._word.copy()
+        word = self._word.copy() if rows is None else self._word[rows]
         K.encode_words(symbols, word, table_keys, table_ids, result)
         return word[:, K.W_LENGTH].copy()
