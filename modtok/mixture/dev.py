@@ -128,10 +128,12 @@ class LinePieces:
         ``Encoding``: about half the CPU of ``encode_batch_fast`` on the same pre-tokens).
         ``tokenizer`` may also be a modtok :class:`~modtok.bpe.model.BPEModel` whose export's pipeline
         cut these pieces (:meth:`~modtok.bpe.lengths.Pieces.model_lengths`: no export needed)."""
-        rows = None  # the pieces to segment: all, or those of langs
+        rows = None  # the pieces to segment: all, or those of langs (a mask: np.unique took 0.13 s for 31 languages)
         if langs is not None:
-            ids = [self.ids[lang] for lang in langs]
-            rows = np.unique(np.concatenate(ids)) if ids else np.zeros(0, np.int64)
+            used = np.zeros(len(self.pieces.pieces), bool)
+            for lang in langs:
+                used[self.ids[lang]] = True
+            rows = np.flatnonzero(used)
         if isinstance(tokenizer, BPEModel):
             lens = self.pieces.model_lengths(tokenizer, rows)
         else:
