@@ -121,10 +121,11 @@ study = InefficiencyStudy(corpora, K, DEPLOYED, train_at=V_MAX)  # monolingual r
 # `study.nsl_table(langs, budget)` is the whole analysis: the widgets below call it again
 # whenever the language subset or the joint budget changes. Picking languages sets the budget to
 # the paper's share for that many (`paper_joint_budget`: 6k for three at k = 8k), and a new subset's
-# joint BPE is trained at the budget shown (a few seconds; `bench/RESULTS.md`, sessions 18-19), not at
+# joint BPE is trained at the budget shown (a few seconds; `bench/RESULTS.md`, sessions 18-21), not at
 # the slider's ceiling as all the languages' is: a smaller budget is cut from that training, a
-# larger one trains again. A subset trains from every language's pre-token counts, made once, and
-# its test lines' tokens are counted from their pre-tokens, cut once (`InefficiencyStudy.joint`).
+# larger one continues it from where it stopped. A subset trains from every language's pre-token
+# counts, made once, and its test lines' tokens are counted from their pre-tokens, cut once
+# (`InefficiencyStudy.joint_model`).
 # Unticking one language leaves most of the text to train on (several seconds): `make demo` computes
 # every such subset ahead into the results cache, and the line below the panel says how many are there.
 

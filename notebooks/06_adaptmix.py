@@ -285,14 +285,15 @@ if HAVE_DEV:
 # shows the last iteration's dev fertility next to UniMix's.
 #
 # **The explorer is smaller than the run above** (at normal size): it starts at 3 iterations, a
-# vocabulary of 8k and T = 100k characters a language (`study.EXPLORER`; the run: 10, 32k, 500k),
-# so that a new setting answers in seconds instead of minutes (`bench/RESULTS.md`, session 18); the
-# line below the cell says what was cut. The sliders still reach the run's setting, at the run's cost. Runs are cached: a
+# vocabulary of 8k and T = 50k characters a language (`study.EXPLORER`; the run: 10, 32k, 500k),
+# so that a new setting answers in seconds instead of minutes, whichever trainer is picked
+# (`bench/RESULTS.md`, sessions 18 and 21); the line below the cell says what was cut. Its figures are
+# therefore noisier than the run's: read them for direction, the run above for size. The sliders still reach the run's setting, at the run's cost. Runs are cached: a
 # setting seen before is read back, fewer iterations are a prefix of more, one more resumes.
 # **The trainer menu** at the explorer's start comes from the results cache when `make demo` ran first: it
-# trains the other trainers there ahead (HF BPE and sentencepiece Unigram take a minute or more at this
-# size, their own training); the second line below the cell says which are there, and a figure read back
-# says when it was computed.
+# trains the other trainers there ahead (else HF BPE and sentencepiece Unigram take 7-9 s at this size
+# on a quiet machine, their own training); the second line below the cell says which are there, and a
+# figure read back says when it was computed.
 
 
 # %%

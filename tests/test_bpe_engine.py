@@ -306,3 +306,23 @@ def test_string_keys_of_every_two_byte_string_differ():
     strings = K.strings_of(a, b, 256 + 65536)
     keys = {int(K.string_key(h)) for h in strings.hash[256:]}
     assert len(keys) == 65536
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_an_engine_over_some_languages_of_word_arrays_is_the_one_over_their_counters(seed):
+    """Engine.from_word_counts(wc, languages=...) keeps the words of those columns and gathers their
+    bytes (K.gather_words): the engine of the same languages' Counters, merge for merge, whatever
+    columns are picked and in whatever order."""
+    from modtok.text.pretokenize import count_arrays, count_pretokens
+
+    rng = random.Random(seed)
+    alphabet = ["ab", "ba", "abc", "ça", "né", "日本", "ab,", "c"]
+    corpus = {lang: [" ".join(rng.choice(alphabet[i:]) for _ in range(rng.randint(1, 8))) for _ in range(40)]
+              for i, lang in enumerate(("x", "y", "z"))}
+    wc = count_arrays(corpus, "whitespace")
+    for langs in (["y"], ["z", "x"], ["x", "y", "z"]):
+        arrays = Engine.from_word_counts(wc, languages=langs)
+        counters = Engine.from_counts({lang: Counter(count_pretokens(corpus[lang], "whitespace")) for lang in langs})
+        assert [arrays.num_tokens(lang) for lang in langs] == [counters.num_tokens(lang) for lang in langs]
+        merges = [standard.learn(e, BPEModel([], "whitespace"), 290).merges for e in (arrays, counters)]
+        assert merges[0] == merges[1] and len(merges[0]) > 10

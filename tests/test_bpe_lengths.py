@@ -19,6 +19,7 @@ from modtok.bpe import kernels as K
 from modtok.bpe.export import hf_tokenizer
 from modtok.bpe.lengths import Pieces
 from modtok.bpe.model import BPEModel
+from modtok.errors import UsageError
 from modtok.evaluation.metrics import pretokens
 
 TEXT = ["the cat sat on the mat, the cats sat", "नमस्ते दुनिया नमस्कार", "ab ab abc a b c ba cab"] * 30
@@ -57,6 +58,19 @@ def test_lengths_equal_the_models_own_tokenize(kind, texts):
     if not pieces:
         return
     assert Pieces(pieces).lengths(tok.model).tolist() == _oracle(tok.model, pieces)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text("abct हिनम्", min_size=1, max_size=40), min_size=1, max_size=30), st.integers(0, 2**16))
+def test_a_bpe_model_segments_its_pieces_as_its_export_does(texts, seed):
+    """Pieces.model_lengths reads the BPEModel itself: the numbers of its HF export's model, on
+    random proper merge lists (repeated outputs: ab+c and a+bc) and pieces of several scripts."""
+    model = _random_model(random.Random(seed), sorted({b for t in texts for b in t.encode()})[:8], 60)
+    tok = hf_tokenizer(model)
+    pieces = sorted({p for t in texts for p in pretokens(tok, t)})
+    assert Pieces(pieces).model_lengths(model).tolist() == Pieces(pieces).lengths(tok.model).tolist()
+    with pytest.raises(UsageError, match="byte-level alphabet"):  # not what a byte-level pipeline cuts
+        Pieces(["a b"]).model_lengths(model)  # a space, where the byte-level pipeline has Ġ
 
 
 def test_lengths_on_the_trained_text_and_with_ignore_merges():
@@ -106,3 +120,25 @@ def test_encode_words_is_the_reference_rule(words, seed):
     K.encode_words(symbols, word, table_keys, table_ids, np.asarray(model.results, np.int64))
     for w, (start, length) in zip(words, word):
         assert symbols[start : start + length].tolist() == model.encode_bytes(w)
+
+
+def test_line_pieces_of_some_languages_are_the_numbers_of_all_and_of_hf():
+    """LinePieces.line_tokens(tok, langs) segments only those languages' pre-tokens: each line's
+    count is HF's encoding of it, for an HF BPE (one numba call), a modtok BPEModel (no export) and
+    a model that is not plain BPE (tokenize per piece), and for every subset of languages."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    from modtok.mixture.dev import LinePieces
+
+    model = _random_model(random.Random(5), [ord(c) for c in "abct "], 120)
+    hf = hf_tokenizer(model)
+    lines = {"x": TEXT[:4], "y": ["cab cab", "", "tab"], "z": ["बत ab"]}
+    pieces = LinePieces.of(hf, lines)
+    wordlevel = Tokenizer(models.WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]"))
+    wordlevel.pre_tokenizer = hf.pre_tokenizer
+    for tok in (hf, model, wordlevel):
+        encode = (hf if tok is model else tok).encode
+        for langs in (None, ["y"], ["z", "x"], []):
+            got = pieces.line_tokens(tok, langs)
+            assert {lang: t.tolist() for lang, t in got.items()} == {
+                lang: [len(encode(line).ids) for line in lines[lang]] for lang in (lines if langs is None else langs)}

@@ -695,7 +695,7 @@ def test_fast_fertility_equals_line_by_line_on_flores_dev(sixteen, kind, scheme,
 
 
 def test_a_sample_splits_only_the_lines_it_reads_and_counts_as_a_fresh_split():
-    """Notebook 06's explorer reads 100k characters a language: the pool splits the lines a sample
+    """Notebook 06's explorer reads 50k characters a language: the pool splits the lines a sample
     reads (and on from there for a larger one), not the whole text, and every count is a fresh count's."""
     rng = random.Random(1)
     corpus = {"eng_Latn": [" ".join(rng.choice(["a", "bb", "ccc", "dd,"]) for _ in range(rng.randint(1, 9)))

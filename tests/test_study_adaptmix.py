@@ -624,7 +624,7 @@ def test_the_explorer_starts_at_the_size_notebook_06_states():
     """Issue 44: a widget's new setting in 06 answers in <= 10 s at normal size, from a smaller explorer
     that the notebook states: each of the run's iterations, vocabulary and T cut to study.EXPLORER."""
     e = study.explorer_size(10, 32_000, 500_000)  # notebook 06 at normal size
-    assert (e.iterations, e.vocab, e.per_lang) == (3, 8_000, 100_000) == tuple(study.EXPLORER.values())
+    assert (e.iterations, e.vocab, e.per_lang) == (3, 8_000, 50_000) == tuple(study.EXPLORER.values())
     assert e.run == (10, 32_000, 500_000) and "(the run: 32,000)" in e.statement
     smoke = study.explorer_size(2, 1_000, 16_000)  # nothing to cut: the explorer starts at the run
     assert (smoke.iterations, smoke.vocab, smoke.per_lang) == smoke.run and "smaller" not in smoke.statement

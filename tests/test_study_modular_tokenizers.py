@@ -290,31 +290,58 @@ def test_with_train_at_every_budget_is_cut_from_one_training_of_all_the_language
     assert study.joint(LANGS, 500).get_vocab_size() == 500  # above the ceiling: trained as asked
 
 
-def test_a_subset_trains_at_the_budget_asked_not_at_train_at(monkeypatch):
+def _record_learn(monkeypatch) -> list[tuple[int, int]]:
+    """Every standard.learn call from now on, as (size asked, tokens the model had before)."""
+    calls, real = [], standard.learn
+    monkeypatch.setattr(standard, "learn", lambda engine, model, size, *a, **kw: calls.append(
+        (size, len(model))) or real(engine, model, size, *a, **kw))
+    return calls
+
+
+def test_a_subset_trains_at_the_budget_asked_and_a_larger_one_trains_on(monkeypatch):
     """Notebook 01's new language subset (issue 44: a new subset answers in <= 5 s): it trains at the
     budget shown (the notebook sets it to the paper's share for the subset), not at the slider's ceiling
-    as all the languages do, up to half the ceiling's merges; a smaller budget is cut from it, a larger
-    one trains again, and every one is what a fresh training at that budget gives."""
-    trained = []
-    real = standard.learn
-    monkeypatch.setattr(standard, "learn", lambda engine, model, size, *a, **kw: trained.append(size) or real(
-        engine, model, size, *a, **kw))
+    as all the languages do; a smaller budget is cut from it, a larger one continues the same training
+    from where it stopped (the kernel keeps the last subset's engine), and every one is what a fresh
+    training at that budget gives. What was handed out does not grow with the engine."""
     monkeypatch.setenv("MODTOK_RESULTS", "none")
-    study, fresh, subset = InefficiencyStudy(CORPORA, K, train_at=420), InefficiencyStudy(CORPORA, K), LANGS[:2]
+    calls = _record_learn(monkeypatch)
+    study, subset = InefficiencyStudy(CORPORA, K, train_at=420), LANGS[:2]
+
+    def fresh(budget):
+        return InefficiencyStudy(CORPORA, K).joint_model(subset, budget).merges
+
     assert study.trained(subset) == 0
     table = study.nsl_table(subset, 300)
-    assert trained == [300] and study.trained(subset) == 300 and table["budget"] == 300
-    assert table == fresh.nsl_table(subset, 300)
-    del trained[:]
-    cut = study.joint(subset, 280)
-    assert trained == [] and cut.get_vocab() == InefficiencyStudy(CORPORA, K).joint(subset, 280).get_vocab()
-    assert study.joint(subset, 320).get_vocab() == fresh.joint(subset, 320).get_vocab()
-    assert trained == [280, 320, 320] and study.trained(subset) == 320  # a larger budget: trained again, once
-    # from half the ceiling's merges on (2 x 84 >= 164), a subset is trained at the ceiling: larger budgets are cut
-    assert study.joint(subset, 340).get_vocab() == fresh.joint(subset, 340).get_vocab() and study.trained(subset) == 420
-    assert study.joint(subset, 400).get_vocab() == fresh.joint(subset, 400).get_vocab() and trained.count(420) == 1
+    assert calls == [(300, 256)] and study.trained(subset) == 300 and table["budget"] == 300
+    assert table == InefficiencyStudy(CORPORA, K).nsl_table(subset, 300)
+    first, cut = study.joint_model(subset, 300), study.joint_model(subset, 280)
+    del calls[:]
+    assert cut.merges == fresh(280) and len(first) == 300
+    for before, budget in ((300, 320), (320, 400)):  # up: the kept engine trains on
+        del calls[:]
+        grown = study.joint_model(subset, budget)
+        assert calls == [(budget, before)] and study.trained(subset) == budget
+        assert grown.merges == fresh(budget)
+    assert len(first) == 300 and first.merges == fresh(300)
     study.joint(LANGS, 300)
-    assert trained[-1] == 420 and study.trained(LANGS) == 420  # all the languages: at the ceiling
+    assert calls[-1] == (420, 256) and study.trained(LANGS) == 420  # all the languages: at the ceiling
+    study.joint_model(subset, 410)
+    assert calls[-1] == (410, 256)  # the kept engine was the last training's, not this subset's: from bytes
+    assert study.joint(subset, 410).get_vocab() == InefficiencyStudy(CORPORA, K).joint(subset, 410).get_vocab()
+
+
+def test_a_subset_trained_at_the_ceiling_ahead_is_read_back_for_any_budget(monkeypatch):
+    """make demo trains each subset that leaves one language out at the slider's ceiling: a class's
+    kernel then reads that training back for a larger budget too, and trains nothing."""
+    study = InefficiencyStudy(CORPORA, K, train_at=420)
+    monkeypatch.setenv(cache.AHEAD, "1")
+    study.subsets_ahead(lambda n: 300)
+    monkeypatch.delenv(cache.AHEAD)
+    calls = _record_learn(monkeypatch)
+    again, subset = InefficiencyStudy(CORPORA, K, train_at=420), tuple(LANGS[1:])
+    assert again.nsl_table(subset, 300) == study.nsl_table(subset, 300)
+    assert len(again.joint_model(subset, 400)) == 400 and again.trained(subset) == 420 and calls == []
 
 
 def test_a_deployed_tokenizer_that_is_the_reference_has_nsl_one():

@@ -261,12 +261,9 @@ class Engine:
                 raise UnknownLanguageError(lang, counts.languages)
         columns = counts.counts[:, [counts.languages.index(lang) for lang in languages]]
         rows = np.flatnonzero(columns.any(axis=1))
-        lengths = counts.lengths[rows]
-        # the kept words' bytes, gathered at once: byte j of kept word i is data[start_i + j]
-        new_starts = np.cumsum(lengths) - lengths
-        old_starts = (np.cumsum(counts.lengths) - counts.lengths)[rows]
-        at = np.repeat(old_starts - new_starts, lengths) + np.arange(int(lengths.sum()))
-        return cls((counts.data[at], lengths), columns[rows], languages=list(languages), **kw)
+        starts = np.cumsum(counts.lengths) - counts.lengths
+        data = K.gather_words(counts.data, starts, counts.lengths, rows)  # the kept words' bytes
+        return cls((data, counts.lengths[rows]), columns[rows], languages=list(languages), **kw)
 
     # ---- statistics
     def _lang(self, lang: str | None, pairs: bool = False) -> int:

@@ -976,6 +976,29 @@ def _sift_up(heap, i):
 
 
 @njit(cache=True)
+def gather_words(data, starts, lengths, rows):
+    """The bytes of words ``rows`` (word ``i`` is ``data[starts[i] : starts[i] + lengths[i]]``),
+    back to back: an engine over some of the words of :class:`~modtok.text.lexer.WordCounts`.
+    (As numpy, ``np.repeat`` of the offsets and a fancy index over every kept byte: 0.4 s for
+    notebook 01's 38-language subset, 20.7M bytes; this, one copy.)
+
+    >>> gather_words(np.array([1, 2, 3, 4, 5], np.uint8), np.array([0, 2, 3]), np.array([2, 1, 2]),
+    ...              np.array([0, 2])).tolist()
+    [1, 2, 4, 5]
+    """
+    total = 0
+    for r in rows:
+        total += lengths[r]
+    out = np.empty(total, data.dtype)
+    at = 0
+    for r in rows:
+        n = lengths[r]
+        out[at : at + n] = data[starts[r] : starts[r] + n]
+        at += n
+    return out
+
+
+@njit(cache=True)
 def encode_words(symbols, word, table_keys, table_ids, results):
     """Segment every word with an existing merge list, in place.
 

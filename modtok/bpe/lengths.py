@@ -29,11 +29,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import chain
 from operator import itemgetter
 
 import numpy as np
 
 from modtok.bpe import kernels as K
+from modtok.bpe.model import BPEModel
+from modtok.errors import UsageError
+from modtok.text.pretokenize import unicode_to_bytes
 
 
 def _plain_state(model) -> dict | None:
@@ -53,7 +57,9 @@ class Pieces:
 
     ``lengths(model)`` is the model's token count of each piece, shape
     ``(len(pieces),)``, or ``None`` when the model is not a plain BPE (see the
-    module docstring).
+    module docstring); ``lengths(model, rows)`` of pieces ``rows`` only, in that order
+    (notebook 01's subset of three languages segments its own test pieces, not the 39
+    languages').
     """
 
     def __init__(self, pieces: Sequence[str]):
@@ -67,7 +73,7 @@ class Pieces:
         # the distinct characters, and each position's index among them
         self._chars, self._char_index = np.unique(points, return_inverse=True)
 
-    def lengths(self, model) -> np.ndarray | None:
+    def lengths(self, model, rows: np.ndarray | None = None) -> np.ndarray | None:
         state = _plain_state(model)
         if state is None:
             return None
@@ -83,11 +89,42 @@ class Pieces:
         keys = (left << K.KEY_SHIFT) | right
         if len(np.unique(keys)) < len(keys):
             return None  # a repeated merge: which rank HF keeps is its implementation's business
+        out = self._segmented(char_ids, keys, result, rows)
+        if state.get("ignore_merges"):
+            pieces = self.pieces if rows is None else [self.pieces[r] for r in rows]
+            out[np.fromiter((p in vocab for p in pieces), bool, count=len(pieces))] = 1
+        return out
+
+    def model_lengths(self, model: BPEModel, rows: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`lengths` under a modtok :class:`~modtok.bpe.model.BPEModel` itself, for pieces
+        cut by a byte-level pipeline (HF's ``ByteLevel`` alphabet, what its export
+        :func:`~modtok.bpe.export.hf_tokenizer` cuts): the same numbers as ``lengths`` of the
+        export's model (``tests/test_bpe_lengths.py``), without building it (the JSON, HF's parse and
+        the state read back took 0.9 s of a 38-language subset in notebook 01).
+
+        >>> m = BPEModel([(97, 98), (256, 99)], "whitespace")       # a+b, ab+c
+        >>> Pieces(["abc", "cab", "Ġab"]).model_lengths(m).tolist()  # Ġ: the byte-level space
+        [1, 2, 2]
+        >>> Pieces(["abc", "cab", "Ġab"]).model_lengths(m, rows=np.array([2, 0])).tolist()
+        [2, 1]
+        """
+        byte_of = unicode_to_bytes()
+        char_ids = np.fromiter((byte_of.get(chr(c), -1) for c in self._chars), np.int64, count=len(self._chars))
+        if (char_ids < 0).any():
+            bad = "".join(chr(c) for c in self._chars[char_ids < 0][:5])
+            raise UsageError(f"pieces hold characters outside the byte-level alphabet ({bad!r}): a BPEModel "
+                             "segments only pieces cut by a byte-level pipeline")
+        merges = np.fromiter(chain.from_iterable(model.merges), np.int64, 2 * len(model.merges)).reshape(-1, 2)
+        keys = (merges[:, 0] << K.KEY_SHIFT) | merges[:, 1]
+        return self._segmented(char_ids, keys, np.asarray(model.results, np.int64), rows)
+
+    def _segmented(self, char_ids: np.ndarray, keys: np.ndarray, result: np.ndarray,
+                   rows: np.ndarray | None) -> np.ndarray:
+        """Token count of each piece (of ``rows``; None: all): its characters as
+        ``char_ids[distinct character]``, then merge ``keys[r]`` (``a << KEY_SHIFT | b``, unique)
+        into ``result[r]``, lowest rank first."""
         table_keys, table_ids = K.table_of_ranks(keys)
         symbols = char_ids[self._char_index].astype(np.int32)
-        word = self._word.copy()
+        word = self._word.copy() if rows is None else self._word[rows]
         K.encode_words(symbols, word, table_keys, table_ids, result)
-        out = word[:, K.W_LENGTH].copy()
-        if state.get("ignore_merges"):
-            out[np.fromiter((p in vocab for p in self.pieces), bool, count=len(self.pieces))] = 1
-        return out
+        return word[:, K.W_LENGTH].copy()

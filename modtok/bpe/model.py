@@ -188,6 +188,22 @@ class BPEModel:
     def decode(self, ids: Sequence[int]) -> str:
         return b"".join(self.vocab[i] for i in ids).decode("utf-8", errors="replace")
 
+    def copy(self) -> "BPEModel":
+        """An independent copy (its lists and maps copied, nothing checked again: 5 ms for 78k
+        merges where rebuilding the model from its merges takes 0.2 s).
+
+        >>> m = BPEModel([(97, 98)], "whitespace"); c = m.copy(); c.add_merge(256, 99)
+        257
+        >>> len(m), len(c), m.vocab[-1]
+        (257, 258, b'ab')
+        """
+        new = BPEModel.__new__(BPEModel)
+        new.scheme = self.scheme
+        new.merges, new.vocab, new.parents, new.results = (list(self.merges), list(self.vocab), list(self.parents),
+                                                           list(self.results))
+        new.ranks, new._id_of = dict(self.ranks), dict(self._id_of)
+        return new
+
     def prefix(self, vocab_size: int) -> "BPEModel":
         """The model as its training was when it had ``vocab_size`` tokens: the merges up
         to the one that made id ``vocab_size - 1`` (ids are made in merge order), i.e. what

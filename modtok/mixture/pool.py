@@ -41,7 +41,7 @@ class _Pretokens:
     """One language's pre-tokens in shuffled line order, split as far as a sample has
     needed: ``ids[cum[i]:cum[i+1]]`` are line i's pre-tokens (i < :attr:`lines`), as
     indices into ``vocab``. A sample of T characters splits only the lines it reads, so
-    an explorer at 100k characters a language splits a tenth of a 1M pool (the whole
+    an explorer at 50k characters a language splits a twentieth of a 1M pool (the whole
     pool, 16 x 3 MB, took 7.5 s on a widget's first move, load 5); a larger one
     splits on from where the last stopped (at least doubling, so a pool is split in
     a few steps, each line once).

@@ -1040,9 +1040,10 @@ class AdaptMixStudy(Study):
         :data:`modtok.mixture.TRAINERS`, so that notebook 06's trainer menu answers from the results
         cache: trained now when ``$MODTOK_AHEAD`` is set (``make demo`` sets it, :mod:`modtok.ui.demo`:
         what a class runs before opening the notebooks), else only looked up. One line: what was
-        trained ahead, or which are in the cache and which would train when picked. Why: at the
-        explorer's size HF BPE took 33-46 s and sentencepiece Unigram 104-189 s (3 iterations,
-        load 6-12, ``bench/RESULTS.md`` sessions 18-19), the peers' own training, where a widget's new setting should answer in ≤ 10 s.
+        trained ahead, or which are in the cache and which would train when picked. Why: the
+        peers' own training is most of a new setting's time; at the explorer's size (T = 50k) HF BPE
+        took 6.7 s and sentencepiece Unigram 8.8 s, 3 iterations on a quiet machine (at T = 100k,
+        load 6-12, 33-46 s and 104-189 s: ``bench/RESULTS.md``, sessions 18-21); read back, 0.6 s.
         """
         if not self.has_dev:
             return "no dev split: the explorer has nothing to compute ahead"
@@ -1059,7 +1060,7 @@ class AdaptMixStudy(Study):
         there = [f"{t} (computed {when[:16].replace('T', ' ')} UTC)" for t, when in stored.items() if when]
         missing = [t for t, when in stored.items() if not when]
         return "; ".join([*([f"the trainer menu from the results cache: {', '.join(there)}"] if there else []),
-                          *([f"not in the results cache, trained when picked (a minute or more each at this size; "
+                          *([f"not in the results cache, trained when picked (up to about 10 s each at this size; "
                              f"make demo computes them ahead): {', '.join(missing)}"] if missing else [])])
 
 
@@ -1067,7 +1068,10 @@ class AdaptMixStudy(Study):
 # one AdaptMix iteration of the headline's 32k vocabulary on T = 500k characters a language is 3.2-3.9 s on
 # a quiet machine (12 s at load 5: its 10 iterations are 38-286 s a widget move, session 17); at 8k on 100k
 # characters a language, 3 iterations, a new setting took 4-7 s at load 7 (session 18, bench/RESULTS.md).
-EXPLORER = {"iterations": 3, "vocab": 8_000, "per_lang": 100_000}
+# T = 50k, not 100k: every trainer of the menu answers a new setting in <= 10 s then. At 100k one training
+# of the 16 languages took HF BpeTrainer 3.9 s and sentencepiece Unigram 6.1 s (quiet), so 3 iterations
+# were 10 s and 18 s; at 50k 2.0 s and 2.6 s (sentencepiece's time grows faster than its text).
+EXPLORER = {"iterations": 3, "vocab": 8_000, "per_lang": 50_000}
 
 
 @dataclass(frozen=True)
@@ -1078,9 +1082,9 @@ class ExplorerSize:
 
     >>> e = explorer_size(10, 32_000, 500_000)
     >>> e.iterations, e.vocab, e.per_lang
-    (3, 8000, 100000)
+    (3, 8000, 50000)
     >>> print(e.statement)
-    the explorer starts smaller than the run above, so that a new setting answers in seconds: 3 iterations (the run: 10), vocabulary 8,000 (the run: 32,000), T = 100,000 characters a language (the run: 500,000); its sliders reach the run's setting, which trains that much again
+    the explorer starts smaller than the run above, so that a new setting answers in seconds: 3 iterations (the run: 10), vocabulary 8,000 (the run: 32,000), T = 50,000 characters a language (the run: 500,000); its sliders reach the run's setting, which trains that much again
     >>> explorer_size(2, 1_000, 16_000).statement                   # smoke size: nothing to cut
     'the explorer starts at the run above: 2 iterations, vocabulary 1,000, T = 16,000 characters a language'
     """

@@ -79,7 +79,8 @@ class InefficiencyStudy(Study):
         self.mono = Monolingual(lambda lang, k: self.results.get("monolingual", (lang, k), lambda: baselines.train_hf_bpe(
             corpora.train[lang], k, scheme)), corpora.eval)
         self._joint: dict[tuple[tuple[str, ...], int], object] = {}  # (langs, budget) -> HF tokenizer
-        self._trained: dict[tuple[str, ...], tuple[int, BPEModel]] = {}  # langs -> (size asked, model)
+        self._trained: dict[tuple[str, ...], tuple[int, BPEModel]] = {}  # langs -> (size trained at, model)
+        self._engine: tuple[tuple[str, ...], Engine, BPEModel] | None = None  # the last subset's, to train on
 
     def _test_pieces(self) -> LinePieces:
         """Every language's test lines cut into pre-tokens once, by the pipeline of every joint BPE of
@@ -115,56 +116,77 @@ class InefficiencyStudy(Study):
 
     def joint(self, langs: Sequence[str], budget: int):
         """Byte-level BPE of vocab_size ``budget`` on the training text of ``langs``, as an
-        HF tokenizer: modtok's standard BPE (:mod:`modtok.bpe.standard`) from each language's
-        pre-token counts (counted once), stopping, as HF ``BpeTrainer`` does, when no pair
-        occurs twice — the merges HF's trainer makes on the same text
-        (``tests/test_study_modular_tokenizers.py``), 4x faster and with a progress bar: a new
-        subset of the 39 pool languages at 128k, 1M characters each, took 9.9 s + 0.8 s export
-        against 41.8 s for ``train_hf_bpe`` (2 cores, session 15).
+        HF tokenizer: the export of :meth:`joint_model`, made once per (languages, budget).
+
+        >>> from modtok.text.data import Corpora
+        >>> text = {"eng_Latn": ["aa ab aab"] * 30, "deu_Latn": ["bb ba bba"] * 30}
+        >>> study = InefficiencyStudy(Corpora(text, text, "toy"), k=260)
+        >>> study.joint(["eng_Latn"], 261).get_vocab_size()
+        261
+        """
+        key = (tuple(langs), budget)
+        if key not in self._joint:
+            self._joint[key] = hf_tokenizer(self.joint_model(langs, budget))
+        return self._joint[key]
+
+    def joint_model(self, langs: Sequence[str], budget: int) -> BPEModel:
+        """The joint BPE of ``langs`` at ``budget`` as a :class:`~modtok.bpe.model.BPEModel`: modtok's
+        standard BPE (:mod:`modtok.bpe.standard`) from each language's pre-token counts (counted once),
+        stopping, as HF ``BpeTrainer`` does, when no pair occurs twice — the merges HF's trainer makes
+        on the same text (``tests/test_study_modular_tokenizers.py``), 4x faster: a new subset of the
+        39 pool languages at 128k, 1M characters each, took 9.9 s + 0.8 s export against 41.8 s for
+        ``train_hf_bpe`` (2 cores, session 15).
 
         A smaller budget of the same languages is a prefix of a larger one's merges
-        (:meth:`~modtok.bpe.model.BPEModel.prefix`: the training stopped there), so once a
-        larger budget is trained a smaller one is cut from it: moving notebook 01's budget
-        slider down answers without training. With ``train_at`` (≥ ``budget``) the first budget
-        asked for the study's whole language set (``corpora.languages``, the notebook's default
-        view, trained by its Run All) is trained at ``train_at``, so that moving the slider up
-        does not train either. Any other subset trains at the budget asked (at ``train_at`` from
-        half of it on), and again when a larger one is asked: at the 128k ceiling a new 3-language subset took 14.0 s of its
-        21.6 s (load 12, session 17); at the paper's share for three languages
-        (:func:`paper_joint_budget`: 6k, what notebook 01 sets a new subset to) see
-        ``bench/RESULTS.md``, session 18.
+        (:meth:`~modtok.bpe.model.BPEModel.prefix`: the training stopped there), so once a larger
+        budget is trained a smaller one is cut from it: moving notebook 01's budget slider down
+        answers without training. The study's whole language set (``corpora.languages``, the
+        notebook's default view, trained by its Run All) is trained at ``train_at`` (≥ ``budget``),
+        so that moving the slider up does not train either; so is a subset whose training at
+        ``train_at`` is in the results cache (``make demo`` trains the subsets that leave one
+        language out there, :meth:`subsets_ahead`). Any other subset trains at the budget asked,
+        and a larger budget later continues that training where it stopped (the kernel keeps the
+        last subset's engine, about 0.4 GB for 38 of the pool's languages) instead of training
+        again: a new 38-language subset at its 78k took 8.4 s when it trained at the 128k ceiling
+        (session 21, quiet), of which 0.55 s were the 50k merges above 78k.
 
         >>> from modtok.text.data import Corpora
         >>> text = {"eng_Latn": ["aa ab aab"] * 30, "deu_Latn": ["bb ba bba"] * 30}
         >>> study = InefficiencyStudy(Corpora(text, text, "toy"), k=260, train_at=268)
-        >>> study.joint(["eng_Latn"], 261).get_vocab_size(), study.trained(["eng_Latn"])        # a subset: as asked
-        (261, 261)
-        >>> study.joint(["eng_Latn", "deu_Latn"], 261).get_vocab_size(), study.trained(["eng_Latn", "deu_Latn"])
+        >>> len(study.joint_model(["eng_Latn"], 258)), study.trained(["eng_Latn"])        # a subset: as asked
+        (258, 258)
+        >>> len(study.joint_model(["eng_Latn"], 260)), study.trained(["eng_Latn"])        # trained on
+        (260, 260)
+        >>> len(study.joint_model(["eng_Latn", "deu_Latn"], 261)), study.trained(["eng_Latn", "deu_Latn"])
         (261, 268)
         """
-        key = (tuple(langs), budget)
-        if key not in self._joint:
-            asked, model = self._trained.get(key[0], (0, None))
-            if budget > asked:  # nothing trained this far for these languages
-                asked = max(budget, self.train_at or 0) if self._at_ceiling(key[0], budget) else budget
+        langs = tuple(langs)
+        asked, model = self._trained.get(langs, (0, None))
+        if budget > asked:  # nothing trained this far for these languages in this kernel
+            ceiling = max(budget, self.train_at or 0)
+            at = ceiling if langs == tuple(self.corpora.languages) or self.results.stored(
+                "joint", (langs, ceiling)) else budget
+            model = self.results.get("joint", (langs, at), lambda: self._train(langs, at))
+            self._trained[langs] = (at, model)
+        return model.prefix(budget)
 
-                def train() -> BPEModel:
-                    # one column of summed counts: the merges depend on the totals only (the engine's
-                    # tie-break reads no word order), and the engine's per-language columns cost 2.1 s of
-                    # a 38-language subset's 10.6 s
-                    engine = Engine.from_word_counts(self._summed(key[0]), ["all"], capacity=asked + 1)
-                    return standard.learn(engine, BPEModel([], self.scheme), asked, min_frequency=2)
-                model = self.results.get("joint", (key[0], asked), train)
-                self._trained[key[0]] = (asked, model)
-            self._joint[key] = hf_tokenizer(model.prefix(budget))
-        return self._joint[key]
-
-    def _at_ceiling(self, langs: tuple[str, ...], budget: int) -> bool:
-        """Whether the first training of ``langs`` for ``budget`` is made at ``train_at``: for all the
-        languages, and for a budget of at least half its merges (the rest of the merges then costs less than
-        a second training would: a 3-language subset at 80k took 2.79 s and at 128k 3.55 s, load 6)."""
-        merges = budget - baselines.BYTE_ALPHABET_SIZE
-        return langs == tuple(self.corpora.languages) or 2 * merges >= (self.train_at or 0) - baselines.BYTE_ALPHABET_SIZE
+    def _train(self, langs: tuple[str, ...], size: int) -> BPEModel:
+        """:meth:`joint_model`'s training of ``langs`` to ``size`` tokens: on from the kept engine
+        when it holds a smaller training of the same languages, else from a new one; the engine
+        is kept when ``size`` is below ``train_at`` (a larger budget may follow)."""
+        kept = self._engine
+        if kept is not None and kept[0] == langs and len(kept[2]) < size:
+            engine, model = kept[1], kept[2]
+        else:
+            self._engine = None  # its memory before the new engine's
+            # one column of summed counts: the merges depend on the totals only (the engine's
+            # tie-break reads no word order), and the engine's per-language columns cost 2.1 s of
+            # a 38-language subset's 10.6 s
+            engine = Engine.from_word_counts(self._summed(langs), ["all"], capacity=size + 1)
+            model = BPEModel([], self.scheme)
+        standard.learn(engine, model, size, min_frequency=2)
+        self._engine = (langs, engine, model) if size < (self.train_at or 0) else None
+        return model.copy()  # the kept one grows on; what joint_model hands out does not
 
     def trained(self, langs: Sequence[str]) -> int:
         """The vocabulary size the joint BPE of ``langs`` was trained at in this kernel (0: not yet):
@@ -230,10 +252,11 @@ class InefficiencyStudy(Study):
         return (langs, budget, self.k, self.train_at, self.deployed, {lang: self.corpora.eval[lang] for lang in langs})
 
     def _nsl_table(self, langs: tuple[str, ...], budget: int) -> dict:
-        joint, name = self.joint(langs, budget), f"joint BPE {budget // 1000}k"
+        joint, name = self.joint_model(langs, budget), f"joint BPE {budget // 1000}k"
         # tokens per test line, the numbers HF's encode_batch gives (tests/test_study_modular_tokenizers.py)
-        # without encoding: each distinct pre-token segmented by the merge kernel (LinePieces); HF's encoding
-        # of a 38-language subset's test lines took 16.8 s of its 41 s at load 6 (session 19)
+        # without encoding: each distinct pre-token segmented by the merge kernel (LinePieces) under the
+        # BPEModel itself, no HF export (HF's encoding of a 38-language subset's test lines took 16.8 s of
+        # its 41 s at load 6, session 19; the export and its state read back 0.9 s quiet, session 21)
         tokens = self._test_pieces().line_tokens(joint, langs)
         reference = {lang: self._kept(f"mono {self.k}", self.mono(lang, self.k), lang) for lang in langs}
         encoded = {lang: {name: _with_tokens(metrics.Encoded(joint, self.corpora.eval[lang], lang), tokens[lang],
@@ -273,6 +296,8 @@ class InefficiencyStudy(Study):
         if ahead():
             t0 = time.perf_counter()
             for subset in subsets:
+                # at the slider's ceiling, so that a class moving the budget up reads it back too
+                self.joint_model(subset, max(budget(len(subset)), self.train_at or 0))
                 self.nsl_table(subset, budget(len(subset)))
                 self._trained.pop(subset)  # on disk; this kernel keeps none of the trainings (39 at 128k: GBs)
                 self._joint = {key: tok for key, tok in self._joint.items() if key[0] != subset}
