@@ -373,7 +373,8 @@ def study(size: str, english: Sequence[str], target: Sequence[str], eval_target:
     (the extra text, disjoint from ``target``) and English (:func:`base_model_texts`);
     without it, ``pretrained-smoke`` takes the ``target`` lines after the held-out
     slice (disjoint too, and said in :attr:`Result.base_source`) and the larger
-    presets refuse (:class:`~modtok.errors.DataError`: what is missing)."""
+    presets refuse (:class:`~modtok.errors.DataError`: what is missing); so does any preset
+    whose text leaves no dev slice for the base model."""
     setup, sizes = preset(size)
     smoke = size.endswith("smoke")
     t = texts(list(english), list(target), sizes["base"], sizes["cpt"], sizes["heldout"], setup.cpt_target_share,
@@ -387,6 +388,12 @@ def study(size: str, english: Sequence[str], target: Sequence[str], eval_target:
         source = ("the extra text" if extra_target is not None
                   else f"the {lang} training lines after the held-out slice (no extra text: smoke only)")
         t |= base_model_texts(list(english), list(extra_target) if extra_target is not None else rest, setup, sizes)
+        if not t["dev_target"]:  # a short text (a user's 22 lines of Hindi) leaves none: said here, before run()
+            given = (f"the extra text has {len(extra_target):,} lines, too few" if extra_target is not None else
+                     f"{len(rest):,} of the {len(target):,} training lines are left after the continued-pretraining "
+                     "and held-out slices, and there is no extra text")
+            raise DataError(f"preset {size!r}: no {lang} dev slice for the base model (pretrained on {lang} text, "
+                            f"it stops by a dev slice of it): {given}; give more {lang} text")
     secondary = f"{name} ({eval_label.split(' (')[0] or 'evaluation text'})"
     sets = {"primary": (name, t.pop("heldout_target")), "control": ("English", t.pop("heldout_english")),
             "secondary": (secondary, list(eval_target)[:100] if smoke else list(eval_target))}
