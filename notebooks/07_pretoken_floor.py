@@ -76,6 +76,7 @@ from modtok.adapt import filters
 from modtok.studies import paper_vs_here
 from modtok.studies.languages import choose
 from modtok.studies.pretoken_floor import added_tokens, claims, cross_script, floor
+from modtok.studies.setting import training_text
 from modtok.text import data
 from modtok.ui import plots
 from modtok.ui.widgets import Panel, choice
@@ -97,6 +98,8 @@ print(*CHOICE.lines(), sep="\n")
 HAVE = TARGET is not None and "eng_Latn" in CHOICE.used  # sections (c)-(h) need both
 corpora = data.default_corpora(CHOICE.used, train_chars=300_000 if SMOKE else 10**9)
 print(corpora.source)
+# what (c) and (h) trained on, said in their settings: None for the pool (its SOURCES.md), else e.g. one's manifest
+TRAINING = None if data.training_source() == "pool" else training_text(corpora).removeprefix("training: ")
 if not HAVE:
     print("sections (b)-(h) need English and a Devanagari language (Nepali, Hindi, ...); the data has", AVAILABLE)
 train = list(corpora.train.get(TARGET, []))
@@ -347,7 +350,7 @@ NAME, RUNS = data.lang_name(TARGET) if TARGET else None, {}
 EXTRA = data.read_lines(extra) if extra and TARGET == "npi_Deva" else None  # the pretrained base's Nepali
 for size in (SIZE, "pretrained-" + SIZE):  # the small-base regime, then the pretrained-base arm
     setup, sizes = continued.preset(size)
-    print(f"{size}:", *claims.cpt_plan(setup, sizes, TARGET, corpora.eval_label), sep="\n  ")  # its plan
+    print(f"{size}:", *claims.cpt_plan(setup, sizes, TARGET, corpora.eval_label, TRAINING), sep="\n  ")  # its plan
     if not HAVE or (setup.flatten and EXTRA is None and not SMOKE):  # says what is missing
         print("  skipped:", "no English + Devanagari" if not HAVE else "no extra Nepali text (npi_Deva.large.txt)"
               if TARGET == "npi_Deva" else f"the extra text is Nepali (npi_Deva.large.txt), the target here {TARGET}")
@@ -368,7 +371,7 @@ for size in (SIZE, "pretrained-" + SIZE):  # the small-base regime, then the pre
     plots.grouped_bars(res.interval_rows(), x="held-out text", y="bits per byte", color="arm", ci=("lo", "hi"),
                        title=f"{size}: bits per byte, mean of {len(setup.seeds)} seeds, 95% CI over documents").show()
     # the paper's setting (§VI, App. D) beside ours, field by field, generated from the setup and this run
-    display(plots.table(claims.cpt_setting_rows(setup, sizes, TARGET, corpora.eval_label, res)))
+    display(plots.table(claims.cpt_setting_rows(setup, sizes, TARGET, corpora.eval_label, res, TRAINING)))
 shutil.rmtree(Path("build") / "07_continued", ignore_errors=True)  # base models; each arm's went once scored
 cpt = RUNS.get(SIZE)
 
@@ -430,7 +433,7 @@ print(cpt.summary(cpt.roles["primary"]) if cpt is not None and "primary" in cpt.
 print(floor.cache_note())  # which of this notebook's results were read back from the results cache
 SETTING = claims.setting(claims.Settings(TARGET, sum(len(x.encode()) for x in train), KS, corpora.eval_label, list(BASES),
                                          SETUP if cpt is not None else None, SIZES, cpt,
-                                         k_cross=K_X if table_v else None, cross=pool_v))
+                                         k_cross=K_X if table_v else None, cross=pool_v, training=TRAINING))
 REASONS = claims.reasons(here, sweep=sweep, table_v=table_v, moved=moved, cpt=cpt)
 plots.table(paper_vs_here.table("pretoken_floor", here, SETTING, REASONS))
 
