@@ -73,10 +73,9 @@ from IPython.display import display
 
 from modtok.artifacts import deployed
 from modtok.adapt import filters
-from modtok.studies import paper_vs_here
+from modtok.studies import paper_vs_here, setting
 from modtok.studies.languages import choose
 from modtok.studies.pretoken_floor import added_tokens, claims, cross_script, floor
-from modtok.studies.setting import training_text
 from modtok.text import data
 from modtok.ui import plots
 from modtok.ui.widgets import Panel, choice
@@ -99,13 +98,13 @@ HAVE = TARGET is not None and "eng_Latn" in CHOICE.used  # sections (c)-(h) need
 corpora = data.default_corpora(CHOICE.used, train_chars=300_000 if SMOKE else 10**9)
 print(corpora.source)
 # what (c) and (h) trained on, said in their settings: None for the pool (its SOURCES.md), else e.g. one's manifest
-TRAINING = None if data.training_source() == "pool" else training_text(corpora).removeprefix("training: ")
+TRAINING = None if data.training_source() == "pool" else setting.training_text(corpora).removeprefix("training: ")
 if not HAVE:
     print("sections (b)-(h) need English and a Devanagari language (Nepali, Hindi, ...); the data has", AVAILABLE)
 train = list(corpora.train.get(TARGET, []))
-extra = data.extra_text_path("npi_Deva.large.txt")  # $MODTOK_EXTRA, else extra/ beside the pool
-if not SMOKE and TARGET == "npi_Deva" and extra:
-    train += data.read_lines(extra)
+extra = data.extra_text_path(f"{TARGET}.large.txt")  # $MODTOK_EXTRA, else extra/ beside the pool
+EXTRA = data.read_lines(extra) if extra else None  # (h)'s pretrained base reads it too (Nepali: npi_Deva.large.txt)
+train += EXTRA if EXTRA and not SMOKE else []
 print(f"training text ({TARGET}): {len(train):,} lines, {sum(len(x.encode()) for x in train) / 1e6:.1f} MB" if TARGET
       else "no Devanagari language: no training text for (c)-(h)")
 PARALLEL = HAVE and corpora.parallel_eval  # the whole aligned devtest (1,012 lines on FLORES): cheap
@@ -339,7 +338,6 @@ import shutil
 
 import torch
 
-from modtok.errors import DataError
 from modtok.studies.pretoken_floor import cpt as continued
 
 SIZE = continued.machine_size(SMOKE)  # smoke in CI, else gpu where CUDA is, else cpu
@@ -347,21 +345,17 @@ if SIZE != "gpu":  # small models on a shared CPU: spinning OpenMP threads cost 
     torch.set_num_threads(1)
 SETUP, SIZES = continued.preset(SIZE)  # what study() runs: sizes, model, 3 seeds (the pretrained base's: below)
 NAME, RUNS = data.lang_name(TARGET) if TARGET else None, {}
-EXTRA = data.read_lines(extra) if extra and TARGET == "npi_Deva" else None  # the pretrained base's Nepali
 for size in (SIZE, "pretrained-" + SIZE):  # the small-base regime, then the pretrained-base arm
     setup, sizes = continued.preset(size)
     print(f"{size}:", *claims.cpt_plan(setup, sizes, TARGET, corpora.eval_label, TRAINING), sep="\n  ")  # its plan
-    if not HAVE or (setup.flatten and EXTRA is None and not SMOKE):  # says what is missing
-        print("  skipped:", "no English + Devanagari" if not HAVE else "no extra Nepali text (npi_Deva.large.txt)"
-              if TARGET == "npi_Deva" else f"the extra text is Nepali (npi_Deva.large.txt), the target here {TARGET}")
+    # what is missing: the extra text (the pretrained base's), or text enough for its dev slice (train: the
+    # target's training lines, with the extra text only where the pretrained presets read that instead)
+    if why := "no English + Devanagari" if not HAVE else continued.missing(size, train, TARGET, EXTRA):
+        print("  skipped:", why)
         continue
-    try:
-        res = RUNS[size] = continued.study(size, corpora.train["eng_Latn"], train if not setup.flatten else
-                                           corpora.train[TARGET], ne, NAME, TARGET, corpora.eval_label,
-                                           Path("build") / "07_continued" / size, progress=not SMOKE, extra_target=EXTRA)
-    except DataError as e:  # the text is too short for this regime (study() says what is missing)
-        print("  skipped:", e)
-        continue
+    res = RUNS[size] = continued.study(size, corpora.train["eng_Latn"], train if not setup.flatten else
+                                       corpora.train[TARGET], ne, NAME, TARGET, corpora.eval_label,
+                                       Path("build") / "07_continued" / size, progress=not SMOKE, extra_target=EXTRA)
     print("\n".join(res.describe(NAME)))  # the regime (§VIII), the base's dev history, the pieces: one context each
     display(plots.table(res.table()))
     # the paper's rows (Tables I, IX; §VII-B): R2 − R1 at equal bytes, R2-m − R1 and R2-m − R0 at R1's steps,
