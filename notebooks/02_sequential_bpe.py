@@ -95,6 +95,7 @@ from modtok.studies import paper_vs_here
 from modtok.studies.languages import choose
 from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy, global_vs_subtokenizer
 from modtok.text import data, scripts
+from modtok.text.training import shortfall_lines
 from modtok.ui import plots, widgets
 
 plots.setup()
@@ -262,6 +263,8 @@ if word_x:
 
 # %%
 res_all, growth = study.sequential(tuple(LANGS)), study.vocab_growth()
+print(*shortfall_lines(res_all.budgets, {lang: len(ids) for lang, ids in res_all.lang_to_ids.items()}, "tokens",
+                       "its text ran out of pairs and tokens"), sep="\n")  # a budget the text cannot fill: said
 plots.vocab_growth(growth, title=f"Global vocabulary vs languages ({' → '.join(LANGS)}, k = {K})").show()
 display(plots.table(growth))
 seq_sizes, bound = [r["sequential"] for r in growth], [r["no sharing"] for r in growth]
