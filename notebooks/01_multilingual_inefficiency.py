@@ -85,6 +85,7 @@ from modtok.artifacts import deployed
 from modtok.studies import paper_vs_here
 from modtok.studies.modular_tokenizers.inefficiency import InefficiencyStudy, paper_joint_budget
 from modtok.text import data
+from modtok.text.training import shortfall_lines
 from modtok.ui import plots, widgets
 
 plots.setup()
@@ -161,6 +162,11 @@ full = panel.result
 # sharing a large V can beat k each): it is a row of the "paper vs here" table at the end.
 joint_col = next(k for k in full["rows"][0] if k.startswith("NSL joint"))
 print(f"mean {joint_col}: {sum(r[joint_col] for r in full['rows']) / len(full['rows']):.3f}")
+# a budget the text cannot fill (a few KB a language) is said: the NSLs then compare the sizes the text gave
+SIZES = {f"reference {lang}": study.mono(lang, K).get_vocab_size() for lang in LANGS}
+SIZES["joint BPE"] = study.joint(LANGS, V).get_vocab_size()
+print(*shortfall_lines(dict.fromkeys(SIZES, K) | {"joint BPE": V}, SIZES, "tokens", "no pair seen twice left",
+                       "vocabulary"), sep="\n")
 
 # %% [markdown]
 # ## The Nepali premium

@@ -93,8 +93,9 @@ from IPython.display import display
 from modtok.bpe.tree import label, leaves, walk
 from modtok.studies import paper_vs_here
 from modtok.studies.languages import choose
-from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy
+from modtok.studies.modular_tokenizers.sequential import KINDS, ORDERS, SequentialStudy, global_vs_subtokenizer
 from modtok.text import data, scripts
+from modtok.text.training import shortfall_lines
 from modtok.ui import plots, widgets
 
 plots.setup()
@@ -155,8 +156,7 @@ fid.show()
 full = fid.result
 subs = [r["NSL subtokenizer"] for r in full["rows"]]
 print(f"subtokenizer NSL: mean {np.mean(subs):.3f}, max {max(subs):.3f} (the paper's figure: table at the end)")
-print("global tokenizer shorter than the subtokenizer on", sum(r["NSL global"] <= r["NSL subtokenizer"] for r in full["rows"]),
-      f"of {len(LANGS)} languages (more merges need not mean fewer tokens: a finding, not a law)")
+print(global_vs_subtokenizer(full["rows"]), "(more merges need not mean fewer tokens: a finding, not a law)")
 
 # %% [markdown]
 # ## (b) n-language unions: sequential vs concatenation
@@ -254,13 +254,17 @@ if word_x:
 #
 # Adding a language adds at most k − 256 tokens to the global vocabulary, fewer
 # when it reuses tokens (the paper's App. A.5, Fig. 6: near-linear growth; Table 10's Seq. 8k
-# holds 116k tokens for 21 languages, about 0.69 of 21 x 8k). Sequential BPE is deterministic and language i only
+# holds 116k tokens for 21 languages, about 0.69 of 21 x 8k) or when its text runs out of pairs
+# before k: "no sharing, as trained" adds up the languages' own vocabularies, so that what sharing
+# saved is told apart from what the text never gave. Sequential BPE is deterministic and language i only
 # depends on the languages before it, so the global vocabulary after n languages
 # is the union V_1 ∪ … ∪ V_n of the run in (a). For concatenation we count the
 # distinct tokens of the n monolingual vocabularies.
 
 # %%
 res_all, growth = study.sequential(tuple(LANGS)), study.vocab_growth()
+print(*shortfall_lines(res_all.budgets, {lang: len(ids) for lang, ids in res_all.lang_to_ids.items()}, "tokens",
+                       "its text ran out of pairs and tokens"), sep="\n")  # a budget the text cannot fill: said
 plots.vocab_growth(growth, title=f"Global vocabulary vs languages ({' → '.join(LANGS)}, k = {K})").show()
 display(plots.table(growth))
 seq_sizes, bound = [r["sequential"] for r in growth], [r["no sharing"] for r in growth]

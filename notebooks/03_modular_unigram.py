@@ -68,6 +68,7 @@ from modtok.studies import paper_vs_here
 from modtok.studies.languages import choose
 from modtok.studies.modular_tokenizers.unigram import UnigramStudy
 from modtok.text import data
+from modtok.text.training import shortfall_lines
 from modtok.ui import plots
 from modtok.ui.widgets import Panel, budget_slider, language_picker
 
@@ -95,6 +96,9 @@ UNTRAINABLE = study.keep_trainable(K)
 for lang, why in UNTRAINABLE.items():
     print(f"left out {lang}: {why}")
 LANGS = study.langs
+# a budget the text cannot fill (a few KB a language) is said: every NSL below compares the sizes the text gave
+print(*shortfall_lines(dict.fromkeys(LANGS, K), {lang: len(study.mono(lang, K)) for lang in LANGS}, "pieces",
+                       "sentencepiece's soft limit: its text gave no more", "monolingual Unigram"), sep="\n")
 merged = study.merge(LANGS, K, ITERS)
 print(f"{len(LANGS)} languages at k={K}: merged vocabulary {len(merged.model):,} pieces "
       f"({merged.n_units:,} distinct words, {merged.n_words:,.0f} occurrences)")

@@ -101,6 +101,7 @@ from modtok.studies.modular_tokenizers import lm as study
 from modtok.studies.languages import choose
 from modtok.text import data
 from modtok.text.pretokenize import count_by_language
+from modtok.text.training import shortfall_lines
 from modtok.ui import plots, widgets
 
 plots.setup()
@@ -140,9 +141,12 @@ print(f"device {DEVICE} ({torch.get_num_threads()} threads); languages {LANGS}; 
 
 # %%
 t0 = time.perf_counter()
-tok = train_sequential(count_by_language(corpora.train, SCHEME, workers=1), K, scheme=SCHEME).modular()
+multi = train_sequential(count_by_language(corpora.train, SCHEME, workers=1), K, scheme=SCHEME)
+tok = multi.modular()
 print(f"{tok}; {time.perf_counter() - t0:.1f} s")
 print({lang: len(tok.ids([lang])) for lang in LANGS}, "ids per language;", lm_vocab_size(tok), "LM rows")
+print(*shortfall_lines(multi.budgets, {lang: len(ids) for lang, ids in multi.lang_to_ids.items()}, "tokens",
+                       "its text ran out of pairs and tokens"), sep="\n")  # a budget the text cannot fill: said
 sample = corpora.eval[OTHER][0]
 print(f"{sample[:60]!r}: {len(tok.encode(sample, [OTHER]))} tokens with {OTHER}, "
       f"{len(tok.encode(sample))} with the full tokenizer")

@@ -134,7 +134,7 @@ display(plots.table(study.mixture_rows()))
 spread = {s: max(study.shares(s).values()) / min(study.shares(s).values()) for s in (TAU, NATURAL)}
 balanced = data.chars_per_language(study.mixture("balanced"))
 longest = max(len(line) for lines in study.train.values() for line in lines)
-print(f"largest / smallest language: τ = {TAU}: {study.skew(TAU):.1f}x, τ = 1: {study.skew(NATURAL):.0f}x")
+print(f"largest / smallest language: τ = {TAU}: {study.skew_text(TAU)}, τ = 1: {study.skew_text(NATURAL)}")
 
 # %% [markdown]
 # ## How far the text goes under the reference rule, and the Table 1 analog

@@ -73,7 +73,7 @@ from IPython.display import display
 
 from modtok.artifacts import deployed
 from modtok.adapt import filters
-from modtok.studies import paper_vs_here
+from modtok.studies import paper_vs_here, setting
 from modtok.studies.languages import choose
 from modtok.studies.pretoken_floor import added_tokens, claims, cross_script, floor
 from modtok.text import data
@@ -97,12 +97,14 @@ print(*CHOICE.lines(), sep="\n")
 HAVE = TARGET is not None and "eng_Latn" in CHOICE.used  # sections (c)-(h) need both
 corpora = data.default_corpora(CHOICE.used, train_chars=300_000 if SMOKE else 10**9)
 print(corpora.source)
+# what (c) and (h) trained on, said in their settings: None for the pool (its SOURCES.md), else e.g. one's manifest
+TRAINING = None if data.training_source() == "pool" else setting.training_text(corpora).removeprefix("training: ")
 if not HAVE:
     print("sections (b)-(h) need English and a Devanagari language (Nepali, Hindi, ...); the data has", AVAILABLE)
 train = list(corpora.train.get(TARGET, []))
-extra = data.extra_text_path("npi_Deva.large.txt")  # $MODTOK_EXTRA, else extra/ beside the pool
-if not SMOKE and TARGET == "npi_Deva" and extra:
-    train += data.read_lines(extra)
+extra = data.extra_text_path(f"{TARGET}.large.txt")  # $MODTOK_EXTRA, else extra/ beside the pool
+EXTRA = data.read_lines(extra) if extra else None  # (h)'s pretrained base reads it too (Nepali: npi_Deva.large.txt)
+train += EXTRA if EXTRA and not SMOKE else []
 print(f"training text ({TARGET}): {len(train):,} lines, {sum(len(x.encode()) for x in train) / 1e6:.1f} MB" if TARGET
       else "no Devanagari language: no training text for (c)-(h)")
 PARALLEL = HAVE and corpora.parallel_eval  # the whole aligned devtest (1,012 lines on FLORES): cheap
@@ -343,12 +345,13 @@ if SIZE != "gpu":  # small models on a shared CPU: spinning OpenMP threads cost 
     torch.set_num_threads(1)
 SETUP, SIZES = continued.preset(SIZE)  # what study() runs: sizes, model, 3 seeds (the pretrained base's: below)
 NAME, RUNS = data.lang_name(TARGET) if TARGET else None, {}
-EXTRA = data.read_lines(extra) if extra and TARGET == "npi_Deva" else None  # the pretrained base's Nepali
 for size in (SIZE, "pretrained-" + SIZE):  # the small-base regime, then the pretrained-base arm
     setup, sizes = continued.preset(size)
-    print(f"{size}:", *claims.cpt_plan(setup, sizes, TARGET, corpora.eval_label), sep="\n  ")  # its plan
-    if not HAVE or (setup.flatten and EXTRA is None and not SMOKE):  # says what is missing
-        print("  skipped:", "no English + Devanagari" if not HAVE else "no extra Nepali text (npi_Deva.large.txt)")
+    print(f"{size}:", *claims.cpt_plan(setup, sizes, TARGET, corpora.eval_label, TRAINING), sep="\n  ")  # its plan
+    # what is missing: the extra text (the pretrained base's), or text enough for its dev slice (train: the
+    # target's training lines, with the extra text only where the pretrained presets read that instead)
+    if why := "no English + Devanagari" if not HAVE else continued.missing(size, train, TARGET, EXTRA):
+        print("  skipped:", why)
         continue
     res = RUNS[size] = continued.study(size, corpora.train["eng_Latn"], train if not setup.flatten else
                                        corpora.train[TARGET], ne, NAME, TARGET, corpora.eval_label,
@@ -362,7 +365,7 @@ for size in (SIZE, "pretrained-" + SIZE):  # the small-base regime, then the pre
     plots.grouped_bars(res.interval_rows(), x="held-out text", y="bits per byte", color="arm", ci=("lo", "hi"),
                        title=f"{size}: bits per byte, mean of {len(setup.seeds)} seeds, 95% CI over documents").show()
     # the paper's setting (§VI, App. D) beside ours, field by field, generated from the setup and this run
-    display(plots.table(claims.cpt_setting_rows(setup, sizes, TARGET, corpora.eval_label, res)))
+    display(plots.table(claims.cpt_setting_rows(setup, sizes, TARGET, corpora.eval_label, res, TRAINING)))
 shutil.rmtree(Path("build") / "07_continued", ignore_errors=True)  # base models; each arm's went once scored
 cpt = RUNS.get(SIZE)
 
@@ -424,7 +427,7 @@ print(cpt.summary(cpt.roles["primary"]) if cpt is not None and "primary" in cpt.
 print(floor.cache_note())  # which of this notebook's results were read back from the results cache
 SETTING = claims.setting(claims.Settings(TARGET, sum(len(x.encode()) for x in train), KS, corpora.eval_label, list(BASES),
                                          SETUP if cpt is not None else None, SIZES, cpt,
-                                         k_cross=K_X if table_v else None, cross=pool_v))
+                                         k_cross=K_X if table_v else None, cross=pool_v, training=TRAINING))
 REASONS = claims.reasons(here, sweep=sweep, table_v=table_v, moved=moved, cpt=cpt)
 plots.table(paper_vs_here.table("pretoken_floor", here, SETTING, REASONS))
 

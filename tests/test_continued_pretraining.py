@@ -505,3 +505,16 @@ def test_bar_figure_draws_the_intervals():
     assert [list(b.error_y.array) for b in fig.data] == [[0.25], [0.5]]
     assert [list(b.error_y.arrayminus) for b in fig.data] == [[0.5], [0.25]]
     assert plots.grouped_bars(rows, x="set", y="bpb", color="arm").data[0].error_y.array is None
+
+
+def test_a_short_target_text_is_refused_with_what_is_missing(declaration):
+    """A user's corpus of a few dozen Hindi paragraphs (UDHR) at smoke size: the pretrained-base
+    arm has no target text left for its dev slice. It is refused as a DataError saying so (notebook
+    07 prints it and skips the arm), not a UsageError from inside run() after training a tokenizer."""
+    english, hindi = declaration("eng"), declaration("hin")
+    setup, sizes = continued.preset("pretrained-smoke")
+    # the whole declaration (27 KB) is less than the slices taken before the dev slice
+    slices = setup.base_target_share * sizes["base"] + setup.cpt_target_share * sizes["cpt"] + sizes["heldout"]
+    assert sum(len(x.encode()) + 1 for x in hindi) < slices
+    with pytest.raises(DataError, match=r"no hin_Deva dev slice .*0 of the \d+ training lines are left"):
+        continued.study("pretrained-smoke", english, hindi, hindi[:5], "Hindi", "hin_Deva", "own", "unused")

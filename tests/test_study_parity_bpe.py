@@ -62,6 +62,18 @@ def test_mixtures_follow_the_natural_shares_and_the_binding_language_gives_all(s
     assert study.skew(pb.NATURAL) > study.skew(2.0) > study.skew(pb.TAU) > study.skew(pb.BALANCED)
 
 
+def test_a_language_the_mixture_gives_no_line_is_named_not_a_ratio_of_inf():
+    """mC4's proportions at τ = 1 give a small language less than one line of a small corpus (Amharic,
+    0.3B tokens against English's 2,733B, on a UDHR corpus): the skew is infinite, and notebook 05
+    names the languages left without text instead of printing "infx"."""
+    toy = _toy()
+    skewed = pb.ParityStudy(toy.train, toy.dev, toy.test, vocab=VOCAB, scheme=SCHEME, source="toy",
+                            sizes={"eng_Latn": 2733.0, "rus_Cyrl": 713.0, "hin_Deva": 0.3})
+    assert not skewed.mixture(pb.NATURAL)["hin_Deva"] and skewed.skew(pb.NATURAL) == float("inf")
+    assert skewed.skew_text(pb.NATURAL) == "no line for 1 of 3 languages (hin_Deva: a share below one line)"
+    assert skewed.skew_text(pb.BALANCED) == f"{skewed.skew(pb.BALANCED):.1f}x"
+
+
 def test_mixture_rows_name_every_setting(study):
     rows = study.mixture_rows()
     assert [r["language"] for r in rows] == [f"{data.lang_name(lang)} ({lang})" for lang in study.langs]

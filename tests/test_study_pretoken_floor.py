@@ -232,3 +232,19 @@ def test_base_tokenizers_are_the_bases_under_each_regex(base):
     assert floor.ids_of(toks["bytes", "R1", 0], [line]) == floor.ids_of(base.tokenizer, [line])
     row = floor.segmenter(toks, line)("bytes", "R2", 0)
     assert row["arm"] == "R2" and b"".join(row["pieces"]) == line.encode()
+
+
+def test_the_setting_names_ones_own_training_text_not_the_pool():
+    """Notebook 07 on one's own corpus (a manifest): the settings of (c) and (h) name that text; the
+    pool's preparation (NFC, deduplicated, filtered against FLORES-200) is claimed only for the pool."""
+    from modtok.studies.pretoken_floor import claims
+    from modtok.studies.pretoken_floor.cpt import preset
+
+    own = "manifest /data/corpora.yaml (first ≤300,000 chars/language in stream order)"
+    for size in ("smoke", "pretrained-smoke"):
+        setup, sizes = preset(size)
+        ours = claims.setting(claims.Settings("hin_Deva", 10**4, [0, 1000], "own (/x)", ["llama3"], setup, sizes,
+                                              training=own))
+        assert ours["data"].count(own) == 2 and "pool" not in ours["data"], ours["data"]
+        assert own in "\n".join(claims.cpt_plan(setup, sizes, "hin_Deva", "own (/x)", own))
+        assert "pool" in claims.setting(claims.Settings("npi_Deva", 10**4, [0], "", ["llama3"], setup, sizes))["data"]

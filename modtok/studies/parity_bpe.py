@@ -337,6 +337,15 @@ class ParityStudy(Study):
         chars = data.chars_per_language(self.mixture(setting))
         return max(chars.values()) / min(chars.values()) if min(chars.values()) else float("inf")
 
+    def skew_text(self, setting) -> str:
+        """:meth:`skew` as notebook 05 prints it: ``"17.4x"``, or the languages the mixture gives no
+        line (a ratio to nothing is no number: it printed "infx" on a UDHR corpus at τ = 1, where four
+        of six languages got none)."""
+        empty = [lang for lang, lines in self.mixture(setting).items() if not lines]
+        if empty:
+            return f"no line for {len(empty)} of {len(self.langs)} languages ({', '.join(empty)}: a share below one line)"
+        return f"{self.skew(setting):.1f}x"
+
     # ---- runs
     def spec(self, setting=None, variant: str = "base", j_frac: float = 0.0, window: int = 100,
              alpha: float = 2.0, dev_lines: int | None = None, vocab: int | None = None,

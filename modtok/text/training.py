@@ -80,15 +80,20 @@ def record_counts(run: Run, directory, langs: Sequence[str] | None) -> None:
                languages={lang: made["languages"][lang] for lang in chosen}, evaluation=None)
 
 
-def shortfall_lines(asked: Mapping[str, int], got: Mapping[str, int], unit: str, why: str) -> list[str]:
-    """One line per language whose sub-vocabulary stopped short of its budget (none when
-    every language got what it asked): the words the training commands use.
+def shortfall_lines(asked: Mapping[str, int], got: Mapping[str, int], unit: str, why: str,
+                    what: str = "sub-vocabulary") -> list[str]:
+    """One line per language whose sub-vocabulary (``what``) stopped short of its budget (none
+    when every language got what it asked): the words the training commands use, and the
+    notebooks for their monolingual references (a corpus of a few KB a language gives a few
+    hundred tokens whatever k asks).
 
     >>> shortfall_lines({"mya_Mymr": 4000, "eng_Latn": 4000}, {"mya_Mymr": 2275, "eng_Latn": 4000},
     ...                 "tokens", "no pair or token left")
     ['mya_Mymr: sub-vocabulary of 2,275 tokens, short of the 4,000 asked (no pair or token left)']
+    >>> shortfall_lines({"tha_Thai": 8000}, {"tha_Thai": 740}, "tokens", "no pair seen twice left", "reference")
+    ['tha_Thai: reference of 740 tokens, short of the 8,000 asked (no pair seen twice left)']
     """
-    return [f"{lang}: sub-vocabulary of {got[lang]:,} {unit}, short of the {asked[lang]:,} asked ({why})"
+    return [f"{lang}: {what} of {got[lang]:,} {unit}, short of the {asked[lang]:,} asked ({why})"
             for lang in asked if got[lang] < asked[lang]]
 
 

@@ -365,7 +365,10 @@ class SequentialStudy(Study):
         """Global vocabulary size after the first n languages (n = 1..), one row each:
         sequential (V_1 ∪ … ∪ V_n of the run over every language: language i depends only on
         the languages before it), concatenation (distinct tokens of the n monolingual BPEs)
-        and the bound without sharing, 256 + n·(k − 256)."""
+        and the bound without sharing, 256 + n·(k − 256); and "no sharing, as trained", 256 +
+        Σ(|V_ℓ| − 256) over the n languages' own vocabularies: below the bound where a language's
+        text ran out of pairs before k (a corpus of a few KB a language), so that what sharing
+        saved (this column minus sequential) is not confused with what the text never gave."""
         res = self.sequential(tuple(self.langs))
         rows = []
         for n in range(1, len(self.langs) + 1):
@@ -373,8 +376,24 @@ class SequentialStudy(Study):
             seq = set().union(*(res.lang_to_ids[lang] for lang in first))
             cat = set().union(*(self.mono(lang, self.k).vocab for lang in first))
             rows.append({"n": n, "added": first[-1], "sequential": len(seq), "concatenation": len(cat),
-                         "no sharing": 256 + n * (self.k - 256)})
+                         "no sharing": 256 + n * (self.k - 256),
+                         "no sharing, as trained": 256 + sum(len(res.lang_to_ids[lang]) - 256 for lang in first)})
         return rows
+
+
+def global_vs_subtokenizer(rows: Sequence[dict]) -> str:
+    """How the global tokenizer compares with each language's subtokenizer (fidelity ``rows``):
+    on how many languages it is shorter, as long, longer. As long is its own count: languages
+    that share no token (disjoint scripts) encode the same with both, and were counted as
+    "shorter" (6 of 6 on a UDHR corpus where all twelve NSLs were 1.000).
+
+    >>> global_vs_subtokenizer([{"NSL global": 0.9, "NSL subtokenizer": 1.0}, {"NSL global": 1.0, "NSL subtokenizer": 1.0}])
+    'global tokenizer shorter than the subtokenizer on 1, as long on 1, longer on 0 of 2 languages'
+    """
+    shorter = sum(r["NSL global"] < r["NSL subtokenizer"] for r in rows)
+    same = sum(r["NSL global"] == r["NSL subtokenizer"] for r in rows)
+    return (f"global tokenizer shorter than the subtokenizer on {shorter}, as long on {same}, longer on "
+            f"{len(rows) - shorter - same} of {len(rows)} languages")
 
 
 def segmentation_rows(result: dict) -> list[dict]:
@@ -462,7 +481,8 @@ def reasons(here: dict, fidelity: dict, growth: list[dict], unions: list[dict] =
     """A measured reason for each claim of ``here`` (:func:`paper_values`) that does not
     hold: for the subtokenizer's and the global tokenizer's worst NSL, the language, its place
     in the training order and how many of its tokens it took over from the languages before it
-    (learnt on their text, not on its own); for the vocabulary growth, the tokens shared; for
+    (learnt on their text, not on its own); for the vocabulary growth, the tokens shared and
+    those the languages' text never gave (vocabularies short of k: "no sharing, as trained"); for
     the unions (``unions``: :meth:`SequentialStudy.union_table`'s rows), each n's means with
     their intervals and our std across languages (the paper's is the rule's tolerance).
 
@@ -472,6 +492,10 @@ def reasons(here: dict, fidelity: dict, growth: list[dict], unions: list[dict] =
     >>> growth = [{"sequential": 300, "no sharing": 300}, {"sequential": 580, "no sharing": 644}]
     >>> reasons(paper_values(fid, {}, growth), fid, growth)["subtokenizer_nsl_max"]
     "the worst is B (b), trained 2nd of 2: 20 of its 300 tokens (bytes aside) were learnt on the languages before it, and its subtokenizer has 1.080 times the monolingual BPE's tokens"
+    >>> short = [{"sequential": 300, "no sharing": 1000, "no sharing, as trained": 300},
+    ...          {"sequential": 579, "no sharing": 1744, "no sharing, as trained": 580}]
+    >>> reasons({"vocab_growth_share": 579 / 1744}, fid, short)["vocab_growth_share"]
+    'the global vocabulary has 579 of the 1,744 of 2 languages at k without sharing: 1 fewer because the languages share tokens, 1,164 because their own vocabularies stopped short of k (their text ran out of pairs)'
     """
     claims = {c.key: c for c in paper_vs_here.claims("modular_tokenizers_sequential")}
     failing = [k for k, v in here.items() if not isinstance(v, NotMeasured) and claims[k].verdict(v) == "does not hold"]
@@ -496,8 +520,15 @@ def reasons(here: dict, fidelity: dict, growth: list[dict], unions: list[dict] =
                 f"{r[f'{kind} std across languages']:.3f}" for kind in kinds) for r in unions if r["n"] >= 2)
         elif key == "vocab_growth_share":
             last = growth[-1]
-            out[key] = (f"the {len(growth)} languages share tokens: the global vocabulary has {last['sequential']:,} of "
-                        f"the {last['no sharing']:,} it would have without sharing")
+            unshared = last.get("no sharing, as trained", last["no sharing"])
+            if unshared < last["no sharing"]:  # the text ran out before k: no sharing explains that part
+                out[key] = (f"the global vocabulary has {last['sequential']:,} of the {last['no sharing']:,} of "
+                            f"{len(growth)} languages at k without sharing: {unshared - last['sequential']:,} fewer "
+                            f"because the languages share tokens, {last['no sharing'] - unshared:,} because their own "
+                            "vocabularies stopped short of k (their text ran out of pairs)")
+            else:
+                out[key] = (f"the {len(growth)} languages share tokens: the global vocabulary has {last['sequential']:,} "
+                            f"of the {last['no sharing']:,} it would have without sharing")
     return out
 
 

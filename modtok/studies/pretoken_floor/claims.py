@@ -218,7 +218,8 @@ class Settings:
     """Notebook 07's configuration, for :func:`setting`: the sweep's ``target``, its training
     bytes, its Ks, the evaluation text's label and the deployed bases; (h)'s :class:`Setup`,
     text sizes and result (``cpt_setup``, ``cpt_sizes``, ``cpt``: None without section (h));
-    the cross-script table's K and languages (``k_cross``, ``cross``: None without it)."""
+    the cross-script table's K and languages (``k_cross``, ``cross``: None without it); the
+    training text when it is not the pool (``training``: :func:`cpt_setting`'s)."""
 
     target: str | None
     train_bytes: int
@@ -230,6 +231,7 @@ class Settings:
     cpt: Result | None = None
     k_cross: int | None = None
     cross: cross_script.PoolTable | None = None
+    training: str | None = None  # what (c) and (h) trained on, when not the pool (cpt_setting's ``training``)
 
 
 def setting(s: Settings) -> dict[str, str]:
@@ -251,7 +253,7 @@ def setting(s: Settings) -> dict[str, str]:
     target, train_bytes, ks, eval_label, cross, k_cross = s.target, s.train_bytes, s.ks, s.eval_label, s.cross, s.k_cross
     label = eval_label.split(" (")[0] or "held-out lines"
     what = target or "no Devanagari language in the data: (b)-(f) and (h) skipped"
-    out = {"data": f"(c) {what}: the pool + extra text | (a)-(g) evaluated on {label}" if target
+    out = {"data": f"(c) {what}: {s.training or 'the pool + extra text'} | (a)-(g) evaluated on {label}" if target
            else f"(c) {what} | (a)-(g) evaluated on {label}",
            "size": f"(c) {train_bytes / 1e6:.1f} MB of {target}" if target else f"(c) {what}",
            "vocabulary": f"(a)-(g) the deployed {', '.join(s.bases)} tokenizers + K merges",
@@ -266,12 +268,12 @@ def setting(s: Settings) -> dict[str, str]:
             out["size"] += f" | (g) {sizes[0] / 1e6:.1f}-{sizes[-1] / 1e6:.1f} MB of training text a language"
     if s.cpt_setup is None:
         return out
-    h = cpt_setting(s.cpt_setup, s.cpt_sizes, target, eval_label, s.cpt)
+    h = cpt_setting(s.cpt_setup, s.cpt_sizes, target, eval_label, s.cpt, s.training)
     return {k: f"{out[k]} | (h) {h[k]}" if k in out else f"(h) {h[k]}" for k in [*out, *(k for k in h if k not in out)]}
 
 
 def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label: str,
-                cpt: Result | None = None) -> dict[str, str]:
+                cpt: Result | None = None, training: str | None = None) -> dict[str, str]:
     """Section (h)'s setting in the paper's fields, from its :class:`Setup`, its text
     sizes (:func:`~modtok.studies.pretoken_floor.cpt.preset`) and,
     once it ran, the result (parameters, step counts, the piece size chosen).
@@ -282,6 +284,12 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
     '1e-3 peak (3e-3 for the base model), 5% warm-up, cosine decay to 10%'
     >>> s["heldout"].split(";")[0]
     'a 200 KB held-out slice of the training text per language (primary), FLORES-200 devtest secondary'
+
+    ``training``: what the text was when it is not the pool (one's own corpus), said instead
+    of the pool's preparation:
+
+    >>> cpt_setting(*preset("smoke"), "hin_Deva", "", training="manifest m.yaml")["data"]
+    'the first lines of the English and hin_Deva of manifest m.yaml'
     """
     label = eval_label.split(" (")[0] or "held-out lines"
     params = ""
@@ -315,6 +323,10 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
                       f"{f.max_steps:,} steps), then a cosine decay to {f.decay_to:.0%} over {f.decay_share:.0%} of "
                       "the steps so far; the best evaluated step is used"
                       + (f"; {cpt.base_course()}" if cpt else ""))
+    if training is not None:  # one's own corpus (a manifest): none of the pool's preparation is claimed
+        data = f"the first lines of the English and {target} of {training}" + (
+            f"; the base model: English and more {target} (the extra text, or at smoke size the lines the "
+            "other slices leave)" if setup.flatten is not None else "")
     return {"data": data, "size": size,
             "vocabulary": f"own llama3-regex BPE of {setup.base_vocab:,} + K = {setup.merges:,} merges for R1, R2",
             "model": (f"a small LM pretrained here: {cfg.n_layers} layer{'s' if cfg.n_layers != 1 else ''}, d_model {cfg.d_model}, {cfg.n_heads} heads, "
@@ -329,7 +341,8 @@ def cpt_setting(setup, sizes: Mapping[str, int], target: str | None, eval_label:
                         f"95% intervals from {setup.n_boot:,} resamples of documents")}
 
 
-def cpt_plan(setup, sizes: Mapping[str, int], target: str | None, eval_label: str) -> list[str]:
+def cpt_plan(setup, sizes: Mapping[str, int], target: str | None, eval_label: str,
+             training: str | None = None) -> list[str]:
     """What section (h) is about to run at one preset, before it runs: ``"field: ours"``
     for each field of :func:`cpt_setting` (the shares, K, the model, the rate and warm-up,
     the batch, the held-out slice and the piece size), so that notebook 07's prose names
@@ -347,16 +360,16 @@ def cpt_plan(setup, sizes: Mapping[str, int], target: str | None, eval_label: st
     >>> "None" in str(cpt_plan(*preset("smoke"), None, ""))  # no target language in the data: said
     False
     """
-    ours = cpt_setting(setup, sizes, target or "(no target language)", eval_label)
+    ours = cpt_setting(setup, sizes, target or "(no target language)", eval_label, training=training)
     return [f"{field}: {ours[field]}" for field in SETTING_FIELDS if field in ours]
 
 
 def cpt_setting_rows(setup, sizes: Mapping[str, int], target: str | None, eval_label: str,
-                     cpt: Result | None = None) -> list[dict]:
+                     cpt: Result | None = None, training: str | None = None) -> list[dict]:
     """The paper's setting of section (h) (``[pretoken_floor.cpt_r0_lowest]``: §VI,
     App. D) beside ours (:func:`cpt_setting`), one row per setting field."""
     paper = {c.key: c for c in claims("pretoken_floor")}["cpt_r0_lowest"].setting
-    ours = cpt_setting(setup, sizes, target, eval_label, cpt)
+    ours = cpt_setting(setup, sizes, target, eval_label, cpt, training)
     return [{"field": f, "paper (§VI, App. D)": paper.get(f, "—"), "here": ours.get(f, "—")} for f in SETTING_FIELDS]
 
 

@@ -80,11 +80,11 @@ context per piece, intervals), :mod:`.presets` (sizes and texts), :mod:`.run`
 from .arms import ADDITIONS, ARMS, BASE, LABELLED, MATCHED, PAIRS, R0_MATCHED, Arm, arms, base_tokenizer
 from .held_out import LINE, HeldOut, fit_held_out, flores_documents, held_out, longest, pieces
 from .presets import PRESETS, Flatten, Setup, base_model_texts, consecutive, flattened, preset, texts
-from .run import PAPER_BASE_ENGLISH, Result, machine_size, pretrain, regime, run, study
+from .run import PAPER_BASE_ENGLISH, Result, machine_size, missing, pretrain, regime, run, study
 from .scoring import compare, score_pieces
 
 __all__ = ["ADDITIONS", "ARMS", "BASE", "LABELLED", "MATCHED", "PAIRS", "R0_MATCHED", "Arm", "arms", "base_tokenizer",
            "LINE", "HeldOut", "fit_held_out", "flores_documents", "held_out", "longest", "pieces",
            "PRESETS", "Flatten", "Setup", "base_model_texts", "consecutive", "flattened", "preset", "texts",
-           "PAPER_BASE_ENGLISH", "Result", "machine_size", "pretrain", "regime", "run", "study",
+           "PAPER_BASE_ENGLISH", "Result", "machine_size", "missing", "pretrain", "regime", "run", "study",
            "compare", "score_pieces"]

@@ -352,6 +352,35 @@ def machine_size(smoke: bool) -> str:
     return "smoke" if smoke else "gpu" if default_device().type == "cuda" else "cpu"
 
 
+def missing(size: str, target: Sequence[str], lang: str, extra_target: Sequence[str] | None = None) -> str:
+    """What preset ``size`` lacks to run on ``lang``'s training lines ``target`` (and the extra
+    text ``extra_target``), "" when nothing: a ``pretrained-*`` preset pretrains its base model on
+    the extra text (``pretrained-smoke``: on the target lines the other slices of :func:`texts`
+    leave, without it) and stops it by a dev slice of that text. :func:`study` refuses what this
+    names (:class:`~modtok.errors.DataError`); notebook 07 prints it and skips the arm.
+
+    >>> missing("smoke", ["x"], "hin_Deva"), missing("pretrained-cpu", ["x"], "hin_Deva")[:46]
+    ('', "preset 'pretrained-cpu' pretrains the base mod")
+    >>> missing("pretrained-smoke", ["x" * 99] * 22, "hin_Deva")  # a user's 22 lines of Hindi: all sliced before
+    "preset 'pretrained-smoke': no hin_Deva dev slice for the base model (pretrained on hin_Deva text, it stops by a dev slice of it): 0 of the 22 training lines are left after the continued-pretraining and held-out slices, and there is no extra text; give more hin_Deva text"
+    """
+    setup, sizes = preset(size)
+    if setup.flatten is None:
+        return ""
+    if extra_target is None and not size.endswith("smoke"):
+        return (f"preset {size!r} pretrains the base model on substantial {lang} disjoint from the pool: no extra "
+                f"text (data.extra_text_path('{lang}.large.txt'): $MODTOK_EXTRA or extra/ beside the pool)")
+    rest = texts([], list(target), sizes["base"], sizes["cpt"], sizes["heldout"], setup.cpt_target_share,
+                 setup.base_target_share)["unused_target"]
+    if base_model_texts([], list(extra_target) if extra_target is not None else rest, setup, sizes)["dev_target"]:
+        return ""
+    given = (f"the extra text has {len(extra_target):,} lines, too few" if extra_target is not None else
+             f"{len(rest):,} of the {len(target):,} training lines are left after the continued-pretraining and "
+             "held-out slices, and there is no extra text")
+    return (f"preset {size!r}: no {lang} dev slice for the base model (pretrained on {lang} text, it stops by a dev "
+            f"slice of it): {given}; give more {lang} text")
+
+
 def study(size: str, english: Sequence[str], target: Sequence[str], eval_target: Sequence[str], name: str,
           lang: str, eval_label: str, out_dir, device=None, progress: bool = False,
           extra_target: Sequence[str] | None = None) -> Result:
@@ -373,17 +402,16 @@ def study(size: str, english: Sequence[str], target: Sequence[str], eval_target:
     (the extra text, disjoint from ``target``) and English (:func:`base_model_texts`);
     without it, ``pretrained-smoke`` takes the ``target`` lines after the held-out
     slice (disjoint too, and said in :attr:`Result.base_source`) and the larger
-    presets refuse (:class:`~modtok.errors.DataError`: what is missing)."""
+    presets refuse (:class:`~modtok.errors.DataError`: what is missing, :func:`missing`); so
+    does any preset whose text leaves no dev slice for the base model."""
     setup, sizes = preset(size)
     smoke = size.endswith("smoke")
     t = texts(list(english), list(target), sizes["base"], sizes["cpt"], sizes["heldout"], setup.cpt_target_share,
               setup.base_target_share)
     rest, source = t.pop("unused_target"), ""
+    if why := missing(size, target, lang, extra_target):
+        raise DataError(why)
     if setup.flatten is not None:
-        if extra_target is None and not smoke:
-            raise DataError(f"preset {size!r} pretrains the base model on substantial {lang} disjoint from the pool: "
-                            f"no extra text (data.extra_text_path('{lang}.large.txt'): $MODTOK_EXTRA or extra/ beside "
-                            "the pool)")
         source = ("the extra text" if extra_target is not None
                   else f"the {lang} training lines after the held-out slice (no extra text: smoke only)")
         t |= base_model_texts(list(english), list(extra_target) if extra_target is not None else rest, setup, sizes)
