@@ -164,7 +164,7 @@ joint_col = next(k for k in full["rows"][0] if k.startswith("NSL joint"))
 print(f"mean {joint_col}: {sum(r[joint_col] for r in full['rows']) / len(full['rows']):.3f}")
 # a budget the text cannot fill (a few KB a language) is said: the NSLs then compare the sizes the text gave
 SIZES = {f"reference {lang}": study.mono(lang, K).get_vocab_size() for lang in LANGS}
-SIZES["joint BPE"] = study.joint(LANGS, V).get_vocab_size()
+SIZES["joint BPE"] = len(study.joint_model(LANGS, V))
 print(*shortfall_lines(dict.fromkeys(SIZES, K) | {"joint BPE": V}, SIZES, "tokens", "no pair seen twice left",
                        "vocabulary"), sep="\n")
 

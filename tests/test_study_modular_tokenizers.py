@@ -336,9 +336,12 @@ def test_a_subset_trained_at_the_ceiling_ahead_is_read_back_for_any_budget(monke
     kernel then reads that training back for a larger budget too, and trains nothing."""
     study = InefficiencyStudy(CORPORA, K, train_at=420)
     monkeypatch.setenv(cache.AHEAD, "1")
-    study.subsets_ahead(lambda n: 300)
-    monkeypatch.delenv(cache.AHEAD)
+    first = study.subsets_ahead(lambda n: 300)
+    assert "make demo): 3 in " in first and "there already" not in first
     calls = _record_learn(monkeypatch)
+    second = InefficiencyStudy(CORPORA, K, train_at=420).subsets_ahead(lambda n: 300)  # a second make demo
+    assert "make demo): 0 in " in second and second.endswith(", 3 there already") and calls == []
+    monkeypatch.delenv(cache.AHEAD)
     again, subset = InefficiencyStudy(CORPORA, K, train_at=420), tuple(LANGS[1:])
     assert again.nsl_table(subset, 300) == study.nsl_table(subset, 300)
     assert len(again.joint_model(subset, 400)) == 400 and again.trained(subset) == 420 and calls == []
@@ -394,6 +397,22 @@ def test_inefficiency_nsl_intervals_are_the_paired_bootstrap_over_lines(ineffici
     assert top.hi >= max(stats.ratio_ci(lines[lang]["llama3"], lines[lang]["reference"])[2] for lang in LANGS) - 1e-12
     uneven = {**named, "line_tokens": {**lines, "eng_Latn": {n: t[:-1] for n, t in eng.items()}}}
     assert isinstance(inefficiency_values(uneven)["english_nsl_llama3"], float)
+
+
+def test_a_budget_the_text_cannot_fill_is_said_in_the_setting_and_the_reasons():
+    """A corpus of a few KB a language gives references and a joint BPE far below the budgets asked:
+    the setting and a failing claim's reason say the sizes the text gave, not the budgets."""
+    study = InefficiencyStudy(CORPORA, 5_000)
+    result = study.nsl_table(LANGS, 9_000)
+    got = len(study.joint_model(LANGS, 9_000))
+    assert got < 9_000 and all(study.mono(lang, 5_000).get_vocab_size() < 5_000 for lang in LANGS)
+    vocabulary = study.setting(LANGS, 9_000)["vocabulary"]
+    assert f"references of 5,000 tokens ({len(LANGS)} of them short of it: " in vocabulary
+    assert f"joint BPE of {got:,} (9,000 asked: its text gave no more)" in vocabulary
+    here = inefficiency_values(result)
+    here["joint_mean_nsl"] = 0.5  # as if the joint BPE beat the references: "above 1" fails
+    assert study.reasons(here, result)["joint_mean_nsl"].startswith(
+        f"the joint BPE of {got:,} tokens (9,000 asked: its text gave no more) gives each")
 
 
 def test_inefficiency_reasons_name_the_reference_of_every_failing_nsl(inefficiency):
