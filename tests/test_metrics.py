@@ -376,3 +376,14 @@ def test_measures_from_one_encoding_equal_the_measures_per_call_flores(flores_ro
     parallel = data.load_flores(["eng_Latn", "npi_Deva", "tha_Thai", "deu_Latn"], root=flores_root)
     size = metrics.vocab_size_of(tok)
     assert _same(_from_one_encoding(tok, parallel, size), _per_measure(tok, parallel, size))
+
+
+def test_ethiopic_wordspace_separates_words(declaration):
+    """Amharic written with Ethiopic's wordspace ፡ (U+1361) and no spaces, as the UDHR's is: a word is a
+    run between whitespace or ፡ (hand oracle: a regex), where str.split saw one word a line."""
+    import re
+
+    amharic = declaration("amh")
+    words = sum(len(re.findall(r"[^\s\u1361]+", line)) for line in amharic)
+    assert metrics.word_count(amharic) == words > 10 * sum(len(line.split()) for line in amharic)
+    assert metrics.words_in("ሰው፡ሁሉ፡ሲወለድ ነጻ") == 4

@@ -957,7 +957,7 @@ class AdaptMixStudy(Study):
             return None
         test = self.test_lines()
         parallel = {lang: test[lang] for lang in self.devtest.lines}
-        words = {lang: [len(line.split()) for line in parallel[pivot if metrics.written_without_spaces(lang) else lang]]
+        words = {lang: [metrics.words_in(line) for line in parallel[pivot if metrics.written_without_spaces(lang) else lang]]
                  for lang in parallel}
         tokens = self._measured("token counts", tokenizers, lambda tok: {lang: metrics.token_counts(tok, lines)
                                                                           for lang, lines in parallel.items()})
