@@ -196,11 +196,13 @@ def test_no_piece_crosses_a_document_on_random_documents():
         assert rebuilt == "".join("".join(s.split()) for s in lines)
 
 
-def test_no_piece_crosses_a_document_in_the_real_held_out_text(pool_root, base):
+def test_no_piece_crosses_a_document_in_the_real_held_out_text(pool_root, base, monkeypatch):
     """The held-out construction of ``study`` on the pool's Nepali (the primary held-out
     text): the slice right after the training text, cut to fit a context under R0. The
     pool's lines are shuffled paragraphs, so a piece must lie inside one line."""
     from modtok.text import data
+
+    monkeypatch.setenv("MODTOK_POOL", str(pool_root))  # the fixture's pool, also where `make test` does not set it
 
     corpora = data.default_corpora(["eng_Latn", "npi_Deva"], train_chars=400_000)
     setup, sizes = continued.preset("smoke")
