@@ -126,7 +126,7 @@ def test_line_pieces_of_some_languages_are_the_numbers_of_all_and_of_hf():
     """LinePieces.line_tokens(tok, langs) segments only those languages' pre-tokens: each line's
     count is HF's encoding of it, for an HF BPE (one numba call), a modtok BPEModel (no export) and
     a model that is not plain BPE (tokenize per piece), and for every subset of languages."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
+    from tokenizers import Tokenizer, models
 
     from modtok.mixture.dev import LinePieces
 
