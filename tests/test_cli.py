@@ -121,6 +121,32 @@ def test_sigterm_raises_in_the_command_and_ends_a_forked_worker_as_before():
     assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 143
 
 
+def test_a_sigterm_that_comes_out_as_another_error_is_still_a_termination(monkeypatch, capsys):
+    """SIGTERM during a C extension's import (CI, session 21: the _ssl import under tqdm.auto) came
+    out of the command as "TypeError: expected a message argument", a traceback and status 1; it is
+    a termination: one line and 143. The same error without a SIGTERM is still raised."""
+    import os
+    import signal
+    import time
+
+    def mangled(args):  # what such an import does with the handler's raise
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises here, at once
+        except cli._Terminated:
+            raise TypeError("expected a message argument") from None
+
+    monkeypatch.setattr(cli, "cmd_data", mangled)
+    assert cli.main(["data"]) == 143 and capsys.readouterr().err == "modtok: terminated\n"
+
+    def plain(args):
+        raise TypeError("expected a message argument")
+
+    monkeypatch.setattr(cli, "cmd_data", plain)
+    with pytest.raises(TypeError):
+        cli.main(["data"])
+
+
 def test_unknown_language_is_named_with_what_is_available(tiny_data, tmp_path, capsys):
     assert cli.main(["sequential-bpe", str(tmp_path / "t"), "-k", "280", "--langs", "eng_Latn", "xxx_Latn"]) == 2
     err = capsys.readouterr().err
