@@ -574,15 +574,13 @@ def kernel_modules(args) -> list[str]:
 
 class _Terminated(BaseException):
     """SIGTERM in the main thread, past every ``except Exception``: each ``finally`` runs, as on Ctrl-C."""
-
-
-_SIGTERM = {"seen": False}  # set by _terminate: main's answer when the raise came out as another error
+    seen = False  # set by _terminate: a C extension's import may turn the raise into another error
 
 
 def _terminate(pid: int, signum, frame):
     if os.getpid() != pid:  # a forked worker (count_by_language's) inherits it: a raise hung the pool; end instead
         os._exit(128 + signum)
-    _SIGTERM["seen"] = True
+    _Terminated.seen = True
     raise _Terminated
 
 
@@ -590,7 +588,7 @@ def main(argv=None) -> int:
     from modtok.text.scripts import ANY_SCRIPT_ENV
 
     before, on_sigterm = os.environ.get(ANY_SCRIPT_ENV), signal.signal(signal.SIGTERM, partial(_terminate, os.getpid()))
-    _SIGTERM["seen"] = False
+    _Terminated.seen = False
     try:
         args = build_parser().parse_args(argv)  # a count or budget below 1 is refused here (_Positive)
         if kernels_cold(kernel_modules(args)):
@@ -606,17 +604,12 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; an output directory is left as it was
         print("modtok: interrupted", file=sys.stderr)
         return 130  # 128 + SIGINT, what a shell reports for a command ended by Ctrl-C
-    except _Terminated:  # SIGTERM (kill, a batch system's time limit): the same, with 128 + SIGTERM
-        print("modtok: terminated", file=sys.stderr)
-        return 143
     except BrokenPipeError:  # stdout's reader left: quietly, as the "Note on SIGPIPE" in Python's docs says
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush writes nowhere
         return 141  # 128 + SIGPIPE, what a shell reports for a command whose reader left
-    except Exception:
-        # SIGTERM inside a C extension's import came out as "TypeError: expected a message argument"
-        # (the _ssl import under tqdm.auto, CI of session 21): still a termination, not a crash
-        if not _SIGTERM["seen"]:
-            raise
+    except (_Terminated, Exception) as e:  # SIGTERM (kill, a batch system's time limit): as Ctrl-C, with 143;
+        if not (isinstance(e, _Terminated) or _Terminated.seen):  # also when an import turned it into "TypeError:
+            raise  # expected a message argument" (tqdm.auto's _ssl import, session 21's CI rehearsal)
         print("modtok: terminated", file=sys.stderr)
         return 143
     finally:
