@@ -236,12 +236,14 @@ def test_merge_word_changes_are_the_pair_difference(seed):
                 expected.append(word[i])
                 i += 1
         sym = np.array([7, *word, 7], np.int32)  # padded: the rewrite stays inside its word
-        keys, deltas = np.empty(2 * len(word), np.int64), np.empty(2 * len(word), np.int64)
-        n, occurrences, k = K.merge_word(sym, 1, len(word), a, b, c, keys, deltas)
+        # the changes go after a chunk's earlier ones (3 here), which stay as they were
+        keys, deltas = np.full(3 + 2 * len(word), -5, np.int64), np.full(3 + 2 * len(word), -5, np.int64)
+        n, occurrences, end = K.merge_word(sym, 1, len(word), a, b, c, keys, deltas, 3)
         assert sym[1 : 1 + n].tolist() == expected and sym[0] == 7 and sym[-1] == 7
-        assert occurrences == (len(word) - n) and k <= 2 * len(word)
+        assert occurrences == (len(word) - n) and end - 3 <= 2 * len(word)
+        assert keys[:3].tolist() == deltas[:3].tolist() == [-5, -5, -5]
         pairs = Counter(pairwise(word))
-        for key, d in zip(keys[:k].tolist(), deltas[:k].tolist()):
+        for key, d in zip(keys[3:end].tolist(), deltas[3:end].tolist()):
             pairs[(key >> K.KEY_SHIFT, key & 0xFFFFFFFF)] += d
         del pairs[(a, b)]
         assert (a, b) not in pairwise(expected) and min(pairs.values(), default=0) >= 0

@@ -155,6 +155,12 @@ def grow_rows(arr, need):
 
 # ---------------------------------------------------------------- hash table
 @njit(cache=True, inline="always")
+def _home(table_keys, key):
+    """The home slot of ``key`` (:func:`_slot`)."""
+    return np.int64((((np.uint64(key) * _GOLDEN) >> np.uint64(32)) * np.uint64(table_keys.shape[0])) >> np.uint64(32))
+
+
+@njit(cache=True, inline="always")
 def _slot(table_keys, key):
     """The slot of ``key``, or the free slot where it goes (linear probing from its home).
 
@@ -164,7 +170,7 @@ def _slot(table_keys, key):
     ignored all but the lowest bits of the left id: on the parity benchmark the 4,365 starting pairs
     had 649 distinct homes, 5.5 probes a key on average; with the top bits 3,901.)"""
     mask = table_keys.shape[0] - 1
-    h = np.int64((((np.uint64(key) * _GOLDEN) >> np.uint64(32)) * np.uint64(table_keys.shape[0])) >> np.uint64(32))
+    h = _home(table_keys, key)
     while table_keys[h] != _EMPTY and table_keys[h] != key:
         h = (h + 1) & mask
     return h
@@ -552,20 +558,20 @@ def init_counts(words, rank, st):
 # Inlined into merge: as a call per visited word the merge kernel was 10-13% slower
 # (replays of the parity benchmark and 32k-vocab parity-aware runs, interleaved processes).
 @njit(cache=True, inline="always")
-def merge_word(symbols, s, n, a, b, c, change_key, change_delta):
+def merge_word(symbols, s, n, a, b, c, change_key, change_delta, k):
     """Rewrite the word ``symbols[s : s + n]``: every ``a b``, left to right and
     non-overlapping (as HF's ``Word::merge``), becomes ``c``, compacted in place.
-    The pair changes go to ``change_key[:k]`` (pair keys) and ``change_delta[:k]``
+    The pair changes go to ``change_key[k:end]`` (pair keys) and ``change_delta[k:end]``
     (-1 / +1), in order: each occurrence ``x a b y`` -> ``x c y`` makes
-    ``(x, a) -1, (x, c) +1, (b, y) -1, (c, y) +1`` (so ``k <= 2 n``). Returns
-    ``(new length, occurrences, k)``.
+    ``(x, a) -1, (x, c) +1, (b, y) -1, (c, y) +1`` (so ``end - k <= 2 n``). Returns
+    ``(new length, occurrences, end)``.
 
     In ``a b a b`` the second occurrence's left neighbour is the ``c`` just written,
     so the ``(c, a) +1`` of the first is undone by the second's -1, and ``(c, c) +1``
     remains:
 
     >>> sym, keys, deltas = np.array([1, 2, 1, 2], np.int32), np.empty(8, np.int64), np.empty(8, np.int64)
-    >>> merge_word(sym, 0, 4, 1, 2, 9, keys, deltas), sym[:2].tolist()
+    >>> merge_word(sym, 0, 4, 1, 2, 9, keys, deltas, 0), sym[:2].tolist()
     ((2, 2, 4), [9, 9])
     >>> [(int(k) >> KEY_SHIFT, int(k) & 0xFFFFFFFF, int(d)) for k, d in zip(keys[:4], deltas[:4])]
     [(2, 1, -1), (9, 1, 1), (9, 1, -1), (9, 9, 1)]
@@ -573,7 +579,6 @@ def merge_word(symbols, s, n, a, b, c, change_key, change_delta):
     i = 0
     j = 0  # symbols[s : s + j] are rewritten
     occurrences = 0
-    k = 0
     while i < n:
         if i + 1 < n and symbols[s + i] == a and symbols[s + i + 1] == b:
             if j > 0:
@@ -624,77 +629,71 @@ def merge(pid, c, words, rank, st):
     stamp = meta[STAMP]
     touched = np.empty(new, np.int64)  # pairs whose count went up, each once
     ntouched = 0
-    # One word's pair changes (merge_word): at most 4 per occurrence, and a word holds at most
-    # positions[pid] of them; sized 2 x its length, a 5 MB word took 160 MB at each merge.
+    # A chunk's pair changes (merge_word, then the pair ids and the word of each): at most 4 per
+    # occurrence, and a word holds at most positions[pid] of them; sized 2 x its length, a 5 MB
+    # word took 160 MB at each merge.
     most = 4 * positions[pid]
-    change_key = np.empty(min(64, most), np.int64)
-    change_delta = np.empty(min(64, most), np.int64)
+    change_key = np.empty(min(1024, most), np.int64)
+    change_delta = np.empty(min(1024, most), np.int64)
+    change_word = np.empty(min(1024, most), np.int64)
+    change_pair = np.empty(min(1024, most), np.int64)
     merged = 0
     chunk = list_head[pid]
     list_head[pid] = -1
-    # Prefetch (see prefetch): the next chunk, this chunk's word rows, the next word's
-    # symbols. On the parity benchmark's replay (the golden merges through this kernel, processes
-    # alternated) 15-20% faster; the packed rows alone changed nothing (their misses
-    # overlapped), and neither did prefetching the hash slots of a word's pair changes,
-    # the next chunk's rows, symbols two words ahead or the count rows of words of
-    # several languages.
+    # A chunk at a time, in three passes over its words (rewrite them, find the pairs their changes
+    # touch, apply the changes), each pass prefetching what the next one loads (see prefetch): the
+    # chunk after next's header, the next chunk's word rows, this chunk's words' symbols; the table
+    # slots of the changes, then their pairs' counts. On notebook 01's 38-language subset (78k
+    # merges, 1.06M words, 21 MB; session 22, interleaved processes) the kernel went from 4.35 to
+    # 3.82 s with the deeper prefetch of rows and symbols (it waited on each word's first symbol,
+    # 24% of its samples), and to ... with the passes (the slots and counts of the changes were 20%).
+    # (On the parity benchmark's replay, the rows and one word's symbols ahead made the kernel 15-20%
+    # faster; the hash slots of one word's changes, prefetched before applying them, did not.)
+    ahead = chunk
+    for _ in range(2):  # the rows of the first two chunks, the third chunk
+        if ahead != -1:
+            for e in range(chunks[ahead, 1]):
+                prefetch(word, (chunks[ahead, 2 + e], 0))
+            ahead = chunks[ahead, 0]
+    if ahead != -1:
+        prefetch(chunks, (ahead, 0))
     while chunk != -1:
         fill = chunks[chunk, 1]
-        if chunks[chunk, 0] != -1:
-            prefetch(chunks, (chunks[chunk, 0], 0))
+        ahead = chunks[chunk, 0]
+        need = 0  # the most changes this chunk's words can make
         for e in range(fill):
-            prefetch(word, (chunks[chunk, 2 + e], 0))
-        for e in range(fill):  # the words of this chunk
             w = chunks[chunk, 2 + e]
-            if e + 1 < fill:
-                prefetch(symbols, word[chunks[chunk, 3 + e], W_START])
+            prefetch(symbols, word[w, W_START])
+            need += min(2 * word[w, W_LENGTH], most)
+        if need > change_key.shape[0]:
+            change_key = np.empty(need, np.int64)
+            change_delta = np.empty(need, np.int64)
+            change_word = np.empty(need, np.int64)
+            change_pair = np.empty(need, np.int64)
+        after = chunks[ahead, 0] if ahead != -1 else -1
+        if after != -1:
+            for e in range(chunks[after, 1]):
+                prefetch(word, (chunks[after, 2 + e], 0))
+            if chunks[after, 0] != -1:
+                prefetch(chunks, (chunks[after, 0], 0))
+        nchanges = 0
+        for e in range(fill):  # 1. rewrite the words of this chunk
+            w = chunks[chunk, 2 + e]
             if word[w, W_VISITED] == stamp:  # a word may be listed more than once
                 continue
             word[w, W_VISITED] = stamp
             s = word[w, W_START]
             n = word[w, W_LENGTH]
-            if min(2 * n, most) > change_key.shape[0]:
-                change_key = np.empty(min(2 * n, most), np.int64)
-                change_delta = np.empty(min(2 * n, most), np.int64)
-            n, occurrences, k = merge_word(symbols, s, n, a, b, c, change_key, change_delta)
+            n, occurrences, end = merge_word(symbols, s, n, a, b, c, change_key, change_delta, nchanges)
             if occurrences == 0:  # a stale entry: the pair left this word
                 continue
             word[w, W_LENGTH] = n
+            for t in range(nchanges, end):
+                change_word[t] = w
+            nchanges = end
+            # the token changes: a, b -occurrences each, c +occurrences, length -occurrences
             cw = word[w, W_COUNT]
             sole = word[w, W_SOLE]
-            # the pair changes
-            for t in range(k):
-                key = change_key[t]
-                d = change_delta[t]
-                h = _slot(table_keys, key)
-                q = table_ids[h] if table_keys[h] == key else _new_pair(h, key, table_keys, table_ids,
-                                                                        left, right, meta)
-                positions[q] += d
-                if cw != 0:  # (a tracked-only word is in no statistic)
-                    pair_count[q] += d * cw
-                    if nl > 0 and sole >= 0:
-                        pair_lang[q, sole] += d * cw
-                    else:
-                        for l in range(nl):
-                            pair_lang[q, l] += d * word_lang[w, l]
-                if d > 0:
-                    head = list_head[q]
-                    if head < 0 or chunks[head, 1 + chunks[head, 1]] != w:  # w joins q's list (as in init_counts)
-                        if head < 0 or chunks[head, 1] == CHUNK_WORDS:
-                            node = meta[N_CHUNKS]
-                            meta[N_CHUNKS] += 1
-                            chunks[node, 0] = head
-                            chunks[node, 1] = 0
-                            list_head[q] = node
-                            head = node
-                        fill = chunks[head, 1]
-                        chunks[head, 2 + fill] = w
-                        chunks[head, 1] = fill + 1
-                    if touched_at[q] != stamp:
-                        touched_at[q] = stamp
-                        touched[ntouched] = q
-                        ntouched += 1
-            # the token changes: a, b -occurrences each, c +occurrences, length -occurrences
             ts = word[w, W_SOLE_TRACKED]
             if ts >= 0:
                 tracked_tokens[ts] -= occurrences * word[w, W_TRACKED]
@@ -719,7 +718,50 @@ def merge(pid, c, words, rank, st):
                     token_lang[a, l] -= kl
                     token_lang[b, l] -= kl
                     token_lang[c, l] += kl
-        chunk = chunks[chunk, 0]
+        for t in range(nchanges):
+            h = _home(table_keys, change_key[t])
+            prefetch(table_keys, h)
+            prefetch(table_ids, h)
+        for t in range(nchanges):  # 2. the pair of each change (a new pair gets the next id)
+            key = change_key[t]
+            h = _slot(table_keys, key)
+            q = table_ids[h] if table_keys[h] == key else _new_pair(h, key, table_keys, table_ids,
+                                                                    left, right, meta)
+            change_pair[t] = q
+            prefetch(positions, q)
+            prefetch(pair_count, q)
+        for t in range(nchanges):  # 3. apply the changes
+            q = change_pair[t]
+            d = change_delta[t]
+            w = change_word[t]
+            cw = word[w, W_COUNT]
+            positions[q] += d
+            if cw != 0:  # (a tracked-only word is in no statistic)
+                pair_count[q] += d * cw
+                sole = word[w, W_SOLE]
+                if nl > 0 and sole >= 0:
+                    pair_lang[q, sole] += d * cw
+                else:
+                    for l in range(nl):
+                        pair_lang[q, l] += d * word_lang[w, l]
+            if d > 0:
+                head = list_head[q]
+                if head < 0 or chunks[head, 1 + chunks[head, 1]] != w:  # w joins q's list (as in init_counts)
+                    if head < 0 or chunks[head, 1] == CHUNK_WORDS:
+                        node = meta[N_CHUNKS]
+                        meta[N_CHUNKS] += 1
+                        chunks[node, 0] = head
+                        chunks[node, 1] = 0
+                        list_head[q] = node
+                        head = node
+                    at = chunks[head, 1]
+                    chunks[head, 2 + at] = w
+                    chunks[head, 1] = at + 1
+                if touched_at[q] != stamp:
+                    touched_at[q] = stamp
+                    touched[ntouched] = q
+                    ntouched += 1
+        chunk = ahead
     pair_count[pid] = 0
     positions[pid] = 0
     for l in range(nl):
