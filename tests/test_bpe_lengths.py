@@ -122,6 +122,24 @@ def test_encode_words_is_the_reference_rule(words, seed):
         assert symbols[start : start + length].tolist() == model.encode_bytes(w)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_segment_words_in_two_threads_is_the_reference_rule(seed, monkeypatch):
+    """K.segment_words splits the words between two threads from SPLIT_WORDS on (1 here): each
+    half is segmented as BPEModel.encode_bytes does, and neither half touches the other's."""
+    monkeypatch.setattr(K, "SPLIT_WORDS", 1)
+    rng = random.Random(seed)
+    words = [bytes(rng.choice(b"abcde") for _ in range(rng.randint(1, 30))) for _ in range(rng.randint(1, 400))]
+    model = _random_model(rng, list(b"abcde"), 60)
+    symbols = np.frombuffer(b"".join(words), np.uint8).astype(np.int32)
+    word = np.zeros((len(words), 2), np.int64)
+    word[:, K.W_LENGTH] = [len(w) for w in words]
+    np.cumsum(word[:-1, K.W_LENGTH], out=word[1:, K.W_START])
+    m = np.asarray(model.merges, np.int64)
+    table_keys, table_ids = K.table_of_ranks((m[:, 0] << K.KEY_SHIFT) | m[:, 1])
+    K.segment_words(symbols, word, table_keys, table_ids, np.asarray(model.results, np.int64))
+    assert [symbols[start : start + length].tolist() for start, length in word] == [model.encode_bytes(w) for w in words]
+
+
 def test_line_pieces_of_some_languages_are_the_numbers_of_all_and_of_hf():
     """LinePieces.line_tokens(tok, langs) segments only those languages' pre-tokens: each line's
     count is HF's encoding of it, for an HF BPE (one numba call), a modtok BPEModel (no export) and

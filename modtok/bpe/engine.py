@@ -200,7 +200,7 @@ class Engine:
             keys = (m[:, 0] << K.KEY_SHIFT) | m[:, 1]
             rk, rv = K.table_of_ranks(keys)  # first rank wins for a repeated pair
             wd = self._words
-            K.encode_words(wd.symbols, wd.word, rk, rv, np.asarray(results, np.int64))
+            K.segment_words(wd.symbols, wd.word, rk, rv, np.asarray(results, np.int64))
         self._ensure(capacity - 1)
         # Room for few pairs (the distinct pairs are far fewer than positions: 4,130 of
         # 1.9M on the parity benchmark of modtok.bpe.kernels; the arrays grow on demand, and

@@ -67,6 +67,7 @@ state (boxing 19 arrays back into Python costs more than a small merge).
 from __future__ import annotations
 
 from collections import namedtuple
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from llvmlite import ir
@@ -1040,7 +1041,7 @@ def gather_words(data, starts, lengths, rows):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # segment_words runs it in two threads
 def encode_words(symbols, word, table_keys, table_ids, results):
     """Segment every word with an existing merge list, in place.
 
@@ -1115,3 +1116,21 @@ def encode_words(symbols, word, table_keys, table_ids, results):
                 k += 1
                 i = nxt[i]
         word[w, W_LENGTH] = live
+
+
+SPLIT_WORDS = 50_000  # segment_words: below this many words, one thread
+
+
+def segment_words(symbols, word, table_keys, table_ids, results) -> None:
+    """:func:`encode_words` on two cores: the second half of the words in a second thread
+    (the kernel releases the GIL; the halves write disjoint rows and symbols). On notebook 01's
+    300k test pieces of 38 languages under a 78k-merge model: 0.33 s in one thread, 0.17 s in
+    two (session 22)."""
+    if word.shape[0] < SPLIT_WORDS:
+        encode_words(symbols, word, table_keys, table_ids, results)
+        return
+    half = word.shape[0] // 2
+    with ThreadPoolExecutor(1) as other:
+        second = other.submit(encode_words, symbols, word[half:], table_keys, table_ids, results)
+        encode_words(symbols, word[:half], table_keys, table_ids, results)
+        second.result()

@@ -126,5 +126,5 @@ class Pieces:
         table_keys, table_ids = K.table_of_ranks(keys)
         symbols = char_ids[self._char_index].astype(np.int32)
         word = self._word.copy() if rows is None else self._word[rows]
-        K.encode_words(symbols, word, table_keys, table_ids, result)
+        K.segment_words(symbols, word, table_keys, table_ids, result)
         return word[:, K.W_LENGTH].copy()
