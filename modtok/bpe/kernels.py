@@ -630,9 +630,9 @@ def merge(pid, c, words, rank, st):
     stamp = meta[STAMP]
     touched = np.empty(new, np.int64)  # pairs whose count went up, each once
     ntouched = 0
-    # A chunk's pair changes (merge_word, then the pair ids and the word of each): at most 4 per
-    # occurrence, and a word holds at most positions[pid] of them; sized 2 x its length, a 5 MB
-    # word took 160 MB at each merge.
+    # A chunk's pair changes (merge_word; then the pair and the word of each): a word makes at most
+    # 2 x its length and 4 x positions[pid] of them (sized by its length alone, a 5 MB word took
+    # 160 MB at each merge).
     most = 4 * positions[pid]
     change_key = np.empty(min(1024, most), np.int64)
     change_delta = np.empty(min(1024, most), np.int64)
@@ -641,15 +641,18 @@ def merge(pid, c, words, rank, st):
     merged = 0
     chunk = list_head[pid]
     list_head[pid] = -1
-    # A chunk at a time, in three passes over its words (rewrite them, find the pairs their changes
-    # touch, apply the changes), each pass prefetching what the next one loads (see prefetch): the
-    # chunk after next's header, the next chunk's word rows, this chunk's words' symbols; the table
-    # slots of the changes, then their pairs' counts. On notebook 01's 38-language subset (78k
-    # merges, 1.06M words, 21 MB; session 22, interleaved processes) the kernel went from 4.35 to
-    # 3.82 s with the deeper prefetch of rows and symbols (it waited on each word's first symbol,
-    # 24% of its samples), and to ... with the passes (the slots and counts of the changes were 20%).
-    # (On the parity benchmark's replay, the rows and one word's symbols ahead made the kernel 15-20%
-    # faster; the hash slots of one word's changes, prefetched before applying them, did not.)
+    # A chunk at a time, in three passes over its words (rewrite them, find the pairs of their
+    # changes, apply the changes), each pass prefetching what the next one loads (see prefetch):
+    # the word rows two chunks ahead (and the chunk after those), this chunk's words' symbols; then
+    # the table slots of the changes; then their pairs' counts. On notebook 01's 38-language subset
+    # (78k merges, 1.06M words, 21 MB; session 22, interleaved processes, perf samples mapped onto
+    # the kernel's code by hand) the kernel took 4.3 s and waited on each word's first symbol (24%
+    # of its samples) and on the table slots and counts of the changes (20%): the deeper prefetch
+    # of rows and symbols made it 3.8 s, the passes 3.5 s. The change buffers grow once per chunk,
+    # never inside the loop over its words: grown there, Numba's reference counts of the arrays
+    # (atomic increments, 30% of the samples) made the kernel slower than before. (On the parity
+    # benchmark's replay, the rows and one word's symbols ahead made the kernel 15-20% faster;
+    # the hash slots of one word's changes, prefetched just before applying them, did not.)
     ahead = chunk
     for _ in range(2):  # the rows of the first two chunks, the third chunk
         if ahead != -1:
