@@ -104,6 +104,19 @@ def test_what_is_not_plain_bpe_is_left_to_the_caller():
     assert Pieces([]).lengths(models.BPE(vocab, [("a", "b")])).tolist() == []
 
 
+def _segmented(kernel, words: list[bytes], model: BPEModel) -> list[list[int]]:
+    """``words`` as the engine holds them (symbols back to back, rows of start and length),
+    segmented in place by ``kernel`` (K.encode_words or K.segment_words) under ``model``."""
+    symbols = np.frombuffer(b"".join(words), np.uint8).astype(np.int32)
+    word = np.zeros((len(words), 2), np.int64)
+    word[:, K.W_LENGTH] = [len(w) for w in words]
+    np.cumsum(word[:-1, K.W_LENGTH], out=word[1:, K.W_START])
+    m = np.asarray(model.merges, np.int64)
+    table_keys, table_ids = K.table_of_ranks((m[:, 0] << K.KEY_SHIFT) | m[:, 1])
+    kernel(symbols, word, table_keys, table_ids, np.asarray(model.results, np.int64))
+    return [symbols[start : start + length].tolist() for start, length in word]
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.binary(min_size=1, max_size=60), min_size=1, max_size=20), st.integers(0, 2**16))
 def test_encode_words_is_the_reference_rule(words, seed):
@@ -111,15 +124,7 @@ def test_encode_words_is_the_reference_rule(words, seed):
     BPEModel.encode_bytes, on a random proper merge list over few bytes (so the
     merges act, repeated outputs included: ab+c and a+bc)."""
     model = _random_model(random.Random(seed), sorted({b for w in words for b in w})[:6], 40)
-    symbols = np.frombuffer(b"".join(words), np.uint8).astype(np.int32)
-    word = np.zeros((len(words), 2), np.int64)
-    word[:, K.W_LENGTH] = [len(w) for w in words]
-    np.cumsum(word[:-1, K.W_LENGTH], out=word[1:, K.W_START])
-    m = np.asarray(model.merges, np.int64)
-    table_keys, table_ids = K.table_of_ranks((m[:, 0] << K.KEY_SHIFT) | m[:, 1])
-    K.encode_words(symbols, word, table_keys, table_ids, np.asarray(model.results, np.int64))
-    for w, (start, length) in zip(words, word):
-        assert symbols[start : start + length].tolist() == model.encode_bytes(w)
+    assert _segmented(K.encode_words, words, model) == [model.encode_bytes(w) for w in words]
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -130,14 +135,7 @@ def test_segment_words_in_two_threads_is_the_reference_rule(seed, monkeypatch):
     rng = random.Random(seed)
     words = [bytes(rng.choice(b"abcde") for _ in range(rng.randint(1, 30))) for _ in range(rng.randint(1, 400))]
     model = _random_model(rng, list(b"abcde"), 60)
-    symbols = np.frombuffer(b"".join(words), np.uint8).astype(np.int32)
-    word = np.zeros((len(words), 2), np.int64)
-    word[:, K.W_LENGTH] = [len(w) for w in words]
-    np.cumsum(word[:-1, K.W_LENGTH], out=word[1:, K.W_START])
-    m = np.asarray(model.merges, np.int64)
-    table_keys, table_ids = K.table_of_ranks((m[:, 0] << K.KEY_SHIFT) | m[:, 1])
-    K.segment_words(symbols, word, table_keys, table_ids, np.asarray(model.results, np.int64))
-    assert [symbols[start : start + length].tolist() for start, length in word] == [model.encode_bytes(w) for w in words]
+    assert _segmented(K.segment_words, words, model) == [model.encode_bytes(w) for w in words]
 
 
 def test_line_pieces_of_some_languages_are_the_numbers_of_all_and_of_hf():
