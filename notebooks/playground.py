@@ -35,21 +35,20 @@ from modtok.artifacts import baselines
 from modtok.studies.languages import choose
 from modtok.text import data
 from modtok.text.training import TRAINING_SCHEME
-from modtok.ui.playground import Playground, deployed_views
+from modtok.ui.playground import Playground, deployed_views, languages
 
-available = data.available_languages()
-lang = choose(["npi_Deva"], at_least=1).used[0]  # Nepali, else its stand-in, else the data's first
-corpora = data.default_corpora([lang, *(["eng_Latn"] if "eng_Latn" in available and lang != "eng_Latn" else [])],
-                               train_chars=200_000 if data.is_smoke() else 1_000_000)
+# Nepali, else its stand-in, else the data's first language but English; the parallel line English's, if any
+lang, ref, no_ref = languages(choose(["npi_Deva"], at_least=1).used, data.available_languages())
+corpora = data.default_corpora([lang, *([ref] if ref else [])], train_chars=200_000 if data.is_smoke() else 1_000_000)
 print(corpora.source)
 monolingual = baselines.train_hf_bpe(corpora.train[lang], 2000 if data.is_smoke() else 8000, scheme=TRAINING_SCHEME)
 views, missing = deployed_views()
 
 # %%
 sentence = corpora.eval[lang][0]
-english = corpora.eval["eng_Latn"][0] if "eng_Latn" in corpora.eval and corpora.parallel_eval else ""
+english = corpora.eval[ref][0] if ref in corpora.eval and corpora.parallel_eval else ""
 print(f"{lang}: {sentence}\n" + (f"English, the parallel line: {english}" if english else
-                                 "no parallel English line in this data: type one into the second box"))
+      f"no parallel English line ({no_ref or f'{corpora.eval_label} is not aligned'}): type one into the second box"))
 playground = Playground({**{v.name: v for v in views}, f"BPE on {lang}": monolingual},
                         text=sentence, reference=english, missing=missing)
 playground.show()
