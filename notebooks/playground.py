@@ -26,9 +26,11 @@
 #
 # The rows: the deployed tokenizers of Llama-3, Qwen3, OpenAI (o200k, cl100k) and Mistral (a
 # SentencePiece BPE with byte fallback), and a small BPE trained here on one language of the
-# configured data (Nepali, or its same-script stand-in), the monolingual reference of notebook 01,
+# configured data (Nepali, or its same-script stand-in, else the data's first language other than
+# English; English only when the data has no other), the monolingual reference of notebook 01,
 # pre-tokenized as modtok's training commands do (`llama3-marks-bounded`: vowel signs stay in
-# the word; a run of text without spaces is cut at 16 characters).
+# the word; a run of text without spaces is cut at 16 characters). The parallel line is English's,
+# never the sentence's own language; without one the cell says why.
 
 # %%
 from modtok.artifacts import baselines
