@@ -65,7 +65,8 @@ def test_no_english_no_parallel_line_and_says_so(tmp_path, monkeypatch, capsys, 
 
 
 @pytest.mark.parametrize("used, expected", [(["eng_Latn", "zho_Hans"], "zho_Hans"), (["eng_Latn"], "eng_Latn"),
-                                            (["npi_Deva", "hin_Deva"], "npi_Deva"), (["rus_Cyrl", "hin_Deva"], "hin_Deva")])
+                                            (["npi_Deva", "hin_Deva"], "npi_Deva"),
+                                            (["rus_Cyrl", "hin_Deva"], "hin_Deva")])
 def test_the_sentence_is_english_only_when_nothing_else_is_there(used, expected):
     lang, ref, why = playground.languages(used, used)
     assert lang == expected and ref != lang and bool(why) == (ref is None)

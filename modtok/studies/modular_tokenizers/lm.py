@@ -229,8 +229,9 @@ def passes_line(curves: Mapping[str, Sequence[dict]], train_text: Mapping[str, l
                     key=lambda k: runs[k[0]].per_lang[k[1]])
     n = runs[most].overall
     digits = 1 if n > 1 else 2
-    said = (f"bytes trained on / bytes of text: {', '.join(f'{name} {p.overall:.{digits}f}' for name, p in runs.items())}"
-            f"; the most read: {lang}, {runs[run].per_lang[lang]:.{digits}f} in {run}")
+    each = ", ".join(f"{name} {p.overall:.{digits}f}" for name, p in runs.items())
+    said = (f"bytes trained on / bytes of text: {each}; the most read: {lang}, "
+            f"{runs[run].per_lang[lang]:.{digits}f} in {run}")
     if n > 1:
         return (f"{n:.{digits}f} passes over the training text ({said}): the model can memorise it, and its training "
                 "bits per byte then measure that")
