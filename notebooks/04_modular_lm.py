@@ -159,7 +159,10 @@ print(f"{sample[:60]!r}: {len(tok.encode(sample, [OTHER]))} tokens with {OTHER},
 # modular tokenizer's total size in place of the modular one, its softmax over all of it. Each run writes
 # `metrics.jsonl` (one line per step) and an atomic checkpoint; the language and
 # subtokenizer of step $s$ are a function of $(seed, s)$, so a resumed run sees the
-# same batches.
+# same batches. The steps are a fixed number, so on a small corpus they read the training text
+# many times over; the cell prints how many passes (epochs) each run made (`study.passes`), and
+# above one pass that the model can memorise the text, its training bits per byte then no
+# measure of what it learned.
 
 # %%
 SCHEMES = {"Mono-only": mono(), "Samp_Full(0.5)": samp_full(0.5), "Samp_Sub_2(0.5)": samp_sub(2, 0.5)}
@@ -177,6 +180,7 @@ print(f"Baseline: one joint BPE of {baseline.tokenizer.vocab_size:,} ids (asked:
 for name in [*SCHEMES, study.BASELINE]:
     print(f"{name:>16}: {train_seconds[name]:6.1f} s, final bpb {curves[name][-1]['bpb']:.3f}")
 print(f"model: {models['Mono-only'].num_params() / 1e6:.2f}M parameters ({model_cfg.d_model=}, {model_cfg.n_layers=})")
+print(study.passes_line(curves, corpora.train))  # epochs: a fixed step count on a small corpus reads it many times
 
 for name, rows in curves.items():
     # each step's bits per byte are of its own language and subtokenizer, so first vs last steps is a finding

@@ -26,30 +26,31 @@
 #
 # The rows: the deployed tokenizers of Llama-3, Qwen3, OpenAI (o200k, cl100k) and Mistral (a
 # SentencePiece BPE with byte fallback), and a small BPE trained here on one language of the
-# configured data (Nepali, or its same-script stand-in), the monolingual reference of notebook 01,
+# configured data (Nepali, or its same-script stand-in, else the data's first language other than
+# English; English only when the data has no other), the monolingual reference of notebook 01,
 # pre-tokenized as modtok's training commands do (`llama3-marks-bounded`: vowel signs stay in
-# the word; a run of text without spaces is cut at 16 characters).
+# the word; a run of text without spaces is cut at 16 characters). The parallel line is English's,
+# never the sentence's own language; without one the cell says why.
 
 # %%
 from modtok.artifacts import baselines
 from modtok.studies.languages import choose
 from modtok.text import data
 from modtok.text.training import TRAINING_SCHEME
-from modtok.ui.playground import Playground, deployed_views
+from modtok.ui.playground import Playground, deployed_views, languages
 
-available = data.available_languages()
-lang = choose(["npi_Deva"], at_least=1).used[0]  # Nepali, else its stand-in, else the data's first
-corpora = data.default_corpora([lang, *(["eng_Latn"] if "eng_Latn" in available and lang != "eng_Latn" else [])],
-                               train_chars=200_000 if data.is_smoke() else 1_000_000)
+# Nepali, else its stand-in, else the data's first language but English; the parallel line English's, if any
+lang, ref, no_ref = languages(choose(["npi_Deva"], at_least=1).used, data.available_languages())
+corpora = data.default_corpora([lang, *([ref] if ref else [])], train_chars=200_000 if data.is_smoke() else 1_000_000)
 print(corpora.source)
 monolingual = baselines.train_hf_bpe(corpora.train[lang], 2000 if data.is_smoke() else 8000, scheme=TRAINING_SCHEME)
 views, missing = deployed_views()
 
 # %%
 sentence = corpora.eval[lang][0]
-english = corpora.eval["eng_Latn"][0] if "eng_Latn" in corpora.eval and corpora.parallel_eval else ""
+english = corpora.eval[ref][0] if ref in corpora.eval and corpora.parallel_eval else ""
 print(f"{lang}: {sentence}\n" + (f"English, the parallel line: {english}" if english else
-                                 "no parallel English line in this data: type one into the second box"))
+      f"no parallel English line ({no_ref or f'{corpora.eval_label} is not aligned'}): type one into the second box"))
 playground = Playground({**{v.name: v for v in views}, f"BPE on {lang}": monolingual},
                         text=sentence, reference=english, missing=missing)
 playground.show()

