@@ -375,7 +375,12 @@ def _short(iso: str) -> str:
     return iso[:16].replace("T", " ") + " UTC"
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
+    """``n`` bytes for a person: kB below a megabyte (a corpus of a few KB is not "0.0 MB").
+
+    >>> size_text(4_321), size_text(2_500_000), size_text(3_000_000_000)
+    ('4.3 kB', '2.5 MB', '3.00 GB')
+    """
     return f"{n / 1e3:.1f} kB" if n < 1e6 else f"{n / 1e6:.1f} MB" if n < 1e9 else f"{n / 1e9:.2f} GB"
 
 
@@ -440,7 +445,7 @@ def describe(clear_it: bool = False) -> list[str]:
     if clear_it:
         root = results_dir()
         n, size = clear(root)
-        return [f"results cache {root}: removed {n} entries ({_size(size)})" if root else
+        return [f"results cache {root}: removed {n} entries ({size_text(size)})" if root else
                 "results cache: off (MODTOK_RESULTS / MODTOK_CACHE = none): nothing to clear"]
     info = summary()
     if info["root"] is None:
@@ -448,9 +453,9 @@ def describe(clear_it: bool = False) -> list[str]:
     studies = info["studies"]
     total = sum(s["bytes"] for s in studies.values())
     lines = [f"results cache {info['root']}: {sum(s['entries'] for s in studies.values())} entries, "
-             f"{_size(total)} (modtok cache clear empties it)"]
+             f"{size_text(total)} (modtok cache clear empties it)"]
     for name, s in studies.items():
         when = _short(s["oldest"]) if s["oldest"] else "?"
         when += f" to {_short(s['newest'])}" if s["newest"] and s["newest"][:16] != (s["oldest"] or "")[:16] else ""
-        lines.append(f"  {name}: {s['entries']} entries, {_size(s['bytes'])}, computed {when}")
+        lines.append(f"  {name}: {s['entries']} entries, {size_text(s['bytes'])}, computed {when}")
     return lines + ["  (empty)"] * (not studies)

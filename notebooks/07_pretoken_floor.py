@@ -73,6 +73,7 @@ from IPython.display import display
 
 from modtok.artifacts import deployed
 from modtok.adapt import filters
+from modtok.cache import size_text
 from modtok.studies import paper_vs_here, setting
 from modtok.studies.languages import choose
 from modtok.studies.pretoken_floor import added_tokens, claims, cross_script, floor
@@ -105,7 +106,7 @@ train = list(corpora.train.get(TARGET, []))
 extra = data.extra_text_path(f"{TARGET}.large.txt")  # $MODTOK_EXTRA, else extra/ beside the pool
 EXTRA = data.read_lines(extra) if extra else None  # (h)'s pretrained base reads it too (Nepali: npi_Deva.large.txt)
 train += EXTRA if EXTRA and not SMOKE else []
-print(f"training text ({TARGET}): {len(train):,} lines, {sum(len(x.encode()) for x in train) / 1e6:.1f} MB" if TARGET
+print(f"training text ({TARGET}): {len(train):,} lines, {size_text(sum(len(x.encode()) for x in train))}" if TARGET
       else "no Devanagari language: no training text for (c)-(h)")
 PARALLEL = HAVE and corpora.parallel_eval  # the whole aligned devtest (1,012 lines on FLORES): cheap
 ne, en = corpora.eval.get(TARGET, []), corpora.eval.get("eng_Latn", [])

@@ -61,3 +61,12 @@ def test_a_saved_table_keeps_the_files_scale_for_the_report_and_the_runs_beside_
     assert [r["scale here"] for r in saved] == [r["scale"] for r in rows] != [c.scale for c in study_claims]
     record = json.loads((tmp_path / "paper_vs_here" / "parity_bpe.json").read_text(encoding="utf-8"))
     assert "paper_figures.toml" not in report._status("parity_bpe", record)  # not "out of date" for its scale
+
+
+def test_the_reproduction_page_shows_the_scale_the_run_had(tmp_path, monkeypatch):
+    """modtok report's rows (headlines and per paper) show the saved run's scale, not the file's."""
+    monkeypatch.setenv("MODTOK_SMOKE", "1")
+    monkeypatch.setenv("MODTOK_REPORTS", str(tmp_path))
+    study_claims, rows = table_of("parity_bpe")
+    text = report.write(tmp_path).markdown.read_text(encoding="utf-8")
+    assert rows[0]["scale"] in text and "MODTOK_SMOKE=1" in text

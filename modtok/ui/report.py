@@ -169,7 +169,7 @@ def _headlines(studies: list[Study]) -> list[dict]:
             out.append({"paper": s.paper[0], "claim": r["claim"],
                         "paper's figure (reference)": f"{r['paper']} ({r['source']})",
                         "here": r["here"], "interval": r.get("interval", ""), "rule": r["rule"],
-                        "scale": r["scale"], "verdict": r["holds?"], "reason": r["reason"]})
+                        "scale": r.get("scale here", r["scale"]), "verdict": r["holds?"], "reason": r["reason"]})
     return out
 
 
@@ -202,7 +202,7 @@ def _blocks(studies: list[Study], counts: dict[str, Counter], by_scale: dict[tup
         title = next(s.paper[1] for s in studies if s.paper[0] == paper)
         rows = [{"notebook": s.notebook or s.name, "claim": r["claim"],
                  "paper (reference)": f"{r['paper']} ({r['source']})", "here": r["here"],
-                 "interval": r.get("interval", ""), "unit": r["unit"], "rule": r["rule"], "scale": r["scale"],
+                 "interval": r.get("interval", ""), "unit": r["unit"], "rule": r["rule"], "scale": r.get("scale here", r["scale"]),
                  "verdict": r["holds?"], "reason": r["reason"], "setting differs": r["setting differs"]}
                 for s in studies if s.record and s.paper[0] == paper for r in s.record["rows"]]
         per_scale = "; ".join(f"{scale}: " + ", ".join(f"{k} {n[k]}" for k in KINDS)

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from modtok.cache import size_text
 from modtok.studies.contract import Study
 from modtok.studies.paper_vs_here import SETTING_FIELDS, Measured, NotMeasured, claims
 from modtok.studies.pretoken_floor import PAPER, cross_script, floor
@@ -255,7 +256,7 @@ def setting(s: Settings) -> dict[str, str]:
     what = target or "no Devanagari language in the data: (b)-(f) and (h) skipped"
     out = {"data": f"(c) {what}: {s.training or 'the pool + extra text'} | (a)-(g) evaluated on {label}" if target
            else f"(c) {what} | (a)-(g) evaluated on {label}",
-           "size": f"(c) {train_bytes / 1e6:.1f} MB of {target}" if target else f"(c) {what}",
+           "size": f"(c) {size_text(train_bytes)} of {target}" if target else f"(c) {what}",
            "vocabulary": f"(a)-(g) the deployed {', '.join(s.bases)} tokenizers + K merges",
            "iterations": f"(c) K up to {max(ks):,} merges" + (f" | (g) K = {k_cross:,}" if k_cross else ""),
            "pretokenization": "each base's own letters-only regex (R0, R1), the repaired regex (R2)",
@@ -265,7 +266,7 @@ def setting(s: Settings) -> dict[str, str]:
                         + ("; ".join(f"{x} ({why})" for x, why in cross.left_out.items()) or "none"))
         if cross.train_bytes:
             sizes = sorted(cross.train_bytes.values())
-            out["size"] += f" | (g) {sizes[0] / 1e6:.1f}-{sizes[-1] / 1e6:.1f} MB of training text a language"
+            out["size"] += f" | (g) {size_text(sizes[0])} to {size_text(sizes[-1])} of training text a language"
     if s.cpt_setup is None:
         return out
     h = cpt_setting(s.cpt_setup, s.cpt_sizes, target, eval_label, s.cpt, s.training)

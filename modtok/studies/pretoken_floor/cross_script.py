@@ -58,6 +58,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from modtok.adapt import extend, filters
+from modtok.cache import size_text
 from modtok.errors import ConfigError, DataError, UnknownLanguageError
 from modtok.evaluation import audit, metrics
 from modtok.studies.languages import Choice, choose
@@ -215,7 +216,7 @@ class PoolTable:
             return [f"no language of Table V could be swept; {left}"]
         used = lambda names: ", ".join(x for x in names if x in self.train_bytes) or "none"  # noqa: E731
         return [f"K = {self.rows[0]['K']:,}, filter {self.rows[0]['filter']}; training text per language: "
-                + ", ".join(f"{x} {n / 1e6:.1f} MB" for x, n in self.train_bytes.items()),
+                + ", ".join(f"{x} {size_text(n)}" for x, n in self.train_bytes.items()),
                 f"Table V's languages with marks used: {used(PAPER_MARKED)} | no-mark controls used: {used(CONTROLS)}",
                 left]
 
