@@ -227,6 +227,7 @@ def test_a_missing_paper_is_a_data_error(tmp_path):
 
 def test_the_report_is_generated_from_the_saved_tables(tmp_path, monkeypatch):
     monkeypatch.setenv("MODTOK_REPORTS", str(tmp_path))
+    monkeypatch.setattr(pvh, "off_scale", lambda: "")  # the full-size run the file describes: its scale kinds
     cs = pvh.claims("pretoken_floor")
     numeric = [c for c in cs if isinstance(c.paper, (int, float)) and c.rule.startswith("matches")]
     assert len(numeric) >= 2, "the test needs two 'matches' claims with a figure"

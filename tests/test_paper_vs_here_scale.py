@@ -29,7 +29,8 @@ def test_on_ones_own_corpus_at_smoke_size_no_row_claims_the_files_sizes(study, t
     study_claims, rows = table_of(study)
     for c, row in zip(study_claims, rows):
         assert row["scale"] != c.scale  # the file's sizes are not this run's
-        assert row["scale"].startswith(pvh.scale_kind(c.scale) + ", not at the size"), row["scale"]
+        assert row["scale"].startswith(pvh.run_kind(c, pvh.off_scale()) + ", not at the size"), row["scale"]
+        assert not row["scale"].startswith("paper")  # a smoke run on one's own text is not the paper's scale
         for why in ("MODTOK_SMOKE=1", "one's own manifest", "own evaluation text", "this run: size 3 KB a language"):
             assert why in row["scale"], (why, row["scale"])
 
@@ -56,7 +57,11 @@ def test_a_saved_table_keeps_the_files_scale_for_the_report_and_the_runs_beside_
     monkeypatch.setenv("MODTOK_REPORTS", str(tmp_path))
     study_claims, rows = table_of("parity_bpe")
     saved = json.loads((tmp_path / "paper_vs_here" / "parity_bpe.json").read_text(encoding="utf-8"))["rows"]
-    assert saved[0]["scale kind"] == pvh.scale_kind(study_claims[0].scale)
+    # a verdict counts within its scale: at smoke size no row is counted at the paper's
+    assert [r["scale kind"] for r in saved] == [pvh.run_kind(c, pvh.off_scale()) for c in study_claims]
+    floor_claims, _ = table_of("pretoken_floor")  # a study with claims at the paper's scale
+    floor = json.loads((tmp_path / "paper_vs_here" / "pretoken_floor.json").read_text(encoding="utf-8"))["rows"]
+    assert "paper" in {pvh.scale_kind(c.scale) for c in floor_claims} and "paper" not in {r["scale kind"] for r in floor}
     assert [r["scale"] for r in saved] == [c.scale for c in study_claims]  # what modtok report checks against
     assert [r["scale here"] for r in saved] == [r["scale"] for r in rows] != [c.scale for c in study_claims]
     record = json.loads((tmp_path / "paper_vs_here" / "parity_bpe.json").read_text(encoding="utf-8"))

@@ -548,7 +548,21 @@ def scale_here(c: Claim, off: str, ours: Mapping[str, str]) -> str:
     if not off:
         return c.scale
     run = "; ".join(f"{k} {ours[k]}" for k in SCALE_FIELDS if ours.get(k)) or "its size not stated by the notebook"
-    return f"{scale_kind(c.scale)}, not at the size this table's file describes ({off}); this run: {run}"
+    return f"{run_kind(c, off)}, not at the size this table's file describes ({off}); this run: {run}"
+
+
+def run_kind(c: Claim, off: str) -> str:
+    """The scale kind of ``c``'s row in this run: the file's, except that a claim the file
+    tests at the paper's scale is "reduced" in a run off the file's size (``off``,
+    :func:`off_scale`): a verdict counts only within its scale (the reproduction page counts
+    per scale kind), and a smoke run is not the paper's setting.
+
+    >>> c = Claim("s", "k", "c", "Table 1", 2.0, "ratio", "above 1", scale="paper")
+    >>> run_kind(c, ""), run_kind(c, "MODTOK_SMOKE=1 (smoke sizes)")
+    ('paper', 'reduced')
+    """
+    kind = scale_kind(c.scale)
+    return "reduced" if off and kind == "paper" else kind
 
 
 def rows_for(study_claims: list[Claim], here: Mapping[str, float | Measured | NotMeasured], setting,
@@ -637,19 +651,20 @@ def notebook_of(study: str) -> str:
     return contract.study(study).notebook
 
 
-def save(study: str, rows: list[dict], study_claims: list[Claim], setting, folder: Path) -> Path:
+def save(study: str, rows: list[dict], study_claims: list[Claim], setting, folder: Path, off: str = "") -> Path:
     """Write ``folder/paper_vs_here/<study>.json``: the rows (each with its claim key, its
     verdict kind, its scale kind, whether it is a headline claim and whether the paper prints
     a figure for it), the paper, our setting and its data label, and the time (UTC). A row's
     ``scale`` is saved as the file states it (what ``modtok report`` checks a saved table
     against, :mod:`modtok.ui.report`), and ``scale here`` is the column the notebook showed
-    (:func:`scale_here`: this run's scale where it is not the file's)."""
+    (:func:`scale_here`: this run's scale where it is not the file's); its ``scale kind`` is this
+    run's (:func:`run_kind`, ``off`` from :func:`off_scale`)."""
     ours = setting_of(setting, "our setting")
     file, title = paper_of(study)
     record = {"study": study, "notebook": notebook_of(study), "paper": file, "title": title,
               "data": ours.get("data", ""), "setting": ours,
               "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "rows": [{"key": c.key, "verdict": verdict_kind(r), "scale kind": scale_kind(c.scale),
+              "rows": [{"key": c.key, "verdict": verdict_kind(r), "scale kind": run_kind(c, off),
                         "headline": c.headline, "numeric": _numeric(c.paper), **r, "scale": c.scale,
                         "scale here": r["scale"]}
                        for c, r in zip(study_claims, rows)]}
@@ -662,9 +677,10 @@ def table(study: str, here: Mapping[str, float | Measured | NotMeasured], settin
     scale that of this run (:func:`off_scale`: the file's text only at the size it describes);
     saved for the reproduction report when ``$MODTOK_REPORTS`` names a folder."""
     study_claims = claims(study)
-    rows = rows_for(study_claims, here, setting, reasons, off_scale())
+    off = off_scale()
+    rows = rows_for(study_claims, here, setting, reasons, off)
     if os.environ.get("MODTOK_REPORTS"):
-        save(study, rows, study_claims, setting, Path(os.environ["MODTOK_REPORTS"]))
+        save(study, rows, study_claims, setting, Path(os.environ["MODTOK_REPORTS"]), off)
     return rows
 
 
