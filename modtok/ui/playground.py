@@ -251,7 +251,6 @@ def deployed_views(names: Sequence[str] = DEPLOYED) -> tuple[list[View], list[st
     return [View(n) for n in names if deployed.canonical(n) in installed], missing
 
 
-
 def languages(used: Sequence[str], available: Sequence[str]) -> tuple[str, str | None, str]:
     """The playground's languages: its sentence's, its parallel line's and, when there is
     no parallel line, why (else ``""``).
