@@ -282,3 +282,25 @@ def test_pool_without_flores_trains_on_the_pool(tmp_path, monkeypatch):
     monkeypatch.setenv("MODTOK_POOL", str(tmp_path / "missing"))
     with pytest.raises(DataError, match="pool directory .*missing does not exist"):
         data.default_corpora(need_eval=False)
+
+
+def test_equal_counts_whose_line_lengths_do_not_follow_are_said(tmp_path, monkeypatch):
+    """Files of equal line counts are parallel by the rule; when a file's line lengths do not
+    follow English's (here: the German file 8 lines off, as a lost line would leave it), the
+    source line says so, and an aligned one is not flagged."""
+    rng = __import__("random").Random(7)
+    eng = [" ".join("w" * rng.randint(1, 9) for _ in range(rng.randint(2, 40))) for _ in range(300)]
+    for name, deu in (("aligned", [s.upper() + " und" for s in eng]), ("shifted", eng[8:] + eng[:8])):
+        ev, pool = tmp_path / name / "ev", tmp_path / name / "pool"
+        ev.mkdir(parents=True)
+        pool.mkdir()
+        for lang, lines in (("eng_Latn", eng), ("deu_Latn", deu)):
+            (ev / f"{lang}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+            (pool / f"{lang}.txt").write_text("some training text\n" * 30, encoding="utf-8")
+        monkeypatch.setenv("MODTOK_POOL", str(pool))
+        monkeypatch.setenv("MODTOK_EVAL", str(ev))
+        monkeypatch.delenv("MODTOK_MANIFEST", raising=False)
+        c = data.default_corpora()
+        assert c.parallel_eval
+        said = "line lengths do not follow eng_Latn's: deu_Latn r = " in c.source
+        assert said == (name == "shifted"), c.source

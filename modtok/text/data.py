@@ -613,6 +613,8 @@ def _described(evals: EvalSet, evaluation: Mapping[str, list[str]], parallel: bo
     """The evaluation text in a source line: its label, its lines, what its directory had that was not read."""
     n = len(next(iter(evaluation.values())))
     shown = f"{n} parallel lines" if parallel else "lines not parallel: counts differ by language"
+    if parallel and (disagree := eval_sets.length_disagreement(evaluation)):
+        shown += f"; {disagree}"
     dev = "; dev split derived: every 4th aligned line" if evals.derived_dev else ""
     skipped = f"; not read in {evals.root}: {', '.join(evals.skipped)}" if evals.skipped else ""
     return f"{evals.label()} ({shown}){dev}{skipped}"
