@@ -13,6 +13,7 @@ cProfile's N costliest functions of each timed call::
     python bench/new_settings.py explore mu=0.35,eps=0.55,langs=0 [--size run]   # 06: new explorer settings
     python bench/new_settings.py explore trainer=hf-bpe,trainer=sp-unigram --ahead   # 06: after make demo
     python bench/new_settings.py devsplit                                # 06: a new dev split vs a kept one
+    python bench/new_settings.py costs [--points 25000:8000,...]          # 06: one iteration's cost, fitted
 
 ``subsets --budget paper`` trains a subset at the paper's share for that many languages, as
 notebook 01 sets its slider; ``--budget all`` at the all-language budget V, the value the slider
@@ -165,6 +166,35 @@ def devsplit(args) -> None:
               flush=True)
 
 
+COST_POINTS = "50000:8000,100000:8000,200000:8000,400000:8000,50000:2000,50000:32000,200000:32000"
+
+
+def costs(args) -> None:
+    """One AdaptMix iteration (UniMix: the sample, one training, the dev fertility) of every trainer
+    at each ``T per language:vocabulary`` of ``--points``, computed (set ``MODTOK_RESULTS`` to a new
+    directory), then per trainer the least-squares fit of ``log s = log c + b log(T n / 1M) + g
+    log(vocab / 8k)``: the constants of ``adaptmix.ITERATION_COST``."""
+    import numpy as np
+
+    mx, _, _, s = notebook06()
+    points = [tuple(int(x) for x in p.split(":")) for p in args.points.split(",")]
+    n = len(s.langs)
+    s.run("modtok-bpe", 1000, 5000 * n, 1, 0.3, 0.5)  # untimed: the pool's sample and the dev split, once
+    for trainer in mx.TRAINERS:
+        rows = []
+        for per_lang, vocab in points:
+            t = time.time()
+            s.run(trainer, vocab, per_lang * n, 1, 0.3, 0.5)
+            rows.append((per_lang * n / 1e6, vocab / 8000, time.time() - t))
+            print(f"{trainer} T = {per_lang:,} a language ({n} languages), vocabulary {vocab:,}: "
+                  f"{rows[-1][2]:.2f} s (load {load()})", flush=True)
+        a = np.array([[1.0, np.log(m), np.log(v)] for m, v, _ in rows])
+        (logc, b, g), *_ = np.linalg.lstsq(a, np.log([sec for *_, sec in rows]), rcond=None)
+        above = max(sec / (np.exp(logc) * m ** b * v ** g) for m, v, sec in rows)  # the fit's worst underestimate
+        print(f"fit {trainer}: ({np.exp(logc):.3f}, {b:.2f}, {g:.2f}) x {above:.2f}  # seconds at 1M characters and "
+              f"8k, exponents of characters and vocabulary, times the largest measured / fitted", flush=True)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="what", required=True)
@@ -187,6 +217,9 @@ def main() -> None:
     a = sub.add_parser("devsplit", help="06: a new dev split against a kept one")
     a.add_argument("--repeats", type=int, default=5)
     a.set_defaults(fn=devsplit)
+    a = sub.add_parser("costs", help="06: one AdaptMix iteration of every trainer, timed and fitted")
+    a.add_argument("--points", default=COST_POINTS, help="T per language:vocabulary, comma-separated")
+    a.set_defaults(fn=costs)
     for a in sub.choices.values():
         a.add_argument("--profile", type=int, default=0, metavar="N",
                        help="cProfile each timed call, print its N costliest functions")

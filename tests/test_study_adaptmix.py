@@ -276,6 +276,77 @@ def test_fewer_iterations_are_a_prefix_and_more_continue_the_longest_run():
     assert lines[0].startswith("AdaptMix:  80% 4/5") and any(line.startswith("AdaptMix: 100% 5/5") for line in lines)
 
 
+def test_to_train_counts_only_the_iterations_a_run_would_add():
+    """What notebook 06's explorer estimates before it trains: nothing for a run kept in the kernel
+    or in the results cache, the added iterations for a longer one, all but iteration 0 for
+    another μ, all of them for another vocabulary."""
+    st = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
+    assert st.to_train("hf-bpe", 300, 9_000, 3, 0.5, 0.1) == 3
+    st.run("hf-bpe", 300, 9_000, 2, 0.5, 0.1)
+    assert [st.to_train("hf-bpe", 300, 9_000, n, 0.5, 0.1) for n in (1, 2, 3, 5)] == [0, 0, 1, 3]
+    assert st.to_train("hf-bpe", 300, 9_000, 3, 0.7, 0.1) == 2  # iteration 0 is shared (History.branch)
+    assert st.to_train("hf-bpe", 400, 9_000, 2, 0.5, 0.1) == 2
+    assert st.to_train("hf-bpe", 300, 9_000, 2, 0.5, 0.1, st.langs[:2]) == 2
+    again = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)  # a new kernel: the results cache has it
+    assert again.to_train("hf-bpe", 300, 9_000, 2, 0.5, 0.1) == 0
+    assert again.to_train("hf-bpe", 300, 9_000, 3, 0.5, 0.1) == 3  # resuming reads the kernel's runs only
+    assert again._runs == {}  # nothing was computed or read to say so
+
+
+def test_a_setting_estimated_over_the_explorers_limit_asks_before_it_trains(monkeypatch):
+    from modtok.ui import plots
+
+    st = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
+    setting = dict(mu=0.5, eps=0.1, budget=3_000, iterations=2, vocab=300, trainer="hf-bpe", langs=st.langs)
+    cost = study.estimated_seconds("hf-bpe", 9_000, 300, 2)
+    assert 0 < cost < study.EXPLORER_SECONDS  # at toy size the explorer trains by itself
+    monkeypatch.setattr(study, "EXPLORER_SECONDS", cost / 2)  # as if the setting were twice the limit
+    asked = st.explore(**setting, long=False)
+    assert asked["rows"] == [] and st._runs == {}  # nothing trained
+    assert "trains 2 AdaptMix iterations of hf-bpe at vocabulary 300 on 9,000 characters" in asked["ask"]
+    shown = plots.adaptmix_explorer(asked)
+    assert len(shown) == 1 and "train long settings" in shown[0].data
+    trained = st.explore(**setting, long=True)  # the toggle ticked
+    assert len(trained["history"].steps) == 2 and trained["rows"]
+    assert st.explore(**setting, long=False)["history"] is trained["history"]  # now kept: nothing to ask
+    monkeypatch.setattr(study, "EXPLORER_SECONDS", cost * 0.75)  # one added iteration is half the cost
+    assert "ask" not in st.explore(**{**setting, "iterations": 3}, long=False)
+
+
+def test_the_explorer_panel_trains_an_asked_setting_once_its_toggle_is_ticked(monkeypatch):
+    """Notebook 06's panel as a click drives it: more iterations than the limit allows show the
+    question, not a table; ticking "train long settings" trains them and shows their table."""
+    from modtok.ui import plots, widgets
+
+    st = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
+    monkeypatch.setattr(study, "EXPLORER_SECONDS", study.estimated_seconds("hf-bpe", 9_000, 300, 2) * 1.5)
+    iterations, long = widgets.budget_slider(2, 1, 12, 1), widgets.toggle(False, "train long settings")
+    controls = {"mu": widgets.float_slider(0.5, 0.05, 1, 0.05), "eps": widgets.float_slider(0.1, 0, 2, 0.05),
+                "budget": widgets.budget_slider(3_000, 300, 6_000, 300), "iterations": iterations,
+                "vocab": widgets.budget_slider(300, 260, 600, 20), "trainer": widgets.choice(list(mx.TRAINERS), "hf-bpe"),
+                "langs": widgets.language_picker(st.langs, st.langs), "long": long}
+    panel = widgets.Panel(st.explore, controls, plots.adaptmix_explorer)
+    assert panel.result["rows"]  # the start (2 iterations) is under the limit
+    iterations.value = 3  # one more: half the start's cost
+    assert len(panel.result["history"].steps) == 3
+    iterations.value = 7  # four more: twice the start's cost, over the limit
+    assert "ask" in panel.result and not panel.result["rows"]
+    assert sorted(len(h.steps) for h in st._runs.values()) == [2, 3]  # nothing trained for it
+    long.value = True
+    assert panel.result["rows"] and len(panel.result["history"].steps) == 7
+
+
+def test_the_explorers_start_trains_by_itself_with_every_trainer():
+    """Notebook 06's explorer at its start (EXPLORER on the paper's 16 languages) is under the
+    limit for every trainer of the menu, so its first view and the menu never ask; the run's own
+    setting (10 iterations, 32k, T = 500k) asks with every trainer."""
+    chars = study.EXPLORER["per_lang"] * len(PAPER_LANGUAGES)
+    for trainer in mx.TRAINERS:
+        assert study.estimated_seconds(trainer, chars, study.EXPLORER["vocab"], study.EXPLORER["iterations"]) \
+            <= study.EXPLORER_SECONDS, trainer
+        assert study.estimated_seconds(trainer, 500_000 * len(PAPER_LANGUAGES), 32_000, 10) > study.EXPLORER_SECONDS
+
+
 def test_table5_columns_and_rows(s):
     h = s.run("modtok-bpe", 300, 9_000, 3, 0.5, 0.1)
     toks = s.tokenizers(h, "modtok-bpe", 300, 9_000)

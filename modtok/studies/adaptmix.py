@@ -605,16 +605,10 @@ class AdaptMixStudy(Study):
         key = self._run_key(trainer, vocab, budget, iterations, mu, eps, langs, f_best, clamp_delta)
         langs = key[6]
         if key not in self._runs:
-            longer = [h for k, h in self._runs.items() if k[:3] == key[:3] and k[4:] == key[4:]]  # iterations aside
-            start = max(longer, key=lambda h: len(h.steps), default=None)
+            start = self._start(key)
             if start is not None and len(start.steps) >= iterations:
                 self._runs[key] = start.prefix(iterations)
                 return self._runs[key]
-            if start is not None:
-                start = start.prefix(len(start.steps))  # a copy: resuming appends to it
-            else:
-                start = next((h for k, h in self._runs.items() if k[:3] == key[:3] and k[6] == langs), None)
-                start = start and start.branch(mu=mu, eps=eps, f_best=f_best, clamp_delta=clamp_delta)
             done = len(start.steps) if start is not None else 0
 
             def train() -> tuple[mixture.History, tuple[int, float]]:  # the run, and (iterations trained, seconds)
@@ -631,6 +625,29 @@ class AdaptMixStudy(Study):
             if timed[0] > 0:
                 self._timed.setdefault((trainer, vocab, langs), []).append(timed)
         return self._runs[key]
+
+    def _start(self, key: tuple) -> mixture.History | None:
+        """Where :meth:`run` of ``key`` starts in this kernel: the longest run kept that differs
+        only in its iterations (a prefix of it when it is as long; else a copy, which resuming
+        appends to), else iteration 0 of one that differs only in μ, ε, ``f_best`` or
+        ``clamp_delta`` (:meth:`~modtok.mixture.History.branch`), else ``None``: from the start."""
+        longer = [h for k, h in self._runs.items() if k[:3] == key[:3] and k[4:] == key[4:]]  # iterations aside
+        start = max(longer, key=lambda h: len(h.steps), default=None)
+        if start is not None:
+            return start.prefix(len(start.steps))
+        start = next((h for k, h in self._runs.items() if k[:3] == key[:3] and k[6] == key[6]), None)
+        return start and start.branch(mu=key[4], eps=key[5], f_best=key[7], clamp_delta=key[8])
+
+    def to_train(self, trainer: str, vocab: int, budget: int, iterations: int, mu: float, eps: float,
+                 langs: Sequence[str] | None = None) -> int:
+        """How many AdaptMix iterations :meth:`run` would train for these arguments now: 0 when
+        the run is kept in this kernel or in the results cache, else those it adds to where it
+        starts (:meth:`_start`). Nothing is computed."""
+        key = self._run_key(trainer, vocab, budget, iterations, mu, eps, langs)
+        if key in self._runs or self.results.stored("run", key):
+            return 0
+        start = self._start(key)
+        return max(0, iterations - (len(start.steps) if start is not None else 0))
 
     def _run_key(self, trainer: str, vocab: int, budget: int, iterations: int, mu: float, eps: float,
                  langs: Sequence[str] | None = None, f_best: float | str = 1.0, clamp_delta: bool = False) -> tuple:
@@ -1019,13 +1036,22 @@ class AdaptMixStudy(Study):
                 for lang in run.langs]
 
     def explore(self, mu: float, eps: float, budget: int, iterations: int, vocab: int, trainer: str,
-                langs: Sequence[str]) -> dict:
+                langs: Sequence[str], long: bool = True) -> dict:
         """The widget's function: an AdaptMix run with T = ``budget`` per language,
         on dev only. ``rows``: each language's dev fertility under UniMix and at the
-        last iteration, and its last share (empty for fewer than two languages)."""
+        last iteration, and its last share (empty for fewer than two languages).
+        ``long=False`` (notebook 06's toggle): a setting whose training is estimated
+        (:func:`estimated_seconds`) above :data:`EXPLORER_SECONDS` is not trained; ``ask``
+        then says what it would train and for about how long."""
         langs = tuple(langs)
         if len(langs) < 2:
             return {"langs": langs, "rows": []}
+        if not long:
+            n = self.to_train(trainer, vocab, budget * len(langs), iterations, mu, eps, langs)
+            seconds = estimated_seconds(trainer, budget * len(langs), vocab, n)
+            if seconds > EXPLORER_SECONDS:
+                return {"langs": langs, "rows": [], "trainer": trainer, "iterations": iterations,
+                        "ask": ask_line(trainer, budget * len(langs), vocab, n, seconds)}
         h = self.run(trainer, vocab, budget * len(langs), iterations, mu, eps, langs)
         first, last = h.steps[0], h.steps[-1]
         rows = [{"language": label(lang), "UniMix dev fertility": first["fertility"][lang],
@@ -1072,6 +1098,45 @@ class AdaptMixStudy(Study):
 # of the 16 languages took HF BpeTrainer 3.9 s and sentencepiece Unigram 6.1 s (quiet), so 3 iterations
 # were 10 s and 18 s; at 50k 2.0 s and 2.6 s (sentencepiece's time grows faster than its text).
 EXPLORER = {"iterations": 3, "vocab": 8_000, "per_lang": 50_000}
+# A new setting of the explorer trains by itself when it is estimated to take at most this long
+# (issue 44's ≤ 10 s); a longer one asks first (notebook 06's toggle "train long settings"). From the
+# explorer's start the sliders reach 12 iterations, 64k and T = 1M a language: sentencepiece Unigram
+# at 4 iterations, 19.5k and T = 300k took 298 s in the browser (session 21), blocking the kernel.
+EXPLORER_SECONDS = 10.0
+# One AdaptMix iteration (the pool's sample, one training, the dev fertility of every language) per
+# trainer, fitted as ``c * (characters / 1M) ** b * (vocabulary / 8k) ** g`` and multiplied by
+# ``above``, the largest measured / fitted of its points (the fit says no less than any point did):
+# ``(c, b, g, above)`` from ``bench/new_settings.py costs`` (bench/RESULTS.md, session 23: T = 50k-400k
+# characters a language, vocabularies 2k-32k, the 16 languages, a quiet 2-core AMD EPYC).
+ITERATION_COST = {
+    "hf-bpe": (2.367, 0.79, 0.14, 1.11),
+    "modtok-bpe": (0.613, 0.68, 0.30, 1.12),
+    "sp-unigram": (3.499, 1.17, -0.40, 1.10),  # a smaller vocabulary: more pruning rounds
+    "sp-bpe": (0.623, 0.54, 0.28, 1.13),
+}
+
+
+def estimated_seconds(trainer: str, characters: int, vocab: int, iterations: int) -> float:
+    """About how long ``iterations`` AdaptMix iterations of ``trainer`` at ``vocab`` on
+    ``characters`` characters of training text take (:data:`ITERATION_COST`).
+
+    >>> round(estimated_seconds("hf-bpe", 800_000, 8_000, 3), 1), estimated_seconds("hf-bpe", 800_000, 8_000, 0)
+    (6.6, 0.0)
+    """
+    c, b, g, above = ITERATION_COST[trainer]
+    return iterations * c * (characters / 1e6) ** b * (vocab / 8_000) ** g * above
+
+
+def ask_line(trainer: str, characters: int, vocab: int, iterations: int, seconds: float) -> str:
+    """What notebook 06's explorer says instead of training a long setting.
+
+    >>> ask_line("sp-unigram", 4_800_000, 19_500, 4, 296.0)
+    'not trained: this setting trains 4 AdaptMix iterations of sp-unigram at vocabulary 19,500 on 4,800,000 characters, about 5 min on a 2-core machine, more than the 10 s the explorer trains by itself; tick "train long settings" to train it'
+    """
+    took = f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+    return (f"not trained: this setting trains {iterations} AdaptMix iteration{'s' * (iterations != 1)} of {trainer} "
+            f"at vocabulary {vocab:,} on {characters:,} characters, about {took} on a 2-core machine, more than the "
+            f"{EXPLORER_SECONDS:.0f} s the explorer trains by itself; tick \"train long settings\" to train it")
 
 
 @dataclass(frozen=True)

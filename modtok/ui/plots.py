@@ -326,6 +326,8 @@ def adaptmix_explorer(result: Mapping) -> list:
     fertility per iteration (a note instead when fewer than two languages are picked)."""
     from IPython.display import HTML
 
+    if result.get("ask"):
+        return [HTML(f"<i>{html.escape(result['ask'])}</i>")]
     if not result["rows"]:
         return [HTML("<i>select at least two languages</i>")]
     h = result["history"]
