@@ -289,9 +289,10 @@ if HAVE_DEV:
 # so that a new setting answers in seconds instead of minutes, whichever trainer is picked
 # (`bench/RESULTS.md`, sessions 18 and 21); the line below the cell says what was cut. Its figures are
 # therefore noisier than the run's: read them for direction, the run above for size. The sliders still reach
-# the run's setting, at the run's cost, but not by accident: a setting estimated to train longer than 10 s
-# (`study.EXPLORER_SECONDS`; the estimate is `study.estimated_seconds`, fitted on a 2-core machine) is not
-# trained until you tick **train long settings**; the panel says what it would train and for about how long.
+# the run's setting, at the run's cost, but not by accident: a setting estimated to train longer than
+# **ask above** seconds (10, `study.EXPLORER_SECONDS`; the estimate is `study.estimated_seconds`, fitted on
+# a 2-core machine: raise it on a faster one) is not trained until you tick **train long settings**; the
+# panel says what it would train and for about how long.
 # Runs are cached: a setting seen before is read back, fewer iterations are a prefix of more, one more resumes.
 # **The trainer menu** at the explorer's start comes from the results cache when `make demo` ran first: it
 # trains the other trainers there ahead (else HF BPE and sentencepiece Unigram take 7-9 s at this size
@@ -310,11 +311,12 @@ w_iters = widgets.budget_slider(E.iterations, min=1, max=max(ITERATIONS, 12), st
 w_vocab = widgets.budget_slider(E.vocab, min=500, max=64_000, step=500, description="vocabulary")
 w_trainer = widgets.choice(list(mx.TRAINERS), TRAINER, description="trainer")
 w_langs = widgets.language_picker(LANGS, LANGS)
-w_long = widgets.toggle(False, "train long settings")  # unticked: a setting estimated over 10 s asks first
+w_long = widgets.toggle(False, "train long settings")  # unticked: a setting estimated over "ask above" asks first
+w_ask = widgets.number(int(study.EXPLORER_SECONDS), 0, 3600, description="ask above (s)")
 if HAVE_DEV:
     panel = widgets.Panel(S.explore, {"mu": w_mu, "eps": w_eps, "budget": w_budget, "iterations": w_iters,
-                                      "vocab": w_vocab, "trainer": w_trainer, "langs": w_langs, "long": w_long},
-                          plots.adaptmix_explorer)
+                                      "vocab": w_vocab, "trainer": w_trainer, "langs": w_langs, "long": w_long,
+                                      "ask_above": w_ask}, plots.adaptmix_explorer)
     panel.show()
 
 # %% [markdown]

@@ -293,47 +293,46 @@ def test_to_train_counts_only_the_iterations_a_run_would_add():
     assert again._runs == {}  # nothing was computed or read to say so
 
 
-def test_a_setting_estimated_over_the_explorers_limit_asks_before_it_trains(monkeypatch):
+def test_a_setting_estimated_over_the_explorers_limit_asks_before_it_trains():
     from modtok.ui import plots
 
     st = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
     setting = dict(mu=0.5, eps=0.1, budget=3_000, iterations=2, vocab=300, trainer="hf-bpe", langs=st.langs)
     cost = study.estimated_seconds("hf-bpe", 9_000, 300, 2)
     assert 0 < cost < study.EXPLORER_SECONDS  # at toy size the explorer trains by itself
-    monkeypatch.setattr(study, "EXPLORER_SECONDS", cost / 2)  # as if the setting were twice the limit
-    asked = st.explore(**setting, long=False)
+    asked = st.explore(**setting, long=False, ask_above=cost / 2)  # as if the setting were twice the limit
     assert asked["rows"] == [] and st._runs == {}  # nothing trained
     assert "trains 2 AdaptMix iterations of hf-bpe at vocabulary 300 on 9,000 characters" in asked["ask"]
     shown = plots.adaptmix_explorer(asked)
     assert len(shown) == 1 and "train long settings" in shown[0].data
-    trained = st.explore(**setting, long=True)  # the toggle ticked
+    trained = st.explore(**setting, long=True, ask_above=cost / 2)  # the toggle ticked
     assert len(trained["history"].steps) == 2 and trained["rows"]
-    assert st.explore(**setting, long=False)["history"] is trained["history"]  # now kept: nothing to ask
-    monkeypatch.setattr(study, "EXPLORER_SECONDS", cost * 0.75)  # one added iteration is half the cost
-    assert "ask" not in st.explore(**{**setting, "iterations": 3}, long=False)
+    assert st.explore(**setting, long=False, ask_above=0)["history"] is trained["history"]  # kept: nothing to ask
+    assert "ask" not in st.explore(**{**setting, "iterations": 3}, long=False, ask_above=cost * 0.75)  # one more: half
+    assert "ask" in st.explore(**{**setting, "iterations": 5}, long=False, ask_above=cost * 0.75)  # two more (3 -> 5)
 
 
-def test_the_explorer_panel_trains_an_asked_setting_once_its_toggle_is_ticked(monkeypatch):
-    """Notebook 06's panel as a click drives it: more iterations than the limit allows show the
+def test_the_explorer_panel_trains_an_asked_setting_once_its_toggle_is_ticked():
+    """Notebook 06's panel as a click drives it: more iterations than "ask above" allows show the
     question, not a table; ticking "train long settings" trains them and shows their table."""
     from modtok.ui import plots, widgets
 
     st = study.AdaptMixStudy(_toy_data(), seed=0, scheme=WS)
-    monkeypatch.setattr(study, "EXPLORER_SECONDS", study.estimated_seconds("hf-bpe", 9_000, 300, 2) * 1.5)
     iterations, long = widgets.budget_slider(2, 1, 12, 1), widgets.toggle(False, "train long settings")
+    ask_above = widgets.number(100, 0, 3600)
     controls = {"mu": widgets.float_slider(0.5, 0.05, 1, 0.05), "eps": widgets.float_slider(0.1, 0, 2, 0.05),
                 "budget": widgets.budget_slider(3_000, 300, 6_000, 300), "iterations": iterations,
                 "vocab": widgets.budget_slider(300, 260, 600, 20), "trainer": widgets.choice(list(mx.TRAINERS), "hf-bpe"),
-                "langs": widgets.language_picker(st.langs, st.langs), "long": long}
+                "langs": widgets.language_picker(st.langs, st.langs), "long": long, "ask_above": ask_above}
     panel = widgets.Panel(st.explore, controls, plots.adaptmix_explorer)
-    assert panel.result["rows"]  # the start (2 iterations) is under the limit
-    iterations.value = 3  # one more: half the start's cost
-    assert len(panel.result["history"].steps) == 3
-    iterations.value = 7  # four more: twice the start's cost, over the limit
+    assert panel.result["rows"]  # the start is under the limit
+    ask_above.value = 0  # every new training asks now; the setting shown is kept
+    assert panel.result["rows"]
+    iterations.value = 3
     assert "ask" in panel.result and not panel.result["rows"]
-    assert sorted(len(h.steps) for h in st._runs.values()) == [2, 3]  # nothing trained for it
+    assert [len(h.steps) for h in st._runs.values()] == [2]  # nothing trained for it
     long.value = True
-    assert panel.result["rows"] and len(panel.result["history"].steps) == 7
+    assert panel.result["rows"] and len(panel.result["history"].steps) == 3
 
 
 def test_the_explorers_start_trains_by_itself_with_every_trainer():

@@ -1036,22 +1036,24 @@ class AdaptMixStudy(Study):
                 for lang in run.langs]
 
     def explore(self, mu: float, eps: float, budget: int, iterations: int, vocab: int, trainer: str,
-                langs: Sequence[str], long: bool = True) -> dict:
+                langs: Sequence[str], long: bool = True, ask_above: float | None = None) -> dict:
         """The widget's function: an AdaptMix run with T = ``budget`` per language,
         on dev only. ``rows``: each language's dev fertility under UniMix and at the
         last iteration, and its last share (empty for fewer than two languages).
         ``long=False`` (notebook 06's toggle): a setting whose training is estimated
-        (:func:`estimated_seconds`) above :data:`EXPLORER_SECONDS` is not trained; ``ask``
-        then says what it would train and for about how long."""
+        (:func:`estimated_seconds`) above ``ask_above`` seconds (default
+        :data:`EXPLORER_SECONDS`) is not trained; ``ask`` then says what it would train
+        and for about how long."""
         langs = tuple(langs)
         if len(langs) < 2:
             return {"langs": langs, "rows": []}
         if not long:
             n = self.to_train(trainer, vocab, budget * len(langs), iterations, mu, eps, langs)
             seconds = estimated_seconds(trainer, budget * len(langs), vocab, n)
-            if seconds > EXPLORER_SECONDS:
+            ask_above = EXPLORER_SECONDS if ask_above is None else ask_above
+            if seconds > ask_above:
                 return {"langs": langs, "rows": [], "trainer": trainer, "iterations": iterations,
-                        "ask": ask_line(trainer, budget * len(langs), vocab, n, seconds)}
+                        "ask": ask_line(trainer, budget * len(langs), vocab, n, seconds, ask_above)}
         h = self.run(trainer, vocab, budget * len(langs), iterations, mu, eps, langs)
         first, last = h.steps[0], h.steps[-1]
         rows = [{"language": label(lang), "UniMix dev fertility": first["fertility"][lang],
@@ -1098,8 +1100,9 @@ class AdaptMixStudy(Study):
 # of the 16 languages took HF BpeTrainer 3.9 s and sentencepiece Unigram 6.1 s (quiet), so 3 iterations
 # were 10 s and 18 s; at 50k 2.0 s and 2.6 s (sentencepiece's time grows faster than its text).
 EXPLORER = {"iterations": 3, "vocab": 8_000, "per_lang": 50_000}
-# A new setting of the explorer trains by itself when it is estimated to take at most this long
-# (issue 44's ≤ 10 s); a longer one asks first (notebook 06's toggle "train long settings"). From the
+# A new setting of the explorer trains by itself when it is estimated to take at most this long (a
+# widget's answer within 10 s); a longer one asks first (notebook 06's "ask above" box, default this,
+# and its toggle "train long settings"). From the
 # explorer's start the sliders reach 12 iterations, 64k and T = 1M a language: sentencepiece Unigram
 # at 4 iterations, 19.5k and T = 300k took 298 s in the browser (session 21), blocking the kernel.
 EXPLORER_SECONDS = 10.0
@@ -1127,16 +1130,20 @@ def estimated_seconds(trainer: str, characters: int, vocab: int, iterations: int
     return iterations * c * (characters / 1e6) ** b * (vocab / 8_000) ** g * above
 
 
-def ask_line(trainer: str, characters: int, vocab: int, iterations: int, seconds: float) -> str:
-    """What notebook 06's explorer says instead of training a long setting.
+def ask_line(trainer: str, characters: int, vocab: int, iterations: int, seconds: float,
+             limit: float = EXPLORER_SECONDS) -> str:
+    """What notebook 06's explorer says instead of training a setting estimated to take
+    ``seconds``, more than ``limit``.
 
     >>> ask_line("sp-unigram", 4_800_000, 19_500, 4, 296.0)
-    'not trained: this setting trains 4 AdaptMix iterations of sp-unigram at vocabulary 19,500 on 4,800,000 characters, about 5 min on a 2-core machine, more than the 10 s the explorer trains by itself; tick "train long settings" to train it'
+    'not trained: this setting trains 4 AdaptMix iterations of sp-unigram at vocabulary 19,500 on 4,800,000 characters, about 5 min on a 2-core machine, more than the 10 s the explorer trains by itself ("ask above"); tick "train long settings" to train it'
+    >>> ask_line("modtok-bpe", 48_000, 1_000, 1, 0.04, 0).split(", more")[0][-32:]
+    'about 0.04 s on a 2-core machine'
     """
-    took = f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+    took = f"{seconds:.2g} s" if seconds < 1 else f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
     return (f"not trained: this setting trains {iterations} AdaptMix iteration{'s' * (iterations != 1)} of {trainer} "
             f"at vocabulary {vocab:,} on {characters:,} characters, about {took} on a 2-core machine, more than the "
-            f"{EXPLORER_SECONDS:.0f} s the explorer trains by itself; tick \"train long settings\" to train it")
+            f"{limit:g} s the explorer trains by itself (\"ask above\"); tick \"train long settings\" to train it")
 
 
 @dataclass(frozen=True)

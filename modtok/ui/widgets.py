@@ -143,6 +143,12 @@ def text(value: str, description: str = "") -> W.Text:
     return W.Text(value=value, description=description, continuous_update=False, style=_LABEL)
 
 
+def number(value: int, min: int, max: int, description: str = "") -> W.BoundedIntText:
+    """A whole-number box that fires on Enter or when it loses focus."""
+    return W.BoundedIntText(value=value, min=min, max=max, description=description, continuous_update=False,
+                            style=_LABEL, layout=W.Layout(width="11em"))
+
+
 def toggle(value: bool, description: str) -> W.Checkbox:
     """A checkbox with its description to its right."""
     return W.Checkbox(value=value, description=description, indent=False, style=_LABEL, layout=W.Layout(width="auto"))

@@ -13,7 +13,8 @@ For each ``notebooks/[0-9]*.py`` (found by glob, so new notebooks are covered):
    (a checkbox clicked, an option selected, a slider dragged) one after another
    until one changes what is rendered, and both the table and the figure drawn
    in the DOM (its SVG text and number of marks) must have changed;
-   (05's Explore panel first: each variant picked greys out exactly the controls it does not read);
+   (05's Explore panel first: each variant picked greys out exactly the controls it does not read;
+   06's explorer last: a setting over its "ask above" seconds asks first, and trains once ticked);
 5. Ctrl+S, and the tracked ``.py`` must be byte-identical (``git diff``).
 
 Screenshots of each step are written to ``build/browser/<notebook>/``.
@@ -208,6 +209,44 @@ def check_variant_disables(page, cell, where: str) -> str:
     return f"{where}: disabled per variant: " + "; ".join(seen)
 
 
+ASKED = "not trained: this setting trains"  # modtok.studies.adaptmix.ask_line
+
+
+def check_explorer_asks(page, cell, where: str, shots) -> str:
+    """Notebook 06's explorer: with "ask above (s)" typed down to 0, a new μ shows what it would
+    train instead of its table and figure (nothing trained: no AdaptMix progress); ticking
+    "train long settings" trains it, with its progress, and shows a table and a figure again."""
+    label = page.locator(".widget-label", has_text="ask above")
+    box = cell.locator(".widget-inline-hbox", has=label).locator("input")
+    assert box.count() == 1, f"{where}: no 'ask above' box in the explorer"
+    busy = page.evaluate(STATE_JS)["busy"]
+    box.fill("0")
+    box.press("Enter")
+    settle(page, busy)
+    assert cell.evaluate(SNAPSHOT_JS)["tables"], f"{where}: 'ask above' 0 hid the setting already shown"
+    busy = page.evaluate(STATE_JS)["busy"]
+    cell.evaluate(WATCH_JS)
+    done = change(cell.locator(".widget-hslider", has=page.locator(".widget-label", has_text="μ")).first)
+    settle(page, busy)
+    asked = cell.locator(".jp-OutputArea-output", has_text=ASKED)
+    assert asked.count() == 1, f"{where}: {done} with 'ask above' 0 did not ask first"
+    said = page.evaluate("() => window.__modtokWatch")["said"]
+    assert not any("AdaptMix:" in text for text in said), f"{where}: {done} trained although it asked: {said}"
+    looks = cell.evaluate(SNAPSHOT_JS)
+    assert not looks["tables"] and not looks["figs"], f"{where}: the question shows beside a table or a figure"
+    question = asked.inner_text().strip()
+    shots(page, "explorer-asks")
+    busy = page.evaluate(STATE_JS)["busy"]
+    cell.evaluate(WATCH_JS)
+    cell.locator(".widget-checkbox", has_text="train long settings").locator("input[type=checkbox]").click()
+    settle(page, busy)
+    looks, said = cell.evaluate(SNAPSHOT_JS), page.evaluate("() => window.__modtokWatch")["said"]
+    assert looks["tables"] and looks["figs"] and asked.count() == 0, (
+        f"{where}: ticking 'train long settings' did not show the setting's table and figure")
+    assert any("AdaptMix:" in text for text in said), f"{where}: the asked setting trained without progress: {said}"
+    return f"{where}: {done} asked first ({question[:90]!r}...), then trained once ticked"
+
+
 def wait_for(page, predicate, timeout: float, what: str, interval: float = 0.25) -> dict:
     deadline = time.monotonic() + timeout
     while True:
@@ -396,6 +435,11 @@ def test_notebook_in_lab(notebook_file, lab, browser_context, shots):
             state = page.evaluate(STATE_JS)
             assert not state["errors"], f"{name}: error outputs after a widget change: {state['errors']}"
         times["widget changes"] = time.monotonic() - t0
+        if name == "06_adaptmix.py":  # a setting over "ask above" asks before it trains
+            explorer = cells.filter(has=page.locator(".widget-label", has_text="ask above"))
+            assert explorer.count() == 1, f"{name}: {explorer.count()} explorers with an 'ask above' box"
+            PROGRESS.append(check_explorer_asks(page, explorer.first, f"{name}, explorer", shots))
+            shots(page, "explorer-trained")
 
         # 5. Ctrl+S keeps the tracked .py byte-identical
         saved = page.evaluate(STATE_JS)["saved"]
