@@ -135,11 +135,16 @@ def explore(args) -> None:
         print("a class's kernel:", s.explore_ahead(e, base["mu"], base["eps"], base["trainer"]), flush=True)
 
     def run(label: str, **change) -> None:
+        setting = {**base, **change}
+        n = s.to_train(setting["trainer"], setting["vocab"], setting["budget"] * len(setting["langs"]),
+                       setting["iterations"], setting["mu"], setting["eps"], setting["langs"])
+        guess = adaptmix.estimated_seconds(setting["trainer"], setting["budget"] * len(setting["langs"]),
+                                           setting["vocab"], n)  # what the explorer's "ask above" compares
         t, cpu = time.time(), time.process_time()
         with profiled(args, label):
-            source = s.explore(**{**base, **change}).get("source")
-        print(f"{label}: {time.time() - t:.2f} s, CPU {time.process_time() - cpu:.2f} s (load {load()})"
-              f"{'; ' + source if source else ''}", flush=True)
+            source = s.explore(**setting).get("source")
+        print(f"{label}: {time.time() - t:.2f} s, CPU {time.process_time() - cpu:.2f} s (load {load()}); "
+              f"estimated {guess:.2f} s for {n} iterations{'; ' + source if source else ''}", flush=True)
 
     run("the default view (the first Run All)")
     for move in filter(None, args.moves.split(",")):
