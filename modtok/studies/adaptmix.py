@@ -1064,17 +1064,21 @@ class AdaptMixStudy(Study):
                 "source": f"from the results cache, computed {when[:16].replace('T', ' ')} UTC" if when else ""}
 
     def explore_ahead(self, size: ExplorerSize, mu: float, eps: float, trainer: str) -> str:
-        """The explorer's start (``size``, μ, ε, every language) with each other trainer of
-        :data:`modtok.mixture.TRAINERS`, so that notebook 06's trainer menu answers from the results
-        cache: trained now when ``$MODTOK_AHEAD`` is set (``make demo`` sets it, :mod:`modtok.ui.demo`:
-        what a class runs before opening the notebooks), else only looked up. One line: what was
-        trained ahead, or which are in the cache and which would train when picked. Why: the
-        peers' own training is most of a new setting's time; at the explorer's size (T = 50k) HF BPE
-        took 6.7 s and sentencepiece Unigram 8.8 s, 3 iterations on a quiet machine (at T = 100k,
-        load 6-12, 33-46 s and 104-189 s: ``bench/RESULTS.md``, sessions 18-21); read back, 0.6 s.
+        """The explorer's start (``size``, μ, ε, every language) with ``trainer``, trained now
+        whatever its estimate (the panel's first view is part of Run All, not a setting a person
+        waits on: on a corpus of many languages it may be over "ask above"), and with each other
+        trainer of :data:`modtok.mixture.TRAINERS`, so that notebook 06's trainer menu answers from
+        the results cache: trained now when ``$MODTOK_AHEAD`` is set (``make demo`` sets it,
+        :mod:`modtok.ui.demo`: what a class runs before opening the notebooks), else only looked
+        up. One line: what was trained ahead, or which are in the cache and which would train when
+        picked. Why: the peers' own training is most of a new setting's time; at the explorer's size
+        (T = 50k) HF BPE took 6.7 s and sentencepiece Unigram 8.8 s, 3 iterations on a quiet machine
+        (at T = 100k, load 6-12, 33-46 s and 104-189 s: ``bench/RESULTS.md``, sessions 18-21); read
+        back, 0.6 s.
         """
         if not self.has_dev:
             return "no dev split: the explorer has nothing to compute ahead"
+        self.run(trainer, size.vocab, size.per_lang * len(self.langs), size.iterations, mu, eps)
         others = [t for t in mixture.TRAINERS if t != trainer]
         args = {t: (t, size.vocab, size.per_lang * len(self.langs), size.iterations, mu, eps) for t in others}
         if ahead():
