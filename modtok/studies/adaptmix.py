@@ -1106,9 +1106,9 @@ class AdaptMixStudy(Study):
 EXPLORER = {"iterations": 3, "vocab": 8_000, "per_lang": 50_000}
 # A new setting of the explorer trains by itself when it is estimated to take at most this long (a
 # widget's answer within 10 s); a longer one asks first (notebook 06's "ask above" box, default this,
-# and its toggle "train long settings"). From the
-# explorer's start the sliders reach 12 iterations, 64k and T = 1M a language: sentencepiece Unigram
-# at 4 iterations, 19.5k and T = 300k took 298 s in the browser (session 21), blocking the kernel.
+# and its toggle "train long settings"). From the explorer's start the sliders reach 12 iterations,
+# 64k and T = 1M a language: sentencepiece Unigram at 4 iterations, 19.5k and T = 300k took 298 s in
+# the browser (session 21), blocking the kernel.
 EXPLORER_SECONDS = 10.0
 # One AdaptMix iteration (the pool's sample, one training, the dev fertility of every language) per
 # trainer, fitted as ``c * (characters / 1M) ** b * (vocabulary / 8k) ** g`` and multiplied by
