@@ -51,7 +51,7 @@ def build(directory: Path) -> dict[str, Path]:
         return manifests
     words_per_line, not_letter = 12, regex.compile(r"[^\p{L}\p{M}]")
     rows = load_wordfreq(["jpn_Jpan"], n_lines=200_000, words_per_line=words_per_line, seed=0)["jpn_Jpan"]
-    text, kept = "", []  # rows joined without spaces until the line has LINE_BYTES bytes
+    kept = []  # rows joined without spaces until the line has LINE_BYTES bytes
     size = 0
     for row in rows:
         row = not_letter.sub("", row)

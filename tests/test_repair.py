@@ -10,7 +10,6 @@ Scale: a few hundred merges on 2,000 pool lines.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 
 import pytest

@@ -306,7 +306,7 @@ def reading(rows: list[dict], schemes: Sequence[str], langs: Sequence[str]) -> s
     gap = {s: means[s, "Full"] - means[s, "Lang"] for s in (first, second)}
     missed = (1 - max(cov.values()), 1 - min(cov.values()))
     span = f"{missed[0]:.1%}" if f"{missed[0]:.1%}" == f"{missed[1]:.1%}" else f"{missed[0]:.1%}–{missed[1]:.1%}"
-    return (f"Full−Lang coverage (the Full tokens inside the language's ids, the same for every scheme): "
+    return ("Full−Lang coverage (the Full tokens inside the language's ids, the same for every scheme): "
             + ", ".join(f"{lang} {c:.1%}" for lang, c in cov.items())
             + f". The other {span} of its targets are counted, not scored, so Full−Lang's bits per byte are over "
             f"the rest of the text: mean {means[first, 'Full-Lang']:.3f} against Lang's {means[first, 'Lang']:.3f} "
