@@ -137,8 +137,10 @@ def bench_notebook(context, lab, name: str, repeats: int, runs: int = 1) -> list
                         break
                     suite.settle(page, busy, timeout=3600)
                     w = page.evaluate("() => window.__modtokWatch")
-                    if w["input"] is None or w["redrawn"] is None:
-                        continue  # nothing was redrawn: the control did not reach the panel
+                    if w["input"] is None or w["redrawn"] is None:  # the control did not reach the panel: said, not timed
+                        lines.append(f"  panel {p + 1} control {c + 1} ({what}): no "
+                                     f"{'input event' if w['input'] is None else 'redraw'} seen, not timed")
+                        continue
                     values = cell.evaluate(VALUES_JS)
                     kind = "seen before" if values in seen else "new work"
                     seen.append(values)
