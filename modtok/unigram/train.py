@@ -100,10 +100,14 @@ def tsv_words(units: Mapping[str, int], tab: str = "\t") -> Counter:
     word cannot hold a tab; module docstring)."""
     words: Counter = Counter()
     for unit, n in units.items():
-        if n > 0:
-            for word in _TAB.split(unit):
-                if word:
-                    words[tab if word == "\t" else word] += n
+        if n <= 0:
+            continue
+        if "\t" not in unit:  # nearly every unit: split, it is itself (a third of the call's time)
+            words[unit] += n
+            continue
+        for word in _TAB.split(unit):
+            if word:
+                words[tab if word == "\t" else word] += n
     return words
 
 
@@ -165,11 +169,13 @@ def characters_needed(units: Mapping[str, int], coverage: float) -> tuple[int, n
     >>> characters_needed({"▁aab": 1, "▁a": 2}, 0.6)[0]   # ▁ 3, a 4, b 1 of 8: a, ▁ cover 7/8
     2
     """
-    chars: Counter = Counter()
-    for unit, n in units.items():
-        for c in unit:
-            chars[c] += n
-    counts = np.sort(np.fromiter(chars.values(), dtype=np.int64))[::-1]
+    # each character's count, weighted by its unit's: one pass of numpy over the units' code points
+    # (a Python loop over every character took 0.10 s of a 2.0 s training, 8 x 100k characters)
+    lengths = np.fromiter(map(len, units), np.int64, len(units))
+    weights = np.repeat(np.fromiter(units.values(), np.int64, len(units)), lengths)
+    points = np.frombuffer("".join(units).encode("utf-32-le", "surrogatepass"), np.uint32)
+    present = np.bincount(points) > 0  # a character of units counted 0 times is one of 0 (as it always was)
+    counts = np.sort(np.bincount(points, weights)[present].astype(np.int64))[::-1]  # float64 sums: exact below 2**53
     covered = (np.cumsum(counts) / counts.sum()).astype(np.float32)  # after 1, 2, ... characters
     before = np.concatenate([[np.float32(0)], covered[:-1]])
     reached = np.flatnonzero(before >= np.float32(coverage))
